@@ -1,0 +1,109 @@
+import { newId, randomToken } from '../db/ids.ts';
+import { sha256 } from '../auth/tokens.ts';
+import { notFound, validationFailed, type FieldError } from '../http/problem.ts';
+import { decodeCursor, toPage } from '../http/pagination.ts';
+import type { Scope } from '../auth/principal.ts';
+import type { ApiKeyRow } from './entities.ts';
+import type { ApiKeyRepository } from './repository.ts';
+import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
+
+const KEY_PREFIX = 'sl_live_';
+const VISIBLE_CHARS = KEY_PREFIX.length + 6;
+
+export interface ApiKeyInput {
+  name?: string;
+  scopes?: Scope[];
+  allowed_ips?: string[];
+  rate_limit_per_minute?: number;
+  expires_at?: string;
+}
+
+export type KeyCheck =
+  | { ok: true; key: ApiKeyRow }
+  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' };
+
+function checkCidrs(cidrs: string[] | undefined): void {
+  const errors: FieldError[] = [];
+  cidrs?.forEach((text, i) => {
+    if (!parseCidr(text)) errors.push({ pointer: `/allowed_ips/${i}`, detail: `"${text}" is not an IPv4 or IPv6 address or CIDR block` });
+  });
+  if (errors.length) throw validationFailed(errors);
+}
+
+function normaliseScopes(scopes: Scope[] | undefined): Scope[] {
+  // Writing implies reading.
+  return scopes?.includes('write') || !scopes ? ['read', 'write'] : ['read'];
+}
+
+export class ApiKeyService {
+  private readonly repo: ApiKeyRepository;
+  private readonly defaultRateLimit: number;
+
+  constructor(repo: ApiKeyRepository, defaultRateLimit: number) {
+    this.repo = repo;
+    this.defaultRateLimit = defaultRateLimit;
+  }
+
+  /** A key's own limit, or the default (also what sessions get). */
+  rateLimitOf(key: ApiKeyRow | null): number {
+    return key?.rateLimitPerMinute ?? this.defaultRateLimit;
+  }
+
+  async create(accountId: string, input: ApiKeyInput & { name: string }): Promise<{ key: ApiKeyRow; secret: string }> {
+    checkCidrs(input.allowed_ips);
+    if (input.expires_at && new Date(input.expires_at) <= new Date()) {
+      throw validationFailed([{ pointer: '/expires_at', detail: 'must be in the future' }]);
+    }
+    const secret = KEY_PREFIX + randomToken(40);
+    const key = this.repo.create({
+      id: newId('key'),
+      accountId,
+      name: input.name,
+      prefix: secret.slice(0, VISIBLE_CHARS),
+      keyHash: sha256(secret),
+      scopes: normaliseScopes(input.scopes),
+      allowedIps: input.allowed_ips ?? [],
+      rateLimitPerMinute: input.rate_limit_per_minute ?? null,
+      expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+    });
+    await this.repo.flush();
+    return { key, secret };
+  }
+
+  async list(accountId: string, limit: number, cursor?: string) {
+    const rows = await this.repo.page(accountId, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (k) => ({ at: k.createdAt, id: k.id }), (k) => k);
+  }
+
+  async get(accountId: string, id: string): Promise<ApiKeyRow> {
+    const key = await this.repo.byId(accountId, id);
+    if (!key) throw notFound('API key');
+    return key;
+  }
+
+  async update(accountId: string, id: string, input: ApiKeyInput): Promise<ApiKeyRow> {
+    const key = await this.get(accountId, id);
+    checkCidrs(input.allowed_ips);
+    if (input.name !== undefined) key.name = input.name;
+    if (input.scopes !== undefined) key.scopes = normaliseScopes(input.scopes);
+    if (input.allowed_ips !== undefined) key.allowedIps = input.allowed_ips;
+    if (input.rate_limit_per_minute !== undefined) key.rateLimitPerMinute = input.rate_limit_per_minute;
+    await this.repo.flush();
+    return key;
+  }
+
+  async revoke(accountId: string, id: string): Promise<void> {
+    this.repo.remove(await this.get(accountId, id));
+    await this.repo.flush();
+  }
+
+  /** Finds the key behind a presented secret and checks its expiry and IP allow-list. */
+  async verify(secret: string, ip: string): Promise<KeyCheck> {
+    const key = await this.repo.byHash(sha256(secret));
+    if (!key) return { ok: false, reason: 'unknown' };
+    if (key.expiresAt && key.expiresAt <= new Date()) return { ok: false, reason: 'expired' };
+    if (!ipAllowed(compileAllowList(key.allowedIps), ip)) return { ok: false, reason: 'ip_not_allowed' };
+    await this.repo.touch(key.id);
+    return { ok: true, key };
+  }
+}

@@ -1,0 +1,42 @@
+import express, { type Express } from 'express';
+import type { Config } from './config.ts';
+import type { Orm } from './db/orm.ts';
+import type { Logger } from './logger.ts';
+import { apiRouter } from './http/api-router.ts';
+import { loadContract } from './http/contract.ts';
+import { docsRouter } from './http/docs.ts';
+import { errorHandler } from './http/errors.ts';
+import { Problem } from './http/problem.ts';
+import { requestLog } from './http/request-log.ts';
+import { apiVersionHeader, canonicalApiPath } from './http/versioning.ts';
+import { authHandlers } from './auth/routes.ts';
+import { userHandlers } from './users/routes.ts';
+import { apiKeyHandlers } from './api-keys/routes.ts';
+
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers };
+
+export function createApp(config: Config, orm: Orm, log: Logger): Express {
+  const doc = loadContract();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestLog(log));
+  app.use(apiVersionHeader);
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await orm.em.getConnection().execute('select 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'database unreachable' });
+    }
+  });
+  app.use(canonicalApiPath);
+  app.use(docsRouter(doc));
+  app.use('/api/v1', apiRouter(doc, orm, config, implementedHandlers));
+  app.use((req) => {
+    throw new Problem(404, 'not_found', `No route ${req.path}.`);
+  });
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,44 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const Account = defineEntity({
+  name: 'Account',
+  tableName: 'accounts',
+  properties: {
+    id: p.string().primary(),
+    name: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.string().primary(),
+    accountId: p.string(),
+    email: p.string(),
+    name: p.string(),
+    role: p.enum(['owner', 'admin', 'member'] as const),
+    passwordHash: p.string().hidden(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export const Session = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  properties: {
+    id: p.string().primary(),
+    userId: p.string(),
+    refreshHash: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export type AccountRow = typeof Account.infer;
+export type UserRow = typeof User.infer;
+export type SessionRow = typeof Session.infer;
+export type UserRole = UserRow['role'];

@@ -1,0 +1,68 @@
+import type { Request } from 'express';
+import { Problem, forbidden } from '../http/problem.ts';
+import type { Services } from '../services.ts';
+import type { UserRole } from './entities.ts';
+import type { Principal } from './principal.ts';
+import { looksLikeApiKey } from './tokens.ts';
+
+type Credential = { kind: 'jwt' | 'api_key'; value: string };
+
+/** `X-API-Key: <key>`, or `Authorization: Bearer <jwt or key>`. */
+function credentialOf(req: Request): Credential | null {
+  const apiKey = req.get('x-api-key');
+  if (apiKey) return { kind: 'api_key', value: apiKey.trim() };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (!match) return null;
+  return { kind: looksLikeApiKey(match[1]) ? 'api_key' : 'jwt', value: match[1] };
+}
+
+const unauthorized = (code: string, detail: string) =>
+  new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
+
+export async function authenticate(req: Request, services: Services): Promise<Principal> {
+  const credential = credentialOf(req);
+  if (!credential) throw unauthorized('authentication_required', 'Send a JWT or an API key.');
+  if (credential.kind === 'api_key') {
+    const check = await services.apiKeys.verify(credential.value, req.ip ?? '');
+    if (!check.ok && check.reason === 'ip_not_allowed') {
+      throw forbidden('ip_not_allowed', 'This API key may not be used from this address.');
+    }
+    if (!check.ok) throw unauthorized('invalid_api_key', 'The API key is unknown, revoked or expired.');
+    return {
+      accountId: check.key.accountId,
+      via: 'api_key',
+      scopes: check.key.scopes as Principal['scopes'],
+      userId: null,
+      role: null,
+      sessionId: null,
+      keyId: check.key.id,
+      rateLimitPerMinute: services.apiKeys.rateLimitOf(check.key),
+    };
+  }
+  const session = await services.auth.authenticateToken(credential.value);
+  if (!session) throw unauthorized('invalid_token', 'The token is invalid or expired, or its session has ended.');
+  return {
+    accountId: session.user.accountId,
+    via: 'session',
+    scopes: ['read', 'write'],
+    userId: session.user.id,
+    role: session.user.role,
+    sessionId: session.sessionId,
+    keyId: null,
+    rateLimitPerMinute: services.apiKeys.rateLimitOf(null),
+  };
+}
+
+/** Reads need the `read` scope; everything else needs `write`. */
+export function requireScope(principal: Principal, method: string): void {
+  const needed = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+  if (!principal.scopes.includes(needed)) {
+    throw forbidden('insufficient_scope', `This API key lacks the "${needed}" scope.`);
+  }
+}
+
+/** Account administration (users, API keys) takes a logged-in user with one of `roles`. */
+export function requireUser(principal: Principal, roles: UserRole[] = ['owner', 'admin', 'member']): void {
+  if (principal.via !== 'session') throw forbidden('session_required', 'This operation takes a logged-in user, not an API key.');
+  if (!roles.includes(principal.role!)) throw forbidden('insufficient_role', `This operation takes the role ${roles.join(' or ')}.`);
+}

@@ -1,0 +1,18 @@
+import type { UserRole } from './entities.ts';
+
+export type Scope = 'read' | 'write';
+
+/** Who is calling, established once per request by the authentication middleware. */
+export interface Principal {
+  accountId: string;
+  via: 'session' | 'api_key';
+  scopes: Scope[];
+  /** Set for sessions. */
+  userId: string | null;
+  role: UserRole | null;
+  sessionId: string | null;
+  /** Set for API keys. */
+  keyId: string | null;
+  /** The key's own limit, or the server default for sessions. */
+  rateLimitPerMinute: number;
+}

@@ -1,0 +1,75 @@
+import type { EntityManager } from '../db/orm.ts';
+import { Account, Session, User, type SessionRow, type UserRow } from './entities.ts';
+
+/** Accounts, users and sessions in the database. */
+export class AuthRepository {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  userByEmail(email: string): Promise<UserRow | null> {
+    return this.em.findOne(User, { email: { $ilike: email.replace(/[\\%_]/g, '\\$&') } });
+  }
+
+  userById(accountId: string, id: string): Promise<UserRow | null> {
+    return this.em.findOne(User, { id, accountId });
+  }
+
+  userByIdAnyAccount(id: string): Promise<UserRow | null> {
+    return this.em.findOne(User, { id });
+  }
+
+  account(id: string) {
+    return this.em.findOneOrFail(Account, { id });
+  }
+
+  async countUsers(): Promise<number> {
+    return this.em.count(User, {});
+  }
+
+  createAccount(id: string, name: string) {
+    return this.em.create(Account, { id, name });
+  }
+
+  createUser(data: { id: string; accountId: string; email: string; name: string; role: UserRow['role']; passwordHash: string }) {
+    return this.em.create(User, data);
+  }
+
+  createSession(data: { id: string; userId: string; refreshHash: string; expiresAt: Date }) {
+    return this.em.create(Session, data);
+  }
+
+  session(id: string): Promise<SessionRow | null> {
+    return this.em.findOne(Session, { id });
+  }
+
+  /** The live session and its user, in one query: what every JWT request needs. */
+  async activeSessionUser(sessionId: string, userId: string): Promise<UserRow | null> {
+    const [row] = await this.em.getConnection().execute(
+      `select u.* from sessions s join users u on u.id = s.user_id
+       where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
+      [sessionId, userId],
+    );
+    return row ? this.em.map(User, row) : null;
+  }
+
+  /** Swaps the refresh hash only if it is still the old one, so two racing refreshes cannot both win. */
+  async rotateRefresh(sessionId: string, oldHash: string, newHash: string): Promise<boolean> {
+    const changed = await this.em.nativeUpdate(Session, { id: sessionId, refreshHash: oldHash, revokedAt: null }, { refreshHash: newHash });
+    return changed === 1;
+  }
+
+  async revokeSession(sessionId: string): Promise<void> {
+    await this.em.nativeUpdate(Session, { id: sessionId, revokedAt: null }, { revokedAt: new Date() });
+  }
+
+  async revokeSessionsOf(userId: string): Promise<void> {
+    await this.em.nativeUpdate(Session, { userId, revokedAt: null }, { revokedAt: new Date() });
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+}

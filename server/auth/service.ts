@@ -1,0 +1,165 @@
+import type { Config } from '../config.ts';
+import { newId } from '../db/ids.ts';
+import { Problem, conflict, forbidden } from '../http/problem.ts';
+import type { RateLimitStore } from '../http/rate-limit.ts';
+import type { AccountRow, UserRow } from './entities.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import type { Principal } from './principal.ts';
+import type { AuthRepository } from './repository.ts';
+import {
+  ACCESS_TOKEN_SECONDS,
+  SESSION_DAYS,
+  formatRefreshToken,
+  newRefreshSecret,
+  parseRefreshToken,
+  sameHash,
+  sha256,
+  signAccessToken,
+  verifyAccessToken,
+} from './tokens.ts';
+
+export interface IssuedSession {
+  token: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: UserRow;
+}
+
+const THROTTLE_WINDOW_SECONDS = 15 * 60;
+/** An address may fail for several people behind one NAT before it is throttled. */
+const IP_ATTEMPTS_FACTOR = 5;
+
+const invalidCredentials = () => new Problem(401, 'invalid_credentials', 'The email or password is wrong.');
+const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
+
+/** Emails are stored trimmed with the domain lower-cased; comparison ignores case. */
+export function normaliseEmail(email: string): string {
+  const trimmed = email.trim();
+  const at = trimmed.lastIndexOf('@');
+  return at < 0 ? trimmed : trimmed.slice(0, at) + '@' + trimmed.slice(at + 1).toLowerCase();
+}
+
+export class AuthService {
+  private readonly repo: AuthRepository;
+  private readonly config: Config;
+  private readonly limits: RateLimitStore;
+
+  constructor(repo: AuthRepository, config: Config, limits: RateLimitStore) {
+    this.repo = repo;
+    this.config = config;
+    this.limits = limits;
+  }
+
+  async login(email: string, password: string, ip: string): Promise<IssuedSession> {
+    const emailBucket = `login:email:${sha256(email.trim().toLowerCase())}`;
+    const ipBucket = `login:ip:${ip}`;
+    const limit = this.config.loginAttemptsPerWindow;
+    const [byEmail, byIp] = await Promise.all([
+      this.limits.peek(emailBucket, THROTTLE_WINDOW_SECONDS),
+      this.limits.peek(ipBucket, THROTTLE_WINDOW_SECONDS),
+    ]);
+    if (byEmail.count >= limit || byIp.count >= limit * IP_ATTEMPTS_FACTOR) {
+      const retry = Math.max(byEmail.resetIn, byIp.resetIn);
+      throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${retry} s.`, {
+        headers: { 'Retry-After': String(retry) },
+      });
+    }
+    const user = await this.repo.userByEmail(normaliseEmail(email));
+    const ok = await verifyPassword(user?.passwordHash ?? null, password);
+    if (!user || !ok) {
+      await Promise.all([
+        this.limits.hit(emailBucket, THROTTLE_WINDOW_SECONDS),
+        this.limits.hit(ipBucket, THROTTLE_WINDOW_SECONDS),
+      ]);
+      throw invalidCredentials();
+    }
+    await this.limits.clear(emailBucket);
+    return this.openSession(user);
+  }
+
+  async register(input: { email: string; password: string; name: string; accountName: string }): Promise<IssuedSession> {
+    if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
+    const user = await this.createOwner(input);
+    return this.openSession(user);
+  }
+
+  /** A new account with its first owner. */
+  async createOwner(input: { email: string; password: string; name: string; accountName: string }): Promise<UserRow> {
+    const email = normaliseEmail(input.email);
+    if (await this.repo.userByEmail(email)) throw conflict('email_taken', 'A user with this email exists.');
+    const account = this.repo.createAccount(newId('acc'), input.accountName);
+    const user = this.repo.createUser({
+      id: newId('usr'),
+      accountId: account.id,
+      email,
+      name: input.name,
+      role: 'owner',
+      passwordHash: await hashPassword(input.password),
+    });
+    await this.repo.flush();
+    return user;
+  }
+
+  /** At start: the first owner from ADMIN_EMAIL / ADMIN_PASSWORD, when there is no user yet. */
+  async ensureFirstOwner(): Promise<UserRow | null> {
+    const { adminEmail, adminPassword } = this.config;
+    if (!adminEmail || !adminPassword || (await this.repo.countUsers()) > 0) return null;
+    return this.createOwner({ email: adminEmail, password: adminPassword, name: 'Admin', accountName: 'Default' });
+  }
+
+  async refresh(refreshToken: string): Promise<IssuedSession> {
+    const parsed = parseRefreshToken(refreshToken);
+    const session = parsed && (await this.repo.session(parsed.sessionId));
+    if (!parsed || !session || session.revokedAt || session.expiresAt < new Date()) throw invalidSession();
+    const secret = newRefreshSecret();
+    const presented = sha256(parsed.secret);
+    const rotated = sameHash(session.refreshHash, presented) && (await this.repo.rotateRefresh(session.id, presented, sha256(secret)));
+    if (!rotated) {
+      // A refresh token that was already exchanged: someone holds a copy. End the whole family.
+      await this.repo.revokeSession(session.id);
+      throw new Problem(401, 'refresh_token_reused', 'This refresh token was already used; the session is revoked.');
+    }
+    const user = await this.repo.userByIdAnyAccount(session.userId);
+    if (!user) throw invalidSession();
+    return this.issue(user, session.id, secret);
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    if (!principal.sessionId) throw forbidden('session_required', 'Only a logged-in session can log out.');
+    await this.repo.revokeSession(principal.sessionId);
+  }
+
+  /** The user and session behind a JWT, or null when the token or its session is no longer valid. */
+  async authenticateToken(token: string): Promise<{ user: UserRow; sessionId: string } | null> {
+    const claims = verifyAccessToken(this.config.jwtSecret, token);
+    if (!claims) return null;
+    const user = await this.repo.activeSessionUser(claims.sid, claims.sub);
+    return user && user.accountId === claims.acc ? { user, sessionId: claims.sid } : null;
+  }
+
+  async me(principal: Principal): Promise<{ user: UserRow | null; account: AccountRow }> {
+    const user = principal.userId ? await this.repo.userById(principal.accountId, principal.userId) : null;
+    return { user, account: await this.repo.account(principal.accountId) };
+  }
+
+  private async openSession(user: UserRow): Promise<IssuedSession> {
+    const secret = newRefreshSecret();
+    const session = this.repo.createSession({
+      id: newId('ses'),
+      userId: user.id,
+      refreshHash: sha256(secret),
+      expiresAt: new Date(Date.now() + SESSION_DAYS * 86_400_000),
+    });
+    await this.repo.flush();
+    return this.issue(user, session.id, secret);
+  }
+
+  private issue(user: UserRow, sessionId: string, secret: string): IssuedSession {
+    return {
+      token: signAccessToken(this.config.jwtSecret, { sub: user.id, sid: sessionId, acc: user.accountId }),
+      refreshToken: formatRefreshToken(sessionId, secret),
+      expiresIn: ACCESS_TOKEN_SECONDS,
+      user,
+    };
+  }
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The only module that reads the environment. */
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  publicUrl: string;
+  jwtSecret: string;
+  /** Password of the embedded database's user; generated once per data folder. */
+  embeddedDatabasePassword: string;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  allowSignup: boolean;
+  trustProxy: boolean | number | string;
+  logLevel: string;
+  role: Role;
+  bodyLimitBytes: number;
+  validateResponses: boolean;
+  defaultKeyRateLimit: number;
+  loginAttemptsPerWindow: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  try {
+    const parsed = new URL(raw);
+    if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error('protocol');
+    return raw.replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+}
+
+/** A secret from the environment, or one generated once and kept in the data folder. */
+function persistentSecret(env: Env, name: string, dataDir: string, file: string): string {
+  const given = env[name];
+  if (given) {
+    if (given.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
+    return given;
+  }
+  const secretPath = path.join(dataDir, file);
+  if (existsSync(secretPath)) return readFileSync(secretPath, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(secretPath, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const dataDir = path.resolve(env.DATA_DIR || './.data');
+  mkdirSync(dataDir, { recursive: true });
+  const role = (env.SENDLINE_ROLE || 'all') as Role;
+  if (!['api', 'worker', 'all'].includes(role)) {
+    throw new ConfigError(`SENDLINE_ROLE must be api, worker or all, got "${env.SENDLINE_ROLE}"`);
+  }
+  const adminEmail = env.ADMIN_EMAIL || null;
+  const adminPassword = env.ADMIN_PASSWORD || null;
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  if (adminPassword !== null && adminPassword.length < 10) {
+    throw new ConfigError('ADMIN_PASSWORD must be at least 10 characters');
+  }
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`),
+    jwtSecret: persistentSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret'),
+    embeddedDatabasePassword: persistentSecret({}, 'embedded', dataDir, 'pg-password'),
+    adminEmail,
+    adminPassword,
+    allowSignup: boolean(env, 'ALLOW_SIGNUP', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    logLevel,
+    role,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
+    defaultKeyRateLimit: integer(env, 'API_KEY_RATE_LIMIT', 600, 1, 1_000_000),
+    loginAttemptsPerWindow: integer(env, 'LOGIN_ATTEMPTS_PER_15_MIN', 10, 1, 10_000),
+  };
+}

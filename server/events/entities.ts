@@ -1,0 +1,16 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const Event = defineEntity({
+  name: 'Event',
+  tableName: 'events',
+  properties: {
+    id: p.string().primary(),
+    seq: p.bigint('string').persist(false),
+    accountId: p.string(),
+    type: p.string(),
+    data: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export type EventRow = typeof Event.infer;

@@ -1,0 +1,95 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Config } from '../config.ts';
+import type { Orm } from '../db/orm.ts';
+import { authenticate, requireScope } from '../auth/middleware.ts';
+import type { Principal } from '../auth/principal.ts';
+import { createServices, type Services } from '../services.ts';
+import { closeRequestSchemas, listOperations, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
+import type { Call, Handler, HandlerMap, OperationId } from './operations.ts';
+import { Problem } from './problem.ts';
+import { enforceRateLimit } from './rate-limit.ts';
+
+interface ApiLocals {
+  services: Services;
+  principal: Principal | null;
+}
+
+const locals = (res: Response) => res.locals as ApiLocals;
+
+const notImplemented: Handler<OperationId> = () => {
+  throw new Problem(501, 'not_implemented', 'This operation is part of the API contract but not implemented on this server yet.');
+};
+
+/** Answers 404 for paths outside the contract and 405 (with `Allow`) for a wrong method. */
+function contractRoutes(operations: ContractOperation[]) {
+  const allowedMethods = routeTable(operations);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const methods = allowedMethods(req.path);
+    if (!methods) throw new Problem(404, 'not_found', `No route ${req.baseUrl}${req.path}.`);
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (!methods.includes(method)) {
+      throw new Problem(405, 'method_not_allowed', `${req.method} is not allowed here; use ${methods.join(', ')}.`, {
+        headers: { Allow: methods.join(', ') },
+      });
+    }
+    next();
+  };
+}
+
+/** Authentication, rate limit and scope, before validation: a stranger learns nothing from a 400. */
+function guard(op: ContractOperation) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const { services } = locals(res);
+    const principal = await authenticate(req, services);
+    locals(res).principal = principal;
+    const bucket = principal.keyId ? `key:${principal.keyId}` : `usr:${principal.userId}`;
+    await enforceRateLimit(services.rateLimits, res, bucket, principal.rateLimitPerMinute);
+    requireScope(principal, op.method.toUpperCase());
+    next();
+  };
+}
+
+function run(handler: Handler<OperationId>) {
+  return async (req: Request, res: Response) => {
+    const call = {
+      body: req.body,
+      params: req.params,
+      query: req.query,
+      principal: locals(res).principal,
+      services: locals(res).services,
+      req,
+      res,
+    } as unknown as Call<OperationId>;
+    const reply = (await handler(call)) as { status: number; body?: unknown };
+    if (reply.body === undefined) res.status(reply.status).end();
+    else res.status(reply.status).json(reply.body);
+  };
+}
+
+/** The whole API, built from the contract: every operation gets its handler or a 501. */
+export function apiRouter(doc: OpenApiDocument, orm: Orm, config: Config, implemented: HandlerMap): Router {
+  const operations = listOperations(doc);
+  const router = express.Router();
+  router.use(contractRoutes(operations));
+  router.use((_req, res, next) => {
+    locals(res).services = createServices(orm.em.fork(), config);
+    next();
+  });
+  router.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  const validator = OpenApiValidator.middleware({
+    apiSpec: closeRequestSchemas(doc) as never,
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
+    validateResponses: config.validateResponses,
+    validateSecurity: false,
+    validateApiSpec: false,
+    fileUploader: false,
+    $refParser: { mode: 'dereference' },
+  });
+  for (const op of operations) {
+    const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
+    const chain = [...(op.authenticated ? [guard(op)] : []), ...validator, run(handler)];
+    (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
+  }
+  return router;
+}

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+
+export const SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
+export const API_BASE = '/api/v1';
+
+type Schema = Record<string, any>;
+export type OpenApiDocument = Record<string, any>;
+
+export interface ContractOperation {
+  operationId: string;
+  method: string;
+  /** The OpenAPI path, e.g. `/campaigns/{id}`. */
+  path: string;
+  /** The same as an Express route, e.g. `/campaigns/:id`. */
+  expressPath: string;
+  /** False for operations declared without authentication (login, register, refresh). */
+  authenticated: boolean;
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+export function loadContract(): OpenApiDocument {
+  return YAML.parse(readFileSync(SPEC_PATH, 'utf8'));
+}
+
+export function listOperations(doc: OpenApiDocument): ContractOperation[] {
+  const out: ContractOperation[] = [];
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const security: unknown[] | undefined = op.security;
+      out.push({
+        operationId: op.operationId,
+        method,
+        path,
+        expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
+        authenticated: !security || !security.every((s) => Object.keys(s as object).length === 0),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Unknown JSON fields are refused (no mass assignment): every object schema reachable from a
+ * JSON request body that lists its properties and says nothing of others is closed. Free-form
+ * objects (`additionalProperties: {}`) stay open. Applied to the validator's copy of the document.
+ */
+export function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(doc);
+  const seen = new Set<Schema>();
+  const resolve = (schema: Schema): Schema => {
+    if (typeof schema?.$ref !== 'string') return schema;
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    return copy.components.schemas[name];
+  };
+  const close = (schema: Schema | undefined) => {
+    if (!schema || typeof schema !== 'object') return;
+    const target = resolve(schema);
+    if (!target || seen.has(target)) return;
+    seen.add(target);
+    if (target.properties && target.additionalProperties === undefined) target.additionalProperties = false;
+    for (const child of Object.values<Schema>(target.properties ?? {})) close(child);
+    if (target.items) close(target.items);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const child of target[key] ?? []) close(child);
+  };
+  for (const item of Object.values<Record<string, any>>(copy.paths)) {
+    for (const method of METHODS) close(item[method]?.requestBody?.content?.['application/json']?.schema);
+  }
+  return copy;
+}
+
+/** Compiles OpenAPI path templates into matchers, to answer 404 and 405 before anything else. */
+export function routeTable(operations: ContractOperation[]) {
+  const byPath = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const op of operations) {
+    let entry = byPath.get(op.path);
+    if (!entry) {
+      const pattern = new RegExp('^' + op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+') + '/?$');
+      entry = { pattern, methods: [] };
+      byPath.set(op.path, entry);
+    }
+    entry.methods.push(op.method.toUpperCase());
+  }
+  const entries = [...byPath.values()];
+  /** The methods allowed on a path, or null when no operation has that path. */
+  return (path: string): string[] | null => {
+    const methods = entries.filter((e) => e.pattern.test(path)).flatMap((e) => e.methods);
+    return methods.length ? [...new Set(methods)] : null;
+  };
+}

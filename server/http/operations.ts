@@ -1,0 +1,39 @@
+import type { Request, Response } from 'express';
+import type { operations } from '../../generated/openapi.d.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Services } from '../services.ts';
+
+export type OperationId = keyof operations;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type Responses<O extends OperationId> = operations[O]['responses'];
+type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202 | 204>;
+
+export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
+export type ResponseBody<O extends OperationId, S extends keyof Responses<O>> = JsonContent<Responses<O>[S]>;
+
+/** What a handler receives: the validated request, the caller and the services. */
+export interface Call<O extends OperationId> {
+  body: RequestBody<O>;
+  params: operations[O]['parameters'] extends { path: infer P } ? P : Record<string, never>;
+  query: NonNullable<operations[O]['parameters']['query']>;
+  /** Null only for operations declared without authentication. */
+  principal: Principal;
+  services: Services;
+  req: Request;
+  res: Response;
+}
+
+/** A typed answer: one of the operation's success statuses with its body. */
+export type Reply<O extends OperationId> = {
+  [S in SuccessStatus<O>]: ResponseBody<O, S> extends undefined ? { status: S } : { status: S; body: ResponseBody<O, S> };
+}[SuccessStatus<O>];
+
+export type Handler<O extends OperationId> = (call: Call<O>) => Promise<Reply<O>> | Reply<O>;
+
+export type HandlerMap = { [O in OperationId]?: Handler<O> };
+
+/** Declares handlers with their operation ids checked against the contract. */
+export function handlers<M extends HandlerMap>(map: M): M {
+  return map;
+}

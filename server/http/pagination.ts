@@ -1,0 +1,44 @@
+import { validationFailed } from './problem.ts';
+
+/** Keyset position: the sort key of the last item of a page. */
+export interface Cursor {
+  at: Date;
+  id: string;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.at.toISOString(), cursor.id])).toString('base64url');
+}
+
+export function decodeCursor(raw: string | undefined): Cursor | null {
+  if (!raw) return null;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    const date = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('shape');
+    return { at: date, id };
+  } catch {
+    throw validationFailed([{ pointer: 'query.cursor', detail: 'is not a cursor this API returned' }]);
+  }
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/**
+ * Builds a page from `limit + 1` rows fetched in sort order: the extra row only says whether
+ * another page exists.
+ */
+export function toPage<Row, Item>(rows: Row[], limit: number, key: (row: Row) => Cursor, shape: (row: Row) => Item): Page<Item> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows.at(-1);
+  return {
+    data: pageRows.map(shape),
+    next_cursor: hasMore && last ? encodeCursor(key(last)) : null,
+    has_more: hasMore,
+  };
+}

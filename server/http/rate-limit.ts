@@ -1,0 +1,72 @@
+import type { Response } from 'express';
+import type { EntityManager } from '../db/orm.ts';
+import { Problem } from './problem.ts';
+
+export interface WindowCount {
+  count: number;
+  /** Seconds until the window ends. */
+  resetIn: number;
+}
+
+/**
+ * Fixed-window counters in PostgreSQL, so every server process on one database enforces the
+ * same limit. One upsert per hit.
+ */
+export class RateLimitStore {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  private window(windowSeconds: number) {
+    const now = Date.now() / 1000;
+    const start = Math.floor(now / windowSeconds) * windowSeconds;
+    return { start, resetIn: Math.max(1, Math.ceil(start + windowSeconds - now)) };
+  }
+
+  async hit(bucket: string, windowSeconds: number): Promise<WindowCount> {
+    const { start, resetIn } = this.window(windowSeconds);
+    const [row] = await this.em.getConnection().execute<{ count: number }[]>(
+      `insert into rate_limit_counters (bucket, window_start, count) values (?, to_timestamp(?), 1)
+       on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+       returning count`,
+      [bucket, start],
+    );
+    return { count: row.count, resetIn };
+  }
+
+  async peek(bucket: string, windowSeconds: number): Promise<WindowCount> {
+    const { start, resetIn } = this.window(windowSeconds);
+    const [row] = await this.em.getConnection().execute<{ count: number }[]>(
+      'select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)',
+      [bucket, start],
+    );
+    return { count: row?.count ?? 0, resetIn };
+  }
+
+  async clear(bucket: string): Promise<void> {
+    await this.em.getConnection().execute('delete from rate_limit_counters where bucket = ?', [bucket]);
+  }
+
+  /** Drops windows that ended more than an hour ago. */
+  async prune(): Promise<void> {
+    await this.em.getConnection().execute("delete from rate_limit_counters where window_start < now() - interval '1 hour'");
+  }
+}
+
+const MINUTE = 60;
+
+/** Counts one request against `bucket`, sets the RateLimit headers, and refuses past `limit`. */
+export async function enforceRateLimit(store: RateLimitStore, res: Response, bucket: string, limit: number): Promise<void> {
+  const { count, resetIn } = await store.hit(bucket, MINUTE);
+  res.setHeader('RateLimit-Limit', String(limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - count)));
+  res.setHeader('RateLimit-Reset', String(resetIn));
+  res.setHeader('RateLimit-Policy', `${limit};w=${MINUTE}`);
+  if (count > limit) {
+    throw new Problem(429, 'rate_limited', `More than ${limit} requests in a minute; retry in ${resetIn} s.`, {
+      headers: { 'Retry-After': String(resetIn) },
+    });
+  }
+}

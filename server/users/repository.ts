@@ -1,0 +1,24 @@
+import type { EntityManager } from '../db/orm.ts';
+import type { Cursor } from '../http/pagination.ts';
+import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
+import { User, type UserRow } from '../auth/entities.ts';
+
+export class UserRepository {
+  private readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  page(accountId: string, after: Cursor | null, limit: number): Promise<UserRow[]> {
+    return this.em.find(User, { accountId, ...afterCursor(after) }, { orderBy: CREATED_ORDER, limit: limit + 1 });
+  }
+
+  countOwners(accountId: string): Promise<number> {
+    return this.em.count(User, { accountId, role: 'owner' });
+  }
+
+  remove(user: UserRow): void {
+    this.em.remove(user);
+  }
+}
