@@ -1,0 +1,43 @@
+import type { EntityManager } from '../db/orm.ts';
+import { newId } from '../db/ids.ts';
+import { Event, type EventRow } from './entities.ts';
+
+/** The 26 event types of the catalogue. */
+export const EVENT_TYPES = [
+  'email.sent',
+  'email.delivered',
+  'email.deferred',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+  'email.unsubscribed',
+  'email.failed',
+  'campaign.scheduled',
+  'campaign.started',
+  'campaign.paused',
+  'campaign.resumed',
+  'campaign.completed',
+  'campaign.cancelled',
+  'campaign.failed',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.subscribed',
+  'contact.suppressed',
+  'import.completed',
+  'conversion.created',
+  'affiliate.conversion',
+  'payment.received',
+  'webhook.test',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Adds an event to the unit of work of `em`: it is written by the same flush, in the same
+ * transaction, as the change it describes, and so exists exactly when that change does.
+ */
+export function recordEvent(em: EntityManager, accountId: string, type: EventType, data: Record<string, unknown>): EventRow {
+  return em.create(Event, { id: newId('evt'), accountId, type, data });
+}
