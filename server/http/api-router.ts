@@ -5,7 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import { authenticate, requireScope } from '../auth/middleware.ts';
 import type { Principal } from '../auth/principal.ts';
 import { createServices, type Services } from '../services.ts';
-import { closeRequestSchemas, listOperations, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
+import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId } from './operations.ts';
 import { Problem } from './problem.ts';
 import { enforceRateLimit } from './rate-limit.ts';
@@ -78,7 +78,7 @@ export function apiRouter(doc: OpenApiDocument, orm: Orm, config: Config, implem
   });
   router.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   const validator = OpenApiValidator.middleware({
-    apiSpec: closeRequestSchemas(doc) as never,
+    apiSpec: validatorDocument(doc) as never,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
     validateResponses: config.validateResponses,
     validateSecurity: false,

@@ -45,6 +45,31 @@ export function listOperations(doc: OpenApiDocument): ContractOperation[] {
 }
 
 /**
+ * OpenAPI 3.0 writes a nullable reference as `{ nullable: true, allOf: [{ $ref }] }`; ajv
+ * ignores `nullable` beside `allOf` and refuses the null. The validator's copy says it as an
+ * `anyOf` that ajv understands.
+ */
+function nullableReferencesAsAnyOf(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(nullableReferencesAsAnyOf);
+  const schema = node as Schema;
+  if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1) {
+    schema.anyOf = [schema.allOf[0], { enum: [null] }];
+    delete schema.allOf;
+    delete schema.nullable;
+    delete schema.type;
+  }
+  for (const value of Object.values(schema)) nullableReferencesAsAnyOf(value);
+}
+
+/** The document as the validator gets it: request schemas closed, nullable references fixed. */
+export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
+  const copy = closeRequestSchemas(doc);
+  nullableReferencesAsAnyOf(copy);
+  return copy;
+}
+
+/**
  * Unknown JSON fields are refused (no mass assignment): every object schema reachable from a
  * JSON request body that lists its properties and says nothing of others is closed. Free-form
  * objects (`additionalProperties: {}`) stay open. Applied to the validator's copy of the document.
