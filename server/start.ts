@@ -49,7 +49,12 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     (stopping ??= (async () => {
       clearInterval(pruner);
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Keep-alive sockets become idle as their last request ends; close them as they do.
+        const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+        server.close(() => {
+          clearInterval(sweeper);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await orm.close();
