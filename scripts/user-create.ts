@@ -46,7 +46,7 @@ try {
   const input = { email: values.email, password: values.password, name: values.name ?? values.email.split('@')[0] };
   const user = values.account
     ? await services.users.create(
-        { accountId: values.account, via: 'session', scopes: ['read', 'write'], userId: null, role: 'owner', sessionId: null, keyId: null, rateLimitPerMinute: 0 } satisfies Principal,
+        { accountId: values.account, via: 'session', scopes: ['read', 'write'], userId: null, role: 'owner', sessionId: null, keyId: null, rateLimitPerMinute: 0, counted: null } satisfies Principal,
         { ...input, role },
       )
     : await services.auth.createOwner({ ...input, accountName: values['account-name'] ?? 'Default' });

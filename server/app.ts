@@ -19,6 +19,8 @@ export function createApp(config: Config, orm: Orm, log: Logger): Express {
   const doc = loadContract();
   const app = express();
   app.disable('x-powered-by');
+  // API answers change with every write; a weak ETag per response costs a hash and helps nobody.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(log));
   app.use(apiVersionHeader);

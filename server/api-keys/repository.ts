@@ -10,8 +10,30 @@ export class ApiKeyRepository {
     this.em = em;
   }
 
-  byHash(keyHash: string): Promise<ApiKeyRow | null> {
-    return this.em.findOne(ApiKey, { keyHash });
+  /**
+   * The hot path of every API-key request, in one round trip: find the key by hash, count the
+   * request in the key's rate-limit window, and mark the key used (at most once a minute).
+   */
+  async authenticate(keyHash: string, windowStart: number): Promise<{ key: ApiKeyRow; count: number } | null> {
+    const [row] = await this.em.getConnection().execute(
+      `with k as (select * from api_keys where key_hash = ?),
+       counted as (
+         insert into rate_limit_counters (bucket, window_start, count)
+         select 'key:' || id, to_timestamp(?), 1 from k
+         on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+         returning count
+       ),
+       touched as (
+         update api_keys set last_used_at = now()
+         where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+         returning 1
+       )
+       select k.*, (select count from counted) as request_count, (select count(*) from touched) as touched from k`,
+      [keyHash, windowStart],
+    );
+    if (!row) return null;
+    const { request_count: count, touched: _touched, ...columns } = row;
+    return { key: this.em.map(ApiKey, columns), count: Number(count) };
   }
 
   byId(accountId: string, id: string): Promise<ApiKeyRow | null> {
@@ -28,14 +50,6 @@ export class ApiKeyRepository {
 
   remove(key: ApiKeyRow): void {
     this.em.remove(key);
-  }
-
-  /** Marks use at most once a minute, so a busy key does not write on every request. */
-  async touch(id: string): Promise<void> {
-    await this.em.getConnection().execute(
-      "update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')",
-      [id],
-    );
   }
 
   flush(): Promise<void> {

@@ -4,6 +4,7 @@ import { notFound, validationFailed, type FieldError } from '../http/problem.ts'
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { Scope } from '../auth/principal.ts';
 import type { ApiKeyRow } from './entities.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type WindowCount } from '../http/rate-limit.ts';
 import type { ApiKeyRepository } from './repository.ts';
 import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
 
@@ -19,7 +20,7 @@ export interface ApiKeyInput {
 }
 
 export type KeyCheck =
-  | { ok: true; key: ApiKeyRow }
+  | { ok: true; key: ApiKeyRow; counted: WindowCount }
   | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' };
 
 function checkCidrs(cidrs: string[] | undefined): void {
@@ -97,13 +98,17 @@ export class ApiKeyService {
     await this.repo.flush();
   }
 
-  /** Finds the key behind a presented secret and checks its expiry and IP allow-list. */
+  /**
+   * Finds the key behind a presented secret, counts the request against its rate limit, and
+   * checks its expiry and IP allow-list.
+   */
   async verify(secret: string, ip: string): Promise<KeyCheck> {
-    const key = await this.repo.byHash(sha256(secret));
-    if (!key) return { ok: false, reason: 'unknown' };
+    const window = currentWindow(RATE_LIMIT_WINDOW_SECONDS);
+    const found = await this.repo.authenticate(sha256(secret), window.start);
+    if (!found) return { ok: false, reason: 'unknown' };
+    const { key, count } = found;
     if (key.expiresAt && key.expiresAt <= new Date()) return { ok: false, reason: 'expired' };
     if (!ipAllowed(compileAllowList(key.allowedIps), ip)) return { ok: false, reason: 'ip_not_allowed' };
-    await this.repo.touch(key.id);
-    return { ok: true, key };
+    return { ok: true, key, counted: { count, resetIn: window.resetIn } };
   }
 }

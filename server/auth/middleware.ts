@@ -37,6 +37,7 @@ export async function authenticate(req: Request, services: Services): Promise<Pr
       sessionId: null,
       keyId: check.key.id,
       rateLimitPerMinute: services.apiKeys.rateLimitOf(check.key),
+      counted: check.counted,
     };
   }
   const session = await services.auth.authenticateToken(credential.value);
@@ -50,6 +51,7 @@ export async function authenticate(req: Request, services: Services): Promise<Pr
     sessionId: session.sessionId,
     keyId: null,
     rateLimitPerMinute: services.apiKeys.rateLimitOf(null),
+    counted: null,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { WindowCount } from '../http/rate-limit.ts';
 import type { UserRole } from './entities.ts';
 
 export type Scope = 'read' | 'write';
@@ -15,4 +16,6 @@ export interface Principal {
   keyId: string | null;
   /** The key's own limit, or the server default for sessions. */
   rateLimitPerMinute: number;
+  /** This request's place in its rate-limit window, when authentication already counted it. */
+  counted: WindowCount | null;
 }

@@ -8,7 +8,7 @@ import { createServices, type Services } from '../services.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId } from './operations.ts';
 import { Problem } from './problem.ts';
-import { enforceRateLimit } from './rate-limit.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
 
 interface ApiLocals {
   services: Services;
@@ -43,8 +43,8 @@ function guard(op: ContractOperation) {
     const { services } = locals(res);
     const principal = await authenticate(req, services);
     locals(res).principal = principal;
-    const bucket = principal.keyId ? `key:${principal.keyId}` : `usr:${principal.userId}`;
-    await enforceRateLimit(services.rateLimits, res, bucket, principal.rateLimitPerMinute);
+    const counted = principal.counted ?? (await services.rateLimits.hit(`usr:${principal.userId}`, RATE_LIMIT_WINDOW_SECONDS));
+    applyRateLimit(res, counted, principal.rateLimitPerMinute);
     requireScope(principal, op.method.toUpperCase());
     next();
   };

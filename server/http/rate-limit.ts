@@ -8,6 +8,13 @@ export interface WindowCount {
   resetIn: number;
 }
 
+/** The fixed window containing now: its start (Unix seconds) and the seconds left in it. */
+export function currentWindow(windowSeconds: number): { start: number; resetIn: number } {
+  const now = Date.now() / 1000;
+  const start = Math.floor(now / windowSeconds) * windowSeconds;
+  return { start, resetIn: Math.max(1, Math.ceil(start + windowSeconds - now)) };
+}
+
 /**
  * Fixed-window counters in PostgreSQL, so every server process on one database enforces the
  * same limit. One upsert per hit.
@@ -19,14 +26,8 @@ export class RateLimitStore {
     this.em = em;
   }
 
-  private window(windowSeconds: number) {
-    const now = Date.now() / 1000;
-    const start = Math.floor(now / windowSeconds) * windowSeconds;
-    return { start, resetIn: Math.max(1, Math.ceil(start + windowSeconds - now)) };
-  }
-
   async hit(bucket: string, windowSeconds: number): Promise<WindowCount> {
-    const { start, resetIn } = this.window(windowSeconds);
+    const { start, resetIn } = currentWindow(windowSeconds);
     const [row] = await this.em.getConnection().execute<{ count: number }[]>(
       `insert into rate_limit_counters (bucket, window_start, count) values (?, to_timestamp(?), 1)
        on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
@@ -37,7 +38,7 @@ export class RateLimitStore {
   }
 
   async peek(bucket: string, windowSeconds: number): Promise<WindowCount> {
-    const { start, resetIn } = this.window(windowSeconds);
+    const { start, resetIn } = currentWindow(windowSeconds);
     const [row] = await this.em.getConnection().execute<{ count: number }[]>(
       'select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)',
       [bucket, start],
@@ -55,15 +56,14 @@ export class RateLimitStore {
   }
 }
 
-const MINUTE = 60;
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
-/** Counts one request against `bucket`, sets the RateLimit headers, and refuses past `limit`. */
-export async function enforceRateLimit(store: RateLimitStore, res: Response, bucket: string, limit: number): Promise<void> {
-  const { count, resetIn } = await store.hit(bucket, MINUTE);
+/** Sets the RateLimit headers for a request already counted, and refuses it past `limit`. */
+export function applyRateLimit(res: Response, { count, resetIn }: WindowCount, limit: number): void {
   res.setHeader('RateLimit-Limit', String(limit));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - count)));
   res.setHeader('RateLimit-Reset', String(resetIn));
-  res.setHeader('RateLimit-Policy', `${limit};w=${MINUTE}`);
+  res.setHeader('RateLimit-Policy', `${limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
   if (count > limit) {
     throw new Problem(429, 'rate_limited', `More than ${limit} requests in a minute; retry in ${resetIn} s.`, {
       headers: { 'Retry-After': String(resetIn) },

@@ -1,0 +1,52 @@
+/**
+ * The cost of the API stack: an authenticated call (API key lookup, shared rate-limit counter,
+ * contract validation) against a bare Express route answering the same JSON, in the same run.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { newAccount, newApiKey } from '../test/client.ts';
+import { spawnServer } from '../test/process.ts';
+import { load, peakRssMb, recordSection, runContext, spawnListening, type LoadResult } from './lib.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PATH = '/api/auth/me';
+
+export async function apiBenchmark(): Promise<void> {
+  const server = await spawnServer({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-bench-')), ALLOW_SIGNUP: 'true' }, { keepOutput: false });
+  try {
+    const owner = await newAccount(server.url, 'bench');
+    const { key, api } = await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 });
+    const body = (await api('GET', PATH)).body;
+    const bare = await spawnListening(['bench/bare-express.ts', JSON.stringify(body)]);
+    const headers = { 'x-api-key': key.key };
+    let baseline: LoadResult;
+    let sendline: LoadResult;
+    try {
+      await load(`http://127.0.0.1:${bare.port}${PATH}`, {}, 2);
+      baseline = await load(`http://127.0.0.1:${bare.port}${PATH}`, {}, SECONDS);
+    } finally {
+      bare.stop();
+    }
+    await load(server.url + PATH, headers, 2);
+    sendline = await load(server.url + PATH, headers, SECONDS);
+    const rss = peakRssMb(server.proc.pid!);
+    if (sendline.non2xx || sendline.errors) throw new Error(`Sendline answered ${sendline.non2xx} non-2xx and ${sendline.errors} errors`);
+    const ratio = (sendline.requestsPerSecond / baseline.requestsPerSecond).toFixed(2);
+    const table = [
+      `Run: ${runContext()}; ${SECONDS} s per target after a 2 s warm-up, 32 connections, autocannon in the harness process.`,
+      '',
+      '| target | requests/s | p50 ms | p99 ms |',
+      '|---|---|---|---|',
+      `| bare Express, same JSON | ${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} |`,
+      `| Sendline \`GET ${PATH}\` (API key, rate limit, validator) | ${sendline.requestsPerSecond} | ${sendline.p50} | ${sendline.p99} |`,
+      '',
+      `Ratio Sendline / bare: **${ratio}**. Sendline peak RSS: ${rss} MB.`,
+    ].join('\n');
+    recordSection('api', table);
+    console.log(table);
+  } finally {
+    server.proc.kill('SIGTERM');
+    await server.exited;
+  }
+}

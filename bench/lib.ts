@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Loads one URL from this process with autocannon. */
+export async function load(url: string, headers: Record<string, string>, seconds: number, connections = 32): Promise<LoadResult> {
+  const result = await autocannon({ url, headers, duration: seconds, connections });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** Runs a script that prints `{"port": N}` once it listens. */
+export function spawnListening(args: string[]): Promise<{ port: number; stop: () => void }> {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /\{"port":(\d+)\}/.exec(out);
+      if (match) resolve({ port: Number(match[1]), stop: () => proc.kill('SIGTERM') });
+    });
+    proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+/** Peak resident memory of a process so far, from /proc (Linux). */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/** Replaces the section of bench/README.md between `<!-- name -->` markers. */
+export function recordSection(name: string, markdown: string): void {
+  const file = `${ROOT}/bench/README.md`;
+  const text = readFileSync(file, 'utf8');
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
+  writeFileSync(file, pattern.test(text) ? text.replace(pattern, block) : `${text.trimEnd()}\n\n${block}\n`);
+}
+
+/** When and where a run happened, for the record. */
+export function runContext(): string {
+  return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} CPUs`;
+}

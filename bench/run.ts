@@ -1,0 +1,15 @@
+/** `npm run bench [-- name …]`: runs the named benchmarks (all by default) and records them in bench/README.md. */
+import { apiBenchmark } from './api.ts';
+
+const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark };
+
+const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
+for (const name of names) {
+  const bench = benchmarks[name];
+  if (!bench) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(benchmarks).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`== ${name}`);
+  await bench();
+}
