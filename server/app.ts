@@ -12,8 +12,9 @@ import { apiVersionHeader, canonicalApiPath } from './http/versioning.ts';
 import { authHandlers } from './auth/routes.ts';
 import { userHandlers } from './users/routes.ts';
 import { apiKeyHandlers } from './api-keys/routes.ts';
+import { contactHandlers } from './contacts/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers };
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers };
 
 export function createApp(config: Config, orm: Orm, log: Logger): Express {
   const doc = loadContract();

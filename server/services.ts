@@ -7,6 +7,8 @@ import { ApiKeyService } from './api-keys/service.ts';
 import { UserRepository } from './users/repository.ts';
 import { UserService } from './users/service.ts';
 import { RateLimitStore } from './http/rate-limit.ts';
+import { ContactRepository } from './contacts/repository.ts';
+import { ContactService } from './contacts/service.ts';
 
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(em: EntityManager, config: Config) {
@@ -18,6 +20,7 @@ export function createServices(em: EntityManager, config: Config) {
     auth: new AuthService(authRepo, config, rateLimits),
     users: new UserService(new UserRepository(em), authRepo),
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
+    contacts: new ContactService(new ContactRepository(em), em),
   };
 }
 

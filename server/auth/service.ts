@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { normaliseEmail } from '../email.ts';
 import { newId } from '../db/ids.ts';
 import { Problem, conflict, forbidden } from '../http/problem.ts';
 import type { RateLimitStore } from '../http/rate-limit.ts';
@@ -31,13 +32,6 @@ const IP_ATTEMPTS_FACTOR = 5;
 
 const invalidCredentials = () => new Problem(401, 'invalid_credentials', 'The email or password is wrong.');
 const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
-
-/** Emails are stored trimmed with the domain lower-cased; comparison ignores case. */
-export function normaliseEmail(email: string): string {
-  const trimmed = email.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : trimmed.slice(0, at) + '@' + trimmed.slice(at + 1).toLowerCase();
-}
 
 export class AuthService {
   private readonly repo: AuthRepository;

@@ -6,9 +6,10 @@ import type { Logger } from '../logger.ts';
 import { Account, Session, User } from '../auth/entities.ts';
 import { ApiKey } from '../api-keys/entities.ts';
 import { Event } from '../events/entities.ts';
+import { Contact } from '../contacts/entities.ts';
 import { migrations } from './migrations/index.ts';
 
-export const entities = [Account, User, Session, ApiKey, Event];
+export const entities = [Account, User, Session, ApiKey, Event, Contact];
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };

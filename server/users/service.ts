@@ -2,7 +2,7 @@ import { newId } from '../db/ids.ts';
 import type { UserRole, UserRow } from '../auth/entities.ts';
 import type { AuthRepository } from '../auth/repository.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { normaliseEmail } from '../auth/service.ts';
+import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
 import { conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';

@@ -1,4 +1,5 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation.ts';
+import { Migration20261121010000Contacts } from './Migration20261121010000Contacts.ts';
 
 /** Every migration, in order. New ones are appended here. */
-export const migrations = [Migration20261121000000Foundation];
+export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts];

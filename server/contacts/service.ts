@@ -1,0 +1,157 @@
+import { newId } from '../db/ids.ts';
+import { normaliseEmail } from '../email.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { conflict, notFound, validationFailed } from '../http/problem.ts';
+import { decodeCursor, toPage } from '../http/pagination.ts';
+import { isSuppressed, type ContactRow, type ContactStatus } from './entities.ts';
+import { contactJson } from './json.ts';
+import type { ContactFilters, ContactRepository } from './repository.ts';
+
+export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
+
+export interface ContactInput {
+  email?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  attributes?: Record<string, unknown>;
+  tags?: string[];
+  status?: ContactStatus;
+  status_reason?: string | null;
+}
+
+export function attributesTooLarge(attributes: Record<string, unknown>): boolean {
+  return Buffer.byteLength(JSON.stringify(attributes)) > MAX_ATTRIBUTES_BYTES;
+}
+
+function checkAttributes(attributes: Record<string, unknown>): void {
+  if (attributesTooLarge(attributes)) {
+    throw validationFailed([{ pointer: '/attributes', detail: `must be at most ${MAX_ATTRIBUTES_BYTES} bytes as JSON` }]);
+  }
+}
+
+const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
+
+/**
+ * A status change, as a rule: suppressing is always allowed; bringing a suppressed contact back
+ * to `subscribed` is explicit and recorded, so it takes a `status_reason`.
+ */
+export function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: string | null | undefined): void {
+  if (from !== to && isSuppressed(from) && to === 'subscribed' && !reason?.trim()) {
+    throw validationFailed(
+      [{ pointer: '/status_reason', detail: `is required to resubscribe a contact that is ${from}` }],
+      'Resubscribing a suppressed contact is an explicit action: say why in status_reason.',
+    );
+  }
+}
+
+export class ContactService {
+  private readonly repo: ContactRepository;
+  private readonly em: EntityManager;
+
+  constructor(repo: ContactRepository, em: EntityManager) {
+    this.repo = repo;
+    this.em = em;
+  }
+
+  async create(accountId: string, input: ContactInput & { email: string }): Promise<ContactRow> {
+    checkAttributes(input.attributes ?? {});
+    const status = input.status ?? 'subscribed';
+    const contact = this.repo.create({
+      id: newId('ct'),
+      accountId,
+      email: normaliseEmail(input.email),
+      firstName: input.first_name ?? null,
+      lastName: input.last_name ?? null,
+      attributes: input.attributes ?? {},
+      tags: uniqueTags(input.tags ?? []),
+      status,
+      statusReason: input.status_reason ?? null,
+      statusChangedAt: isSuppressed(status) ? new Date() : null,
+    });
+    recordEvent(this.em, accountId, 'contact.created', { contact: contactJson(contact) });
+    await this.flushOrConflict(accountId, contact.email);
+    return contact;
+  }
+
+  async list(accountId: string, filters: ContactFilters, limit: number, cursor?: string) {
+    const rows = await this.repo.page(accountId, filters, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
+  }
+
+  async get(accountId: string, id: string): Promise<ContactRow> {
+    const contact = await this.repo.byId(accountId, id);
+    if (!contact) throw notFound('contact');
+    return contact;
+  }
+
+  /** PUT: the whole record; fields left out are cleared, except `status`, which stays. */
+  replace(accountId: string, id: string, input: ContactInput & { email: string }): Promise<ContactRow> {
+    return this.change(accountId, id, {
+      email: input.email,
+      first_name: input.first_name ?? null,
+      last_name: input.last_name ?? null,
+      attributes: input.attributes ?? {},
+      tags: input.tags ?? [],
+      ...(input.status !== undefined ? { status: input.status, status_reason: input.status_reason } : {}),
+    }, false);
+  }
+
+  /** PATCH: only the fields given; attributes merge into the stored ones, a null value removes a key. */
+  update(accountId: string, id: string, input: ContactInput): Promise<ContactRow> {
+    return this.change(accountId, id, input, true);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    const contact = await this.get(accountId, id);
+    this.repo.remove(contact);
+    recordEvent(this.em, accountId, 'contact.deleted', { contact_id: contact.id });
+    await this.em.flush();
+  }
+
+  private async change(accountId: string, id: string, input: ContactInput, mergeAttributes: boolean): Promise<ContactRow> {
+    const contact = await this.get(accountId, id);
+    const before = contactJson(contact);
+    const previousStatus = contact.status;
+    if (input.email !== undefined) contact.email = normaliseEmail(input.email);
+    if (input.first_name !== undefined) contact.firstName = input.first_name;
+    if (input.last_name !== undefined) contact.lastName = input.last_name;
+    if (input.tags !== undefined) contact.tags = uniqueTags(input.tags);
+    if (input.attributes !== undefined) {
+      const merged = mergeAttributes ? { ...contact.attributes, ...input.attributes } : { ...input.attributes };
+      for (const [key, value] of Object.entries(merged)) if (value === null && mergeAttributes) delete merged[key];
+      checkAttributes(merged);
+      contact.attributes = merged;
+    }
+    if (input.status !== undefined && input.status !== previousStatus) {
+      checkStatusChange(previousStatus, input.status, input.status_reason);
+      contact.status = input.status;
+      contact.statusReason = input.status_reason ?? null;
+      contact.statusChangedAt = new Date();
+    } else if (input.status_reason !== undefined) {
+      contact.statusReason = input.status_reason;
+    }
+
+    const after = contactJson(contact);
+    const changed = Object.keys(after).filter((key) => JSON.stringify(after[key as keyof typeof after]) !== JSON.stringify(before[key as keyof typeof before]));
+    if (!changed.length) return contact;
+    contact.updatedAt = new Date();
+    recordEvent(this.em, accountId, 'contact.updated', { contact: contactJson(contact), changed });
+    if (contact.status !== previousStatus) {
+      if (contact.status === 'subscribed') {
+        recordEvent(this.em, accountId, 'contact.subscribed', { contact_id: contact.id, email: contact.email, previous_status: previousStatus });
+      } else {
+        recordEvent(this.em, accountId, 'contact.suppressed', { contact_id: contact.id, email: contact.email, status: contact.status, reason: contact.statusReason });
+      }
+    }
+    await this.flushOrConflict(accountId, contact.email);
+    return contact;
+  }
+
+  private async flushOrConflict(accountId: string, email: string): Promise<void> {
+    const duplicate = await this.repo.flush(accountId, email);
+    if (duplicate) {
+      throw conflict('contact_exists', `A contact with the email ${email} exists.`, { existing_id: duplicate.duplicateOf });
+    }
+  }
+}
