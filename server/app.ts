@@ -1,7 +1,5 @@
 import express, { type Express } from 'express';
-import type { Config } from './config.ts';
-import type { Orm } from './db/orm.ts';
-import type { Logger } from './logger.ts';
+import type { Runtime } from './services.ts';
 import { apiRouter } from './http/api-router.ts';
 import { loadContract } from './http/contract.ts';
 import { docsRouter } from './http/docs.ts';
@@ -13,10 +11,12 @@ import { authHandlers } from './auth/routes.ts';
 import { userHandlers } from './users/routes.ts';
 import { apiKeyHandlers } from './api-keys/routes.ts';
 import { contactHandlers } from './contacts/routes.ts';
+import { importHandlers } from './imports/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers };
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers };
 
-export function createApp(config: Config, orm: Orm, log: Logger): Express {
+export function createApp(runtime: Runtime): Express {
+  const { config, orm, log } = runtime;
   const doc = loadContract();
   const app = express();
   app.disable('x-powered-by');
@@ -36,7 +36,7 @@ export function createApp(config: Config, orm: Orm, log: Logger): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc));
-  app.use('/api/v1', apiRouter(doc, orm, config, implementedHandlers));
+  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);
   });

@@ -24,6 +24,14 @@ export interface Config {
   validateResponses: boolean;
   defaultKeyRateLimit: number;
   loginAttemptsPerWindow: number;
+  imports: {
+    maxBytes: number;
+    maxRows: number;
+    maxConcurrentPerAccount: number;
+    batchRows: number;
+    /** How long a crashed worker's import stays locked before another process resumes it. */
+    lockSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -123,5 +131,12 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
     defaultKeyRateLimit: integer(env, 'API_KEY_RATE_LIMIT', 600, 1, 1_000_000),
     loginAttemptsPerWindow: integer(env, 'LOGIN_ATTEMPTS_PER_15_MIN', 10, 1, 10_000),
+    imports: {
+      maxBytes: integer(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
+      maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
+      maxConcurrentPerAccount: integer(env, 'IMPORT_MAX_CONCURRENT', 2, 1, 100),
+      batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
+      lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
+    },
   };
 }

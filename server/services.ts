@@ -1,5 +1,8 @@
 import type { Config } from './config.ts';
-import type { EntityManager } from './db/orm.ts';
+import type { EntityManager, Orm } from './db/orm.ts';
+import type { Pool } from './db/pool.ts';
+import type { Queue } from './jobs/queue.ts';
+import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
 import { AuthService } from './auth/service.ts';
 import { ApiKeyRepository } from './api-keys/repository.ts';
@@ -9,9 +12,20 @@ import { UserService } from './users/service.ts';
 import { RateLimitStore } from './http/rate-limit.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
+import { ImportService } from './imports/service.ts';
+
+/** What lives as long as the process: configuration, connections, the queue. */
+export interface Runtime {
+  config: Config;
+  orm: Orm;
+  pool: Pool;
+  queue: Queue;
+  log: Logger;
+}
 
 /** The composition root: every service, wired to one unit of work. */
-export function createServices(em: EntityManager, config: Config) {
+export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
+  const { config } = runtime;
   const authRepo = new AuthRepository(em);
   const rateLimits = new RateLimitStore(em);
   return {
@@ -21,6 +35,7 @@ export function createServices(em: EntityManager, config: Config) {
     users: new UserService(new UserRepository(em), authRepo),
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
+    imports: new ImportService(runtime.pool, runtime.queue, config.imports, runtime.log),
   };
 }
 

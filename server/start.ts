@@ -1,19 +1,19 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
-import { loadConfig, type Config } from './config.ts';
+import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
-import { openDatabase, type Orm } from './db/orm.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { createServices } from './services.ts';
+import { openDatabase, withSchemaLock } from './db/orm.ts';
+import { openPool } from './db/pool.ts';
+import { createLogger } from './logger.ts';
+import { Queue } from './jobs/queue.ts';
+import { startImportWorker } from './imports/job.ts';
+import { createServices, type Runtime } from './services.ts';
 
-export interface Sendline {
-  config: Config;
-  orm: Orm;
-  log: Logger;
+export interface Sendline extends Runtime {
   server: Server;
   /** Where the API listens, e.g. `http://127.0.0.1:3000`. */
   url: string;
-  /** Graceful: stop accepting, finish in-flight requests, close the database. */
+  /** Graceful: stop accepting, finish requests and jobs in flight, close the database. */
   stop(): Promise<void>;
 }
 
@@ -26,11 +26,20 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
   const orm = await openDatabase(database.url, log);
-  const owner = await createServices(orm.em.fork(), config).auth.ensureFirstOwner();
+  const pool = openPool(database.url, log);
+  const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
+  const runtime: Runtime = { config, orm, pool, queue, log };
+
+  const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
 
-  const app = createApp(config, orm, log);
-  const server = app.listen(config.port, config.host);
+  const shutdown = new AbortController();
+  if (config.role !== 'api') {
+    await startImportWorker(runtime, shutdown.signal);
+    await queue.start();
+  }
+
+  const server = createApp(runtime).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -40,7 +49,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   log.info({ url, docs: `${url}/docs`, role: config.role }, 'Sendline is listening');
 
   const pruner = setInterval(() => {
-    createServices(orm.em.fork(), config).rateLimits.prune().catch((err) => log.warn({ err }, 'pruning rate limits failed'));
+    createServices(runtime).rateLimits.prune().catch((err) => log.warn({ err }, 'pruning rate limits failed'));
   }, PRUNE_EVERY_MS);
   pruner.unref();
 
@@ -48,18 +57,23 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(pruner);
-      await new Promise<void>((resolve) => {
-        // Keep-alive sockets become idle as their last request ends; close them as they do.
-        const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-        server.close(() => {
-          clearInterval(sweeper);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      shutdown.abort();
+      await Promise.all([
+        new Promise<void>((resolve) => {
+          // Keep-alive sockets become idle as their last request ends; close them as they do.
+          const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+          server.close(() => {
+            clearInterval(sweeper);
+            resolve();
+          });
+          server.closeIdleConnections();
+        }),
+        queue.stop(),
+      ]);
+      await pool.end();
       await orm.close();
       await database.stop();
       log.info('Sendline stopped');
     })());
-  return { config, orm, log, server, url, stop };
+  return { ...runtime, server, url, stop };
 }

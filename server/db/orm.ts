@@ -29,17 +29,26 @@ export async function openDatabase(url: string, log: Logger, poolSize = 10): Pro
   return orm;
 }
 
-const MIGRATION_LOCK = 7_311_402;
+const SCHEMA_LOCK = 7_311_402;
 
-/** Applies pending migrations under an advisory lock, so processes starting together take turns. */
-async function migrate(orm: Orm, url: string, log: Logger): Promise<void> {
+/**
+ * Runs `work` holding a database-wide advisory lock, so processes starting together change
+ * the schema one at a time (migrations, and the job queue's own tables).
+ */
+export async function withSchemaLock<T>(url: string, work: () => Promise<T>): Promise<T> {
   const lock = new pg.Client({ connectionString: url });
   await lock.connect();
   try {
-    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const applied = await orm.migrator.up();
-    if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+    await lock.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    return await work();
   } finally {
     await lock.end();
   }
+}
+
+async function migrate(orm: Orm, url: string, log: Logger): Promise<void> {
+  await withSchemaLock(url, async () => {
+    const applied = await orm.migrator.up();
+    if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+  });
 }

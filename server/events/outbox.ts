@@ -1,4 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
+import type { PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { Event, type EventRow } from './entities.ts';
 
@@ -40,4 +41,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export function recordEvent(em: EntityManager, accountId: string, type: EventType, data: Record<string, unknown>): EventRow {
   return em.create(Event, { id: newId('evt'), accountId, type, data });
+}
+
+/** The same, for work done in plain SQL: the event is inserted in the caller's transaction. */
+export async function insertEvent(client: PoolClient, accountId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
+  const id = newId('evt');
+  await client.query('insert into events (id, account_id, type, data) values ($1, $2, $3, $4)', [id, accountId, type, JSON.stringify(data)]);
+  return id;
 }

@@ -1,12 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { Config } from '../config.ts';
-import type { Orm } from '../db/orm.ts';
 import { authenticate, requireScope } from '../auth/middleware.ts';
 import type { Principal } from '../auth/principal.ts';
-import { createServices, type Services } from '../services.ts';
+import { createServices, type Runtime, type Services } from '../services.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
-import type { Call, Handler, HandlerMap, OperationId } from './operations.ts';
+import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
 import { Problem } from './problem.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
 
@@ -61,22 +59,47 @@ function run(handler: Handler<OperationId>) {
       req,
       res,
     } as unknown as Call<OperationId>;
-    const reply = (await handler(call)) as { status: number; body?: unknown };
-    if (reply.body === undefined) res.status(reply.status).end();
+    const reply = (await handler(call)) as { status: number; body?: unknown; stream?: StreamedBody };
+    if (reply.stream) await sendStream(res, reply.status, reply.stream);
+    else if (reply.body === undefined) res.status(reply.status).end();
     else res.status(reply.status).json(reply.body);
   };
 }
 
+async function sendStream(res: Response, status: number, stream: StreamedBody): Promise<void> {
+  res.status(status).type(stream.type);
+  if (stream.filename) res.setHeader('Content-Disposition', `attachment; filename="${stream.filename}"`);
+  for await (const chunk of stream.chunks) {
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+}
+
+/**
+ * Bodies that are not JSON (CSV uploads) are left unread for the handler to stream; the
+ * validator gets a stand-in of the declared shape, so it still checks the query.
+ */
+function leaveStreamedBodies(req: Request, _res: Response, next: NextFunction) {
+  if (req.is('text/*')) req.body = '';
+  else if (req.is('multipart/form-data')) req.body = { file: '' };
+  next();
+}
+
 /** The whole API, built from the contract: every operation gets its handler or a 501. */
-export function apiRouter(doc: OpenApiDocument, orm: Orm, config: Config, implemented: HandlerMap): Router {
+export interface ApiOptions {
+  /** JSON body limits above the default, by operation (bulk imports). */
+  jsonLimits?: Partial<Record<OperationId, number>>;
+}
+
+export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: HandlerMap, options: ApiOptions = {}): Router {
+  const { config } = runtime;
   const operations = listOperations(doc);
   const router = express.Router();
   router.use(contractRoutes(operations));
   router.use((_req, res, next) => {
-    locals(res).services = createServices(orm.em.fork(), config);
+    locals(res).services = createServices(runtime);
     next();
   });
-  router.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   const validator = OpenApiValidator.middleware({
     apiSpec: validatorDocument(doc) as never,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
@@ -88,7 +111,9 @@ export function apiRouter(doc: OpenApiDocument, orm: Orm, config: Config, implem
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
-    const chain = [...(op.authenticated ? [guard(op)] : []), ...validator, run(handler)];
+    const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
+    const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
+    const chain = [...(op.authenticated ? [guard(op)] : []), json, leaveStreamedBodies, ...validator, run(handler)];
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

@@ -24,9 +24,16 @@ export interface Call<O extends OperationId> {
   res: Response;
 }
 
+/** A body sent as it is produced (CSV exports), for operations whose answer is not JSON. */
+export interface StreamedBody {
+  type: string;
+  filename?: string;
+  chunks: AsyncIterable<string>;
+}
+
 /** A typed answer: one of the operation's success statuses with its body. */
 export type Reply<O extends OperationId> = {
-  [S in SuccessStatus<O>]: ResponseBody<O, S> extends undefined ? { status: S } : { status: S; body: ResponseBody<O, S> };
+  [S in SuccessStatus<O>]: ResponseBody<O, S> extends undefined ? { status: S; stream?: StreamedBody } : { status: S; body: ResponseBody<O, S> };
 }[SuccessStatus<O>];
 
 export type Handler<O extends OperationId> = (call: Call<O>) => Promise<Reply<O>> | Reply<O>;

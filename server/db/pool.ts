@@ -1,0 +1,30 @@
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+
+/**
+ * A plain node-postgres pool beside the ORM, for what the ORM does not do: COPY, long
+ * streaming transactions, LISTEN, and the job queue.
+ */
+export function openPool(url: string, log: Logger, max = 20): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', (err) => log.warn({ err }, 'idle database connection failed'));
+  return pool;
+}
+
+/** Runs `work` in a transaction on one connection; rolls back if it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export type { Pool, PoolClient } from 'pg';

@@ -1,0 +1,115 @@
+import type { Pool, PoolClient } from '../db/pool.ts';
+import type { Cursor } from '../http/pagination.ts';
+import type { RowError } from './errors.ts';
+import type { BatchCounts, ImportMode } from './writer.ts';
+
+export interface ImportRecord {
+  id: string;
+  account_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  mode: ImportMode;
+  tags: string[];
+  mapping: Record<string, string>;
+  total_rows: number;
+  processed_rows: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+  failure_code: string | null;
+  failure_detail: string | null;
+  failure_row: number | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+type Db = Pool | PoolClient;
+
+/** Imports, their uploaded chunks and their row errors, in SQL. */
+export const importsSql = {
+  async insert(db: Db, r: { id: string; accountId: string; status: 'queued' | 'running'; mode: ImportMode; tags: string[]; mapping: Record<string, string> }) {
+    await db.query(
+      'insert into contact_imports (id, account_id, status, mode, tags, mapping, started_at) values ($1, $2, $3, $4, $5, $6, case when $3 = \'running\' then now() end)',
+      [r.id, r.accountId, r.status, r.mode, r.tags, JSON.stringify(r.mapping)],
+    );
+  },
+
+  /** One import; `accountId` null only for the worker, which has no caller. */
+  async get(db: Db, accountId: string | null, id: string): Promise<ImportRecord | null> {
+    const { rows } = await db.query('select * from contact_imports where id = $1 and ($2::text is null or account_id = $2)', [id, accountId]);
+    return rows[0] ?? null;
+  },
+
+  async page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ImportRecord[]> {
+    const { rows } = await db.query(
+      `select * from contact_imports where account_id = $1 and ($2::timestamptz is null or (created_at, id) > ($2, $3))
+       order by created_at, id limit $4`,
+      [accountId, after?.at ?? null, after?.id ?? null, limit + 1],
+    );
+    return rows;
+  },
+
+  async activeCount(db: Db, accountId: string): Promise<number> {
+    const { rows } = await db.query("select count(*)::int as n from contact_imports where account_id = $1 and status in ('queued', 'running')", [accountId]);
+    return rows[0].n;
+  },
+
+  async addChunk(db: Db, id: string, seq: number, data: Buffer): Promise<void> {
+    await db.query('insert into contact_import_chunks (import_id, seq, data) values ($1, $2, $3)', [id, seq, data]);
+  },
+
+  async setSize(db: Db, id: string, bytes: number, estimatedRows: number): Promise<void> {
+    await db.query('update contact_imports set size_bytes = $2, total_rows = $3 where id = $1', [id, bytes, estimatedRows]);
+  },
+
+  /** The uploaded file, one chunk at a time. */
+  async *chunks(db: Db, id: string): AsyncGenerator<Buffer> {
+    for (let seq = 0; ; seq++) {
+      const { rows } = await db.query('select data from contact_import_chunks where import_id = $1 and seq = $2', [id, seq]);
+      if (!rows.length) return;
+      yield rows[0].data;
+    }
+  },
+
+  async markRunning(db: Db, id: string): Promise<void> {
+    await db.query("update contact_imports set status = 'running', started_at = coalesce(started_at, now()) where id = $1", [id]);
+  },
+
+  /** Adds a committed batch's counts and moves the checkpoint, in the batch's transaction. */
+  async advance(db: Db, id: string, processedRows: number, counts: BatchCounts): Promise<void> {
+    await db.query(
+      `update contact_imports set processed_rows = $2, total_rows = greatest(total_rows, $2),
+         created = created + $3, updated = updated + $4, skipped = skipped + $5, failed = failed + $6
+       where id = $1`,
+      [id, processedRows, counts.created, counts.updated, counts.skipped, counts.failed],
+    );
+  },
+
+  async finish(db: Db, id: string, outcome: { status: 'completed' } | { status: 'failed'; code: string; detail: string; row: number | null }): Promise<ImportRecord> {
+    const failure = outcome.status === 'failed' ? outcome : { code: null, detail: null, row: null };
+    const { rows } = await db.query(
+      `update contact_imports set status = $2, failure_code = $3, failure_detail = $4, failure_row = $5, finished_at = now(),
+         total_rows = case when $2 = 'completed' then processed_rows else total_rows end
+       where id = $1 returning *`,
+      [id, outcome.status, failure.code, failure.detail, failure.row],
+    );
+    await db.query('delete from contact_import_chunks where import_id = $1', [id]);
+    return rows[0];
+  },
+
+  async firstErrors(db: Db, id: string, limit: number): Promise<RowError[]> {
+    const { rows } = await db.query('select row, email, code, detail from contact_import_errors where import_id = $1 order by row limit $2', [id, limit]);
+    return rows;
+  },
+
+  /** Every error, streamed in row order by keyset. */
+  async *allErrors(db: Db, id: string): AsyncGenerator<RowError> {
+    let after = 0;
+    for (;;) {
+      const { rows } = await db.query('select row, email, code, detail from contact_import_errors where import_id = $1 and row > $2 order by row limit 5000', [id, after]);
+      yield* rows;
+      if (rows.length < 5000) return;
+      after = rows.at(-1).row;
+    }
+  },
+};

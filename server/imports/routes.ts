@@ -1,0 +1,45 @@
+import { handlers } from '../http/operations.ts';
+import { multipartUpload, parseMapping, parseTags } from './upload.ts';
+
+export const importHandlers = handlers({
+  ContactImports_create: async ({ principal, body, query, services, req }) => {
+    const type = req.is(['application/json', 'text/csv', 'multipart/form-data']);
+    if (type === 'application/json') {
+      const { contacts, mode, tags } = body;
+      return { status: 202, body: await services.imports.importJson(principal.accountId, contacts, { mode: mode ?? 'upsert', tags: tags ?? [] }) };
+    }
+    if (type === 'text/csv') {
+      const options = { mode: query.mode ?? 'upsert', tags: parseTags(query.tags), mapping: parseMapping(query.mapping, 'query.mapping') };
+      return { status: 202, body: await services.imports.importUpload(principal.accountId, req, () => options) };
+    }
+    const upload = await multipartUpload(req, services.imports.maxBytes);
+    return { status: 202, body: await services.imports.importUpload(principal.accountId, upload.file, upload.options) };
+  },
+
+  ContactImports_list: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.imports.list(principal.accountId, query.limit ?? 50, query.cursor),
+  }),
+
+  ContactImports_get: async ({ principal, params, services }) => ({
+    status: 200,
+    body: await services.imports.get(principal.accountId, params.id),
+  }),
+
+  ContactImports_errors: async ({ principal, params, services }) => {
+    const lines = services.imports.errorsCsv(principal.accountId, params.id);
+    // Reading the header line first makes an unknown import a 404 before any byte is sent.
+    const header = await lines.next();
+    return {
+      status: 200,
+      stream: {
+        type: 'text/csv; charset=utf-8',
+        filename: `${params.id}-errors.csv`,
+        chunks: (async function* () {
+          if (!header.done) yield header.value;
+          yield* lines;
+        })(),
+      },
+    };
+  },
+});

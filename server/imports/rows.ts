@@ -1,0 +1,71 @@
+import { randomToken } from '../db/ids.ts';
+import { isValidEmail, normaliseEmail } from '../email.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '../contacts/entities.ts';
+import { attributesTooLarge } from '../contacts/service.ts';
+import type { RowError } from './errors.ts';
+
+/** One valid row, ready for the staging table. */
+export interface ImportRow {
+  row: number;
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  tags: string[];
+  status: ContactStatus | null;
+  attributes: Record<string, unknown>;
+}
+
+/** A row as given: CSV cells (all strings) or a JSON object. */
+export interface RawRow {
+  email?: unknown;
+  first_name?: unknown;
+  last_name?: unknown;
+  tags?: unknown;
+  status?: unknown;
+  attributes?: Record<string, unknown>;
+}
+
+const KNOWN_COLUMNS = new Set(['email', 'first_name', 'last_name', 'tags', 'status']);
+
+const text = (value: unknown): string | null => {
+  if (value === undefined || value === null) return null;
+  const trimmed = String(value).trim();
+  return trimmed === '' ? null : trimmed;
+};
+
+/** CSV: the known columns by name, every other non-empty cell an attribute. */
+export function fromCsvCells(cells: Record<string, string>): RawRow {
+  const attributes: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(cells)) {
+    if (!KNOWN_COLUMNS.has(name) && value.trim() !== '') attributes[name] = value;
+  }
+  return { email: cells.email, first_name: cells.first_name, last_name: cells.last_name, tags: cells.tags, status: cells.status, attributes };
+}
+
+/** Checks one row; a bad row becomes an error for the report and never stops the import. */
+export function toImportRow(row: number, raw: RawRow, importTags: string[]): ImportRow | RowError {
+  const given = text(raw.email);
+  if (!given) return { row, email: null, code: 'missing_email', detail: 'The row has no email.' };
+  const email = normaliseEmail(given);
+  if (!isValidEmail(email)) return { row, email: given, code: 'invalid_email', detail: `"${given}" is not a valid email address.` };
+  const statusText = text(raw.status)?.toLowerCase() ?? null;
+  if (statusText !== null && !(CONTACT_STATUSES as readonly string[]).includes(statusText)) {
+    return { row, email, code: 'invalid_status', detail: `Status "${statusText}" is not one of ${CONTACT_STATUSES.join(', ')}.` };
+  }
+  const attributes = raw.attributes ?? {};
+  if (attributesTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
+  const rowTags = Array.isArray(raw.tags) ? raw.tags.map(String) : (text(raw.tags)?.split(/[;|]/) ?? []);
+  const tags = [...new Set([...rowTags, ...importTags].map((t) => t.trim()).filter(Boolean))];
+  if (tags.some((t) => t.length > 100)) return { row, email, code: 'invalid_tag', detail: 'A tag is longer than 100 characters.' };
+  return {
+    row,
+    id: `ct_${randomToken()}`,
+    email,
+    firstName: text(raw.first_name),
+    lastName: text(raw.last_name),
+    tags,
+    status: statusText as ContactStatus | null,
+    attributes,
+  };
+}

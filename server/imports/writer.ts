@@ -1,0 +1,143 @@
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { PoolClient } from '../db/pool.ts';
+import type { RowError } from './errors.ts';
+import type { ImportRow } from './rows.ts';
+
+export type ImportMode = 'upsert' | 'create_only' | 'update_only';
+
+export interface BatchCounts {
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+}
+
+/** COPY text format: backslash escapes, `\N` for null. */
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+
+function copyLine(r: ImportRow): string {
+  return [
+    String(r.row),
+    r.id,
+    copyText(r.email),
+    copyText(r.firstName),
+    copyText(r.lastName),
+    copyText(arrayLiteral(r.tags)),
+    copyText(r.status),
+    copyText(JSON.stringify(r.attributes)),
+  ].join('\t') + '\n';
+}
+
+/** Two rows for one email become one: the later row's values win, tags and attributes add up. */
+function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
+  return {
+    row: later.row,
+    id: earlier.id,
+    email: later.email,
+    firstName: later.firstName ?? earlier.firstName,
+    lastName: later.lastName ?? earlier.lastName,
+    status: later.status ?? earlier.status,
+    tags: [...new Set([...earlier.tags, ...later.tags])],
+    attributes: { ...earlier.attributes, ...later.attributes },
+  };
+}
+
+function mergeByEmail(rows: ImportRow[]): ImportRow[] {
+  const byEmail = new Map<string, ImportRow>();
+  for (const row of rows) {
+    const key = row.email.toLowerCase();
+    const earlier = byEmail.get(key);
+    byEmail.set(key, earlier ? mergeRows(earlier, row) : row);
+  }
+  return [...byEmail.values()];
+}
+
+/**
+ * Writes one batch in the caller's transaction: COPY into a session staging table, then one
+ * set-based upsert. Rows repeating an email (in the batch, or earlier in the same import) are
+ * merged: the later row wins and counts as skipped. Existing contacts keep values the row leaves
+ * empty, gain its tags and attributes, and are never resubscribed by an import.
+ */
+export async function writeBatch(
+  client: PoolClient,
+  target: { importId: string; accountId: string; mode: ImportMode },
+  rows: ImportRow[],
+  errors: RowError[],
+): Promise<BatchCounts> {
+  let created = 0;
+  let updated = 0;
+  if (rows.length) {
+    await client.query(`create temp table if not exists import_staging (
+      row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
+    ) on commit delete rows`);
+    const copy = client.query(copyFrom('copy import_staging from stdin'));
+    await pipeline(Readable.from(rowsAsLines(mergeByEmail(rows))), copy);
+    const { rows: [counts] } = await client.query(
+      `with batch as (select * from import_staging),
+       existing as (
+         select c.id, lower(c.email) as key, c.last_import_id is not distinct from $2 as repeat
+         from contacts c join batch b on c.account_id = $1 and lower(c.email) = lower(b.email)
+         for update of c
+       ),
+       inserted as (
+         insert into contacts (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
+         select b.id, $1, b.email, b.first_name, b.last_name, b.attributes, b.tags, coalesce(b.status, 'subscribed'),
+                case when b.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
+                case when b.status in ('unsubscribed', 'bounced', 'complained') then now() end, $2
+         from batch b
+         where $3 <> 'update_only' and not exists (select 1 from existing e where e.key = lower(b.email))
+         on conflict do nothing
+         returning 1
+       ),
+       changed as (
+         update contacts c set
+           first_name = coalesce(b.first_name, c.first_name),
+           last_name = coalesce(b.last_name, c.last_name),
+           attributes = c.attributes || b.attributes,
+           tags = array(select distinct t from unnest(c.tags || b.tags) t order by t),
+           status = case when b.status is null or b.status = 'subscribed' then c.status else b.status end,
+           status_reason = case when b.status is null or b.status = 'subscribed' or b.status = c.status then c.status_reason else 'import' end,
+           status_changed_at = case when b.status is null or b.status = 'subscribed' or b.status = c.status then c.status_changed_at else now() end,
+           last_import_id = $2,
+           updated_at = now()
+         from batch b, existing e
+         where c.id = e.id and e.key = lower(b.email) and ($3 <> 'create_only' or e.repeat)
+         returning e.repeat
+       )
+       select (select count(*) from inserted)::int as created,
+              (select count(*) from changed where not repeat)::int as updated`,
+      [target.accountId, target.importId, target.mode],
+    );
+    created = counts.created;
+    updated = counts.updated;
+  }
+  if (errors.length) {
+    await client.query(
+      `insert into contact_import_errors (import_id, row, email, code, detail)
+       select $1, * from unnest($2::int[], $3::text[], $4::text[], $5::text[])
+       on conflict do nothing`,
+      [target.importId, errors.map((e) => e.row), errors.map((e) => e.email), errors.map((e) => e.code), errors.map((e) => e.detail)],
+    );
+  }
+  return { created, updated, skipped: rows.length - created - updated, failed: errors.length };
+}
+
+function* rowsAsLines(rows: ImportRow[]): Generator<string> {
+  // Lines are grouped into chunks of a few hundred KB: fewer writes, bounded memory.
+  let chunk = '';
+  for (const row of rows) {
+    chunk += copyLine(row);
+    if (chunk.length > 256 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}

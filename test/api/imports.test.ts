@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+
+let sendline: Sendline;
+let limited: Sendline;
+
+beforeAll(async () => {
+  [sendline, limited] = await Promise.all([
+    startTestServer({ IMPORT_BATCH_ROWS: '3' }),
+    startTestServer({ IMPORT_MAX_BYTES: '2048', IMPORT_MAX_ROWS: '5', IMPORT_MAX_CONCURRENT: '1' }),
+  ]);
+});
+afterAll(() => Promise.all([sendline.stop(), limited.stop()]));
+
+async function uploadCsv(account: TestAccount, csv: string | Buffer, query = '') {
+  return account.api('POST', `/api/contacts/import${query}`, { raw: csv as string, headers: { 'content-type': 'text/csv' } });
+}
+
+async function finished(account: TestAccount, id: string) {
+  for (let i = 0; i < 200; i++) {
+    const res = await account.api('GET', `/api/contacts/import/${id}`);
+    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`import ${id} did not finish`);
+}
+
+async function contactsOf(account: TestAccount) {
+  const res = await account.api('GET', '/api/contacts?limit=500');
+  return Object.fromEntries(res.body.data.map((c: any) => [c.email, c]));
+}
+
+describe('JSON imports', () => {
+  it('complete before the response, with counts and row errors', async () => {
+    const account = await newAccount(sendline.url, 'json');
+    await account.api('POST', '/api/contacts', { body: { email: 'old@example.com', first_name: 'Old', tags: ['x'], attributes: { a: 1 } } });
+    const res = await account.api('POST', '/api/contacts/import', {
+      body: {
+        tags: ['imported'],
+        contacts: [
+          { email: 'new@example.com', first_name: 'New', attributes: { plan: 'pro' } },
+          { email: 'OLD@example.com', last_name: 'Timer', attributes: { b: 2 } },
+          { email: 'broken' },
+          { email: 'bad-status@example.com', status: 'vip' },
+          { email: 'new@example.com', first_name: 'Newer' },
+        ],
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'completed', mode: 'upsert', total_rows: 5, processed_rows: 5, created: 1, updated: 1, skipped: 1, failed: 2, failure: null });
+    expect(res.body.id).toMatch(/^imp_/);
+    expect(res.body.errors).toEqual([
+      { row: 3, email: 'broken', code: 'invalid_email', detail: '"broken" is not a valid email address.' },
+      { row: 4, email: 'bad-status@example.com', code: 'invalid_status', detail: expect.stringContaining('vip') },
+    ]);
+    const contacts = await contactsOf(account);
+    expect(contacts['new@example.com']).toMatchObject({ first_name: 'Newer', attributes: { plan: 'pro' }, tags: ['imported'] });
+    expect(contacts['old@example.com']).toMatchObject({ first_name: 'Old', last_name: 'Timer', attributes: { a: 1, b: 2 }, tags: ['imported', 'x'] });
+    const events = await sendline.orm.em.getConnection().execute("select data from events where account_id = ? and type like 'import.%' or (account_id = ? and type = 'contact.created')", [account.accountId, account.accountId]);
+    // One import.completed with the counts; no event per row (the one contact.created is the API create).
+    expect(events.map((e: any) => e.data.import_id ?? 'contact')).toEqual(['contact', res.body.id]);
+    expect(events[1].data).toMatchObject({ status: 'completed', created: 1, updated: 1, skipped: 1, failed: 2, total_rows: 5 });
+  });
+
+  it('respect the modes', async () => {
+    const account = await newAccount(sendline.url, 'modes');
+    await account.api('POST', '/api/contacts', { body: { email: 'here@example.com', first_name: 'Here' } });
+    const createOnly = await account.api('POST', '/api/contacts/import', {
+      body: { mode: 'create_only', contacts: [{ email: 'here@example.com', first_name: 'Changed' }, { email: 'fresh@example.com' }] },
+    });
+    expect(createOnly.body).toMatchObject({ created: 1, updated: 0, skipped: 1 });
+    const updateOnly = await account.api('POST', '/api/contacts/import', {
+      body: { mode: 'update_only', contacts: [{ email: 'here@example.com', first_name: 'Changed' }, { email: 'absent@example.com' }] },
+    });
+    expect(updateOnly.body).toMatchObject({ created: 0, updated: 1, skipped: 1 });
+    const contacts = await contactsOf(account);
+    expect(Object.keys(contacts).sort()).toEqual(['fresh@example.com', 'here@example.com']);
+    expect(contacts['here@example.com'].first_name).toBe('Changed');
+  });
+
+  it('never resubscribe a suppressed contact, but may suppress', async () => {
+    const account = await newAccount(sendline.url, 'suppress');
+    await account.api('POST', '/api/contacts', { body: { email: 'off@example.com', status: 'unsubscribed' } });
+    await account.api('POST', '/api/contacts', { body: { email: 'on@example.com' } });
+    await account.api('POST', '/api/contacts/import', {
+      body: { contacts: [{ email: 'off@example.com', status: 'subscribed' }, { email: 'on@example.com', status: 'complained' }] },
+    });
+    const contacts = await contactsOf(account);
+    expect(contacts['off@example.com'].status).toBe('unsubscribed');
+    expect(contacts['on@example.com']).toMatchObject({ status: 'complained', status_reason: 'import' });
+  });
+});
+
+describe('CSV imports', () => {
+  it('read BOM, CRLF, quotes with commas and line breaks, tags and custom columns', async () => {
+    const account = await newAccount(sendline.url, 'csv');
+    const csv =
+      '\uFEFFEmail,First_Name,last_name,tags,status,Company,Notes\r\n' +
+      'ann@example.com,Ann,"Lee, Jr.",a;b|c,,"Acme, Inc.","line one\r\nline two"\r\n' +
+      'ben@example.com,Ben,,,unsubscribed,,\r\n' +
+      'not-an-email,X,,,,,\r\n' +
+      'cat@example.com,"Cat ""The Cat""",,,,Zed,\r\n' +
+      'ann@example.com,Annie,,d,,,\r\n';
+    const res = await uploadCsv(account, csv, '?tags=newsletter,2026');
+    expect(res.status).toBe(202);
+    expect(res.body.status).toMatch(/queued|running|completed/);
+    const done = await finished(account, res.body.id);
+    expect(done).toMatchObject({ status: 'completed', total_rows: 5, processed_rows: 5, created: 3, updated: 0, skipped: 1, failed: 1 });
+    expect(done.errors).toEqual([{ row: 3, email: 'not-an-email', code: 'invalid_email', detail: expect.any(String) }]);
+    const contacts = await contactsOf(account);
+    expect(contacts['ann@example.com']).toMatchObject({
+      first_name: 'Annie',
+      last_name: 'Lee, Jr.',
+      attributes: { company: 'Acme, Inc.', notes: 'line one\r\nline two' },
+    });
+    expect(contacts['ann@example.com'].tags.sort()).toEqual(['2026', 'a', 'b', 'c', 'd', 'newsletter']);
+    expect(contacts['ben@example.com']).toMatchObject({ status: 'unsubscribed', tags: ['newsletter', '2026'] });
+    expect(contacts['cat@example.com']).toMatchObject({ first_name: 'Cat "The Cat"', attributes: { company: 'Zed' } });
+  });
+
+  it('reads `;` as the delimiter when the header uses it, and renames columns', async () => {
+    const account = await newAccount(sendline.url, 'semicolon');
+    const res = await uploadCsv(account, 'E-Mail;Vorname;Stadt\nhans@example.de;Hans;Köln\n', '?mapping=' + encodeURIComponent('E-Mail:email,Vorname:first_name'));
+    const done = await finished(account, res.body.id);
+    expect(done).toMatchObject({ status: 'completed', created: 1 });
+    expect((await contactsOf(account))['hans@example.de']).toMatchObject({ first_name: 'Hans', attributes: { stadt: 'Köln' } });
+  });
+
+  it('accepts a multipart upload with fields before or after the file', async () => {
+    const account = await newAccount(sendline.url, 'multipart');
+    for (const fieldsFirst of [true, false]) {
+      const form = new FormData();
+      const file = new Blob([`email,name\nm${fieldsFirst}@example.com,M\n`], { type: 'text/csv' });
+      if (fieldsFirst) form.append('tags', 'first');
+      form.append('file', file, 'people.csv');
+      if (!fieldsFirst) form.append('tags', 'last');
+      form.append('mode', 'create_only');
+      const res = await fetch(`${sendline.url}/api/contacts/import`, { method: 'POST', body: form, headers: { authorization: `Bearer ${account.token}` } });
+      expect(res.status).toBe(202);
+      const done = await finished(account, (await res.json()).id);
+      expect(done).toMatchObject({ status: 'completed', mode: 'create_only', created: 1 });
+    }
+    const contacts = await contactsOf(account);
+    expect(contacts['mtrue@example.com'].tags).toEqual(['first']);
+    expect(contacts['mfalse@example.com'].tags).toEqual(['last']);
+    expect(contacts['mfalse@example.com'].attributes).toEqual({ name: 'M' });
+  });
+
+  it('report every failed row in errors.csv', async () => {
+    const account = await newAccount(sendline.url, 'report');
+    const rows = ['email,status'];
+    for (let i = 1; i <= 150; i++) rows.push(i % 2 ? `bad${i}` : `ok${i}@example.com,${i % 4 === 0 ? 'weird' : ''}`);
+    const done = await finished(account, (await uploadCsv(account, rows.join('\n'))).body.id);
+    expect(done).toMatchObject({ created: 38, failed: 112 });
+    expect(done.errors).toHaveLength(100);
+    const csv = await account.api('GET', `/api/contacts/import/${done.id}/errors.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const lines = (csv.body as string).trim().split('\r\n');
+    expect(lines[0]).toBe('row,email,code,detail');
+    expect(lines).toHaveLength(113);
+    expect(lines[1]).toBe('1,bad1,invalid_email,"""bad1"" is not a valid email address."');
+    expect(lines[2]).toMatch(/^3,bad3,invalid_email/);
+  });
+
+  it('fail on an unterminated quote at its row, keeping what was committed before', async () => {
+    const account = await newAccount(sendline.url, 'quote');
+    const csv = 'email\na@example.com\nb@example.com\nc@example.com\nd@example.com\n"e@example.com\nf@example.com\n';
+    const done = await finished(account, (await uploadCsv(account, csv)).body.id);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'unterminated_quote', row: 5 }, created: 4 });
+    expect(Object.keys(await contactsOf(account)).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']);
+  });
+
+  it('fail without an email column, or when the file is not UTF-8', async () => {
+    const account = await newAccount(sendline.url, 'malformed');
+    const noEmail = await finished(account, (await uploadCsv(account, 'name,city\nAnn,Rome\n')).body.id);
+    expect(noEmail).toMatchObject({ status: 'failed', failure: { code: 'missing_email_column', row: 0 }, created: 0 });
+    const latin1 = Buffer.concat([Buffer.from('email,first_name\nok@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const res = await fetch(`${sendline.url}/api/contacts/import`, { method: 'POST', body: latin1, headers: { 'content-type': 'text/csv', authorization: `Bearer ${account.token}` } });
+    const notUtf8 = await finished(account, (await res.json()).id);
+    expect(notUtf8).toMatchObject({ status: 'failed', failure: { code: 'invalid_encoding', row: 1 } });
+    const events = await sendline.orm.em.getConnection().execute("select data from events where account_id = ? and type = 'import.completed'", [account.accountId]);
+    expect(events.map((e: any) => e.data.status)).toEqual(['failed', 'failed']);
+  });
+
+  it('refuses bad options', async () => {
+    const account = await newAccount(sendline.url, 'options');
+    expectProblem(await uploadCsv(account, 'email\n', '?mode=merge'), 400, 'validation_failed');
+    const mapping = await uploadCsv(account, 'email\n', '?mapping=nocolon');
+    expectProblem(mapping, 400, 'validation_failed');
+    expect(mapping.body.errors[0].pointer).toBe('query.mapping');
+  });
+});
+
+describe('import limits', () => {
+  it('answer 413 past the size or row limit and keep nothing', async () => {
+    const account = await newAccount(limited.url, 'limits');
+    const big = 'email\n' + 'someone@example.com\n'.repeat(200);
+    expectProblem(await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: big }), 413, 'payload_too_large');
+    const many = 'email\n' + Array.from({ length: 6 }, (_, i) => `p${i}@example.com`).join('\n');
+    expectProblem(await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: many }), 413, 'too_many_rows');
+    const list = await client(limited.url, { authorization: `Bearer ${account.token}` })('GET', '/api/contacts/import');
+    expect(list.body.data).toEqual([]);
+  });
+});
+
+describe('imports across accounts', () => {
+  it('are invisible to another account', async () => {
+    const [a, b] = await Promise.all([newAccount(sendline.url, 'imp-a'), newAccount(sendline.url, 'imp-b')]);
+    const res = await a.api('POST', '/api/contacts/import', { body: { contacts: [{ email: 'x' }] } });
+    expectProblem(await b.api('GET', `/api/contacts/import/${res.body.id}`), 404, 'not_found');
+    expectProblem(await b.api('GET', `/api/contacts/import/${res.body.id}/errors.csv`), 404, 'not_found');
+    expect((await b.api('GET', '/api/contacts/import')).body.data).toEqual([]);
+    expect((await a.api('GET', '/api/contacts/import')).body.data.map((i: any) => i.id)).toEqual([res.body.id]);
+  });
+});
