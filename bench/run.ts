@@ -1,7 +1,8 @@
 /** `npm run bench [-- name …]`: runs the named benchmarks (all by default) and records them in bench/README.md. */
 import { apiBenchmark } from './api.ts';
+import { importBenchmark } from './import.ts';
 
-const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark };
+const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
 for (const name of names) {

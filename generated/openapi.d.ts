@@ -4196,9 +4196,9 @@ export interface operations {
                 cursor?: components["parameters"]["PageQuery.cursor"];
                 status?: components["schemas"]["ContactStatus"];
                 tag?: string;
-                /** @description Matches emails that contain this text. */
+                /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
                 email?: string;
-                /** @description Searches names and emails. */
+                /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
                 q?: string;
                 created_after?: string;
                 created_before?: string;

