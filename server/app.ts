@@ -12,8 +12,9 @@ import { userHandlers } from './users/routes.ts';
 import { apiKeyHandlers } from './api-keys/routes.ts';
 import { contactHandlers } from './contacts/routes.ts';
 import { importHandlers } from './imports/routes.ts';
+import { campaignHandlers } from './campaigns/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers };
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers };
 
 export function createApp(runtime: Runtime): Express {
   const { config, orm, log } = runtime;

@@ -24,6 +24,22 @@ export interface Config {
   validateResponses: boolean;
   defaultKeyRateLimit: number;
   loginAttemptsPerWindow: number;
+  sending: {
+    /** Null: a local capture server stores mail under DATA_DIR/outbox instead of delivering it. */
+    smtpUrl: string | null;
+    poolSize: number;
+    ratePerSecond: number;
+    batchSize: number;
+    /** Send jobs per campaign: how many workers (across processes) share one campaign. */
+    workersPerCampaign: number;
+    retrySeconds: number;
+    maxAttempts: number;
+    /** A claimed message not recorded after this long is claimed again (its worker died). */
+    leaseSeconds: number;
+    /** Relay failing this long without a success fails the campaign. */
+    failureSeconds: number;
+    dkim: { domain: string; selector: string; privateKey: string } | null;
+  };
   imports: {
     maxBytes: number;
     maxRows: number;
@@ -73,6 +89,19 @@ function url(env: Env, name: string, fallback: string): string {
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   }
+}
+
+function smtpUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  return raw;
+}
+
+function dkim(env: Env): Config['sending']['dkim'] {
+  const { DKIM_DOMAIN: domain, DKIM_SELECTOR: selector, DKIM_PRIVATE_KEY: privateKey } = env;
+  if (!domain && !selector && !privateKey) return null;
+  if (!domain || !selector || !privateKey) throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
+  return { domain, selector, privateKey: privateKey.replace(/\\n/g, '\n') };
 }
 
 /** A secret from the environment, or one generated once and kept in the data folder. */
@@ -131,6 +160,18 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
     defaultKeyRateLimit: integer(env, 'API_KEY_RATE_LIMIT', 600, 1, 1_000_000),
     loginAttemptsPerWindow: integer(env, 'LOGIN_ATTEMPTS_PER_15_MIN', 10, 1, 10_000),
+    sending: {
+      smtpUrl: smtpUrl(env.SMTP_URL),
+      poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),
+      ratePerSecond: integer(env, 'SEND_RATE_PER_SECOND', 0, 0, 1_000_000),
+      batchSize: integer(env, 'SEND_BATCH_SIZE', 100, 1, 10_000),
+      workersPerCampaign: integer(env, 'SEND_WORKERS_PER_CAMPAIGN', 2, 1, 64),
+      retrySeconds: integer(env, 'SEND_RETRY_SECONDS', 60, 1, 86_400),
+      maxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 5, 1, 50),
+      leaseSeconds: integer(env, 'SEND_LEASE_SECONDS', 300, 1, 86_400),
+      failureSeconds: integer(env, 'SEND_FAILURE_SECONDS', 300, 1, 86_400),
+      dkim: dkim(env),
+    },
     imports: {
       maxBytes: integer(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
       maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),

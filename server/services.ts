@@ -13,6 +13,9 @@ import { RateLimitStore } from './http/rate-limit.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
 import { ImportService } from './imports/service.ts';
+import { CampaignRepository } from './campaigns/repository.ts';
+import { CampaignService } from './campaigns/service.ts';
+import type { Mailer } from './sending/mailer.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -20,6 +23,7 @@ export interface Runtime {
   orm: Orm;
   pool: Pool;
   queue: Queue;
+  mailer: Mailer;
   log: Logger;
 }
 
@@ -36,6 +40,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports, runtime.log),
+    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, config.sending.workersPerCampaign),
   };
 }
 

@@ -7,6 +7,11 @@ import { openPool } from './db/pool.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
+import { startSendingWorker } from './sending/job.ts';
+import { startCaptureServer } from './sending/capture.ts';
+import { MailTransport } from './sending/transport.ts';
+import { Mailer } from './sending/mailer.ts';
+import { TokenSigner } from './tracking/tokens.ts';
 import { createServices, type Runtime } from './services.ts';
 
 export interface Sendline extends Runtime {
@@ -28,14 +33,19 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const orm = await openDatabase(database.url, log);
   const pool = openPool(database.url, log);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
-  const runtime: Runtime = { config, orm, pool, queue, log };
+  const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
+  const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, config.sending);
+  const mailer = new Mailer(transport, new TokenSigner(config.jwtSecret), config.publicUrl);
+  const runtime: Runtime = { config, orm, pool, queue, mailer, log };
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
 
   const shutdown = new AbortController();
+  let stopScheduler = () => {};
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
+    stopScheduler = await startSendingWorker(runtime, shutdown.signal);
     await queue.start();
   }
 
@@ -57,6 +67,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(pruner);
+      stopScheduler();
       shutdown.abort();
       await Promise.all([
         new Promise<void>((resolve) => {
@@ -70,6 +81,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         }),
         queue.stop(),
       ]);
+      transport.close();
+      await capture?.stop();
       await pool.end();
       await orm.close();
       await database.stop();

@@ -15,7 +15,7 @@ export class ApiKeyRepository {
    * request in the key's rate-limit window, and mark the key used (at most once a minute).
    */
   async authenticate(keyHash: string, windowStart: number): Promise<{ key: ApiKeyRow; count: number } | null> {
-    const [row] = await this.em.getConnection().execute(
+    const [row] = await this.em.execute(
       `with k as (select * from api_keys where key_hash = ?),
        counted as (
          insert into rate_limit_counters (bucket, window_start, count)

@@ -47,7 +47,7 @@ export class AuthRepository {
 
   /** The live session and its user, in one query: what every JWT request needs. */
   async activeSessionUser(sessionId: string, userId: string): Promise<UserRow | null> {
-    const [row] = await this.em.getConnection().execute(
+    const [row] = await this.em.execute(
       `select u.* from sessions s join users u on u.id = s.user_id
        where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
       [sessionId, userId],

@@ -27,7 +27,7 @@ export class ContactRepository {
   }
 
   async idByEmail(accountId: string, email: string): Promise<string | null> {
-    const [row] = await this.em.getConnection().execute<{ id: string }[]>(
+    const [row] = await this.em.execute<{ id: string }[]>(
       'select id from contacts where account_id = ? and lower(email) = lower(?)',
       [accountId, email],
     );

@@ -7,9 +7,10 @@ import { Account, Session, User } from '../auth/entities.ts';
 import { ApiKey } from '../api-keys/entities.ts';
 import { Event } from '../events/entities.ts';
 import { Contact } from '../contacts/entities.ts';
+import { Campaign } from '../campaigns/entities.ts';
 import { migrations } from './migrations/index.ts';
 
-export const entities = [Account, User, Session, ApiKey, Event, Contact];
+export const entities = [Account, User, Session, ApiKey, Event, Contact, Campaign];
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };

@@ -43,9 +43,17 @@ export function recordEvent(em: EntityManager, accountId: string, type: EventTyp
   return em.create(Event, { id: newId('evt'), accountId, type, data });
 }
 
-/** The same, for work done in plain SQL: the event is inserted in the caller's transaction. */
-export async function insertEvent(client: PoolClient, accountId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
-  const id = newId('evt');
-  await client.query('insert into events (id, account_id, type, data) values ($1, $2, $3, $4)', [id, accountId, type, JSON.stringify(data)]);
-  return id;
+export interface PendingEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/** The same, for work done in plain SQL: the events are inserted in the caller's transaction. */
+export async function insertEvents(client: PoolClient, accountId: string, events: PendingEvent[]): Promise<void> {
+  if (!events.length) return;
+  await client.query(
+    `insert into events (id, account_id, type, data)
+     select u.id, $1, u.type, u.data from unnest($2::text[], $3::text[], $4::jsonb[]) as u(id, type, data)`,
+    [accountId, events.map(() => newId('evt')), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+  );
 }

@@ -28,7 +28,7 @@ export class RateLimitStore {
 
   async hit(bucket: string, windowSeconds: number): Promise<WindowCount> {
     const { start, resetIn } = currentWindow(windowSeconds);
-    const [row] = await this.em.getConnection().execute<{ count: number }[]>(
+    const [row] = await this.em.execute<{ count: number }[]>(
       `insert into rate_limit_counters (bucket, window_start, count) values (?, to_timestamp(?), 1)
        on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
        returning count`,
@@ -39,7 +39,7 @@ export class RateLimitStore {
 
   async peek(bucket: string, windowSeconds: number): Promise<WindowCount> {
     const { start, resetIn } = currentWindow(windowSeconds);
-    const [row] = await this.em.getConnection().execute<{ count: number }[]>(
+    const [row] = await this.em.execute<{ count: number }[]>(
       'select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)',
       [bucket, start],
     );
@@ -47,12 +47,12 @@ export class RateLimitStore {
   }
 
   async clear(bucket: string): Promise<void> {
-    await this.em.getConnection().execute('delete from rate_limit_counters where bucket = ?', [bucket]);
+    await this.em.execute('delete from rate_limit_counters where bucket = ?', [bucket]);
   }
 
   /** Drops windows that ended more than an hour ago. */
   async prune(): Promise<void> {
-    await this.em.getConnection().execute("delete from rate_limit_counters where window_start < now() - interval '1 hour'");
+    await this.em.execute("delete from rate_limit_counters where window_start < now() - interval '1 hour'");
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
-import { insertEvent } from '../events/outbox.ts';
+import { insertEvents } from '../events/outbox.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { Problem, notFound } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
@@ -254,7 +254,7 @@ export class ImportService {
 
   private async complete(client: PoolClient, id: string, outcome: Parameters<typeof importsSql.finish>[2]): Promise<ImportRecord> {
     const record = await importsSql.finish(client, id, outcome);
-    await insertEvent(client, record.account_id, 'import.completed', completedEvent(record));
+    await insertEvents(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
     return record;
   }
 }

@@ -1,5 +1,6 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation.ts';
 import { Migration20261121010000Contacts } from './Migration20261121010000Contacts.ts';
+import { Migration20261121020000Campaigns } from './Migration20261121020000Campaigns.ts';
 
 /** Every migration, in order. New ones are appended here. */
-export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts];
+export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts, Migration20261121020000Campaigns];

@@ -1,0 +1,42 @@
+import type { CampaignRow } from './entities.ts';
+
+const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
+
+/** A campaign as the API and its events show it. */
+export const campaignJson = (c: CampaignRow) => ({
+  id: c.id,
+  name: c.name,
+  subject: c.subject,
+  from_email: c.fromEmail,
+  from_name: c.fromName,
+  reply_to: c.replyTo,
+  content: c.content,
+  text_content: c.textContent,
+  preheader: c.preheader,
+  audience: c.audience,
+  track_opens: c.trackOpens,
+  track_clicks: c.trackClicks,
+  status: c.status,
+  scheduled_at: iso(c.scheduledAt),
+  started_at: iso(c.startedAt),
+  completed_at: iso(c.completedAt),
+  created_at: c.createdAt.toISOString(),
+  updated_at: c.updatedAt.toISOString(),
+  stats: campaignStats(c),
+});
+
+export const campaignStats = (c: CampaignRow) => ({
+  recipients: c.recipients,
+  sent: c.sent,
+  delivered: c.delivered,
+  deferred: c.deferred,
+  failed: c.failed,
+  bounced: c.bounced,
+  opened: c.opened,
+  clicked: c.clicked,
+  unsubscribed: c.unsubscribed,
+  complained: c.complained,
+});
+
+/** The payload of the campaign.* events. */
+export const campaignEventData = (c: CampaignRow) => ({ campaign_id: c.id, name: c.name, status: c.status });

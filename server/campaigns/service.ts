@@ -1,0 +1,252 @@
+import { newId } from '../db/ids.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { decodeCursor, toPage } from '../http/pagination.ts';
+import { notFound, validationFailed } from '../http/problem.ts';
+import type { Queue } from '../jobs/queue.ts';
+import type { Mailer } from '../sending/mailer.ts';
+import type { AudienceFilter, CampaignRow } from './entities.ts';
+import { campaignEventData } from './json.ts';
+import { CampaignRepository, type MessageRow } from './repository.ts';
+import { assertDeletable, assertEditable, transition, type CampaignAction, type CampaignStatus } from './state.ts';
+import { templateErrors } from './template.ts';
+
+export const SEND_JOB = 'campaigns.send';
+
+export interface CampaignInput {
+  name: string;
+  subject: string;
+  from_email: string;
+  content: string;
+  from_name?: string | null;
+  reply_to?: string | null;
+  text_content?: string | null;
+  preheader?: string | null;
+  audience?: AudienceFilter;
+  track_opens?: boolean;
+  track_clicks?: boolean;
+}
+
+export const messageJson = (m: MessageRow) => ({
+  id: m.id,
+  campaign_id: m.campaign_id,
+  contact_id: m.contact_id,
+  email: m.email,
+  status: m.status as 'queued',
+  reason: m.reason,
+  attempts: m.attempts,
+  sent_at: m.sent_at?.toISOString() ?? null,
+  opened_at: m.opened_at?.toISOString() ?? null,
+  clicked_at: m.clicked_at?.toISOString() ?? null,
+  created_at: m.created_at.toISOString(),
+});
+
+function checkTemplates(input: Partial<CampaignInput>): void {
+  const errors = templateErrors({ subject: input.subject, content: input.content, text_content: input.text_content, preheader: input.preheader });
+  if (errors.length) throw validationFailed(errors, 'A template does not parse.');
+}
+
+function fields(input: CampaignInput) {
+  return {
+    name: input.name,
+    subject: input.subject,
+    fromEmail: input.from_email,
+    content: input.content,
+    fromName: input.from_name ?? null,
+    replyTo: input.reply_to ?? null,
+    textContent: input.text_content ?? null,
+    preheader: input.preheader ?? null,
+    audience: input.audience ?? {},
+    trackOpens: input.track_opens ?? true,
+    trackClicks: input.track_clicks ?? true,
+  };
+}
+
+export class CampaignService {
+  private readonly repo: CampaignRepository;
+  private readonly em: EntityManager;
+  private readonly queue: Queue;
+  private readonly mailer: Mailer;
+  private readonly workersPerCampaign: number;
+
+  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, mailer: Mailer, workersPerCampaign: number) {
+    this.repo = repo;
+    this.em = em;
+    this.queue = queue;
+    this.mailer = mailer;
+    this.workersPerCampaign = workersPerCampaign;
+  }
+
+  async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
+    checkTemplates(input);
+    const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
+    await this.em.flush();
+    return campaign;
+  }
+
+  async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
+    const rows = await this.repo.page(accountId, status, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), (c) => c);
+  }
+
+  async get(accountId: string, id: string): Promise<CampaignRow> {
+    const campaign = await this.repo.byId(accountId, id);
+    if (!campaign) throw notFound('campaign');
+    return campaign;
+  }
+
+  async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
+    return this.locked(accountId, id, async (campaign) => {
+      assertEditable(campaign.status);
+      checkTemplates(input);
+      Object.assign(campaign, fields(input));
+    });
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.locked(accountId, id, async (campaign, em) => {
+      assertDeletable(campaign.status);
+      em.remove(campaign);
+    });
+  }
+
+  async send(accountId: string, id: string, scheduledAt?: string): Promise<CampaignRow> {
+    return scheduledAt ? this.schedule(accountId, id, scheduledAt) : this.start(accountId, id);
+  }
+
+  async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {
+    const when = new Date(at);
+    if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
+    return this.locked(accountId, id, async (campaign, em) => {
+      campaign.status = transition(campaign.status, 'schedule');
+      campaign.scheduledAt = when;
+      recordEvent(em, accountId, 'campaign.scheduled', { ...campaignEventData(campaign), scheduled_at: when.toISOString() });
+    });
+  }
+
+  unschedule(accountId: string, id: string): Promise<CampaignRow> {
+    return this.locked(accountId, id, async (campaign) => {
+      campaign.status = transition(campaign.status, 'unschedule');
+      campaign.scheduledAt = null;
+    });
+  }
+
+  /** Starts sending now: the audience is snapshotted in the same transaction as the status change. */
+  async start(accountId: string, id: string): Promise<CampaignRow> {
+    const campaign = await this.locked(accountId, id, async (c, em, repo) => {
+      c.status = transition(c.status, 'start');
+      c.startedAt = new Date();
+      await em.flush();
+      c.recipients = await repo.snapshotAudience(c);
+      recordEvent(em, accountId, 'campaign.started', campaignEventData(c));
+    });
+    await this.wakeWorkers(campaign.id);
+    return campaign;
+  }
+
+  pause(accountId: string, id: string): Promise<CampaignRow> {
+    return this.move(accountId, id, 'pause', 'campaign.paused');
+  }
+
+  async resume(accountId: string, id: string): Promise<CampaignRow> {
+    const campaign = await this.locked(accountId, id, async (c, em) => {
+      c.status = transition(c.status, 'resume');
+      c.failureReason = null;
+      recordEvent(em, accountId, 'campaign.resumed', campaignEventData(c));
+    });
+    await this.wakeWorkers(campaign.id);
+    return campaign;
+  }
+
+  cancel(accountId: string, id: string): Promise<CampaignRow> {
+    return this.locked(accountId, id, async (c, em, repo) => {
+      c.status = transition(c.status, 'cancel');
+      c.scheduledAt = null;
+      await repo.cancelPendingMessages(c.id);
+      recordEvent(em, accountId, 'campaign.cancelled', campaignEventData(c));
+    });
+  }
+
+  async duplicate(accountId: string, id: string): Promise<CampaignRow> {
+    const source = await this.get(accountId, id);
+    const copy = this.repo.create({
+      id: newId('cmp'),
+      accountId,
+      status: 'draft',
+      ...fields({
+        name: `${source.name} (copy)`,
+        subject: source.subject,
+        from_email: source.fromEmail,
+        content: source.content,
+        from_name: source.fromName,
+        reply_to: source.replyTo,
+        text_content: source.textContent,
+        preheader: source.preheader,
+        audience: source.audience,
+        track_opens: source.trackOpens,
+        track_clicks: source.trackClicks,
+      }),
+    });
+    await this.em.flush();
+    return copy;
+  }
+
+  /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
+  async test(accountId: string, id: string, emails: string[]) {
+    const campaign = await this.get(accountId, id);
+    const prepared = this.mailer.prepare(campaign);
+    const accepted: string[] = [];
+    const rejected: { email: string; reason: string }[] = [];
+    for (const email of emails) {
+      const [contact] = await this.repo.contactByEmail(accountId, email);
+      const outcome = await this.mailer.send(
+        prepared,
+        {
+          messageId: newId('msg'),
+          email,
+          firstName: contact?.first_name ?? null,
+          lastName: contact?.last_name ?? null,
+          tags: contact?.tags ?? [],
+          attributes: contact?.attributes ?? {},
+        },
+        { 'X-Sendline-Test': 'true' },
+      );
+      if (outcome.kind === 'accepted') accepted.push(email);
+      else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.response });
+    }
+    return { accepted, rejected };
+  }
+
+  async messages(accountId: string, id: string, status: string | undefined, limit: number, cursor?: string) {
+    await this.get(accountId, id);
+    const rows = await this.repo.messages(id, status, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.id }), messageJson);
+  }
+
+  private async wakeWorkers(campaignId: string): Promise<void> {
+    for (let i = 0; i < this.workersPerCampaign; i++) await this.queue.enqueue(SEND_JOB, { campaignId });
+  }
+
+  private move(accountId: string, id: string, action: CampaignAction, event: 'campaign.paused'): Promise<CampaignRow> {
+    return this.locked(accountId, id, async (c, em) => {
+      c.status = transition(c.status, action);
+      recordEvent(em, accountId, event, campaignEventData(c));
+    });
+  }
+
+  /** Loads the campaign locked, applies `change` and commits, all in one transaction. */
+  private async locked(
+    accountId: string,
+    id: string,
+    change: (c: CampaignRow, em: EntityManager, repo: CampaignRepository) => Promise<void>,
+  ): Promise<CampaignRow> {
+    return this.em.transactional(async (em) => {
+      const repo = new CampaignRepository(em);
+      const campaign = await repo.byId(accountId, id, true);
+      if (!campaign) throw notFound('campaign');
+      await change(campaign, em, repo);
+      return campaign;
+    });
+  }
+}
+

@@ -1,0 +1,44 @@
+import { Problem } from '../http/problem.ts';
+
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled', 'failed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export type CampaignAction = 'schedule' | 'unschedule' | 'start' | 'pause' | 'resume' | 'cancel' | 'complete' | 'fail';
+
+/** Every allowed move, and nothing else: `from → action → to`. */
+const TRANSITIONS: Record<CampaignAction, Partial<Record<CampaignStatus, CampaignStatus>>> = {
+  schedule: { draft: 'scheduled', scheduled: 'scheduled' },
+  unschedule: { scheduled: 'draft' },
+  start: { draft: 'sending', scheduled: 'sending' },
+  pause: { sending: 'paused' },
+  resume: { paused: 'sending', failed: 'sending' },
+  cancel: { draft: 'cancelled', scheduled: 'cancelled', sending: 'cancelled', paused: 'cancelled' },
+  complete: { sending: 'completed' },
+  fail: { sending: 'failed' },
+};
+
+/** The status after `action`, or a 409 `invalid_state_transition` naming the current status. */
+export function transition(from: CampaignStatus, action: CampaignAction): CampaignStatus {
+  const to = TRANSITIONS[action][from];
+  if (!to) {
+    throw new Problem(409, 'invalid_state_transition', `A ${from} campaign cannot ${action}.`, { extra: { current_status: from } });
+  }
+  return to;
+}
+
+/** Only drafts and scheduled campaigns change content or audience. */
+export const isEditable = (status: CampaignStatus) => status === 'draft' || status === 'scheduled';
+
+export function assertEditable(status: CampaignStatus): void {
+  if (!isEditable(status)) {
+    throw new Problem(409, 'invalid_state_transition', `A ${status} campaign cannot be edited.`, { extra: { current_status: status } });
+  }
+}
+
+export function assertDeletable(status: CampaignStatus): void {
+  if (status === 'sending') {
+    throw new Problem(409, 'invalid_state_transition', 'A sending campaign cannot be deleted; pause or cancel it first.', {
+      extra: { current_status: status },
+    });
+  }
+}

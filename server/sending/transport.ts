@@ -1,0 +1,75 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { RenderedMessage } from './render.ts';
+
+export type SendOutcome =
+  | { kind: 'accepted'; response: string }
+  /** 5xx for the recipient: a hard bounce. */
+  | { kind: 'rejected'; code: number; response: string }
+  /** 4xx: try again later. */
+  | { kind: 'deferred'; code: number; response: string }
+  /** The relay itself failed (refused connection, authentication, timeout): not the recipient's fault. */
+  | { kind: 'transport_error'; error: string };
+
+export interface OutgoingMail {
+  from: { name: string | null; address: string };
+  replyTo: string | null;
+  to: string;
+  rendered: RenderedMessage;
+  extraHeaders?: Record<string, string>;
+}
+
+/** A pooled SMTP connection to the relay, with optional DKIM signing. */
+export class MailTransport {
+  private readonly transporter: Transporter;
+
+  constructor(url: string, sending: Config['sending']) {
+    this.transporter = nodemailer.createTransport({
+      url,
+      pool: true,
+      maxConnections: sending.poolSize,
+      maxMessages: Infinity,
+      ...(sending.dkim
+        ? {
+            dkim: {
+              domainName: sending.dkim.domain,
+              keySelector: sending.dkim.selector,
+              privateKey: sending.dkim.privateKey,
+              // nodemailer's default list leaves List-Unsubscribe-Post out; RFC 8058 wants it signed.
+              headerFieldNames: 'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
+            },
+          }
+        : {}),
+    } as nodemailer.TransportOptions);
+  }
+
+  async send(mail: OutgoingMail): Promise<SendOutcome> {
+    const { rendered } = mail;
+    try {
+      const info = await this.transporter.sendMail({
+        from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
+        to: mail.to,
+        replyTo: mail.replyTo ?? undefined,
+        subject: rendered.subject,
+        html: rendered.html,
+        text: rendered.text,
+        messageId: rendered.messageIdHeader,
+        headers: { ...rendered.headers, ...mail.extraHeaders },
+        envelope: { from: rendered.returnPath, to: mail.to },
+      });
+      if (info.rejected.length) return { kind: 'rejected', code: 550, response: String(info.response ?? 'rejected') };
+      return { kind: 'accepted', response: String(info.response ?? '') };
+    } catch (error) {
+      const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
+      if (e.responseCode && e.responseCode >= 500 && e.code !== 'EAUTH') return { kind: 'rejected', code: e.responseCode, response: e.response ?? e.message ?? '' };
+      if (e.responseCode && e.responseCode >= 400 && e.responseCode < 500 && e.code !== 'EAUTH') {
+        return { kind: 'deferred', code: e.responseCode, response: e.response ?? e.message ?? '' };
+      }
+      return { kind: 'transport_error', error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
+    }
+  }
+
+  close(): void {
+    this.transporter.close();
+  }
+}

@@ -1,0 +1,310 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+
+let sendline: Sendline;
+let sink: SmtpSink;
+const PUBLIC_URL = 'https://mail.example.test';
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, SEND_RETRY_SECONDS: '1', SEND_BATCH_SIZE: '5', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+});
+afterAll(async () => {
+  await sendline.stop();
+  await sink.stop();
+});
+
+const draft = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Spring news',
+  subject: 'Hello {{ first_name | default: "there" }}',
+  from_email: 'news@shop.example',
+  content: '<html><body><p>Hi {{ first_name | default: "there" }} from {{ city }}!</p><a href="https://shop.example/sale?x=1&amp;y=2">Sale</a> <a href="mailto:help@shop.example">Help</a></body></html>',
+  ...overrides,
+});
+
+async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const finished = (account: TestAccount, id: string, status = 'completed') =>
+  waitFor(async () => {
+    const res = await account.api('GET', `/api/campaigns/${id}`);
+    return res.body.status === status ? res.body : undefined;
+  });
+
+async function events(accountId: string, type: string) {
+  return sendline.orm.em.getConnection().execute('select data from events where account_id = ? and type = ? order by seq', [accountId, type]);
+}
+
+describe('campaign drafts', () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await newAccount(sendline.url, 'drafts');
+  });
+
+  it('the seed fields make a draft with defaults', async () => {
+    const res = await account.api('POST', '/api/campaigns', { body: draft() });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'draft', track_opens: true, track_clicks: true, audience: {}, text_content: null, stats: { recipients: 0, sent: 0 } });
+    expect(res.body.id).toMatch(/^cmp_/);
+  });
+
+  it('refuses a template that does not parse, saying where', async () => {
+    const res = await account.api('POST', '/api/campaigns', { body: draft({ content: '<p>\n{{ first_name | nosuchfilter }}</p>', subject: 'Hi {{ name ' }) });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual([
+      { pointer: '/subject', detail: expect.stringMatching(/^line 1, column 4: /) },
+      { pointer: '/content', detail: expect.stringMatching(/^line 2, column 1: undefined filter: nosuchfilter/) },
+    ]);
+  });
+
+  it('edits, duplicates and deletes drafts', async () => {
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    const edited = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft({ name: 'Renamed', audience: { tags_any: ['vip'] } }) });
+    expect(edited.body).toMatchObject({ name: 'Renamed', audience: { tags_any: ['vip'] } });
+    const copy = await account.api('POST', `/api/campaigns/${c.id}/duplicate`);
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({ name: 'Renamed (copy)', status: 'draft', audience: { tags_any: ['vip'] } });
+    expect((await account.api('DELETE', `/api/campaigns/${c.id}`)).status).toBe(204);
+    expectProblem(await account.api('GET', `/api/campaigns/${c.id}`), 404, 'not_found');
+  });
+
+  it('refuses invalid transitions with the current status', async () => {
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    for (const action of ['pause', 'resume', 'unschedule']) {
+      const res = await account.api('POST', `/api/campaigns/${c.id}/${action}`);
+      expectProblem(res, 409, 'invalid_state_transition');
+      expect(res.body.current_status).toBe('draft');
+    }
+    await account.api('POST', `/api/campaigns/${c.id}/cancel`);
+    const res = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft() });
+    expectProblem(res, 409, 'invalid_state_transition');
+    expect(res.body.current_status).toBe('cancelled');
+    expectProblem(await account.api('POST', `/api/campaigns/${c.id}/send`), 409, 'invalid_state_transition');
+  });
+
+  it('schedules only in the future, unschedules back to draft', async () => {
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    expectProblem(await account.api('POST', `/api/campaigns/${c.id}/schedule`, { body: { scheduled_at: '2020-01-01T00:00:00Z' } }), 400, 'validation_failed');
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await account.api('POST', `/api/campaigns/${c.id}/send`, { body: { scheduled_at: at } });
+    expect(scheduled.body).toMatchObject({ status: 'scheduled', scheduled_at: at });
+    expect((await events(account.accountId, 'campaign.scheduled')).at(-1).data).toMatchObject({ campaign_id: c.id, scheduled_at: at });
+    const back = await account.api('POST', `/api/campaigns/${c.id}/unschedule`);
+    expect(back.body).toMatchObject({ status: 'draft', scheduled_at: null });
+  });
+});
+
+describe('sending', () => {
+  it('sends a personalised, tracked, unsubscribable message to every subscribed contact of the audience', async () => {
+    const account = await newAccount(sendline.url, 'sender');
+    const people = [
+      { email: 'ann@inbox.example', first_name: 'Ann', tags: ['vip'], attributes: { city: 'Rome' } },
+      { email: 'bob@inbox.example', tags: ['vip'], attributes: { city: '<b>Oslo</b>' } },
+      { email: 'cid@inbox.example', first_name: 'Cid', tags: ['vip', 'staff'] },
+      { email: 'dee@inbox.example', first_name: 'Dee', tags: ['other'] },
+      { email: 'eve@inbox.example', first_name: 'Eve', tags: ['vip'], status: 'unsubscribed' },
+    ];
+    for (const p of people) await account.api('POST', '/api/contacts', { body: p });
+    const { body: c } = await account.api('POST', '/api/campaigns', {
+      body: draft({ audience: { tags_any: ['vip'], exclude_tags: ['staff'] }, preheader: 'Big sale inside', from_name: 'The Shop', reply_to: 'care@shop.example' }),
+    });
+    const started = await account.api('POST', `/api/campaigns/${c.id}/send`);
+    expect(started.body).toMatchObject({ status: 'sending', stats: { recipients: 2 } });
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 2, sent: 2, delivered: 2, bounced: 0, failed: 0 });
+    expect(done.completed_at).not.toBeNull();
+    expect(sink.to('cid@inbox.example')).toHaveLength(0);
+    expect(sink.to('dee@inbox.example')).toHaveLength(0);
+    expect(sink.to('eve@inbox.example')).toHaveLength(0);
+
+    const [ann] = sink.to('ann@inbox.example');
+    const { mail } = ann;
+    expect(mail.subject).toBe('Hello Ann');
+    expect(mail.from?.value[0]).toEqual({ name: 'The Shop', address: 'news@shop.example' });
+    expect(mail.replyTo?.value[0].address).toBe('care@shop.example');
+    expect(ann.raw).toMatch(/Content-Type: multipart\/alternative/i);
+    expect(mail.text).toContain('Hi Ann from Rome!');
+    const messageId = mail.headers.get('x-sendline-message') as string;
+    expect(messageId).toMatch(/^msg_/);
+    expect(mail.messageId).toBe(`<${messageId}@shop.example>`);
+    expect(ann.envelopeFrom).toBe(`bounces+${messageId}@shop.example`);
+    const unfolded = ann.raw.replace(/\r?\n[ \t]+/g, ' ');
+    expect(unfolded).toMatch(/List-Unsubscribe: <https:\/\/mail\.example\.test\/u\/[\w.-]+>, <mailto:unsubscribe\+msg_/);
+    expect(unfolded).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    const html = mail.html as string;
+    expect(html).toContain('Hi Ann from Rome!');
+    expect(html).toContain('Big sale inside');
+    expect(html).toMatch(/<img src="https:\/\/mail\.example\.test\/t\/o\/[\w.-]+\.gif"/);
+    expect(html).not.toContain('https://shop.example/sale');
+    expect(html).toMatch(/<a href="https:\/\/mail\.example\.test\/t\/c\/[\w.-]+">Sale<\/a>/);
+    expect(html).toContain('href="mailto:help@shop.example"');
+    expect(html).toMatch(/<a href="https:\/\/mail\.example\.test\/u\/[\w.-]+">Unsubscribe<\/a>/);
+    // The click token carries the original link, signed.
+    const token = /\/t\/c\/([\w.-]+)"/.exec(html)![1];
+    expect(sendline.mailer.signer.verify(token)).toMatchObject({ kind: 'click', messageId, link: 0, url: 'https://shop.example/sale?x=1&y=2' });
+
+    const [bob] = sink.to('bob@inbox.example');
+    expect(bob.mail.subject).toBe('Hello there');
+    expect(bob.mail.html).toContain('Hi there from &lt;b&gt;Oslo&lt;/b&gt;!');
+
+    const messages = await account.api('GET', `/api/campaigns/${c.id}/messages`);
+    expect(messages.body.data.map((m: any) => [m.email, m.status])).toEqual(
+      expect.arrayContaining([['ann@inbox.example', 'delivered'], ['bob@inbox.example', 'delivered']]),
+    );
+    expect((await events(account.accountId, 'email.sent')).length).toBe(2);
+    expect((await events(account.accountId, 'email.delivered')).length).toBe(2);
+    expect((await events(account.accountId, 'campaign.started')).length).toBe(1);
+    expect((await events(account.accountId, 'campaign.completed'))[0].data.stats).toMatchObject({ sent: 2, delivered: 2 });
+  });
+
+  it('uses the text part given, and an author-placed unsubscribe link without a footer', async () => {
+    const account = await newAccount(sendline.url, 'texter');
+    await account.api('POST', '/api/contacts', { body: { email: 'tim@inbox.example', first_name: 'Tim' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', {
+      body: draft({ content: '<p>Hi</p><a href="{{ unsubscribe_url }}">Leave</a>', text_content: 'Hi {{ first_name }}. Leave: {{ unsubscribe_url }}', track_opens: false, track_clicks: false }),
+    });
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    await finished(account, c.id);
+    const [tim] = sink.to('tim@inbox.example');
+    expect(tim.mail.text).toMatch(/^Hi Tim\. Leave: https:\/\/mail\.example\.test\/u\//);
+    expect(tim.mail.html).not.toContain('/t/o/');
+    expect(tim.mail.html).not.toContain('Unsubscribe</a>');
+    expect(tim.mail.html).toMatch(/<a href="https:\/\/mail\.example\.test\/u\/[\w.-]+">Leave<\/a>/);
+  });
+
+  it('bounces 5xx recipients (suppressing them) and retries 4xx ones', async () => {
+    const account = await newAccount(sendline.url, 'bouncer');
+    sink.rejectHard.add('gone@inbox.example');
+    sink.deferTimes.set('busy@inbox.example', 1);
+    for (const email of ['gone@inbox.example', 'busy@inbox.example', 'fine@inbox.example']) await account.api('POST', '/api/contacts', { body: { email } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 3, sent: 2, delivered: 2, bounced: 1, deferred: 1, failed: 0 });
+    expect(sink.to('busy@inbox.example')).toHaveLength(1);
+    const contacts = await account.api('GET', '/api/contacts?status=bounced');
+    expect(contacts.status, JSON.stringify(contacts.body)).toBe(200);
+    expect(contacts.body.data.map((x: any) => x.email)).toEqual(['gone@inbox.example']);
+    expect(contacts.body.data[0].status_reason).toContain('No such user');
+    expect((await events(account.accountId, 'email.bounced'))[0].data).toMatchObject({ email: 'gone@inbox.example', bounce_type: 'hard' });
+    expect((await events(account.accountId, 'email.deferred'))[0].data).toMatchObject({ email: 'busy@inbox.example', attempt: 1 });
+    expect((await events(account.accountId, 'contact.suppressed'))[0].data).toMatchObject({ email: 'gone@inbox.example', status: 'bounced' });
+    const bouncedLog = await account.api('GET', `/api/campaigns/${c.id}/messages?status=bounced`);
+    expect(bouncedLog.body.data.map((m: any) => m.email)).toEqual(['gone@inbox.example']);
+
+    // The next campaign leaves the bounced contact out.
+    const { body: next } = await account.api('POST', '/api/campaigns', { body: draft() });
+    expect((await account.api('POST', `/api/campaigns/${next.id}/send`)).body.stats.recipients).toBe(2);
+    await finished(account, next.id);
+  });
+
+  it('pauses within a batch, resumes where it stopped, and never sends twice', async () => {
+    const account = await newAccount(sendline.url, 'pauser');
+    const emails = Array.from({ length: 30 }, (_, i) => `p${i}@pause.example`);
+    await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
+    sink.delayMs = 40;
+    try {
+      const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+      await account.api('POST', `/api/campaigns/${c.id}/send`);
+      await waitFor(async () => emails.some((e) => sink.to(e).length > 0));
+      const paused = await account.api('POST', `/api/campaigns/${c.id}/pause`);
+      expect(paused.body.status).toBe('paused');
+      expect((await events(account.accountId, 'campaign.paused')).length).toBe(1);
+      await new Promise((r) => setTimeout(r, 1000));
+      const afterPause = emails.filter((e) => sink.to(e).length).length;
+      await new Promise((r) => setTimeout(r, 700));
+      expect(emails.filter((e) => sink.to(e).length).length).toBe(afterPause);
+      expect(afterPause).toBeLessThan(30);
+      const resumed = await account.api('POST', `/api/campaigns/${c.id}/resume`);
+      expect(resumed.body.status).toBe('sending');
+      const done = await finished(account, c.id);
+      expect(done.stats).toMatchObject({ recipients: 30, sent: 30 });
+      for (const e of emails) expect(sink.to(e)).toHaveLength(1);
+    } finally {
+      sink.delayMs = 0;
+    }
+  });
+
+  it('cancels for good', async () => {
+    const account = await newAccount(sendline.url, 'canceller');
+    const emails = Array.from({ length: 30 }, (_, i) => `c${i}@cancel.example`);
+    await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
+    sink.delayMs = 40;
+    try {
+      const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+      await account.api('POST', `/api/campaigns/${c.id}/send`);
+      await waitFor(async () => emails.some((e) => sink.to(e).length > 0));
+      expect((await account.api('POST', `/api/campaigns/${c.id}/cancel`)).body.status).toBe('cancelled');
+      await new Promise((r) => setTimeout(r, 1000));
+      const sent = emails.filter((e) => sink.to(e).length).length;
+      await new Promise((r) => setTimeout(r, 700));
+      expect(emails.filter((e) => sink.to(e).length).length).toBe(sent);
+      expect(sent).toBeLessThan(30);
+      const cancelled = await account.api('GET', `/api/campaigns/${c.id}/messages?status=cancelled&limit=500`);
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect(cancelled.body.data.length).toBeGreaterThan(0);
+      expectProblem(await account.api('POST', `/api/campaigns/${c.id}/resume`), 409, 'invalid_state_transition');
+      expect((await account.api('DELETE', `/api/campaigns/${c.id}`)).status).toBe(204);
+    } finally {
+      sink.delayMs = 0;
+    }
+  });
+
+  it('starts a scheduled campaign within 5 seconds of its time', async () => {
+    const account = await newAccount(sendline.url, 'scheduler');
+    await account.api('POST', '/api/contacts', { body: { email: 'sched@inbox.example' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    const at = new Date(Date.now() + 1500);
+    await account.api('POST', `/api/campaigns/${c.id}/schedule`, { body: { scheduled_at: at.toISOString() } });
+    const done = await finished(account, c.id);
+    expect(Date.parse(done.started_at) - at.getTime()).toBeLessThan(5000);
+    expect(Date.parse(done.started_at)).toBeGreaterThanOrEqual(at.getTime());
+    expect(sink.to('sched@inbox.example')).toHaveLength(1);
+  });
+
+  it('sends tests marked as such, counted nowhere', async () => {
+    const account = await newAccount(sendline.url, 'tester');
+    await account.api('POST', '/api/contacts', { body: { email: 'qa@inbox.example', first_name: 'Quinn' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    const res = await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: ['qa@inbox.example', 'nobody@inbox.example'] } });
+    expect(res.body).toEqual({ accepted: ['qa@inbox.example', 'nobody@inbox.example'], rejected: [] });
+    const [qa] = sink.to('qa@inbox.example');
+    expect(qa.mail.subject).toBe('[Test] Hello Quinn');
+    expect(qa.mail.headers.get('x-sendline-test')).toBe('true');
+    expect(sink.to('nobody@inbox.example')[0].mail.subject).toBe('[Test] Hello there');
+    const after = await account.api('GET', `/api/campaigns/${c.id}`);
+    expect(after.body).toMatchObject({ status: 'draft', stats: { recipients: 0, sent: 0 } });
+    expectProblem(await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: Array(11).fill('a@inbox.example') } }), 400, 'validation_failed');
+  });
+});
+
+describe('campaigns across accounts', () => {
+  it('are invisible and untouchable from another account', async () => {
+    const [a, b] = await Promise.all([newAccount(sendline.url, 'cmp-a'), newAccount(sendline.url, 'cmp-b')]);
+    const { body: c } = await a.api('POST', '/api/campaigns', { body: draft() });
+    for (const [method, path, body] of [
+      ['GET', '', undefined],
+      ['PUT', '', draft()],
+      ['DELETE', '', undefined],
+      ['POST', '/send', undefined],
+      ['POST', '/pause', undefined],
+      ['POST', '/cancel', undefined],
+      ['POST', '/duplicate', undefined],
+      ['POST', '/test', { emails: ['x@inbox.example'] }],
+      ['GET', '/messages', undefined],
+    ] as const) {
+      expectProblem(await b.api(method, `/api/campaigns/${c.id}${path}`, body ? { body } : {}), 404, 'not_found');
+    }
+    expect((await b.api('GET', '/api/campaigns')).body.data).toEqual([]);
+    expect((await a.api('GET', `/api/campaigns/${c.id}`)).body.status).toBe('draft');
+  });
+});

@@ -1,0 +1,65 @@
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+
+export interface Received {
+  envelopeFrom: string;
+  to: string;
+  raw: string;
+  mail: ParsedMail;
+}
+
+/**
+ * A real SMTP server for tests: keeps what it receives, refuses some recipients (5xx), delays
+ * others the first times (4xx), and can be slowed down per message.
+ */
+export class SmtpSink {
+  readonly received: Received[] = [];
+  rejectHard = new Set<string>();
+  /** Recipient → how many more times to answer 451. */
+  deferTimes = new Map<string, number>();
+  delayMs = 0;
+  private server!: SMTPServer;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (address, _session, callback) => {
+        const to = address.address.toLowerCase();
+        if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+        const left = this.deferTimes.get(to) ?? 0;
+        if (left > 0) {
+          this.deferTimes.set(to, left - 1);
+          return callback(Object.assign(new Error('4.2.1 Mailbox busy, try later'), { responseCode: 451 }));
+        }
+        callback();
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', async () => {
+          if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+          const raw = Buffer.concat(chunks).toString('utf8');
+          const mail = await simpleParser(raw);
+          for (const rcpt of session.envelope.rcptTo) {
+            this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail });
+          }
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `smtp://127.0.0.1:${(this.server.server.address() as { port: number }).port}`;
+    return this;
+  }
+
+  to(email: string): Received[] {
+    return this.received.filter((r) => r.to.toLowerCase() === email.toLowerCase());
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
