@@ -39,7 +39,8 @@ export class Queue {
           throw err;
         }
       },
-      { lockLifetime: options.lockSeconds * 1000, concurrency: options.concurrency },
+      // A process locks no more jobs than it runs, so the others get theirs.
+      { lockLifetime: options.lockSeconds * 1000, concurrency: options.concurrency, lockLimit: options.concurrency },
     );
   }
 

@@ -107,6 +107,7 @@ export class CampaignSender {
   }
 
   async run(campaignId: string, signal: AbortSignal, touch: () => Promise<void>): Promise<void> {
+    this.log.info({ campaignId }, 'sending campaign');
     let prepared: CampaignForRender | null = null;
     let failingSince: number | null = null;
     while (!signal.aborted) {

@@ -1,0 +1,122 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { client, newAccount, type TestAccount } from '../helpers.ts';
+import { spawnServer, type ServerProcess } from '../process.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+
+const running: ServerProcess[] = [];
+let sink: SmtpSink;
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+});
+// Every process on the database takes send jobs: each test stops its own before the next.
+afterEach(async () => {
+  for (const server of running.splice(0)) {
+    server.proc.kill('SIGKILL');
+    await server.exited;
+  }
+});
+afterAll(() => sink.stop());
+
+const env = (extra: Record<string, string> = {}) => ({
+  DATABASE_URL: inject('databaseUrl'),
+  DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-send-')),
+  JWT_SECRET: 'sending-test-secret-shared-by-all-processes-0123',
+  ALLOW_SIGNUP: 'true',
+  SMTP_URL: sink.url,
+  SEND_BATCH_SIZE: '10',
+  SEND_LEASE_SECONDS: '3',
+  ...extra,
+});
+
+async function start(extra: Record<string, string> = {}) {
+  const server = await spawnServer(env(extra));
+  running.push(server);
+  return server;
+}
+
+async function campaignFor(url: string, account: TestAccount, count: number, label: string) {
+  const emails = Array.from({ length: count }, (_, i) => `${label}${i}@workers.example`);
+  const api = client(url, { authorization: `Bearer ${account.token}` });
+  const imported = await api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
+  expect(imported.body.created).toBe(count);
+  const { body: c } = await api('POST', '/api/campaigns', { body: { name: label, subject: 'Hi', from_email: 'news@shop.example', content: '<p>Hi {{ email }}</p>' } });
+  return { api, emails, id: c.id as string };
+}
+
+async function until(api: ReturnType<typeof client>, id: string, status: string, timeoutMs = 60_000) {
+  const started = Date.now();
+  for (;;) {
+    const res = await api('GET', `/api/campaigns/${id}`);
+    if (res.body.status === status) return res.body;
+    if (Date.now() - started > timeoutMs) throw new Error(`campaign stayed ${res.body.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('sending with several processes', () => {
+  it('two workers share one campaign and send no recipient twice', async () => {
+    const [api, worker, second] = await Promise.all([
+      // Eight send jobs for the campaign; each worker process runs at most four at once.
+      start({ SENDLINE_ROLE: 'api', SEND_WORKERS_PER_CAMPAIGN: '8' }),
+      start({ SENDLINE_ROLE: 'worker' }),
+      start({ SENDLINE_ROLE: 'worker' }),
+    ]);
+    const account = await newAccount(api.url, 'workers');
+    const { api: call, emails, id } = await campaignFor(api.url, account, 300, 'w');
+    sink.delayMs = 5;
+    try {
+      await call('POST', `/api/campaigns/${id}/send`);
+      const done = await until(call, id, 'completed');
+      expect(done.stats).toMatchObject({ recipients: 300, sent: 300, delivered: 300 });
+    } finally {
+      sink.delayMs = 0;
+    }
+    for (const email of emails) expect(sink.to(email), email).toHaveLength(1);
+    // Each worker process took part: its log names the campaign it sent.
+    expect(worker.output()).toContain(`"campaignId":"${id}","msg":"sending campaign"`);
+    expect(second.output()).toContain(`"campaignId":"${id}","msg":"sending campaign"`);
+  }, 120_000);
+
+  it('a killed worker\'s campaign completes after restart, every recipient reached, duplicates bounded by the batch in flight', async () => {
+    const first = await start();
+    const account = await newAccount(first.url, 'crash');
+    const { api: call, emails, id } = await campaignFor(first.url, account, 200, 'k');
+    sink.delayMs = 20;
+    try {
+      await call('POST', `/api/campaigns/${id}/send`);
+      const started = Date.now();
+      while (emails.filter((e) => sink.to(e).length).length < 30) {
+        if (Date.now() - started > 30_000) throw new Error('sending did not start');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      const second = await start();
+      const after = client(second.url, { authorization: `Bearer ${account.token}` });
+      const done = await until(after, id, 'completed');
+      expect(done.stats.recipients).toBe(200);
+    } finally {
+      sink.delayMs = 0;
+    }
+    const counts = emails.map((e) => sink.to(e).length);
+    expect(counts.every((n) => n >= 1)).toBe(true);
+    const duplicates = counts.filter((n) => n > 1).length;
+    // At most the batches in flight at the kill: batch size 10, up to 4 send jobs per process.
+    expect(duplicates).toBeLessThanOrEqual(40);
+  }, 120_000);
+
+  it('fails a campaign when the relay keeps failing, and resumes it later', async () => {
+    const server = await start({ SMTP_URL: 'smtp://127.0.0.1:9', SEND_FAILURE_SECONDS: '2' });
+    const account = await newAccount(server.url, 'relay');
+    const { api: call, id } = await campaignFor(server.url, account, 3, 'r');
+    await call('POST', `/api/campaigns/${id}/send`);
+    const failed = await until(call, id, 'failed', 30_000);
+    expect(failed.stats).toMatchObject({ recipients: 3, sent: 0, failed: 0 });
+    const resumed = await call('POST', `/api/campaigns/${id}/resume`);
+    expect(resumed.body.status).toBe('sending');
+  }, 60_000);
+});
