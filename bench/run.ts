@@ -1,8 +1,9 @@
 /** `npm run bench [-- name …]`: runs the named benchmarks (all by default) and records them in bench/README.md. */
 import { apiBenchmark } from './api.ts';
 import { importBenchmark } from './import.ts';
+import { sendBenchmark } from './send.ts';
 
-const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark };
+const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
 for (const name of names) {

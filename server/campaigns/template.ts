@@ -1,3 +1,4 @@
+import { convert } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
 import type { FieldError } from '../http/problem.ts';
 
@@ -8,7 +9,8 @@ const plain = new Liquid({ strictFilters: true, cache: false });
 export interface CompiledCampaign {
   subject: Template[];
   html: Template[];
-  text: Template[] | null;
+  /** The text part: the author's, or derived from the HTML template once (Liquid tags survive as text). */
+  text: Template[];
   preheader: Template[] | null;
   /** Whether the author placed the unsubscribe link; if not, a footer adds one. */
   hasUnsubscribeLink: boolean;
@@ -22,9 +24,16 @@ function parseError(field: string, error: unknown): FieldError {
   return { pointer: `/${field}`, detail: `line ${line}, column ${column}: ${message}` };
 }
 
-/** Every template field that does not parse; empty when all do. */
+/** Every template field that does not parse (the text derived from the HTML too); empty when all do. */
 export function templateErrors(fields: { subject?: string; content?: string; text_content?: string | null; preheader?: string | null }): FieldError[] {
   const errors: FieldError[] = [];
+  if (typeof fields.content === 'string' && fields.text_content == null) {
+    try {
+      plain.parse(htmlToText(fields.content));
+    } catch (error) {
+      errors.push({ ...parseError('content', error), detail: `the text part derived from it does not parse: ${parseError('content', error).detail}` });
+    }
+  }
   for (const [field, source] of Object.entries(fields)) {
     if (typeof source !== 'string') continue;
     try {
@@ -40,10 +49,23 @@ export function compileCampaign(c: { subject: string; content: string; textConte
   return {
     subject: plain.parse(c.subject),
     html: html.parse(c.content),
-    text: c.textContent === null ? null : plain.parse(c.textContent),
+    text: plain.parse(c.textContent ?? htmlToText(c.content)),
     preheader: c.preheader === null ? null : plain.parse(c.preheader),
     hasUnsubscribeLink: /unsubscribe_url/.test(c.content),
   };
+}
+
+const KEEP_CASE = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
+
+/**
+ * Plain text from HTML: links kept as `text [url]`, images dropped, and headings left in their
+ * case, because upper-casing would also change the Liquid tags inside them.
+ */
+export function htmlToText(html: string): string {
+  return convert(html, {
+    wordwrap: 78,
+    selectors: [{ selector: 'img', format: 'skip' }, { selector: 'table', options: { uppercaseHeaderCells: false } }, ...KEEP_CASE],
+  });
 }
 
 export function renderHtml(templates: Template[], scope: object): string {

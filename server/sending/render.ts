@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import { renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 
@@ -85,10 +84,8 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     pixel: campaign.trackOpens ? `${publicUrl}/t/o/${signer.sign({ kind: 'open', messageId: recipient.messageId })}.gif` : null,
     click: (url, link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: recipient.messageId, link, url })}`,
   }, preheader);
-  let text = compiled.text ? renderPlain(compiled.text, scope) : convert(personal, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
-  if (!compiled.text || !/unsubscribe_url/.test(text)) {
-    if (!text.includes(unsubscribe)) text += `\n\n--\nUnsubscribe: ${unsubscribe}\n`;
-  }
+  let text = renderPlain(compiled.text, scope);
+  if (!text.includes(unsubscribe)) text += `\n\n--\nUnsubscribe: ${unsubscribe}\n`;
   const domain = domainOf(campaign.fromEmail);
   return {
     subject,

@@ -113,7 +113,13 @@ export class CampaignSender {
     while (!signal.aborted) {
       const { rows: [row] } = await this.pool.query('select * from campaigns where id = $1', [campaignId]);
       if (!row || row.status !== 'sending') return;
-      prepared ??= this.mailer.prepare(campaignFromRow(row));
+      try {
+        prepared ??= this.mailer.prepare(campaignFromRow(row));
+      } catch (error) {
+        // Templates are checked when saved; should one still not compile, stop rather than loop.
+        await this.fail(campaignId, `The campaign's templates do not compile: ${(error as Error).message}`);
+        return;
+      }
       const batch = await this.claim(campaignId);
       if (!batch.length) {
         if (await this.tryComplete(campaignId)) return;
