@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Signed tokens for the public links in emails. The payload is readable (message id, link
@@ -13,15 +13,27 @@ export type TrackingToken =
 const KINDS = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
 
 export class TokenSigner {
-  private readonly key: Buffer;
+  private readonly innerPad: Buffer;
+  private readonly outerPad: Buffer;
 
   /** The key is derived from the JWT secret, which every process of one deployment shares. */
   constructor(jwtSecret: string) {
-    this.key = createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest();
+    const key = createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest();
+    this.innerPad = Buffer.alloc(64, 0x36);
+    this.outerPad = Buffer.alloc(64, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      this.innerPad[i] ^= key[i];
+      this.outerPad[i] ^= key[i];
+    }
   }
 
+  /**
+   * HMAC-SHA256 (RFC 2104) spelled out with one-shot hashes: a campaign signs seven tokens per
+   * message, and `createHmac` objects cost five times as much. Truncated to 128 bits.
+   */
   private mac(payload: string): Buffer {
-    return createHmac('sha256', this.key).update(payload).digest().subarray(0, 16);
+    const inner = hash('sha256', Buffer.concat([this.innerPad, Buffer.from(payload)]), 'buffer');
+    return hash('sha256', Buffer.concat([this.outerPad, inner]), 'buffer').subarray(0, 16);
   }
 
   sign(token: TrackingToken): string {
