@@ -10,15 +10,18 @@ import { spawnServer } from '../test/process.ts';
 import { load, peakRssMb, recordSection, runContext, spawnListening, type LoadResult } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const PATH = '/api/auth/me';
+const PATH = '/api/campaigns';
 
 export async function apiBenchmark(): Promise<void> {
   const server = await spawnServer({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-bench-')), ALLOW_SIGNUP: 'true' }, { keepOutput: false });
   try {
     const owner = await newAccount(server.url, 'bench');
     const { key, api } = await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 });
+    for (let i = 1; i <= 3; i++) {
+      await api('POST', '/api/campaigns', { body: { name: `Campaign ${i}`, subject: 'Hello {{ first_name }}', from_email: 'news@shop.example', content: '<p>Hi</p>' } });
+    }
     const body = (await api('GET', PATH)).body;
-    const bare = await spawnListening(['bench/bare-express.ts', JSON.stringify(body)]);
+    const bare = await spawnListening(['bench/bare-express.ts', PATH, JSON.stringify(body)]);
     const headers = { 'x-api-key': key.key };
     let baseline: LoadResult;
     let sendline: LoadResult;
@@ -39,7 +42,7 @@ export async function apiBenchmark(): Promise<void> {
       '| target | requests/s | p50 ms | p99 ms |',
       '|---|---|---|---|',
       `| bare Express, same JSON | ${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} |`,
-      `| Sendline \`GET ${PATH}\` (API key, rate limit, validator) | ${sendline.requestsPerSecond} | ${sendline.p50} | ${sendline.p99} |`,
+      `| Sendline \`GET ${PATH}\` (API key, rate limit, validator, 3 campaigns) | ${sendline.requestsPerSecond} | ${sendline.p50} | ${sendline.p99} |`,
       '',
       `Ratio Sendline / bare: **${ratio}**. Sendline peak RSS: ${rss} MB.`,
     ].join('\n');

@@ -27,19 +27,20 @@ function parseError(field: string, error: unknown): FieldError {
 /** Every template field that does not parse (the text derived from the HTML too); empty when all do. */
 export function templateErrors(fields: { subject?: string; content?: string; text_content?: string | null; preheader?: string | null }): FieldError[] {
   const errors: FieldError[] = [];
-  if (typeof fields.content === 'string' && fields.text_content == null) {
-    try {
-      plain.parse(htmlToText(fields.content));
-    } catch (error) {
-      errors.push({ ...parseError('content', error), detail: `the text part derived from it does not parse: ${parseError('content', error).detail}` });
-    }
-  }
   for (const [field, source] of Object.entries(fields)) {
     if (typeof source !== 'string') continue;
     try {
       (field === 'content' ? html : plain).parse(source);
     } catch (error) {
       errors.push(parseError(field, error));
+    }
+  }
+  const htmlParses = !errors.some((e) => e.pointer === '/content');
+  if (typeof fields.content === 'string' && fields.text_content == null && htmlParses) {
+    try {
+      plain.parse(htmlToText(fields.content));
+    } catch (error) {
+      errors.push({ pointer: '/content', detail: `the text part derived from it does not parse: ${parseError('content', error).detail}` });
     }
   }
   return errors;

@@ -207,56 +207,49 @@ describe('sending', () => {
     await finished(account, next.id);
   });
 
-  it('pauses within a batch, resumes where it stopped, and never sends twice', async () => {
-    const account = await newAccount(sendline.url, 'pauser');
-    const emails = Array.from({ length: 30 }, (_, i) => `p${i}@pause.example`);
+  /** 30 recipients through a slowed relay, stopped by `action` once the first messages arrive. */
+  async function stopMidway(label: string, action: 'pause' | 'cancel') {
+    const account = await newAccount(sendline.url, label);
+    const emails = Array.from({ length: 30 }, (_, i) => `${label}${i}@slow.example`);
     await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    const reached = () => emails.filter((e) => sink.to(e).length).length;
     sink.delayMs = 40;
     try {
-      const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
       await account.api('POST', `/api/campaigns/${c.id}/send`);
-      await waitFor(async () => emails.some((e) => sink.to(e).length > 0));
-      const paused = await account.api('POST', `/api/campaigns/${c.id}/pause`);
-      expect(paused.body.status).toBe('paused');
-      expect((await events(account.accountId, 'campaign.paused')).length).toBe(1);
+      await waitFor(async () => reached() > 0);
+      const stopped = await account.api('POST', `/api/campaigns/${c.id}/${action}`);
+      expect(stopped.body.status).toBe(action === 'pause' ? 'paused' : 'cancelled');
+      // The batch in flight finishes; after that nothing more goes out.
       await new Promise((r) => setTimeout(r, 1000));
-      const afterPause = emails.filter((e) => sink.to(e).length).length;
+      const sentBefore = reached();
       await new Promise((r) => setTimeout(r, 700));
-      expect(emails.filter((e) => sink.to(e).length).length).toBe(afterPause);
-      expect(afterPause).toBeLessThan(30);
-      const resumed = await account.api('POST', `/api/campaigns/${c.id}/resume`);
-      expect(resumed.body.status).toBe('sending');
-      const done = await finished(account, c.id);
-      expect(done.stats).toMatchObject({ recipients: 30, sent: 30 });
-      for (const e of emails) expect(sink.to(e)).toHaveLength(1);
+      expect(reached()).toBe(sentBefore);
+      expect(sentBefore).toBeLessThan(30);
     } finally {
       sink.delayMs = 0;
     }
+    return { account, campaignId: c.id as string, emails };
+  }
+
+  it('pauses within a batch, resumes where it stopped, and never sends twice', async () => {
+    const { account, campaignId, emails } = await stopMidway('pauser', 'pause');
+    expect((await events(account.accountId, 'campaign.paused')).length).toBe(1);
+    const resumed = await account.api('POST', `/api/campaigns/${campaignId}/resume`);
+    expect(resumed.body.status).toBe('sending');
+    const done = await finished(account, campaignId);
+    expect(done.stats).toMatchObject({ recipients: 30, sent: 30 });
+    for (const e of emails) expect(sink.to(e)).toHaveLength(1);
   });
 
   it('cancels for good', async () => {
-    const account = await newAccount(sendline.url, 'canceller');
-    const emails = Array.from({ length: 30 }, (_, i) => `c${i}@cancel.example`);
-    await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
-    sink.delayMs = 40;
-    try {
-      const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
-      await account.api('POST', `/api/campaigns/${c.id}/send`);
-      await waitFor(async () => emails.some((e) => sink.to(e).length > 0));
-      expect((await account.api('POST', `/api/campaigns/${c.id}/cancel`)).body.status).toBe('cancelled');
-      await new Promise((r) => setTimeout(r, 1000));
-      const sent = emails.filter((e) => sink.to(e).length).length;
-      await new Promise((r) => setTimeout(r, 700));
-      expect(emails.filter((e) => sink.to(e).length).length).toBe(sent);
-      expect(sent).toBeLessThan(30);
-      const cancelled = await account.api('GET', `/api/campaigns/${c.id}/messages?status=cancelled&limit=500`);
-      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-      expect(cancelled.body.data.length).toBeGreaterThan(0);
-      expectProblem(await account.api('POST', `/api/campaigns/${c.id}/resume`), 409, 'invalid_state_transition');
-      expect((await account.api('DELETE', `/api/campaigns/${c.id}`)).status).toBe(204);
-    } finally {
-      sink.delayMs = 0;
-    }
+    const { account, campaignId } = await stopMidway('canceller', 'cancel');
+    const cancelled = await account.api('GET', `/api/campaigns/${campaignId}/messages?status=cancelled&limit=500`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data.length).toBeGreaterThan(0);
+    expect((await events(account.accountId, 'campaign.cancelled')).length).toBe(1);
+    expectProblem(await account.api('POST', `/api/campaigns/${campaignId}/resume`), 409, 'invalid_state_transition');
+    expect((await account.api('DELETE', `/api/campaigns/${campaignId}`)).status).toBe(204);
   });
 
   it('starts a scheduled campaign within 5 seconds of its time', async () => {
