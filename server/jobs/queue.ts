@@ -22,7 +22,11 @@ export class Queue {
 
   /** Connects, creating the queue's tables if needed (Agenda does so as it connects). */
   static async open(pool: Pool, log: Logger): Promise<Queue> {
-    const agenda = new Agenda({ backend: new PostgresBackend({ pool }), processEvery: 1000 });
+    const backend = new PostgresBackend({ pool });
+    // Its LISTEN connection reports the database going away at shutdown as an 'error' event,
+    // which would otherwise crash the process.
+    (backend.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on('error', (err) => log.warn({ err }, 'job queue notifications lost their connection'));
+    const agenda = new Agenda({ backend, processEvery: 1000 });
     agenda.on('error', (err) => log.error({ err }, 'job queue error'));
     await agenda.ready;
     return new Queue(agenda, log);

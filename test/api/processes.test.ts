@@ -51,7 +51,7 @@ describe('the embedded default', () => {
     expect(first.output()).not.toContain('first owner password');
 
     first.proc.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+    expect(await first.exited, first.output()).toBe(0);
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
 
     const second = await start(env);
@@ -61,7 +61,7 @@ describe('the embedded default', () => {
     // The JWT secret was generated once and kept: the first process's token still verifies.
     expect((await client(second.url, { authorization: `Bearer ${session.body.token}` })('GET', '/api/auth/me')).status).toBe(200);
     second.proc.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited, second.output()).toBe(0);
   });
 
   it('finishes a request in flight before it stops', async () => {
@@ -82,7 +82,7 @@ describe('the embedded default', () => {
       }, 200);
     });
     expect(await answer).toBe(201);
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, server.output()).toBe(0);
   });
 
   it('refuses bad configuration with a clear message', async () => {
