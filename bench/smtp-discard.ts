@@ -15,6 +15,7 @@ const server = new SMTPServer({
     });
   },
 });
+server.on('error', () => {});
 server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.server.address() as { port: number }).port }));
 });

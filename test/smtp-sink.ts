@@ -18,6 +18,7 @@ export class SmtpSink {
   /** Recipient → how many more times to answer 451. */
   deferTimes = new Map<string, number>();
   delayMs = 0;
+  connectionErrors = 0;
   private server!: SMTPServer;
   url = '';
 
@@ -49,6 +50,11 @@ export class SmtpSink {
           callback();
         });
       },
+    });
+    // A client that dies mid-session (the crash tests kill senders) resets its connection: for
+    // a server that is an ordinary event, counted rather than thrown.
+    this.server.on('error', () => {
+      this.connectionErrors++;
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `smtp://127.0.0.1:${(this.server.server.address() as { port: number }).port}`;

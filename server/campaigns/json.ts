@@ -25,7 +25,7 @@ export const campaignJson = (c: CampaignRow) => ({
   stats: campaignStats(c),
 });
 
-export const campaignStats = (c: CampaignRow) => ({
+const campaignStats = (c: CampaignRow) => ({
   recipients: c.recipients,
   sent: c.sent,
   delivered: c.delivered,

@@ -8,7 +8,7 @@ import type { Mailer } from '../sending/mailer.ts';
 import type { AudienceFilter, CampaignRow } from './entities.ts';
 import { campaignEventData } from './json.ts';
 import { CampaignRepository, type MessageRow } from './repository.ts';
-import { assertDeletable, assertEditable, transition, type CampaignAction, type CampaignStatus } from './state.ts';
+import { assertDeletable, assertEditable, transition, type CampaignStatus } from './state.ts';
 import { templateErrors } from './template.ts';
 
 export const SEND_JOB = 'campaigns.send';
@@ -145,7 +145,10 @@ export class CampaignService {
   }
 
   pause(accountId: string, id: string): Promise<CampaignRow> {
-    return this.move(accountId, id, 'pause', 'campaign.paused');
+    return this.locked(accountId, id, async (c, em) => {
+      c.status = transition(c.status, 'pause');
+      recordEvent(em, accountId, 'campaign.paused', campaignEventData(c));
+    });
   }
 
   async resume(accountId: string, id: string): Promise<CampaignRow> {
@@ -225,13 +228,6 @@ export class CampaignService {
 
   private async wakeWorkers(campaignId: string): Promise<void> {
     for (let i = 0; i < this.workersPerCampaign; i++) await this.queue.enqueue(SEND_JOB, { campaignId });
-  }
-
-  private move(accountId: string, id: string, action: CampaignAction, event: 'campaign.paused'): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (c, em) => {
-      c.status = transition(c.status, action);
-      recordEvent(em, accountId, event, campaignEventData(c));
-    });
   }
 
   /** Loads the campaign locked, applies `change` and commits, all in one transaction. */

@@ -27,7 +27,7 @@ export function transition(from: CampaignStatus, action: CampaignAction): Campai
 }
 
 /** Only drafts and scheduled campaigns change content or audience. */
-export const isEditable = (status: CampaignStatus) => status === 'draft' || status === 'scheduled';
+const isEditable = (status: CampaignStatus) => status === 'draft' || status === 'scheduled';
 
 export function assertEditable(status: CampaignStatus): void {
   if (!isEditable(status)) {

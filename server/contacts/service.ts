@@ -36,7 +36,7 @@ const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).fil
  * A status change, as a rule: suppressing is always allowed; bringing a suppressed contact back
  * to `subscribed` is explicit and recorded, so it takes a `status_reason`.
  */
-export function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: string | null | undefined): void {
+function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: string | null | undefined): void {
   if (from !== to && isSuppressed(from) && to === 'subscribed' && !reason?.trim()) {
     throw validationFailed(
       [{ pointer: '/status_reason', detail: `is required to resubscribe a contact that is ${from}` }],

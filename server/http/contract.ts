@@ -74,7 +74,7 @@ export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
  * JSON request body that lists its properties and says nothing of others is closed. Free-form
  * objects (`additionalProperties: {}`) stay open. Applied to the validator's copy of the document.
  */
-export function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
+function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
   const copy = structuredClone(doc);
   const seen = new Set<Schema>();
   const resolve = (schema: Schema): Schema => {

@@ -58,8 +58,16 @@ export const importsSql = {
     await db.query('insert into contact_import_chunks (import_id, seq, data) values ($1, $2, $3)', [id, seq, data]);
   },
 
-  async setSize(db: Db, id: string, bytes: number, estimatedRows: number): Promise<void> {
-    await db.query('update contact_imports set size_bytes = $2, total_rows = $3 where id = $1', [id, bytes, estimatedRows]);
+  /** What is known once the upload has ended: its options, size and line count. */
+  async describeUpload(db: Db, id: string, u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; bytes: number; estimatedRows: number }): Promise<void> {
+    await db.query('update contact_imports set mode = $2, tags = $3, mapping = $4, size_bytes = $5, total_rows = $6 where id = $1', [
+      id,
+      u.mode,
+      u.tags,
+      JSON.stringify(u.mapping),
+      u.bytes,
+      u.estimatedRows,
+    ]);
   },
 
   /** The uploaded file, one chunk at a time. */

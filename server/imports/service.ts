@@ -143,9 +143,7 @@ export class ImportService {
       if (lines.dataRows > this.limits.maxRows) {
         throw new Problem(413, 'too_many_rows', `An import may have at most ${this.limits.maxRows} rows; this file has ${lines.dataRows} lines of data.`);
       }
-      const { mode, tags, mapping } = options();
-      await client.query('update contact_imports set mode = $2, tags = $3, mapping = $4 where id = $1', [id, mode, tags, JSON.stringify(mapping)]);
-      await importsSql.setSize(client, id, bytes, lines.dataRows);
+      await importsSql.describeUpload(client, id, { ...options(), bytes, estimatedRows: lines.dataRows });
     });
     await this.queue.enqueue(IMPORT_JOB, { importId: id });
     return this.get(accountId, id);

@@ -25,6 +25,8 @@ export async function startCaptureServer(dataDir: string, log: Logger): Promise<
       });
     },
   });
+  // A client dropping its connection must not take the process down.
+  server.on('error', (err) => log.debug({ err }, 'capture SMTP connection failed'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as { port: number };
   log.warn({ outbox }, 'SMTP_URL is not set: mail is CAPTURED as .eml files in the outbox, not delivered');

@@ -33,7 +33,7 @@ export interface RenderedMessage {
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The unsubscribe link, the open pixel and click tracking for one message's HTML. */
 function decorateHtml(source: string, campaign: CampaignForRender, links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string }, preheader: string | null): string {
