@@ -2,8 +2,10 @@
 import { apiBenchmark } from './api.ts';
 import { importBenchmark } from './import.ts';
 import { sendBenchmark } from './send.ts';
+import { trackingBenchmark } from './tracking.ts';
+import { analyticsBenchmark } from './analytics.ts';
 
-const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark };
+const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark, tracking: trackingBenchmark, analytics: analyticsBenchmark };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
 for (const name of names) {

@@ -27,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Account-wide figures, from counters kept as events are recorded. */
+        /**
+         * @description Account-wide figures, from counters kept as events are recorded. `since` and `until` select
+         *     whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
+         */
         get: operations["Analytics_overview"];
         put?: never;
         post?: never;
@@ -773,9 +776,15 @@ export interface components {
                 /** Format: int32 */
                 failed: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
+             */
             delivered: number;
             /** Format: int32 */
             deferred: number;
@@ -811,6 +820,7 @@ export interface components {
             conversions: {
                 /** Format: int32 */
                 count: number;
+                /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
             };
             /** @description Ratios between 0 and 1. */
@@ -830,11 +840,20 @@ export interface components {
                  * @description Unique clicks / unique opens.
                  */
                 click_to_open_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description (Hard + soft bounces) / (sent + hard bounces): relay rejections were never sent.
+                 */
                 bounce_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Complaints / delivered.
+                 */
                 complaint_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Unsubscribes / delivered.
+                 */
                 unsubscribe_rate: number;
             };
         };
@@ -986,9 +1005,15 @@ export interface components {
         };
         CampaignAnalytics: {
             campaign_id: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
+             */
             delivered: number;
             /** Format: int32 */
             deferred: number;
@@ -1024,6 +1049,7 @@ export interface components {
             conversions: {
                 /** Format: int32 */
                 count: number;
+                /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
             };
             /** @description Ratios between 0 and 1. */
@@ -1043,11 +1069,20 @@ export interface components {
                  * @description Unique clicks / unique opens.
                  */
                 click_to_open_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description (Hard + soft bounces) / (sent + hard bounces): relay rejections were never sent.
+                 */
                 bounce_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Complaints / delivered.
+                 */
                 complaint_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Unsubscribes / delivered.
+                 */
                 unsubscribe_rate: number;
             };
             /** @description Hourly for the first 72 hours after the start, daily after that. */
@@ -1801,9 +1836,15 @@ export interface components {
             data: components["schemas"]["EmailUnsubscribedData"];
         };
         EngagementFigures: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
+             */
             delivered: number;
             /** Format: int32 */
             deferred: number;
@@ -1839,6 +1880,7 @@ export interface components {
             conversions: {
                 /** Format: int32 */
                 count: number;
+                /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
             };
             /** @description Ratios between 0 and 1. */
@@ -1858,11 +1900,20 @@ export interface components {
                  * @description Unique clicks / unique opens.
                  */
                 click_to_open_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description (Hard + soft bounces) / (sent + hard bounces): relay rejections were never sent.
+                 */
                 bounce_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Complaints / delivered.
+                 */
                 complaint_rate: number;
-                /** Format: double */
+                /**
+                 * Format: double
+                 * @description Unsubscribes / delivered.
+                 */
                 unsubscribe_rate: number;
             };
         };

@@ -13,8 +13,11 @@ import { apiKeyHandlers } from './api-keys/routes.ts';
 import { contactHandlers } from './contacts/routes.ts';
 import { importHandlers } from './imports/routes.ts';
 import { campaignHandlers } from './campaigns/routes.ts';
+import { trackingHandlers } from './tracking/routes.ts';
+import { conversionHandlers } from './conversions/routes.ts';
+import { analyticsHandlers } from './analytics/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers };
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers, ...trackingHandlers, ...conversionHandlers, ...analyticsHandlers };
 
 export function createApp(runtime: Runtime): Express {
   const { config, orm, log } = runtime;

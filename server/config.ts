@@ -48,6 +48,19 @@ export interface Config {
     /** How long a crashed worker's import stays locked before another process resumes it. */
     lockSeconds: number;
   };
+  tracking: {
+    /** Hits are written in batches at least this often (and on shutdown). */
+    flushMs: number;
+    /** An open this soon after delivery is a scanner's or a privacy proxy's prefetch. */
+    machineOpenSeconds: number;
+    /** How client addresses are stored: `anonymized` (IPv4 /24, IPv6 /48), `full` or `none`. */
+    ipMode: 'anonymized' | 'full' | 'none';
+    /** Conversions without a click token go to the contact's last click within this many days. */
+    attributionDays: number;
+    /** Inbound SMTP for DSNs and complaint reports; null: not started. 0 picks a free port. */
+    bounceSmtpPort: number | null;
+    bounceSmtpHost: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +83,13 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes'].includes(raw)) return true;
   if (['false', '0', 'no'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
@@ -178,6 +198,14 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrentPerAccount: integer(env, 'IMPORT_MAX_CONCURRENT', 2, 1, 100),
       batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
+    },
+    tracking: {
+      flushMs: integer(env, 'TRACKING_FLUSH_MS', 1000, 10, 60_000),
+      machineOpenSeconds: integer(env, 'TRACKING_MACHINE_OPEN_SECONDS', 2, 0, 3600),
+      ipMode: oneOf(env, 'TRACKING_IP', 'anonymized', ['anonymized', 'full', 'none'] as const),
+      attributionDays: integer(env, 'ATTRIBUTION_WINDOW_DAYS', 7, 0, 365),
+      bounceSmtpPort: env.BOUNCE_SMTP_PORT ? integer(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535) : null,
+      bounceSmtpHost: env.BOUNCE_SMTP_HOST || '0.0.0.0',
     },
   };
 }

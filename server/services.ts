@@ -16,6 +16,11 @@ import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
 import type { Mailer } from './sending/mailer.ts';
+import type { TokenSigner } from './tracking/tokens.ts';
+import { FeedbackService } from './tracking/feedback.ts';
+import { TrackingService } from './tracking/service.ts';
+import { AttributionService } from './conversions/service.ts';
+import { AnalyticsService } from './analytics/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -24,6 +29,7 @@ export interface Runtime {
   pool: Pool;
   queue: Queue;
   mailer: Mailer;
+  signer: TokenSigner;
   log: Logger;
 }
 
@@ -40,6 +46,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports, runtime.log),
+    feedback: new FeedbackService(runtime.pool),
+    tracking: new TrackingService(runtime.pool),
+    attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
+    analytics: new AnalyticsService(runtime.pool),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, config.sending.workersPerCampaign),
   };
 }

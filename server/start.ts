@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
@@ -12,12 +12,19 @@ import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
 import { Mailer } from './sending/mailer.ts';
 import { TokenSigner } from './tracking/tokens.ts';
+import { TrackingRecorder } from './tracking/recorder.ts';
+import { FeedbackService } from './tracking/feedback.ts';
+import { publicRoutes } from './tracking/public-routes.ts';
+import { startBounceServer } from './tracking/inbound.ts';
 import { createServices, type Runtime } from './services.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
   /** Where the API listens, e.g. `http://127.0.0.1:3000`. */
   url: string;
+  /** The inbound SMTP listener for bounce and complaint reports, when configured. */
+  bounceSmtpPort: number | null;
+  recorder: TrackingRecorder;
   /** Graceful: stop accepting, finish requests and jobs in flight, close the database. */
   stop(): Promise<void>;
 }
@@ -35,8 +42,12 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
   const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, config.sending);
-  const mailer = new Mailer(transport, new TokenSigner(config.jwtSecret), config.publicUrl);
-  const runtime: Runtime = { config, orm, pool, queue, mailer, log };
+  const signer = new TokenSigner(config.jwtSecret);
+  const mailer = new Mailer(transport, signer, config.publicUrl);
+  const runtime: Runtime = { config, orm, pool, queue, mailer, signer, log };
+  const recorder = new TrackingRecorder(pool, config.tracking, log);
+  const feedback = new FeedbackService(pool);
+  const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
@@ -49,7 +60,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     await queue.start();
   }
 
-  const server = createApp(runtime).listen(config.port, config.host);
+  const app = createApp(runtime);
+  const tracking = publicRoutes({ signer, recorder, feedback, config, log });
+  const server = createServer((req, res) => {
+    if (!tracking(req, res)) app(req, res);
+  }).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -80,7 +95,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
           server.closeIdleConnections();
         }),
         queue.stop(),
+        bounces?.stop(),
       ]);
+      await recorder.close();
       transport.close();
       await capture?.stop();
       await pool.end();
@@ -88,5 +105,5 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await database.stop();
       log.info('Sendline stopped');
     })());
-  return { ...runtime, server, url, stop };
+  return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, recorder, stop };
 }

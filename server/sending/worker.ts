@@ -30,6 +30,14 @@ interface MessageUpdate {
   sent: boolean;
 }
 
+function countDomain(domains: Map<string, { sent: number; delivered: number }>, email: string): void {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const counts = domains.get(domain) ?? { sent: 0, delivered: 0 };
+  counts.sent++;
+  counts.delivered++;
+  domains.set(domain, counts);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Paces sends to `perSecond` in this process (0: no limit). */
@@ -215,7 +223,8 @@ export class CampaignSender {
   private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
     const updates: MessageUpdate[] = [];
     const events: PendingEvent[] = [];
-    const bounced: { contactId: string; reason: string }[] = [];
+    const bounced: { message: Claimed; reason: string; code: number }[] = [];
+    const domains = new Map<string, { sent: number; delivered: number }>();
     const counts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
@@ -226,11 +235,12 @@ export class CampaignSender {
           events.push({ type: 'email.sent', data: { ...base, sent_at: now.toISOString() } }, { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } });
           counts.sent++;
           counts.delivered++;
+          countDomain(domains, message.email);
           break;
         case 'rejected':
           updates.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` } });
-          if (message.contact_id) bounced.push({ contactId: message.contact_id, reason: outcome.response });
+          bounced.push({ message, reason: outcome.response, code: outcome.code });
           counts.bounced++;
           break;
         case 'deferred': {
@@ -265,6 +275,7 @@ export class CampaignSender {
       await client.query(
         `update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
            sent_at = case when u.sent then now() else m.sent_at end,
+           bounced_at = case when u.status = 'bounced' then now() else m.bounced_at end,
            attempts = case when u.status = 'queued' then m.attempts - 1 else m.attempts end
          from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) as u(id, status, reason, next_at, sent)
          where m.id = u.id`,
@@ -275,11 +286,36 @@ export class CampaignSender {
          where id = $1`,
         [campaignId, counts.sent, counts.delivered, counts.deferred, counts.failed, counts.bounced],
       );
+      await client.query(
+        `insert into campaign_hourly as h (campaign_id, bucket, account_id, sent, delivered, deferred, failed)
+         values ($1, date_trunc('hour', now(), 'UTC'), $2, $3, $4, $5, $6)
+         on conflict (campaign_id, bucket) do update set sent = h.sent + excluded.sent, delivered = h.delivered + excluded.delivered,
+           deferred = h.deferred + excluded.deferred, failed = h.failed + excluded.failed`,
+        [campaignId, accountId, counts.sent, counts.delivered, counts.deferred, counts.failed],
+      );
+      if (domains.size) {
+        const entries = [...domains].sort(([a], [b]) => (a < b ? -1 : 1));
+        await client.query(
+          `insert into campaign_domains as d (campaign_id, domain, sent, delivered)
+           select $1, u.domain, u.sent, u.delivered from unnest($2::text[], $3::int[], $4::int[]) as u(domain, sent, delivered)
+           on conflict (campaign_id, domain) do update set sent = d.sent + excluded.sent, delivered = d.delivered + excluded.delivered`,
+          [campaignId, entries.map(([d]) => d), entries.map(([, c]) => c.sent), entries.map(([, c]) => c.delivered)],
+        );
+      }
+      if (bounced.length) {
+        await client.query(
+          `insert into bounces (id, account_id, campaign_id, message_id, contact_id, email, type, reason, diagnostic_code, source, occurred_at)
+           select sendline_id('bnc'), $1, $2, u.message_id, u.contact_id, u.email, 'hard', u.reason, u.code, 'smtp', now()
+           from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as u(message_id, contact_id, email, reason, code)`,
+          [accountId, campaignId, bounced.map((b) => b.message.id), bounced.map((b) => b.message.contact_id), bounced.map((b) => b.message.email), bounced.map((b) => b.reason), bounced.map((b) => `smtp; ${b.code}`)],
+        );
+      }
       for (const b of bounced) {
+        if (!b.message.contact_id) continue;
         const { rows } = await client.query(
           `update contacts set status = 'bounced', status_reason = $2, status_changed_at = now(), updated_at = now()
            where id = $1 and status = 'subscribed' returning id, email`,
-          [b.contactId, b.reason],
+          [b.message.contact_id, b.reason],
         );
         if (rows.length) events.push({ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status: 'bounced', reason: b.reason } });
       }

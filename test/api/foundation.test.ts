@@ -96,7 +96,7 @@ describe('errors are RFC 9457 problems', () => {
   });
 
   it('answers 501 with a problem for operations not implemented yet', async () => {
-    const res = await owner.api('GET', '/api/analytics/overview');
+    const res = await owner.api('GET', '/api/webhooks');
     expectProblem(res, 501, 'not_implemented');
   });
 

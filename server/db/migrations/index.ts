@@ -1,6 +1,7 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation.ts';
 import { Migration20261121010000Contacts } from './Migration20261121010000Contacts.ts';
 import { Migration20261121020000Campaigns } from './Migration20261121020000Campaigns.ts';
+import { Migration20261121030000Tracking } from './Migration20261121030000Tracking.ts';
 
 /** Every migration, in order. New ones are appended here. */
-export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts, Migration20261121020000Campaigns];
+export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts, Migration20261121020000Campaigns, Migration20261121030000Tracking];

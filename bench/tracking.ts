@@ -1,0 +1,102 @@
+/**
+ * The public tracking routes under load: open pixels and clicks against a bare node:http server
+ * answering the same GIF in the same run, then a check that every answered hit became exactly
+ * one stored row.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startEmbeddedDatabase } from '../server/db/embedded.ts';
+import { createLogger } from '../server/logger.ts';
+import { TokenSigner } from '../server/tracking/tokens.ts';
+import { newAccount } from '../test/client.ts';
+import { spawnServer } from '../test/process.ts';
+import { peakRssMb, recordSection, runContext, spawnListening } from './lib.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const MESSAGES = 10_000;
+const CONNECTIONS = 32;
+const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
+
+interface Run {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  answered: number;
+}
+
+async function hammer(base: string, paths: string[], seconds: number, expectStatus: 200 | 302): Promise<Run> {
+  const result = await autocannon({ url: base, connections: CONNECTIONS, duration: seconds, requests: paths.map((p) => ({ method: 'GET', path: p })) });
+  const answered = expectStatus === 200 ? result['2xx'] : result['3xx'];
+  const others = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'] - answered;
+  if (others || result.errors || result.timeouts) throw new Error(`${base}: ${others} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`);
+  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, answered };
+}
+
+export async function trackingBenchmark(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-tracking-'));
+  const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
+  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET }, { keepOutput: !!process.env.BENCH_DEBUG });
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  try {
+    const owner = await newAccount(server.url, 'bench');
+    const { body: campaign } = await owner.api('POST', '/api/campaigns', { body: { name: 'bench', subject: 'Hi', from_email: 'news@shop.example', content: '<a href="https://shop.example/">x</a>' } });
+    const { rows } = await pool.query(
+      `insert into messages (id, account_id, campaign_id, email, status, sent_at)
+       select sendline_id('msg'), $1, $2, 'reader' || i || '@inbox.example', 'delivered', now() - interval '1 hour' from generate_series(1, $3) i
+       returning id`,
+      [owner.accountId, campaign.id, MESSAGES],
+    );
+    const signer = new TokenSigner(JWT_SECRET);
+    const pixels = rows.map((r) => `/t/o/${signer.sign({ kind: 'open', messageId: r.id })}.gif`);
+    const clicks = rows.map((r, i) => `/t/c/${signer.sign({ kind: 'click', messageId: r.id, link: 0, url: `https://shop.example/p/${i % 10}` })}`);
+
+    const bare = await spawnListening(['bench/bare-gif.ts']);
+    let baseline: Run;
+    try {
+      await hammer(`http://127.0.0.1:${bare.port}`, pixels, 2, 200);
+      baseline = await hammer(`http://127.0.0.1:${bare.port}`, pixels, SECONDS, 200);
+    } finally {
+      bare.stop();
+    }
+    const warm = await hammer(server.url, pixels, 2, 200);
+    const opens = await hammer(server.url, pixels, SECONDS, 200);
+    const click = await hammer(server.url, clicks, SECONDS, 302);
+    const rss = peakRssMb(server.proc.pid!);
+    // A graceful stop flushes what is buffered; then count what was stored.
+    server.proc.kill('SIGTERM');
+    await server.exited;
+    const { rows: [stored] } = await pool.query(
+      'select (select count(*) from opens where campaign_id = $1)::int as opens, (select count(*) from clicks where campaign_id = $1)::int as clicks, (select opens from campaign_hourly where campaign_id = $1 order by opens desc limit 1) as rollup',
+      [campaign.id],
+    );
+    // Each click on a message never opened also records an open (none here: every message was opened).
+    const expected = { opens: warm.answered + opens.answered, clicks: click.answered };
+    const exact = stored.opens === expected.opens && stored.clicks === expected.clicks;
+    const ratio = (opens.requestsPerSecond / baseline.requestsPerSecond).toFixed(2);
+    const table = [
+      `Run: ${runContext()}; ${SECONDS} s per target after a 2 s warm-up, ${CONNECTIONS} connections, autocannon in the harness process, ${MESSAGES.toLocaleString('en')} distinct messages.`,
+      '',
+      '| target | requests/s | p50 ms | p99 ms |',
+      '|---|---|---|---|',
+      `| bare \`node:http\`, same GIF | ${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} |`,
+      `| Sendline \`GET /t/o/{token}.gif\` | ${opens.requestsPerSecond} | ${opens.p50} | ${opens.p99} |`,
+      `| Sendline \`GET /t/c/{token}\` (302) | ${click.requestsPerSecond} | ${click.p50} | ${click.p99} |`,
+      '',
+      `Ratio pixel / bare: **${ratio}**. Sendline peak RSS: ${rss} MB.`,
+      `Stored after a graceful stop: ${stored.opens.toLocaleString('en')} opens for ${expected.opens.toLocaleString('en')} answered pixels, ${stored.clicks.toLocaleString('en')} clicks for ${expected.clicks.toLocaleString('en')} answered clicks: ${exact ? '**exactly one row per request**' : '**MISMATCH**'}.`,
+    ].join('\n');
+    recordSection('tracking', table);
+    console.log(table);
+    if (!exact) throw new Error('stored rows do not match answered requests');
+  } finally {
+    if (server.proc.exitCode === null) {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+    }
+    await pool.end();
+    await database.stop();
+  }
+}

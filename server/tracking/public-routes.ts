@@ -1,0 +1,138 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { storedIp } from './classify.ts';
+import type { FeedbackService } from './feedback.ts';
+import type { TrackingRecorder } from './recorder.ts';
+import type { TokenSigner } from './tokens.ts';
+
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const MAX_FORM_BYTES = 4096;
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+export interface PublicRouteDeps {
+  signer: TokenSigner;
+  recorder: TrackingRecorder;
+  feedback: FeedbackService;
+  config: Config;
+  log: Logger;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(res: ServerResponse, status: number, title: string, body: string): void {
+  res.writeHead(status, PAGE_HEADERS);
+  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${title}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1rem}</style></head>
+<body><h1>${title}</h1>${body}</body></html>`);
+}
+
+function readForm(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(null));
+  });
+}
+
+/** RFC 8058: the POST carries `List-Unsubscribe=One-Click`, URL-encoded or as a form-data field. */
+function oneClickForm(body: string, contentType: string | undefined): { oneClick: boolean; fromPage: boolean } {
+  if (contentType?.startsWith('multipart/form-data')) {
+    return { oneClick: /name="List-Unsubscribe"\r?\n\r?\nOne-Click\r?\n/.test(body), fromPage: false };
+  }
+  const form = new URLSearchParams(body);
+  return { oneClick: form.get('List-Unsubscribe') === 'One-Click', fromPage: form.get('from') === 'page' };
+}
+
+/**
+ * The public routes on PUBLIC_URL, answered before Express sees the request: they are the
+ * hottest in the service and need none of its machinery. Returns false for every other path.
+ */
+export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { signer, recorder, feedback, config, log } = deps;
+  const clientIp = (req: IncomingMessage) => {
+    const forwarded = config.trustProxy ? (req.headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim() : undefined;
+    return storedIp(forwarded || req.socket.remoteAddress, config.tracking.ipMode);
+  };
+
+  const open = (req: IncomingMessage, res: ServerResponse, token: string) => {
+    res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' });
+    res.end(req.method === 'HEAD' ? undefined : PIXEL);
+    const parsed = signer.verify(token);
+    if (parsed?.kind === 'open' && req.method === 'GET') {
+      recorder.add({ messageId: parsed.messageId, at: new Date(), userAgent: req.headers['user-agent'] ?? null, ip: clientIp(req) });
+    }
+  };
+
+  const click = (req: IncomingMessage, res: ServerResponse, token: string) => {
+    const parsed = signer.verify(token);
+    if (parsed?.kind !== 'click' || !/^https?:\/\//i.test(parsed.url)) {
+      page(res, 404, 'Link not found', '<p>This link is not valid. Please use the link in the original email.</p>');
+      return;
+    }
+    res.writeHead(302, { Location: parsed.url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+    res.end();
+    if (req.method === 'GET') {
+      recorder.add({ messageId: parsed.messageId, at: new Date(), userAgent: req.headers['user-agent'] ?? null, ip: clientIp(req), click: { link: parsed.link, url: parsed.url } });
+    }
+  };
+
+  const unsubscribe = async (req: IncomingMessage, res: ServerResponse, token: string) => {
+    const parsed = signer.verify(token);
+    const notFound = () => page(res, 404, 'Link not found', '<p>This unsubscribe link is not valid.</p>');
+    if (parsed?.kind !== 'unsubscribe') return notFound();
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      // Never unsubscribes by itself: mail scanners follow every link.
+      const email = await feedback.messageEmail(parsed.messageId);
+      if (!email) return notFound();
+      return page(res, 200, 'Unsubscribe', `<p>Stop sending email to <strong>${escapeHtml(email)}</strong>?</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><input type="hidden" name="from" value="page"><button type="submit">Unsubscribe</button></form>`);
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'GET, HEAD, POST' });
+      return res.end();
+    }
+    const body = await readForm(req);
+    if (body === null) return page(res, 413, 'Request too large', '<p>The form is too large.</p>');
+    const form = oneClickForm(body, req.headers['content-type']);
+    if (!form.oneClick) return page(res, 400, 'Not unsubscribed', '<p>The request must carry <code>List-Unsubscribe=One-Click</code>.</p>');
+    const result = await feedback.unsubscribe(parsed.messageId, form.fromPage ? 'link' : 'one_click');
+    if (result.outcome === 'not_found') return notFound();
+    return page(res, 200, 'Unsubscribed', `<p><strong>${escapeHtml(result.email)}</strong> will receive no more email from this sender.</p>`);
+  };
+
+  return (req, res) => {
+    const path = req.url ?? '';
+    const match = /^\/(t\/o|t\/c|u)\/([^?]*?)(\.gif)?(?:\?.*)?$/.exec(path);
+    if (!match) return false;
+    const [, route, token, gif] = match;
+    // Anything else under these paths is a token that was not signed: it fails verification.
+    if (route === 't/o' && gif) open(req, res, token);
+    else if (route === 't/c' && !gif) click(req, res, token);
+    else if (route === 'u' && !gif) {
+      unsubscribe(req, res, token).catch((err) => {
+        log.error({ err }, 'unsubscribe failed');
+        if (!res.headersSent) page(res, 500, 'Something went wrong', '<p>Please try again in a moment.</p>');
+      });
+    } else return false;
+    return true;
+  };
+}

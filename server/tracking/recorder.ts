@@ -1,0 +1,169 @@
+import type { Config } from '../config.ts';
+import { newId } from '../db/ids.ts';
+import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { Logger } from '../logger.ts';
+import { isMachineOpen } from './classify.ts';
+
+export interface Hit {
+  messageId: string;
+  at: Date;
+  userAgent: string | null;
+  ip: string | null;
+  /** Present for clicks. */
+  click?: { link: number; url: string };
+}
+
+interface MessageState {
+  id: string;
+  account_id: string;
+  campaign_id: string;
+  contact_id: string | null;
+  email: string;
+  sent_at: Date | null;
+  opened_at: Date | null;
+  human_opened_at: Date | null;
+  clicked_at: Date | null;
+  clicked_links: number[];
+}
+
+/** Above this many unwritten hits (the database is down), new ones are dropped and counted. */
+const MAX_PENDING = 500_000;
+
+/**
+ * Opens and clicks are answered at once and written here in batches: one transaction per flush
+ * (every `flushMs`, and on shutdown). The trade-off, stated in the README: a process that is
+ * killed (not stopped) loses at most the hits of its last interval.
+ */
+export class TrackingRecorder {
+  private pending: Hit[] = [];
+  private flushing: Promise<void> | null = null;
+  private dropped = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly pool: Pool;
+  private readonly settings: Config['tracking'];
+  private readonly log: Logger;
+
+  constructor(pool: Pool, settings: Config['tracking'], log: Logger) {
+    this.pool = pool;
+    this.settings = settings;
+    this.log = log;
+    this.timer = setInterval(() => void this.flush(), settings.flushMs);
+    this.timer.unref();
+  }
+
+  add(hit: Hit): void {
+    if (this.pending.length >= MAX_PENDING) {
+      this.dropped++;
+      return;
+    }
+    this.pending.push(hit);
+  }
+
+  /** Writes what is pending; concurrent calls wait for the flush under way and then write the rest. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (!this.pending.length) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.write(batch)
+      .catch((err) => {
+        this.log.error({ err, hits: batch.length }, 'writing tracking hits failed; they will be retried');
+        this.pending = batch.concat(this.pending).slice(0, MAX_PENDING);
+      })
+      .finally(() => {
+        this.flushing = null;
+      });
+    await this.flushing;
+    if (this.dropped) {
+      this.log.error({ dropped: this.dropped }, 'tracking hits dropped while the database was unreachable');
+      this.dropped = 0;
+    }
+  }
+
+  /** Final flush on shutdown: no hit answered before this is lost. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+    if (this.pending.length) await this.flush();
+  }
+
+  private async write(hits: Hit[]): Promise<void> {
+    const ids = [...new Set(hits.map((h) => h.messageId))].sort();
+    await inTransaction(this.pool, async (client) => {
+      // Row locks in id order: flushes of several processes never deadlock on each other.
+      const { rows } = await client.query<MessageState>(
+        `select id, account_id, campaign_id, contact_id, email, sent_at, opened_at, human_opened_at, clicked_at, clicked_links
+         from messages where id = any($1) order by id for update`,
+        [ids],
+      );
+      const messages = new Map(rows.map((m) => [m.id, m]));
+      const changed = new Set<MessageState>();
+      const opens: unknown[][] = [];
+      const clicks: unknown[][] = [];
+      const events = new Map<string, PendingEvent[]>();
+      const emit = (m: MessageState, event: PendingEvent) => {
+        const list = events.get(m.account_id) ?? [];
+        list.push(event);
+        events.set(m.account_id, list);
+      };
+      const recordOpen = (m: MessageState, hit: Hit) => {
+        const machine = isMachineOpen(hit.userAgent, hit.at, m.sent_at, this.settings.machineOpenSeconds);
+        const first = m.opened_at === null;
+        const firstHuman = !machine && m.human_opened_at === null;
+        if (first) m.opened_at = hit.at;
+        if (firstHuman) m.human_opened_at = hit.at;
+        changed.add(m);
+        opens.push([newId('opn'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.at, hit.userAgent, hit.ip, machine, first, firstHuman]);
+        emit(m, { type: 'email.opened', data: { ...eventBase(m), first_open: first, machine, user_agent: hit.userAgent } });
+      };
+      for (const hit of hits) {
+        const m = messages.get(hit.messageId);
+        if (!m) continue;
+        if (!hit.click) {
+          recordOpen(m, hit);
+          continue;
+        }
+        // A click proves the message was opened, pixel or not.
+        if (m.opened_at === null) recordOpen(m, hit);
+        const first = m.clicked_at === null;
+        const firstForLink = !m.clicked_links.includes(hit.click.link);
+        if (first) m.clicked_at = hit.at;
+        if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
+        changed.add(m);
+        clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
+        emit(m, { type: 'email.clicked', data: { ...eventBase(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
+      }
+      await insertRows(client, 'opens', 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human',
+        ['text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'text', 'text', 'boolean', 'boolean', 'boolean'], opens);
+      await insertRows(client, 'clicks', 'id, account_id, campaign_id, message_id, contact_id, email, link, url, occurred_at, user_agent, ip, is_first, is_first_for_link',
+        ['text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'timestamptz', 'text', 'text', 'boolean', 'boolean'], clicks);
+      if (changed.size) {
+        const list = [...changed];
+        await client.query(
+          `update messages m set opened_at = u.opened_at, human_opened_at = u.human_opened_at, clicked_at = u.clicked_at,
+             clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+           from unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
+           where m.id = u.id`,
+          [list.map((m) => m.id), list.map((m) => m.opened_at), list.map((m) => m.human_opened_at), list.map((m) => m.clicked_at), list.map((m) => JSON.stringify(m.clicked_links))],
+        );
+        // Engagement shows the address works: soft bounces before it no longer count as a row.
+        const contacts = list.map((m) => m.contact_id).filter((id): id is string => id !== null);
+        if (contacts.length) await client.query('update contacts set soft_bounces = 0 where id = any($1) and soft_bounces > 0', [contacts]);
+      }
+      for (const [accountId, list] of events) await insertEvents(client, accountId, list);
+    });
+  }
+}
+
+function eventBase(m: MessageState) {
+  return { message_id: m.id, campaign_id: m.campaign_id, contact_id: m.contact_id, email: m.email };
+}
+
+/** Inserts rows column-wise through `unnest`: one statement for the whole batch. */
+async function insertRows(client: PoolClient, table: string, columns: string, types: string[], rows: unknown[][]): Promise<void> {
+  if (!rows.length) return;
+  const params = types.map((_, i) => rows.map((r) => r[i]));
+  const arrays = types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
+  await client.query(`insert into ${table} (${columns}) select * from unnest(${arrays})`, params);
+}

@@ -1,0 +1,30 @@
+import { handlers } from '../http/operations.ts';
+import { Problem, validationFailed } from '../http/problem.ts';
+
+const pageArgs = (query: { limit?: number; cursor?: string }) => [query.limit ?? 50, query.cursor] as const;
+
+export const trackingHandlers = handlers({
+  Tracking_opens: async ({ principal, query, services }) => ({ status: 200, body: (await services.tracking.opens(principal.accountId, query, ...pageArgs(query))) as any }),
+  Tracking_clicks: async ({ principal, query, services }) => ({ status: 200, body: (await services.tracking.clicks(principal.accountId, query, ...pageArgs(query))) as any }),
+  Tracking_bounces: async ({ principal, query, services }) => ({ status: 200, body: (await services.tracking.bounces(principal.accountId, query, ...pageArgs(query))) as any }),
+  Tracking_recordBounce: async ({ principal, body, services }) => {
+    if (!body.message_id && !body.email) throw validationFailed([{ pointer: '/message_id', detail: 'give message_id or email' }]);
+    const record = await services.feedback.recordBounce({
+      accountId: principal.accountId,
+      messageId: body.message_id ?? null,
+      email: body.email ?? null,
+      type: body.type,
+      reason: body.reason ?? null,
+      diagnosticCode: body.diagnostic_code ?? null,
+      occurredAt: body.occurred_at ? new Date(body.occurred_at) : new Date(),
+      source: 'api',
+    });
+    if (!record) throw new Problem(404, 'not_found', body.message_id ? 'No such message.' : 'No message or contact with that email.');
+    const { account_id: _account, ...rest } = record;
+    return { status: 201, body: { ...rest, occurred_at: record.occurred_at.toISOString() } };
+  },
+  Contacts_activity: async ({ principal, params, query, services }) => ({
+    status: 200,
+    body: (await services.tracking.contactActivity(principal.accountId, params.id, ...pageArgs(query))) as any,
+  }),
+});
