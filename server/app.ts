@@ -16,8 +16,10 @@ import { campaignHandlers } from './campaigns/routes.ts';
 import { trackingHandlers } from './tracking/routes.ts';
 import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
+import { webhookHandlers } from './webhooks/routes.ts';
+import { eventHandlers } from './events/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers, ...trackingHandlers, ...conversionHandlers, ...analyticsHandlers };
+export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers, ...trackingHandlers, ...conversionHandlers, ...analyticsHandlers, ...webhookHandlers, ...eventHandlers };
 
 export function createApp(runtime: Runtime): Express {
   const { config, orm, log } = runtime;

@@ -61,6 +61,24 @@ export interface Config {
     bounceSmtpPort: number | null;
     bounceSmtpHost: string;
   };
+  webhooks: {
+    /** Development and tests: allow targets on loopback and private networks. */
+    allowPrivateNetworks: boolean;
+    allowHttp: boolean;
+    timeoutMs: number;
+    /** Seconds before each retry; jittered by ±10%. */
+    retrySchedule: number[];
+    /** An endpoint failing this long without a success is disabled. */
+    disableAfterSeconds: number;
+    concurrencyPerEndpoint: number;
+    concurrency: number;
+  };
+  websocket: {
+    pingMs: number;
+    /** A client that lets this much pile up unread is disconnected (close code 1013). */
+    maxBufferedBytes: number;
+    replayHours: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +108,16 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, values: re
   if (raw === undefined || raw === '') return fallback;
   if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+function secondsList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0 || v > 30 * 86_400)) {
+    throw new ConfigError(`${name} must be comma-separated seconds (0 to 2592000), got "${raw}"`);
+  }
+  return values;
 }
 
 /** `TRUST_PROXY` as Express understands it: a boolean, a hop count, or a list of addresses. */
@@ -206,6 +234,20 @@ export function loadConfig(env: Env = process.env): Config {
       attributionDays: integer(env, 'ATTRIBUTION_WINDOW_DAYS', 7, 0, 365),
       bounceSmtpPort: env.BOUNCE_SMTP_PORT ? integer(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535) : null,
       bounceSmtpHost: env.BOUNCE_SMTP_HOST || '0.0.0.0',
+    },
+    webhooks: {
+      allowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+      allowHttp: boolean(env, 'WEBHOOK_ALLOW_HTTP', false),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18000, 36000, 36000]),
+      disableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400),
+      concurrencyPerEndpoint: integer(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 100),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    },
+    websocket: {
+      pingMs: integer(env, 'WS_PING_MS', 30_000, 100, 600_000),
+      maxBufferedBytes: integer(env, 'WS_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      replayHours: integer(env, 'WS_REPLAY_HOURS', 24, 1, 24 * 30),
     },
   };
 }

@@ -21,6 +21,9 @@ import { FeedbackService } from './tracking/feedback.ts';
 import { TrackingService } from './tracking/service.ts';
 import { AttributionService } from './conversions/service.ts';
 import { AnalyticsService } from './analytics/service.ts';
+import { WebhookService } from './webhooks/service.ts';
+import type { SecretBox } from './webhooks/signing.ts';
+import { EventService } from './events/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -30,6 +33,7 @@ export interface Runtime {
   queue: Queue;
   mailer: Mailer;
   signer: TokenSigner;
+  secretBox: SecretBox;
   log: Logger;
 }
 
@@ -50,6 +54,8 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     tracking: new TrackingService(runtime.pool),
     attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(runtime.pool),
+    webhooks: new WebhookService(runtime.pool, runtime.secretBox, config.webhooks),
+    events: new EventService(runtime.pool),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, config.sending.workersPerCampaign),
   };
 }

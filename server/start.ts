@@ -16,6 +16,10 @@ import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
+import { SecretBox } from './webhooks/signing.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
+import { EventListener } from './events/listener.ts';
+import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 
 export interface Sendline extends Runtime {
@@ -44,7 +48,12 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, config.sending);
   const signer = new TokenSigner(config.jwtSecret);
   const mailer = new Mailer(transport, signer, config.publicUrl);
-  const runtime: Runtime = { config, orm, pool, queue, mailer, signer, log };
+  const secretBox = new SecretBox(config.jwtSecret);
+  const runtime: Runtime = { config, orm, pool, queue, mailer, signer, secretBox, log };
+  const listener = new EventListener(database.url, log);
+  await listener.start();
+  const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);
+  if (webhooks) listener.onEvents(() => webhooks.wake());
   const recorder = new TrackingRecorder(pool, config.tracking, log);
   const feedback = new FeedbackService(pool);
   const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
@@ -58,6 +67,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     await startImportWorker(runtime, shutdown.signal);
     stopScheduler = await startSendingWorker(runtime, shutdown.signal);
     await queue.start();
+    webhooks!.start();
   }
 
   const app = createApp(runtime);
@@ -65,6 +75,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const server = createServer((req, res) => {
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
+  const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -84,7 +95,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       clearInterval(pruner);
       stopScheduler();
       shutdown.abort();
+      sockets.close();
       await Promise.all([
+        webhooks?.stop(),
         new Promise<void>((resolve) => {
           // Keep-alive sockets become idle as their last request ends; close them as they do.
           const sweeper = setInterval(() => server.closeIdleConnections(), 100);
@@ -98,6 +111,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         bounces?.stop(),
       ]);
       await recorder.close();
+      await listener.stop();
       transport.close();
       await capture?.stop();
       await pool.end();

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { Problem, forbidden } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import type { UserRole } from './entities.ts';
@@ -7,8 +6,14 @@ import { looksLikeApiKey } from './tokens.ts';
 
 type Credential = { kind: 'jwt' | 'api_key'; value: string };
 
+/** What authentication reads of a request: headers and the client address (Express or a raw upgrade). */
+export interface CredentialSource {
+  get(name: string): string | undefined;
+  ip?: string;
+}
+
 /** `X-API-Key: <key>`, or `Authorization: Bearer <jwt or key>`. */
-function credentialOf(req: Request): Credential | null {
+function credentialOf(req: CredentialSource): Credential | null {
   const apiKey = req.get('x-api-key');
   if (apiKey) return { kind: 'api_key', value: apiKey.trim() };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
@@ -19,7 +24,7 @@ function credentialOf(req: Request): Credential | null {
 const unauthorized = (code: string, detail: string) =>
   new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
 
-export async function authenticate(req: Request, services: Services): Promise<Principal> {
+export async function authenticate(req: CredentialSource, services: Services): Promise<Principal> {
   const credential = credentialOf(req);
   if (!credential) throw unauthorized('authentication_required', 'Send a JWT or an API key.');
   if (credential.kind === 'api_key') {

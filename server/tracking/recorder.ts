@@ -113,7 +113,7 @@ export class TrackingRecorder {
         const firstHuman = !machine && m.human_opened_at === null;
         if (first) m.opened_at = hit.at;
         if (firstHuman) m.human_opened_at = hit.at;
-        changed.add(m);
+        if (first || firstHuman) changed.add(m);
         opens.push([newId('opn'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.at, hit.userAgent, hit.ip, machine, first, firstHuman]);
         emit(m, { type: 'email.opened', data: { ...eventBase(m), first_open: first, machine, user_agent: hit.userAgent } });
       };
@@ -130,7 +130,7 @@ export class TrackingRecorder {
         const firstForLink = !m.clicked_links.includes(hit.click.link);
         if (first) m.clicked_at = hit.at;
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
-        changed.add(m);
+        if (first || firstForLink) changed.add(m);
         clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
         emit(m, { type: 'email.clicked', data: { ...eventBase(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }

@@ -1,0 +1,31 @@
+import type { EventType } from './outbox.ts';
+
+/** What each event means, for `GET /events/types` and the docs. */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'email.sent': 'A campaign message was handed to the relay.',
+  'email.delivered': 'The relay accepted the recipient.',
+  'email.deferred': 'The relay answered 4xx; the message will be retried.',
+  'email.opened': 'The open pixel was loaded (every open; `first_open` on the first).',
+  'email.clicked': 'A tracked link was followed (every click; `first_click` on the first).',
+  'email.bounced': 'The message bounced: a 5xx while sending, a DSN, or a provider report.',
+  'email.complained': 'The recipient reported the message as spam (ARF or a provider report).',
+  'email.unsubscribed': 'The recipient unsubscribed through the message (link or one-click).',
+  'email.failed': 'The message could not be sent (retries exhausted or rendering failed).',
+  'campaign.scheduled': 'A campaign was scheduled.',
+  'campaign.started': 'A campaign started sending.',
+  'campaign.paused': 'A sending campaign was paused.',
+  'campaign.resumed': 'A paused or failed campaign was resumed.',
+  'campaign.completed': 'Every message of a campaign was processed.',
+  'campaign.cancelled': 'A campaign was cancelled.',
+  'campaign.failed': 'The relay kept failing; the campaign stopped (resume retries).',
+  'contact.created': 'A contact was created through the API.',
+  'contact.updated': 'A contact was changed through the API.',
+  'contact.deleted': 'A contact was deleted.',
+  'contact.subscribed': 'A suppressed contact was brought back to subscribed.',
+  'contact.suppressed': 'A contact became unsubscribed, bounced or complained.',
+  'import.completed': 'A contact import finished (completed or failed), with its counts.',
+  'conversion.created': 'A conversion was recorded.',
+  'affiliate.conversion': 'A conversion with an affiliate was recorded.',
+  'payment.received': 'A payment was recorded.',
+  'webhook.test': 'Sent by `POST /webhooks/{id}/test` to that endpoint only.',
+};

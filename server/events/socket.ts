@@ -1,0 +1,187 @@
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { authenticate } from '../auth/middleware.ts';
+import { looksLikeApiKey } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import { Problem } from '../http/problem.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services.ts';
+import type { EventListener } from './listener.ts';
+import { isEventPattern, matchesAny } from './patterns.ts';
+
+const PATHS = new Set(['/api/ws', '/api/v1/ws', '/v1/ws']);
+const MAX_MESSAGE_BYTES = 16 * 1024;
+const MAX_REPLAY = 10_000;
+/** Close codes: 1008 policy (bad messages), 1013 try again later (slow consumer), 1001 going away. */
+const SLOW_CONSUMER = 1013;
+
+interface Client {
+  socket: WebSocket;
+  accountId: string;
+  patterns: string[] | null;
+  alive: boolean;
+  /** While a resume replays, live events wait here and are sent after it (deduplicated by seq). */
+  held: { seq: number; text: string; type: string }[] | null;
+  lastSeq: number;
+}
+
+interface EventRow {
+  seq: string;
+  id: string;
+  type: string;
+  created_at: Date;
+  account_id: string;
+  data: unknown;
+}
+
+const envelope = (e: EventRow) => JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), account_id: e.account_id, data: e.data });
+
+function refuse(socket: Duplex, status: number, code: string): void {
+  const body = JSON.stringify({ status, code, success: false });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
+ * committed by any process reaches every socket of its account.
+ */
+export function attachEventSocket(server: Server, deps: { pool: Pool; listener: EventListener; services: () => Services; config: Config; log: Logger }) {
+  const { pool, listener, config, log } = deps;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const clients = new Set<Client>();
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!PATHS.has(url.pathname)) return refuse(socket, 404, 'not_found');
+    socket.on('error', () => {});
+    const token = url.searchParams.get('token');
+    // Browsers cannot set headers on a WebSocket: a short-lived JWT may come in the query. API
+    // keys may not (URLs end up in logs).
+    const headers = { ...req.headers } as Record<string, string | undefined>;
+    if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
+    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: req.socket.remoteAddress ?? '' };
+    authenticate(pseudo, deps.services()).then(
+      (principal) => {
+        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId));
+      },
+      (err) => {
+        if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
+        refuse(socket, err instanceof Problem ? err.status : 401, err instanceof Problem ? err.code : 'authentication_required');
+      },
+    );
+  });
+
+  function send(client: Client, text: string): void {
+    if (client.socket.bufferedAmount > config.websocket.maxBufferedBytes) {
+      // The close frame waits behind what is buffered; a client that never reads it is cut off.
+      client.socket.close(SLOW_CONSUMER, 'slow consumer');
+      setTimeout(() => client.socket.terminate(), 5000).unref();
+      clients.delete(client);
+      return;
+    }
+    client.socket.send(text);
+  }
+
+  function connected(socket: WebSocket, accountId: string): void {
+    const client: Client = { socket, accountId, patterns: null, alive: true, held: null, lastSeq: 0 };
+    clients.add(client);
+    socket.on('pong', () => (client.alive = true));
+    socket.on('close', () => clients.delete(client));
+    socket.on('error', () => clients.delete(client));
+    socket.on('message', (raw) => {
+      handleMessage(client, raw.toString()).catch((err) => {
+        log.error({ err }, 'WebSocket message failed');
+        socket.send(JSON.stringify({ type: 'error', code: 'internal_error', detail: 'The message could not be handled.' }));
+      });
+    });
+  }
+
+  async function handleMessage(client: Client, text: string): Promise<void> {
+    const reply = (message: unknown) => client.socket.send(JSON.stringify(message));
+    let message: any;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return reply({ type: 'error', code: 'invalid_json', detail: 'Messages are JSON objects.' });
+    }
+    if (message?.type === 'subscribe') {
+      const events = message.events;
+      if (!Array.isArray(events) || !events.length || events.length > 50 || !events.every((e) => typeof e === 'string' && isEventPattern(e))) {
+        return reply({ type: 'error', code: 'invalid_subscription', detail: 'events: 1 to 50 event types, categories such as "email.*", or "*".' });
+      }
+      client.patterns = events;
+      return reply({ type: 'subscribed', events });
+    }
+    if (message?.type === 'resume') {
+      if (!client.patterns) return reply({ type: 'error', code: 'not_subscribed', detail: 'Subscribe before resuming.' });
+      if (typeof message.after !== 'string') return reply({ type: 'error', code: 'invalid_resume', detail: 'after: the id of the last event received.' });
+      return resume(client, message.after);
+    }
+    if (message?.type === 'ping') return reply({ type: 'pong' });
+    return reply({ type: 'error', code: 'unknown_message', detail: 'Known messages: subscribe, resume, ping.' });
+  }
+
+  async function resume(client: Client, after: string): Promise<void> {
+    const { rows: [from] } = await pool.query('select seq from events where id = $1 and account_id = $2', [after, client.accountId]);
+    if (!from) return void client.socket.send(JSON.stringify({ type: 'error', code: 'unknown_event', detail: 'No event of this account has that id.' }));
+    client.held = [];
+    try {
+      const { rows } = await pool.query<EventRow>(
+        `select seq, id, type, created_at, account_id, data from events
+         where account_id = $1 and seq > $2 and created_at > now() - make_interval(hours => $3) order by seq limit $4`,
+        [client.accountId, from.seq, config.websocket.replayHours, MAX_REPLAY],
+      );
+      for (const row of rows) {
+        if (matchesAny(client.patterns!, row.type)) send(client, envelope(row));
+        client.lastSeq = Number(row.seq);
+      }
+      client.socket.send(JSON.stringify({ type: 'resumed', after, replayed: rows.length }));
+    } finally {
+      const held = client.held;
+      client.held = null;
+      for (const event of held) if (event.seq > client.lastSeq) send(client, event.text);
+    }
+  }
+
+  listener.onEvents((seqs) => {
+    if (!clients.size) return;
+    pool
+      .query<EventRow>('select seq, id, type, created_at, account_id, data from events where seq = any($1) order by seq', [seqs])
+      .then(({ rows }) => {
+        for (const row of rows) {
+          let text: string | null = null;
+          for (const client of clients) {
+            if (client.accountId !== row.account_id || !client.patterns || !matchesAny(client.patterns, row.type)) continue;
+            text ??= envelope(row);
+            if (client.held) client.held.push({ seq: Number(row.seq), text, type: row.type });
+            else send(client, text);
+          }
+        }
+      })
+      .catch((err) => log.warn({ err }, 'fetching announced events failed'));
+  });
+
+  const pinger = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        client.socket.terminate();
+        clients.delete(client);
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
+  }, config.websocket.pingMs);
+  pinger.unref();
+
+  return {
+    clientCount: () => clients.size,
+    close(): void {
+      clearInterval(pinger);
+      for (const client of clients) client.socket.close(1001, 'server stopping');
+      wss.close();
+    },
+  };
+}

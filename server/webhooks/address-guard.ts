@@ -1,0 +1,81 @@
+import { BlockList, isIP } from 'node:net';
+import { lookup } from 'node:dns/promises';
+
+/**
+ * Addresses a webhook may not reach: loopback, private, link-local (cloud metadata at
+ * 169.254.169.254 and fd00:ec2::254 included), CGNAT, multicast, reserved and documentation
+ * ranges, for IPv4 and IPv6. IPv4-mapped and NAT64 IPv6 addresses are judged by their IPv4 part.
+ */
+const blocked = new BlockList();
+for (const [address, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(address, prefix, 'ipv4');
+for (const [address, prefix] of [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) blocked.addSubnet(address, prefix, 'ipv6');
+
+function embeddedIpv4(ip: string): string | null {
+  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
+  if (!hex) return null;
+  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+export function isPublicAddress(ip: string): boolean {
+  const version = isIP(ip);
+  if (!version) return false;
+  if (version === 6) {
+    const v4 = embeddedIpv4(ip.toLowerCase());
+    if (v4) return !blocked.check(v4, 'ipv4');
+  }
+  return !blocked.check(ip, version === 4 ? 'ipv4' : 'ipv6');
+}
+
+export interface GuardSettings {
+  allowPrivateNetworks: boolean;
+  allowHttp: boolean;
+}
+
+/** Why a URL may not be a webhook target at all (checked when it is saved), or null. */
+export function urlProblem(text: string, settings: GuardSettings): { code: string; detail: string } | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { code: 'invalid_url', detail: 'is not a URL' };
+  }
+  if (url.protocol !== 'https:' && !(settings.allowHttp && url.protocol === 'http:')) return { code: 'insecure_url', detail: 'must be an https URL' };
+  if (url.username || url.password) return { code: 'invalid_url', detail: 'must not carry credentials' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!settings.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) {
+    return { code: 'unsafe_url', detail: 'points to a loopback, private or reserved address' };
+  }
+  return null;
+}
+
+export class UnsafeAddressError extends Error {}
+
+/**
+ * A `lookup` for http(s).request: resolves the name, refuses when any address is not public,
+ * and hands the connection the very address it checked (no second resolution to rebind).
+ */
+export function guardedLookup(settings: GuardSettings) {
+  return (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+    lookup(hostname, { all: true, verbatim: true }).then(
+      (addresses) => {
+        const unsafe = addresses.find((a) => !isPublicAddress(a.address));
+        if (unsafe && !settings.allowPrivateNetworks) {
+          callback(new UnsafeAddressError(`${hostname} resolves to ${unsafe.address}, which is not a public address`), '');
+          return;
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      },
+      (err) => callback(err, ''),
+    );
+  };
+}

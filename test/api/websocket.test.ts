@@ -1,0 +1,200 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Sendline } from '../../server/start.ts';
+import { newAccount, newApiKey, startTestServer, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
+import { spawnServer } from '../process.ts';
+
+let sendline: Sendline;
+beforeAll(async () => {
+  sendline = await startTestServer({ WS_PING_MS: '200' });
+});
+afterAll(() => sendline.stop());
+
+/** A real WebSocket client that keeps every message it receives. */
+class Socket {
+  readonly messages: any[] = [];
+  readonly ws: WebSocket;
+  readonly closed: Promise<{ code: number }>;
+
+  constructor(url: string, options: WebSocket.ClientOptions = {}) {
+    this.ws = new WebSocket(url, options);
+    this.ws.on('message', (data) => this.messages.push(JSON.parse(data.toString())));
+    this.closed = new Promise((resolve) => this.ws.on('close', (code) => resolve({ code })));
+  }
+
+  opened(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+      this.ws.once('error', reject);
+    });
+  }
+
+  send(message: unknown): void {
+    this.ws.send(JSON.stringify(message));
+  }
+
+  async next(predicate: (m: any) => boolean, timeoutMs = 10_000): Promise<any> {
+    const started = Date.now();
+    for (;;) {
+      const found = this.messages.find(predicate);
+      if (found) return found;
+      if (Date.now() - started > timeoutMs) throw new Error(`no matching message in ${JSON.stringify(this.messages).slice(0, 500)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+const wsUrl = (base: string, p = '/api/ws') => base.replace('http://', 'ws://') + p;
+
+async function subscribed(base: string, headers: Record<string, string>, events: string[], p?: string): Promise<Socket> {
+  const socket = new Socket(wsUrl(base, p), { headers });
+  await socket.opened();
+  socket.send({ type: 'subscribe', events });
+  await socket.next((m) => m.type === 'subscribed');
+  return socket;
+}
+
+const refusal = (url: string, options: WebSocket.ClientOptions = {}) =>
+  new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(url, options);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => reject(new Error('the upgrade was accepted')));
+    ws.on('error', () => {});
+  });
+
+describe('the event socket', () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await newAccount(sendline.url, 'sockets');
+  });
+
+  it('refuses an upgrade without a valid credential, and API keys in the URL', async () => {
+    expect(await refusal(wsUrl(sendline.url))).toBe(401);
+    expect(await refusal(wsUrl(sendline.url), { headers: { authorization: 'Bearer nope' } })).toBe(401);
+    const { key } = await newApiKey(account, sendline.url);
+    expect(await refusal(`${wsUrl(sendline.url)}?token=${key.key}`)).toBe(401);
+  });
+
+  it('streams the account\'s matching events in the envelope, by JWT, API key or ?token=', async () => {
+    const { key } = await newApiKey(account, sendline.url);
+    const byJwt = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.*']);
+    const byKey = await subscribed(sendline.url, { 'x-api-key': key.key }, ['contact.created'], '/v1/ws');
+    const byQuery = new Socket(`${wsUrl(sendline.url, '/api/v1/ws')}?token=${account.token}`);
+    await byQuery.opened();
+    byQuery.send({ type: 'subscribe', events: ['campaign.*'] });
+    await byQuery.next((m) => m.type === 'subscribed');
+
+    const { body: contact } = await account.api('POST', '/api/contacts', { body: { email: 'socket@example.com' } });
+    for (const socket of [byJwt, byKey]) {
+      const event = await socket.next((m) => m.type === 'contact.created');
+      expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'contact.created', created_at: expect.any(String), account_id: account.accountId, data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }) });
+    }
+    await account.api('PATCH', `/api/contacts/${contact.id}`, { body: { first_name: 'Sock' } });
+    await byJwt.next((m) => m.type === 'contact.updated');
+    const { body: campaign } = await account.api('POST', '/api/campaigns', { body: { name: 'S', subject: 'S', from_email: 'a@shop.example', content: '<p>x</p>' } });
+    await account.api('POST', `/api/campaigns/${campaign.id}/cancel`);
+    await byQuery.next((m) => m.type === 'campaign.cancelled');
+    expect(byKey.messages.some((m) => m.type === 'contact.updated')).toBe(false);
+    expect(byQuery.messages.some((m) => m.type?.startsWith('contact.'))).toBe(false);
+    for (const s of [byJwt, byKey, byQuery]) s.close();
+  });
+
+  it('never sends another account\'s events', async () => {
+    const other = await newAccount(sendline.url, 'socket-other');
+    const socket = await subscribed(sendline.url, { authorization: `Bearer ${other.token}` }, ['*']);
+    await account.api('POST', '/api/contacts', { body: { email: 'not-yours@example.com' } });
+    await other.api('POST', '/api/contacts', { body: { email: 'yours@example.com' } });
+    const mine = await socket.next((m) => m.type === 'contact.created');
+    expect(mine.data.contact.email).toBe('yours@example.com');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(socket.messages.filter((m) => m.account_id && m.account_id !== other.accountId)).toEqual([]);
+    socket.close();
+  });
+
+  it('replays missed events on resume', async () => {
+    const first = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
+    await account.api('POST', '/api/contacts', { body: { email: 'seen@example.com' } });
+    const seen = await first.next((m) => m.type === 'contact.created');
+    first.close();
+    await account.api('POST', '/api/contacts', { body: { email: 'missed-1@example.com' } });
+    await account.api('PATCH', '/api/contacts/' + seen.data.contact.id, { body: { first_name: 'Skipped' } });
+    await account.api('POST', '/api/contacts', { body: { email: 'missed-2@example.com' } });
+    const again = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
+    again.send({ type: 'resume', after: seen.id });
+    const resumed = await again.next((m) => m.type === 'resumed');
+    const replayed = again.messages.filter((m) => m.type === 'contact.created').map((m) => m.data.contact.email);
+    expect(replayed).toEqual(['missed-1@example.com', 'missed-2@example.com']);
+    expect(resumed.replayed).toBe(3);
+    again.send({ type: 'resume', after: 'evt_unknown' });
+    expect(await again.next((m) => m.type === 'error')).toMatchObject({ code: 'unknown_event' });
+    again.close();
+  });
+
+  it('answers bad messages with an error and keeps the connection', async () => {
+    const socket = new Socket(wsUrl(sendline.url), { headers: { authorization: `Bearer ${account.token}` } });
+    await socket.opened();
+    socket.ws.send('not json');
+    socket.send({ type: 'subscribe', events: ['email.exploded'] });
+    socket.send({ type: 'dance' });
+    socket.send({ type: 'ping' });
+    await socket.next((m) => m.type === 'pong');
+    expect(socket.messages.filter((m) => m.type === 'error').map((m) => m.code)).toEqual(['invalid_json', 'invalid_subscription', 'unknown_message']);
+    socket.close();
+  });
+
+  it('drops a client that stops answering pings', async () => {
+    const socket = new Socket(wsUrl(sendline.url), { headers: { authorization: `Bearer ${account.token}` }, autoPong: false });
+    await socket.opened();
+    const { code } = await socket.closed;
+    expect(code).toBe(1006);
+  });
+});
+
+describe('slow consumers', () => {
+  it('are disconnected with close code 1013 rather than buffered without bound', async () => {
+    const server = await startTestServer({ WS_MAX_BUFFERED_BYTES: '65536' });
+    try {
+      const account = await newAccount(server.url, 'slow');
+      const socket = await subscribed(server.url, { authorization: `Bearer ${account.token}` }, ['*']);
+      (socket.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+      const filler = 'x'.repeat(2000);
+      for (let i = 0; i < 10; i++) {
+        await server.pool.query(
+          `insert into events (id, account_id, type, data, dispatched) select sendline_id('evt'), $1, 'contact.updated', jsonb_build_object('filler', $2::text, 'n', n), true from generate_series(1, 2000) n`,
+          [account.accountId, filler],
+        );
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      (socket.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+      const { code } = await socket.closed;
+      expect(code).toBe(1013);
+      expect(socket.messages.filter((m) => m.type === 'contact.updated').length).toBeLessThan(20_000);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('several processes', () => {
+  it('an event committed in one process reaches a socket connected to another', async () => {
+    const other = await spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-ws-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true' });
+    try {
+      const account = await newAccount(other.url, 'fanout');
+      const socket = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
+      const { body } = await account.api('POST', '/api/contacts', { body: { email: 'across@example.com' } });
+      expect((await socket.next((m) => m.type === 'contact.created')).data.contact.id).toBe(body.id);
+      socket.close();
+    } finally {
+      other.proc.kill('SIGTERM');
+      await other.exited;
+    }
+  });
+});
