@@ -889,6 +889,13 @@ export interface components {
             /** Format: date-time */
             expires_at?: string;
         };
+        /** @description One page of a list. */
+        ApiKeyPage: {
+            data: components["schemas"]["ApiKey"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         /** @enum {string} */
         ApiKeyScope: "read" | "write";
         ApiKeyUpdate: {
@@ -960,6 +967,13 @@ export interface components {
             type: components["schemas"]["BounceType"];
             reason: string | null;
             diagnostic_code: string | null;
+        };
+        /** @description One page of a list. */
+        BounceRecordPage: {
+            data: components["schemas"]["BounceRecord"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         /** @description A bounce or complaint reported by an external relay; give `message_id` or `email`. */
         BounceReport: {
@@ -1186,6 +1200,20 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description One page of a list. */
+        CampaignMessagePage: {
+            data: components["schemas"]["CampaignMessage"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** @description One page of a list. */
+        CampaignPage: {
+            data: components["schemas"]["Campaign"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
         CampaignPausedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
@@ -1326,6 +1354,13 @@ export interface components {
             user_agent: string | null;
             ip: string | null;
         };
+        /** @description One page of a list. */
+        ClickRecordPage: {
+            data: components["schemas"]["ClickRecord"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         /** @description An RFC 9457 problem document. */
         ConflictResponse: {
             /** @description A URI reference that identifies the problem type. */
@@ -1376,6 +1411,13 @@ export interface components {
             url?: string;
             /** @description Bounce type or failure reason. */
             detail?: string;
+        };
+        /** @description One page of a list. */
+        ContactActivityPage: {
+            data: components["schemas"]["ContactActivity"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         ContactCreate: {
             email: components["schemas"]["EmailAddress"];
@@ -1457,12 +1499,26 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
         };
+        /** @description One page of a list. */
+        ContactImportPage: {
+            data: components["schemas"]["ContactImport"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         ContactImportRequest: {
             contacts: components["schemas"]["ImportContactRow"][];
             /** @default upsert */
             mode: components["schemas"]["ImportMode"];
             /** @description Added to every imported contact. */
             tags?: components["schemas"]["Tag"][];
+        };
+        /** @description One page of a list. */
+        ContactPage: {
+            data: components["schemas"]["Contact"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         /** @description The whole record: fields left out are cleared. */
         ContactReplace: {
@@ -1601,6 +1657,13 @@ export interface components {
             created_at: string;
             account_id: string;
             data: components["schemas"]["ConversionCreatedData"];
+        };
+        /** @description One page of a list. */
+        ConversionPage: {
+            data: components["schemas"]["Conversion"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         /** @description An ISO 4217 currency code. */
         CurrencyCode: string;
@@ -1919,6 +1982,13 @@ export interface components {
         };
         /** @description Any event, told apart by `type`. */
         Event: components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailDeliveredEvent"] | components["schemas"]["EmailDeferredEvent"] | components["schemas"]["EmailOpenedEvent"] | components["schemas"]["EmailClickedEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["EmailComplainedEvent"] | components["schemas"]["EmailUnsubscribedEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CampaignScheduledEvent"] | components["schemas"]["CampaignStartedEvent"] | components["schemas"]["CampaignPausedEvent"] | components["schemas"]["CampaignResumedEvent"] | components["schemas"]["CampaignCompletedEvent"] | components["schemas"]["CampaignCancelledEvent"] | components["schemas"]["CampaignFailedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactSubscribedEvent"] | components["schemas"]["ContactSuppressedEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ConversionCreatedEvent"] | components["schemas"]["AffiliateConversionEvent"] | components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["WebhookTestEvent"];
+        /** @description One page of a list. */
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         EventType: {
             /** @description e.g. `email.opened` */
             type: string;
@@ -2082,6 +2152,13 @@ export interface components {
             /** @description Flagged as a link scanner or privacy proxy. */
             machine: boolean;
         };
+        /** @description One page of a list. */
+        OpenRecordPage: {
+            data: components["schemas"]["OpenRecord"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         /** @description An RFC 9457 problem document. */
         PayloadTooLargeResponse: {
             /** @description A URI reference that identifies the problem type. */
@@ -2125,6 +2202,13 @@ export interface components {
             campaign_id?: string;
             /** Format: date-time */
             occurred_at?: string;
+        };
+        /** @description One page of a list. */
+        PaymentPage: {
+            data: components["schemas"]["Payment"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         PaymentReceivedData: {
             payment: components["schemas"]["Payment"];
@@ -2286,6 +2370,13 @@ export interface components {
             /** @default member */
             role: components["schemas"]["UserRole"];
         };
+        /** @description One page of a list. */
+        UserPage: {
+            data: components["schemas"]["User"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         /** @enum {string} */
         UserRole: "owner" | "admin" | "member";
         UserUpdate: {
@@ -2344,6 +2435,20 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One page of a list. */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** @description One page of a list. */
+        WebhookPage: {
+            data: components["schemas"]["Webhook"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            has_more: boolean;
         };
         WebhookRecoverRequest: {
             /**
@@ -2605,12 +2710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ApiKey"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -3217,12 +3317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Campaign"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["CampaignPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -3717,12 +3812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["CampaignMessage"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["CampaignMessagePage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -4266,12 +4356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Contact"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ContactPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -4403,12 +4488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ContactImport"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ContactImportPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -4988,12 +5068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ContactActivity"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ContactActivityPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5069,12 +5144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Conversion"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ConversionPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5227,12 +5297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Event"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["EventPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5357,12 +5422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Payment"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["PaymentPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5518,12 +5578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["BounceRecord"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["BounceRecordPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5670,12 +5725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["ClickRecord"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["ClickRecordPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5742,12 +5792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["OpenRecord"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["OpenRecordPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -5809,12 +5854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["User"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["UserPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -6170,12 +6210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Webhook"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["WebhookPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */
@@ -6525,12 +6560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookDelivery"][];
-                        /** @description Pass as `cursor` to get the next page; null on the last page. */
-                        next_cursor: string | null;
-                        has_more: boolean;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
             /** @description An RFC 9457 problem document. */

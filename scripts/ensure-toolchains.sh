@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the SDKs need when it is missing, and says nothing when everything is there:
+# PHP and Ruby with their HTTP and test libraries (Debian packages), a Python virtualenv with the
+# Python SDK's dependencies (PyPI), and the pinned openapi-generator jar (Maven Central).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GENERATOR_VERSION=7.17.0
+JAR_DIR=.cache/openapi-generator
+JAR="$JAR_DIR/openapi-generator-cli-$GENERATOR_VERSION.jar"
+VENV=.venv
+
+apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit ruby ruby-typhoeus ruby-rspec)
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ensure-toolchains: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ] || ! cmp -s sdk/python/requirements-dev.txt "$VENV/.requirements"; then
+  echo "ensure-toolchains: preparing the Python virtualenv" >&2
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r sdk/python/requirements-dev.txt
+  cp sdk/python/requirements-dev.txt "$VENV/.requirements"
+fi
+
+if [ ! -f "$JAR" ]; then
+  echo "ensure-toolchains: fetching openapi-generator $GENERATOR_VERSION" >&2
+  mkdir -p "$JAR_DIR"
+  mvn -q dependency:copy -Dartifact="org.openapitools:openapi-generator-cli:$GENERATOR_VERSION" -DoutputDirectory="$JAR_DIR" >&2
+fi

@@ -1,0 +1,60 @@
+/** The contract scenarios through the Node.js SDK (`sdk/node`). */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSendline, SendlineError, type OperationId, type Sendline } from '../../sdk/node/src/index.ts';
+import { startContractEnvironment, type ContractEnvironment } from './harness.ts';
+import { dig, interpolate, loadScenarios, subsetMismatch, typeMatches, type Step } from './scenarios.ts';
+
+let env: ContractEnvironment;
+beforeAll(async () => {
+  env = await startContractEnvironment();
+});
+afterAll(() => env.stop());
+
+async function call(client: Sendline, step: Step, vars: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+  const args = interpolate({ path: step.path, query: step.query, body: step.body }, vars) as object;
+  try {
+    const { status, data } = await client.request(step.op as OperationId, args);
+    return { status, body: data };
+  } catch (error) {
+    if (error instanceof SendlineError) return { status: error.status, body: error.problem };
+    throw error;
+  }
+}
+
+async function runStep(client: Sendline, step: Step, vars: Record<string, unknown>) {
+  const started = Date.now();
+  for (;;) {
+    const result = await call(client, step, vars);
+    if (!step.until || !subsetMismatch(result.body, interpolate(step.until, vars))) return result;
+    if (Date.now() - started > 20_000) throw new Error(`${step.op}: never reached ${JSON.stringify(step.until)}; last ${JSON.stringify(result.body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+for (const scenario of loadScenarios()) {
+  describe(scenario.file, () => {
+    it(scenario.name, async () => {
+      const vars: Record<string, unknown> = { unique: randomUUID().slice(0, 8), webhook_url: env.webhookUrl };
+      let client = createSendline({ baseUrl: env.baseUrl });
+      for (const [index, step] of scenario.steps.entries()) {
+        const where = `step ${index + 1} (${step.op ?? 'auth'})`;
+        if ('auth' in step) {
+          const auth = interpolate(step.auth, vars) as Step['auth'];
+          client = createSendline({ baseUrl: env.baseUrl, token: auth?.bearer, apiKey: auth?.api_key });
+          continue;
+        }
+        const { status, body } = await runStep(client, step, vars);
+        expect(status, `${where}: ${JSON.stringify(body)}`).toBe(step.status);
+        if (step.problem) {
+          expect(subsetMismatch(body, interpolate(step.problem, vars)), where).toBeNull();
+          expect(typeof (body as { title?: unknown }).title, where).toBe('string');
+        }
+        if (step.expect) expect(subsetMismatch(body, interpolate(step.expect, vars)), where).toBeNull();
+        if (step.contains) expect(String(body), where).toContain(step.contains);
+        for (const [path, type] of Object.entries(step.types ?? {})) expect(typeMatches(dig(body, path), type), `${where}: ${path} should be ${type}`).toBe(true);
+        for (const [name, path] of Object.entries(step.capture ?? {})) vars[name] = dig(body, path);
+      }
+    });
+  });
+}
