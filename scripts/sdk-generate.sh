@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds the four SDKs from generated/openapi.yaml. Python, PHP and Ruby come from the pinned
 # openapi-generator; Node.js from openapi-typescript (types) under a small hand-written client.
-# Hand-written files are listed in each SDK's .openapi-generator-ignore and are never touched.
+# Hand-written files are listed in each SDK's .openapi-generator-ignore and are never touched;
+# sdk/templates/ holds the few generator templates Sendline overrides (each marked 'Sendline:').
 # With an argument, writes into that folder instead of sdk/ (the staleness test compares).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,8 @@ generate() {
 }
 
 generate python --package-name sendline --additional-properties=projectName=sendline,packageVersion=0.1.0,packageUrl=https://github.com/sendline/sendline
-generate php --additional-properties=invokerPackage=Sendline,composerPackageName=sendline/sendline,artifactVersion=0.1.0
-generate ruby --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
+generate php -t sdk/templates/php --additional-properties=invokerPackage=Sendline,composerPackageName=sendline/sendline,artifactVersion=0.1.0
+generate ruby -t sdk/templates/ruby --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
 
 mkdir -p "$OUT/node/src"
 node_modules/.bin/openapi-typescript "$SPEC" -o "$OUT/node/src/schema.d.ts" >/dev/null 2>&1

@@ -54,7 +54,8 @@ function nullableReferencesAsAnyOf(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(nullableReferencesAsAnyOf);
   const schema = node as Schema;
   if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1) {
-    schema.anyOf = [schema.allOf[0], { enum: [null] }];
+    // The null branch first: ajv coerces types inside anyOf and would turn null into "" before trying it.
+    schema.anyOf = [{ enum: [null] }, schema.allOf[0]];
     delete schema.allOf;
     delete schema.nullable;
     delete schema.type;

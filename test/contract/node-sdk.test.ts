@@ -24,8 +24,9 @@ async function call(client: Sendline, step: Step, vars: Record<string, unknown>)
 
 async function runStep(client: Sendline, step: Step, vars: Record<string, unknown>) {
   const started = Date.now();
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     const result = await call(client, step, vars);
+    if (result.status !== step.status && attempt < (step.attempts ?? 1)) continue;
     if (!step.until || !subsetMismatch(result.body, interpolate(step.until, vars))) return result;
     if (Date.now() - started > 20_000) throw new Error(`${step.op}: never reached ${JSON.stringify(step.until)}; last ${JSON.stringify(result.body)}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -17,6 +17,8 @@ export interface Step {
   problem?: Record<string, unknown>;
   /** Repeat the call until the response matches this subset (polling a job). */
   until?: unknown;
+  /** Call up to this many times until the status is the expected one (a rate-limit window may roll over). */
+  attempts?: number;
   /** The response is text that contains this. */
   contains?: string;
 }

@@ -504,8 +504,13 @@ class ObjectSerializer
             $discriminator = $class::DISCRIMINATOR;
             if (!empty($discriminator) && isset($data->{$discriminator}) && is_string($data->{$discriminator})) {
                 $subclass = '\Sendline\Model\\' . $data->{$discriminator};
+                // Sendline: the Event union is told apart by `type` (`contact.created`), and each
+                // variant is the model of that name (`ContactCreatedEvent`).
+                $variant = '\Sendline\Model\\' . str_replace(' ', '', ucwords(str_replace(['.', '_'], ' ', $data->{$discriminator}))) . 'Event';
                 if (is_subclass_of($subclass, $class)) {
                     $class = $subclass;
+                } elseif (class_exists($variant)) {
+                    $class = $variant;
                 }
             }
 

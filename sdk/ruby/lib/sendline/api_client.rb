@@ -356,7 +356,18 @@ module Sendline
       else
         local_body = object_to_hash(model)
       end
-      local_body.to_json
+      with_iso8601_times(local_body).to_json
+    end
+
+    # Sendline: times go on the wire as RFC 3339 (Time#to_json would write "2026-11-21 10:00:00 UTC").
+    def with_iso8601_times(value)
+      case value
+      when Time, DateTime then value.iso8601(3)
+      when Date then value.iso8601
+      when Hash then value.to_h { |k, v| [k, with_iso8601_times(v)] }
+      when Array then value.map { |v| with_iso8601_times(v) }
+      else value
+      end
     end
 
     # Convert object(non-array) to hash.
