@@ -1,6 +1,6 @@
 /** One live Sendline for the contract scenarios, with a real SMTP sink and a real webhook receiver. */
 import type { Sendline } from '../../server/start.ts';
-import { startTestServer } from '../helpers.ts';
+import { newAccount, startTestServer } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { WebhookReceiver } from '../webhook-receiver.ts';
 
@@ -9,6 +9,8 @@ export interface ContractEnvironment {
   baseUrl: string;
   webhookUrl: string;
   receiver: WebhookReceiver;
+  /** What a README's quick-start reads: a new account to log in with and one real signed delivery. */
+  quickstart(): Promise<Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -16,8 +18,22 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
   const sink = await new SmtpSink().start();
   const receiver = await new WebhookReceiver().start();
   const sendline = await startTestServer({ SMTP_URL: sink.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const quickstart = async () => {
+    const owner = await newAccount(sendline.url, 'quickstart');
+    const { body: webhook } = await owner.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['webhook.test'] } });
+    await owner.api('POST', `/api/webhooks/${webhook.id}/test`);
+    const delivery = receiver.received.at(-1)!;
+    return {
+      SENDLINE_EMAIL: owner.email,
+      SENDLINE_PASSWORD: owner.password,
+      SENDLINE_WEBHOOK_SECRET: webhook.secret,
+      SENDLINE_WEBHOOK_HEADERS: JSON.stringify(Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, delivery.headers[h]]))),
+      SENDLINE_WEBHOOK_BODY: delivery.body,
+    };
+  };
   return {
     sendline,
+    quickstart,
     baseUrl: `${sendline.url}/api/v1`,
     webhookUrl: receiver.url,
     receiver,

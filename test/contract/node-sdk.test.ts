@@ -1,5 +1,10 @@
 /** The contract scenarios through the Node.js SDK (`sdk/node`). */
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSendline, SendlineError, type OperationId, type Sendline } from '../../sdk/node/src/index.ts';
 import { startContractEnvironment, type ContractEnvironment } from './harness.ts';
@@ -59,3 +64,19 @@ for (const scenario of loadScenarios()) {
     });
   });
 }
+
+describe('sdk/node/README.md', () => {
+  it('runs its quick-start', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const code = /```ts\n([\s\S]*?)```/.exec(readFileSync(`${root}/sdk/node/README.md`, 'utf8'))![1];
+    const dir = mkdtempSync(path.join(root, 'sdk/node/.quickstart-'));
+    const file = path.join(dir, 'quickstart.ts');
+    writeFileSync(file, code.replace("from '@sendline/sdk'", "from '../src/index.ts'"));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [file], { env: { ...process.env, ...(await env.quickstart()), SENDLINE_BASE_URL: env.baseUrl } });
+      expect(stdout).toMatch(/^sent \d+, unique opens \d+\nada@example.com\n404 not_found\nwebhook.test\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

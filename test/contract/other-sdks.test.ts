@@ -14,11 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => env.stop());
 
-function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+async function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const quickstart = await env.quickstart();
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, SENDLINE_BASE_URL: env.baseUrl, SENDLINE_SERVER_URL: env.sendline.url, SENDLINE_WEBHOOK_URL: env.webhookUrl, ...extraEnv },
+      env: { ...process.env, ...quickstart, SENDLINE_BASE_URL: env.baseUrl, SENDLINE_SERVER_URL: env.sendline.url, SENDLINE_WEBHOOK_URL: env.webhookUrl, ...extraEnv },
     });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
