@@ -4,8 +4,9 @@ import { importBenchmark } from './import.ts';
 import { sendBenchmark } from './send.ts';
 import { trackingBenchmark } from './tracking.ts';
 import { analyticsBenchmark } from './analytics.ts';
+import { webhooksBenchmark } from './webhooks.ts';
 
-const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark, tracking: trackingBenchmark, analytics: analyticsBenchmark };
+const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark, tracking: trackingBenchmark, analytics: analyticsBenchmark, webhooks: webhooksBenchmark };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
 for (const name of names) {

@@ -31,7 +31,7 @@ describe('the contract as the server reads it', () => {
 
   it('turns nullable references into an anyOf the validator understands', () => {
     const me = validatorDocument(doc).components.schemas.Me.properties.user;
-    expect(me.anyOf).toEqual([{ $ref: '#/components/schemas/User' }, { enum: [null] }]);
+    expect(me.anyOf).toEqual([{ enum: [null] }, { $ref: '#/components/schemas/User' }]);
     expect(me.nullable).toBeUndefined();
   });
 

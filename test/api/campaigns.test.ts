@@ -57,6 +57,12 @@ describe('campaign drafts', () => {
     expect(res.body.id).toMatch(/^cmp_/);
   });
 
+  it('takes null for a nullable field (the validator once coerced it to "" and refused it)', async () => {
+    const res = await account.api('POST', '/api/campaigns', { body: draft({ reply_to: null, from_name: null }) });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ reply_to: null, from_name: null });
+  });
+
   it('refuses a template that does not parse, saying where', async () => {
     const res = await account.api('POST', '/api/campaigns', { body: draft({ content: '<p>\n{{ first_name | nosuchfilter }}</p>', subject: 'Hi {{ name ' }) });
     expectProblem(res, 400, 'validation_failed');
