@@ -35,3 +35,14 @@ export function expectProblem(res: Answer, status: number, code: string) {
     throw new Error(`not an RFC 9457 problem: ${JSON.stringify(res.body)}`);
   }
 }
+
+/** Polls `check` until it answers something truthy, and answers that. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,7 +1,7 @@
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
-import { decodeCursor, toPage } from '../http/pagination.ts';
+import { recentPage, type Conditions } from '../db/recent.ts';
 import { Problem, validationFailed } from '../http/problem.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 
@@ -142,26 +142,15 @@ export class AttributionService {
     return this.list('payments', paymentJson, accountId, filters, limit, cursor);
   }
 
-  private async list<T>(table: 'conversions' | 'payments', shape: (r: Record<string, any>) => T, accountId: string, f: AttributionFilters, limit: number, cursor?: string) {
-    const after = decodeCursor(cursor);
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (f.contact_id) add('contact_id = ?', f.contact_id);
-    if (f.campaign_id) add('campaign_id = ?', f.campaign_id);
-    if (f.since) add('occurred_at >= ?', f.since);
-    if (f.until) add('occurred_at < ?', f.until);
-    if (f.type && table === 'conversions') add('type = ?', f.type);
-    if (after) {
-      params.push(after.at, after.id);
-      where.push(`(occurred_at, id) < ($${params.length - 1}, $${params.length})`);
-    }
-    params.push(limit + 1);
-    const { rows } = await this.pool.query(`select * from ${table} where ${where.join(' and ')} order by occurred_at desc, id desc limit $${params.length}`, params);
-    return toPage(rows, limit, (r) => ({ at: r.occurred_at, id: r.id }), shape);
+  private list<T>(table: 'conversions' | 'payments', shape: (r: Record<string, any>) => T, accountId: string, f: AttributionFilters, limit: number, cursor?: string) {
+    const conditions: Conditions = [
+      ['contact_id = ?', f.contact_id],
+      ['campaign_id = ?', f.campaign_id],
+      ['occurred_at >= ?', f.since],
+      ['occurred_at < ?', f.until],
+      ['type = ?', table === 'conversions' ? f.type : undefined],
+    ];
+    return recentPage(this.pool, { table, columns: '*', accountId, conditions, limit, cursor }, shape);
   }
 
   private async existing(client: PoolClient, table: 'conversions' | 'payments', accountId: string, externalId: string) {

@@ -3,7 +3,7 @@ import { handlers } from '../http/operations.ts';
 export const eventHandlers = handlers({
   Events_list: async ({ principal, query, services }) => ({
     status: 200,
-    body: (await services.events.list(principal.accountId, query.type, query.since, query.limit ?? 50, query.cursor)) as any,
+    body: await services.events.list(principal.accountId, query.type, query.since, query.limit ?? 50, query.cursor),
   }),
   Events_types: ({ services }) => ({ status: 200, body: services.events.types() }),
 });

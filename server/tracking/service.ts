@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool.ts';
+import { recentPage } from '../db/recent.ts';
 import { decodeCursor, toPage, type Cursor } from '../http/pagination.ts';
 import { notFound } from '../http/problem.ts';
 
@@ -40,32 +41,27 @@ export class TrackingService {
     return this.list('bounces', 'type, reason, diagnostic_code', accountId, filters, limit, cursor);
   }
 
-  private async list(table: 'opens' | 'clicks' | 'bounces', extra: string, accountId: string, f: TrackingFilters, limit: number, cursor?: string) {
-    const after = decodeCursor(cursor);
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (f.campaign_id) add('campaign_id = ?', f.campaign_id);
-    if (f.contact_id) add('contact_id = ?', f.contact_id);
-    if (f.email) add('lower(email) = lower(?)', f.email);
-    if (f.since) add('occurred_at >= ?', f.since);
-    if (f.until) add('occurred_at < ?', f.until);
-    if (f.url && table === 'clicks') add('url = ?', f.url);
-    if (f.type && table === 'bounces') add('type = ?', f.type);
-    if (after) {
-      params.push(after.at, after.id);
-      where.push(`(occurred_at, id) < ($${params.length - 1}, $${params.length})`);
-    }
-    params.push(limit + 1);
-    const { rows } = await this.pool.query<Row>(
-      `select id, campaign_id, contact_id, email, occurred_at, ${extra} from ${table}
-       where ${where.join(' and ')} order by occurred_at desc, id desc limit $${params.length}`,
-      params,
+  private list(table: 'opens' | 'clicks' | 'bounces', extra: string, accountId: string, f: TrackingFilters, limit: number, cursor?: string) {
+    return recentPage(
+      this.pool,
+      {
+        table,
+        columns: `id, campaign_id, contact_id, email, occurred_at, ${extra}`,
+        accountId,
+        conditions: [
+          ['campaign_id = ?', f.campaign_id],
+          ['contact_id = ?', f.contact_id],
+          ['lower(email) = lower(?)', f.email],
+          ['occurred_at >= ?', f.since],
+          ['occurred_at < ?', f.until],
+          ['url = ?', table === 'clicks' ? f.url : undefined],
+          ['type = ?', table === 'bounces' ? f.type : undefined],
+        ],
+        limit,
+        cursor,
+      },
+      (r) => ({ ...r, occurred_at: iso(r.occurred_at) }),
     );
-    return toPage(rows, limit, keyOf, (r) => ({ ...r, occurred_at: iso(r.occurred_at) }));
   }
 
   async contactActivity(accountId: string, contactId: string, limit: number, cursor?: string) {

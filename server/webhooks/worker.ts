@@ -7,6 +7,10 @@ import { signingSecrets } from './service.ts';
 import type { SecretBox } from './signing.ts';
 
 const DISPATCH_BATCH = 1000;
+/** Deliveries claimed ahead per endpoint, as a multiple of its concurrency: fewer claim queries. */
+const PREFETCH = 4;
+/** Outcomes are written together this often: one transaction for many deliveries. */
+const RECORD_EVERY_MS = 20;
 const TICK_MS = 500;
 
 interface Claimed {
@@ -27,6 +31,10 @@ interface Claimed {
  */
 export class WebhookWorker {
   private readonly inFlight = new Map<string, number>();
+  private readonly queued = new Map<string, Claimed[]>();
+  private outcomes: { delivery: Claimed; outcome: AttemptOutcome }[] = [];
+  private recording: Promise<void> | null = null;
+  private recordTimer: NodeJS.Timeout | null = null;
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private dispatching: Promise<void> | null = null;
@@ -75,6 +83,8 @@ export class WebhookWorker {
     if (this.timer) clearInterval(this.timer);
     await this.dispatching;
     await Promise.all(this.running);
+    if (this.recordTimer) clearTimeout(this.recordTimer);
+    await this.recordOutcomes();
   }
 
   private async dispatch(): Promise<void> {
@@ -100,6 +110,7 @@ export class WebhookWorker {
     }
   }
 
+  /** Claims more when this process holds fewer deliveries than it could work on. */
   private pump(): void {
     if (this.stopped) return;
     if (this.pumping) {
@@ -110,14 +121,11 @@ export class WebhookWorker {
     this.claim()
       .then((batch) => {
         for (const delivery of batch) {
-          this.inFlight.set(delivery.webhook_id, (this.inFlight.get(delivery.webhook_id) ?? 0) + 1);
-          const run = this.deliver(delivery).finally(() => {
-            this.running.delete(run);
-            this.inFlight.set(delivery.webhook_id, this.inFlight.get(delivery.webhook_id)! - 1);
-            this.pump();
-          });
-          this.running.add(run);
+          const queue = this.queued.get(delivery.webhook_id) ?? [];
+          queue.push(delivery);
+          this.queued.set(delivery.webhook_id, queue);
         }
+        this.drain();
         return batch.length;
       })
       .catch((err) => {
@@ -133,8 +141,33 @@ export class WebhookWorker {
       });
   }
 
+  /** Starts queued deliveries, never more than `concurrencyPerEndpoint` per endpoint at once. */
+  private drain(): void {
+    for (const [webhookId, queue] of this.queued) {
+      while (queue.length && (this.inFlight.get(webhookId) ?? 0) < this.settings.concurrencyPerEndpoint && this.running.size < this.settings.concurrency) {
+        const delivery = queue.shift()!;
+        this.inFlight.set(webhookId, (this.inFlight.get(webhookId) ?? 0) + 1);
+        const run = this.deliver(delivery).finally(() => {
+          this.running.delete(run);
+          this.inFlight.set(webhookId, this.inFlight.get(webhookId)! - 1);
+          this.drain();
+          if ((this.queued.get(webhookId)?.length ?? 0) < this.settings.concurrencyPerEndpoint) this.pump();
+        });
+        this.running.add(run);
+      }
+      if (!queue.length) this.queued.delete(webhookId);
+    }
+  }
+
+  private held(): Map<string, number> {
+    const held = new Map(this.inFlight);
+    for (const [id, queue] of this.queued) held.set(id, (held.get(id) ?? 0) + queue.length);
+    return held;
+  }
+
   private async claim(): Promise<Claimed[]> {
-    const free = this.settings.concurrency - this.running.size;
+    const held = this.held();
+    const free = this.settings.concurrency * PREFETCH - [...held.values()].reduce((a, b) => a + b, 0);
     if (free <= 0) return [];
     const { rows } = await this.pool.query(
       `update webhook_deliveries d set locked_until = now() + make_interval(secs => $3)
@@ -154,7 +187,8 @@ export class WebhookWorker {
        ) picked
        where d.id = picked.id
        returning d.id, d.webhook_id, d.event_id, d.attempts`,
-      [this.settings.concurrencyPerEndpoint, JSON.stringify(Object.fromEntries(this.inFlight)), this.settings.timeoutMs / 1000 + 30, free],
+      // A claimed delivery may wait in this process's queue behind PREFETCH others: the lease covers that.
+      [this.settings.concurrencyPerEndpoint * PREFETCH, JSON.stringify(Object.fromEntries(held)), (this.settings.timeoutMs / 1000) * (PREFETCH + 1) + 30, free],
     );
     if (!rows.length) return [];
     const [events, webhooks] = await Promise.all([
@@ -173,35 +207,63 @@ export class WebhookWorker {
 
   private async deliver(delivery: Claimed): Promise<void> {
     const outcome = await attemptDelivery(delivery.url, delivery.envelope, delivery.secrets, this.settings);
-    await this.record(delivery, outcome).catch((err) => this.log.error({ err, delivery: delivery.id }, 'recording a webhook delivery failed'));
+    this.outcomes.push({ delivery, outcome });
+    this.recordTimer ??= setTimeout(() => void this.recordOutcomes(), RECORD_EVERY_MS);
   }
 
-  /** The retry schedule, the 410 rule and the failing-for-days rule, applied to one attempt. */
-  private async record(delivery: Claimed, outcome: AttemptOutcome): Promise<void> {
-    const attempts = delivery.attempts + 1;
+  private async recordOutcomes(): Promise<void> {
+    this.recordTimer = null;
+    while (this.recording) await this.recording;
+    const batch = this.outcomes;
+    this.outcomes = [];
+    if (!batch.length) return;
+    this.recording = this.record(batch)
+      .catch((err) => this.log.error({ err, deliveries: batch.length }, 'recording webhook deliveries failed; their leases will expire and they will be sent again'))
+      .finally(() => {
+        this.recording = null;
+      });
+    await this.recording;
+  }
+
+  /** The retry schedule, the 410 rule and the failing-for-days rule, applied to a batch of attempts. */
+  private async record(batch: { delivery: Claimed; outcome: AttemptOutcome }[]): Promise<void> {
     const schedule = this.settings.retrySchedule;
-    const gone = outcome.statusCode === 410;
-    const retryIn = !outcome.success && !gone && attempts <= schedule.length ? schedule[attempts - 1] * (0.9 + Math.random() * 0.2) : null;
-    const status = outcome.success ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
+    const rows = batch.map(({ delivery, outcome }) => {
+      const attempts = delivery.attempts + 1;
+      const gone = outcome.statusCode === 410;
+      const retryIn = !outcome.success && !gone && attempts <= schedule.length ? schedule[attempts - 1] * (0.9 + Math.random() * 0.2) : null;
+      return { delivery, outcome, attempts, gone, retryIn, status: outcome.success ? 'succeeded' : retryIn === null ? 'failed' : 'pending' };
+    });
+    const endpoints = new Map<string, { success: boolean; failure: boolean; gone: boolean }>();
+    for (const r of rows) {
+      const e = endpoints.get(r.delivery.webhook_id) ?? { success: false, failure: false, gone: false };
+      if (r.outcome.success) e.success = true;
+      else e.failure = true;
+      if (r.gone) e.gone = true;
+      endpoints.set(r.delivery.webhook_id, e);
+    }
+    const ids = [...endpoints.keys()].sort();
     await inTransaction(this.pool, async (client) => {
       await client.query(
-        `update webhook_deliveries set status = $2, attempts = $3, status_code = $4, latency_ms = $5, response_excerpt = $6, error = $7,
-           next_retry_at = case when $8::float8 is null then null else now() + make_interval(secs => $8::float8) end, locked_until = null, updated_at = now()
-         where id = $1`,
-        [delivery.id, status, attempts, outcome.statusCode, outcome.latencyMs, outcome.excerpt, outcome.error, retryIn],
+        `update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
+           next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
+         from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[]) as u(id, status, attempts, code, latency, excerpt, error, retry_in)
+         where d.id = u.id`,
+        [rows.map((r) => r.delivery.id), rows.map((r) => r.status), rows.map((r) => r.attempts), rows.map((r) => r.outcome.statusCode), rows.map((r) => r.outcome.latencyMs),
+          rows.map((r) => r.outcome.excerpt), rows.map((r) => r.outcome.error), rows.map((r) => r.retryIn)],
       );
-      if (outcome.success) {
-        await client.query('update webhooks set last_success_at = now(), failing_since = null where id = $1', [delivery.webhook_id]);
-      } else {
-        await client.query(
-          `update webhooks set last_failure_at = now(), failing_since = coalesce(failing_since, now()),
-             active = case when $2 or coalesce(failing_since, now()) <= now() - make_interval(secs => $3) then false else active end,
-             disabled_reason = case when $2 then 'gone' when coalesce(failing_since, now()) <= now() - make_interval(secs => $3) then 'failing' else disabled_reason end,
-             updated_at = now()
-           where id = $1`,
-          [delivery.webhook_id, gone, this.settings.disableAfterSeconds],
-        );
-      }
+      await client.query(
+        `update webhooks w set
+           last_success_at = case when u.success then now() else w.last_success_at end,
+           last_failure_at = case when u.failure then now() else w.last_failure_at end,
+           failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, now()) else w.failing_since end,
+           active = case when u.gone or (not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => $5)) then false else w.active end,
+           disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => $5) then 'failing' else w.disabled_reason end,
+           updated_at = now()
+         from unnest($1::text[], $2::boolean[], $3::boolean[], $4::boolean[]) as u(id, success, failure, gone)
+         where w.id = u.id`,
+        [ids, ids.map((id) => endpoints.get(id)!.success), ids.map((id) => endpoints.get(id)!.failure), ids.map((id) => endpoints.get(id)!.gone), this.settings.disableAfterSeconds],
+      );
     });
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
 let sendline: Sendline;
@@ -24,15 +24,6 @@ const draft = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const finished = (account: TestAccount, id: string, status = 'completed') =>
   waitFor(async () => {

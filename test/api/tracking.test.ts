@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
 let sendline: Sendline;
@@ -27,15 +27,6 @@ afterAll(async () => {
   await sink.stop();
 });
 
-async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const sql = (text: string, params: unknown[] = []) => sendline.pool.query(text, params).then((r) => r.rows);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { expectProblem, newAccount, startTestServer, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
+import { expectProblem, newAccount, startTestServer, TEST_JWT_SECRET, type TestAccount, waitFor } from '../helpers.ts';
 import { spawnServer } from '../process.ts';
 import { verifyStandardWebhook, WebhookReceiver } from '../webhook-receiver.ts';
 
@@ -30,15 +30,6 @@ async function receiver(): Promise<WebhookReceiver> {
   return r;
 }
 
-async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const createContact = (account: TestAccount, email: string) => account.api('POST', '/api/contacts', { body: { email } });
 
@@ -266,9 +257,10 @@ describe('delivery across a restart', () => {
     r.script = [500];
     const first = await spawnServer(env);
     const account = await newAccount(first.url, 'restart');
-    await account.api('POST', '/api/webhooks', { body: { url: r.url, events: ['contact.created'] } });
+    const { body: hook } = await account.api('POST', '/api/webhooks', { body: { url: r.url, events: ['contact.created'] } });
     await createContact(account, 'survivor@example.com');
-    await waitFor(() => r.received.length === 1);
+    // Killed once the failed attempt is recorded and its retry is due in 2 s.
+    await waitFor(async () => (await account.api('GET', `/api/webhooks/${hook.id}/deliveries?status=pending`)).body.data[0]?.attempts === 1);
     first.proc.kill('SIGKILL');
     await first.exited;
     const second = await spawnServer(env);
