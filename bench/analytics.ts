@@ -33,7 +33,8 @@ async function seed(pool: pg.Pool, accountId: string, campaignIds: string[]): Pr
     );
   }
   const perKind = (share: number) => Math.round(EVENTS * share);
-  const common = `$1, c.ids[1 + i % ${campaignIds.length}], 'msg_bench' || (i % 1000000), 'reader' || (i % ${CONTACTS}) || '@inbox' || (i % 50) || '.example', now() - (i % 720) * interval '1 hour'`;
+  // Campaign and hour from independent hashes of i: every campaign has events in every hour.
+  const common = `$1, c.ids[1 + abs(hashint4(i)) % ${campaignIds.length}], 'msg_bench' || (i % 1000000), 'reader' || (i % ${CONTACTS}) || '@inbox' || (i % 50) || '.example', now() - (abs(hashint4(i + 7)) % 720) * interval '1 hour'`;
   const kinds: [string, number, string, string][] = [
     ['opens', perKind(0.6), 'account_id, campaign_id, message_id, email, occurred_at, user_agent, machine, is_first, is_first_human', `'Mozilla/5.0 (bench)', i % 10 = 0, i % 3 = 0, i % 3 = 0 and i % 10 <> 0`],
     ['clicks', perKind(0.3), 'account_id, campaign_id, message_id, email, occurred_at, link, url, is_first, is_first_for_link', `i % 5, 'https://shop.example/p/' || (i % 5), i % 4 = 0, i % 3 = 0`],

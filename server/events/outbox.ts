@@ -48,12 +48,17 @@ export interface PendingEvent {
   data: Record<string, unknown>;
 }
 
-/** The same, for work done in plain SQL: the events are inserted in the caller's transaction. */
+/**
+ * The same, for work done in plain SQL: the events are inserted in the caller's transaction.
+ * These are the high-volume ones (sending, tracking): for an account with no active webhook
+ * they are born dispatched, so the webhook dispatcher never has to touch them.
+ */
 export async function insertEvents(client: PoolClient, accountId: string, events: PendingEvent[]): Promise<void> {
   if (!events.length) return;
   await client.query(
-    `insert into events (id, account_id, type, data)
-     select u.id, $1, u.type, u.data from unnest($2::text[], $3::text[], $4::jsonb[]) as u(id, type, data)`,
+    `insert into events (id, account_id, type, data, dispatched)
+     select u.id, $1, u.type, u.data, not exists (select 1 from webhooks w where w.account_id = $1 and w.active)
+     from unnest($2::text[], $3::text[], $4::jsonb[]) as u(id, type, data)`,
     [accountId, events.map(() => newId('evt')), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
   );
 }
