@@ -9,7 +9,6 @@ export class Migration20261121040000Webhooks extends Migration {
       -- took a lower seq can commit after a higher one, and a cursor would skip its events.
       alter table events add column dispatched boolean not null default false;
       create index events_undispatched on events (seq) where not dispatched;
-      create index events_account_type on events (account_id, type, seq);
 
       -- Every committed batch of events is announced to the processes that LISTEN (WebSocket
       -- fan-out, webhook dispatch), one notification per statement, carrying the new seqs.
