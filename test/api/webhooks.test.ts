@@ -130,7 +130,11 @@ describe('webhook endpoints', () => {
     const recovered = await account.api('POST', `/api/webhooks/${hook.id}/recover`, { body: { since } });
     expect(recovered.body).toEqual({ requeued: 1 });
     await waitFor(() => r.received.length === 10);
-    const stats = (await account.api('GET', `/api/webhooks/${hook.id}`)).body.stats;
+    // Outcomes are written in batches, a moment after the endpoint answered.
+    const stats = await waitFor(async () => {
+      const { body } = await account.api('GET', `/api/webhooks/${hook.id}`);
+      return body.stats.delivered_24h === 2 && body.stats;
+    });
     expect(stats).toMatchObject({ delivered_24h: 2, failed_24h: 0 });
   });
 
