@@ -243,15 +243,9 @@ export class WebhookWorker {
       endpoints.set(r.delivery.webhook_id, e);
     }
     const ids = [...endpoints.keys()].sort();
+    // Endpoints first, as deleting an endpoint locks it and then its deliveries: the same order
+    // on both sides, so the two never deadlock.
     await inTransaction(this.pool, async (client) => {
-      await client.query(
-        `update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
-           next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
-         from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[]) as u(id, status, attempts, code, latency, excerpt, error, retry_in)
-         where d.id = u.id`,
-        [rows.map((r) => r.delivery.id), rows.map((r) => r.status), rows.map((r) => r.attempts), rows.map((r) => r.outcome.statusCode), rows.map((r) => r.outcome.latencyMs),
-          rows.map((r) => r.outcome.excerpt), rows.map((r) => r.outcome.error), rows.map((r) => r.retryIn)],
-      );
       await client.query(
         `update webhooks w set
            last_success_at = case when u.success then now() else w.last_success_at end,
@@ -263,6 +257,14 @@ export class WebhookWorker {
          from unnest($1::text[], $2::boolean[], $3::boolean[], $4::boolean[]) as u(id, success, failure, gone)
          where w.id = u.id`,
         [ids, ids.map((id) => endpoints.get(id)!.success), ids.map((id) => endpoints.get(id)!.failure), ids.map((id) => endpoints.get(id)!.gone), this.settings.disableAfterSeconds],
+      );
+      await client.query(
+        `update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
+           next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
+         from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[]) as u(id, status, attempts, code, latency, excerpt, error, retry_in)
+         where d.id = u.id`,
+        [rows.map((r) => r.delivery.id), rows.map((r) => r.status), rows.map((r) => r.attempts), rows.map((r) => r.outcome.statusCode), rows.map((r) => r.outcome.latencyMs),
+          rows.map((r) => r.outcome.excerpt), rows.map((r) => r.outcome.error), rows.map((r) => r.retryIn)],
       );
     });
   }

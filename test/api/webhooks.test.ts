@@ -183,6 +183,17 @@ describe('webhook endpoints', () => {
     expect(await verifyStandardWebhook(rotated.body.secret, later.headers, later.body)).toBe(true);
   });
 
+  it('deletes an endpoint while its deliveries are being recorded', async () => {
+    const r = await receiver();
+    for (let i = 0; i < 15; i++) {
+      const { body: hook } = await account.api('POST', '/api/webhooks', { body: { url: r.url, events: ['contact.created'] } });
+      const before = r.received.length;
+      await createContact(account, `busy-${i}@example.com`);
+      await waitFor(() => r.received.length > before);
+      expect((await account.api('DELETE', `/api/webhooks/${hook.id}`)).status).toBe(204);
+    }
+  });
+
   it('keeps webhooks, deliveries and events within the account', async () => {
     const other = await newAccount(sendline.url, 'other-hooks');
     const r = await receiver();
