@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
+import { buildMime } from './mime.ts';
 import type { RenderedMessage } from './render.ts';
 
 export type SendOutcome =
@@ -46,17 +47,18 @@ export class MailTransport {
   async send(mail: OutgoingMail): Promise<SendOutcome> {
     const { rendered } = mail;
     try {
-      const info = await this.transporter.sendMail({
-        from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
+      const raw = buildMime({
+        from: mail.from,
         to: mail.to,
-        replyTo: mail.replyTo ?? undefined,
+        replyTo: mail.replyTo,
         subject: rendered.subject,
-        html: rendered.html,
-        text: rendered.text,
         messageId: rendered.messageIdHeader,
+        date: new Date(),
         headers: { ...rendered.headers, ...mail.extraHeaders },
-        envelope: { from: rendered.returnPath, to: mail.to },
+        text: rendered.text,
+        html: rendered.html,
       });
+      const info = await this.transporter.sendMail({ raw, envelope: { from: rendered.returnPath, to: mail.to } });
       if (info.rejected.length) return { kind: 'rejected', code: 550, response: String(info.response ?? 'rejected') };
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {

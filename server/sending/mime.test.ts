@@ -1,0 +1,54 @@
+import { simpleParser } from 'mailparser';
+import { describe, expect, it } from 'vitest';
+import { buildMime, encodeHeaderText, formatAddress } from './mime.ts';
+
+const message = {
+  from: { name: 'Ünïcode Shop, Inc.', address: 'news@shop.example' },
+  to: 'ada@example.com',
+  replyTo: 'help@shop.example',
+  subject: 'Grüße aus Zürich — 50% off 🎉 for a very long subject line that needs several encoded words',
+  messageId: '<msg_0abc@shop.example>',
+  date: new Date('2026-11-21T10:00:00Z'),
+  headers: { 'X-Sendline-Message': 'msg_0abc', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+  text: 'Hello Ada,\nplain ASCII text.\n',
+  html: `<p>Grüße, Ada!</p>\n<p>${'x'.repeat(1200)}</p>\n.\n.leading dot`,
+};
+
+describe('buildMime', () => {
+  it('round-trips through a real MIME parser', async () => {
+    const raw = buildMime(message);
+    const parsed = await simpleParser(raw);
+    expect(parsed.subject).toBe(message.subject);
+    expect(parsed.from?.value).toEqual([{ name: 'Ünïcode Shop, Inc.', address: 'news@shop.example' }]);
+    expect(parsed.to && !Array.isArray(parsed.to) ? parsed.to.text : '').toBe('ada@example.com');
+    expect(parsed.replyTo?.text).toBe('help@shop.example');
+    expect(parsed.messageId).toBe('<msg_0abc@shop.example>');
+    expect(parsed.date?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+    expect(parsed.headers.get('x-sendline-message')).toBe('msg_0abc');
+    expect(parsed.text).toBe(message.text);
+    expect(parsed.html).toBe(message.html);
+    expect(parsed.headers.get('content-type')).toMatchObject({ value: 'multipart/alternative' });
+  });
+
+  it('keeps every line within SMTP limits and uses CRLF only', () => {
+    const raw = buildMime(message);
+    expect(raw.split('\r\n').every((line) => line.length <= 998)).toBe(true);
+    expect(/[^\r]\n/.test(raw)).toBe(false);
+    expect(raw).toContain('Content-Transfer-Encoding: 7bit');
+    expect(raw).toContain('Content-Transfer-Encoding: base64');
+  });
+});
+
+describe('header text', () => {
+  it('encodes only what is not printable ASCII, in words of at most 75 characters', () => {
+    expect(encodeHeaderText('Plain subject')).toBe('Plain subject');
+    const encoded = encodeHeaderText('é'.repeat(100));
+    expect(encoded.split('\r\n ').every((word) => word.length <= 75 && word.startsWith('=?UTF-8?B?'))).toBe(true);
+  });
+
+  it('quotes display names with specials', () => {
+    expect(formatAddress('a@b.example', 'Shop')).toBe('Shop <a@b.example>');
+    expect(formatAddress('a@b.example', 'Shop, "The" Best')).toBe('"Shop, \\"The\\" Best" <a@b.example>');
+    expect(formatAddress('a@b.example', null)).toBe('a@b.example');
+  });
+});
