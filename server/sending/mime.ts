@@ -50,9 +50,19 @@ export function formatAddress(address: string, name: string | null): string {
   return `${safe} <${address}>`;
 }
 
+/** SMTP allows 998 characters a line (a regular expression for this backtracks badly). */
+function hasLongLine(text: string): boolean {
+  for (let start = 0; ; ) {
+    const end = text.indexOf('\n', start);
+    if ((end === -1 ? text.length : end) - start > 998) return true;
+    if (end === -1) return false;
+    start = end + 1;
+  }
+}
+
 function body(text: string): { encoding: string; content: string } {
   const normalized = text.replace(/\r?\n/g, CRLF);
-  if (/^[\x00-\x7f]*$/.test(normalized) && !/[^\r\n]{999}/.test(normalized)) return { encoding: '7bit', content: normalized };
+  if (/^[\x00-\x7f]*$/.test(normalized) && !hasLongLine(normalized)) return { encoding: '7bit', content: normalized };
   const base64 = Buffer.from(text, 'utf8').toString('base64');
   const lines: string[] = [];
   for (let i = 0; i < base64.length; i += 76) lines.push(base64.slice(i, i + 76));
