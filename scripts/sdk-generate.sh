@@ -26,4 +26,4 @@ generate ruby -t sdk/templates/ruby --additional-properties=gemName=sendline,mod
 
 mkdir -p "$OUT/node/src"
 node_modules/.bin/openapi-typescript "$SPEC" -o "$OUT/node/src/schema.d.ts" >/dev/null 2>&1
-node_modules/.bin/node sdk/node/scripts/operations.ts "$SPEC" > "$OUT/node/src/operations.ts"
+node_modules/.bin/node sdk/node/scripts/operations.ts > "$OUT/node/src/operations.ts"

@@ -28,7 +28,6 @@ export interface Sendline extends Runtime {
   url: string;
   /** The inbound SMTP listener for bounce and complaint reports, when configured. */
   bounceSmtpPort: number | null;
-  recorder: TrackingRecorder;
   /** Graceful: stop accepting, finish requests and jobs in flight, close the database. */
   stop(): Promise<void>;
 }
@@ -71,11 +70,13 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   }
 
   const app = createApp(runtime);
-  const tracking = publicRoutes({ signer, recorder, feedback, config, log });
+  // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
+  const trustProxy = app.get('trust proxy fn');
+  const tracking = publicRoutes({ signer, recorder, feedback, config, trustProxy, log });
   const server = createServer((req, res) => {
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
-  const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, log });
+  const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -119,5 +120,5 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await database.stop();
       log.info('Sendline stopped');
     })());
-  return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, recorder, stop };
+  return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, stop };
 }

@@ -1,3 +1,4 @@
+import { decimalText } from '../db/decimal.ts';
 import type { Pool } from '../db/pool.ts';
 import { notFound } from '../http/problem.ts';
 
@@ -30,7 +31,7 @@ function figures(s: Sums, revenue: { conversions: number; currency: string; amou
     unsubscribes: s.unsubscribes,
     conversions: {
       count: revenue.reduce((n, r) => n + r.conversions, 0),
-      revenue: revenue.filter((r) => r.currency !== '').map((r) => ({ currency: r.currency, amount: r.amount.includes('.') ? r.amount.replace(/\.?0+$/, '') : r.amount })),
+      revenue: revenue.filter((r) => r.currency !== '').map((r) => ({ currency: r.currency, amount: decimalText(r.amount) })),
     },
     rates: {
       open_rate: ratio(s.unique_opens, s.delivered),

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { plainAddress } from '../http/client-address.ts';
 
 /** Parses `203.0.113.0/24`, `2001:db8::/32` or a bare address; null when it is not one. */
 export function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
@@ -10,12 +11,6 @@ export function parseCidr(text: string): { address: string; prefix: number; fami
   const prefix = prefixText === undefined ? max : Number(prefixText);
   if (prefix > max) return null;
   return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-/** `::ffff:198.51.100.7` (an IPv4 client on a dual-stack socket) counts as `198.51.100.7`. */
-function plainAddress(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  return mapped ? mapped[1] : ip;
 }
 
 export function compileAllowList(cidrs: string[]): BlockList | null {

@@ -1,4 +1,5 @@
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import { recentPage, type Conditions } from '../db/recent.ts';
@@ -38,18 +39,12 @@ export interface AttributionFilters {
 
 type Attribution = { campaignId: string | null; how: 'click_token' | 'campaign_id' | 'last_click' | 'none' };
 
-/** numeric comes back as text with the column's scale; show it without trailing zeros. */
-function decimal(value: string | null): string | null {
-  if (value === null) return null;
-  return value.includes('.') ? value.replace(/\.?0+$/, '') : value;
-}
-
 const conversionJson = (r: Record<string, any>) => ({
   id: r.id,
   contact_id: r.contact_id,
   campaign_id: r.campaign_id,
   type: r.type,
-  value: decimal(r.value),
+  value: r.value === null ? null : decimalText(r.value),
   currency: r.currency,
   affiliate_id: r.affiliate_id,
   external_id: r.external_id,
@@ -62,7 +57,7 @@ const paymentJson = (r: Record<string, any>) => ({
   id: r.id,
   contact_id: r.contact_id,
   campaign_id: r.campaign_id,
-  amount: decimal(r.amount)!,
+  amount: decimalText(r.amount),
   currency: r.currency,
   external_id: r.external_id,
   attribution: r.attribution,

@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool.ts';
 import { toPage, decodeCursor } from '../http/pagination.ts';
 import { EVENT_DESCRIPTIONS } from './catalogue.ts';
 import { EVENT_TYPES } from './outbox.ts';
+import { ENVELOPE_COLUMNS, eventEnvelope } from './envelope.ts';
 
 /** The outbox, read back: recent events of an account and the catalogue. */
 export class EventService {
@@ -29,10 +30,10 @@ export class EventService {
     }
     params.push(limit + 1);
     const { rows } = await this.pool.query(
-      `select id, type, created_at, account_id, data from events where ${where.join(' and ')} order by seq desc limit $${params.length}`,
+      `select ${ENVELOPE_COLUMNS} from events where ${where.join(' and ')} order by seq desc limit $${params.length}`,
       params,
     );
-    return toPage(rows, limit, (e) => ({ at: e.created_at, id: e.id }), (e) => ({ ...e, created_at: e.created_at.toISOString() }));
+    return toPage(rows, limit, (e) => ({ at: e.created_at, id: e.id }), eventEnvelope);
   }
 
   types() {

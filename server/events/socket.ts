@@ -5,11 +5,13 @@ import { authenticate } from '../auth/middleware.ts';
 import { looksLikeApiKey } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
+import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
+import { ENVELOPE_COLUMNS, eventEnvelope } from './envelope.ts';
 
 const PATHS = new Set(['/api/ws', '/api/v1/ws', '/v1/ws']);
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -36,7 +38,7 @@ interface EventRow {
   data: unknown;
 }
 
-const envelope = (e: EventRow) => JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), account_id: e.account_id, data: e.data });
+const envelope = (e: EventRow) => JSON.stringify(eventEnvelope(e));
 
 function refuse(socket: Duplex, status: number, code: string): void {
   const body = JSON.stringify({ status, code, success: false });
@@ -47,7 +49,7 @@ function refuse(socket: Duplex, status: number, code: string): void {
  * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
  * committed by any process reaches every socket of its account.
  */
-export function attachEventSocket(server: Server, deps: { pool: Pool; listener: EventListener; services: () => Services; config: Config; log: Logger }) {
+export function attachEventSocket(server: Server, deps: { pool: Pool; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger }) {
   const { pool, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();
@@ -61,7 +63,7 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     // keys may not (URLs end up in logs).
     const headers = { ...req.headers } as Record<string, string | undefined>;
     if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
-    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: req.socket.remoteAddress ?? '' };
+    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: clientAddress(req, deps.trustProxy) };
     authenticate(pseudo, deps.services()).then(
       (principal) => {
         wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId));
@@ -129,7 +131,7 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     client.held = [];
     try {
       const { rows } = await pool.query<EventRow>(
-        `select seq, id, type, created_at, account_id, data from events
+        `select seq, ${ENVELOPE_COLUMNS} from events
          where account_id = $1 and seq > $2 and created_at > now() - make_interval(hours => $3) order by seq limit $4`,
         [client.accountId, from.seq, config.websocket.replayHours, MAX_REPLAY],
       );
@@ -148,7 +150,7 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   listener.onEvents((seqs) => {
     if (!clients.size) return;
     pool
-      .query<EventRow>('select seq, id, type, created_at, account_id, data from events where seq = any($1) order by seq', [seqs])
+      .query<EventRow>(`select seq, ${ENVELOPE_COLUMNS} from events where seq = any($1) order by seq`, [seqs])
       .then(({ rows }) => {
         for (const row of rows) {
           let text: string | null = null;
@@ -177,7 +179,6 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   pinger.unref();
 
   return {
-    clientCount: () => clients.size,
     close(): void {
       clearInterval(pinger);
       for (const client of clients) client.socket.close(1001, 'server stopping');

@@ -7,6 +7,7 @@ import type { CampaignRow } from '../campaigns/entities.ts';
 import type { Mailer } from './mailer.ts';
 import type { CampaignForRender } from './render.ts';
 import type { SendOutcome } from './transport.ts';
+import { emailEventData } from '../events/envelope.ts';
 
 interface Claimed {
   id: string;
@@ -228,7 +229,7 @@ export class CampaignSender {
     const counts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
-      const base = { message_id: message.id, campaign_id: campaignId, contact_id: message.contact_id, email: message.email };
+      const base = emailEventData({ ...message, campaign_id: campaignId });
       switch (outcome.kind) {
         case 'accepted':
           updates.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });

@@ -1,3 +1,5 @@
+import { plainAddress } from '../http/client-address.ts';
+
 /**
  * Agents that fetch images or follow links without a person: security scanners, and Apple's Mail
  * Privacy Protection, which prefetches every image with the bare agent `Mozilla/5.0`.
@@ -15,7 +17,7 @@ export function isMachineOpen(userAgent: string | null, openedAt: Date, sentAt: 
 /** A client address as configured: IPv4 to its /24, IPv6 to its /48, or not at all. */
 export function storedIp(address: string | undefined, mode: 'anonymized' | 'full' | 'none'): string | null {
   if (!address || mode === 'none') return null;
-  const ip = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  const ip = plainAddress(address);
   if (mode === 'full') return ip;
   if (ip.includes('.')) return ip.split('.').slice(0, 3).concat('0').join('.');
   const groups = expandIpv6(ip);

@@ -2,6 +2,7 @@ import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { BounceType } from './reports.ts';
+import { emailEventData } from '../events/envelope.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
 export const SOFT_BOUNCE_LIMIT = 3;
@@ -73,7 +74,7 @@ export class FeedbackService {
         [newId('bnc'), accountId, message?.campaign_id ?? null, message?.id ?? null, contact?.id ?? null, email, input.type, input.reason, input.diagnosticCode, input.source, input.occurredAt],
       );
       if (message) {
-        const base = { message_id: message.id, campaign_id: message.campaign_id, contact_id: message.contact_id, email: message.email };
+        const base = emailEventData(message);
         if (input.type === 'complaint') {
           await client.query('update messages set complained_at = coalesce(complained_at, $2) where id = $1', [message.id, input.occurredAt]);
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
@@ -118,7 +119,7 @@ export class FeedbackService {
         `insert into unsubscribes (id, account_id, campaign_id, message_id, contact_id, email, source, occurred_at) values ($1, $2, $3, $4, $5, $6, $7, now())`,
         [newId('uns'), message.account_id, message.campaign_id, message.id, message.contact_id, message.email, source],
       );
-      events.unshift({ type: 'email.unsubscribed', data: { message_id: message.id, campaign_id: message.campaign_id, contact_id: message.contact_id, email: message.email, source } });
+      events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       await insertEvents(client, message.account_id, events);
       return { outcome: 'unsubscribed', email: message.email };
     });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
+import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { storedIp } from './classify.ts';
 import type { FeedbackService } from './feedback.ts';
@@ -21,6 +22,7 @@ export interface PublicRouteDeps {
   recorder: TrackingRecorder;
   feedback: FeedbackService;
   config: Config;
+  trustProxy: TrustProxy;
   log: Logger;
 }
 
@@ -67,11 +69,8 @@ function oneClickForm(body: string, contentType: string | undefined): { oneClick
  * hottest in the service and need none of its machinery. Returns false for every other path.
  */
 export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { signer, recorder, feedback, config, log } = deps;
-  const clientIp = (req: IncomingMessage) => {
-    const forwarded = config.trustProxy ? (req.headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim() : undefined;
-    return storedIp(forwarded || req.socket.remoteAddress, config.tracking.ipMode);
-  };
+  const { signer, recorder, feedback, config, trustProxy, log } = deps;
+  const clientIp = (req: IncomingMessage) => storedIp(clientAddress(req, trustProxy), config.tracking.ipMode);
 
   const open = (req: IncomingMessage, res: ServerResponse, token: string) => {
     res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' });

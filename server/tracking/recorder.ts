@@ -4,6 +4,7 @@ import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen } from './classify.ts';
+import { emailEventData } from '../events/envelope.ts';
 
 export interface Hit {
   messageId: string;
@@ -115,7 +116,7 @@ export class TrackingRecorder {
         if (firstHuman) m.human_opened_at = hit.at;
         if (first || firstHuman) changed.add(m);
         opens.push([newId('opn'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.at, hit.userAgent, hit.ip, machine, first, firstHuman]);
-        emit(m, { type: 'email.opened', data: { ...eventBase(m), first_open: first, machine, user_agent: hit.userAgent } });
+        emit(m, { type: 'email.opened', data: { ...emailEventData(m), first_open: first, machine, user_agent: hit.userAgent } });
       };
       for (const hit of hits) {
         const m = messages.get(hit.messageId);
@@ -132,7 +133,7 @@ export class TrackingRecorder {
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
         if (first || firstForLink) changed.add(m);
         clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
-        emit(m, { type: 'email.clicked', data: { ...eventBase(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
+        emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
       await insertRows(client, 'opens', 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human',
         ['text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'text', 'text', 'boolean', 'boolean', 'boolean'], opens);
@@ -154,10 +155,6 @@ export class TrackingRecorder {
       for (const [accountId, list] of events) await insertEvents(client, accountId, list);
     });
   }
-}
-
-function eventBase(m: MessageState) {
-  return { message_id: m.id, campaign_id: m.campaign_id, contact_id: m.contact_id, email: m.email };
 }
 
 /** Inserts rows column-wise through `unnest`: one statement for the whole batch. */

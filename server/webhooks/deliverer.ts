@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, UnsafeAddressError, type GuardSettings } from './address-guard.ts';
 import { signatureHeader } from './signing.ts';
+import type { EventEnvelope } from '../events/envelope.ts';
 
 const EXCERPT_BYTES = 1024;
 /** Read no more of a response than this; the rest is not needed and could be endless. */
@@ -15,20 +16,12 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-export interface Envelope {
-  id: string;
-  type: string;
-  created_at: string;
-  account_id: string;
-  data: unknown;
-}
-
 /**
  * One POST of one event, signed with Standard Webhooks headers. Redirects are not followed (a
  * 3xx is a failure), the connection goes only to an address the guard accepted, and the whole
  * attempt is bounded by `timeoutMs`.
  */
-export function attemptDelivery(url: string, envelope: Envelope, secrets: string[], settings: GuardSettings & { timeoutMs: number }): Promise<AttemptOutcome> {
+export function attemptDelivery(url: string, envelope: EventEnvelope, secrets: string[], settings: GuardSettings & { timeoutMs: number }): Promise<AttemptOutcome> {
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();

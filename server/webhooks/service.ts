@@ -7,6 +7,7 @@ import { notFound, Problem, validationFailed } from '../http/problem.ts';
 import { urlProblem } from './address-guard.ts';
 import { attemptDelivery } from './deliverer.ts';
 import { newWebhookSecret, type SecretBox } from './signing.ts';
+import { ENVELOPE_COLUMNS, eventEnvelope } from '../events/envelope.ts';
 
 export interface WebhookInput {
   url: string;
@@ -73,7 +74,7 @@ export class WebhookService {
       [accountId, after?.at ?? null, after?.id ?? null, limit + 1],
     );
     const page = toPage(rows, limit, (w) => ({ at: w.created_at, id: w.id }), (w) => w);
-    return { ...page, data: await Promise.all(page.data.map((w) => this.json(w))) };
+    return { ...page, data: await this.withStats(page.data) };
   }
 
   async get(accountId: string, id: string) {
@@ -113,10 +114,10 @@ export class WebhookService {
   async test(accountId: string, id: string) {
     const webhook = await this.row(accountId, id);
     const { rows: [event] } = await this.pool.query(
-      `insert into events (id, account_id, type, data, dispatched) values ($1, $2, 'webhook.test', $3, true) returning id, type, created_at, account_id, data`,
+      `insert into events (id, account_id, type, data, dispatched) values ($1, $2, 'webhook.test', $3, true) returning ${ENVELOPE_COLUMNS}`,
       [newId('evt'), accountId, { webhook_id: id, message: 'This is a test event from Sendline.' }],
     );
-    const outcome = await attemptDelivery(webhook.url, { ...event, created_at: event.created_at.toISOString() }, signingSecrets(this.box, webhook), { ...this.settings });
+    const outcome = await attemptDelivery(webhook.url, eventEnvelope(event), signingSecrets(this.box, webhook), { ...this.settings });
     await this.pool.query(
       `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, attempts, status_code, latency_ms, response_excerpt, error)
        values ($1, $2, $3, $4, 'webhook.test', $5, 1, $6, $7, $8, $9)`,
@@ -171,12 +172,18 @@ export class WebhookService {
   }
 
   private async json(w: Row) {
-    const { rows: [stats] } = await this.pool.query(
-      `select count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
-       from webhook_deliveries where webhook_id = $1 and created_at > now() - interval '24 hours'`,
-      [w.id],
+    return (await this.withStats([w]))[0];
+  }
+
+  /** Webhooks as the API shows them, with their last day's delivery counts: one query for all. */
+  private async withStats(webhooks: Row[]) {
+    const { rows } = await this.pool.query(
+      `select webhook_id, count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
+       from webhook_deliveries where webhook_id = any($1) and created_at > now() - interval '24 hours' group by webhook_id`,
+      [webhooks.map((w) => w.id)],
     );
-    return {
+    const stats = new Map(rows.map((r) => [r.webhook_id, r]));
+    return webhooks.map((w) => ({
       id: w.id,
       url: w.url,
       description: w.description,
@@ -185,7 +192,12 @@ export class WebhookService {
       disabled_reason: w.disabled_reason,
       created_at: w.created_at.toISOString(),
       updated_at: w.updated_at.toISOString(),
-      stats: { delivered_24h: stats.delivered, failed_24h: stats.failed, last_success_at: iso(w.last_success_at), last_failure_at: iso(w.last_failure_at) },
-    };
+      stats: {
+        delivered_24h: stats.get(w.id)?.delivered ?? 0,
+        failed_24h: stats.get(w.id)?.failed ?? 0,
+        last_success_at: iso(w.last_success_at),
+        last_failure_at: iso(w.last_failure_at),
+      },
+    }));
   }
 }

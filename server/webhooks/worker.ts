@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { attemptDelivery, type AttemptOutcome } from './deliverer.ts';
 import { signingSecrets } from './service.ts';
 import type { SecretBox } from './signing.ts';
+import { ENVELOPE_COLUMNS, eventEnvelope, type EventEnvelope } from '../events/envelope.ts';
 
 const DISPATCH_BATCH = 1000;
 /** Deliveries claimed ahead per endpoint, as a multiple of its concurrency: fewer claim queries. */
@@ -18,7 +19,7 @@ interface Claimed {
   webhook_id: string;
   attempts: number;
   url: string;
-  envelope: { id: string; type: string; created_at: string; account_id: string; data: unknown };
+  envelope: EventEnvelope;
   secrets: string[];
 }
 
@@ -192,17 +193,15 @@ export class WebhookWorker {
     );
     if (!rows.length) return [];
     const [events, webhooks] = await Promise.all([
-      this.pool.query('select id, type, created_at, account_id, data from events where id = any($1)', [rows.map((r) => r.event_id)]),
+      this.pool.query(`select ${ENVELOPE_COLUMNS} from events where id = any($1)`, [rows.map((r) => r.event_id)]),
       this.pool.query('select * from webhooks where id = any($1)', [[...new Set(rows.map((r) => r.webhook_id))]]),
     ]);
-    const eventById = new Map(events.rows.map((e) => [e.id, { ...e, created_at: e.created_at.toISOString() }]));
-    const webhookById = new Map(webhooks.rows.map((w) => [w.id, w]));
+    const eventById = new Map(events.rows.map((e) => [e.id, eventEnvelope(e)]));
+    // Secrets unsealed once per endpoint, not per delivery.
+    const endpointById = new Map(webhooks.rows.map((w) => [w.id, { url: w.url as string, secrets: signingSecrets(this.box, w) }]));
     return rows
-      .filter((r) => eventById.has(r.event_id) && webhookById.has(r.webhook_id))
-      .map((r) => {
-        const webhook = webhookById.get(r.webhook_id)!;
-        return { ...r, url: webhook.url, envelope: eventById.get(r.event_id)!, secrets: signingSecrets(this.box, webhook) };
-      });
+      .filter((r) => eventById.has(r.event_id) && endpointById.has(r.webhook_id))
+      .map((r) => ({ ...r, ...endpointById.get(r.webhook_id)!, envelope: eventById.get(r.event_id)! }));
   }
 
   private async deliver(delivery: Claimed): Promise<void> {

@@ -90,7 +90,8 @@ describe('open pixel and clicks', () => {
   it('answers a GIF that is never cached and records every open, the first one flagged', async () => {
     const [a] = sent;
     for (let i = 0; i < 2; i++) {
-      const res = await hit(a.pixel);
+      // Without TRUST_PROXY a forwarded address is the client's say, not the address recorded.
+      const res = await hit(a.pixel, { headers: { 'x-forwarded-for': '198.51.100.7' } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('image/gif');
       expect(res.headers.get('cache-control')).toContain('no-store');
@@ -439,6 +440,22 @@ describe('analytics', () => {
     expect(activity.body.data.map((a: { type: string }) => a.type)).toEqual(['payment', 'clicked', 'clicked']);
     const rest = await account.api('GET', `/api/contacts/${sent[0].contactId}/activity?cursor=${activity.body.next_cursor}`);
     expect(rest.body.data.map((a: { type: string }) => a.type)).toEqual(['opened', 'opened', 'delivered']);
+  });
+});
+
+describe('client addresses behind a proxy', () => {
+  it('take X-Forwarded-For through trusted proxies only, as the API does', async () => {
+    const account = await newAccount(sendline.url, 'proxied');
+    const { sent } = await sendCampaign(account, ['proxied@example.com'], 'proxied');
+    const proxied = await startTestServer({ PUBLIC_URL, TRACKING_FLUSH_MS: '50', TRUST_PROXY: 'loopback' });
+    try {
+      // The loopback proxy appended the client it saw (203.0.113.9); the entry before it is the client's own claim.
+      await fetch(proxied.url + sent[0].pixel, { headers: { 'user-agent': HUMAN_AGENT, 'x-forwarded-for': '198.51.100.7, 203.0.113.9' } });
+      const [row] = await waitFor(() => sql('select ip from opens where message_id = $1', [sent[0].messageId]).then((rows) => rows.length > 0 && rows));
+      expect(row.ip).toBe('203.0.113.0');
+    } finally {
+      await proxied.stop();
+    }
   });
 });
 

@@ -75,7 +75,7 @@ export function subsetMismatch(actual: unknown, expected: unknown, at = '$'): st
   return actual === expected ? null : `${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
-export function typeOf(value: unknown): string {
+function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (Number.isInteger(value)) return 'integer';
