@@ -50,7 +50,7 @@ export async function sendBenchmark(): Promise<void> {
   const relay = await spawnListening(['bench/smtp-discard.ts']);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), SEND_BATCH_SIZE: '500', SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2', ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) },
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), SEND_BATCH_SIZE: '500', SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2', ...(process.env.BENCH_SEND_THREADS ? { SEND_THREADS: process.env.BENCH_SEND_THREADS } : {}), ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   try {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 
 /** The only module that reads the environment. */
 export type Role = 'api' | 'worker' | 'all';
@@ -28,6 +29,8 @@ export interface Config {
     /** Null: a local capture server stores mail under DATA_DIR/outbox instead of delivering it. */
     smtpUrl: string | null;
     poolSize: number;
+    /** Worker threads that render and send (the main thread claims and records). */
+    threads: number;
     ratePerSecond: number;
     batchSize: number;
     /** Send jobs per campaign: how many workers (across processes) share one campaign. */
@@ -211,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     sending: {
       smtpUrl: smtpUrl(env.SMTP_URL),
       poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),
+      threads: integer(env, 'SEND_THREADS', availableParallelism(), 1, 64),
       ratePerSecond: integer(env, 'SEND_RATE_PER_SECOND', 0, 0, 1_000_000),
       batchSize: integer(env, 'SEND_BATCH_SIZE', 100, 1, 10_000),
       workersPerCampaign: integer(env, 'SEND_WORKERS_PER_CAMPAIGN', 2, 1, 64),

@@ -7,7 +7,7 @@ import { openPool } from './db/pool.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
-import { startSendingWorker } from './sending/job.ts';
+import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
 import { Mailer } from './sending/mailer.ts';
@@ -61,10 +61,10 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
 
   const shutdown = new AbortController();
-  let stopScheduler = () => {};
+  let sending: SendingWorker | null = null;
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
-    stopScheduler = await startSendingWorker(runtime, shutdown.signal);
+    sending = await startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
     await queue.start();
     webhooks!.start();
   }
@@ -94,7 +94,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(pruner);
-      stopScheduler();
+      sending?.stopScheduling();
       shutdown.abort();
       sockets.close();
       await Promise.all([
@@ -111,6 +111,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         queue.stop(),
         bounces?.stop(),
       ]);
+      await sending?.close();
       await recorder.close();
       await listener.stop();
       transport.close();

@@ -2,9 +2,26 @@ import { convert } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
 import type { FieldError } from '../http/problem.ts';
 
+/**
+ * No file system: Liquid would otherwise let `{% include 'data/jwt-secret' %}` put any file the
+ * server can read into an email. The tags that load files are refused when a template is saved.
+ */
+function engine(options: { outputEscape?: 'escape' }): Liquid {
+  const liquid = new Liquid({ ...options, strictFilters: true, cache: false, templates: {} });
+  for (const tag of ['include', 'render', 'layout']) {
+    liquid.registerTag(tag, {
+      parse() {
+        throw new Error(`{% ${tag} %} is not available: a campaign cannot load other templates`);
+      },
+      render() {},
+    });
+  }
+  return liquid;
+}
+
 /** HTML output escapes every value (a contact's name cannot inject markup); `| raw` opts out. */
-const html = new Liquid({ strictFilters: true, outputEscape: 'escape', cache: false });
-const plain = new Liquid({ strictFilters: true, cache: false });
+const html = engine({ outputEscape: 'escape' });
+const plain = engine({});
 
 export interface CompiledCampaign {
   subject: Template[];

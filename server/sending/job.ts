@@ -1,17 +1,25 @@
 import { createServices, type Runtime } from '../services.ts';
 import { SEND_JOB } from '../campaigns/service.ts';
 import { CampaignSender } from './worker.ts';
+import { SendThreads } from './send-threads.ts';
 
 const SCHEDULER_EVERY_MS = 1000;
+
+export interface SendingWorker {
+  stopScheduling(): void;
+  /** After the send jobs have stopped: ends the sending threads. */
+  close(): Promise<void>;
+}
 
 /**
  * Registers the send job on this worker, wakes campaigns that were sending when the last
  * process stopped, and starts due scheduled campaigns (checked every second, so within 5 s of
  * their time, after a restart too).
  */
-export async function startSendingWorker(runtime: Runtime, signal: AbortSignal): Promise<() => void> {
-  const { pool, queue, config, log, mailer } = runtime;
-  const sender = new CampaignSender(pool, mailer, config.sending, log);
+export async function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): Promise<SendingWorker> {
+  const { pool, queue, config, log } = runtime;
+  const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, jwtSecret: config.jwtSecret }, config.sending.threads, log);
+  const sender = new CampaignSender(pool, threads, config.sending, log);
   queue.define<{ campaignId: string }>(SEND_JOB, (data, job) => sender.run(data.campaignId, signal, () => job.touch()), {
     lockSeconds: config.sending.leaseSeconds,
     concurrency: 4,
@@ -38,5 +46,5 @@ export async function startSendingWorker(runtime: Runtime, signal: AbortSignal):
       running = false;
     }
   }, SCHEDULER_EVERY_MS);
-  return () => clearInterval(timer);
+  return { stopScheduling: () => clearInterval(timer), close: () => threads.close() };
 }

@@ -4,9 +4,8 @@ import { inTransaction } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignRow } from '../campaigns/entities.ts';
-import type { Mailer } from './mailer.ts';
-import type { CampaignForRender } from './render.ts';
-import type { SendOutcome } from './transport.ts';
+import { compileCampaign } from '../campaigns/template.ts';
+import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 
 interface Claimed {
@@ -21,7 +20,7 @@ interface Claimed {
   contact_status: string | null;
 }
 
-type Result = { message: Claimed; outcome: SendOutcome | { kind: 'skipped'; reason: string } | { kind: 'render_failed'; reason: string } };
+type Result = { message: Claimed; outcome: ThreadOutcome | { kind: 'skipped'; reason: string } };
 
 interface MessageUpdate {
   id: string;
@@ -102,14 +101,14 @@ export function campaignFromRow(r: Record<string, any>): CampaignRow {
  */
 export class CampaignSender {
   private readonly pool: Pool;
-  private readonly mailer: Mailer;
+  private readonly threads: SendThreads;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
   private readonly pacer: Pacer;
 
-  constructor(pool: Pool, mailer: Mailer, settings: Config['sending'], log: Logger) {
+  constructor(pool: Pool, threads: SendThreads, settings: Config['sending'], log: Logger) {
     this.pool = pool;
-    this.mailer = mailer;
+    this.threads = threads;
     this.settings = settings;
     this.log = log;
     this.pacer = new Pacer(settings.ratePerSecond);
@@ -117,13 +116,16 @@ export class CampaignSender {
 
   async run(campaignId: string, signal: AbortSignal, touch: () => Promise<void>): Promise<void> {
     this.log.info({ campaignId }, 'sending campaign');
-    let prepared: CampaignForRender | null = null;
+    let campaign: CampaignRow | null = null;
     let failingSince: number | null = null;
     while (!signal.aborted) {
       const { rows: [row] } = await this.pool.query('select * from campaigns where id = $1', [campaignId]);
       if (!row || row.status !== 'sending') return;
       try {
-        prepared ??= this.mailer.prepare(campaignFromRow(row));
+        if (!campaign) {
+          campaign = campaignFromRow(row);
+          compileCampaign(campaign);
+        }
       } catch (error) {
         // Templates are checked when saved; should one still not compile, stop rather than loop.
         await this.fail(campaignId, `The campaign's templates do not compile: ${(error as Error).message}`);
@@ -135,7 +137,7 @@ export class CampaignSender {
         await sleep(250);
         continue;
       }
-      const results = await this.deliver(prepared, batch);
+      const results = await this.deliver(campaign, batch);
       const transportErrors = results.filter((r) => r.outcome.kind === 'transport_error');
       if (transportErrors.length === results.length) {
         await this.release(batch);
@@ -180,7 +182,7 @@ export class CampaignSender {
   }
 
   /** Renders and sends a batch, as many at once as the SMTP pool has connections. */
-  private async deliver(campaign: CampaignForRender, batch: Claimed[]): Promise<Result[]> {
+  private async deliver(campaign: CampaignRow, batch: Claimed[]): Promise<Result[]> {
     const results: Result[] = new Array(batch.length);
     let next = 0;
     const worker = async () => {
@@ -196,19 +198,15 @@ export class CampaignSender {
           continue;
         }
         await this.pacer.wait();
-        try {
-          const outcome = await this.mailer.send(campaign, {
-            messageId: message.id,
-            email: message.email,
-            firstName: message.first_name,
-            lastName: message.last_name,
-            tags: message.tags ?? [],
-            attributes: message.attributes ?? {},
-          });
-          results[i] = { message, outcome };
-        } catch (error) {
-          results[i] = { message, outcome: { kind: 'render_failed', reason: (error as Error).message } };
-        }
+        const outcome = await this.threads.send(campaign, {
+          messageId: message.id,
+          email: message.email,
+          firstName: message.first_name,
+          lastName: message.last_name,
+          tags: message.tags ?? [],
+          attributes: message.attributes ?? {},
+        });
+        results[i] = { message, outcome };
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.poolSize, batch.length) }, worker));

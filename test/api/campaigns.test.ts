@@ -63,6 +63,18 @@ describe('campaign drafts', () => {
     ]);
   });
 
+  it('refuses templates that would load files from the server (include, render, layout)', async () => {
+    const res = await account.api('POST', '/api/campaigns', {
+      body: draft({ content: "<p>Hi</p>\n{% include 'package.json' %}", text_content: "{% render 'data/jwt-secret' %}", preheader: "{% layout '/etc/hostname' %}" }),
+    });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual([
+      { pointer: '/content', detail: expect.stringMatching(/^line 2, column 1: \{% include %\} is not available/) },
+      { pointer: '/text_content', detail: expect.stringMatching(/^line 1, column 1: \{% render %\} is not available/) },
+      { pointer: '/preheader', detail: expect.stringMatching(/^line 1, column 1: \{% layout %\} is not available/) },
+    ]);
+  });
+
   it('edits, duplicates and deletes drafts', async () => {
     const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
     const edited = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft({ name: 'Renamed', audience: { tags_any: ['vip'] } }) });

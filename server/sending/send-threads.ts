@@ -1,0 +1,117 @@
+import { Worker } from 'node:worker_threads';
+import type { CampaignRow } from '../campaigns/entities.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { Recipient } from './render.ts';
+import type { SendOutcome } from './transport.ts';
+
+/** Compiled campaigns kept per thread; the main thread mirrors each thread's list to know what it holds. */
+export const CAMPAIGNS_PER_THREAD = 32;
+
+export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
+
+export interface SendThreadData {
+  smtpUrl: string;
+  sending: Config['sending'];
+  publicUrl: string;
+  jwtSecret: string;
+}
+
+export interface SendRequest {
+  id: number;
+  campaignId: string;
+  /** Sent with a thread's first message of a campaign (and after the campaign changed). */
+  campaign?: CampaignRow;
+  recipient: Recipient;
+}
+
+/** Adds to a bounded list, dropping the oldest: the thread does the same, in the same order. */
+export function rememberCampaign<T>(list: Set<string> | Map<string, T>, id: string, value?: T): void {
+  if (list.size >= CAMPAIGNS_PER_THREAD) list.delete(list.keys().next().value!);
+  if (list instanceof Map) list.set(id, value!);
+  else list.add(id);
+}
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, (outcome: ThreadOutcome) => void>;
+  campaigns: Set<string>;
+}
+
+/**
+ * Rendering and SMTP run in worker threads, so a campaign uses more than the main thread's core:
+ * the main thread claims and records batches, the threads render and send. Each message goes to
+ * the thread with the fewest in flight. A thread that dies answers its messages with a transport
+ * error (they go back to the queue) and is replaced on the next send.
+ */
+export class SendThreads {
+  private readonly threads: (Thread | null)[];
+  private readonly data: SendThreadData;
+  private readonly log: Logger;
+  private nextId = 0;
+  private closed = false;
+
+  constructor(data: SendThreadData, count: number, log: Logger) {
+    // The relay's connections are shared out among the threads.
+    this.data = { ...data, sending: { ...data.sending, poolSize: Math.max(1, Math.ceil(data.sending.poolSize / count)) } };
+    this.threads = new Array(count).fill(null);
+    this.log = log;
+  }
+
+  send(campaign: CampaignRow, recipient: Recipient): Promise<ThreadOutcome> {
+    if (this.closed) return Promise.resolve({ kind: 'transport_error', error: 'sending threads are stopping' });
+    const thread = this.leastBusy();
+    // A campaign's content is frozen once it starts sending: its id names one compiled version.
+    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipient };
+    if (!thread.campaigns.has(campaign.id)) {
+      request.campaign = campaign;
+      rememberCampaign(thread.campaigns, campaign.id);
+    }
+    return new Promise((resolve) => {
+      thread.pending.set(request.id, resolve);
+      thread.worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      this.threads.map(async (thread) => {
+        if (!thread) return;
+        thread.worker.postMessage('close');
+        await new Promise((resolve) => thread.worker.once('exit', resolve));
+      }),
+    );
+  }
+
+  private leastBusy(): Thread {
+    let best = 0;
+    for (let i = 0; i < this.threads.length; i++) {
+      const thread = this.threads[i];
+      if (!thread) return this.start(i);
+      if (thread.pending.size < this.threads[best]!.pending.size) best = i;
+    }
+    return this.threads[best]!;
+  }
+
+  private start(slot: number): Thread {
+    const worker = new Worker(new URL('./send-thread.ts', import.meta.url), { workerData: this.data });
+    const thread: Thread = { worker, pending: new Map(), campaigns: new Set() };
+    worker.on('message', ({ id, outcome }: { id: number; outcome: ThreadOutcome }) => {
+      thread.pending.get(id)?.(outcome);
+      thread.pending.delete(id);
+    });
+    const lost = (reason: string) => {
+      if (this.threads[slot] === thread) this.threads[slot] = null;
+      for (const resolve of thread.pending.values()) resolve({ kind: 'transport_error', error: reason });
+      thread.pending.clear();
+    };
+    worker.on('error', (err) => {
+      this.log.error({ err }, 'a sending thread failed');
+      lost(`the sending thread failed: ${err.message}`);
+    });
+    worker.on('exit', () => lost('the sending thread stopped'));
+    this.threads[slot] = thread;
+    return thread;
+  }
+}
