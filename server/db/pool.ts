@@ -28,3 +28,10 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
 }
 
 export type { Pool, PoolClient } from 'pg';
+
+/**
+ * For a transaction that joins a batch of a few hundred rows to a large table: guessing the size
+ * of an `unnest` or of a fresh staging table, the planner may hash the whole table for every
+ * batch (O(table) per batch). Set first in the transaction, this makes each row an index lookup.
+ */
+export const PER_ROW_LOOKUPS = 'set local enable_seqscan = off; set local enable_hashjoin = off; set local enable_mergejoin = off';

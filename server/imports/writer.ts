@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { PoolClient } from '../db/pool.ts';
+import { PER_ROW_LOOKUPS, type PoolClient } from '../db/pool.ts';
 import type { RowError } from './errors.ts';
 import type { ImportRow } from './rows.ts';
 
@@ -79,9 +79,7 @@ export async function writeBatch(
     ) on commit delete rows`);
     const copy = client.query(copyFrom('copy import_staging from stdin'));
     await pipeline(Readable.from(rowsAsLines(mergeByEmail(rows))), copy);
-    // Every join here is a batch row looking up its contact by index. The planner's guesses about
-    // a fresh staging table are poor, and one wrong guess scans the whole account per batch.
-    await client.query('set local enable_seqscan = off; set local enable_hashjoin = off; set local enable_mergejoin = off');
+    await client.query(PER_ROW_LOOKUPS);
     const { rows: [counts] } = await client.query(
       `with matched as (
          select b.*, c.id as contact_id, c.last_import_id is not distinct from $2 as repeat

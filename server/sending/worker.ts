@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
-import { inTransaction } from '../db/pool.ts';
+import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignRow } from '../campaigns/entities.ts';
@@ -117,6 +117,7 @@ export class CampaignSender {
   async run(campaignId: string, signal: AbortSignal, touch: () => Promise<void>): Promise<void> {
     this.log.info({ campaignId }, 'sending campaign');
     let campaign: CampaignRow | null = null;
+    let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
       const { rows: [row] } = await this.pool.query('select * from campaigns where id = $1', [campaignId]);
@@ -131,7 +132,9 @@ export class CampaignSender {
         await this.fail(campaignId, `The campaign's templates do not compile: ${(error as Error).message}`);
         return;
       }
-      const batch = await this.claim(campaignId);
+      let batch = await this.claim(campaignId, cursor);
+      if (!batch.length && cursor) batch = await this.claim(campaignId, '');
+      cursor = batch.at(-1)?.id ?? '';
       if (!batch.length) {
         if (await this.tryComplete(campaignId)) return;
         await sleep(250);
@@ -141,6 +144,7 @@ export class CampaignSender {
       const transportErrors = results.filter((r) => r.outcome.kind === 'transport_error');
       if (transportErrors.length === results.length) {
         await this.release(batch);
+        cursor = '';
         failingSince ??= Date.now();
         const error = (transportErrors[0].outcome as { error: string }).error;
         this.log.warn({ campaignId, error }, 'the relay is failing');
@@ -157,26 +161,32 @@ export class CampaignSender {
     }
   }
 
-  private async claim(campaignId: string): Promise<Claimed[]> {
+  /**
+   * Claims the next batch after `cursor` (the last id this loop claimed), or from the start when
+   * the cursor is empty. Passing the cursor matters: the claimable index keeps entries of sent
+   * messages until vacuum, and a scan from the start of the campaign would step over all of
+   * them on every claim. A pass from the start picks up retries that became due.
+   */
+  private async claim(campaignId: string, cursor: string): Promise<Claimed[]> {
     const { rows } = await this.pool.query(
       `with claimed as (
          update messages m set status = 'sending', claimed_at = now(), attempts = m.attempts + 1
-         where m.id in (
+         where m.id = any(array(
            select id from messages
-           where campaign_id = $1 and (
+           where campaign_id = $1 and id > $4 and (
              status = 'queued'
              or (status = 'deferred' and next_attempt_at <= now())
              or (status = 'sending' and claimed_at < now() - make_interval(secs => $3))
            )
            order by id limit $2
            for update skip locked
-         )
+         ))
          returning m.id, m.contact_id, m.email, m.attempts
        )
        select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
-       from claimed left join contacts c on c.id = claimed.contact_id
+       from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
        order by claimed.id`,
-      [campaignId, this.settings.batchSize, this.settings.leaseSeconds],
+      [campaignId, this.settings.batchSize, this.settings.leaseSeconds, cursor],
     );
     return rows;
   }
@@ -271,6 +281,7 @@ export class CampaignSender {
       }
     }
     await inTransaction(this.pool, async (client) => {
+      await client.query(PER_ROW_LOOKUPS);
       await client.query(
         `update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
            sent_at = case when u.sent then now() else m.sent_at end,
