@@ -81,7 +81,7 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements'],
     onLog: (message) => log.debug({ postgres: message.trim() }),
     onError: (error) => log.error({ postgres: String(error) }),
   });

@@ -155,6 +155,28 @@ describe('open pixel and clicks', () => {
     // An open token is not a click token.
     expect((await hit(a.pixel.replace('/t/o/', '/t/c/').replace('.gif', ''))).status).toBe(404);
   });
+
+  // The bulk tables have no foreign keys (a per-row check cost a quarter of their writes); the
+  // parents' delete triggers cascade instead.
+  it('deleting a contact keeps its messages without it; deleting a campaign removes its messages, opens and clicks', async () => {
+    const other = await newAccount(sendline.url, 'cascade');
+    const { campaign, sent: mine } = await sendCampaign(other, ['cascade-1@example.com', 'cascade-2@example.com'], 'cascade');
+    await hit(mine[0].pixel);
+    await hit(mine[0].clicks[0]);
+    await waitFor(async () => (await sql('select 1 from clicks where campaign_id = $1', [campaign.id])).length === 1);
+
+    expect((await other.api('DELETE', `/api/contacts/${mine[1].contactId}`)).status).toBe(204);
+    expect(await sql('select contact_id from messages where id = $1', [mine[1].messageId])).toEqual([{ contact_id: null }]);
+
+    expect((await other.api('DELETE', `/api/campaigns/${campaign.id}`)).status).toBe(204);
+    const left = await sql(
+      'select (select count(*) from messages where campaign_id = $1)::int as messages, (select count(*) from opens where campaign_id = $1)::int as opens, (select count(*) from clicks where campaign_id = $1)::int as clicks',
+      [campaign.id],
+    );
+    expect(left).toEqual([{ messages: 0, opens: 0, clicks: 0 }]);
+    // The other campaign of this file is untouched.
+    expect((await sql('select count(*)::int as n from messages where campaign_id = $1', [campaignId]))[0].n).toBe(3);
+  });
 });
 
 describe('unsubscribe (RFC 8058)', () => {
