@@ -1,6 +1,7 @@
 import type { EntityManager } from '../db/orm.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
+import { copyLines, copyRows } from '../db/copy.ts';
 import { Event, type EventRow } from './entities.ts';
 
 /** The 26 event types of the catalogue. */
@@ -55,10 +56,6 @@ export interface PendingEvent {
  */
 export async function insertEvents(client: PoolClient, accountId: string, events: PendingEvent[]): Promise<void> {
   if (!events.length) return;
-  await client.query(
-    `insert into events (id, account_id, type, data, dispatched)
-     select u.id, $1, u.type, u.data, not exists (select 1 from webhooks w where w.account_id = $1 and w.active)
-     from unnest($2::text[], $3::text[], $4::jsonb[]) as u(id, type, data)`,
-    [accountId, events.map(() => newId('evt')), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
-  );
+  const { rows: [{ watched }] } = await client.query('select exists (select 1 from webhooks where account_id = $1 and active) as watched', [accountId]);
+  await copyLines(client, 'events', 'id, account_id, type, data, dispatched', copyRows(events.map((e) => [newId('evt'), accountId, e.type, JSON.stringify(e.data), !watched])));
 }

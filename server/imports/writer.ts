@@ -1,6 +1,4 @@
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import { from as copyFrom } from 'pg-copy-streams';
+import { copyLines, copyText } from '../db/copy.ts';
 import { PER_ROW_LOOKUPS, type PoolClient } from '../db/pool.ts';
 import type { RowError } from './errors.ts';
 import type { ImportRow } from './rows.ts';
@@ -14,13 +12,9 @@ export interface BatchCounts {
   failed: number;
 }
 
-/** COPY text format: backslash escapes, `\N` for null. */
-function copyText(value: string | null): string {
-  if (value === null) return '\\N';
-  return value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-}
-
 const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+
+const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
 
 function copyLine(r: ImportRow): string {
   return [
@@ -77,8 +71,7 @@ export async function writeBatch(
     await client.query(`create temp table if not exists import_staging (
       row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
     ) on commit delete rows`);
-    const copy = client.query(copyFrom('copy import_staging from stdin'));
-    await pipeline(Readable.from(rowsAsLines(mergeByEmail(rows))), copy);
+    await copyLines(client, 'import_staging', STAGING_COLUMNS, mergeByEmail(rows).map(copyLine));
     await client.query(PER_ROW_LOOKUPS);
     const { rows: [counts] } = await client.query(
       `with matched as (
@@ -130,17 +123,4 @@ export async function writeBatch(
     );
   }
   return { created, updated, skipped: rows.length - created - updated, failed: errors.length };
-}
-
-function* rowsAsLines(rows: ImportRow[]): Generator<string> {
-  // Lines are grouped into chunks of a few hundred KB: fewer writes, bounded memory.
-  let chunk = '';
-  for (const row of rows) {
-    chunk += copyLine(row);
-    if (chunk.length > 256 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
-import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen } from './classify.ts';
@@ -100,8 +101,8 @@ export class TrackingRecorder {
       );
       const messages = new Map(rows.map((m) => [m.id, m]));
       const changed = new Set<MessageState>();
-      const opens: unknown[][] = [];
-      const clicks: unknown[][] = [];
+      const opens: CopyValue[][] = [];
+      const clicks: CopyValue[][] = [];
       const events = new Map<string, PendingEvent[]>();
       const emit = (m: MessageState, event: PendingEvent) => {
         const list = events.get(m.account_id) ?? [];
@@ -135,10 +136,8 @@ export class TrackingRecorder {
         clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
-      await insertRows(client, 'opens', 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human',
-        ['text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'text', 'text', 'boolean', 'boolean', 'boolean'], opens);
-      await insertRows(client, 'clicks', 'id, account_id, campaign_id, message_id, contact_id, email, link, url, occurred_at, user_agent, ip, is_first, is_first_for_link',
-        ['text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'timestamptz', 'text', 'text', 'boolean', 'boolean'], clicks);
+      if (opens.length) await copyLines(client, 'opens', 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human', copyRows(opens));
+      if (clicks.length) await copyLines(client, 'clicks', 'id, account_id, campaign_id, message_id, contact_id, email, link, url, occurred_at, user_agent, ip, is_first, is_first_for_link', copyRows(clicks));
       if (changed.size) {
         const list = [...changed];
         await client.query(
@@ -155,12 +154,4 @@ export class TrackingRecorder {
       for (const [accountId, list] of events) await insertEvents(client, accountId, list);
     });
   }
-}
-
-/** Inserts rows column-wise through `unnest`: one statement for the whole batch. */
-async function insertRows(client: PoolClient, table: string, columns: string, types: string[], rows: unknown[][]): Promise<void> {
-  if (!rows.length) return;
-  const params = types.map((_, i) => rows.map((r) => r[i]));
-  const arrays = types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
-  await client.query(`insert into ${table} (${columns}) select * from unnest(${arrays})`, params);
 }

@@ -1,0 +1,40 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { PoolClient } from './pool.ts';
+
+export type CopyValue = string | number | boolean | Date | null;
+
+/** One value in COPY's text format: backslash escapes, `\N` for null. */
+export function copyText(value: CopyValue): string {
+  if (value === null) return '\\N';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (typeof value === 'number') return String(value);
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+/**
+ * Writes lines of COPY text into `table` in the caller's transaction. Cheaper than an INSERT of
+ * the same rows through `unnest`: no array literals to build in Node or to parse in PostgreSQL.
+ * Lines go out in chunks of a few hundred KB: fewer writes, bounded memory.
+ */
+export async function copyLines(client: PoolClient, table: string, columns: string, lines: Iterable<string>): Promise<void> {
+  function* chunks(): Generator<string> {
+    let chunk = '';
+    for (const line of lines) {
+      chunk += line;
+      if (chunk.length > 256 * 1024) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  }
+  await pipeline(Readable.from(chunks()), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
+}
+
+/** Rows of plain values as COPY lines. */
+export function* copyRows(rows: Iterable<CopyValue[]>): Generator<string> {
+  for (const row of rows) yield row.map(copyText).join('\t') + '\n';
+}
