@@ -8,6 +8,8 @@ import type { SendOutcome } from './transport.ts';
 /** Compiled campaigns kept per thread; the main thread mirrors each thread's list to know what it holds. */
 export const CAMPAIGNS_PER_THREAD = 32;
 
+const THREAD_OLD_GENERATION_MB = 256;
+
 export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
 
 export interface SendThreadData {
@@ -95,7 +97,9 @@ export class SendThreads {
   }
 
   private start(slot: number): Thread {
-    const worker = new Worker(new URL('./send-thread.ts', import.meta.url), { workerData: this.data });
+    // A thread holds a few compiled campaigns and the messages in flight; without a cap, each
+    // thread's heap would grow as lazily as the main thread's.
+    const worker = new Worker(new URL('./send-thread.ts', import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB } });
     const thread: Thread = { worker, pending: new Map(), campaigns: new Set() };
     worker.on('message', ({ id, outcome }: { id: number; outcome: ThreadOutcome }) => {
       thread.pending.get(id)?.(outcome);
