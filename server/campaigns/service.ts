@@ -202,20 +202,17 @@ export class CampaignService {
     const rejected: { email: string; reason: string }[] = [];
     for (const email of emails) {
       const [contact] = await this.repo.contactByEmail(accountId, email);
-      const outcome = await this.mailer.send(
-        prepared,
-        {
-          messageId: newId('msg'),
-          email,
-          firstName: contact?.first_name ?? null,
-          lastName: contact?.last_name ?? null,
-          tags: contact?.tags ?? [],
-          attributes: contact?.attributes ?? {},
-        },
-        { 'X-Sendline-Test': 'true' },
-      );
+      const recipient = {
+        messageId: newId('msg'),
+        email,
+        firstName: contact?.first_name ?? null,
+        lastName: contact?.last_name ?? null,
+        tags: contact?.tags ?? [],
+        attributes: contact?.attributes ?? {},
+      };
+      const outcome = await this.mailer.send(prepared, recipient, { 'X-Sendline-Test': 'true' }).catch((error: Error) => ({ kind: 'render_failed' as const, reason: `rendering failed: ${error.message}` }));
       if (outcome.kind === 'accepted') accepted.push(email);
-      else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.response });
+      else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response });
     }
     return { accepted, rejected };
   }

@@ -287,6 +287,21 @@ describe('sending', () => {
     expect(after.body).toMatchObject({ status: 'draft', stats: { recipients: 0, sent: 0 } });
     expectProblem(await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: Array(11).fill('a@inbox.example') } }), 400, 'validation_failed');
   });
+
+  it('fails the message of a template that would render without end, and goes on with the campaign', async () => {
+    const account = await newAccount(sendline.url, 'runaway');
+    await account.api('POST', '/api/contacts', { body: { email: 'loop@inbox.example' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ content: '<p>{% for i in (1..100000000) %}x{% endfor %}</p>' }) });
+    const test = await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: ['qa@inbox.example'] } });
+    expect(test.body).toEqual({ accepted: [], rejected: [{ email: 'qa@inbox.example', reason: expect.stringMatching(/^rendering failed: memory alloc limit exceeded/) }] });
+
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 1, sent: 0, failed: 1 });
+    const [failed] = await events(account.accountId, 'email.failed');
+    expect(failed.data).toMatchObject({ email: 'loop@inbox.example', reason: expect.stringMatching(/^rendering failed: memory alloc limit exceeded/) });
+    expect(sink.to('loop@inbox.example')).toHaveLength(0);
+  });
 });
 
 describe('campaigns across accounts', () => {
