@@ -9,6 +9,7 @@ import type { SendOutcome } from './transport.ts';
 export const CAMPAIGNS_PER_THREAD = 32;
 
 const THREAD_OLD_GENERATION_MB = 256;
+const CLOSE_GRACE_MS = 10_000;
 
 export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
 
@@ -80,8 +81,12 @@ export class SendThreads {
     await Promise.all(
       this.threads.map(async (thread) => {
         if (!thread) return;
+        const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
         thread.worker.postMessage('close');
-        await new Promise((resolve) => thread.worker.once('exit', resolve));
+        // A thread still busy after this long is stopped: shutting down must not hang on it.
+        const timer = setTimeout(() => void thread.worker.terminate(), CLOSE_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
       }),
     );
   }
