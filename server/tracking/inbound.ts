@@ -5,6 +5,8 @@ import { parseReport } from './reports.ts';
 
 /** Reports are small; returned originals beyond this are not needed to match the message. */
 const MAX_REPORT_BYTES = 2 * 1024 * 1024;
+/** Connections at once; bounces arrive a few at a time even from large campaigns. */
+const MAX_CLIENTS = 100;
 
 /**
  * The inbound SMTP listener for bounces (DSNs to the VERP return path) and complaint feedback
@@ -17,10 +19,16 @@ export async function startBounceServer(port: number, host: string, feedback: Fe
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_REPORT_BYTES,
+    maxClients: MAX_CLIENTS,
     logger: false,
     onData(stream, session, callback) {
+      // The listener faces the internet: past the limit, data is read and dropped, not kept.
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= MAX_REPORT_BYTES) chunks.push(chunk);
+      });
       stream.on('end', () => {
         if (stream.sizeExceeded) {
           callback(Object.assign(new Error('Report too large'), { responseCode: 552 }));

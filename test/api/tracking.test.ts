@@ -294,6 +294,11 @@ describe('bounces and complaints by mail', () => {
     await mailReport(fixture('dsn-postfix.eml', { ...values(sent[0], '5.1.1', '550'), MESSAGE_ID: 'msg_0000000000000000000000', RETURN_PATH: 'bounces+msg_0000000000000000000000@shop.example' }), 'bounces+msg_0000000000000000000000@shop.example');
     expect((await sql('select count(*)::int as n from bounces')).at(0)!.n).toBe(before);
   });
+
+  it('refuses a report over 2 MB with 552', async () => {
+    const huge = fixture('dsn-postfix.eml', values(sent[0], '5.1.1', '550')) + `\r\n${'x'.repeat(76)}\r\n`.repeat(40_000);
+    await expect(mailReport(huge, 'postmaster@shop.example')).rejects.toMatchObject({ responseCode: 552 });
+  });
 });
 
 describe('bounces reported through the API', () => {
