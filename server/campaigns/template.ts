@@ -2,16 +2,16 @@ import { convert } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
 import type { FieldError } from '../http/problem.ts';
 
+const RENDER_LIMIT_MS = 200;
+/** Liquid's unit: characters and items its tags and filters create (ranges, joins, appends). */
+const RENDER_MEMORY_LIMIT = 10_000_000;
+
 /**
  * No file system: Liquid would otherwise let `{% include 'data/jwt-secret' %}` put any file the
  * server can read into an email. The tags that load files are refused when a template is saved.
  * A render is bounded in time and allocation: `{% for i in (1..100000000) %}` fails the message
  * instead of holding a sending thread (and every campaign behind it) for minutes.
  */
-const RENDER_LIMIT_MS = 200;
-/** Liquid's unit: characters and items its tags and filters create (ranges, joins, appends). */
-const RENDER_MEMORY_LIMIT = 10_000_000;
-
 function engine(options: { outputEscape?: 'escape' }): Liquid {
   const liquid = new Liquid({ ...options, strictFilters: true, cache: false, templates: {}, renderLimit: RENDER_LIMIT_MS, memoryLimit: RENDER_MEMORY_LIMIT });
   for (const tag of ['include', 'render', 'layout']) {

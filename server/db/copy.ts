@@ -6,7 +6,7 @@ import type { PoolClient } from './pool.ts';
 export type CopyValue = string | number | boolean | Date | null;
 
 /** One value in COPY's text format: backslash escapes, `\N` for null. */
-export function copyText(value: CopyValue): string {
+function copyText(value: CopyValue): string {
   if (value === null) return '\\N';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'boolean') return value ? 't' : 'f';

@@ -1,4 +1,4 @@
-import { copyLines, copyText } from '../db/copy.ts';
+import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { PER_ROW_LOOKUPS, type PoolClient } from '../db/pool.ts';
 import type { RowError } from './errors.ts';
 import type { ImportRow } from './rows.ts';
@@ -16,18 +16,7 @@ const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\
 
 const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
 
-function copyLine(r: ImportRow): string {
-  return [
-    String(r.row),
-    r.id,
-    copyText(r.email),
-    copyText(r.firstName),
-    copyText(r.lastName),
-    copyText(arrayLiteral(r.tags)),
-    copyText(r.status),
-    copyText(JSON.stringify(r.attributes)),
-  ].join('\t') + '\n';
-}
+const stagingRow = (r: ImportRow): CopyValue[] => [r.row, r.id, r.email, r.firstName, r.lastName, arrayLiteral(r.tags), r.status, JSON.stringify(r.attributes)];
 
 /** Two rows for one email become one: the later row's values win, tags and attributes add up. */
 function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
@@ -71,7 +60,7 @@ export async function writeBatch(
     await client.query(`create temp table if not exists import_staging (
       row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
     ) on commit delete rows`);
-    await copyLines(client, 'import_staging', STAGING_COLUMNS, mergeByEmail(rows).map(copyLine));
+    await copyLines(client, 'import_staging', STAGING_COLUMNS, copyRows(mergeByEmail(rows).map(stagingRow)));
     await client.query(PER_ROW_LOOKUPS);
     const { rows: [counts] } = await client.query(
       `with matched as (

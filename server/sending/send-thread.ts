@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { Mailer } from './mailer.ts';
 import type { CampaignForRender } from './render.ts';
-import { rememberCampaign, type SendRequest, type SendThreadData, type ThreadOutcome } from './send-threads.ts';
+import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type ThreadReply } from './send-threads.ts';
 import { MailTransport } from './transport.ts';
 
 const data = workerData as SendThreadData;
@@ -14,11 +14,15 @@ const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), new Tok
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
 
-async function handle(request: SendRequest): Promise<ThreadOutcome> {
+async function handle(request: SendRequest): Promise<ThreadReply> {
+  let campaign = campaigns.get(request.campaignId);
   try {
-    if (request.campaign) rememberCampaign(campaigns, request.campaignId, mailer.prepare(request.campaign));
-    const campaign = campaigns.get(request.campaignId);
-    if (!campaign) throw new Error('the campaign was not handed to this thread');
+    if (request.campaign) {
+      if (campaigns.size >= CAMPAIGNS_PER_THREAD) campaigns.delete(campaigns.keys().next().value!);
+      campaign = mailer.prepare(request.campaign);
+      campaigns.set(request.campaignId, campaign);
+    }
+    if (!campaign) return { kind: 'campaign_needed' };
     return await mailer.send(campaign, request.recipient);
   } catch (error) {
     return { kind: 'render_failed', reason: (error as Error).message };
@@ -31,5 +35,5 @@ port.on('message', (message: SendRequest | 'close') => {
     port.close();
     return;
   }
-  void handle(message).then((outcome) => port.postMessage({ id: message.id, outcome }));
+  void handle(message).then((reply) => port.postMessage({ id: message.id, reply }));
 });

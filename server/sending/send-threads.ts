@@ -5,13 +5,16 @@ import type { Logger } from '../logger.ts';
 import type { Recipient } from './render.ts';
 import type { SendOutcome } from './transport.ts';
 
-/** Compiled campaigns kept per thread; the main thread mirrors each thread's list to know what it holds. */
+/** Compiled campaigns a thread keeps; one it dropped is asked for again. */
 export const CAMPAIGNS_PER_THREAD = 32;
 
 const THREAD_OLD_GENERATION_MB = 256;
 const CLOSE_GRACE_MS = 10_000;
 
 export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
+
+/** What a thread answers: an outcome, or that it needs the campaign handed over (again). */
+export type ThreadReply = ThreadOutcome | { kind: 'campaign_needed' };
 
 export interface SendThreadData {
   smtpUrl: string;
@@ -23,21 +26,15 @@ export interface SendThreadData {
 export interface SendRequest {
   id: number;
   campaignId: string;
-  /** Sent with a thread's first message of a campaign (and after the campaign changed). */
+  /** Sent with a thread's first message of a campaign, and when the thread asks for it. */
   campaign?: CampaignRow;
   recipient: Recipient;
 }
 
-/** Adds to a bounded list, dropping the oldest: the thread does the same, in the same order. */
-export function rememberCampaign<T>(list: Set<string> | Map<string, T>, id: string, value?: T): void {
-  if (list.size >= CAMPAIGNS_PER_THREAD) list.delete(list.keys().next().value!);
-  if (list instanceof Map) list.set(id, value!);
-  else list.add(id);
-}
-
 interface Thread {
   worker: Worker;
-  pending: Map<number, (outcome: ThreadOutcome) => void>;
+  pending: Map<number, (reply: ThreadReply) => void>;
+  /** Campaigns handed to this thread; it may since have dropped some, and then asks. */
   campaigns: Set<string>;
 }
 
@@ -61,15 +58,21 @@ export class SendThreads {
     this.log = log;
   }
 
-  send(campaign: CampaignRow, recipient: Recipient): Promise<ThreadOutcome> {
-    if (this.closed) return Promise.resolve({ kind: 'transport_error', error: 'sending threads are stopping' });
+  async send(campaign: CampaignRow, recipient: Recipient): Promise<ThreadOutcome> {
+    if (this.closed) return { kind: 'transport_error', error: 'sending threads are stopping' };
     const thread = this.leastBusy();
     // A campaign's content is frozen once it starts sending: its id names one compiled version.
-    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipient };
-    if (!thread.campaigns.has(campaign.id)) {
-      request.campaign = campaign;
-      rememberCampaign(thread.campaigns, campaign.id);
-    }
+    const handed = thread.campaigns.has(campaign.id);
+    let reply = await this.request(thread, campaign, recipient, !handed);
+    if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipient, true);
+    // Only possible if the thread dropped the campaign between the two requests: 32 others came.
+    if (reply.kind === 'campaign_needed') return { kind: 'transport_error', error: 'the sending thread lost the campaign' };
+    return reply;
+  }
+
+  private request(thread: Thread, campaign: CampaignRow, recipient: Recipient, withCampaign: boolean): Promise<ThreadReply> {
+    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipient, ...(withCampaign ? { campaign } : {}) };
+    if (withCampaign) thread.campaigns.add(campaign.id);
     return new Promise((resolve) => {
       thread.pending.set(request.id, resolve);
       thread.worker.postMessage(request);
@@ -106,8 +109,8 @@ export class SendThreads {
     // thread's heap would grow as lazily as the main thread's.
     const worker = new Worker(new URL('./send-thread.ts', import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB } });
     const thread: Thread = { worker, pending: new Map(), campaigns: new Set() };
-    worker.on('message', ({ id, outcome }: { id: number; outcome: ThreadOutcome }) => {
-      thread.pending.get(id)?.(outcome);
+    worker.on('message', ({ id, reply }: { id: number; reply: ThreadReply }) => {
+      thread.pending.get(id)?.(reply);
       thread.pending.delete(id);
     });
     const lost = (reason: string) => {
