@@ -3,15 +3,12 @@
  * rollup triggers run as they would in production), then the latency of the overview and the
  * campaign endpoints, one request at a time.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { recordSection, runContext } from './lib.ts';
+import { recordSection, runContext, scratchDir } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const CAMPAIGNS = 100;
@@ -69,7 +66,7 @@ async function timeRequests(url: string, headers: Record<string, string>): Promi
 }
 
 export async function analyticsBenchmark(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-analytics-'));
+  const dir = scratchDir('analytics');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', API_KEY_RATE_LIMIT: '100000' }, { keepOutput: !!process.env.BENCH_DEBUG });
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });

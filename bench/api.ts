@@ -2,18 +2,15 @@
  * The cost of the API stack: an authenticated call (API key lookup, shared rate-limit counter,
  * contract validation) against a bare Express route answering the same JSON, in the same run.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { newAccount, newApiKey } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { load, peakRssMb, recordSection, runContext, spawnListening, type LoadResult } from './lib.ts';
+import { load, type LoadResult, peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PATH = '/api/campaigns';
 
 export async function apiBenchmark(): Promise<void> {
-  const server = await spawnServer({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-bench-')), ALLOW_SIGNUP: 'true' }, { keepOutput: false });
+  const server = await spawnServer({ DATA_DIR: scratchDir('api'), ALLOW_SIGNUP: 'true' }, { keepOutput: false });
   try {
     const owner = await newAccount(server.url, 'bench');
     const { key, api } = await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 });

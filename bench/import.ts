@@ -2,9 +2,8 @@
  * A million-row CSV through the HTTP API (upload to `completed`), against raw COPY of the same
  * rows into a table with the same unique index: the physical limit, in the same run.
  */
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,7 +14,7 @@ import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { generateContactsCsv } from './generate-contacts.ts';
-import { peakRssMb, recordSection, runContext } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir } from './lib.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
 
@@ -56,7 +55,7 @@ async function rawCopy(url: string, file: string): Promise<number> {
 }
 
 export async function importBenchmark(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-import-'));
+  const dir = scratchDir('import');
   const csv = path.join(dir, 'contacts.csv');
   await generateContactsCsv(csv, ROWS);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));

@@ -1,10 +1,18 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A temporary folder (database, uploads) removed when the benchmark exits: runs leave gigabytes. */
+export function scratchDir(name: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `sendline-bench-${name}-`));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 export interface LoadResult {
   requestsPerSecond: number;

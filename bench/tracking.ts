@@ -3,9 +3,6 @@
  * answering the same GIF in the same run, then a check that every answered hit became exactly
  * one stored row.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
@@ -13,7 +10,7 @@ import { createLogger } from '../server/logger.ts';
 import { TokenSigner } from '../server/tracking/tokens.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, spawnListening } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MESSAGES = 10_000;
@@ -38,7 +35,7 @@ async function hammer(base: string, paths: string[], seconds: number, expectStat
 }
 
 export async function trackingBenchmark(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-tracking-'));
+  const dir = scratchDir('tracking');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
     { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) },

@@ -4,17 +4,14 @@
  * that time, against a baseline that POSTs the same bodies straight to the fast endpoints.
  * WebSocket: 1,000 subscribed clients, events per second and latency from commit to receipt.
  */
-import { mkdtempSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 1000);
@@ -68,7 +65,7 @@ async function baseline(urls: string[], bodies: string[], concurrency: number): 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export async function webhooksBenchmark(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-webhooks-'));
+  const dir = scratchDir('webhooks');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
     { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024) },
