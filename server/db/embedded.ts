@@ -81,7 +81,10 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements'],
+    // Code-point order compared with memcmp, Unicode case mapping for lower(): the machine's
+    // libc locale would make every comparison of an id or an email in every index a strcoll.
+    initdbFlags: ['--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (message) => log.debug({ postgres: message.trim() }),
     onError: (error) => log.error({ postgres: String(error) }),
   });
