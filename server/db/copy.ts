@@ -5,13 +5,18 @@ import type { PoolClient } from './pool.ts';
 
 export type CopyValue = string | number | boolean | Date | null;
 
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPES = /[\\\t\n\r]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 /** One value in COPY's text format: backslash escapes, `\N` for null. */
 function copyText(value: CopyValue): string {
+  // Strings first, and tested before they are rewritten: a flush formats a few hundred thousand.
+  if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, (c) => ESCAPED[c]) : value;
   if (value === null) return '\\N';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (typeof value === 'number') return String(value);
-  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return String(value);
 }
 
 /**
@@ -36,5 +41,9 @@ export async function copyLines(client: PoolClient, table: string, columns: stri
 
 /** Rows of plain values as COPY lines. */
 export function* copyRows(rows: Iterable<CopyValue[]>): Generator<string> {
-  for (const row of rows) yield row.map(copyText).join('\t') + '\n';
+  for (const row of rows) {
+    let line = copyText(row[0]);
+    for (let i = 1; i < row.length; i++) line += '\t' + copyText(row[i]);
+    yield line + '\n';
+  }
 }
