@@ -1,18 +1,19 @@
 /**
  * One personalised campaign with 5 links to 100,000 contacts, through a relay that discards
  * (its own process), from `send` to `completed`; against nodemailer alone sending as many
- * pre-rendered messages to the same relay, in the same run.
+ * pre-rendered messages to the same relay, in the same run; and against the SMTP pool Sendline
+ * sends through (nodemailer's SMTPConnection without its Mailer) alone.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { buildMime } from '../server/sending/mime.ts';
+import { SmtpPool } from '../server/sending/smtp-pool.ts';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, spawnListening } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_SEND_CONTACTS ?? 100_000);
 const POOL = 10;
@@ -26,10 +27,11 @@ ${[1, 2, 3, 4, 5].map((n) => `<p><a href="https://shop.example/item/${n}?ref={{ 
  * The transport alone, same relay and pool: nodemailer composing each message from pre-rendered
  * parts, or (`raw`) sending a message already composed, with only the recipient changed.
  */
+const html = CONTENT.replace(/\{\{[^}]*\}\}/g, 'x');
+const composed = buildMime({ from: { name: null, address: 'news@shop.example' }, to: 'RECIPIENT', replyTo: null, subject: 'Hello', messageId: '<bench@shop.example>', date: new Date(), headers: {}, text: 'Hello x', html });
+
 async function nodemailerAlone(port: number, count: number, raw: boolean): Promise<number> {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: POOL, maxMessages: Infinity });
-  const html = CONTENT.replace(/\{\{[^}]*\}\}/g, 'x');
-  const composed = buildMime({ from: { name: null, address: 'news@shop.example' }, to: 'RECIPIENT', replyTo: null, subject: 'Hello', messageId: '<bench@shop.example>', date: new Date(), headers: {}, text: 'Hello x', html });
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -45,8 +47,25 @@ async function nodemailerAlone(port: number, count: number, raw: boolean): Promi
   return count / ((performance.now() - started) / 1000);
 }
 
+/** Sendline's own SMTP pool alone, sending the pre-built message: the limit of the path it uses. */
+async function smtpPoolAlone(port: number, count: number): Promise<number> {
+  const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, POOL, null);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: POOL }, async () => {
+      while (next < count) {
+        const to = `person${next++}@inbox.example`;
+        await pool.send({ from: 'news@shop.example', to }, composed.replace('RECIPIENT', to));
+      }
+    }),
+  );
+  pool.close();
+  return count / ((performance.now() - started) / 1000);
+}
+
 export async function sendBenchmark(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-bench-send-'));
+  const dir = scratchDir('send');
   const relay = await spawnListening(['bench/smtp-discard.ts']);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
@@ -86,6 +105,7 @@ export async function sendBenchmark(): Promise<void> {
     const rate = CONTACTS / seconds;
     const composing = await nodemailerAlone(relay.port, CONTACTS, false);
     const baseline = await nodemailerAlone(relay.port, CONTACTS, true);
+    const poolAlone = await smtpPoolAlone(relay.port, CONTACTS);
     const table = [
       `Run: ${runContext()}; ${CONTACTS.toLocaleString('en')} recipients, SMTP pool of ${POOL}, batches of 500, one process.`,
       '',
@@ -94,8 +114,9 @@ export async function sendBenchmark(): Promise<void> {
       `| Sendline: \`send\` → \`completed\` (render, track 5 links, send, record, events) | ${Math.round(rate)} |`,
       `| nodemailer alone, composing pre-rendered parts, same relay | ${Math.round(composing)} |`,
       `| nodemailer alone, sending one pre-built message (the baseline) | ${Math.round(baseline)} |`,
+      `| Sendline's SMTP pool alone (nodemailer's SMTPConnection), same pre-built message | ${Math.round(poolAlone)} |`,
       '',
-      `Ratio Sendline / transport (pre-built messages): **${(rate / baseline).toFixed(2)}**; against nodemailer composing pre-rendered parts: ${(rate / composing).toFixed(2)}. Wall time ${seconds.toFixed(1)} s. Server peak RSS: **${rss} MB**.`,
+      `Ratio Sendline / transport (nodemailer, pre-built messages): **${(rate / baseline).toFixed(2)}**; against nodemailer composing pre-rendered parts: ${(rate / composing).toFixed(2)}; against Sendline's SMTP pool alone: ${(rate / poolAlone).toFixed(2)}. Wall time ${seconds.toFixed(1)} s. Server peak RSS: **${rss} MB**.`,
     ].join('\n');
     recordSection('send', table);
     console.log(table);

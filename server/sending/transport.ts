@@ -1,7 +1,7 @@
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { buildMime } from './mime.ts';
 import type { RenderedMessage } from './render.ts';
+import { SmtpPool } from './smtp-pool.ts';
 
 export type SendOutcome =
   | { kind: 'accepted'; response: string }
@@ -20,28 +20,23 @@ export interface OutgoingMail {
   extraHeaders?: Record<string, string>;
 }
 
-/** A pooled SMTP connection to the relay, with optional DKIM signing. */
+/** Pooled SMTP connections to the relay, with optional DKIM signing. */
 export class MailTransport {
-  private readonly transporter: Transporter;
+  private readonly pool: SmtpPool;
 
   constructor(url: string, sending: Config['sending']) {
-    this.transporter = nodemailer.createTransport({
+    const { dkim } = sending;
+    this.pool = new SmtpPool(
       url,
-      pool: true,
-      maxConnections: sending.poolSize,
-      maxMessages: Infinity,
-      ...(sending.dkim
-        ? {
-            dkim: {
-              domainName: sending.dkim.domain,
-              keySelector: sending.dkim.selector,
-              privateKey: sending.dkim.privateKey,
-              // nodemailer's default list leaves List-Unsubscribe-Post out; RFC 8058 wants it signed.
-              headerFieldNames: 'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
-            },
-          }
-        : {}),
-    } as nodemailer.TransportOptions);
+      sending.poolSize,
+      dkim && {
+        domainName: dkim.domain,
+        keySelector: dkim.selector,
+        privateKey: dkim.privateKey,
+        // nodemailer's default list leaves List-Unsubscribe-Post out; RFC 8058 wants it signed.
+        headerFieldNames: 'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
+      },
+    );
   }
 
   async send(mail: OutgoingMail): Promise<SendOutcome> {
@@ -58,7 +53,7 @@ export class MailTransport {
         text: rendered.text,
         html: rendered.html,
       });
-      const info = await this.transporter.sendMail({ raw, envelope: { from: rendered.returnPath, to: mail.to } });
+      const info = await this.pool.send({ from: rendered.returnPath, to: mail.to }, raw);
       if (info.rejected.length) return { kind: 'rejected', code: 550, response: String(info.response ?? 'rejected') };
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
@@ -72,6 +67,6 @@ export class MailTransport {
   }
 
   close(): void {
-    this.transporter.close();
+    this.pool.close();
   }
 }
