@@ -42,11 +42,57 @@ function mergeByEmail(rows: ImportRow[]): ImportRow[] {
   return [...byEmail.values()];
 }
 
+/** One row per address, the last one: rows that only PostgreSQL's lower() makes equal are merged by this. */
+const DISTINCT_STAGED = 'select distinct on (lower(email)) * from import_staging order by lower(email), row desc';
+
+/**
+ * What row `m` changes in existing contact `c`: values it leaves empty are kept, tags and
+ * attributes add up, and an import never resubscribes (a `subscribed` row keeps the contact's
+ * status). `m.status` reads an empty status as `subscribed`.
+ */
+const merge = (m: string) => `
+  first_name = coalesce(${m}.first_name, c.first_name),
+  last_name = coalesce(${m}.last_name, c.last_name),
+  attributes = c.attributes || ${m}.attributes,
+  tags = array(select distinct t from unnest(c.tags || ${m}.tags) t order by t),
+  status = case when ${m}.status = 'subscribed' then c.status else ${m}.status end,
+  status_reason = case when ${m}.status = 'subscribed' or ${m}.status = c.status then c.status_reason else 'import' end,
+  status_changed_at = case when ${m}.status = 'subscribed' or ${m}.status = c.status then c.status_changed_at else now() end,
+  last_import_id = $2,
+  updated_at = now()`;
+
+/**
+ * `upsert` and `create_only` in one statement: a new address is inserted; an existing one is
+ * merged (`create_only`: only when it was written earlier by this same import, i.e. a repeat
+ * in the file). Rows go in address order, so concurrent imports lock contacts in one order.
+ */
+const INSERT_OR_MERGE = `
+  with written as (
+    insert into contacts as c (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
+    select s.id, $1, s.email, s.first_name, s.last_name, s.attributes, s.tags, coalesce(s.status, 'subscribed'),
+           case when s.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
+           case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, $2
+    from (${DISTINCT_STAGED}) s
+    on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded')}
+    where $3 = 'upsert' or c.last_import_id = $2
+    returning old.id is null as created, old.last_import_id is not distinct from $2 as repeat
+  )
+  select count(*) filter (where created)::int as created, count(*) filter (where not created and not repeat)::int as updated from written`;
+
+/** `update_only`: rows whose address is not a contact yet are skipped. */
+const MERGE_ONLY = `
+  with written as (
+    update contacts c set ${merge('m')}
+    from (select row, email, first_name, last_name, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
+    where c.account_id = $1 and lower(c.email) = lower(m.email)
+    returning old.last_import_id is not distinct from $2 as repeat
+  )
+  select 0 as created, count(*) filter (where not repeat)::int as updated from written`;
+
 /**
  * Writes one batch in the caller's transaction: COPY into a session staging table, then one
- * set-based upsert. Rows repeating an email (in the batch, or earlier in the same import) are
- * merged: the later row wins and counts as skipped. Existing contacts keep values the row leaves
- * empty, gain its tags and attributes, and are never resubscribed by an import.
+ * set-based statement. Rows repeating an email (in the batch, or earlier in the same import) are
+ * merged: the later row wins and counts as skipped. Needs PostgreSQL 18 (`RETURNING old`).
  */
 export async function writeBatch(
   client: PoolClient,
@@ -57,49 +103,15 @@ export async function writeBatch(
   let created = 0;
   let updated = 0;
   if (rows.length) {
-    await client.query(`create temp table if not exists import_staging (
+    // One round trip before the COPY: the parser shares this thread, and each reply waits for it.
+    await client.query(`${PER_ROW_LOOKUPS}; create temp table if not exists import_staging (
       row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
     ) on commit delete rows`);
     await copyLines(client, 'import_staging', STAGING_COLUMNS, copyRows(mergeByEmail(rows).map(stagingRow)));
-    await client.query(PER_ROW_LOOKUPS);
-    const { rows: [counts] } = await client.query(
-      `with matched as (
-         select b.*, c.id as contact_id, c.last_import_id is not distinct from $2 as repeat
-         from import_staging b left join lateral (
-           select id, last_import_id from contacts
-           where account_id = $1 and lower(email) = lower(b.email)
-           for update
-         ) c on true
-       ),
-       inserted as (
-         insert into contacts (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
-         select m.id, $1, m.email, m.first_name, m.last_name, m.attributes, m.tags, coalesce(m.status, 'subscribed'),
-                case when m.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
-                case when m.status in ('unsubscribed', 'bounced', 'complained') then now() end, $2
-         from matched m
-         where m.contact_id is null and $3 <> 'update_only'
-         on conflict do nothing
-         returning 1
-       ),
-       changed as (
-         update contacts c set
-           first_name = coalesce(m.first_name, c.first_name),
-           last_name = coalesce(m.last_name, c.last_name),
-           attributes = c.attributes || m.attributes,
-           tags = array(select distinct t from unnest(c.tags || m.tags) t order by t),
-           status = case when m.status is null or m.status = 'subscribed' then c.status else m.status end,
-           status_reason = case when m.status is null or m.status = 'subscribed' or m.status = c.status then c.status_reason else 'import' end,
-           status_changed_at = case when m.status is null or m.status = 'subscribed' or m.status = c.status then c.status_changed_at else now() end,
-           last_import_id = $2,
-           updated_at = now()
-         from matched m
-         where c.id = m.contact_id and ($3 <> 'create_only' or m.repeat)
-         returning m.repeat
-       )
-       select (select count(*) from inserted)::int as created,
-              (select count(*) from changed where not repeat)::int as updated`,
-      [target.accountId, target.importId, target.mode],
-    );
+    const { rows: [counts] } =
+      target.mode === 'update_only'
+        ? await client.query(MERGE_ONLY, [target.accountId, target.importId])
+        : await client.query(INSERT_OR_MERGE, [target.accountId, target.importId, target.mode]);
     created = counts.created;
     updated = counts.updated;
   }
