@@ -23,45 +23,42 @@ const CONTENT = `<html><body><h1>Hello {{ first_name | default: "there" }}</h1>
 ${[1, 2, 3, 4, 5].map((n) => `<p><a href="https://shop.example/item/${n}?ref={{ email | url_encode }}">Item ${n}</a></p>`).join('\n')}
 <p>See you soon.</p></body></html>`;
 
-/**
- * The transport alone, same relay and pool: nodemailer composing each message from pre-rendered
- * parts, or (`raw`) sending a message already composed, with only the recipient changed.
- */
 const html = CONTENT.replace(/\{\{[^}]*\}\}/g, 'x');
 const composed = buildMime({ from: { name: null, address: 'news@shop.example' }, to: 'RECIPIENT', replyTo: null, subject: 'Hello', messageId: '<bench@shop.example>', date: new Date(), headers: {}, text: 'Hello x', html });
 
-async function nodemailerAlone(port: number, count: number, raw: boolean): Promise<number> {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: POOL, maxMessages: Infinity });
+/** Messages/s of `count` sends to distinct recipients, `POOL` at a time. */
+async function rate(count: number, send: (to: string) => Promise<unknown>): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: POOL }, async () => {
-      while (next < count) {
-        const to = `person${next++}@inbox.example`;
-        if (raw) await transport.sendMail({ envelope: { from: 'news@shop.example', to }, raw: composed.replace('RECIPIENT', to) });
-        else await transport.sendMail({ from: 'news@shop.example', to, subject: 'Hello', html, text: 'Hello x' });
-      }
+      while (next < count) await send(`person${next++}@inbox.example`);
     }),
   );
-  transport.close();
   return count / ((performance.now() - started) / 1000);
+}
+
+/**
+ * The transport alone, same relay and pool: nodemailer composing each message from pre-rendered
+ * parts, or (`raw`) sending a message already composed, with only the recipient changed.
+ */
+async function nodemailerAlone(port: number, count: number, raw: boolean): Promise<number> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: POOL, maxMessages: Infinity });
+  const result = await rate(count, (to) =>
+    raw
+      ? transport.sendMail({ envelope: { from: 'news@shop.example', to }, raw: composed.replace('RECIPIENT', to) })
+      : transport.sendMail({ from: 'news@shop.example', to, subject: 'Hello', html, text: 'Hello x' }),
+  );
+  transport.close();
+  return result;
 }
 
 /** Sendline's own SMTP pool alone, sending the pre-built message: the limit of the path it uses. */
 async function smtpPoolAlone(port: number, count: number): Promise<number> {
   const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, POOL, null);
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: POOL }, async () => {
-      while (next < count) {
-        const to = `person${next++}@inbox.example`;
-        await pool.send({ from: 'news@shop.example', to }, composed.replace('RECIPIENT', to));
-      }
-    }),
-  );
+  const result = await rate(count, (to) => pool.send({ from: 'news@shop.example', to }, composed.replace('RECIPIENT', to)));
   pool.close();
-  return count / ((performance.now() - started) / 1000);
+  return result;
 }
 
 export async function sendBenchmark(): Promise<void> {
