@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/core';
 import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
+import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { Account, Session, User } from '../auth/entities.ts';
 import { ApiKey } from '../api-keys/entities.ts';
@@ -47,7 +48,19 @@ export async function withSchemaLock<T>(url: string, work: () => Promise<T>): Pr
   }
 }
 
+/** Imports read `RETURNING old`, new in PostgreSQL 18. */
+const MIN_SERVER_VERSION = 180000;
+
+/** Refuses a database too old for the schema and queries, before migrating it. */
+export function requireServerVersion(versionNum: number): void {
+  if (versionNum >= MIN_SERVER_VERSION) return;
+  const version = `${Math.floor(versionNum / 10000)}.${versionNum % 10000}`;
+  throw new ConfigError(`DATABASE_URL points to PostgreSQL ${version}; Sendline needs PostgreSQL 18 or later.`);
+}
+
 async function migrate(orm: Orm, url: string, log: Logger): Promise<void> {
+  const [{ server_version_num }] = await orm.em.getConnection().execute<{ server_version_num: string }[]>('show server_version_num');
+  requireServerVersion(Number(server_version_num));
   await withSchemaLock(url, async () => {
     const applied = await orm.migrator.up();
     if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
