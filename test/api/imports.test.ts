@@ -89,6 +89,9 @@ describe('JSON imports', () => {
     const contacts = await contactsOf(account);
     expect(contacts['off@example.com'].status).toBe('unsubscribed');
     expect(contacts['on@example.com']).toMatchObject({ status: 'complained', status_reason: 'import' });
+    // The rollup of contacts by status follows rows an import inserts and rows it merges into.
+    const { body: overview } = await account.api('GET', '/api/analytics/overview');
+    expect(overview.contacts).toMatchObject({ total: 2, subscribed: 0, unsubscribed: 1, complained: 1 });
   });
 });
 
