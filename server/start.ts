@@ -44,7 +44,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const pool = openPool(database.url, log);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
   const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
-  const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, config.sending);
+  // Test sends only (campaigns go through the sending threads' pools): one connection, so the
+  // process stays within SMTP_POOL_SIZE plus this one.
+  const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
   const signer = new TokenSigner(config.jwtSecret);
   const mailer = new Mailer(transport, signer, config.publicUrl);
   const secretBox = new SecretBox(config.jwtSecret);

@@ -53,8 +53,8 @@ export class MailTransport {
         text: rendered.text,
         html: rendered.html,
       });
+      // One recipient per message: a refused recipient is an error (EENVELOPE with its code), not a partial success.
       const info = await this.pool.send({ from: rendered.returnPath, to: mail.to }, raw);
-      if (info.rejected.length) return { kind: 'rejected', code: 550, response: String(info.response ?? 'rejected') };
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
