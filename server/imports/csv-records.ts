@@ -1,12 +1,11 @@
-import { Readable } from 'node:stream';
-import { parse, type Parser } from 'csv-parse';
+import { CsvParser } from './csv-parser.ts';
 import { ImportFileError } from './errors.ts';
 
-export interface CsvRecord {
-  /** 1-based data row; the header is row 0. */
-  row: number;
-  /** Cells by (mapped, lower-cased) column name. */
-  cells: Record<string, string>;
+export interface CsvFile {
+  /** Column names from the header: mapped, trimmed, lower-cased. */
+  columns: string[];
+  /** Data records in file order, a chunk's worth at a time; row n is the n-th record after the header. */
+  records: AsyncGenerator<string[][], void, undefined>;
 }
 
 /** `;` when the header uses it more than `,` (as spreadsheets in many locales write CSV). */
@@ -36,103 +35,76 @@ async function* utf8(chunks: AsyncIterable<Buffer>, rowSoFar: () => number): Asy
   }
 }
 
-/** The decoded text with its first line held back until it is whole, to pick the delimiter. */
-async function headerFirst(text: AsyncGenerator<string>): Promise<{ delimiter: ',' | ';'; rest: AsyncGenerator<string> }> {
-  let head = '';
-  for (;;) {
-    const next = await text.next();
-    if (next.done) break;
-    head += next.value;
-    if (/\r?\n/.test(head)) break;
-  }
-  const delimiter = detectDelimiter(head.split(/\r?\n/)[0]);
-  async function* rest() {
-    if (head) yield head;
-    yield* text;
-  }
-  return { delimiter, rest: rest() };
-}
+const FAILURES = {
+  unterminated_quote: { code: 'unterminated_quote', detail: 'A quoted field is never closed.' },
+  invalid_closing_quote: { code: 'malformed_csv', detail: 'A quoted field is followed by text: a closing quote must end the field.' },
+} as const;
 
 /**
- * Streams CSV records from raw chunks: header required, quoted fields with delimiters and line
- * breaks, CRLF, a BOM, `,` or `;`. Columns are renamed by `mapping` (source → target, compared
- * without case) and named in lower case.
+ * Reads a CSV file from raw chunks: header required, quoted fields with delimiters and line
+ * breaks, CRLF, a BOM, `,` or `;` (whichever the header uses). Columns are renamed by `mapping`
+ * (source → target, compared without case). Records parsed before a malformed one are all
+ * delivered before the error, so the import keeps them.
  */
-export async function* csvRecords(chunks: AsyncIterable<Buffer>, mapping: Record<string, string>): AsyncGenerator<CsvRecord, void, undefined> {
-  let row = 0;
-  const { delimiter, rest } = await headerFirst(utf8(chunks, () => row));
-  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: false });
-  Readable.from(rest).on('error', (error) => parser.destroy(error)).pipe(parser);
-  const renames = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to.trim().toLowerCase()]));
-  let columns: string[] | null = null;
-  try {
-    for await (const fields of eagerRecords(parser)) {
-      if (!columns) {
-        columns = fields.map((name) => {
-          const key = name.trim().toLowerCase();
-          return renames.get(key) ?? key;
-        });
-        if (!columns.includes('email')) {
-          throw new ImportFileError('missing_email_column', `The header has no email column (it has: ${columns.join(', ')}).`, 0);
-        }
-        continue;
-      }
-      row++;
-      const cells: Record<string, string> = {};
-      columns.forEach((name, i) => {
-        if (name && fields[i] !== undefined) cells[name] = fields[i];
-      });
-      yield { row, cells };
-    }
-  } catch (error) {
-    if (error instanceof ImportFileError) throw error;
-    const code = (error as { code?: string }).code;
-    if (code === 'CSV_QUOTE_NOT_CLOSED') {
-      throw new ImportFileError('unterminated_quote', 'A quoted field is never closed.', row + 1);
-    }
-    if (typeof code === 'string' && code.startsWith('CSV_')) {
-      throw new ImportFileError('malformed_csv', (error as Error).message, row + 1);
-    }
-    throw error;
-  }
-  if (!columns) throw new ImportFileError('missing_header', 'The file is empty: a header row is required.', 0);
-}
-
-/**
- * Records as the parser produces them. Taken in flowing mode, so the records parsed before an
- * error (an unterminated quote is only known at the end) are all delivered before it; paused
- * while the consumer is behind.
- */
-async function* eagerRecords(parser: Parser): AsyncGenerator<string[]> {
-  const queue: string[][] = [];
-  let failure: unknown = null;
-  let ended = false;
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    wake?.();
-    wake = null;
+export async function readCsv(chunks: AsyncIterable<Buffer>, mapping: Record<string, string>): Promise<CsvFile> {
+  let rows = 0;
+  const text = utf8(chunks, () => rows);
+  let parser: CsvParser | null = null;
+  let pending: string[][] = [];
+  const fail = () => {
+    const failure = parser!.failure!;
+    const { code, detail } = FAILURES[failure.code];
+    return new ImportFileError(code, detail, failure.record);
   };
-  parser.on('data', (record: string[]) => {
-    queue.push(record);
-    if (queue.length >= 1000) parser.pause();
-    notify();
-  });
-  parser.on('error', (error) => {
-    failure = error;
-    notify();
-  });
-  parser.on('end', () => {
-    ended = true;
-    notify();
-  });
-  for (;;) {
-    if (queue.length) {
-      yield queue.shift()!;
-      if (queue.length < 100 && parser.isPaused()) parser.resume();
-      continue;
-    }
-    if (failure) throw failure;
-    if (ended) return;
-    await new Promise<void>((resolve) => (wake = resolve));
+  // The header: text until its first line is whole (which decides the delimiter), then until
+  // its record is whole (a quoted name may hold a line break).
+  let head = '';
+  let ended = false;
+  while (!parser) {
+    const next = await text.next();
+    if (next.done) ended = true;
+    else head += next.value;
+    const lineEnd = head.search(/\r|\n/);
+    if (lineEnd === -1 && !ended) continue;
+    parser = new CsvParser(detectDelimiter(lineEnd === -1 ? head : head.slice(0, lineEnd)));
+    pending = parser.push(head);
   }
+  while (!pending.length && !parser.failure) {
+    const next = ended ? { done: true as const } : await text.next();
+    if (next.done) {
+      ended = true;
+      pending = parser.end();
+      break;
+    }
+    pending = parser.push(next.value);
+  }
+  const [header, ...first] = pending;
+  if (!header) {
+    if (parser.failure) throw fail();
+    throw new ImportFileError('missing_header', 'The file is empty: a header row is required.', 0);
+  }
+  const renames = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to.trim().toLowerCase()]));
+  const columns = header.map((name) => {
+    const key = name.trim().toLowerCase();
+    return renames.get(key) ?? key;
+  });
+  if (!columns.includes('email')) {
+    throw new ImportFileError('missing_email_column', `The header has no email column (it has: ${columns.join(', ')}).`, 0);
+  }
+  const csv = parser;
+  async function* records(): AsyncGenerator<string[][], void, undefined> {
+    let batch = first;
+    for (;;) {
+      rows += batch.length;
+      if (batch.length) yield batch;
+      if (csv.failure) throw fail();
+      if (ended) return;
+      const next = await text.next();
+      if (next.done) {
+        ended = true;
+        batch = csv.end();
+      } else batch = csv.push(next.value);
+    }
+  }
+  return { columns, records: records() };
 }

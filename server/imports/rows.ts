@@ -34,13 +34,23 @@ const text = (value: unknown): string | null => {
   return trimmed === '' ? null : trimmed;
 };
 
-/** CSV: the known columns by name, every other non-empty cell an attribute. */
-export function fromCsvCells(cells: Record<string, string>): RawRow {
-  const attributes: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(cells)) {
-    if (!KNOWN_COLUMNS.has(name) && value.trim() !== '') attributes[name] = value;
-  }
-  return { email: cells.email, first_name: cells.first_name, last_name: cells.last_name, tags: cells.tags, status: cells.status, attributes };
+/**
+ * CSV records as rows: the known columns by name (the last of a repeated name wins), every other
+ * non-empty cell an attribute. Planned once per file from its header.
+ */
+export function csvRowReader(columns: string[]): (fields: string[]) => RawRow {
+  const at = (name: string) => columns.lastIndexOf(name);
+  const [email, firstName, lastName, tags, status] = [at('email'), at('first_name'), at('last_name'), at('tags'), at('status')];
+  const attributeColumns = columns.flatMap((name, i) => (name && !KNOWN_COLUMNS.has(name) ? [[name, i] as const] : []));
+  const cell = (fields: string[], i: number) => (i === -1 ? undefined : fields[i]);
+  return (fields) => {
+    const attributes: Record<string, unknown> = {};
+    for (const [name, i] of attributeColumns) {
+      const value = fields[i];
+      if (value !== undefined && value.trim() !== '') attributes[name] = value;
+    }
+    return { email: cell(fields, email), first_name: cell(fields, firstName), last_name: cell(fields, lastName), tags: cell(fields, tags), status: cell(fields, status), attributes };
+  };
 }
 
 /** Checks one row; a bad row becomes an error for the report and never stops the import. */

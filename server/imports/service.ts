@@ -6,10 +6,10 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import { Problem, notFound } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
 import type { Queue } from '../jobs/queue.ts';
-import { csvRecords } from './csv-records.ts';
+import { readCsv } from './csv-records.ts';
 import { ImportFileError, type RowError } from './errors.ts';
 import { importsSql, type ImportRecord } from './repository.ts';
-import { fromCsvCells, toImportRow, type ImportRow, type RawRow } from './rows.ts';
+import { csvRowReader, toImportRow, type ImportRow, type RawRow } from './rows.ts';
 import { writeBatch, type ImportMode } from './writer.ts';
 
 /** How many rows the parser reads between turns of the event loop. */
@@ -224,21 +224,26 @@ export class ImportService {
       }).then(() => control.touch());
     };
     try {
-      for await (const csvRecord of csvRecords(importsSql.chunks(this.pool, id), record.mapping)) {
-        if (csvRecord.row <= record.processed_rows) continue;
-        const checked = toImportRow(csvRecord.row, fromCsvCells(csvRecord.cells), record.tags);
-        ('code' in checked ? errors : rows).push(checked as never);
-        lastRow = csvRecord.row;
-        // Records arrive as microtasks, a whole chunk of them at once: yield now and then so the
-        // batch being written gets its replies handled instead of waiting for the parser.
-        if (lastRow % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
-        if (rows.length + errors.length >= this.limits.batchRows) {
-          await flush();
-          if (control.signal.aborted) {
-            await writing;
-            // Shutting down: the checkpoint is committed; any live worker picks up from there.
-            await this.queue.enqueue(IMPORT_JOB, { importId: id });
-            return;
+      const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
+      const rawRow = csvRowReader(csv.columns);
+      let row = 0;
+      for await (const records of csv.records) {
+        for (const fields of records) {
+          if (++row <= record.processed_rows) continue;
+          const checked = toImportRow(row, rawRow(fields), record.tags);
+          ('code' in checked ? errors : rows).push(checked as never);
+          lastRow = row;
+          // A chunk holds thousands of records: yield now and then so the batch being written
+          // gets its replies handled instead of waiting for the parser.
+          if (row % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
+          if (rows.length + errors.length >= this.limits.batchRows) {
+            await flush();
+            if (control.signal.aborted) {
+              await writing;
+              // Shutting down: the checkpoint is committed; any live worker picks up from there.
+              await this.queue.enqueue(IMPORT_JOB, { importId: id });
+              return;
+            }
           }
         }
       }
