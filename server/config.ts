@@ -48,6 +48,8 @@ export interface Config {
     maxRows: number;
     maxConcurrentPerAccount: number;
     batchRows: number;
+    /** Transactions an import writes at once, each owning the addresses that hash to it. */
+    writers: number;
     /** How long a crashed worker's import stays locked before another process resumes it. */
     lockSeconds: number;
   };
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
       maxConcurrentPerAccount: integer(env, 'IMPORT_MAX_CONCURRENT', 2, 1, 100),
       batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
+      writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
     },
     tracking: {

@@ -79,17 +79,29 @@ export const importsSql = {
     }
   },
 
-  async markRunning(db: Db, id: string): Promise<void> {
-    await db.query("update contact_imports set status = 'running', started_at = coalesce(started_at, now()) where id = $1", [id]);
+  /** Marks the import running; returns each writer's checkpoint (`writers` of them for a fresh start). */
+  async markRunning(db: Db, id: string, writers: number): Promise<number[]> {
+    const { rows } = await db.query(
+      `update contact_imports set status = 'running', started_at = coalesce(started_at, now()),
+         checkpoints = case when cardinality(checkpoints) = 0 then array_fill(processed_rows, array[$2::int]) else checkpoints end
+       where id = $1 returning checkpoints`,
+      [id, writers],
+    );
+    return rows[0].checkpoints;
   },
 
-  /** Adds a committed batch's counts and moves the checkpoint, in the batch's transaction. */
-  async advance(db: Db, id: string, processedRows: number, counts: BatchCounts): Promise<void> {
+  /**
+   * Adds a committed batch's counts and moves its writer's checkpoint, in the batch's
+   * transaction. `processed_rows` is the lowest checkpoint: every row up to it is written.
+   */
+  async advance(db: Db, id: string, writer: number, checkpoint: number, counts: BatchCounts): Promise<void> {
     await db.query(
-      `update contact_imports set processed_rows = $2, total_rows = greatest(total_rows, $2),
-         created = created + $3, updated = updated + $4, skipped = skipped + $5, failed = failed + $6
+      `update contact_imports set checkpoints[$2] = $3,
+         processed_rows = least($3, (select min(c) from unnest(checkpoints) with ordinality as t(c, i) where i <> $2)),
+         total_rows = greatest(total_rows, $3),
+         created = created + $4, updated = updated + $5, skipped = skipped + $6, failed = failed + $7
        where id = $1`,
-      [id, processedRows, counts.created, counts.updated, counts.skipped, counts.failed],
+      [id, writer + 1, checkpoint, counts.created, counts.updated, counts.skipped, counts.failed],
     );
   },
 

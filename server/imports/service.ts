@@ -10,7 +10,7 @@ import { readCsv } from './csv-records.ts';
 import { ImportFileError, type RowError } from './errors.ts';
 import { importsSql, type ImportRecord } from './repository.ts';
 import { csvRowReader, toImportRow, type ImportRow, type RawRow } from './rows.ts';
-import { writeBatch, type ImportMode } from './writer.ts';
+import { writeBatch, writerFor, type ImportMode } from './writer.ts';
 
 /** How many rows the parser reads between turns of the event loop. */
 const YIELD_EVERY_ROWS = 100;
@@ -108,7 +108,7 @@ export class ImportService {
         ('code' in checked ? errors : rows).push(checked as never);
       });
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, rows, errors);
-      await importsSql.advance(client, id, rawRows.length, counts);
+      await importsSql.advance(client, id, 0, rawRows.length, counts);
       return this.complete(client, id, { status: 'completed' });
     });
     return importJson(record, await importsSql.firstErrors(this.pool, id, ERRORS_SHOWN));
@@ -201,60 +201,69 @@ export class ImportService {
   private async process(id: string, control: { signal: AbortSignal; touch: () => Promise<void> }): Promise<void> {
     const record = await importsSql.get(this.pool, null, id);
     if (!record || record.status === 'completed' || record.status === 'failed') return;
-    await importsSql.markRunning(this.pool, id);
+    const checkpoints = await importsSql.markRunning(this.pool, id, this.limits.writers);
     const target = { importId: id, accountId: record.account_id, mode: record.mode };
-    let rows: ImportRow[] = [];
-    let errors: RowError[] = [];
-    let lastRow = record.processed_rows;
-    // One batch is written while the next is parsed: the database and the parser overlap. Only
-    // one write is ever in flight, so checkpoints still commit in row order.
-    let writing: Promise<void> = Promise.resolve();
-    const flush = async () => {
-      await writing;
-      if (!rows.length && !errors.length) return;
-      const [batchRows, batchErrors, upTo] = [rows, errors, lastRow];
-      rows = [];
-      errors = [];
-      writing = inTransaction(this.pool, async (client) => {
+    // Each writer owns the addresses that hash to it and writes its batches in file order, one
+    // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
+    // indexes on one core per transaction. A writer's checkpoint commits with its batch.
+    const writers = checkpoints.map((checkpoint) => ({ checkpoint, rows: [] as ImportRow[], errors: [] as RowError[], writing: Promise.resolve() }));
+    const resumeAfter = Math.min(...checkpoints);
+    let row = 0;
+    const flush = async (index: number) => {
+      const writer = writers[index];
+      await writer.writing;
+      if (!writer.rows.length && !writer.errors.length && writer.checkpoint >= row) return;
+      const [batchRows, batchErrors, upTo] = [writer.rows, writer.errors, row];
+      writer.rows = [];
+      writer.errors = [];
+      writer.checkpoint = upTo;
+      writer.writing = inTransaction(this.pool, async (client) => {
         // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
         // crash is written again on resume; the synchronous final commit makes them all durable.
         await client.query('set local synchronous_commit = off');
         const counts = await writeBatch(client, target, batchRows, batchErrors);
-        await importsSql.advance(client, id, upTo, counts);
+        await importsSql.advance(client, id, index, upTo, counts);
       }).then(() => control.touch());
+      // Awaited at the writer's next batch; a failure must not go unhandled until then.
+      writer.writing.catch(() => {});
+    };
+    const flushAll = async () => {
+      for (let i = 0; i < writers.length; i++) await flush(i);
+      await Promise.all(writers.map((w) => w.writing));
     };
     try {
       const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
       const rawRow = csvRowReader(csv.columns);
-      let row = 0;
       for await (const records of csv.records) {
         for (const fields of records) {
-          if (++row <= record.processed_rows) continue;
+          if (++row <= resumeAfter) continue;
           const checked = toImportRow(row, rawRow(fields), record.tags);
-          ('code' in checked ? errors : rows).push(checked as never);
-          lastRow = row;
-          // A chunk holds thousands of records: yield now and then so the batch being written
-          // gets its replies handled instead of waiting for the parser.
+          const failed = 'code' in checked;
+          const index = failed ? row % writers.length : writerFor(checked.email, writers.length);
+          const writer = writers[index];
+          if (row <= writer.checkpoint) continue;
+          if (failed) writer.errors.push(checked);
+          else writer.rows.push(checked);
+          // A chunk holds thousands of records: yield now and then so the batches being written
+          // get their replies handled instead of waiting for the parser.
           if (row % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
-          if (rows.length + errors.length >= this.limits.batchRows) {
-            await flush();
+          if (writer.rows.length + writer.errors.length >= this.limits.batchRows) {
+            await flush(index);
             if (control.signal.aborted) {
-              await writing;
-              // Shutting down: the checkpoint is committed; any live worker picks up from there.
+              await Promise.all(writers.map((w) => w.writing));
+              // Shutting down: the checkpoints are committed; any live worker picks up from there.
               await this.queue.enqueue(IMPORT_JOB, { importId: id });
               return;
             }
           }
         }
       }
-      await flush();
-      await writing;
+      await flushAll();
       await inTransaction(this.pool, (client) => this.complete(client, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke.
-      await writing;
-      await flush();
-      await writing;
+      await Promise.all(writers.map((w) => w.writing));
+      await flushAll();
       const failure =
         error instanceof ImportFileError
           ? { code: error.code, detail: error.message, row: error.row }

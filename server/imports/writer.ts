@@ -18,6 +18,25 @@ const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, at
 
 const stagingRow = (r: ImportRow): CopyValue[] => [r.row, r.id, r.email, r.firstName, r.lastName, arrayLiteral(r.tags), r.status, JSON.stringify(r.attributes)];
 
+/**
+ * Which of an import's writers owns an address (FNV-1a of it, ASCII case folded). Rows for one
+ * address must meet in one writer, whose batches commit in file order, or a later row could be
+ * written before an earlier one. An address with any other character goes to the first writer;
+ * PostgreSQL's lower() makes such an address equal to an ASCII one only through a few letters
+ * (the Kelvin sign is a k), a pair that could still be written out of order.
+ */
+export function writerFor(email: string, writers: number): number {
+  if (writers === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < email.length; i++) {
+    let c = email.charCodeAt(i);
+    if (c > 0x7f) return 0;
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    hash = Math.imul(hash ^ c, 0x01000193);
+  }
+  return (hash >>> 0) % writers;
+}
+
 /** Two rows for one email become one: the later row's values win, tags and attributes add up. */
 function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
   return {

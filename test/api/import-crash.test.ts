@@ -65,6 +65,12 @@ describe('an import survives a killed server', () => {
     expect(midway.processed_rows).toBeLessThan(60_000);
     first.proc.kill('SIGKILL');
     await first.exited;
+    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    await db.connect();
+    // Two writers, each at its own checkpoint: resuming must skip, per writer, what it wrote.
+    const { rows: [{ checkpoints }] } = await db.query('select checkpoints from contact_imports where id = $1', [crashedId]);
+    expect(checkpoints).toHaveLength(2);
+    expect(checkpoints[0]).not.toBe(checkpoints[1]);
 
     const second = await spawnServer(env());
     running.push(second);
@@ -74,8 +80,6 @@ describe('an import survives a killed server', () => {
     }
     expect(second.output()).toContain('resuming unfinished imports');
 
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
-    await db.connect();
     const count = async (account: TestAccount) =>
       (await db.query('select count(*)::int as n from contacts where account_id = $1', [account.accountId])).rows[0].n;
     expect(await count(crashed)).toBe(reference.created);
