@@ -21,7 +21,13 @@ export interface ContactInput {
 }
 
 export function attributesTooLarge(attributes: Record<string, unknown>): boolean {
-  return Buffer.byteLength(JSON.stringify(attributes)) > MAX_ATTRIBUTES_BYTES;
+  return attributesJsonTooLarge(JSON.stringify(attributes));
+}
+
+/** The same for attributes already written as JSON text. */
+export function attributesJsonTooLarge(json: string): boolean {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: short text needs no counting.
+  return json.length * 3 > MAX_ATTRIBUTES_BYTES && Buffer.byteLength(json) > MAX_ATTRIBUTES_BYTES;
 }
 
 function checkAttributes(attributes: Record<string, unknown>): void {

@@ -1,7 +1,7 @@
 import { newId } from '../db/ids.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '../contacts/entities.ts';
-import { attributesTooLarge } from '../contacts/service.ts';
+import { attributesJsonTooLarge } from '../contacts/service.ts';
 import type { RowError } from './errors.ts';
 
 /** One valid row, ready for the staging table. */
@@ -13,7 +13,8 @@ export interface ImportRow {
   lastName: string | null;
   tags: string[];
   status: ContactStatus | null;
-  attributes: Record<string, unknown>;
+  /** As JSON text: written once to check its size and once to the staging table. */
+  attributes: string;
 }
 
 /** A row as given: CSV cells (all strings) or a JSON object. */
@@ -53,6 +54,19 @@ export function csvRowReader(columns: string[]): (fields: string[]) => RawRow {
   };
 }
 
+/** The row's tags (a list, or text split at `;` or `|`) and the import's, trimmed, each once. */
+function tagsOf(given: unknown, importTags: string[]): string[] {
+  const tags: string[] = [];
+  const add = (tag: string) => {
+    const trimmed = tag.trim();
+    if (trimmed && !tags.includes(trimmed)) tags.push(trimmed);
+  };
+  if (Array.isArray(given)) for (const tag of given) add(String(tag));
+  else for (const tag of text(given)?.split(/[;|]/) ?? []) add(tag);
+  for (const tag of importTags) add(tag);
+  return tags;
+}
+
 /** Checks one row; a bad row becomes an error for the report and never stops the import. */
 export function toImportRow(row: number, raw: RawRow, importTags: string[]): ImportRow | RowError {
   const given = text(raw.email);
@@ -63,10 +77,9 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (statusText !== null && !(CONTACT_STATUSES as readonly string[]).includes(statusText)) {
     return { row, email, code: 'invalid_status', detail: `Status "${statusText}" is not one of ${CONTACT_STATUSES.join(', ')}.` };
   }
-  const attributes = raw.attributes ?? {};
-  if (attributesTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
-  const rowTags = Array.isArray(raw.tags) ? raw.tags.map(String) : (text(raw.tags)?.split(/[;|]/) ?? []);
-  const tags = [...new Set([...rowTags, ...importTags].map((t) => t.trim()).filter(Boolean))];
+  const attributes = JSON.stringify(raw.attributes ?? {});
+  if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
+  const tags = tagsOf(raw.tags, importTags);
   if (tags.some((t) => t.length > 100)) return { row, email, code: 'invalid_tag', detail: 'A tag is longer than 100 characters.' };
   return {
     row,

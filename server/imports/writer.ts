@@ -16,7 +16,7 @@ const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\
 
 const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
 
-const stagingRow = (r: ImportRow): CopyValue[] => [r.row, r.id, r.email, r.firstName, r.lastName, arrayLiteral(r.tags), r.status, JSON.stringify(r.attributes)];
+const stagingRow = (r: ImportRow): CopyValue[] => [r.row, r.id, r.email, r.firstName, r.lastName, arrayLiteral(r.tags), r.status, r.attributes];
 
 /**
  * Which of an import's writers owns an address (FNV-1a of it, ASCII case folded). Rows for one
@@ -47,7 +47,7 @@ function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
     lastName: later.lastName ?? earlier.lastName,
     status: later.status ?? earlier.status,
     tags: [...new Set([...earlier.tags, ...later.tags])],
-    attributes: { ...earlier.attributes, ...later.attributes },
+    attributes: JSON.stringify({ ...JSON.parse(earlier.attributes), ...JSON.parse(later.attributes) }),
   };
 }
 
