@@ -1,7 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newId, randomToken } from './ids.ts';
 
 describe('ids', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('sort as text in the order they were made, across every digit of the time part', () => {
+    vi.useFakeTimers();
+    const start = Date.UTC(2026, 10, 21);
+    // Steps of 1 ms, then across the second and third base-62 digits.
+    const times = [...new Set([...Array.from({ length: 130 }, (_, i) => start + i), ...Array.from({ length: 130 }, (_, i) => start + i * 62), ...Array.from({ length: 130 }, (_, i) => start + i * 3844)])];
+    const ids = times.sort((a, b) => a - b).map((t) => {
+      vi.setSystemTime(t);
+      return newId('ct');
+    });
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it('are unique, prefixed and ordered by time', async () => {
     const ids = Array.from({ length: 100_000 }, () => newId('ct'));
     expect(new Set(ids).size).toBe(ids.length);

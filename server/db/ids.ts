@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
-const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+// In code point order, so that ids compare as their time parts do (as text, and in PostgreSQL).
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
  * Random bytes drawn from a pool refilled 16 KB at a time: an import or a tracking flush makes
