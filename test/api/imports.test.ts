@@ -175,6 +175,14 @@ describe('CSV imports', () => {
     expect(Object.keys(await contactsOf(account)).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']);
   });
 
+  it('fail on text after a closing quote at its row, keeping the rows before it', async () => {
+    const account = await newAccount(sendline.url, 'closing');
+    const csv = 'email,first_name\na@example.com,Ann\nb@example.com,"Ben" Jr\nc@example.com,Cat\n';
+    const done = await finished(account, (await uploadCsv(account, csv)).body.id);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'malformed_csv', row: 2 }, created: 1, processed_rows: 1 });
+    expect(Object.keys(await contactsOf(account))).toEqual(['a@example.com']);
+  });
+
   it('fail without an email column, or when the file is not UTF-8', async () => {
     const account = await newAccount(sendline.url, 'malformed');
     const noEmail = await finished(account, (await uploadCsv(account, 'name,city\nAnn,Rome\n')).body.id);
