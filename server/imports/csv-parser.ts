@@ -65,6 +65,13 @@ export class CsvParser {
       this.records++;
       out.push(fields);
     };
+    /** Ends the field at `at`, where `c` (a delimiter or line break) stands; returns the next state. */
+    const endField = (at: number, c: number) => {
+      field(at);
+      if (c === delimiter) return FIELD_START;
+      endRecord();
+      return c === CR ? AFTER_CR : FIELD_START;
+    };
     while (i < length) {
       switch (state) {
         case AFTER_CR:
@@ -88,13 +95,7 @@ export class CsvParser {
             c = text.charCodeAt(i);
           }
           if (i === length) break;
-          field(i);
-          i++;
-          if (c === delimiter) state = FIELD_START;
-          else {
-            endRecord();
-            state = c === CR ? AFTER_CR : FIELD_START;
-          }
+          state = endField(i++, c);
           break;
         }
         case QUOTED: {
@@ -116,13 +117,7 @@ export class CsvParser {
             start = i++;
             state = QUOTED;
           } else if (c === delimiter || c === LF || c === CR) {
-            field(i);
-            i++;
-            if (c === delimiter) state = FIELD_START;
-            else {
-              endRecord();
-              state = c === CR ? AFTER_CR : FIELD_START;
-            }
+            state = endField(i++, c);
           } else {
             this.failure = { code: 'invalid_closing_quote', record: this.records };
             return out;
