@@ -56,20 +56,11 @@ export class CsvParser {
       this.carried = '';
       this.fields.push(value);
     };
-    const endRecord = () => {
-      const fields = this.fields;
-      this.fields = [];
-      // An empty line is one empty, unquoted field.
-      if (fields.length === 1 && fields[0] === '' && !this.quotedInRecord) return;
-      this.quotedInRecord = false;
-      this.records++;
-      out.push(fields);
-    };
     /** Ends the field at `at`, where `c` (a delimiter or line break) stands; returns the next state. */
     const endField = (at: number, c: number) => {
       field(at);
       if (c === delimiter) return FIELD_START;
-      endRecord();
+      this.closeRecord(out);
       return c === CR ? AFTER_CR : FIELD_START;
     };
     while (i < length) {
@@ -143,11 +134,19 @@ export class CsvParser {
     if (this.state === UNQUOTED || this.state === QUOTE_IN_QUOTED || (this.state === FIELD_START && this.fields.length)) {
       this.fields.push(this.carried);
       this.carried = '';
-      const fields = this.fields;
-      this.fields = [];
-      if (!(fields.length === 1 && fields[0] === '' && !this.quotedInRecord)) out.push(fields);
+      this.closeRecord(out);
     }
     this.state = FIELD_START;
     return out;
+  }
+
+  private closeRecord(out: string[][]): void {
+    const fields = this.fields;
+    this.fields = [];
+    // An empty line is one empty, unquoted field.
+    if (fields.length === 1 && fields[0] === '' && !this.quotedInRecord) return;
+    this.quotedInRecord = false;
+    this.records++;
+    out.push(fields);
   }
 }

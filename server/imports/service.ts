@@ -227,9 +227,10 @@ export class ImportService {
       // Awaited at the writer's next batch; a failure must not go unhandled until then.
       writer.writing.catch(() => {});
     };
+    const settle = () => Promise.all(writers.map((w) => w.writing));
     const flushAll = async () => {
       for (let i = 0; i < writers.length; i++) await flush(i);
-      await Promise.all(writers.map((w) => w.writing));
+      await settle();
     };
     try {
       const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
@@ -250,7 +251,7 @@ export class ImportService {
           if (writer.rows.length + writer.errors.length >= this.limits.batchRows) {
             await flush(index);
             if (control.signal.aborted) {
-              await Promise.all(writers.map((w) => w.writing));
+              await settle();
               // Shutting down: the checkpoints are committed; any live worker picks up from there.
               await this.queue.enqueue(IMPORT_JOB, { importId: id });
               return;
@@ -262,7 +263,6 @@ export class ImportService {
       await inTransaction(this.pool, (client) => this.complete(client, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke.
-      await Promise.all(writers.map((w) => w.writing));
       await flushAll();
       const failure =
         error instanceof ImportFileError
