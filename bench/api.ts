@@ -4,13 +4,13 @@
  */
 import { newAccount, newApiKey } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { load, type LoadResult, peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
+import { load, type LoadResult, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PATH = '/api/campaigns';
 
 export async function apiBenchmark(): Promise<void> {
-  const server = await spawnServer({ DATA_DIR: scratchDir('api'), ALLOW_SIGNUP: 'true' }, { keepOutput: false });
+  const server = await spawnServer({ DATA_DIR: scratchDir('api'), ALLOW_SIGNUP: 'true', ...serverTuning() }, { keepOutput: false });
   try {
     const owner = await newAccount(server.url, 'bench');
     const { key, api } = await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 });

@@ -14,7 +14,7 @@ import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { generateContactsCsv } from './generate-contacts.ts';
-import { peakRssMb, recordSection, runContext, scratchDir } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
 
@@ -59,7 +59,7 @@ export async function importBenchmark(): Promise<void> {
   const csv = path.join(dir, 'contacts.csv');
   await generateContactsCsv(csv, ROWS);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
-  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', IMPORT_MAX_BYTES: String(200 * 1024 * 1024), ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) }, { keepOutput: false });
+  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', IMPORT_MAX_BYTES: String(200 * 1024 * 1024), ...serverTuning() }, { keepOutput: false });
   try {
     const owner = await newAccount(server.url, 'bench');
     const started = performance.now();

@@ -55,6 +55,17 @@ export function peakRssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/**
+ * What the benchmarks pass on to the server under test: Node flags (`SERVER_NODE_OPTIONS`) and
+ * glibc's arena count (`SERVER_MALLOC_ARENA_MAX`), both set at the server's launch.
+ */
+export function serverTuning(): Record<string, string> {
+  return {
+    ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}),
+    ...(process.env.SERVER_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.SERVER_MALLOC_ARENA_MAX } : {}),
+  };
+}
+
 /** Replaces the section of bench/README.md between `<!-- name -->` markers. */
 export function recordSection(name: string, markdown: string): void {
   const file = `${ROOT}/bench/README.md`;

@@ -13,7 +13,7 @@ import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_SEND_CONTACTS ?? 100_000);
 const POOL = 10;
@@ -66,7 +66,7 @@ export async function sendBenchmark(): Promise<void> {
   const relay = await spawnListening(['bench/smtp-discard.ts']);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), SEND_BATCH_SIZE: '500', SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2', ...(process.env.BENCH_SEND_THREADS ? { SEND_THREADS: process.env.BENCH_SEND_THREADS } : {}), ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) },
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), SEND_BATCH_SIZE: '500', SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2', ...(process.env.BENCH_SEND_THREADS ? { SEND_THREADS: process.env.BENCH_SEND_THREADS } : {}), ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   try {

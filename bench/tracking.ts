@@ -10,7 +10,7 @@ import { createLogger } from '../server/logger.ts';
 import { TokenSigner } from '../server/tracking/tokens.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, scratchDir, spawnListening } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MESSAGES = 10_000;
@@ -38,7 +38,7 @@ export async function trackingBenchmark(): Promise<void> {
   const dir = scratchDir('tracking');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, ...(process.env.SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS } : {}) },
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });

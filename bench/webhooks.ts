@@ -11,7 +11,7 @@ import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, scratchDir } from './lib.ts';
+import { peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 1000);
@@ -68,7 +68,7 @@ export async function webhooksBenchmark(): Promise<void> {
   const dir = scratchDir('webhooks');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024) },
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024), ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });

@@ -28,6 +28,8 @@ import { EventService } from './events/service.ts';
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
   config: Config;
+  /** The database everything connects to (the embedded one's when DATABASE_URL is unset). */
+  databaseUrl: string;
   orm: Orm;
   pool: Pool;
   queue: Queue;
@@ -49,7 +51,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     users: new UserService(new UserRepository(em), authRepo),
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
-    imports: new ImportService(runtime.pool, runtime.queue, config.imports, runtime.log),
+    imports: new ImportService(runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool),
     tracking: new TrackingService(runtime.pool),
     attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),

@@ -50,7 +50,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const signer = new TokenSigner(config.jwtSecret);
   const mailer = new Mailer(transport, signer, config.publicUrl);
   const secretBox = new SecretBox(config.jwtSecret);
-  const runtime: Runtime = { config, orm, pool, queue, mailer, signer, secretBox, log };
+  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, signer, secretBox, log };
   const listener = new EventListener(database.url, log);
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);

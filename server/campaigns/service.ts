@@ -1,6 +1,6 @@
 import { newId } from '../db/ids.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent } from '../events/record.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';

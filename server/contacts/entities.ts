@@ -1,10 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-
-export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained'] as const;
-export type ContactStatus = (typeof CONTACT_STATUSES)[number];
-
-/** Suppressed contacts are never sent to. */
-export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';
+import { CONTACT_STATUSES } from './rules.ts';
 
 export const Contact = defineEntity({
   name: 'Contact',

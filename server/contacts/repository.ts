@@ -1,7 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
-import { Contact, type ContactRow, type ContactStatus } from './entities.ts';
+import { Contact, type ContactRow } from './entities.ts';
+import type { ContactStatus } from './rules.ts';
 
 export interface ContactFilters {
   status?: ContactStatus;

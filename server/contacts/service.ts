@@ -1,14 +1,13 @@
 import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent } from '../events/record.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
-import { isSuppressed, type ContactRow, type ContactStatus } from './entities.ts';
+import type { ContactRow } from './entities.ts';
+import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson } from './json.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
-
-export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
 
 export interface ContactInput {
   email?: string;
@@ -18,16 +17,6 @@ export interface ContactInput {
   tags?: string[];
   status?: ContactStatus;
   status_reason?: string | null;
-}
-
-export function attributesTooLarge(attributes: Record<string, unknown>): boolean {
-  return attributesJsonTooLarge(JSON.stringify(attributes));
-}
-
-/** The same for attributes already written as JSON text. */
-export function attributesJsonTooLarge(json: string): boolean {
-  // A UTF-16 unit is at most 3 bytes of UTF-8: short text needs no counting.
-  return json.length * 3 > MAX_ATTRIBUTES_BYTES && Buffer.byteLength(json) > MAX_ATTRIBUTES_BYTES;
 }
 
 function checkAttributes(attributes: Record<string, unknown>): void {

@@ -1,8 +1,6 @@
-import type { EntityManager } from '../db/orm.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { copyLines, copyRows } from '../db/copy.ts';
-import { Event, type EventRow } from './entities.ts';
 
 /** The 26 event types of the catalogue. */
 export const EVENT_TYPES = [
@@ -36,23 +34,16 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/**
- * Adds an event to the unit of work of `em`: it is written by the same flush, in the same
- * transaction, as the change it describes, and so exists exactly when that change does.
- */
-export function recordEvent(em: EntityManager, accountId: string, type: EventType, data: Record<string, unknown>): EventRow {
-  return em.create(Event, { id: newId('evt'), accountId, type, data });
-}
-
 export interface PendingEvent {
   type: EventType;
   data: Record<string, unknown>;
 }
 
 /**
- * The same, for work done in plain SQL: the events are inserted in the caller's transaction.
- * These are the high-volume ones (sending, tracking): for an account with no active webhook
- * they are born dispatched, so the webhook dispatcher never has to touch them.
+ * Writes events in the caller's transaction, for work done in plain SQL (`recordEvent` is the
+ * ORM's way), so they exist exactly when the change they describe does. These are the
+ * high-volume ones (sending, tracking): for an account with no active webhook they are born
+ * dispatched, so the webhook dispatcher never has to touch them.
  */
 export async function insertEvents(client: PoolClient, accountId: string, events: PendingEvent[]): Promise<void> {
   if (!events.length) return;

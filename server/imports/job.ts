@@ -1,14 +1,41 @@
+import type { Pool } from '../db/pool.ts';
 import type { Runtime } from '../services.ts';
-import { IMPORT_JOB, ImportService } from './service.ts';
+import type { ImportOutcome } from './processor.ts';
+import { IMPORT_JOB } from './service.ts';
+import { runImportThread } from './threads.ts';
+
+/** An advisory lock per import keeps a second runner of the same import away. */
+async function withImportLock(pool: Pool, id: string, work: () => Promise<ImportOutcome>): Promise<ImportOutcome | 'taken'> {
+  const lock = await pool.connect();
+  try {
+    const { rows: [{ locked }] } = await lock.query('select pg_try_advisory_lock(hashtext($1)) as locked', [id]);
+    if (!locked) return 'taken';
+    try {
+      return await work();
+    } finally {
+      await lock.query('select pg_advisory_unlock(hashtext($1))', [id]);
+    }
+  } finally {
+    lock.release();
+  }
+}
 
 /** Registers the import job on this worker and queues imports a crash left unfinished. */
 export async function startImportWorker(runtime: Runtime, signal: AbortSignal): Promise<void> {
-  const service = new ImportService(runtime.pool, runtime.queue, runtime.config.imports, runtime.log);
-  runtime.queue.define<{ importId: string }>(
+  const { pool, queue, config, log } = runtime;
+  queue.define<{ importId: string }>(
     IMPORT_JOB,
-    (data, job) => service.run(data.importId, { signal, touch: () => job.touch() }),
-    { lockSeconds: runtime.config.imports.lockSeconds, concurrency: 2 },
+    async ({ importId }, job) => {
+      const touch = () => void job.touch().catch((err: unknown) => log.warn({ err, importId }, 'renewing the import job lock failed'));
+      const thread = { importId, databaseUrl: runtime.databaseUrl, limits: config.imports, logLevel: config.logLevel };
+      const outcome = await withImportLock(pool, importId, () => runImportThread(thread, { signal, touch }));
+      // Shutting down: the checkpoints are committed; any live worker picks up from there.
+      if (outcome === 'interrupted') await queue.enqueue(IMPORT_JOB, { importId });
+    },
+    { lockSeconds: config.imports.lockSeconds, concurrency: 2 },
   );
-  const resumed = await service.resumeUnfinished();
-  if (resumed) runtime.log.info({ imports: resumed }, 'resuming unfinished imports');
+  // After a restart: queue every import left unfinished (its runner takes over or sees it is taken).
+  const { rows } = await pool.query("select id from contact_imports where status in ('queued', 'running')");
+  for (const { id } of rows) await queue.enqueue(IMPORT_JOB, { importId: id });
+  if (rows.length) log.info({ imports: rows.length }, 'resuming unfinished imports');
 }

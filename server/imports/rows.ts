@@ -1,7 +1,6 @@
 import { newId } from '../db/ids.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '../contacts/entities.ts';
-import { attributesJsonTooLarge } from '../contacts/service.ts';
+import { CONTACT_STATUSES, attributesJsonTooLarge, type ContactStatus } from '../contacts/rules.ts';
 import type { RowError } from './errors.ts';
 
 /** One valid row, ready for the staging table. */

@@ -1,19 +1,14 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
-import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
-import { insertEvents } from '../events/outbox.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { Problem, notFound } from '../http/problem.ts';
-import type { Logger } from '../logger.ts';
 import type { Queue } from '../jobs/queue.ts';
-import { readCsv } from './csv-records.ts';
-import { ImportFileError, type RowError } from './errors.ts';
+import type { RowError } from './errors.ts';
+import { finishImport } from './processor.ts';
 import { importsSql, type ImportRecord } from './repository.ts';
-import { csvRowReader, toImportRow, type ImportRow, type RawRow } from './rows.ts';
-import { writeBatch, writerFor, type ImportMode } from './writer.ts';
-
-/** How many rows the parser reads between turns of the event loop. */
-const YIELD_EVERY_ROWS = 100;
+import { toImportRow, type ImportRow, type RawRow } from './rows.ts';
+import { writeBatch, type ImportMode } from './writer.ts';
 
 export const IMPORT_JOB = 'contacts.import';
 const CHUNK_BYTES = 1024 * 1024;
@@ -46,16 +41,6 @@ export function importJson(r: ImportRecord, errors: RowError[]) {
 
 export type ImportJson = ReturnType<typeof importJson>;
 
-const completedEvent = (r: ImportRecord) => ({
-  import_id: r.id,
-  status: r.status,
-  total_rows: r.total_rows,
-  created: r.created,
-  updated: r.updated,
-  skipped: r.skipped,
-  failed: r.failed,
-});
-
 /** Counts lines as bytes stream by: an upper bound of the rows, known before any parsing. */
 function lineCounter() {
   let lines = 0;
@@ -75,13 +60,11 @@ export class ImportService {
   private readonly pool: Pool;
   private readonly queue: Queue;
   private readonly limits: Config['imports'];
-  private readonly log: Logger;
 
-  constructor(pool: Pool, queue: Queue, limits: Config['imports'], log: Logger) {
+  constructor(pool: Pool, queue: Queue, limits: Config['imports']) {
     this.pool = pool;
     this.queue = queue;
     this.limits = limits;
-    this.log = log;
   }
 
   get maxBytes(): number {
@@ -109,7 +92,7 @@ export class ImportService {
       });
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, rows, errors);
       await importsSql.advance(client, id, 0, rawRows.length, counts);
-      return this.complete(client, id, { status: 'completed' });
+      return finishImport(client, id, { status: 'completed' });
     });
     return importJson(record, await importsSql.firstErrors(this.pool, id, ERRORS_SHOWN));
   }
@@ -169,113 +152,5 @@ export class ImportService {
     const cell = (v: string | number | null) => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
     yield 'row,email,code,detail\r\n';
     for await (const e of importsSql.allErrors(this.pool, id)) yield [e.row, e.email, e.code, e.detail].map(cell).join(',') + '\r\n';
-  }
-
-  /** After a restart: queue every import left unfinished (its runner takes over or sees it is taken). */
-  async resumeUnfinished(): Promise<number> {
-    const { rows } = await this.pool.query("select id from contact_imports where status in ('queued', 'running')");
-    for (const { id } of rows) await this.queue.enqueue(IMPORT_JOB, { importId: id });
-    return rows.length;
-  }
-
-  /**
-   * The queued job: streams the stored file, writes it in batches, each committed with its
-   * checkpoint. After a crash it resumes at the checkpoint, so the counts come out as in an
-   * uninterrupted run. An advisory lock keeps a second runner of the same import away.
-   */
-  async run(id: string, control: { signal: AbortSignal; touch: () => Promise<void> }): Promise<void> {
-    const lock = await this.pool.connect();
-    try {
-      const { rows: [{ locked }] } = await lock.query('select pg_try_advisory_lock(hashtext($1)) as locked', [id]);
-      if (!locked) return;
-      try {
-        await this.process(id, control);
-      } finally {
-        await lock.query('select pg_advisory_unlock(hashtext($1))', [id]);
-      }
-    } finally {
-      lock.release();
-    }
-  }
-
-  private async process(id: string, control: { signal: AbortSignal; touch: () => Promise<void> }): Promise<void> {
-    const record = await importsSql.get(this.pool, null, id);
-    if (!record || record.status === 'completed' || record.status === 'failed') return;
-    const checkpoints = await importsSql.markRunning(this.pool, id, this.limits.writers);
-    const target = { importId: id, accountId: record.account_id, mode: record.mode };
-    // Each writer owns the addresses that hash to it and writes its batches in file order, one
-    // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
-    // indexes on one core per transaction. A writer's checkpoint commits with its batch.
-    const writers = checkpoints.map((checkpoint) => ({ checkpoint, rows: [] as ImportRow[], errors: [] as RowError[], writing: Promise.resolve() }));
-    const resumeAfter = Math.min(...checkpoints);
-    let row = 0;
-    const flush = async (index: number) => {
-      const writer = writers[index];
-      await writer.writing;
-      if (!writer.rows.length && !writer.errors.length && writer.checkpoint >= row) return;
-      const [batchRows, batchErrors, upTo] = [writer.rows, writer.errors, row];
-      writer.rows = [];
-      writer.errors = [];
-      writer.checkpoint = upTo;
-      writer.writing = inTransaction(this.pool, async (client) => {
-        // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
-        // crash is written again on resume; the synchronous final commit makes them all durable.
-        await client.query('set local synchronous_commit = off');
-        const counts = await writeBatch(client, target, batchRows, batchErrors);
-        await importsSql.advance(client, id, index, upTo, counts);
-      }).then(() => control.touch());
-      // Awaited at the writer's next batch; a failure must not go unhandled until then.
-      writer.writing.catch(() => {});
-    };
-    const settle = () => Promise.all(writers.map((w) => w.writing));
-    const flushAll = async () => {
-      for (let i = 0; i < writers.length; i++) await flush(i);
-      await settle();
-    };
-    try {
-      const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
-      const rawRow = csvRowReader(csv.columns);
-      for await (const records of csv.records) {
-        for (const fields of records) {
-          if (++row <= resumeAfter) continue;
-          const checked = toImportRow(row, rawRow(fields), record.tags);
-          const failed = 'code' in checked;
-          const index = failed ? row % writers.length : writerFor(checked.email, writers.length);
-          const writer = writers[index];
-          if (row <= writer.checkpoint) continue;
-          if (failed) writer.errors.push(checked);
-          else writer.rows.push(checked);
-          // A chunk holds thousands of records: yield now and then so the batches being written
-          // get their replies handled instead of waiting for the parser.
-          if (row % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
-          if (writer.rows.length + writer.errors.length >= this.limits.batchRows) {
-            await flush(index);
-            if (control.signal.aborted) {
-              await settle();
-              // Shutting down: the checkpoints are committed; any live worker picks up from there.
-              await this.queue.enqueue(IMPORT_JOB, { importId: id });
-              return;
-            }
-          }
-        }
-      }
-      await flushAll();
-      await inTransaction(this.pool, (client) => this.complete(client, id, { status: 'completed' }));
-    } catch (error) {
-      // Rows read before the fault are good: keep them, then fail the import where it broke.
-      await flushAll();
-      const failure =
-        error instanceof ImportFileError
-          ? { code: error.code, detail: error.message, row: error.row }
-          : { code: 'internal_error', detail: 'The import stopped on an unexpected error; it has been logged.', row: null };
-      if (!(error instanceof ImportFileError)) this.log.error({ err: error, importId: id }, 'import failed');
-      await inTransaction(this.pool, (client) => this.complete(client, id, { status: 'failed', ...failure }));
-    }
-  }
-
-  private async complete(client: PoolClient, id: string, outcome: Parameters<typeof importsSql.finish>[2]): Promise<ImportRecord> {
-    const record = await importsSql.finish(client, id, outcome);
-    await insertEvents(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
-    return record;
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, newAccount, type TestAccount } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
 
@@ -47,26 +47,41 @@ async function poll(url: string, account: TestAccount, id: string, until: (body:
   }
 }
 
-describe('an import survives a killed server', () => {
-  it('resumes after restart with the counts of an uninterrupted run', async () => {
-    const csv = csvFile();
-    const first = await spawnServer(env());
-    running.push(first);
-    const [steady, crashed] = await Promise.all([newAccount(first.url, 'steady'), newAccount(first.url, 'crashed')]);
+const COUNTS = ['total_rows', 'processed_rows', 'created', 'updated', 'skipped', 'failed'] as const;
 
+describe('an import survives the end of its server', () => {
+  const csv = csvFile();
+  let first: ServerProcess;
+  let reference: any;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    first = await spawnServer(env());
+    running.push(first);
+    const steady = await newAccount(first.url, 'steady');
     const steadyId = await upload(first.url, steady, csv);
-    const reference = await poll(first.url, steady, steadyId, (b) => b.status === 'completed');
+    reference = await poll(first.url, steady, steadyId, (b) => b.status === 'completed');
+    db = new pg.Client({ connectionString: inject('databaseUrl') });
+    await db.connect();
+  }, 60_000);
+  afterAll(() => db?.end());
+
+  const count = async (account: TestAccount) =>
+    (await db.query('select count(*)::int as n from contacts where account_id = $1', [account.accountId])).rows[0].n;
+
+  it('a full run counts every row once', () => {
     expect(reference).toMatchObject({ total_rows: 60_000, processed_rows: 60_000, failed: 600 });
     expect(reference.created + reference.updated + reference.skipped + reference.failed).toBe(60_000);
+  });
 
+  it('resumes after a kill with the counts of an uninterrupted run', async () => {
+    const crashed = await newAccount(first.url, 'crashed');
     const crashedId = await upload(first.url, crashed, csv);
     const midway = await poll(first.url, crashed, crashedId, (b) => b.processed_rows > 0);
     expect(midway.status).toBe('running');
     expect(midway.processed_rows).toBeLessThan(60_000);
     first.proc.kill('SIGKILL');
     await first.exited;
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
-    await db.connect();
     // Two writers, each at its own checkpoint: resuming must skip, per writer, what it wrote.
     const { rows: [{ checkpoints }] } = await db.query('select checkpoints from contact_imports where id = $1', [crashedId]);
     expect(checkpoints).toHaveLength(2);
@@ -75,17 +90,31 @@ describe('an import survives a killed server', () => {
     const second = await spawnServer(env());
     running.push(second);
     const resumed = await poll(second.url, crashed, crashedId, (b) => b.status === 'completed');
-    for (const key of ['total_rows', 'processed_rows', 'created', 'updated', 'skipped', 'failed'] as const) {
-      expect(resumed[key], key).toBe(reference[key]);
-    }
+    for (const key of COUNTS) expect(resumed[key], key).toBe(reference[key]);
     expect(second.output()).toContain('resuming unfinished imports');
-
-    const count = async (account: TestAccount) =>
-      (await db.query('select count(*)::int as n from contacts where account_id = $1', [account.accountId])).rows[0].n;
     expect(await count(crashed)).toBe(reference.created);
-    expect(await count(steady)).toBe(reference.created);
     const errors = await client(second.url, { authorization: `Bearer ${crashed.token}` })('GET', `/api/contacts/import/${crashedId}/errors.csv`);
     expect((errors.body as string).trim().split('\r\n')).toHaveLength(601);
-    await db.end();
+    second.proc.kill('SIGTERM');
+    await second.exited;
+  }, 120_000);
+
+  it('stops at a batch on a graceful shutdown and finishes after restart', async () => {
+    const server = await spawnServer(env());
+    running.push(server);
+    const stopped = await newAccount(server.url, 'stopped');
+    const id = await upload(server.url, stopped, csv);
+    await poll(server.url, stopped, id, (b) => b.processed_rows > 0);
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const { rows: [left] } = await db.query('select status, processed_rows from contact_imports where id = $1', [id]);
+    expect(left.status).toBe('running');
+    expect(left.processed_rows).toBeLessThan(60_000);
+
+    const next = await spawnServer(env());
+    running.push(next);
+    const finished = await poll(next.url, stopped, id, (b) => b.status === 'completed');
+    for (const key of COUNTS) expect(finished[key], key).toBe(reference[key]);
+    expect(await count(stopped)).toBe(reference.created);
   }, 120_000);
 });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../server/auth/entities.ts';
 import { newId } from '../../server/db/ids.ts';
 import { Event } from '../../server/events/entities.ts';
-import { EVENT_TYPES, recordEvent } from '../../server/events/outbox.ts';
+import { EVENT_TYPES } from '../../server/events/outbox.ts';
+import { recordEvent } from '../../server/events/record.ts';
 import type { Sendline } from '../../server/start.ts';
 import { startTestServer } from '../helpers.ts';
 

@@ -1,0 +1,21 @@
+/**
+ * Contact rules shared by the API and the import thread, which loads no ORM: statuses,
+ * suppression and the size of custom fields.
+ */
+export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained'] as const;
+export type ContactStatus = (typeof CONTACT_STATUSES)[number];
+
+/** Suppressed contacts are never sent to. */
+export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';
+
+export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
+
+export function attributesTooLarge(attributes: Record<string, unknown>): boolean {
+  return attributesJsonTooLarge(JSON.stringify(attributes));
+}
+
+/** The same for attributes already written as JSON text. */
+export function attributesJsonTooLarge(json: string): boolean {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: short text needs no counting.
+  return json.length * 3 > MAX_ATTRIBUTES_BYTES && Buffer.byteLength(json) > MAX_ATTRIBUTES_BYTES;
+}

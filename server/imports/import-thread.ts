@@ -1,0 +1,28 @@
+/**
+ * An import's own thread: parsing and batching a large file allocate a great deal, so they run
+ * on a small heap of their own, which is released when the import ends, and away from the
+ * thread that answers the API.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openPool } from '../db/pool.ts';
+import { createLogger } from '../logger.ts';
+import type { ImportThreadData, ImportThreadMessage } from './threads.ts';
+import { ImportProcessor } from './processor.ts';
+
+const data = workerData as ImportThreadData;
+const port = parentPort!;
+const log = createLogger(data.logLevel);
+// The file's reader, one connection per writer, and one for the import's own record.
+const pool = openPool(data.databaseUrl, log, data.limits.writers + 2);
+const abort = new AbortController();
+port.on('message', (message: 'abort') => {
+  if (message === 'abort') abort.abort();
+});
+const send = (message: ImportThreadMessage) => port.postMessage(message);
+try {
+  const outcome = await new ImportProcessor(pool, data.limits, log).process(data.importId, { signal: abort.signal, touch: () => send({ kind: 'touch' }) });
+  send({ kind: 'outcome', outcome });
+} finally {
+  await pool.end();
+  port.close();
+}

@@ -1,0 +1,130 @@
+import type { Config } from '../config.ts';
+import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { insertEvents } from '../events/outbox.ts';
+import type { Logger } from '../logger.ts';
+import { readCsv } from './csv-records.ts';
+import { ImportFileError, type RowError } from './errors.ts';
+import { importsSql, type ImportRecord } from './repository.ts';
+import { csvRowReader, toImportRow, type ImportRow } from './rows.ts';
+import { writeBatch, writerFor } from './writer.ts';
+
+/** How many rows the parser reads between turns of the event loop. */
+const YIELD_EVERY_ROWS = 100;
+
+export interface ImportControl {
+  /** Aborted on shutdown: the import stops after committing its batches in flight. */
+  signal: AbortSignal;
+  /** Called after each committed batch: the job is alive. */
+  touch: () => void;
+}
+
+/** `interrupted`: stopped by the signal with its checkpoints committed; it must be queued again. */
+export type ImportOutcome = 'finished' | 'interrupted';
+
+const completedEvent = (r: ImportRecord) => ({
+  import_id: r.id,
+  status: r.status,
+  total_rows: r.total_rows,
+  created: r.created,
+  updated: r.updated,
+  skipped: r.skipped,
+  failed: r.failed,
+});
+
+/** Ends an import and writes its one `import.completed` event, in the caller's transaction. */
+export async function finishImport(client: PoolClient, id: string, outcome: Parameters<typeof importsSql.finish>[2]): Promise<ImportRecord> {
+  const record = await importsSql.finish(client, id, outcome);
+  await insertEvents(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
+  return record;
+}
+
+/**
+ * Streams an uploaded file from the database and writes it in batches, each committed with its
+ * checkpoint. After a crash it resumes at the checkpoints, so the counts come out as in an
+ * uninterrupted run. The caller holds the import's lock.
+ */
+export class ImportProcessor {
+  private readonly pool: Pool;
+  private readonly limits: Config['imports'];
+  private readonly log: Logger;
+
+  constructor(pool: Pool, limits: Config['imports'], log: Logger) {
+    this.pool = pool;
+    this.limits = limits;
+    this.log = log;
+  }
+
+  async process(id: string, control: ImportControl): Promise<ImportOutcome> {
+    const record = await importsSql.get(this.pool, null, id);
+    if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
+    const checkpoints = await importsSql.markRunning(this.pool, id, this.limits.writers);
+    const target = { importId: id, accountId: record.account_id, mode: record.mode };
+    // Each writer owns the addresses that hash to it and writes its batches in file order, one
+    // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
+    // indexes on one core per transaction. A writer's checkpoint commits with its batch.
+    const writers = checkpoints.map((checkpoint) => ({ checkpoint, rows: [] as ImportRow[], errors: [] as RowError[], writing: Promise.resolve() }));
+    const resumeAfter = Math.min(...checkpoints);
+    let row = 0;
+    const flush = async (index: number) => {
+      const writer = writers[index];
+      await writer.writing;
+      if (!writer.rows.length && !writer.errors.length && writer.checkpoint >= row) return;
+      const [batchRows, batchErrors, upTo] = [writer.rows, writer.errors, row];
+      writer.rows = [];
+      writer.errors = [];
+      writer.checkpoint = upTo;
+      writer.writing = inTransaction(this.pool, async (client) => {
+        // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
+        // crash is written again on resume; the synchronous final commit makes them all durable.
+        await client.query('set local synchronous_commit = off');
+        const counts = await writeBatch(client, target, batchRows, batchErrors);
+        await importsSql.advance(client, id, index, upTo, counts);
+      }).then(() => control.touch());
+      // Awaited at the writer's next batch; a failure must not go unhandled until then.
+      writer.writing.catch(() => {});
+    };
+    const settle = () => Promise.all(writers.map((w) => w.writing));
+    const flushAll = async () => {
+      for (let i = 0; i < writers.length; i++) await flush(i);
+      await settle();
+    };
+    try {
+      const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
+      const rawRow = csvRowReader(csv.columns);
+      for await (const records of csv.records) {
+        for (const fields of records) {
+          if (++row <= resumeAfter) continue;
+          const checked = toImportRow(row, rawRow(fields), record.tags);
+          const failed = 'code' in checked;
+          const index = failed ? row % writers.length : writerFor(checked.email, writers.length);
+          const writer = writers[index];
+          if (row <= writer.checkpoint) continue;
+          if (failed) writer.errors.push(checked);
+          else writer.rows.push(checked);
+          // A chunk holds thousands of records: yield now and then so the batches being written
+          // get their replies handled instead of waiting for the parser.
+          if (row % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
+          if (writer.rows.length + writer.errors.length >= this.limits.batchRows) {
+            await flush(index);
+            if (control.signal.aborted) {
+              await settle();
+              return 'interrupted';
+            }
+          }
+        }
+      }
+      await flushAll();
+      await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'completed' }));
+    } catch (error) {
+      // Rows read before the fault are good: keep them, then fail the import where it broke.
+      await flushAll();
+      const failure =
+        error instanceof ImportFileError
+          ? { code: error.code, detail: error.message, row: error.row }
+          : { code: 'internal_error', detail: 'The import stopped on an unexpected error; it has been logged.', row: null };
+      if (!(error instanceof ImportFileError)) this.log.error({ err: error, importId: id }, 'import failed');
+      await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'failed', ...failure }));
+    }
+    return 'finished';
+  }
+}
