@@ -52,6 +52,8 @@ export interface Config {
     writers: number;
     /** How long a crashed worker's import stays locked before another process resumes it. */
     lockSeconds: number;
+    /** The old generation of an import's thread; its young one is an eighth of it. */
+    threadHeapMb: number;
   };
   tracking: {
     /** Hits are written in batches at least this often (and on shutdown). */
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
       writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
+      threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 128, 8, 16_384),
     },
     tracking: {
       flushMs: integer(env, 'TRACKING_FLUSH_MS', 1000, 10, 60_000),

@@ -1,6 +1,6 @@
 /**
  * Contact rules shared by the API and the import thread, which loads no ORM: statuses,
- * suppression and the size of custom fields.
+ * suppression and the sizes of fields.
  */
 export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained'] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
@@ -9,6 +9,10 @@ export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';
 
 export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
+/** As the contract has them for the API; imports check their rows against the same. */
+export const MAX_NAME_LENGTH = 200;
+export const MAX_TAGS = 100;
+export const MAX_TAG_LENGTH = 100;
 
 export function attributesTooLarge(attributes: Record<string, unknown>): boolean {
   return attributesJsonTooLarge(JSON.stringify(attributes));

@@ -51,6 +51,20 @@ describe('CsvParser', () => {
     }
   });
 
+  it('refuses a record longer than its limit, however the text is cut', () => {
+    // A limit of 7 characters, line break not counted: "a,bcdef" is just within it.
+    const text = 'h\na,bcdef\nlonger,record\nlater\n';
+    for (const chunks of everySplit(text)) {
+      const parser = new CsvParser(',', 7);
+      const records = chunks.flatMap((chunk) => parser.push(chunk));
+      records.push(...parser.end());
+      expect({ records, failure: parser.failure }).toEqual({ records: [['h'], ['a', 'bcdef']], failure: { code: 'record_too_large', record: 2 } });
+    }
+    const last = new CsvParser(',', 7);
+    expect([...last.push('a,bcdef\nabcdefgh'), ...last.end()]).toEqual([['a', 'bcdef']]);
+    expect(last.failure).toEqual({ code: 'record_too_large', record: 1 });
+  });
+
   it('parses nothing from an empty text', () => {
     expect(parseAll(['', ''])).toEqual({ records: [], failure: null });
   });

@@ -1,10 +1,16 @@
-export type CsvFailureCode = 'unterminated_quote' | 'invalid_closing_quote';
+export type CsvFailureCode = 'unterminated_quote' | 'invalid_closing_quote' | 'record_too_large';
 
 export interface CsvFailure {
   code: CsvFailureCode;
   /** 0-based index of the record that is malformed, counting every record before it. */
   record: number;
 }
+
+/**
+ * No valid row comes near this (16 KB of custom fields, names of 200 characters, 100 tags of
+ * 100); a longer record is a broken file, and refusing it bounds the memory one record takes.
+ */
+export const MAX_RECORD_CHARS = 1024 * 1024;
 
 const QUOTE = 0x22;
 const CR = 0x0d;
@@ -37,9 +43,14 @@ export class CsvParser {
   private carried = '';
   private quotedInRecord = false;
   private records = 0;
+  private readonly maxRecordChars: number;
+  /** Characters of the current record in earlier chunks, and where it starts in this one. */
+  private recordChars = 0;
+  private recordStart = 0;
 
-  constructor(delimiter: ',' | ';') {
+  constructor(delimiter: ',' | ';', maxRecordChars = MAX_RECORD_CHARS) {
     this.delimiter = delimiter.charCodeAt(0);
+    this.maxRecordChars = maxRecordChars;
   }
 
   /** Parses `text`; returns the records it completes. */
@@ -51,6 +62,7 @@ export class CsvParser {
     let state = this.state;
     let start = 0;
     let i = 0;
+    this.recordStart = 0;
     const field = (end: number) => {
       const value = this.carried ? this.carried + text.slice(start, end) : text.slice(start, end);
       this.carried = '';
@@ -60,7 +72,7 @@ export class CsvParser {
     const endField = (at: number, c: number) => {
       field(at);
       if (c === delimiter) return FIELD_START;
-      this.closeRecord(out);
+      this.closeRecord(out, at);
       return c === CR ? AFTER_CR : FIELD_START;
     };
     while (i < length) {
@@ -87,6 +99,7 @@ export class CsvParser {
           }
           if (i === length) break;
           state = endField(i++, c);
+          if (this.failure) return out;
           break;
         }
         case QUOTED: {
@@ -109,6 +122,7 @@ export class CsvParser {
             state = QUOTED;
           } else if (c === delimiter || c === LF || c === CR) {
             state = endField(i++, c);
+            if (this.failure) return out;
           } else {
             this.failure = { code: 'invalid_closing_quote', record: this.records };
             return out;
@@ -120,6 +134,8 @@ export class CsvParser {
     // Whatever the current field holds so far waits for the next chunk.
     if (state === UNQUOTED || state === QUOTED) this.carried += text.slice(start, length);
     this.state = state;
+    this.recordChars += length - this.recordStart;
+    if (this.recordChars > this.maxRecordChars) this.failure = { code: 'record_too_large', record: this.records };
     return out;
   }
 
@@ -134,13 +150,23 @@ export class CsvParser {
     if (this.state === UNQUOTED || this.state === QUOTE_IN_QUOTED || (this.state === FIELD_START && this.fields.length)) {
       this.fields.push(this.carried);
       this.carried = '';
-      this.closeRecord(out);
+      // The whole record lies in earlier chunks.
+      this.recordStart = 0;
+      this.closeRecord(out, 0);
     }
     this.state = FIELD_START;
     return out;
   }
 
-  private closeRecord(out: string[][]): void {
+  /** Closes the record whose terminator stands at `end` of the current chunk. */
+  private closeRecord(out: string[][], end: number): void {
+    const chars = this.recordChars + end - this.recordStart;
+    this.recordChars = 0;
+    this.recordStart = end + 1;
+    if (chars > this.maxRecordChars) {
+      this.failure = { code: 'record_too_large', record: this.records };
+      return;
+    }
     const fields = this.fields;
     this.fields = [];
     // An empty line is one empty, unquoted field.

@@ -1,4 +1,4 @@
-import { CsvParser } from './csv-parser.ts';
+import { CsvParser, MAX_RECORD_CHARS } from './csv-parser.ts';
 import { ImportFileError } from './errors.ts';
 
 export interface CsvFile {
@@ -38,6 +38,7 @@ async function* utf8(chunks: AsyncIterable<Buffer>, rowSoFar: () => number): Asy
 const FAILURES = {
   unterminated_quote: { code: 'unterminated_quote', detail: 'A quoted field is never closed.' },
   invalid_closing_quote: { code: 'malformed_csv', detail: 'A quoted field is followed by text: a closing quote must end the field.' },
+  record_too_large: { code: 'row_too_large', detail: `A row is longer than ${MAX_RECORD_CHARS} characters; no valid row comes near that.` },
 } as const;
 
 /**

@@ -1,6 +1,6 @@
 import { newId } from '../db/ids.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
-import { CONTACT_STATUSES, attributesJsonTooLarge, type ContactStatus } from '../contacts/rules.ts';
+import { CONTACT_STATUSES, MAX_NAME_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, attributesJsonTooLarge, type ContactStatus } from '../contacts/rules.ts';
 import type { RowError } from './errors.ts';
 
 /** One valid row, ready for the staging table. */
@@ -79,13 +79,18 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   const attributes = JSON.stringify(raw.attributes ?? {});
   if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
   const tags = tagsOf(raw.tags, importTags);
-  if (tags.some((t) => t.length > 100)) return { row, email, code: 'invalid_tag', detail: 'A tag is longer than 100 characters.' };
+  if (tags.some((t) => t.length > MAX_TAG_LENGTH)) return { row, email, code: 'invalid_tag', detail: `A tag is longer than ${MAX_TAG_LENGTH} characters.` };
+  if (tags.length > MAX_TAGS) return { row, email, code: 'too_many_tags', detail: `A contact has at most ${MAX_TAGS} tags; this row has ${tags.length}.` };
+  const firstName = text(raw.first_name);
+  const lastName = text(raw.last_name);
+  const tooLong = (firstName?.length ?? 0) > MAX_NAME_LENGTH ? 'first_name' : (lastName?.length ?? 0) > MAX_NAME_LENGTH ? 'last_name' : null;
+  if (tooLong) return { row, email, code: 'name_too_long', detail: `${tooLong} is longer than ${MAX_NAME_LENGTH} characters.` };
   return {
     row,
     id: newId('ct'),
     email,
-    firstName: text(raw.first_name),
-    lastName: text(raw.last_name),
+    firstName,
+    lastName,
     tags,
     status: statusText as ContactStatus | null,
     attributes,

@@ -11,16 +11,14 @@ export interface ImportThreadData {
 
 export type ImportThreadMessage = { kind: 'touch' } | { kind: 'outcome'; outcome: ImportOutcome };
 
-/**
- * An import's live data is a few batches (tens of MB); without caps V8 would let a thread's heap
- * grow to hundreds of MB before collecting, as it does on the main thread.
- */
-const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 128 };
-
 /** Runs one import in a thread of its own; `signal` asks it to stop at its next batch. */
 export function runImportThread(data: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./import-thread.ts', import.meta.url), { workerData: data, resourceLimits: RESOURCE_LIMITS });
+    // An import's live data is a few batches (tens of MB); without caps V8 would let the thread's
+    // heap grow to hundreds of MB before collecting, as it does on the main thread.
+    const heap = data.limits.threadHeapMb;
+    const resourceLimits = { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: Math.max(1, Math.round(heap / 8)) };
+    const worker = new Worker(new URL('./import-thread.ts', import.meta.url), { workerData: data, resourceLimits });
     const abort = () => worker.postMessage('abort');
     if (control.signal.aborted) abort();
     else control.signal.addEventListener('abort', abort, { once: true });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 
@@ -183,6 +184,37 @@ describe('CSV imports', () => {
     expect(Object.keys(await contactsOf(account))).toEqual(['a@example.com']);
   });
 
+  it('fail on a row longer than 1 MB at its row, keeping the rows before it', async () => {
+    const account = await newAccount(sendline.url, 'huge-row');
+    const csv = `email,notes\na@example.com,x\nb@example.com,${','.repeat(1024 * 1024)}\nc@example.com,z\n`;
+    const done = await finished(account, (await uploadCsv(account, csv)).body.id);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'row_too_large', row: 2 }, created: 1 });
+    expect(Object.keys(await contactsOf(account))).toEqual(['a@example.com']);
+  });
+
+  it('report rows past the limits of a contact as failed rows', async () => {
+    const account = await newAccount(sendline.url, 'contact-limits');
+    const tags = Array.from({ length: 101 }, (_, i) => `t${i}`).join(';');
+    const csv = [
+      'email,first_name,last_name,tags,notes',
+      `long-first@example.com,${'f'.repeat(201)},Lee,,`,
+      `long-last@example.com,Ann,${'l'.repeat(201)},,`,
+      `many-tags@example.com,Ann,Lee,${tags},`,
+      `big-fields@example.com,Ann,Lee,,${'n'.repeat(17 * 1024)}`,
+      `at-limits@example.com,${'f'.repeat(200)},${'l'.repeat(200)},${tags.split(';').slice(1).join(';')},${'n'.repeat(15 * 1024)}`,
+    ].join('\n');
+    const done = await finished(account, (await uploadCsv(account, csv)).body.id);
+    expect(done).toMatchObject({ status: 'completed', created: 1, failed: 4 });
+    expect(done.errors.map((e: any) => [e.row, e.code])).toEqual([
+      [1, 'name_too_long'],
+      [2, 'name_too_long'],
+      [3, 'too_many_tags'],
+      [4, 'attributes_too_large'],
+    ]);
+    expect(done.errors[1].detail).toBe('last_name is longer than 200 characters.');
+    expect((await contactsOf(account))['at-limits@example.com'].tags).toHaveLength(100);
+  });
+
   it('fail without an email column, or when the file is not UTF-8', async () => {
     const account = await newAccount(sendline.url, 'malformed');
     const noEmail = await finished(account, (await uploadCsv(account, 'name,city\nAnn,Rome\n')).body.id);
@@ -213,6 +245,34 @@ describe('import limits', () => {
     expectProblem(await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: many }), 413, 'too_many_rows');
     const list = await client(limited.url, { authorization: `Bearer ${account.token}` })('GET', '/api/contacts/import');
     expect(list.body.data).toEqual([]);
+  });
+});
+
+describe('an import thread out of memory', () => {
+  // A database of its own: on the shared one, any server's worker may run any import.
+  let smallHeap: Sendline;
+  beforeAll(async () => {
+    const url = new URL(inject('databaseUrl'));
+    const admin = new pg.Client({ connectionString: url.href });
+    await admin.connect();
+    await admin.query('drop database if exists sendline_small_heap');
+    await admin.query('create database sendline_small_heap');
+    await admin.end();
+    url.pathname = '/sendline_small_heap';
+    smallHeap = await startTestServer({ DATABASE_URL: url.href, IMPORT_THREAD_HEAP_MB: '16', IMPORT_BATCH_ROWS: '5000' });
+  });
+  afterAll(() => smallHeap.stop());
+
+  it('fails the import instead of leaving it running', async () => {
+    const account = await newAccount(smallHeap.url, 'heap');
+    const small = await finished(account, (await uploadCsv(account, 'email,notes\na@example.com,x\n')).body.id);
+    expect(small).toMatchObject({ status: 'completed', created: 1 });
+    // Each row holds 15 KB of custom fields twice (the cell and its JSON): one batch of 600 rows
+    // outgrows a heap of 16 MB.
+    const rows = ['email,notes'];
+    for (let i = 0; i < 600; i++) rows.push(`p${i}@example.com,${'n'.repeat(15 * 1024)}`);
+    const done = await finished(account, (await uploadCsv(account, rows.join('\n'))).body.id);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'internal_error', row: null } });
   });
 });
 
