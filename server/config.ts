@@ -235,7 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
       writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
-      threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 128, 8, 16_384),
+      threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 256, 8, 16_384),
     },
     tracking: {
       flushMs: integer(env, 'TRACKING_FLUSH_MS', 1000, 10, 60_000),

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -10,13 +11,16 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `node server/main.ts` as its own process and waits until it listens. */
+/**
+ * Runs the server as `npm start` does (`bin/sendline`, with its memory settings) as its own
+ * process, on the Node that runs this one, and waits until it listens.
+ */
 export function spawnServer(env: Record<string, string>, options: { keepOutput?: boolean; timeoutMs?: number } = {}): Promise<ServerProcess> {
   const { keepOutput = true, timeoutMs = 60_000 } = options;
   let started = false;
-  const proc = spawn(process.execPath, ['server/main.ts'], {
+  const proc = spawn('bin/sendline', {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

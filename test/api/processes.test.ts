@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,11 @@ describe('the embedded default', () => {
     expect(session.status).toBe(200);
     expect(session.body.user.role).toBe('owner');
     expect(first.output()).not.toContain('first owner password');
+
+    // bin/sendline replaces itself with Node (signals reach the server), with its memory settings.
+    const cmdline = readFileSync(`/proc/${first.proc.pid}/cmdline`, 'utf8').split('\0');
+    expect(cmdline.slice(1, 3)).toEqual(['--max-semi-space-size=8', 'server/main.ts']);
+    expect(readFileSync(`/proc/${first.proc.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=1');
 
     first.proc.kill('SIGTERM');
     expect(await first.exited, first.output()).toBe(0);
