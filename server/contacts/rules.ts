@@ -9,7 +9,7 @@ export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';
 
 export const MAX_ATTRIBUTES_BYTES = 16 * 1024;
-/** As the contract has them for the API; imports check their rows against the same. */
+/** As the contract has them for a request; imports check each row against the same. */
 export const MAX_NAME_LENGTH = 200;
 export const MAX_TAGS = 100;
 export const MAX_TAG_LENGTH = 100;

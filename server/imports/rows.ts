@@ -80,7 +80,7 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
   const tags = tagsOf(raw.tags, importTags);
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) return { row, email, code: 'invalid_tag', detail: `A tag is longer than ${MAX_TAG_LENGTH} characters.` };
-  if (tags.length > MAX_TAGS) return { row, email, code: 'too_many_tags', detail: `A contact has at most ${MAX_TAGS} tags; this row has ${tags.length}.` };
+  if (tags.length > MAX_TAGS) return { row, email, code: 'too_many_tags', detail: `A row may carry at most ${MAX_TAGS} tags, as a request may; this one has ${tags.length}.` };
   const firstName = text(raw.first_name);
   const lastName = text(raw.last_name);
   const tooLong = (firstName?.length ?? 0) > MAX_NAME_LENGTH ? 'first_name' : (lastName?.length ?? 0) > MAX_NAME_LENGTH ? 'last_name' : null;
