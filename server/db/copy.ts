@@ -10,7 +10,7 @@ const ESCAPES = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** One value in COPY's text format: backslash escapes, `\N` for null. */
-function copyText(value: CopyValue): string {
+export function copyText(value: CopyValue): string {
   // Strings first, and tested before they are rewritten: a flush formats a few hundred thousand.
   if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, (c) => ESCAPED[c]) : value;
   if (value === null) return '\\N';
@@ -37,6 +37,11 @@ export async function copyLines(client: PoolClient, table: string, columns: stri
     if (chunk) yield chunk;
   }
   await pipeline(Readable.from(chunks()), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
+}
+
+/** Writes COPY text already formatted (see `copyRows`) into `table` in the caller's transaction. */
+export async function copyBytes(client: PoolClient, table: string, columns: string, text: Buffer): Promise<void> {
+  await pipeline(Readable.from([text]), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 }
 
 /** Rows of plain values as COPY lines. */

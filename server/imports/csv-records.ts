@@ -1,10 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { CsvParser, MAX_RECORD_CHARS } from './csv-parser.ts';
 import { ImportFileError } from './errors.ts';
 
 export interface CsvFile {
   /** Column names from the header: mapped, trimmed, lower-cased. */
   columns: string[];
-  /** Data records in file order, a chunk's worth at a time; row n is the n-th record after the header. */
+  /** Data records in file order, a piece of the file at a time; row n is the n-th record after the header. */
   records: AsyncGenerator<string[][], void, undefined>;
 }
 
@@ -21,18 +22,47 @@ export function detectDelimiter(headerLine: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-/** Decodes chunks as strict UTF-8 (failing on the first invalid byte) and strips a BOM. */
-async function* utf8(chunks: AsyncIterable<Buffer>, rowSoFar: () => number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  try {
-    for await (const chunk of chunks) yield decoder.decode(chunk, { stream: true });
-    yield decoder.decode();
-  } catch (error) {
-    if (error instanceof TypeError) {
-      throw new ImportFileError('invalid_encoding', 'The file is not valid UTF-8; save it as UTF-8 and import again.', rowSoFar() + 1);
+/** Bytes at the end of `chunk` that start a character it does not finish (0 to 3). */
+function incompleteTail(chunk: Buffer): number {
+  for (let back = 1; back <= Math.min(3, chunk.length); back++) {
+    const byte = chunk[chunk.length - back];
+    if (byte < 0x80) return 0;
+    if (byte >= 0xc0) {
+      const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return needs > back ? back : 0;
     }
-    throw error;
   }
+  return 0;
+}
+
+/** How much text the parser gets at a time: the records cut from it die young. */
+const PIECE_BYTES = 16 * 1024;
+
+/**
+ * Decodes chunks as strict UTF-8 (failing on the first invalid byte) and strips a BOM, in
+ * pieces of at most PIECE_BYTES. Checked by isUtf8 and decoded by toString, not by TextDecoder:
+ * V8 then keeps text within Latin-1 at one byte a character, as are the fields cut from it.
+ */
+async function* utf8(chunks: AsyncIterable<Buffer>, rowSoFar: () => number): AsyncGenerator<string> {
+  const invalid = () => new ImportFileError('invalid_encoding', 'The file is not valid UTF-8; save it as UTF-8 and import again.', rowSoFar() + 1);
+  let carried = Buffer.alloc(0);
+  let atStart = true;
+  for await (const chunk of chunks) {
+    for (let offset = 0; offset < chunk.length; offset += PIECE_BYTES) {
+      const piece = chunk.subarray(offset, offset + PIECE_BYTES);
+      const bytes = carried.length ? Buffer.concat([carried, piece]) : piece;
+      const whole = bytes.length - incompleteTail(bytes);
+      carried = bytes.subarray(whole);
+      let text = bytes.subarray(0, whole);
+      if (!isUtf8(text)) throw invalid();
+      if (atStart && text.length) {
+        if (text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf) text = text.subarray(3);
+        atStart = false;
+      }
+      yield text.toString('utf8');
+    }
+  }
+  if (carried.length) throw invalid();
 }
 
 const FAILURES = {

@@ -3,10 +3,18 @@ import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { insertEvents } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
-import { ImportFileError, type RowError } from './errors.ts';
+import { ImportFileError } from './errors.ts';
 import { importsSql, type ImportRecord } from './repository.ts';
-import { csvRowReader, toImportRow, type ImportRow } from './rows.ts';
+import { StagingBatch } from './batch.ts';
+import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
+
+/**
+ * A batch is written at `IMPORT_BATCH_ROWS` rows or at this much COPY text, whichever comes
+ * first: rows can carry up to 16 KB of custom fields, and a batch's text is memory outside the
+ * thread's capped heap.
+ */
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 /** How many rows the parser reads between turns of the event loop. */
 const YIELD_EVERY_ROWS = 100;
@@ -62,24 +70,29 @@ export class ImportProcessor {
     // Each writer owns the addresses that hash to it and writes its batches in file order, one
     // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
     // indexes on one core per transaction. A writer's checkpoint commits with its batch.
-    const writers = checkpoints.map((checkpoint) => ({ checkpoint, rows: [] as ImportRow[], errors: [] as RowError[], writing: Promise.resolve() }));
+    // A written batch's memory takes the writer's next batch but one (`spare`): fresh memory for
+    // each batch made the thread collect its old generation twice as often.
+    const writers = checkpoints.map((checkpoint) => ({ checkpoint, batch: new StagingBatch(), spare: undefined as Buffer | undefined, writing: Promise.resolve() }));
     const resumeAfter = Math.min(...checkpoints);
     let row = 0;
     const flush = async (index: number) => {
       const writer = writers[index];
       await writer.writing;
-      if (!writer.rows.length && !writer.errors.length && writer.checkpoint >= row) return;
-      const [batchRows, batchErrors, upTo] = [writer.rows, writer.errors, row];
-      writer.rows = [];
-      writer.errors = [];
+      if (!writer.batch.size && writer.checkpoint >= row) return;
+      const [batch, upTo] = [writer.batch, row];
+      writer.batch = new StagingBatch(writer.spare);
+      writer.spare = undefined;
       writer.checkpoint = upTo;
       writer.writing = inTransaction(this.pool, async (client) => {
         // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
         // crash is written again on resume; the synchronous final commit makes them all durable.
         await client.query('set local synchronous_commit = off');
-        const counts = await writeBatch(client, target, batchRows, batchErrors);
+        const counts = await writeBatch(client, target, batch);
         await importsSql.advance(client, id, index, upTo, counts);
-      }).then(() => control.touch());
+      }).then(() => {
+        writer.spare = batch.memory;
+        control.touch();
+      });
       // Awaited at the writer's next batch; a failure must not go unhandled until then.
       writer.writing.catch(() => {});
     };
@@ -95,16 +108,14 @@ export class ImportProcessor {
         for (const fields of records) {
           if (++row <= resumeAfter) continue;
           const checked = toImportRow(row, rawRow(fields), record.tags);
-          const failed = 'code' in checked;
-          const index = failed ? row % writers.length : writerFor(checked.email, writers.length);
+          const index = 'code' in checked ? row % writers.length : writerFor(checked.email, writers.length);
           const writer = writers[index];
           if (row <= writer.checkpoint) continue;
-          if (failed) writer.errors.push(checked);
-          else writer.rows.push(checked);
+          writer.batch.add(checked);
           // A chunk holds thousands of records: yield now and then so the batches being written
           // get their replies handled instead of waiting for the parser.
           if (row % YIELD_EVERY_ROWS === 0) await new Promise(setImmediate);
-          if (writer.rows.length + writer.errors.length >= this.limits.batchRows) {
+          if (writer.batch.size >= this.limits.batchRows || writer.batch.byteLength >= MAX_BATCH_BYTES) {
             await flush(index);
             if (control.signal.aborted) {
               await settle();

@@ -7,7 +7,8 @@ import type { Queue } from '../jobs/queue.ts';
 import type { RowError } from './errors.ts';
 import { finishImport } from './processor.ts';
 import { importsSql, type ImportRecord } from './repository.ts';
-import { toImportRow, type ImportRow, type RawRow } from './rows.ts';
+import { StagingBatch } from './batch.ts';
+import { toImportRow, type RawRow } from './rows.ts';
 import { writeBatch, type ImportMode } from './writer.ts';
 
 export const IMPORT_JOB = 'contacts.import';
@@ -84,13 +85,9 @@ export class ImportService {
     const id = newId('imp');
     const record = await inTransaction(this.pool, async (client) => {
       await importsSql.insert(client, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {} });
-      const rows: ImportRow[] = [];
-      const errors: RowError[] = [];
-      rawRows.forEach((raw, i) => {
-        const checked = toImportRow(i + 1, raw, options.tags);
-        ('code' in checked ? errors : rows).push(checked as never);
-      });
-      const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, rows, errors);
+      const batch = new StagingBatch();
+      rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags)));
+      const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, batch);
       await importsSql.advance(client, id, 0, rawRows.length, counts);
       return finishImport(client, id, { status: 'completed' });
     });

@@ -1,7 +1,6 @@
-import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
+import { copyBytes } from '../db/copy.ts';
 import { PER_ROW_LOOKUPS, type PoolClient } from '../db/pool.ts';
-import type { RowError } from './errors.ts';
-import type { ImportRow } from './rows.ts';
+import { STAGING_COLUMNS, type StagingBatch } from './batch.ts';
 
 export type ImportMode = 'upsert' | 'create_only' | 'update_only';
 
@@ -11,12 +10,6 @@ export interface BatchCounts {
   skipped: number;
   failed: number;
 }
-
-const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
-
-const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
-
-const stagingRow = (r: ImportRow): CopyValue[] => [r.row, r.id, r.email, r.firstName, r.lastName, arrayLiteral(r.tags), r.status, r.attributes];
 
 /**
  * Which of an import's writers owns an address (FNV-1a of it, ASCII case folded). Rows for one
@@ -35,30 +28,6 @@ export function writerFor(email: string, writers: number): number {
     hash = Math.imul(hash ^ c, 0x01000193);
   }
   return (hash >>> 0) % writers;
-}
-
-/** Two rows for one email become one: the later row's values win, tags and attributes add up. */
-function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
-  return {
-    row: later.row,
-    id: earlier.id,
-    email: later.email,
-    firstName: later.firstName ?? earlier.firstName,
-    lastName: later.lastName ?? earlier.lastName,
-    status: later.status ?? earlier.status,
-    tags: [...new Set([...earlier.tags, ...later.tags])],
-    attributes: JSON.stringify({ ...JSON.parse(earlier.attributes), ...JSON.parse(later.attributes) }),
-  };
-}
-
-function mergeByEmail(rows: ImportRow[]): ImportRow[] {
-  const byEmail = new Map<string, ImportRow>();
-  for (const row of rows) {
-    const key = row.email.toLowerCase();
-    const earlier = byEmail.get(key);
-    byEmail.set(key, earlier ? mergeRows(earlier, row) : row);
-  }
-  return [...byEmail.values()];
 }
 
 /** One row per address, the last one: rows that only PostgreSQL's lower() makes equal are merged by this. */
@@ -116,17 +85,17 @@ const MERGE_ONLY = `
 export async function writeBatch(
   client: PoolClient,
   target: { importId: string; accountId: string; mode: ImportMode },
-  rows: ImportRow[],
-  errors: RowError[],
+  batch: StagingBatch,
 ): Promise<BatchCounts> {
   let created = 0;
   let updated = 0;
-  if (rows.length) {
+  const { errors } = batch;
+  if (batch.rows) {
     // One round trip before the COPY: the parser shares this thread, and each reply waits for it.
     await client.query(`${PER_ROW_LOOKUPS}; create temp table if not exists import_staging (
       row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
     ) on commit delete rows`);
-    await copyLines(client, 'import_staging', STAGING_COLUMNS, copyRows(mergeByEmail(rows).map(stagingRow)));
+    await copyBytes(client, 'import_staging', STAGING_COLUMNS, batch.copyText());
     const { rows: [counts] } =
       target.mode === 'update_only'
         ? await client.query(MERGE_ONLY, [target.accountId, target.importId])
@@ -142,5 +111,5 @@ export async function writeBatch(
       [target.importId, errors.map((e) => e.row), errors.map((e) => e.email), errors.map((e) => e.code), errors.map((e) => e.detail)],
     );
   }
-  return { created, updated, skipped: rows.length - created - updated, failed: errors.length };
+  return { created, updated, skipped: batch.rows - created - updated, failed: errors.length };
 }
