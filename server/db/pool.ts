@@ -32,6 +32,9 @@ export type { Pool, PoolClient } from 'pg';
 /**
  * For a transaction that joins a batch of a few hundred rows to a large table: guessing the size
  * of an `unnest` or of a fresh staging table, the planner may hash the whole table for every
- * batch (O(table) per batch). Set first in the transaction, this makes each row an index lookup.
+ * batch (O(table) per batch), or, misjudging how many rows an account has while an import grows
+ * it, scan all of the account's rows once per row of the batch (a bitmap scan, materialised).
+ * Set first in the transaction, this makes each row an index lookup.
  */
-export const PER_ROW_LOOKUPS = 'set local enable_seqscan = off; set local enable_hashjoin = off; set local enable_mergejoin = off';
+export const PER_ROW_LOOKUPS =
+  'set local enable_seqscan = off; set local enable_hashjoin = off; set local enable_mergejoin = off; set local enable_bitmapscan = off; set local enable_material = off';
