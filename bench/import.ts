@@ -14,7 +14,7 @@ import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { generateContactsCsv } from './generate-contacts.ts';
-import { peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
+import { childPostgresPid, cpuSeconds, peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
 
@@ -35,7 +35,8 @@ async function cleanCopyOf(source: string, target: string): Promise<number> {
   return seen.size;
 }
 
-async function rawCopy(url: string, file: string): Promise<number> {
+/** Seconds on the clock, and CPU seconds PostgreSQL spent. */
+async function rawCopy(url: string, file: string, postgresPid: number): Promise<{ seconds: number; cpu: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -43,12 +44,12 @@ async function rawCopy(url: string, file: string): Promise<number> {
       create table copy_baseline (account_id text not null default 'acc_bench', email text, first_name text, last_name text, tags text,
         plan text, city text, signup_date text, score text, referrer text);
       create unique index on copy_baseline (account_id, lower(email));`);
-    const started = performance.now();
+    const [started, cpuBefore] = [performance.now(), cpuSeconds(postgresPid)];
     await pipeline(
       createReadStream(file),
       client.query(copyFrom('copy copy_baseline (email, first_name, last_name, tags, plan, city, signup_date, score, referrer) from stdin with (format csv, header true)')),
     );
-    return (performance.now() - started) / 1000;
+    return { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(postgresPid) - cpuBefore };
   } finally {
     await client.end();
   }
@@ -62,6 +63,8 @@ export async function importBenchmark(): Promise<void> {
   const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', IMPORT_MAX_BYTES: String(200 * 1024 * 1024), ...serverTuning() }, { keepOutput: false });
   try {
     const owner = await newAccount(server.url, 'bench');
+    const postgresPid = childPostgresPid();
+    const cpuBefore = { server: cpuSeconds(server.proc.pid!), postgres: cpuSeconds(postgresPid) };
     const started = performance.now();
     const upload = await fetch(`${server.url}/api/contacts/import`, {
       method: 'POST',
@@ -81,22 +84,25 @@ export async function importBenchmark(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpu = { server: cpuSeconds(server.proc.pid!) - cpuBefore.server, postgres: cpuSeconds(postgresPid) - cpuBefore.postgres };
     const rss = peakRssMb(server.proc.pid!);
     if (result.status !== 'completed') throw new Error(`import failed: ${JSON.stringify(result.failure)}`);
 
     const clean = path.join(dir, 'clean.csv');
     const cleanRows = await cleanCopyOf(csv, clean);
-    const copySeconds = await rawCopy(database.url, clean);
+    const copy = await rawCopy(database.url, clean, postgresPid);
+    const copySeconds = copy.seconds;
+    const perRow = (cpuSecs: number, rows: number) => ((cpuSecs * 1e6) / rows).toFixed(1);
 
     const rate = Math.round(ROWS / seconds);
     const copyRate = Math.round(cleanRows / copySeconds);
     const table = [
       `Run: ${runContext()}; ${ROWS.toLocaleString('en')} rows, ${(statSync(csv).size / 1e6).toFixed(1)} MB.`,
       '',
-      '| path | rows | seconds | rows/s |',
-      '|---|---|---|---|',
-      `| Sendline: HTTP upload → \`completed\` (upload alone ${uploaded.toFixed(1)} s) | ${ROWS} | ${seconds.toFixed(1)} | ${rate} |`,
-      `| raw \`COPY\` of the valid, distinct rows, same unique index | ${cleanRows} | ${copySeconds.toFixed(1)} | ${copyRate} |`,
+      '| path | rows | seconds | rows/s | CPU µs per row: server | PostgreSQL |',
+      '|---|---|---|---|---|---|',
+      `| Sendline: HTTP upload → \`completed\` (upload alone ${uploaded.toFixed(1)} s) | ${ROWS} | ${seconds.toFixed(1)} | ${rate} | ${perRow(cpu.server, ROWS)} | ${perRow(cpu.postgres, ROWS)} |`,
+      `| raw \`COPY\` of the valid, distinct rows, same unique index | ${cleanRows} | ${copySeconds.toFixed(1)} | ${copyRate} | – | ${perRow(copy.cpu, cleanRows)} |`,
       '',
       `Ratio Sendline / raw COPY: **${(rate / copyRate).toFixed(2)}**. Server peak RSS: **${rss} MB**.`,
       `Counts: created ${result.created}, updated ${result.updated}, skipped ${result.skipped}, failed ${result.failed}.`,

