@@ -232,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: integer(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
       maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
       maxConcurrentPerAccount: integer(env, 'IMPORT_MAX_CONCURRENT', 2, 1, 100),
-      batchRows: integer(env, 'IMPORT_BATCH_ROWS', 2500, 1, 100_000),
+      batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
       writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
       threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 256, 8, 16_384),
