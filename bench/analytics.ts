@@ -8,7 +8,7 @@ import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
+import { benchPool, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const CAMPAIGNS = 100;
@@ -69,7 +69,7 @@ export async function analyticsBenchmark(): Promise<void> {
   const dir = scratchDir('analytics');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', API_KEY_RATE_LIMIT: '100000', ...serverTuning() }, { keepOutput: !!process.env.BENCH_DEBUG });
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = benchPool(database.url);
   try {
     const owner = await newAccount(server.url, 'bench');
     const { rows } = await pool.query(

@@ -4,6 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -46,6 +47,19 @@ export function spawnListening(args: string[]): Promise<{ port: number; stop: ()
     });
     proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
+}
+
+/**
+ * A pool for a benchmark's own queries. `end()` does not wait for its connections to close, so
+ * the database stopped right after may still tell one it is shutting down (57P01): expected then,
+ * and not worth crashing the run over.
+ */
+export function benchPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', (err: Error & { code?: string }) => {
+    if (err.code !== '57P01') throw err;
+  });
+  return pool;
 }
 
 /** Peak resident memory of a process so far, from /proc (Linux). */

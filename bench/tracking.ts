@@ -4,13 +4,12 @@
  * one stored row.
  */
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { TokenSigner } from '../server/tracking/tokens.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
+import { benchPool, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MESSAGES = 10_000;
@@ -41,7 +40,7 @@ export async function trackingBenchmark(): Promise<void> {
     { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = benchPool(database.url);
   try {
     const owner = await newAccount(server.url, 'bench');
     const { body: campaign } = await owner.api('POST', '/api/campaigns', { body: { name: 'bench', subject: 'Hi', from_email: 'news@shop.example', content: '<a href="https://shop.example/">x</a>' } });

@@ -5,13 +5,12 @@
  * WebSocket: 1,000 subscribed clients, events per second and latency from commit to receipt.
  */
 import { createServer, request, type Server } from 'node:http';
-import pg from 'pg';
 import WebSocket from 'ws';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
+import { benchPool, peakRssMb, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const CLIENTS = Number(process.env.BENCH_WS_CLIENTS ?? 1000);
@@ -71,7 +70,7 @@ export async function webhooksBenchmark(): Promise<void> {
     { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024), ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = benchPool(database.url);
   const [fastA, fastB, slow] = await Promise.all([receiver(0), receiver(0), receiver(1000)]);
   const sockets: WebSocket[] = [];
   try {
