@@ -49,7 +49,7 @@ export class StagingBatch {
   rows = 0;
   private bytes: Buffer;
   private used = 0;
-  /** Where each line starts; a line replaced by a merge is kept out of `copyText` by `replaced`. */
+  /** Where each line starts; a line replaced by a merge is kept out of `lines` by `replaced`. */
   private readonly starts: number[] = [];
   private readonly replaced = new Set<number>();
   private readonly lineOf = new Map<string, number>();
@@ -87,7 +87,7 @@ export class StagingBatch {
   }
 
   /** The COPY text of the batch's lines, each address once. */
-  copyText(): Buffer {
+  lines(): Buffer {
     if (!this.replaced.size) return this.bytes.subarray(0, this.used);
     const kept: Buffer[] = [];
     this.starts.forEach((start, i) => {

@@ -95,7 +95,7 @@ export async function writeBatch(
     await client.query(`${PER_ROW_LOOKUPS}; create temp table if not exists import_staging (
       row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
     ) on commit delete rows`);
-    await copyBytes(client, 'import_staging', STAGING_COLUMNS, batch.copyText());
+    await copyBytes(client, 'import_staging', STAGING_COLUMNS, batch.lines());
     const { rows: [counts] } =
       target.mode === 'update_only'
         ? await client.query(MERGE_ONLY, [target.accountId, target.importId])

@@ -53,12 +53,13 @@ describe('an import survives the end of its server', () => {
   const csv = csvFile();
   let first: ServerProcess;
   let reference: any;
+  let steady: TestAccount;
   let db: pg.Client;
 
   beforeAll(async () => {
     first = await spawnServer(env());
     running.push(first);
-    const steady = await newAccount(first.url, 'steady');
+    steady = await newAccount(first.url, 'steady');
     const steadyId = await upload(first.url, steady, csv);
     reference = await poll(first.url, steady, steadyId, (b) => b.status === 'completed');
     db = new pg.Client({ connectionString: inject('databaseUrl') });
@@ -69,9 +70,10 @@ describe('an import survives the end of its server', () => {
   const count = async (account: TestAccount) =>
     (await db.query('select count(*)::int as n from contacts where account_id = $1', [account.accountId])).rows[0].n;
 
-  it('a full run counts every row once', () => {
+  it('a full run counts every row once, and stores what it counts', async () => {
     expect(reference).toMatchObject({ total_rows: 60_000, processed_rows: 60_000, failed: 600 });
     expect(reference.created + reference.updated + reference.skipped + reference.failed).toBe(60_000);
+    expect(await count(steady)).toBe(reference.created);
   });
 
   it('resumes after a kill with the counts of an uninterrupted run', async () => {
