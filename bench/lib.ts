@@ -36,14 +36,14 @@ export async function load(url: string, headers: Record<string, string>, seconds
 }
 
 /** Runs a script that prints `{"port": N}` once it listens. */
-export function spawnListening(args: string[]): Promise<{ port: number; stop: () => void }> {
+export function spawnListening(args: string[]): Promise<{ port: number; pid: number; stop: () => void }> {
   const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (chunk) => {
       out += chunk;
       const match = /\{"port":(\d+)\}/.exec(out);
-      if (match) resolve({ port: Number(match[1]), stop: () => proc.kill('SIGTERM') });
+      if (match) resolve({ port: Number(match[1]), pid: proc.pid!, stop: () => proc.kill('SIGTERM') });
     });
     proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });

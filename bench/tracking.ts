@@ -9,15 +9,23 @@ import { createLogger } from '../server/logger.ts';
 import { TokenSigner } from '../server/tracking/tokens.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { benchPool, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
+import { benchPool, childPostgresPid, cpuSeconds, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MESSAGES = 10_000;
 const CONNECTIONS = 32;
 const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
 
+/** The processes whose CPU a run accounts for; the harness (autocannon) is this process. */
+interface Measured {
+  server: number;
+  postgres?: number;
+}
+
 interface Run {
   requestsPerSecond: number;
+  /** CPU µs per answered request, per process. */
+  cpu: { server: number; postgres: number | null; harness: number };
   p50: number;
   p99: number;
   answered: number;
@@ -25,12 +33,20 @@ interface Run {
   sent: number;
 }
 
-async function hammer(base: string, paths: string[], seconds: number, expectStatus: 200 | 302): Promise<Run> {
+async function hammer(base: string, paths: string[], seconds: number, expectStatus: 200 | 302, measured: Measured): Promise<Run> {
+  const before = { server: cpuSeconds(measured.server), postgres: measured.postgres ? cpuSeconds(measured.postgres) : 0, harness: process.cpuUsage() };
   const result = await autocannon({ url: base, connections: CONNECTIONS, duration: seconds, requests: paths.map((p) => ({ method: 'GET', path: p })) });
   const answered = expectStatus === 200 ? result['2xx'] : result['3xx'];
   const others = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'] - answered;
   if (others || result.errors || result.timeouts) throw new Error(`${base}: ${others} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, answered, sent: result.requests.sent };
+  const harness = process.cpuUsage(before.harness);
+  const perRequest = (cpuSecs: number) => Math.round((cpuSecs * 1e6) / answered);
+  const cpu = {
+    server: perRequest(cpuSeconds(measured.server) - before.server),
+    postgres: measured.postgres ? perRequest(cpuSeconds(measured.postgres) - before.postgres) : null,
+    harness: perRequest((harness.user + harness.system) / 1e6),
+  };
+  return { requestsPerSecond: Math.round(result.requests.average), cpu, p50: result.latency.p50, p99: result.latency.p99, answered, sent: result.requests.sent };
 }
 
 export async function trackingBenchmark(): Promise<void> {
@@ -59,14 +75,15 @@ export async function trackingBenchmark(): Promise<void> {
     const bare = await spawnListening(['bench/bare-gif.ts']);
     let baseline: Run;
     try {
-      await hammer(`http://127.0.0.1:${bare.port}`, pixels, 2, 200);
-      baseline = await hammer(`http://127.0.0.1:${bare.port}`, pixels, SECONDS, 200);
+      await hammer(`http://127.0.0.1:${bare.port}`, pixels, 2, 200, { server: bare.pid });
+      baseline = await hammer(`http://127.0.0.1:${bare.port}`, pixels, SECONDS, 200, { server: bare.pid });
     } finally {
       bare.stop();
     }
-    const warm = await hammer(server.url, pixels, 2, 200);
-    const opens = await hammer(server.url, pixels, SECONDS, 200);
-    const click = await hammer(server.url, clicks, SECONDS, 302);
+    const sendline = { server: server.proc.pid!, postgres: childPostgresPid() };
+    const warm = await hammer(server.url, pixels, 2, 200, sendline);
+    const opens = await hammer(server.url, pixels, SECONDS, 200, sendline);
+    const click = await hammer(server.url, clicks, SECONDS, 302, sendline);
     const rss = peakRssMb(server.proc.pid!);
     // A graceful stop flushes what is buffered; then count what was stored.
     server.proc.kill('SIGTERM');
@@ -83,14 +100,16 @@ export async function trackingBenchmark(): Promise<void> {
     const within = (n: number, low: number, high: number) => n >= low && n <= high;
     const exact = within(stored.opens, answered.opens, sent.opens) && within(stored.clicks, answered.clicks, sent.clicks);
     const ratio = (opens.requestsPerSecond / baseline.requestsPerSecond).toFixed(2);
+    const row = (label: string, run: Run) =>
+      `| ${label} | ${run.requestsPerSecond} | ${run.p50} | ${run.p99} | ${run.cpu.server} | ${run.cpu.postgres ?? '–'} | ${run.cpu.harness} |`;
     const table = [
       `Run: ${runContext()}; ${SECONDS} s per target after a 2 s warm-up, ${CONNECTIONS} connections, autocannon in the harness process, ${MESSAGES.toLocaleString('en')} distinct messages.`,
       '',
-      '| target | requests/s | p50 ms | p99 ms |',
-      '|---|---|---|---|',
-      `| bare \`node:http\`, same GIF | ${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} |`,
-      `| Sendline \`GET /t/o/{token}.gif\` | ${opens.requestsPerSecond} | ${opens.p50} | ${opens.p99} |`,
-      `| Sendline \`GET /t/c/{token}\` (302) | ${click.requestsPerSecond} | ${click.p50} | ${click.p99} |`,
+      '| target | requests/s | p50 ms | p99 ms | CPU µs per request: server | PostgreSQL | autocannon |',
+      '|---|---|---|---|---|---|---|',
+      row('bare `node:http`, same GIF', baseline),
+      row('Sendline `GET /t/o/{token}.gif`', opens),
+      row('Sendline `GET /t/c/{token}` (302)', click),
       '',
       `Ratio pixel / bare: **${ratio}**. Sendline peak RSS: ${rss} MB.`,
       `Stored after a graceful stop: ${stored.opens.toLocaleString('en')} opens for ${answered.opens.toLocaleString('en')} answered / ${sent.opens.toLocaleString('en')} sent pixel requests, ${stored.clicks.toLocaleString('en')} clicks for ${answered.clicks.toLocaleString('en')} answered / ${sent.clicks.toLocaleString('en')} sent click requests (the difference: requests in flight when autocannon stopped): ${exact ? '**one row per request, none lost, none doubled**' : '**MISMATCH**'}.`,

@@ -55,7 +55,6 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const recorder = new TrackingRecorder(pool, config.tracking, log);
   const feedback = new FeedbackService(pool);
   const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
@@ -74,7 +73,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const app = createApp(runtime);
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
   const trustProxy = app.get('trust proxy fn');
-  const tracking = publicRoutes({ signer, recorder, feedback, config, trustProxy, log });
+  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
+  const tracking = publicRoutes({ signer, recorder, feedback, log });
   const server = createServer((req, res) => {
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);

@@ -12,6 +12,13 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
   return proxyaddr(req, trust);
 }
 
+/** The same, from what a request carried, for work done after it was answered. */
+export function clientAddressOf(remoteAddress: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string {
+  // The two fields proxy-addr reads of a request.
+  const carried = { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } };
+  return proxyaddr(carried as unknown as IncomingMessage, trust);
+}
+
 /** `::ffff:198.51.100.7` (an IPv4 client on a dual-stack socket) counts as `198.51.100.7`. */
 export function plainAddress(ip: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);

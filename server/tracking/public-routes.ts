@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config.ts';
-import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
-import { storedIp } from './classify.ts';
 import type { FeedbackService } from './feedback.ts';
-import type { TrackingRecorder } from './recorder.ts';
+import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
 import type { TokenSigner } from './tokens.ts';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const MAX_FORM_BYTES = 4096;
+/** Open tokens are about 70 characters; a longer one is forged and not worth holding until it is checked. */
+const MAX_OPEN_TOKEN_LENGTH = 256;
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
@@ -21,8 +20,6 @@ export interface PublicRouteDeps {
   signer: TokenSigner;
   recorder: TrackingRecorder;
   feedback: FeedbackService;
-  config: Config;
-  trustProxy: TrustProxy;
   log: Logger;
 }
 
@@ -64,21 +61,32 @@ function oneClickForm(body: string, contentType: string | undefined): { oneClick
   return { oneClick: form.get('List-Unsubscribe') === 'One-Click', fromPage: form.get('from') === 'page' };
 }
 
+/** What a tracked request leaves for its batch, read off the raw headers: `req.headers` is built on first use. */
+function trackedRequest(req: IncomingMessage, openToken: string | undefined, click: TrackedRequest['click']): TrackedRequest {
+  let userAgent: string | null = null;
+  let forwardedFor: string | undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    // As `req.headers` has them: the first User-Agent, every X-Forwarded-For joined.
+    if (name.length === 10 && userAgent === null && name.toLowerCase() === 'user-agent') userAgent = raw[i + 1];
+    else if (name.length === 15 && name.toLowerCase() === 'x-forwarded-for') forwardedFor = forwardedFor === undefined ? raw[i + 1] : `${forwardedFor}, ${raw[i + 1]}`;
+  }
+  return { openToken, click, at: Date.now(), userAgent, remoteAddress: req.socket.remoteAddress, forwardedFor };
+}
+
 /**
  * The public routes on PUBLIC_URL, answered before Express sees the request: they are the
  * hottest in the service and need none of its machinery. Returns false for every other path.
  */
 export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { signer, recorder, feedback, config, trustProxy, log } = deps;
-  const clientIp = (req: IncomingMessage) => storedIp(clientAddress(req, trustProxy), config.tracking.ipMode);
+  const { signer, recorder, feedback, log } = deps;
 
   const open = (req: IncomingMessage, res: ServerResponse, token: string) => {
     res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' });
     res.end(req.method === 'HEAD' ? undefined : PIXEL);
-    const parsed = signer.verify(token);
-    if (parsed?.kind === 'open' && req.method === 'GET') {
-      recorder.add({ messageId: parsed.messageId, at: new Date(), userAgent: req.headers['user-agent'] ?? null, ip: clientIp(req) });
-    }
+    // The token is checked with its batch: the answer is the same either way.
+    if (req.method === 'GET' && token.length <= MAX_OPEN_TOKEN_LENGTH) recorder.add(trackedRequest(req, token, undefined));
   };
 
   const click = (req: IncomingMessage, res: ServerResponse, token: string) => {
@@ -90,7 +98,7 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     res.writeHead(302, { Location: parsed.url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
     res.end();
     if (req.method === 'GET') {
-      recorder.add({ messageId: parsed.messageId, at: new Date(), userAgent: req.headers['user-agent'] ?? null, ip: clientIp(req), click: { link: parsed.link, url: parsed.url } });
+      recorder.add(trackedRequest(req, undefined, { messageId: parsed.messageId, link: parsed.link, url: parsed.url }));
     }
   };
 

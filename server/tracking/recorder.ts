@@ -3,17 +3,44 @@ import { newId } from '../db/ids.ts';
 import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import { clientAddressOf, type TrustProxy } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
-import { isMachineOpen } from './classify.ts';
+import { isMachineOpen, storedIp } from './classify.ts';
 import { emailEventData } from '../events/envelope.ts';
+import type { TokenSigner } from './tokens.ts';
 
-export interface Hit {
+/**
+ * A request to a tracking route as it was answered. Everything a request can leave for later is
+ * left to the batch's writer: work on the request's path costs the answer twice over under load.
+ */
+export interface TrackedRequest {
+  /** An open: the pixel's token as requested, checked when written (a forged one records nothing). */
+  openToken?: string;
+  /** A click: its token was checked before the redirect. */
+  click?: { messageId: string; link: number; url: string };
+  /** Milliseconds since the epoch. */
+  at: number;
+  userAgent: string | null;
+  remoteAddress: string | undefined;
+  forwardedFor: string | undefined;
+}
+
+interface Hit {
   messageId: string;
   at: Date;
   userAgent: string | null;
   ip: string | null;
   /** Present for clicks. */
   click?: { link: number; url: string };
+}
+
+export interface RecorderDeps {
+  pool: Pool;
+  signer: TokenSigner;
+  /** Which forwarding proxies to believe about the client's address, as for the API. */
+  trustProxy: TrustProxy;
+  settings: Config['tracking'];
+  log: Logger;
 }
 
 interface MessageState {
@@ -38,28 +65,32 @@ const MAX_PENDING = 500_000;
  * killed (not stopped) loses at most the hits of its last interval.
  */
 export class TrackingRecorder {
-  private pending: Hit[] = [];
+  private pending: TrackedRequest[] = [];
   private flushing: Promise<void> | null = null;
   private dropped = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly pool: Pool;
+  private readonly signer: TokenSigner;
+  private readonly trustProxy: TrustProxy;
   private readonly settings: Config['tracking'];
   private readonly log: Logger;
 
-  constructor(pool: Pool, settings: Config['tracking'], log: Logger) {
-    this.pool = pool;
-    this.settings = settings;
-    this.log = log;
-    this.timer = setInterval(() => void this.flush(), settings.flushMs);
+  constructor(deps: RecorderDeps) {
+    this.pool = deps.pool;
+    this.signer = deps.signer;
+    this.trustProxy = deps.trustProxy;
+    this.settings = deps.settings;
+    this.log = deps.log;
+    this.timer = setInterval(() => void this.flush(), this.settings.flushMs);
     this.timer.unref();
   }
 
-  add(hit: Hit): void {
+  add(request: TrackedRequest): void {
     if (this.pending.length >= MAX_PENDING) {
       this.dropped++;
       return;
     }
-    this.pending.push(hit);
+    this.pending.push(request);
   }
 
   /** Writes what is pending; concurrent calls wait for the flush under way and then write the rest. */
@@ -90,7 +121,23 @@ export class TrackingRecorder {
     if (this.pending.length) await this.flush();
   }
 
-  private async write(hits: Hit[]): Promise<void> {
+  /** The hit a request made: null for an open whose token this deployment did not sign. */
+  private hitOf(request: TrackedRequest): Hit | null {
+    let messageId = request.click?.messageId;
+    if (request.openToken !== undefined) {
+      const token = this.signer.verify(request.openToken);
+      if (token?.kind !== 'open') return null;
+      messageId = token.messageId;
+    }
+    if (messageId === undefined) return null;
+    const address = clientAddressOf(request.remoteAddress, request.forwardedFor, this.trustProxy);
+    const click = request.click && { link: request.click.link, url: request.click.url };
+    return { messageId, at: new Date(request.at), userAgent: request.userAgent, ip: storedIp(address, this.settings.ipMode), click };
+  }
+
+  private async write(requests: TrackedRequest[]): Promise<void> {
+    const hits = requests.map((r) => this.hitOf(r)).filter((h): h is Hit => h !== null);
+    if (!hits.length) return;
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
     await inTransaction(this.pool, async (client) => {
       // Row locks in id order: flushes of several processes never deadlock on each other.

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
@@ -113,7 +114,8 @@ describe('open pixel and clicks', () => {
     const [, b] = sent;
     const [payload, mac] = b.pixel.replace('/t/o/', '').replace('.gif', '').split('.');
     const otherMessage = Buffer.from(JSON.stringify(['o', sent[2].messageId])).toString('base64url');
-    for (const path of [`/t/o/${otherMessage}.${mac}.gif`, `/t/o/${payload}.AAAA${mac.slice(4)}.gif`, '/t/o/garbage.gif']) {
+    const overlong = `/t/o/${payload}${'A'.repeat(300)}.${mac}.gif`;
+    for (const path of [`/t/o/${otherMessage}.${mac}.gif`, `/t/o/${payload}.AAAA${mac.slice(4)}.gif`, '/t/o/garbage.gif', overlong]) {
       const res = await hit(path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('image/gif');
@@ -480,6 +482,14 @@ describe('client addresses behind a proxy', () => {
       await fetch(proxied.url + sent[0].pixel, { headers: { 'user-agent': HUMAN_AGENT, 'x-forwarded-for': '198.51.100.7, 203.0.113.9' } });
       const [row] = await waitFor(() => sql('select ip from opens where message_id = $1', [sent[0].messageId]).then((rows) => rows.length > 0 && rows));
       expect(row.ip).toBe('203.0.113.0');
+      // The same in repeated header lines: X-Forwarded-For lines join in order; the first User-Agent counts.
+      const { port } = new URL(proxied.url);
+      await new Promise<void>((resolve, reject) => {
+        const headers = { 'User-Agent': [HUMAN_AGENT, 'curl/8.0'], 'X-Forwarded-For': ['198.51.100.7', '203.0.113.77'] };
+        request({ host: '127.0.0.1', port, path: sent[0].pixel, headers }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+      });
+      const rows = await waitFor(() => sql('select ip, user_agent from opens where message_id = $1 order by occurred_at', [sent[0].messageId]).then((r) => r.length === 2 && r));
+      expect(rows[1]).toEqual({ ip: '203.0.113.0', user_agent: HUMAN_AGENT });
     } finally {
       await proxied.stop();
     }
