@@ -7,6 +7,7 @@ import { clientAddressOf, type TrustProxy } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen, storedIp } from './classify.ts';
 import { emailEventData } from '../events/envelope.ts';
+import { PendingRequests } from './pending.ts';
 import type { TokenSigner } from './tokens.ts';
 
 /**
@@ -56,18 +57,14 @@ interface MessageState {
   clicked_links: number[];
 }
 
-/** Above this many unwritten hits (the database is down), new ones are dropped and counted. */
-const MAX_PENDING = 500_000;
-
 /**
  * Opens and clicks are answered at once and written here in batches: one transaction per flush
  * (every `flushMs`, and on shutdown). The trade-off, stated in the README: a process that is
  * killed (not stopped) loses at most the hits of its last interval.
  */
 export class TrackingRecorder {
-  private pending: TrackedRequest[] = [];
+  private readonly pending = new PendingRequests();
   private flushing: Promise<void> | null = null;
-  private dropped = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly pool: Pool;
   private readonly signer: TokenSigner;
@@ -86,32 +83,25 @@ export class TrackingRecorder {
   }
 
   add(request: TrackedRequest): void {
-    if (this.pending.length >= MAX_PENDING) {
-      this.dropped++;
-      return;
-    }
-    this.pending.push(request);
+    this.pending.add(request);
   }
 
   /** Writes what is pending; concurrent calls wait for the flush under way and then write the rest. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (!this.pending.length) return;
-    const batch = this.pending;
-    this.pending = [];
+    const batch = this.pending.take();
     this.flushing = this.write(batch)
       .catch((err) => {
         this.log.error({ err, hits: batch.length }, 'writing tracking hits failed; they will be retried');
-        this.pending = batch.concat(this.pending).slice(0, MAX_PENDING);
+        this.pending.putBack(batch);
       })
       .finally(() => {
         this.flushing = null;
       });
     await this.flushing;
-    if (this.dropped) {
-      this.log.error({ dropped: this.dropped }, 'tracking hits dropped while the database was unreachable');
-      this.dropped = 0;
-    }
+    const dropped = this.pending.takeDropped();
+    if (dropped) this.log.error({ dropped }, 'tracking hits dropped: more were waiting to be written than the buffer holds');
   }
 
   /** Final flush on shutdown: no hit answered before this is lost. */
