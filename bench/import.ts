@@ -50,7 +50,7 @@ function contactsShapedCopies(clean: string, parts: number): Buffer[] {
     if (!line) return;
     const [email, first, last, tags, plan, city, signupDate, score, referrer] = line.replaceAll('"', '').split(',');
     const attributes = JSON.stringify({ plan, city, signup_date: signupDate, score, referrer });
-    out[i % parts].push(`${newId('ct')}\tacc_bench\t${email}\t${first}\t${last}\t${attributes}\t{${tags.replace('|', ',')}}\n`);
+    out[i % parts].push(`${newId('ct')}\tacc_bench\t${email}\t${first}\t${last}\t${attributes}\t{${tags.replaceAll('|', ',')}}\n`);
   });
   return out.map((rows) => Buffer.from(rows.join('')));
 }

@@ -87,13 +87,13 @@ const TICKS_PER_SECOND = 100;
  * its live children (Linux). Less at the mercy of a noisy machine than seconds on the clock.
  */
 export function cpuSeconds(pid: number): number {
-  const ticks = (fields: string[] | null, withReaped: boolean) =>
-    fields ? Number(fields[13]) + Number(fields[14]) + (withReaped ? Number(fields[15]) + Number(fields[16]) : 0) : 0;
-  let total = ticks(procStat(pid), true);
+  // utime, stime, and the same of reaped children.
+  const ticks = (fields: string[] | null) => (fields ? Number(fields[13]) + Number(fields[14]) + Number(fields[15]) + Number(fields[16]) : 0);
+  let total = ticks(procStat(pid));
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = procStat(Number(entry));
-    if (fields?.[3] === String(pid)) total += ticks(fields, true);
+    if (fields?.[3] === String(pid)) total += ticks(fields);
   }
   return total / TICKS_PER_SECOND;
 }

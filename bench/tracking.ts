@@ -109,7 +109,9 @@ export async function trackingBenchmark(): Promise<void> {
     const within = (n: number, low: number, high: number) => n >= low && n <= high;
     const exact = within(stored.opens, answered.opens, sent.opens) && within(stored.clicks, answered.clicks, sent.clicks);
     const ratios = rounds.map((r) => r.opens.requestsPerSecond / r.baseline.requestsPerSecond);
-    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    const median = sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     const row = (label: string, run: Run) =>
       `| ${label} | ${run.requestsPerSecond} | ${run.p50} | ${run.p99} | ${run.cpu.server} | ${run.cpu.postgres ?? '–'} | ${run.cpu.harness} |`;
     const table = [

@@ -9,7 +9,7 @@ export type TrustProxy = (address: string, hop: number) => boolean;
  * upgrades), by the same rule as `req.ip`: `X-Forwarded-For` counts only through trusted proxies.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
-  return proxyaddr(req, trust);
+  return clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trust);
 }
 
 /** The same, from what a request carried, for work done after it was answered. */

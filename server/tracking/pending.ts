@@ -11,7 +11,7 @@ export interface PendingLimits {
  * forged pixels with long headers: an open's token is checked only when its batch is written),
  * new requests are dropped and counted.
  */
-export const PENDING_LIMITS: PendingLimits = { requests: 500_000, bytes: 256 * 1024 * 1024 };
+const PENDING_LIMITS: PendingLimits = { requests: 500_000, bytes: 256 * 1024 * 1024 };
 
 const sizeOf = (r: TrackedRequest) =>
   200 + 2 * ((r.openToken?.length ?? 0) + (r.click?.url.length ?? 0) + (r.userAgent?.length ?? 0) + (r.forwardedFor?.length ?? 0));

@@ -121,8 +121,7 @@ export class TrackingRecorder {
     }
     if (messageId === undefined) return null;
     const address = clientAddressOf(request.remoteAddress, request.forwardedFor, this.trustProxy);
-    const click = request.click && { link: request.click.link, url: request.click.url };
-    return { messageId, at: new Date(request.at), userAgent: request.userAgent, ip: storedIp(address, this.settings.ipMode), click };
+    return { messageId, at: new Date(request.at), userAgent: request.userAgent, ip: storedIp(address, this.settings.ipMode), click: request.click };
   }
 
   private async write(requests: TrackedRequest[]): Promise<void> {
