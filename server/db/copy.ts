@@ -9,12 +9,22 @@ const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
+/** The last time formatted: the hits of a busy millisecond, a batch's rows, share one. */
+let lastTime = NaN;
+let lastTimeText = '';
+
 /** One value in COPY's text format: backslash escapes, `\N` for null. */
 export function copyText(value: CopyValue): string {
   // Strings first, and tested before they are rewritten: a flush formats a few hundred thousand.
   if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, (c) => ESCAPED[c]) : value;
   if (value === null) return '\\N';
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) {
+    if (value.getTime() !== lastTime) {
+      lastTime = value.getTime();
+      lastTimeText = value.toISOString();
+    }
+    return lastTimeText;
+  }
   if (typeof value === 'boolean') return value ? 't' : 'f';
   return String(value);
 }

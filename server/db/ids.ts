@@ -31,14 +31,22 @@ export function randomToken(length = 22): string {
 
 export type IdPrefix = 'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns';
 
+let lastMs = -1;
+let lastTimePart = '';
+
 /** Milliseconds since the epoch in 8 base62 characters, so ids sort (roughly) by creation. */
 function timePart(): string {
-  let n = Date.now();
+  const now = Date.now();
+  // A batch makes thousands of ids within one millisecond.
+  if (now === lastMs) return lastTimePart;
+  let n = now;
   let out = '';
   for (let i = 0; i < 8; i++) {
     out = ALPHABET[n % 62] + out;
     n = Math.floor(n / 62);
   }
+  lastMs = now;
+  lastTimePart = out;
   return out;
 }
 

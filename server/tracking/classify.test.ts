@@ -4,10 +4,10 @@ import { isMachineOpen, storedIp } from './classify.ts';
 const human = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko)';
 
 describe('isMachineOpen', () => {
-  const sent = new Date('2026-11-21T10:00:00Z');
+  const sent = Date.parse('2026-11-21T10:00:00Z');
 
   it('flags privacy proxies, scanners and missing agents', () => {
-    const later = new Date('2026-11-21T11:00:00Z');
+    const later = Date.parse('2026-11-21T11:00:00Z');
     expect(isMachineOpen('Mozilla/5.0', later, sent, 2)).toBe(true);
     expect(isMachineOpen(null, later, sent, 2)).toBe(true);
     expect(isMachineOpen('Mozilla/5.0 (compatible; Barracuda Sentinel)', later, sent, 2)).toBe(true);
@@ -15,9 +15,9 @@ describe('isMachineOpen', () => {
   });
 
   it('flags opens within seconds of delivery, and not later ones', () => {
-    expect(isMachineOpen(human, new Date(sent.getTime() + 1500), sent, 2)).toBe(true);
-    expect(isMachineOpen(human, new Date(sent.getTime() + 2500), sent, 2)).toBe(false);
-    expect(isMachineOpen('Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)', new Date(sent.getTime() + 60_000), sent, 2)).toBe(false);
+    expect(isMachineOpen(human, sent + 1500, sent, 2)).toBe(true);
+    expect(isMachineOpen(human, sent + 2500, sent, 2)).toBe(false);
+    expect(isMachineOpen('Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)', sent + 60_000, sent, 2)).toBe(false);
   });
 });
 

@@ -7,11 +7,11 @@ import { plainAddress } from '../http/client-address.ts';
  */
 const MACHINE_AGENTS = /barracuda|mimecast|proofpoint|symantec|messagelabs|trend ?micro|zscaler|forcepoint|sophos|fireeye|\bbot\b|bot\/|crawler|spider|python-requests|python-urllib|curl\/|wget\/|go-http-client|headlesschrome|yahoomailproxy/i;
 
-/** Whether an open came from a scanner or a privacy proxy rather than a reader. */
-export function isMachineOpen(userAgent: string | null, openedAt: Date, sentAt: Date | null, machineSeconds: number): boolean {
+/** Whether an open came from a scanner or a privacy proxy rather than a reader (times in ms since the epoch). */
+export function isMachineOpen(userAgent: string | null, openedAt: number, sentAt: number | null, machineSeconds: number): boolean {
   if (!userAgent || userAgent.trim() === 'Mozilla/5.0') return true;
   if (MACHINE_AGENTS.test(userAgent)) return true;
-  return sentAt !== null && openedAt.getTime() - sentAt.getTime() < machineSeconds * 1000;
+  return sentAt !== null && openedAt - sentAt < machineSeconds * 1000;
 }
 
 /** A client address as configured: IPv4 to its /24, IPv6 to its /48, or not at all. */
@@ -19,7 +19,7 @@ export function storedIp(address: string | undefined, mode: 'anonymized' | 'full
   if (!address || mode === 'none') return null;
   const ip = plainAddress(address);
   if (mode === 'full') return ip;
-  if (ip.includes('.')) return ip.split('.').slice(0, 3).concat('0').join('.');
+  if (ip.includes('.')) return `${ip.slice(0, ip.lastIndexOf('.'))}.0`;
   const groups = expandIpv6(ip);
   return groups ? `${groups.slice(0, 3).join(':')}::` : null;
 }

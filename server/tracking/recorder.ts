@@ -44,17 +44,23 @@ export interface RecorderDeps {
   log: Logger;
 }
 
+/** A message as a batch reads it (locked), and what the batch sets on it. */
 interface MessageState {
   id: string;
   account_id: string;
   campaign_id: string;
   contact_id: string | null;
   email: string;
-  sent_at: Date | null;
-  opened_at: Date | null;
-  human_opened_at: Date | null;
-  clicked_at: Date | null;
+  /** Milliseconds since the epoch. */
+  sent_ms: number | null;
+  opened: boolean;
+  human_opened: boolean;
+  clicked: boolean;
   clicked_links: number[];
+  /** The firsts this batch records. */
+  opened_at?: Date;
+  human_opened_at?: Date;
+  clicked_at?: Date;
 }
 
 /**
@@ -129,9 +135,11 @@ export class TrackingRecorder {
     if (!hits.length) return;
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
     await inTransaction(this.pool, async (client) => {
-      // Row locks in id order: flushes of several processes never deadlock on each other.
+      // Row locks in id order: flushes of several processes never deadlock on each other. Times
+      // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
       const { rows } = await client.query<MessageState>(
-        `select id, account_id, campaign_id, contact_id, email, sent_at, opened_at, human_opened_at, clicked_at, clicked_links
+        `select id, account_id, campaign_id, contact_id, email, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
+           opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
          from messages where id = any($1) order by id for update`,
         [ids],
       );
@@ -146,11 +154,17 @@ export class TrackingRecorder {
         events.set(m.account_id, list);
       };
       const recordOpen = (m: MessageState, hit: Hit) => {
-        const machine = isMachineOpen(hit.userAgent, hit.at, m.sent_at, this.settings.machineOpenSeconds);
-        const first = m.opened_at === null;
-        const firstHuman = !machine && m.human_opened_at === null;
-        if (first) m.opened_at = hit.at;
-        if (firstHuman) m.human_opened_at = hit.at;
+        const machine = isMachineOpen(hit.userAgent, hit.at.getTime(), m.sent_ms, this.settings.machineOpenSeconds);
+        const first = !m.opened;
+        const firstHuman = !machine && !m.human_opened;
+        if (first) {
+          m.opened = true;
+          m.opened_at = hit.at;
+        }
+        if (firstHuman) {
+          m.human_opened = true;
+          m.human_opened_at = hit.at;
+        }
         if (first || firstHuman) changed.add(m);
         opens.push([newId('opn'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.at, hit.userAgent, hit.ip, machine, first, firstHuman]);
         emit(m, { type: 'email.opened', data: { ...emailEventData(m), first_open: first, machine, user_agent: hit.userAgent } });
@@ -163,10 +177,13 @@ export class TrackingRecorder {
           continue;
         }
         // A click proves the message was opened, pixel or not.
-        if (m.opened_at === null) recordOpen(m, hit);
-        const first = m.clicked_at === null;
+        if (!m.opened) recordOpen(m, hit);
+        const first = !m.clicked;
         const firstForLink = !m.clicked_links.includes(hit.click.link);
-        if (first) m.clicked_at = hit.at;
+        if (first) {
+          m.clicked = true;
+          m.clicked_at = hit.at;
+        }
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
         if (first || firstForLink) changed.add(m);
         clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
@@ -177,11 +194,17 @@ export class TrackingRecorder {
       if (changed.size) {
         const list = [...changed];
         await client.query(
-          `update messages m set opened_at = u.opened_at, human_opened_at = u.human_opened_at, clicked_at = u.clicked_at,
-             clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+          `update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
+             clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
            from unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
            where m.id = u.id`,
-          [list.map((m) => m.id), list.map((m) => m.opened_at), list.map((m) => m.human_opened_at), list.map((m) => m.clicked_at), list.map((m) => JSON.stringify(m.clicked_links))],
+          [
+            list.map((m) => m.id),
+            list.map((m) => m.opened_at ?? null),
+            list.map((m) => m.human_opened_at ?? null),
+            list.map((m) => m.clicked_at ?? null),
+            list.map((m) => JSON.stringify(m.clicked_links)),
+          ],
         );
         // Engagement shows the address works: soft bounces before it no longer count as a row.
         const contacts = list.map((m) => m.contact_id).filter((id): id is string => id !== null);

@@ -131,6 +131,20 @@ describe('open pixel and clicks', () => {
     expect(row).toEqual({ machine: true, is_first: true, is_first_human: false });
   });
 
+  it('flags an open within the machine window of its sending, and counts a reader after it', async () => {
+    const [, , c] = sent;
+    const opens = () => sql('select machine, is_first_human from opens where message_id = $1 order by occurred_at, id', [c.messageId]);
+    const nextOpen = async (count: number) => (await waitFor(async () => (await opens()).length === count + 1 && opens())).at(-1);
+    const before = (await opens()).length;
+    // This server's window is 0 s: only an open before the sending time falls in it.
+    await sql(`update messages set sent_at = now() + interval '1 minute' where id = $1`, [c.messageId]);
+    await hit(c.pixel, { headers: { 'user-agent': HUMAN_AGENT } });
+    expect(await nextOpen(before)).toEqual({ machine: true, is_first_human: false });
+    await sql(`update messages set sent_at = now() - interval '1 minute' where id = $1`, [c.messageId]);
+    await hit(c.pixel, { headers: { 'user-agent': HUMAN_AGENT } });
+    expect(await nextOpen(before + 1)).toEqual({ machine: false, is_first_human: true });
+  });
+
   it('redirects a click to the signed link, and a click without an open counts one', async () => {
     const [, b] = sent;
     const res = await hit(b.clicks[1]);
