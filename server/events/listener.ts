@@ -3,13 +3,19 @@ import type { Logger } from '../logger.ts';
 
 const RECONNECT_MS = 1000;
 
+/** Events of one account, announced by the transaction that committed them. */
+export interface Announcement {
+  accountId: string;
+  seqs: string[];
+}
+
 /**
  * One LISTEN connection per process on `sendline_events`: every committed batch of events is
- * announced with its seqs (see the Webhooks migration), in any process that wrote it.
+ * announced as `account:seq,seq,…` (see the LeanOutbox migration), in any process that wrote it.
  */
 export class EventListener {
   private client: pg.Client | null = null;
-  private readonly handlers: ((seqs: string[]) => void)[] = [];
+  private readonly handlers: ((announcement: Announcement) => void)[] = [];
   private closed = false;
   private readonly url: string;
   private readonly log: Logger;
@@ -19,16 +25,17 @@ export class EventListener {
     this.log = log;
   }
 
-  onEvents(handler: (seqs: string[]) => void): void {
+  onEvents(handler: (announcement: Announcement) => void): void {
     this.handlers.push(handler);
   }
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
     client.on('notification', (msg) => {
-      if (!msg.payload) return;
-      const seqs = msg.payload.split(',');
-      for (const handler of this.handlers) handler(seqs);
+      const separator = msg.payload?.indexOf(':') ?? -1;
+      if (separator < 0) return;
+      const announcement = { accountId: msg.payload!.slice(0, separator), seqs: msg.payload!.slice(separator + 1).split(',') };
+      for (const handler of this.handlers) handler(announcement);
     });
     client.on('error', (err) => {
       if (this.closed) return;

@@ -147,15 +147,15 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     }
   }
 
-  listener.onEvents((seqs) => {
-    if (!clients.size) return;
+  listener.onEvents(({ accountId, seqs }) => {
+    if (![...clients].some((client) => client.accountId === accountId)) return;
     pool
-      .query<EventRow>(`select seq, ${ENVELOPE_COLUMNS} from events where seq = any($1) order by seq`, [seqs])
+      .query<EventRow>(`select seq, ${ENVELOPE_COLUMNS} from events where account_id = $1 and seq = any($2) order by seq`, [accountId, seqs])
       .then(({ rows }) => {
         for (const row of rows) {
           let text: string | null = null;
           for (const client of clients) {
-            if (client.accountId !== row.account_id || !client.patterns || !matchesAny(client.patterns, row.type)) continue;
+            if (client.accountId !== accountId || !client.patterns || !matchesAny(client.patterns, row.type)) continue;
             text ??= envelope(row);
             if (client.held) client.held.push({ seq: Number(row.seq), text, type: row.type });
             else send(client, text);

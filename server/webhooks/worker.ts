@@ -104,7 +104,7 @@ export class WebhookWorker {
            on conflict (webhook_id, event_id) do nothing`,
           [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.type)],
         );
-        await client.query('update events set dispatched = true where seq = any($1)', [rows.map((r) => r.seq)]);
+        await client.query('update events set dispatched = true where not dispatched and seq = any($1)', [rows.map((r) => r.seq)]);
         return rows.length;
       });
       if (count < DISPATCH_BATCH) return;
