@@ -12,7 +12,7 @@ import { spawnServer } from '../test/process.ts';
 import { benchPool, childPostgresPid, cpuSeconds, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MESSAGES = 10_000;
 const CONNECTIONS = 32;
 const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
