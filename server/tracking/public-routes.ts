@@ -5,6 +5,7 @@ import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
 import type { TokenSigner } from './tokens.ts';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const PIXEL_HEADERS = { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' };
 const MAX_FORM_BYTES = 4096;
 /** Open tokens are about 70 characters; a longer one is forged and not worth holding until it is checked. */
 const MAX_OPEN_TOKEN_LENGTH = 256;
@@ -83,7 +84,7 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
   const { signer, recorder, feedback, log } = deps;
 
   const open = (req: IncomingMessage, res: ServerResponse, token: string) => {
-    res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' });
+    res.writeHead(200, PIXEL_HEADERS);
     res.end(req.method === 'HEAD' ? undefined : PIXEL);
     // The token is checked with its batch: the answer is the same either way.
     if (req.method === 'GET' && token.length <= MAX_OPEN_TOKEN_LENGTH) recorder.add(trackedRequest(req, token, undefined));
@@ -127,15 +128,16 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
   };
 
   return (req, res) => {
-    const path = req.url ?? '';
-    const match = /^\/(t\/o|t\/c|u)\/([^?]*?)(\.gif)?(?:\?.*)?$/.exec(path);
-    if (!match) return false;
-    const [, route, token, gif] = match;
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    // Prefix and suffix tests, not a regular expression: this runs before every answer.
+    const gif = path.endsWith('.gif');
     // Anything else under these paths is a token that was not signed: it fails verification.
-    if (route === 't/o' && gif) open(req, res, token);
-    else if (route === 't/c' && !gif) click(req, res, token);
-    else if (route === 'u' && !gif) {
-      unsubscribe(req, res, token).catch((err) => {
+    if (path.startsWith('/t/o/') && gif) open(req, res, path.slice(5, -4));
+    else if (path.startsWith('/t/c/') && !gif) click(req, res, path.slice(5));
+    else if (path.startsWith('/u/') && !gif) {
+      unsubscribe(req, res, path.slice(3)).catch((err) => {
         log.error({ err }, 'unsubscribe failed');
         if (!res.headersSent) page(res, 500, 'Something went wrong', '<p>Please try again in a moment.</p>');
       });

@@ -109,6 +109,16 @@ describe('open pixel and clicks', () => {
     expect(list.body.data[0]).toMatchObject({ email: a.email, contact_id: a.contactId, machine: false, ip: '127.0.0.0' });
   });
 
+  it('reads the pixel path without its query string; without `.gif` it is not the pixel', async () => {
+    const [a] = sent;
+    const opens = async () => (await sql('select count(*)::int as n from opens where message_id = $1', [a.messageId])).at(0)!.n;
+    const before = await opens();
+    const res = await hit(`${a.pixel}?utm_source=newsletter&x=.gif`);
+    expect(res.headers.get('content-type')).toBe('image/gif');
+    await waitFor(async () => (await opens()) === before + 1);
+    expect((await hit(a.pixel.replace('.gif', ''))).status).toBe(404);
+  });
+
   it('gives a forged or altered token the GIF and records nothing', async () => {
     const before = (await sql('select count(*)::int as n from opens')).at(0)!.n;
     const [, b] = sent;
