@@ -69,6 +69,7 @@ function padState(key: Buffer, pad: number): Int32Array {
   return state;
 }
 
+/** The state as digest bytes: big-endian words. */
 function writeState(state: Int32Array, out: Uint8Array): void {
   for (let i = 0; i < 8; i++) {
     out[i * 4] = state[i] >>> 24;
