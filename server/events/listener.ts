@@ -32,9 +32,10 @@ export class EventListener {
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
     client.on('notification', (msg) => {
-      const separator = msg.payload?.indexOf(':') ?? -1;
+      const payload = msg.payload ?? '';
+      const separator = payload.indexOf(':');
       if (separator < 0) return;
-      const announcement = { accountId: msg.payload!.slice(0, separator), seqs: msg.payload!.slice(separator + 1).split(',') };
+      const announcement = { accountId: payload.slice(0, separator), seqs: payload.slice(separator + 1).split(',') };
       for (const handler of this.handlers) handler(announcement);
     });
     client.on('error', (err) => {
