@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/database.ts'],
+    setupFiles: ['test/setup/temp-dir.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000,

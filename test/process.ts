@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,7 +21,7 @@ export function spawnServer(env: Record<string, string>, options: { keepOutput?:
   let started = false;
   const proc = spawn('bin/sendline', {
     cwd: ROOT,
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, TMPDIR: tmpdir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -8,16 +8,46 @@ import { createLogger } from '../../server/logger.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    runDir: string;
   }
 }
 
-/** One real PostgreSQL for the whole run; every test file makes its own accounts in it. */
+/**
+ * One real PostgreSQL for the whole run; every test file makes its own accounts in it. Every
+ * temporary folder of the run (the tests', the servers' and the SDK runners') is made under one
+ * folder, through TMPDIR, which the run removes at its end.
+ */
 export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sendline-test-'));
-  const database = await startEmbeddedDatabase(dir, 'test-password', createLogger('warn'));
+  const runDir = mkdtempSync(path.join(tmpdir(), 'sendline-test-'));
+  // As root, PostgreSQL runs as a `postgres` user, which must reach the files made for it here.
+  chmodSync(runDir, 0o711);
+  process.env.TMPDIR = runDir;
+  const database = await startEmbeddedDatabase(path.join(runDir, 'database'), 'test-password', createLogger('warn'));
   project.provide('databaseUrl', database.url);
+  project.provide('runDir', runDir);
   return async () => {
     await database.stop();
-    rmSync(dir, { recursive: true, force: true });
+    const leftOver = postmastersUnder(runDir);
+    for (const pid of leftOver) process.kill(pid, 'SIGKILL');
+    rmSync(runDir, { recursive: true, force: true });
+    if (leftOver.length) throw new Error(`tests left ${leftOver.length} PostgreSQL server(s) running`);
   };
+}
+
+/** PostgreSQL servers still running on data folders under `dir`, by their lock files. */
+function postmastersUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (path.basename(entry) !== 'postmaster.pid') continue;
+    const file = path.join(dir, entry);
+    if (!existsSync(file)) continue;
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+    try {
+      process.kill(pid, 0);
+      pids.push(pid);
+    } catch {
+      // already gone
+    }
+  }
+  return pids;
 }
