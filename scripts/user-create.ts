@@ -7,7 +7,7 @@ import { loadConfig } from '../server/config.ts';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { openDatabase } from '../server/db/orm.ts';
 import { createLogger } from '../server/logger.ts';
-import { createServices } from '../server/services.ts';
+import { createAccountServices } from '../server/services.ts';
 import type { Principal } from '../server/auth/principal.ts';
 
 const { values } = parseArgs({
@@ -42,7 +42,7 @@ const database = config.databaseUrl
   : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
 const orm = await openDatabase(database.url, log);
 try {
-  const services = createServices(orm.em.fork(), config);
+  const services = createAccountServices(orm.em.fork(), config);
   const input = { email: values.email, password: values.password, name: values.name ?? values.email.split('@')[0] };
   const user = values.account
     ? await services.users.create(

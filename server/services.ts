@@ -39,16 +39,23 @@ export interface Runtime {
   log: Logger;
 }
 
-/** The composition root: every service, wired to one unit of work. */
-export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
-  const { config } = runtime;
+/** Accounts, users and their throttles: all that tools such as `user:create` need. */
+export function createAccountServices(em: EntityManager, config: Config) {
   const authRepo = new AuthRepository(em);
   const rateLimits = new RateLimitStore(em);
   return {
-    em,
     rateLimits,
     auth: new AuthService(authRepo, config, rateLimits),
     users: new UserService(new UserRepository(em), authRepo),
+  };
+}
+
+/** The composition root: every service, wired to one unit of work. */
+export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
+  const { config } = runtime;
+  return {
+    em,
+    ...createAccountServices(em, config),
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),
