@@ -15,6 +15,8 @@ export interface Received {
 export class SmtpSink {
   readonly received: Received[] = [];
   rejectHard = new Set<string>();
+  /** Recipients refused for their syntax (501 5.1.3), as relays stricter than Sendline answer. */
+  rejectSyntax = new Set<string>();
   /** Recipient → how many more times to answer 451. */
   deferTimes = new Map<string, number>();
   delayMs = 0;
@@ -30,6 +32,7 @@ export class SmtpSink {
       onRcptTo: (address, _session, callback) => {
         const to = address.address.toLowerCase();
         if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+        if (this.rejectSyntax.has(to)) return callback(Object.assign(new Error('5.1.3 Bad recipient address syntax'), { responseCode: 501 }));
         const left = this.deferTimes.get(to) ?? 0;
         if (left > 0) {
           this.deferTimes.set(to, left - 1);

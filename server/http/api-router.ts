@@ -6,6 +6,7 @@ import { createServices, type Runtime, type Services } from '../services.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
 import { Problem } from './problem.ts';
+import { isValidEmail } from '../email.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
 
 interface ApiLocals {
@@ -107,6 +108,8 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     validateSecurity: false,
     validateApiSpec: false,
     fileUploader: false,
+    // One address rule for the API, imports and sending: the contract's `email` format is Sendline's.
+    formats: { email: { type: 'string', validate: isValidEmail } },
     $refParser: { mode: 'dereference' },
   });
   for (const op of operations) {

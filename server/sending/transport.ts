@@ -7,6 +7,8 @@ export type SendOutcome =
   | { kind: 'accepted'; response: string }
   /** 5xx for the recipient: a hard bounce. */
   | { kind: 'rejected'; code: number; response: string }
+  /** 5xx for the command's syntax (RFC 5321 500–504, 555; enhanced 5.5.x, 5.1.3, 5.1.7): the message failed, no mailbox said no. */
+  | { kind: 'refused'; code: number; response: string }
   /** 4xx: try again later. */
   | { kind: 'deferred'; code: number; response: string }
   /** The relay itself failed (refused connection, authentication, timeout): not the recipient's fault. */
@@ -18,6 +20,14 @@ export interface OutgoingMail {
   to: string;
   rendered: RenderedMessage;
   extraHeaders?: Record<string, string>;
+}
+
+const SYNTAX_CODES = new Set([500, 501, 502, 503, 504, 555]);
+const SYNTAX_STATUS = /^\d{3}[ -]5\.(?:5\.\d{1,3}|1\.[37])\b/;
+
+/** A refusal of how the address or command was written rather than of the mailbox (RFC 5321, RFC 3463). */
+export function isSyntaxRefusal(code: number, response: string): boolean {
+  return SYNTAX_CODES.has(code) || SYNTAX_STATUS.test(response);
 }
 
 /** Pooled SMTP connections to the relay, with optional DKIM signing. */
@@ -58,7 +68,10 @@ export class MailTransport {
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
-      if (e.responseCode && e.responseCode >= 500 && e.code !== 'EAUTH') return { kind: 'rejected', code: e.responseCode, response: e.response ?? e.message ?? '' };
+      if (e.responseCode && e.responseCode >= 500 && e.code !== 'EAUTH') {
+        const response = e.response ?? e.message ?? '';
+        return { kind: isSyntaxRefusal(e.responseCode, response) ? 'refused' : 'rejected', code: e.responseCode, response };
+      }
       if (e.responseCode && e.responseCode >= 400 && e.responseCode < 500 && e.code !== 'EAUTH') {
         return { kind: 'deferred', code: e.responseCode, response: e.response ?? e.message ?? '' };
       }

@@ -266,10 +266,13 @@ export class CampaignSender {
           break;
         }
         case 'render_failed':
-          updates.push({ id: message.id, status: 'failed', reason: `rendering failed: ${outcome.reason}`, nextAttemptAt: null, sent: false });
-          events.push({ type: 'email.failed', data: { ...base, reason: `rendering failed: ${outcome.reason}` } });
+        case 'refused': {
+          const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
+          updates.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
+          events.push({ type: 'email.failed', data: { ...base, reason } });
           counts.failed++;
           break;
+        }
         case 'skipped':
           // Suppressed or deleted since the audience was snapshotted: never sent, not counted.
           updates.push({ id: message.id, status: 'cancelled', reason: outcome.reason, nextAttemptAt: null, sent: false });

@@ -216,6 +216,21 @@ describe('sending', () => {
     await finished(account, next.id);
   });
 
+  it('fails, rather than bounces, a recipient the relay refuses for its syntax', async () => {
+    const account = await newAccount(sendline.url, 'syntax');
+    sink.rejectSyntax.add('strict@inbox.example');
+    for (const email of ['strict@inbox.example', 'fine@inbox.example']) await account.api('POST', '/api/contacts', { body: { email } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 2, sent: 1, bounced: 0, failed: 1 });
+    const failed = await account.api('GET', `/api/campaigns/${c.id}/messages?status=failed`);
+    expect(failed.body.data.map((m: any) => m.email)).toEqual(['strict@inbox.example']);
+    expect((await events(account.accountId, 'email.failed'))[0].data.reason).toContain('501');
+    expect(await events(account.accountId, 'email.bounced')).toHaveLength(0);
+    expect((await account.api('GET', '/api/contacts?status=subscribed')).body.data).toHaveLength(2);
+  });
+
   /** 30 recipients through a slowed relay, stopped by `action` once the first messages arrive. */
   async function stopMidway(label: string, action: 'pause' | 'cancel') {
     const account = await newAccount(sendline.url, label);

@@ -53,6 +53,17 @@ describe('contacts', () => {
     expectProblem(await owner.api('GET', '/api/contacts/ct_nope'), 404, 'not_found');
   });
 
+  it('holds every address to the rule imports hold it to', async () => {
+    for (const email of ['c@d', 'double..dot@example.com', 'a@-example.com', 'a b@example.com']) {
+      const refused = await create(owner, { email });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/email']);
+      const imported = await owner.api('POST', '/api/contacts/import', { body: { contacts: [{ email }] } });
+      expect(imported.body.errors.map((e: { code: string }) => e.code), email).toEqual(['invalid_email']);
+    }
+    expect((await create(owner, { email: "o'brien+news@mail.example.co.uk" })).status).toBe(201);
+  });
+
   it('PATCH merges attributes and changes only what it names', async () => {
     const { body: c } = await create(owner, { email: 'patch@example.com', first_name: 'P', attributes: { a: 1, b: 2 }, tags: ['t'] });
     const res = await owner.api('PATCH', `/api/contacts/${c.id}`, { body: { last_name: 'Q', attributes: { b: null, c: 3 } } });
