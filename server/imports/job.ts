@@ -20,16 +20,19 @@ async function withImportLock(pool: Pool, id: string, work: () => Promise<Import
   }
 }
 
-/** Runs the import in its thread; one that outgrows the thread's heap fails instead of resuming. */
+/**
+ * Runs the import in its thread. One that fails (outgrowing the thread's heap, or any error its
+ * thread did not end it with) ends as failed instead of staying `running`: resumed, it would
+ * fail again. It keeps the batches it committed.
+ */
 async function importInThread(runtime: Runtime, thread: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
   try {
     return await runImportThread(thread, control);
   } catch (error) {
-    if ((error as { code?: string }).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw error;
-    // Resumed, it would run out again: it ends here, keeping the batches it committed.
-    runtime.log.error({ err: error, importId: thread.importId }, 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)');
-    const failure = { code: 'internal_error', detail: 'The import ran out of memory; it has been logged.', row: null };
-    await inTransaction(runtime.pool, (client) => finishImport(client, thread.importId, { status: 'failed', ...failure }));
+    const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+    runtime.log.error({ err: error, importId: thread.importId }, outOfMemory ? 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)' : 'an import failed');
+    const detail = outOfMemory ? 'The import ran out of memory; it has been logged.' : 'The import stopped on an unexpected error; it has been logged.';
+    await inTransaction(runtime.pool, (client) => finishImport(client, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
     return 'finished';
   }
 }

@@ -127,8 +127,10 @@ export class ImportProcessor {
       await flushAll();
       await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'completed' }));
     } catch (error) {
-      // Rows read before the fault are good: keep them, then fail the import where it broke.
-      await flushAll();
+      // Rows read before the fault are good: keep them, then fail the import where it broke. A
+      // writer whose batch failed has nothing more to keep; the others still write theirs.
+      await Promise.allSettled(writers.map((_, index) => flush(index)));
+      await Promise.allSettled(writers.map((w) => w.writing));
       const failure =
         error instanceof ImportFileError
           ? { code: error.code, detail: error.message, row: error.row }

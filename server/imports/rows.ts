@@ -69,17 +69,29 @@ function tagsOf(given: unknown, importTags: string[]): string[] {
   return [...tags];
 }
 
+/** Whether a value holds U+0000 anywhere, which PostgreSQL cannot store in text or JSON. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\0') || holdsNul(inner));
+  return false;
+}
+
 /** Checks one row; a bad row becomes an error for the report and never stops the import. */
 export function toImportRow(row: number, raw: RawRow, importTags: string[]): ImportRow | RowError {
   const given = text(raw.email);
   if (!given) return { row, email: null, code: 'missing_email', detail: 'The row has no email.' };
+  const attributes = JSON.stringify(raw.attributes ?? {});
+  // JSON writes U+0000 as \u0000, so only rows whose text has that need the closer look.
+  if (holdsNul([raw.email, raw.first_name, raw.last_name, raw.tags, raw.status]) || (attributes.includes('\\u0000') && holdsNul(raw.attributes))) {
+    return { row, email: given.replaceAll('\0', ''), code: 'invalid_text', detail: 'The row contains a NUL character (U+0000), which cannot be stored.' };
+  }
   const email = normaliseEmail(given);
   if (!isValidEmail(email)) return { row, email: given, code: 'invalid_email', detail: `"${given}" is not a valid email address.` };
   const statusText = text(raw.status)?.toLowerCase() ?? null;
   if (statusText !== null && !(CONTACT_STATUSES as readonly string[]).includes(statusText)) {
     return { row, email, code: 'invalid_status', detail: `Status "${statusText}" is not one of ${CONTACT_STATUSES.join(', ')}.` };
   }
-  const attributes = JSON.stringify(raw.attributes ?? {});
   if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
   const tags = tagsOf(raw.tags, importTags);
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) return { row, email, code: 'invalid_tag', detail: `A tag is longer than ${MAX_TAG_LENGTH} characters.` };

@@ -171,6 +171,22 @@ describe('CSV imports', () => {
     expect(lines[2]).toMatch(/^3,bad3,invalid_email/);
   });
 
+  it('fail a row with a NUL character, and finish every import it is in', async () => {
+    const account = await newAccount(sendline.url, 'nul');
+    for (let upload = 0; upload < 3; upload++) {
+      const csv = `email,first_name,city\na${upload}@example.com,Ada,Paris\nn\u0000ul${upload}@example.com,B\nb${upload}@example.com,Bo\u0000b,Rome\nc${upload}@example.com,Cy,Li\u0000ma\nd${upload}@example.com,Di,Oslo\n`;
+      const accepted = await uploadCsv(account, csv);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+      const done = await finished(account, accepted.body.id);
+      expect(done).toMatchObject({ status: 'completed', created: 2, failed: 3 });
+      expect(done.errors.map((e: { row: number; code: string }) => [e.row, e.code])).toEqual([
+        [2, 'invalid_text'],
+        [3, 'invalid_text'],
+        [4, 'invalid_text'],
+      ]);
+    }
+  });
+
   it('fail on an unterminated quote at its row, keeping what was committed before', async () => {
     const account = await newAccount(sendline.url, 'quote');
     const csv = 'email\na@example.com\nb@example.com\nc@example.com\nd@example.com\n"e@example.com\nf@example.com\n';
