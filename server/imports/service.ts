@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
+import { csvLine } from '../http/csv.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { Problem, notFound } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
@@ -146,8 +147,7 @@ export class ImportService {
   /** Every failed row as CSV lines, header first. */
   async *errorsCsv(accountId: string, id: string): AsyncGenerator<string> {
     if (!(await importsSql.get(this.pool, accountId, id))) throw notFound('import');
-    const cell = (v: string | number | null) => (v === null ? '' : /[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-    yield 'row,email,code,detail\r\n';
-    for await (const e of importsSql.allErrors(this.pool, id)) yield [e.row, e.email, e.code, e.detail].map(cell).join(',') + '\r\n';
+    yield csvLine(['row', 'email', 'code', 'detail']);
+    for await (const e of importsSql.allErrors(this.pool, id)) yield csvLine([e.row, e.email, e.code, e.detail]);
   }
 }

@@ -187,6 +187,15 @@ describe('CSV imports', () => {
     }
   });
 
+  it('write errors.csv with formulas neutralised', async () => {
+    const account = await newAccount(sendline.url, 'formula');
+    const csv = 'email\n=HYPERLINK("http://evil.example")\n+1-2\n-3\n@SUM(A1)\n"\t=1"\n';
+    const done = await finished(account, (await uploadCsv(account, csv)).body.id);
+    expect(done).toMatchObject({ status: 'completed', failed: 5 });
+    const lines = ((await account.api('GET', `/api/contacts/import/${done.id}/errors.csv`)).body as string).trim().split('\r\n');
+    expect(lines.slice(1).map((line) => line.split(',')[1])).toEqual([`"'=HYPERLINK(""http://evil.example"")"`, `"'+1-2"`, `"'-3"`, `"'@SUM(A1)"`, `"'=1"`]);
+  });
+
   it('fail on an unterminated quote at its row, keeping what was committed before', async () => {
     const account = await newAccount(sendline.url, 'quote');
     const csv = 'email\na@example.com\nb@example.com\nc@example.com\nd@example.com\n"e@example.com\nf@example.com\n';
