@@ -1,10 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Addresses a webhook may not reach: loopback, private, link-local (cloud metadata at
  * 169.254.169.254 and fd00:ec2::254 included), CGNAT, multicast, reserved and documentation
- * ranges, for IPv4 and IPv6. IPv4-mapped and NAT64 IPv6 addresses are judged by their IPv4 part.
+ * ranges, for IPv4 and IPv6, and the IPv6 forms that carry an IPv4 address, judged by it.
  */
 const blocked = new BlockList();
 for (const [address, prefix] of [
@@ -12,25 +13,36 @@ for (const [address, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(address, prefix, 'ipv4');
+// 2001::/23 covers Teredo (2001::/32), whose embedded client address is obfuscated; NAT64's
+// local-use prefix (RFC 8215) may embed an IPv4 address at several prefix lengths: both whole.
 for (const [address, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(address, prefix, 'ipv6');
 
+const zero = (bytes: number[], from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
+
+/**
+ * The IPv4 address an IPv6 address stands for: IPv4-compatible (::/96), IPv4-mapped
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), NAT64's well-known prefix (64:ff9b::/96)
+ * and 6to4 (2002::/16, the IPv4 address in bits 16–47).
+ */
 function embeddedIpv4(ip: string): string | null {
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
-  if (!hex) return null;
-  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const bytes = ipaddr.IPv6.parse(ip).toByteArray();
+  const ipv4At = (offset: number) => bytes.slice(offset, offset + 4).join('.');
+  const [b8, b9, b10, b11] = bytes.slice(8, 12);
+  if (zero(bytes, 0, 10) && ((b10 === 0 && b11 === 0) || (b10 === 0xff && b11 === 0xff))) return ipv4At(12);
+  if (zero(bytes, 0, 8) && b8 === 0xff && b9 === 0xff && b10 === 0 && b11 === 0) return ipv4At(12);
+  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(bytes, 4, 12)) return ipv4At(12);
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return ipv4At(2);
+  return null;
 }
 
 export function isPublicAddress(ip: string): boolean {
   const version = isIP(ip);
   if (!version) return false;
   if (version === 6) {
-    const v4 = embeddedIpv4(ip.toLowerCase());
-    if (v4) return !blocked.check(v4, 'ipv4');
+    const v4 = embeddedIpv4(ip);
+    if (v4 && blocked.check(v4, 'ipv4')) return false;
   }
   return !blocked.check(ip, version === 4 ? 'ipv4' : 'ipv6');
 }
