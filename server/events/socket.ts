@@ -135,11 +135,15 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
          where account_id = $1 and seq > $2 and created_at > now() - make_interval(hours => $3) order by seq limit $4`,
         [client.accountId, from.seq, config.websocket.replayHours, MAX_REPLAY],
       );
+      let replayed = 0;
       for (const row of rows) {
-        if (matchesAny(client.patterns!, row.type)) send(client, envelope(row));
+        if (matchesAny(client.patterns!, row.type)) {
+          send(client, envelope(row));
+          replayed++;
+        }
         client.lastSeq = Number(row.seq);
       }
-      client.socket.send(JSON.stringify({ type: 'resumed', after, replayed: rows.length }));
+      client.socket.send(JSON.stringify({ type: 'resumed', after, replayed }));
     } finally {
       const held = client.held;
       client.held = null;
