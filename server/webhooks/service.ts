@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
-import type { Pool } from '../db/pool.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import { isEventPattern } from '../events/patterns.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, Problem, validationFailed } from '../http/problem.ts';
@@ -117,13 +117,38 @@ export class WebhookService {
       `insert into events (id, account_id, type, data, dispatched) values ($1, $2, 'webhook.test', $3, true) returning ${ENVELOPE_COLUMNS}`,
       [newId('evt'), accountId, { webhook_id: id, message: 'This is a test event from Sendline.' }],
     );
-    const outcome = await attemptDelivery(webhook.url, eventEnvelope(event), signingSecrets(this.box, webhook), { ...this.settings });
-    await this.pool.query(
-      `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, attempts, status_code, latency_ms, response_excerpt, error)
-       values ($1, $2, $3, $4, 'webhook.test', $5, 1, $6, $7, $8, $9)`,
-      [newId('whd'), id, accountId, event.id, outcome.success ? 'succeeded' : 'failed', outcome.statusCode, outcome.latencyMs, outcome.excerpt, outcome.error],
-    );
+    const { outcome } = await this.deliverTest(webhook, event, null);
     return { success: outcome.success, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error };
+  }
+
+  /**
+   * One attempt of a test event, recorded as its delivery (a new one, or `deliveryId` again) and
+   * in the endpoint's last success or failure. Never retried on the schedule, never disables it.
+   */
+  private async deliverTest(webhook: Row, event: Row, deliveryId: string | null) {
+    const outcome = await attemptDelivery(webhook.url, eventEnvelope(event), signingSecrets(this.box, webhook), { ...this.settings });
+    const status = outcome.success ? 'succeeded' : 'failed';
+    const delivery = await inTransaction(this.pool, async (client) => {
+      await client.query(
+        `update webhooks set last_success_at = case when $2 then now() else last_success_at end,
+           last_failure_at = case when $2 then last_failure_at else now() end, updated_at = now() where id = $1`,
+        [webhook.id, outcome.success],
+      );
+      const values = [status, outcome.statusCode, outcome.latencyMs, outcome.excerpt, outcome.error];
+      const { rows: [row] } = deliveryId
+        ? await client.query(
+            `update webhook_deliveries set status = $2, attempts = attempts + 1, status_code = $3, latency_ms = $4, response_excerpt = $5, error = $6,
+               next_retry_at = null, locked_until = null, updated_at = now() where id = $1 returning *`,
+            [deliveryId, ...values],
+          )
+        : await client.query(
+            `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, attempts, status_code, latency_ms, response_excerpt, error)
+             values ($1, $2, $3, $4, 'webhook.test', $5, 1, $6, $7, $8, $9) returning *`,
+            [newId('whd'), webhook.id, webhook.account_id, event.id, ...values],
+          );
+      return row;
+    });
+    return { outcome, delivery };
   }
 
   async deliveries(accountId: string, id: string, status: string | undefined, limit: number, cursor?: string) {
@@ -138,7 +163,14 @@ export class WebhookService {
   }
 
   async retryDelivery(accountId: string, id: string, deliveryId: string) {
-    await this.row(accountId, id);
+    const webhook = await this.row(accountId, id);
+    const { rows: [test] } = await this.pool.query(
+      `select ${ENVELOPE_COLUMNS} from events
+       where id = (select event_id from webhook_deliveries where id = $1 and webhook_id = $2 and event_type = 'webhook.test')`,
+      [deliveryId, id],
+    );
+    // A test event is not on the retry schedule: it goes out again now, as it did the first time.
+    if (test) return deliveryJson((await this.deliverTest(webhook, test, deliveryId)).delivery);
     const { rows: [row] } = await this.pool.query(
       `update webhook_deliveries set status = 'pending', next_retry_at = now(), locked_until = null, updated_at = now()
        where id = $1 and webhook_id = $2 and event_type <> 'webhook.test' returning *`,

@@ -73,6 +73,25 @@ describe('webhook endpoints', () => {
     expect((await account.api('POST', `/api/webhooks/${hook.id}/test`)).body).toMatchObject({ success: false, status_code: 503, error: 'HTTP 503' });
   });
 
+  it('records test deliveries in the endpoint and retries them from the log', async () => {
+    const r = await receiver();
+    const { body: hook } = await account.api('POST', '/api/webhooks', { body: { url: r.url, events: ['contact.deleted'] } });
+    r.status = 500;
+    await account.api('POST', `/api/webhooks/${hook.id}/test`);
+    const failedAt = (await account.api('GET', `/api/webhooks/${hook.id}`)).body.stats.last_failure_at;
+    expect(failedAt).toEqual(expect.any(String));
+    const [listed] = (await account.api('GET', `/api/webhooks/${hook.id}/deliveries`)).body.data;
+    expect(listed).toMatchObject({ event_type: 'webhook.test', status: 'failed', attempts: 1, status_code: 500 });
+
+    r.status = 200;
+    const retried = await account.api('POST', `/api/webhooks/${hook.id}/deliveries/${listed.id}/retry`);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toMatchObject({ id: listed.id, status: 'succeeded', attempts: 2, status_code: 200, next_retry_at: null });
+    expect(r.received.map((d) => d.headers['webhook-id'])).toEqual([listed.event_id, listed.event_id]);
+    const after = (await account.api('GET', `/api/webhooks/${hook.id}`)).body;
+    expect(after).toMatchObject({ active: true, stats: { last_failure_at: failedAt, last_success_at: expect.any(String) } });
+  });
+
   it('delivers matching events only, in the shared envelope, signed', async () => {
     const contacts = await receiver();
     const emails = await receiver();
