@@ -1,4 +1,5 @@
 import { newId } from '../db/ids.ts';
+import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { recordEvent } from '../events/record.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
@@ -203,7 +204,7 @@ export class CampaignService {
     for (const email of emails) {
       const [contact] = await this.repo.contactByEmail(accountId, email);
       const recipient = {
-        messageId: newId('msg'),
+        messageId: newTestMessageId(),
         email,
         firstName: contact?.first_name ?? null,
         lastName: contact?.last_name ?? null,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
+import { isTestMessageId } from '../sending/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
 import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
 import type { TokenSigner } from './tokens.ts';
@@ -107,6 +108,9 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     const parsed = signer.verify(token);
     const notFound = () => page(res, 404, 'Link not found', '<p>This unsubscribe link is not valid.</p>');
     if (parsed?.kind !== 'unsubscribe') return notFound();
+    if (isTestMessageId(parsed.messageId)) {
+      return page(res, 200, 'Unsubscribe', '<p>This link came in a test message, so there is nobody to unsubscribe and nothing was changed. In the messages of a campaign it asks the recipient to confirm, then unsubscribes them.</p>');
+    }
     if (req.method === 'GET' || req.method === 'HEAD') {
       // Never unsubscribes by itself: mail scanners follow every link.
       const email = await feedback.messageEmail(parsed.messageId);

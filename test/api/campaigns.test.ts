@@ -298,6 +298,14 @@ describe('sending', () => {
     expect(qa.mail.subject).toBe('[Test] Hello Quinn');
     expect(qa.mail.headers.get('x-sendline-test')).toBe('true');
     expect(sink.to('nobody@inbox.example')[0].mail.subject).toBe('[Test] Hello there');
+    // Its unsubscribe link answers as a preview, and changes nothing.
+    const unsubscribePath = /\/u\/[\w.-]+/.exec(qa.raw)![0];
+    for (const init of [{}, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }]) {
+      const page = await fetch(`${sendline.url}${unsubscribePath}`, init);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('test message');
+    }
+    expect((await account.api('GET', '/api/contacts?status=subscribed')).body.data).toHaveLength(1);
     const after = await account.api('GET', `/api/campaigns/${c.id}`);
     expect(after.body).toMatchObject({ status: 'draft', stats: { recipients: 0, sent: 0 } });
     expectProblem(await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: Array(11).fill('a@inbox.example') } }), 400, 'validation_failed');
