@@ -1,5 +1,6 @@
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/random.ts';
 import { buildMime, encodeHeaderText, formatAddress } from './mime.ts';
 
 const message = {
@@ -36,6 +37,44 @@ describe('buildMime', () => {
     expect(/[^\r]\n/.test(raw)).toBe(false);
     expect(raw).toContain('Content-Transfer-Encoding: 7bit');
     expect(raw).toContain('Content-Transfer-Encoding: base64');
+  });
+});
+
+describe('buildMime against mailparser on generated messages', () => {
+  const pieces = ['a', 'Zürich', '—', '🎉', ' ', '"', ',', ';', '<', '>', '=?', '?=', '=_', '--', '\n', '\r\n', '.', '\n.\n', 'x'.repeat(1100), '\t', '\\', "'", '@', '日本語'];
+    const random = seededRandom(11);
+  const textOf = (parts: number, only?: (piece: string) => boolean) =>
+    Array.from({ length: parts }, () => pieces.filter(only ?? (() => true))[random(pieces.filter(only ?? (() => true)).length)]).join('');
+  const oneLine = (piece: string) => !/[\r\n\t]/.test(piece) && piece.length < 100;
+
+  it('keeps every header, both parts and their text through the round trip', async () => {
+    for (let i = 0; i < 200; i++) {
+      const m = {
+        from: { name: random(4) ? textOf(1 + random(5), oneLine).trim() || null : null, address: 'news@shop.example' },
+        to: `r${i}@example.com`,
+        replyTo: random(2) ? 'help@shop.example' : null,
+        subject: textOf(1 + random(12), oneLine).trim() || 'Subject',
+        messageId: `<msg_${i}@shop.example>`,
+        date: new Date(Date.UTC(2026, 10, 21, 10, 0, i)),
+        // The send path's own headers are ASCII (ids and URLs); mailparser leaves other headers undecoded.
+        headers: { 'X-Sendline-Message': `msg_${i}`, 'X-Note': textOf(1 + random(4), (p) => oneLine(p) && /^[\x20-\x7e]+$/.test(p)).trim() || 'n' },
+        text: textOf(1 + random(20)),
+        html: `<p>${textOf(random(20))}</p>`,
+      };
+      const raw = buildMime(m);
+      const label = JSON.stringify(m).slice(0, 300);
+      expect(raw.split('\r\n').every((line) => line.length <= 998), label).toBe(true);
+      const parsed = await simpleParser(raw);
+      expect(parsed.subject, label).toBe(m.subject);
+      expect(parsed.from?.value, label).toEqual([{ name: m.from.name ?? '', address: m.from.address }]);
+      expect(parsed.replyTo?.text ?? null, label).toBe(m.replyTo);
+      expect(parsed.messageId, label).toBe(m.messageId);
+      expect(parsed.date?.getTime(), label).toBe(m.date.getTime());
+      expect(parsed.headers.get('x-note'), label).toBe(m.headers['X-Note']);
+      // Line ends travel as CRLF; mailparser gives them back as LF.
+      expect(parsed.text ?? '', label).toBe(m.text.replace(/\r\n/g, '\n'));
+      expect(parsed.html || '', label).toBe(m.html.replace(/\r\n/g, '\n'));
+    }
   });
 });
 
