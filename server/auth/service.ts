@@ -48,26 +48,19 @@ export class AuthService {
     const emailBucket = `login:email:${sha256(email.trim().toLowerCase())}`;
     const ipBucket = `login:ip:${ip}`;
     const limit = this.config.loginAttemptsPerWindow;
-    const [byEmail, byIp] = await Promise.all([
-      this.limits.peek(emailBucket, THROTTLE_WINDOW_SECONDS),
-      this.limits.peek(ipBucket, THROTTLE_WINDOW_SECONDS),
-    ]);
-    if (byEmail.count >= limit || byIp.count >= limit * IP_ATTEMPTS_FACTOR) {
-      const retry = Math.max(byEmail.resetIn, byIp.resetIn);
-      throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${retry} s.`, {
-        headers: { 'Retry-After': String(retry) },
+    // Counted before the password is checked, atomically: parallel attempts cannot all pass a
+    // check made before any of them was counted.
+    const { counts: [byEmail, byIp], resetIn } = await this.limits.hitEach([emailBucket, ipBucket], THROTTLE_WINDOW_SECONDS);
+    if (byEmail > limit || byIp > limit * IP_ATTEMPTS_FACTOR) {
+      throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${resetIn} s.`, {
+        headers: { 'Retry-After': String(resetIn) },
       });
     }
     const user = await this.repo.userByEmail(normaliseEmail(email));
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
-    if (!user || !ok) {
-      await Promise.all([
-        this.limits.hit(emailBucket, THROTTLE_WINDOW_SECONDS),
-        this.limits.hit(ipBucket, THROTTLE_WINDOW_SECONDS),
-      ]);
-      throw invalidCredentials();
-    }
-    await this.limits.clear(emailBucket);
+    if (!user || !ok) throw invalidCredentials();
+    // Only failures count: a success forgets the email's and takes back the address's attempt.
+    await Promise.all([this.limits.clear(emailBucket), this.limits.unhit(ipBucket, THROTTLE_WINDOW_SECONDS)]);
     return this.openSession(user);
   }
 
