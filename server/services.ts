@@ -48,7 +48,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     em,
     rateLimits,
     auth: new AuthService(authRepo, config, rateLimits),
-    users: new UserService(new UserRepository(em), authRepo),
+    users: new UserService(new UserRepository(em), authRepo, em),
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),

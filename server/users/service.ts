@@ -1,12 +1,13 @@
 import { newId } from '../db/ids.ts';
 import type { UserRole, UserRow } from '../auth/entities.ts';
-import type { AuthRepository } from '../auth/repository.ts';
+import { AuthRepository } from '../auth/repository.ts';
+import type { EntityManager } from '../db/orm.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
-import { conflict, forbidden, notFound } from '../http/problem.ts';
+import { Problem, conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
-import type { UserRepository } from './repository.ts';
+import { UserRepository } from './repository.ts';
 
 const RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
 
@@ -23,10 +24,12 @@ export function assertCanManage(actor: UserRole, target: UserRole | null, grant:
 export class UserService {
   private readonly repo: UserRepository;
   private readonly auth: AuthRepository;
+  private readonly em: EntityManager;
 
-  constructor(repo: UserRepository, auth: AuthRepository) {
+  constructor(repo: UserRepository, auth: AuthRepository, em: EntityManager) {
     this.repo = repo;
     this.auth = auth;
+    this.em = em;
   }
 
   async list(principal: Principal, limit: number, cursor?: string) {
@@ -58,31 +61,51 @@ export class UserService {
   }
 
   async update(principal: Principal, id: string, input: { name?: string; role?: UserRole; password?: string }): Promise<UserRow> {
-    const user = await this.get(principal, id);
-    const changesOther = input.role !== undefined || input.password !== undefined;
-    if (user.id !== principal.userId || changesOther) assertCanManage(principal.role!, user.role, input.role ?? null);
-    if (user.role === 'owner' && input.role && input.role !== 'owner') await this.assertNotLastOwner(principal.accountId);
-    if (input.name !== undefined) user.name = input.name;
-    if (input.role !== undefined) user.role = input.role;
-    if (input.password !== undefined) {
-      user.passwordHash = await hashPassword(input.password);
-      await this.auth.revokeSessionsOf(user.id);
-    }
-    await this.auth.flush();
-    return user;
+    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
+    return this.lockedAccount(principal, async (actor, auth, users) => {
+      const user = await auth.userById(principal.accountId, id);
+      if (!user) throw notFound('user');
+      const changesOther = input.role !== undefined || input.password !== undefined;
+      if (user.id !== actor.id || changesOther) assertCanManage(actor.role, user.role, input.role ?? null);
+      if (user.role === 'owner' && input.role && input.role !== 'owner') await assertNotLastOwner(users, principal.accountId);
+      if (input.name !== undefined) user.name = input.name;
+      if (input.role !== undefined) user.role = input.role;
+      if (passwordHash !== undefined) {
+        user.passwordHash = passwordHash;
+        await auth.revokeSessionsOf(user.id);
+      }
+      return user;
+    });
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const user = await this.get(principal, id);
-    assertCanManage(principal.role!, user.role, null);
-    if (user.role === 'owner') await this.assertNotLastOwner(principal.accountId);
-    this.repo.remove(user);
-    await this.auth.flush();
+    await this.lockedAccount(principal, async (actor, auth, users) => {
+      const user = await auth.userById(principal.accountId, id);
+      if (!user) throw notFound('user');
+      assertCanManage(actor.role, user.role, null);
+      if (user.role === 'owner') await assertNotLastOwner(users, principal.accountId);
+      users.remove(user);
+    });
   }
 
-  private async assertNotLastOwner(accountId: string): Promise<void> {
-    if ((await this.repo.countOwners(accountId)) <= 1) {
-      throw conflict('last_owner', 'An account keeps at least one owner.');
-    }
+  /**
+   * Runs `change` in a transaction holding the account's row lock, so changes to one account's
+   * users happen one at a time (two owners demoting each other cannot both see a second owner),
+   * with the acting user as they are now, not as they were when the request began.
+   */
+  private lockedAccount<T>(principal: Principal, change: (actor: UserRow, auth: AuthRepository, users: UserRepository) => Promise<T>): Promise<T> {
+    return this.em.transactional(async (em) => {
+      await em.execute('select 1 from accounts where id = ? for update', [principal.accountId]);
+      const auth = new AuthRepository(em);
+      const actor = await auth.userById(principal.accountId, principal.userId!);
+      if (!actor) throw new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
+      return change(actor, auth, new UserRepository(em));
+    });
+  }
+}
+
+async function assertNotLastOwner(users: UserRepository, accountId: string): Promise<void> {
+  if ((await users.countOwners(accountId)) <= 1) {
+    throw conflict('last_owner', 'An account keeps at least one owner.');
   }
 }
