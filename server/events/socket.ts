@@ -8,6 +8,7 @@ import type { Pool } from '../db/pool.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
@@ -18,10 +19,19 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
 const MAX_REPLAY = 10_000;
 /** Close codes: 1008 policy (bad messages), 1013 try again later (slow consumer), 1001 going away. */
 const SLOW_CONSUMER = 1013;
+/** The credential the socket authenticated with has ended (logout, revocation, deletion, expiry). */
+const CREDENTIAL_ENDED = 4001;
+/**
+ * How long an announced revocation is remembered: a socket whose credential was checked just
+ * before it ended may finish its upgrade after the announcement arrived.
+ */
+const REMEMBER_REVOKED_MS = 60_000;
 
 interface Client {
   socket: WebSocket;
   accountId: string;
+  /** `session:<id>` or `key:<id>`, as revocations are announced. */
+  credential: string;
   patterns: string[] | null;
   alive: boolean;
   /** While a resume replays, live events wait here and are sent after it (deduplicated by seq). */
@@ -45,6 +55,8 @@ function refuse(socket: Duplex, status: number, code: string): void {
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\nConnection: close\r\n\r\n${body}`);
 }
 
+const credentialOf = (principal: Principal) => (principal.keyId ? `key:${principal.keyId}` : `session:${principal.sessionId}`);
+
 /**
  * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
  * committed by any process reaches every socket of its account.
@@ -53,6 +65,8 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   const { pool, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();
+  /** Announced revocations of the last REMEMBER_REVOKED_MS, with when they arrived. */
+  const revoked = new Map<string, number>();
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -66,7 +80,7 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: clientAddress(req, deps.trustProxy) };
     authenticate(pseudo, deps.services()).then(
       (principal) => {
-        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId));
+        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal)));
       },
       (err) => {
         if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
@@ -86,8 +100,9 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     client.socket.send(text);
   }
 
-  function connected(socket: WebSocket, accountId: string): void {
-    const client: Client = { socket, accountId, patterns: null, alive: true, held: null, lastSeq: 0 };
+  function connected(socket: WebSocket, accountId: string, credential: string): void {
+    if (revoked.has(credential)) return void socket.close(CREDENTIAL_ENDED, 'credential ended');
+    const client: Client = { socket, accountId, credential, patterns: null, alive: true, held: null, lastSeq: 0 };
     clients.add(client);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => clients.delete(client));
@@ -165,7 +180,43 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
       .catch((err) => log.warn({ err }, 'fetching announced events failed'));
   });
 
+  function endCredential(client: Client): void {
+    clients.delete(client);
+    client.socket.close(CREDENTIAL_ENDED, 'credential ended');
+    setTimeout(() => client.socket.terminate(), 5000).unref();
+  }
+
+  listener.onRevoked((credential) => {
+    revoked.set(credential, Date.now());
+    for (const client of clients) if (client.credential === credential) endCredential(client);
+  });
+
+  /**
+   * Closes the clients whose credential is no longer valid, by asking the database: what the
+   * announcements miss (expiry, announcements lost while the listener reconnected).
+   */
+  async function recheckCredentials(): Promise<void> {
+    const checked = [...clients];
+    if (!checked.length) return;
+    const ids = (kind: string) => checked.filter((c) => c.credential.startsWith(kind)).map((c) => c.credential.slice(kind.length));
+    const { rows } = await pool.query<{ credential: string }>(
+      `select 'session:' || s.id as credential from sessions s join users u on u.id = s.user_id
+       where s.id = any($1) and s.revoked_at is null and s.expires_at > now()
+       union all
+       select 'key:' || id from api_keys where id = any($2) and (expires_at is null or expires_at > now())`,
+      [ids('session:'), ids('key:')],
+    );
+    const valid = new Set(rows.map((row) => row.credential));
+    for (const client of checked) if (clients.has(client) && !valid.has(client.credential)) endCredential(client);
+  }
+
+  const recheck = () => void recheckCredentials().catch((err) => log.warn({ err }, 'checking WebSocket credentials failed'));
+  listener.onConnected(recheck);
+
   const pinger = setInterval(() => {
+    const forgetBefore = Date.now() - REMEMBER_REVOKED_MS;
+    for (const [credential, at] of revoked) if (at < forgetBefore) revoked.delete(credential);
+    recheck();
     for (const client of clients) {
       if (!client.alive) {
         client.socket.terminate();
