@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
+import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
 import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
@@ -50,9 +51,10 @@ interface EventRow {
 
 const envelope = (e: EventRow) => JSON.stringify(eventEnvelope(e));
 
-function refuse(socket: Duplex, status: number, code: string): void {
+function refuse(socket: Duplex, status: number, code: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status, code, success: false });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\n${SECURITY_HEADER_LINES}${extra}Connection: close\r\n\r\n${body}`);
 }
 
 const credentialOf = (principal: Principal) => (principal.keyId ? `key:${principal.keyId}` : `session:${principal.sessionId}`);
@@ -84,7 +86,8 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
       },
       (err) => {
         if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
-        refuse(socket, err instanceof Problem ? err.status : 401, err instanceof Problem ? err.code : 'authentication_required');
+        if (err instanceof Problem) refuse(socket, err.status, err.code, err.headers);
+        else refuse(socket, 401, 'authentication_required');
       },
     );
   });
