@@ -49,7 +49,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     rateLimits,
     auth: new AuthService(authRepo, config, rateLimits),
     users: new UserService(new UserRepository(em), authRepo, em),
-    apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
+    apiKeys: new ApiKeyService(new ApiKeyRepository(em), rateLimits, {
+      defaultRateLimit: config.defaultKeyRateLimit,
+      invalidKeysPerMinute: config.invalidApiKeysPerMinute,
+    }),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool),

@@ -27,6 +27,7 @@ export interface IssuedSession {
 }
 
 const THROTTLE_WINDOW_SECONDS = 15 * 60;
+const SIGNUP_WINDOW_SECONDS = 60 * 60;
 /** An address may fail for several people behind one NAT before it is throttled. */
 const IP_ATTEMPTS_FACTOR = 5;
 
@@ -64,8 +65,15 @@ export class AuthService {
     return this.openSession(user);
   }
 
-  async register(input: { email: string; password: string; name: string; accountName: string }): Promise<IssuedSession> {
+  async register(input: { email: string; password: string; name: string; accountName: string }, ip: string): Promise<IssuedSession> {
     if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
+    // Every attempt counts, refused ones too: a 409 tells whether an email has an account.
+    const { counts: [attempts], resetIn } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
+    if (attempts > this.config.signupsPerHour) {
+      throw new Problem(429, 'too_many_signups', `Too many sign-ups from this address; retry in ${resetIn} s.`, {
+        headers: { 'Retry-After': String(resetIn) },
+      });
+    }
     const user = await this.createOwner(input);
     return this.openSession(user);
   }
