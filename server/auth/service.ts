@@ -32,6 +32,7 @@ const SIGNUP_WINDOW_SECONDS = 60 * 60;
 const IP_ATTEMPTS_FACTOR = 5;
 
 const invalidCredentials = () => new Problem(401, 'invalid_credentials', 'The email or password is wrong.');
+export const emailTaken = () => conflict('email_taken', 'A user with this email exists.');
 const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
 
 export class AuthService {
@@ -81,7 +82,7 @@ export class AuthService {
   /** A new account with its first owner. */
   async createOwner(input: { email: string; password: string; name: string; accountName: string }): Promise<UserRow> {
     const email = normaliseEmail(input.email);
-    if (await this.repo.userByEmail(email)) throw conflict('email_taken', 'A user with this email exists.');
+    if (await this.repo.userByEmail(email)) throw emailTaken();
     const account = this.repo.createAccount(newId('acc'), input.accountName);
     const user = this.repo.createUser({
       id: newId('usr'),
@@ -91,7 +92,7 @@ export class AuthService {
       role: 'owner',
       passwordHash: await hashPassword(input.password),
     });
-    await this.repo.flush();
+    if (!(await this.repo.flushNewUser())) throw emailTaken();
     return user;
   }
 

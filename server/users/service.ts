@@ -3,6 +3,7 @@ import type { UserRole, UserRow } from '../auth/entities.ts';
 import { AuthRepository } from '../auth/repository.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import { emailTaken } from '../auth/service.ts';
 import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
 import { Problem, conflict, forbidden, notFound } from '../http/problem.ts';
@@ -47,7 +48,7 @@ export class UserService {
     const role = input.role ?? 'member';
     assertCanManage(principal.role!, null, role);
     const email = normaliseEmail(input.email);
-    if (await this.auth.userByEmail(email)) throw conflict('email_taken', 'A user with this email exists.');
+    if (await this.auth.userByEmail(email)) throw emailTaken();
     const user = this.auth.createUser({
       id: newId('usr'),
       accountId: principal.accountId,
@@ -56,7 +57,7 @@ export class UserService {
       role,
       passwordHash: await hashPassword(input.password),
     });
-    await this.auth.flush();
+    if (!(await this.auth.flushNewUser())) throw emailTaken();
     return user;
   }
 

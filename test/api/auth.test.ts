@@ -41,6 +41,17 @@ describe('register', () => {
     expectProblem(res, 409, 'email_taken');
   });
 
+  it('parallel sign-ups with one email: one account, the others 409 email_taken', async () => {
+    for (let round = 0; round < 5; round++) {
+      const email = uniqueEmail('twin');
+      const answers = await Promise.all(
+        Array.from({ length: 3 }, () => anon()('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'T', account_name: 'T' } })),
+      );
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');
+    }
+  });
+
   it('is disabled unless ALLOW_SIGNUP=true', async () => {
     const res = await client(closed.url)('POST', '/api/auth/register', {
       body: { email: uniqueEmail(), password: 'long enough password', name: 'X', account_name: 'X' },

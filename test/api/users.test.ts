@@ -104,4 +104,13 @@ describe('users', () => {
   it('refuses a taken email', async () => {
     expectProblem(await owner.api('POST', '/api/users', { body: { email: owner.email, password: PASSWORD, name: 'dup' } }), 409, 'email_taken');
   });
+
+  it('refuses a taken email to all but one of parallel requests', async () => {
+    for (let round = 0; round < 5; round++) {
+      const email = uniqueEmail('twin');
+      const answers = await Promise.all(Array.from({ length: 3 }, () => owner.api('POST', '/api/users', { body: { email, password: PASSWORD, name: 'twin' } })));
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');
+    }
+  });
 });
