@@ -33,7 +33,7 @@ const IP_ATTEMPTS_FACTOR = 5;
 
 const invalidCredentials = () => new Problem(401, 'invalid_credentials', 'The email or password is wrong.');
 export const emailTaken = () => conflict('email_taken', 'A user with this email exists.');
-const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
+export const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
 
 export class AuthService {
   private readonly repo: AuthRepository;

@@ -3,10 +3,10 @@ import type { UserRole, UserRow } from '../auth/entities.ts';
 import { AuthRepository } from '../auth/repository.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { emailTaken } from '../auth/service.ts';
+import { emailTaken, invalidSession } from '../auth/service.ts';
 import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
-import { Problem, conflict, forbidden, notFound } from '../http/problem.ts';
+import { conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { UserRepository } from './repository.ts';
 
@@ -62,7 +62,6 @@ export class UserService {
   }
 
   async update(principal: Principal, id: string, input: { name?: string; role?: UserRole; password?: string }): Promise<UserRow> {
-    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
     return this.lockedAccount(principal, async (actor, auth, users) => {
       const user = await auth.userById(principal.accountId, id);
       if (!user) throw notFound('user');
@@ -71,8 +70,8 @@ export class UserService {
       if (user.role === 'owner' && input.role && input.role !== 'owner') await assertNotLastOwner(users, principal.accountId);
       if (input.name !== undefined) user.name = input.name;
       if (input.role !== undefined) user.role = input.role;
-      if (passwordHash !== undefined) {
-        user.passwordHash = passwordHash;
+      if (input.password !== undefined) {
+        user.passwordHash = await hashPassword(input.password);
         await auth.revokeSessionsOf(user.id);
       }
       return user;
@@ -99,7 +98,7 @@ export class UserService {
       await em.execute('select 1 from accounts where id = ? for update', [principal.accountId]);
       const auth = new AuthRepository(em);
       const actor = await auth.userById(principal.accountId, principal.userId!);
-      if (!actor) throw new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
+      if (!actor) throw invalidSession();
       return change(actor, auth, new UserRepository(em));
     });
   }
