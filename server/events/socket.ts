@@ -8,6 +8,7 @@ import type { Pool } from '../db/pool.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
 import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
+import { compileAllowList, ipAllowed } from '../api-keys/cidr.ts';
 import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
@@ -27,12 +28,16 @@ const CREDENTIAL_ENDED = 4001;
  * before it ended may finish its upgrade after the announcement arrived.
  */
 const REMEMBER_REVOKED_MS = 60_000;
+/** Announces a key whose allow-list changed (other announcements name a credential that ended). */
+const RESTRICTED = 'key-restricted:';
 
 interface Client {
   socket: WebSocket;
   accountId: string;
   /** `session:<id>` or `key:<id>`, as revocations are announced. */
   credential: string;
+  /** The client's address, for API keys' allow-lists. */
+  ip: string;
   patterns: string[] | null;
   alive: boolean;
   /** While a resume replays, live events wait here and are sent after it (deduplicated by seq). */
@@ -67,8 +72,9 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   const { pool, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();
-  /** Announced revocations of the last REMEMBER_REVOKED_MS, with when they arrived. */
+  /** Announced revocations and allow-list changes of the last REMEMBER_REVOKED_MS, with when they arrived. */
   const revoked = new Map<string, number>();
+  const restricted = new Map<string, number>();
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -79,10 +85,11 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     // keys may not (URLs end up in logs).
     const headers = { ...req.headers } as Record<string, string | undefined>;
     if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
-    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: clientAddress(req, deps.trustProxy) };
+    const ip = clientAddress(req, deps.trustProxy);
+    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip };
     authenticate(pseudo, deps.services()).then(
       (principal) => {
-        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal)));
+        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal), ip));
       },
       (err) => {
         if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
@@ -103,10 +110,12 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     client.socket.send(text);
   }
 
-  function connected(socket: WebSocket, accountId: string, credential: string): void {
+  function connected(socket: WebSocket, accountId: string, credential: string, ip: string): void {
     if (revoked.has(credential)) return void socket.close(CREDENTIAL_ENDED, 'credential ended');
-    const client: Client = { socket, accountId, credential, patterns: null, alive: true, held: null, lastSeq: 0 };
+    const client: Client = { socket, accountId, credential, ip, patterns: null, alive: true, held: null, lastSeq: 0 };
     clients.add(client);
+    // Its allow-list may have changed while the upgrade was under way.
+    if (restricted.has(credential)) recheck([client]);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => clients.delete(client));
     socket.on('error', () => clients.delete(client));
@@ -189,36 +198,46 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     setTimeout(() => client.socket.terminate(), 5000).unref();
   }
 
-  listener.onRevoked((credential) => {
-    revoked.set(credential, Date.now());
-    for (const client of clients) if (client.credential === credential) endCredential(client);
+  listener.onRevoked((announced) => {
+    if (announced.startsWith(RESTRICTED)) {
+      const credential = `key:${announced.slice(RESTRICTED.length)}`;
+      restricted.set(credential, Date.now());
+      return recheck([...clients].filter((client) => client.credential === credential));
+    }
+    revoked.set(announced, Date.now());
+    for (const client of clients) if (client.credential === announced) endCredential(client);
   });
 
   /**
-   * Closes the clients whose credential is no longer valid, by asking the database: what the
+   * Closes the clients whose credential is no longer valid, or whose key no longer allows their
+   * address, by asking the database: for keys whose allow-list changed, and for what the
    * announcements miss (expiry, announcements lost while the listener reconnected).
    */
-  async function recheckCredentials(): Promise<void> {
-    const checked = [...clients];
+  async function recheckCredentials(checked: Client[]): Promise<void> {
     if (!checked.length) return;
     const ids = (kind: string) => checked.filter((c) => c.credential.startsWith(kind)).map((c) => c.credential.slice(kind.length));
-    const { rows } = await pool.query<{ credential: string }>(
-      `select 'session:' || s.id as credential from sessions s join users u on u.id = s.user_id
+    const { rows } = await pool.query<{ credential: string; allowed_ips: string[] | null }>(
+      `select 'session:' || s.id as credential, null as allowed_ips from sessions s join users u on u.id = s.user_id
        where s.id = any($1) and s.revoked_at is null and s.expires_at > now()
        union all
-       select 'key:' || id from api_keys where id = any($2) and (expires_at is null or expires_at > now())`,
+       select 'key:' || id, allowed_ips from api_keys where id = any($2) and (expires_at is null or expires_at > now())`,
       [ids('session:'), ids('key:')],
     );
-    const valid = new Set(rows.map((row) => row.credential));
-    for (const client of checked) if (clients.has(client) && !valid.has(client.credential)) endCredential(client);
+    const valid = new Map(rows.map((row) => [row.credential, row.allowed_ips && compileAllowList(row.allowed_ips)]));
+    for (const client of checked) {
+      if (!clients.has(client)) continue;
+      const allowList = valid.get(client.credential);
+      if (allowList === undefined || !ipAllowed(allowList, client.ip)) endCredential(client);
+    }
   }
 
-  const recheck = () => void recheckCredentials().catch((err) => log.warn({ err }, 'checking WebSocket credentials failed'));
-  listener.onConnected(recheck);
+  const recheck = (checked: Client[] = [...clients]) =>
+    void recheckCredentials(checked).catch((err) => log.warn({ err }, 'checking WebSocket credentials failed'));
+  listener.onConnected(() => recheck());
 
   const pinger = setInterval(() => {
     const forgetBefore = Date.now() - REMEMBER_REVOKED_MS;
-    for (const [credential, at] of revoked) if (at < forgetBefore) revoked.delete(credential);
+    for (const remembered of [revoked, restricted]) for (const [credential, at] of remembered) if (at < forgetBefore) remembered.delete(credential);
     recheck();
     for (const client of clients) {
       if (!client.alive) {

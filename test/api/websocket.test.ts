@@ -247,6 +247,17 @@ describe('sockets whose credential ends', () => {
     for (const s of staying) s.close();
   });
 
+  it('narrowing an API key\'s allow-list closes the sockets it no longer allows, in every process', async () => {
+    const account = await newAccount(sendline.url, 'ws-ips');
+    const { key } = await newApiKey(account, sendline.url, { allowed_ips: ['127.0.0.0/8'] });
+    const sockets = await onBoth({ 'x-api-key': key.key });
+    const allow = (allowed_ips: string[]) => account.api('PATCH', `/api/api-keys/${key.id}`, { body: { allowed_ips } });
+    expect((await allow(['127.0.0.1/32', '::1/128'])).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const s of sockets) expect(s.ws.readyState).toBe(WebSocket.OPEN);
+    await closedOnEnd(sockets, () => allow(['203.0.113.0/24']));
+  });
+
   it('an API key that expires closes its sockets at the next ping', async () => {
     const account = await newAccount(sendline.url, 'ws-expiry');
     const { key } = await newApiKey(account, sendline.url, { expires_at: new Date(Date.now() + 1500).toISOString() });
