@@ -58,8 +58,8 @@ const envelope = (e: EventRow) => JSON.stringify(eventEnvelope(e));
 
 function refuse(socket: Duplex, status: number, code: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status, code, success: false });
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\n${SECURITY_HEADER_LINES}${extra}Connection: close\r\n\r\n${body}`);
+  const lines = Object.entries({ 'WWW-Authenticate': 'Bearer realm="sendline"', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${lines}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`);
 }
 
 const credentialOf = (principal: Principal) => (principal.keyId ? `key:${principal.keyId}` : `session:${principal.sessionId}`);
