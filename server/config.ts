@@ -25,6 +25,10 @@ export interface Config {
   validateResponses: boolean;
   defaultKeyRateLimit: number;
   loginAttemptsPerWindow: number;
+  /** Sign-ups (successful or not) per client address in an hour. */
+  signupsPerHour: number;
+  /** Unknown or expired API keys per client address in a minute before its API-key requests get 429. */
+  invalidApiKeysPerMinute: number;
   sending: {
     /** Null: a local capture server stores mail under DATA_DIR/outbox instead of delivering it. */
     smtpUrl: string | null;
@@ -215,6 +219,8 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
     defaultKeyRateLimit: integer(env, 'API_KEY_RATE_LIMIT', 600, 1, 1_000_000),
     loginAttemptsPerWindow: integer(env, 'LOGIN_ATTEMPTS_PER_15_MIN', 10, 1, 10_000),
+    signupsPerHour: integer(env, 'SIGNUPS_PER_HOUR', 20, 1, 10_000_000),
+    invalidApiKeysPerMinute: integer(env, 'INVALID_API_KEYS_PER_MINUTE', 30, 1, 10_000_000),
     sending: {
       smtpUrl: smtpUrl(env.SMTP_URL),
       poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),

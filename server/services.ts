@@ -46,17 +46,21 @@ export function createAccountServices(em: EntityManager, config: Config) {
   return {
     rateLimits,
     auth: new AuthService(authRepo, config, rateLimits),
-    users: new UserService(new UserRepository(em), authRepo),
+    users: new UserService(new UserRepository(em), authRepo, em),
   };
 }
 
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
+  const accounts = createAccountServices(em, config);
   return {
     em,
-    ...createAccountServices(em, config),
-    apiKeys: new ApiKeyService(new ApiKeyRepository(em), config.defaultKeyRateLimit),
+    ...accounts,
+    apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, {
+      defaultRateLimit: config.defaultKeyRateLimit,
+      invalidKeysPerMinute: config.invalidApiKeysPerMinute,
+    }),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool),

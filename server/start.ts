@@ -21,6 +21,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
+import { setSecurityHeaders } from './http/security-headers.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
@@ -76,6 +77,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const server = createServer((req, res) => {
+    setSecurityHeaders(res);
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
   const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { startSendline, type Sendline } from '../server/start.ts';
 import type { Answer } from './client.ts';
+import { UNTHROTTLED } from './process.ts';
 
 export * from './client.ts';
 
@@ -20,6 +21,7 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
     ALLOW_SIGNUP: 'true',
     VALIDATE_RESPONSES: 'true',
     LOG_LEVEL: 'silent',
+    ...UNTHROTTLED,
     ...env,
   });
 }

@@ -11,12 +11,20 @@ export class ApiKeyRepository {
   }
 
   /**
-   * The hot path of every API-key request, in one round trip: find the key by hash, count the
-   * request in the key's rate-limit window, and mark the key used (at most once a minute).
+   * The hot path of every API-key request, in one round trip: unless the client's address
+   * presented `failures.limit` unknown or expired keys in this window already, find the key by hash, count
+   * the request in the key's rate-limit window, and mark the key used (at most once a minute).
    */
-  async authenticate(keyHash: string, windowStart: number): Promise<{ key: ApiKeyRow; count: number } | null> {
+  async authenticate(
+    keyHash: string,
+    windowStart: number,
+    failures: { bucket: string; limit: number },
+  ): Promise<{ key: ApiKeyRow; count: number } | 'throttled' | null> {
     const [row] = await this.em.execute(
-      `with k as (select * from api_keys where key_hash = ?),
+      `with failed as (
+         select coalesce((select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)), 0) as n
+       ),
+       k as (select * from api_keys where key_hash = ? and (select n from failed) < ?),
        counted as (
          insert into rate_limit_counters (bucket, window_start, count)
          select 'key:' || id, to_timestamp(?), 1 from k
@@ -28,11 +36,14 @@ export class ApiKeyRepository {
          where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
          returning 1
        )
-       select k.*, (select count from counted) as request_count, (select count(*) from touched) as touched from k`,
-      [keyHash, windowStart],
+       select k.*, (select count from counted) as request_count, (select count(*) from touched) as touched,
+         (select n from failed) as failed_count
+       from failed left join k on true`,
+      [failures.bucket, windowStart, keyHash, failures.limit, windowStart],
     );
-    if (!row) return null;
-    const { request_count: count, touched: _touched, ...columns } = row;
+    const { request_count: count, touched: _touched, failed_count: failed, ...columns } = row;
+    if (failed >= failures.limit) return 'throttled';
+    if (columns.id === null) return null;
     return { key: this.em.map(ApiKey, columns), count: Number(count) };
   }
 

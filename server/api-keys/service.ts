@@ -4,7 +4,7 @@ import { notFound, validationFailed, type FieldError } from '../http/problem.ts'
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { Scope } from '../auth/principal.ts';
 import type { ApiKeyRow } from './entities.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type WindowCount } from '../http/rate-limit.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
 import type { ApiKeyRepository } from './repository.ts';
 import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
 
@@ -21,7 +21,9 @@ export interface ApiKeyInput {
 
 export type KeyCheck =
   | { ok: true; key: ApiKeyRow; counted: WindowCount }
-  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' };
+  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
+  /** The client's address presented too many unknown or expired keys in this window. */
+  | { ok: false; reason: 'throttled'; resetIn: number };
 
 function checkCidrs(cidrs: string[] | undefined): void {
   const errors: FieldError[] = [];
@@ -38,16 +40,18 @@ function normaliseScopes(scopes: Scope[] | undefined): Scope[] {
 
 export class ApiKeyService {
   private readonly repo: ApiKeyRepository;
-  private readonly defaultRateLimit: number;
+  private readonly limits: RateLimitStore;
+  private readonly settings: { defaultRateLimit: number; invalidKeysPerMinute: number };
 
-  constructor(repo: ApiKeyRepository, defaultRateLimit: number) {
+  constructor(repo: ApiKeyRepository, limits: RateLimitStore, settings: { defaultRateLimit: number; invalidKeysPerMinute: number }) {
     this.repo = repo;
-    this.defaultRateLimit = defaultRateLimit;
+    this.limits = limits;
+    this.settings = settings;
   }
 
   /** A key's own limit, or the default (also what sessions get). */
   rateLimitOf(key: ApiKeyRow | null): number {
-    return key?.rateLimitPerMinute ?? this.defaultRateLimit;
+    return key?.rateLimitPerMinute ?? this.settings.defaultRateLimit;
   }
 
   async create(accountId: string, input: ApiKeyInput & { name: string }): Promise<{ key: ApiKeyRow; secret: string }> {
@@ -100,14 +104,21 @@ export class ApiKeyService {
 
   /**
    * Finds the key behind a presented secret, counts the request against its rate limit, and
-   * checks its expiry and IP allow-list.
+   * checks its expiry and IP allow-list. An address that presents too many unknown or expired
+   * keys is refused without a look-up until the window ends.
    */
   async verify(secret: string, ip: string): Promise<KeyCheck> {
     const window = currentWindow(RATE_LIMIT_WINDOW_SECONDS);
-    const found = await this.repo.authenticate(sha256(secret), window.start);
-    if (!found) return { ok: false, reason: 'unknown' };
+    const failures = { bucket: `badkey:ip:${ip}`, limit: this.settings.invalidKeysPerMinute };
+    const found = await this.repo.authenticate(sha256(secret), window.start, failures);
+    if (found === 'throttled') return { ok: false, reason: 'throttled', resetIn: window.resetIn };
+    const expired = found !== null && found.key.expiresAt !== null && found.key.expiresAt <= new Date();
+    if (!found || expired) {
+      const { count, resetIn } = await this.limits.hit(failures.bucket, RATE_LIMIT_WINDOW_SECONDS);
+      if (count > failures.limit) return { ok: false, reason: 'throttled', resetIn };
+      return { ok: false, reason: expired ? 'expired' : 'unknown' };
+    }
     const { key, count } = found;
-    if (key.expiresAt && key.expiresAt <= new Date()) return { ok: false, reason: 'expired' };
     if (!ipAllowed(compileAllowList(key.allowedIps), ip)) return { ok: false, reason: 'ip_not_allowed' };
     return { ok: true, key, counted: { count, resetIn: window.resetIn } };
   }

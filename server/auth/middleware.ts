@@ -29,6 +29,11 @@ export async function authenticate(req: CredentialSource, services: Services): P
   if (!credential) throw unauthorized('authentication_required', 'Send a JWT or an API key.');
   if (credential.kind === 'api_key') {
     const check = await services.apiKeys.verify(credential.value, req.ip ?? '');
+    if (!check.ok && check.reason === 'throttled') {
+      throw new Problem(429, 'too_many_invalid_api_keys', `Too many unknown or expired API keys from this address; retry in ${check.resetIn} s.`, {
+        headers: { 'Retry-After': String(check.resetIn) },
+      });
+    }
     if (!check.ok && check.reason === 'ip_not_allowed') {
       throw forbidden('ip_not_allowed', 'This API key may not be used from this address.');
     }

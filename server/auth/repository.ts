@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import { Account, Session, User, type SessionRow, type UserRow } from './entities.ts';
 
@@ -71,5 +72,20 @@ export class AuthRepository {
 
   flush(): Promise<void> {
     return this.em.flush();
+  }
+
+  /**
+   * Flushes a new user; false when the email turned out to be taken (by a request that checked
+   * at the same time: the unique index decides).
+   */
+  async flushNewUser(): Promise<boolean> {
+    try {
+      await this.em.flush();
+      return true;
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      this.em.clear();
+      return false;
+    }
   }
 }

@@ -27,10 +27,10 @@ export const authHandlers = handlers({
     body: sessionJson(await services.auth.login(body.email, body.password, req.ip ?? '')),
   }),
 
-  Auth_register: async ({ body, services }) => ({
+  Auth_register: async ({ body, services, req }) => ({
     status: 201,
     body: sessionJson(
-      await services.auth.register({ email: body.email, password: body.password, name: body.name, accountName: body.account_name }),
+      await services.auth.register({ email: body.email, password: body.password, name: body.name, accountName: body.account_name }, req.ip ?? ''),
     ),
   }),
 

@@ -27,11 +27,13 @@ export interface IssuedSession {
 }
 
 const THROTTLE_WINDOW_SECONDS = 15 * 60;
+const SIGNUP_WINDOW_SECONDS = 60 * 60;
 /** An address may fail for several people behind one NAT before it is throttled. */
 const IP_ATTEMPTS_FACTOR = 5;
 
 const invalidCredentials = () => new Problem(401, 'invalid_credentials', 'The email or password is wrong.');
-const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
+export const emailTaken = () => conflict('email_taken', 'A user with this email exists.');
+export const invalidSession = () => new Problem(401, 'invalid_token', 'The session has ended or the token is not valid; log in again.');
 
 export class AuthService {
   private readonly repo: AuthRepository;
@@ -48,31 +50,31 @@ export class AuthService {
     const emailBucket = `login:email:${sha256(email.trim().toLowerCase())}`;
     const ipBucket = `login:ip:${ip}`;
     const limit = this.config.loginAttemptsPerWindow;
-    const [byEmail, byIp] = await Promise.all([
-      this.limits.peek(emailBucket, THROTTLE_WINDOW_SECONDS),
-      this.limits.peek(ipBucket, THROTTLE_WINDOW_SECONDS),
-    ]);
-    if (byEmail.count >= limit || byIp.count >= limit * IP_ATTEMPTS_FACTOR) {
-      const retry = Math.max(byEmail.resetIn, byIp.resetIn);
-      throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${retry} s.`, {
-        headers: { 'Retry-After': String(retry) },
+    // Counted before the password is checked, atomically: parallel attempts cannot all pass a
+    // check made before any of them was counted.
+    const { counts: [byEmail, byIp], resetIn } = await this.limits.hitEach([emailBucket, ipBucket], THROTTLE_WINDOW_SECONDS);
+    if (byEmail > limit || byIp > limit * IP_ATTEMPTS_FACTOR) {
+      throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${resetIn} s.`, {
+        headers: { 'Retry-After': String(resetIn) },
       });
     }
     const user = await this.repo.userByEmail(normaliseEmail(email));
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
-    if (!user || !ok) {
-      await Promise.all([
-        this.limits.hit(emailBucket, THROTTLE_WINDOW_SECONDS),
-        this.limits.hit(ipBucket, THROTTLE_WINDOW_SECONDS),
-      ]);
-      throw invalidCredentials();
-    }
-    await this.limits.clear(emailBucket);
+    if (!user || !ok) throw invalidCredentials();
+    // Only failures count: a success forgets the email's and takes back the address's attempt.
+    await Promise.all([this.limits.clear(emailBucket), this.limits.unhit(ipBucket, THROTTLE_WINDOW_SECONDS)]);
     return this.openSession(user);
   }
 
-  async register(input: { email: string; password: string; name: string; accountName: string }): Promise<IssuedSession> {
+  async register(input: { email: string; password: string; name: string; accountName: string }, ip: string): Promise<IssuedSession> {
     if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
+    // Every attempt counts, refused ones too: a 409 tells whether an email has an account.
+    const { counts: [attempts], resetIn } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
+    if (attempts > this.config.signupsPerHour) {
+      throw new Problem(429, 'too_many_signups', `Too many sign-ups from this address; retry in ${resetIn} s.`, {
+        headers: { 'Retry-After': String(resetIn) },
+      });
+    }
     const user = await this.createOwner(input);
     return this.openSession(user);
   }
@@ -80,7 +82,7 @@ export class AuthService {
   /** A new account with its first owner. */
   async createOwner(input: { email: string; password: string; name: string; accountName: string }): Promise<UserRow> {
     const email = normaliseEmail(input.email);
-    if (await this.repo.userByEmail(email)) throw conflict('email_taken', 'A user with this email exists.');
+    if (await this.repo.userByEmail(email)) throw emailTaken();
     const account = this.repo.createAccount(newId('acc'), input.accountName);
     const user = this.repo.createUser({
       id: newId('usr'),
@@ -90,7 +92,7 @@ export class AuthService {
       role: 'owner',
       passwordHash: await hashPassword(input.password),
     });
-    await this.repo.flush();
+    if (!(await this.repo.flushNewUser())) throw emailTaken();
     return user;
   }
 

@@ -10,12 +10,18 @@ export interface Announcement {
 }
 
 /**
- * One LISTEN connection per process on `sendline_events`: every committed batch of events is
- * announced as `account:seq,seq,…` (see the LeanOutbox migration), in any process that wrote it.
+ * One LISTEN connection per process, on two channels:
+ * - `sendline_events`: every committed batch of events, as `account:seq,seq,…` (see the
+ *   LeanOutbox migration), in any process that wrote it;
+ * - `sendline_revocations`: every credential that ended, as `session:<id>` or `key:<id>`, and
+ *   every key whose allow-list changed, as `key-restricted:<id>` (see the RevocationAnnouncements
+ *   migration).
  */
 export class EventListener {
   private client: pg.Client | null = null;
-  private readonly handlers: ((announcement: Announcement) => void)[] = [];
+  private readonly eventHandlers: ((announcement: Announcement) => void)[] = [];
+  private readonly revocationHandlers: ((credential: string) => void)[] = [];
+  private readonly connectHandlers: (() => void)[] = [];
   private closed = false;
   private readonly url: string;
   private readonly log: Logger;
@@ -26,17 +32,30 @@ export class EventListener {
   }
 
   onEvents(handler: (announcement: Announcement) => void): void {
-    this.handlers.push(handler);
+    this.eventHandlers.push(handler);
+  }
+
+  onRevoked(handler: (credential: string) => void): void {
+    this.revocationHandlers.push(handler);
+  }
+
+  /** Called on every (re)connection: what was announced while disconnected is lost. */
+  onConnected(handler: () => void): void {
+    this.connectHandlers.push(handler);
   }
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
     client.on('notification', (msg) => {
       const payload = msg.payload ?? '';
+      if (msg.channel === 'sendline_revocations') {
+        for (const handler of this.revocationHandlers) handler(payload);
+        return;
+      }
       const separator = payload.indexOf(':');
       if (separator < 0) return;
       const announcement = { accountId: payload.slice(0, separator), seqs: payload.slice(separator + 1).split(',') };
-      for (const handler of this.handlers) handler(announcement);
+      for (const handler of this.eventHandlers) handler(announcement);
     });
     client.on('error', (err) => {
       if (this.closed) return;
@@ -46,8 +65,9 @@ export class EventListener {
       setTimeout(() => void this.start().catch((e) => this.log.warn({ err: e }, 'event listener reconnect failed')), RECONNECT_MS).unref();
     });
     await client.connect();
-    await client.query('listen sendline_events');
+    await client.query('listen sendline_events; listen sendline_revocations');
     this.client = client;
+    for (const handler of this.connectHandlers) handler();
   }
 
   async stop(): Promise<void> {

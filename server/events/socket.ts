@@ -7,7 +7,10 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
+import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
+import { compileAllowList, ipAllowed } from '../api-keys/cidr.ts';
 import type { Logger } from '../logger.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
@@ -18,10 +21,23 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
 const MAX_REPLAY = 10_000;
 /** Close codes: 1008 policy (bad messages), 1013 try again later (slow consumer), 1001 going away. */
 const SLOW_CONSUMER = 1013;
+/** The credential the socket authenticated with has ended (logout, revocation, deletion, expiry). */
+const CREDENTIAL_ENDED = 4001;
+/**
+ * How long an announced revocation is remembered: a socket whose credential was checked just
+ * before it ended may finish its upgrade after the announcement arrived.
+ */
+const REMEMBER_REVOKED_MS = 60_000;
+/** Announces a key whose allow-list changed (other announcements name a credential that ended). */
+const RESTRICTED = 'key-restricted:';
 
 interface Client {
   socket: WebSocket;
   accountId: string;
+  /** `session:<id>` or `key:<id>`, as revocations are announced. */
+  credential: string;
+  /** The client's address, for API keys' allow-lists. */
+  ip: string;
   patterns: string[] | null;
   alive: boolean;
   /** While a resume replays, live events wait here and are sent after it (deduplicated by seq). */
@@ -40,10 +56,13 @@ interface EventRow {
 
 const envelope = (e: EventRow) => JSON.stringify(eventEnvelope(e));
 
-function refuse(socket: Duplex, status: number, code: string): void {
+function refuse(socket: Duplex, status: number, code: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status, code, success: false });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\nWWW-Authenticate: Bearer realm="sendline"\r\nConnection: close\r\n\r\n${body}`);
+  const lines = Object.entries({ 'WWW-Authenticate': 'Bearer realm="sendline"', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${lines}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`);
 }
+
+const credentialOf = (principal: Principal) => (principal.keyId ? `key:${principal.keyId}` : `session:${principal.sessionId}`);
 
 /**
  * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
@@ -53,6 +72,9 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   const { pool, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();
+  /** Announced revocations and allow-list changes of the last REMEMBER_REVOKED_MS, with when they arrived. */
+  const revoked = new Map<string, number>();
+  const restricted = new Map<string, number>();
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -63,14 +85,16 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     // keys may not (URLs end up in logs).
     const headers = { ...req.headers } as Record<string, string | undefined>;
     if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
-    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip: clientAddress(req, deps.trustProxy) };
+    const ip = clientAddress(req, deps.trustProxy);
+    const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip };
     authenticate(pseudo, deps.services()).then(
       (principal) => {
-        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId));
+        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal), ip));
       },
       (err) => {
         if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
-        refuse(socket, err instanceof Problem ? err.status : 401, err instanceof Problem ? err.code : 'authentication_required');
+        if (err instanceof Problem) refuse(socket, err.status, err.code, err.headers);
+        else refuse(socket, 401, 'authentication_required');
       },
     );
   });
@@ -86,9 +110,12 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
     client.socket.send(text);
   }
 
-  function connected(socket: WebSocket, accountId: string): void {
-    const client: Client = { socket, accountId, patterns: null, alive: true, held: null, lastSeq: 0 };
+  function connected(socket: WebSocket, accountId: string, credential: string, ip: string): void {
+    if (revoked.has(credential)) return void socket.close(CREDENTIAL_ENDED, 'credential ended');
+    const client: Client = { socket, accountId, credential, ip, patterns: null, alive: true, held: null, lastSeq: 0 };
     clients.add(client);
+    // Its allow-list may have changed while the upgrade was under way.
+    if (restricted.has(credential)) recheck([client]);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => clients.delete(client));
     socket.on('error', () => clients.delete(client));
@@ -169,7 +196,53 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
       .catch((err) => log.warn({ err }, 'fetching announced events failed'));
   });
 
+  function endCredential(client: Client): void {
+    clients.delete(client);
+    client.socket.close(CREDENTIAL_ENDED, 'credential ended');
+    setTimeout(() => client.socket.terminate(), 5000).unref();
+  }
+
+  listener.onRevoked((announced) => {
+    if (announced.startsWith(RESTRICTED)) {
+      const credential = `key:${announced.slice(RESTRICTED.length)}`;
+      restricted.set(credential, Date.now());
+      return recheck([...clients].filter((client) => client.credential === credential));
+    }
+    revoked.set(announced, Date.now());
+    for (const client of clients) if (client.credential === announced) endCredential(client);
+  });
+
+  /**
+   * Closes the clients whose credential is no longer valid, or whose key no longer allows their
+   * address, by asking the database: for keys whose allow-list changed, and for what the
+   * announcements miss (expiry, announcements lost while the listener reconnected).
+   */
+  async function recheckCredentials(checked: Client[]): Promise<void> {
+    if (!checked.length) return;
+    const ids = (kind: string) => checked.filter((c) => c.credential.startsWith(kind)).map((c) => c.credential.slice(kind.length));
+    const { rows } = await pool.query<{ credential: string; allowed_ips: string[] | null }>(
+      `select 'session:' || s.id as credential, null as allowed_ips from sessions s join users u on u.id = s.user_id
+       where s.id = any($1) and s.revoked_at is null and s.expires_at > now()
+       union all
+       select 'key:' || id, allowed_ips from api_keys where id = any($2) and (expires_at is null or expires_at > now())`,
+      [ids('session:'), ids('key:')],
+    );
+    const valid = new Map(rows.map((row) => [row.credential, row.allowed_ips && compileAllowList(row.allowed_ips)]));
+    for (const client of checked) {
+      if (!clients.has(client)) continue;
+      const allowList = valid.get(client.credential);
+      if (allowList === undefined || !ipAllowed(allowList, client.ip)) endCredential(client);
+    }
+  }
+
+  const recheck = (checked: Client[] = [...clients]) =>
+    void recheckCredentials(checked).catch((err) => log.warn({ err }, 'checking WebSocket credentials failed'));
+  listener.onConnected(() => recheck());
+
   const pinger = setInterval(() => {
+    const forgetBefore = Date.now() - REMEMBER_REVOKED_MS;
+    for (const remembered of [revoked, restricted]) for (const [credential, at] of remembered) if (at < forgetBefore) remembered.delete(credential);
+    recheck();
     for (const client of clients) {
       if (!client.alive) {
         client.socket.terminate();

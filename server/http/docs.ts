@@ -28,7 +28,7 @@ export function docsRouter(doc: OpenApiDocument): Router {
   router.get('/api/v1/openapi.json', (_req, res) => void res.type('application/json').send(json));
   router.get('/api/v1/openapi.yaml', (_req, res) => void res.type('application/yaml').send(yaml));
   router.get('/docs', (_req, res) => {
-    res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:; font-src 'self' data:");
+    res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:; font-src 'self' data:; frame-ancestors 'none'");
     res.type('html').send(page);
   });
   router.get('/docs/scalar.js', (_req, res) => res.sendFile(scalarBundle, { maxAge: '1d' }));

@@ -37,13 +37,27 @@ export class RateLimitStore {
     return { count: row.count, resetIn };
   }
 
-  async peek(bucket: string, windowSeconds: number): Promise<WindowCount> {
+  /** Counts one hit in each bucket in one statement, so concurrent hits each see their own count. */
+  async hitEach(buckets: string[], windowSeconds: number): Promise<{ counts: number[]; resetIn: number }> {
     const { start, resetIn } = currentWindow(windowSeconds);
-    const [row] = await this.em.execute<{ count: number }[]>(
-      'select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)',
+    const rows = await this.em.execute<{ bucket: string; count: number }[]>(
+      `insert into rate_limit_counters (bucket, window_start, count)
+       values ${buckets.map(() => '(?, to_timestamp(?), 1)').join(', ')}
+       on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+       returning bucket, count`,
+      buckets.flatMap((bucket) => [bucket, start]),
+    );
+    const byBucket = new Map(rows.map((row) => [row.bucket, row.count]));
+    return { counts: buckets.map((bucket) => byBucket.get(bucket)!), resetIn };
+  }
+
+  /** Takes back one hit of the current window (a hit that turned out not to count). */
+  async unhit(bucket: string, windowSeconds: number): Promise<void> {
+    const { start } = currentWindow(windowSeconds);
+    await this.em.execute(
+      'update rate_limit_counters set count = count - 1 where bucket = ? and window_start = to_timestamp(?) and count > 0',
       [bucket, start],
     );
-    return { count: row?.count ?? 0, resetIn };
   }
 
   async clear(bucket: string): Promise<void> {

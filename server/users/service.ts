@@ -1,12 +1,14 @@
 import { newId } from '../db/ids.ts';
 import type { UserRole, UserRow } from '../auth/entities.ts';
-import type { AuthRepository } from '../auth/repository.ts';
+import { AuthRepository } from '../auth/repository.ts';
+import type { EntityManager } from '../db/orm.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import { emailTaken, invalidSession } from '../auth/service.ts';
 import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
 import { conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
-import type { UserRepository } from './repository.ts';
+import { UserRepository } from './repository.ts';
 
 const RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
 
@@ -23,10 +25,12 @@ export function assertCanManage(actor: UserRole, target: UserRole | null, grant:
 export class UserService {
   private readonly repo: UserRepository;
   private readonly auth: AuthRepository;
+  private readonly em: EntityManager;
 
-  constructor(repo: UserRepository, auth: AuthRepository) {
+  constructor(repo: UserRepository, auth: AuthRepository, em: EntityManager) {
     this.repo = repo;
     this.auth = auth;
+    this.em = em;
   }
 
   async list(principal: Principal, limit: number, cursor?: string) {
@@ -44,7 +48,7 @@ export class UserService {
     const role = input.role ?? 'member';
     assertCanManage(principal.role!, null, role);
     const email = normaliseEmail(input.email);
-    if (await this.auth.userByEmail(email)) throw conflict('email_taken', 'A user with this email exists.');
+    if (await this.auth.userByEmail(email)) throw emailTaken();
     const user = this.auth.createUser({
       id: newId('usr'),
       accountId: principal.accountId,
@@ -53,36 +57,55 @@ export class UserService {
       role,
       passwordHash: await hashPassword(input.password),
     });
-    await this.auth.flush();
+    if (!(await this.auth.flushNewUser())) throw emailTaken();
     return user;
   }
 
   async update(principal: Principal, id: string, input: { name?: string; role?: UserRole; password?: string }): Promise<UserRow> {
-    const user = await this.get(principal, id);
-    const changesOther = input.role !== undefined || input.password !== undefined;
-    if (user.id !== principal.userId || changesOther) assertCanManage(principal.role!, user.role, input.role ?? null);
-    if (user.role === 'owner' && input.role && input.role !== 'owner') await this.assertNotLastOwner(principal.accountId);
-    if (input.name !== undefined) user.name = input.name;
-    if (input.role !== undefined) user.role = input.role;
-    if (input.password !== undefined) {
-      user.passwordHash = await hashPassword(input.password);
-      await this.auth.revokeSessionsOf(user.id);
-    }
-    await this.auth.flush();
-    return user;
+    return this.lockedAccount(principal, async (actor, auth, users) => {
+      const user = await auth.userById(principal.accountId, id);
+      if (!user) throw notFound('user');
+      const changesOther = input.role !== undefined || input.password !== undefined;
+      if (user.id !== actor.id || changesOther) assertCanManage(actor.role, user.role, input.role ?? null);
+      if (user.role === 'owner' && input.role && input.role !== 'owner') await assertNotLastOwner(users, principal.accountId);
+      if (input.name !== undefined) user.name = input.name;
+      if (input.role !== undefined) user.role = input.role;
+      if (input.password !== undefined) {
+        user.passwordHash = await hashPassword(input.password);
+        await auth.revokeSessionsOf(user.id);
+      }
+      return user;
+    });
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const user = await this.get(principal, id);
-    assertCanManage(principal.role!, user.role, null);
-    if (user.role === 'owner') await this.assertNotLastOwner(principal.accountId);
-    this.repo.remove(user);
-    await this.auth.flush();
+    await this.lockedAccount(principal, async (actor, auth, users) => {
+      const user = await auth.userById(principal.accountId, id);
+      if (!user) throw notFound('user');
+      assertCanManage(actor.role, user.role, null);
+      if (user.role === 'owner') await assertNotLastOwner(users, principal.accountId);
+      users.remove(user);
+    });
   }
 
-  private async assertNotLastOwner(accountId: string): Promise<void> {
-    if ((await this.repo.countOwners(accountId)) <= 1) {
-      throw conflict('last_owner', 'An account keeps at least one owner.');
-    }
+  /**
+   * Runs `change` in a transaction holding the account's row lock, so changes to one account's
+   * users happen one at a time (two owners demoting each other cannot both see a second owner),
+   * with the acting user as they are now, not as they were when the request began.
+   */
+  private lockedAccount<T>(principal: Principal, change: (actor: UserRow, auth: AuthRepository, users: UserRepository) => Promise<T>): Promise<T> {
+    return this.em.transactional(async (em) => {
+      await em.execute('select 1 from accounts where id = ? for update', [principal.accountId]);
+      const auth = new AuthRepository(em);
+      const actor = await auth.userById(principal.accountId, principal.userId!);
+      if (!actor) throw invalidSession();
+      return change(actor, auth, new UserRepository(em));
+    });
+  }
+}
+
+async function assertNotLastOwner(users: UserRepository, accountId: string): Promise<void> {
+  if ((await users.countOwners(accountId)) <= 1) {
+    throw conflict('last_owner', 'An account keeps at least one owner.');
   }
 }

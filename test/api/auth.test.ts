@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
@@ -38,6 +39,17 @@ describe('register', () => {
       body: { email: owner.email.toUpperCase(), password: 'long enough password', name: 'X', account_name: 'X' },
     });
     expectProblem(res, 409, 'email_taken');
+  });
+
+  it('parallel sign-ups with one email: one account, the others 409 email_taken', async () => {
+    for (let round = 0; round < 5; round++) {
+      const email = uniqueEmail('twin');
+      const answers = await Promise.all(
+        Array.from({ length: 3 }, () => anon()('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'T', account_name: 'T' } })),
+      );
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');
+    }
   });
 
   it('is disabled unless ALLOW_SIGNUP=true', async () => {
@@ -108,6 +120,36 @@ describe('login', () => {
     // The next address behind the same proxy is not affected.
     const neighbour = client(sendline.url, { 'x-forwarded-for': '203.0.113.250' });
     expect((await neighbour('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password } })).status).toBe(200);
+  });
+
+  it('counts parallel failures for one email before checking them: no more than the limit are checked', async () => {
+    for (let round = 0; round < 3; round++) {
+      const account = await newAccount(sendline.url, 'burst');
+      // An address of its own, so only the per-email limit (4 on this server) applies.
+      const fromIp = client(sendline.url, { 'x-forwarded-for': `2001:db8::${randomUUID().slice(0, 4)}:${round}` });
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => fromIp('POST', '/api/auth/login', { body: { email: account.email, password: 'wrong password' } })),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(4);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(26);
+      for (const blocked of answers.filter((a) => a.status === 429)) {
+        expectProblem(blocked, 429, 'too_many_login_attempts');
+        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('counts parallel failures from one address before checking them', async () => {
+    for (let round = 0; round < 3; round++) {
+      const fromIp = client(sendline.url, { 'x-forwarded-for': `2001:db8:1::${randomUUID().slice(0, 4)}:${round}` });
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => fromIp('POST', '/api/auth/login', { body: { email: uniqueEmail('spray'), password: 'wrong password' } })),
+      );
+      // Five times the per-email limit per address.
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(20);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
+    }
   });
 });
 

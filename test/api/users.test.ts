@@ -74,6 +74,25 @@ describe('users', () => {
     expectProblem(await account.api('GET', '/api/auth/me'), 401, 'invalid_token');
   });
 
+  it('keeps the last owner when two owners demote or delete each other at once', async () => {
+    const owners = (accountId: string) =>
+      sendline.pool.query("select count(*)::int as n from users where account_id = $1 and role = 'owner'", [accountId]).then((r) => r.rows[0].n);
+    const moves = [
+      (api: TestAccount['api'], id: string) => api('PATCH', `/api/users/${id}`, { body: { role: 'member' } }),
+      (api: TestAccount['api'], id: string) => api('DELETE', `/api/users/${id}`),
+    ];
+    for (let round = 0; round < 12; round++) {
+      const account = await newAccount(sendline.url, 'duel');
+      const second = await addUser(account.api, 'owner');
+      const [first, other] = [moves[round % 2], moves[Math.floor(round / 2) % 2]];
+      const answers = await Promise.all([first(account.api, second.user.id), other(second.api, account.userId)]);
+      expect(await owners(account.accountId)).toBe(1);
+      // One wins; the other is refused: the last owner stays, and a demoted or deleted actor no longer acts as an owner.
+      expect(answers.map((a) => a.status).filter((s) => s < 300)).toHaveLength(1);
+      for (const refused of answers.filter((a) => a.status >= 300)) expect(['last_owner', 'insufficient_role', 'invalid_token']).toContain(refused.body.code);
+    }
+  });
+
   it('a password change ends the user\'s sessions', async () => {
     const member = await addUser(owner.api, 'member');
     expect((await owner.api('PATCH', `/api/users/${member.user.id}`, { body: { password: 'a brand new password' } })).status).toBe(200);
@@ -84,5 +103,14 @@ describe('users', () => {
 
   it('refuses a taken email', async () => {
     expectProblem(await owner.api('POST', '/api/users', { body: { email: owner.email, password: PASSWORD, name: 'dup' } }), 409, 'email_taken');
+  });
+
+  it('refuses a taken email to all but one of parallel requests', async () => {
+    for (let round = 0; round < 5; round++) {
+      const email = uniqueEmail('twin');
+      const answers = await Promise.all(Array.from({ length: 3 }, () => owner.api('POST', '/api/users', { body: { email, password: PASSWORD, name: 'twin' } })));
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');
+    }
   });
 });

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Sendline } from '../../server/start.ts';
-import { newAccount, newApiKey, startTestServer, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
-import { spawnServer } from '../process.ts';
+import { client, newAccount, newApiKey, startTestServer, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
+import { spawnServer, type ServerProcess } from '../process.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -196,6 +196,98 @@ describe('several processes', () => {
     } finally {
       other.proc.kill('SIGTERM');
       await other.exited;
+    }
+  });
+});
+
+describe('sockets whose credential ends', () => {
+  let other: ServerProcess;
+  beforeAll(async () => {
+    other = await spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-ws-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true' });
+  });
+  afterAll(async () => {
+    other.proc.kill('SIGTERM');
+    await other.exited;
+  });
+
+  /** One subscribed socket on each process (this one and the spawned one). */
+  const onBoth = (headers: Record<string, string>) => Promise.all([sendline.url, other.url].map((base) => subscribed(base, headers, ['*'])));
+
+  /** Every socket closes with 4001 within a second of `end` answering; `bystanders` stay open. */
+  async function closedOnEnd(sockets: Socket[], end: () => Promise<{ status: number }>, bystanders: Socket[] = []) {
+    const { status } = await end();
+    expect(status).toBeLessThan(300);
+    const ended = Date.now();
+    const timeout = new Promise<{ code: number }>((resolve) => setTimeout(() => resolve({ code: -1 }), 1000));
+    const codes = await Promise.all(sockets.map((s) => Promise.race([s.closed, timeout])));
+    expect(codes.map((c) => c.code)).toEqual(sockets.map(() => 4001));
+    expect(Date.now() - ended).toBeLessThan(1000);
+    for (const s of bystanders) expect(s.ws.readyState).toBe(WebSocket.OPEN);
+  }
+
+  const login = async (base: string, email: string, password: string) =>
+    (await client(base)('POST', '/api/auth/login', { body: { email, password } })).body as { token: string; refresh_token: string };
+
+  it('logout closes the sockets of that session in every process, and only those', async () => {
+    const account = await newAccount(sendline.url, 'ws-logout');
+    const second = await login(other.url, account.email, account.password);
+    const ending = await onBoth({ authorization: `Bearer ${account.token}` });
+    const byQuery = new Socket(`${wsUrl(other.url)}?token=${account.token}`);
+    await byQuery.opened();
+    const staying = await onBoth({ authorization: `Bearer ${second.token}` });
+    await closedOnEnd([...ending, byQuery], () => account.api('POST', '/api/auth/logout'), staying);
+    for (const s of staying) s.close();
+  });
+
+  it('revoking an API key closes its sockets in every process', async () => {
+    const account = await newAccount(sendline.url, 'ws-key');
+    const [{ key }, { key: kept }] = await Promise.all([newApiKey(account, sendline.url), newApiKey(account, sendline.url)]);
+    const ending = await onBoth({ 'x-api-key': key.key });
+    const staying = await onBoth({ authorization: `Bearer ${kept.key}` });
+    await closedOnEnd(ending, () => account.api('DELETE', `/api/api-keys/${key.id}`), staying);
+    for (const s of staying) s.close();
+  });
+
+  it('narrowing an API key\'s allow-list closes the sockets it no longer allows, in every process', async () => {
+    const account = await newAccount(sendline.url, 'ws-ips');
+    const { key } = await newApiKey(account, sendline.url, { allowed_ips: ['127.0.0.0/8'] });
+    const sockets = await onBoth({ 'x-api-key': key.key });
+    const allow = (allowed_ips: string[]) => account.api('PATCH', `/api/api-keys/${key.id}`, { body: { allowed_ips } });
+    expect((await allow(['127.0.0.1/32', '::1/128'])).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const s of sockets) expect(s.ws.readyState).toBe(WebSocket.OPEN);
+    await closedOnEnd(sockets, () => allow(['203.0.113.0/24']));
+  });
+
+  it('an API key that expires closes its sockets at the next ping', async () => {
+    const account = await newAccount(sendline.url, 'ws-expiry');
+    const { key } = await newApiKey(account, sendline.url, { expires_at: new Date(Date.now() + 1500).toISOString() });
+    const socket = await subscribed(sendline.url, { 'x-api-key': key.key }, ['*']);
+    const timeout = new Promise<{ code: number }>((resolve) => setTimeout(() => resolve({ code: -1 }), 5000));
+    expect((await Promise.race([socket.closed, timeout])).code).toBe(4001);
+  });
+
+  it('deleting a user, changing their password or reusing a refresh token closes their sockets', async () => {
+    for (const end of ['delete', 'password', 'refresh reuse'] as const) {
+      const account = await newAccount(sendline.url, 'ws-user');
+      const email = `ws-${Math.random().toString(36).slice(2)}@example.com`;
+      const password = 'a member password';
+      const { body: member } = await account.api('POST', '/api/users', { body: { email, password, name: 'M', role: 'member' } });
+      const session = await login(sendline.url, email, password);
+      const ending = await onBoth({ authorization: `Bearer ${session.token}` });
+      const staying = await onBoth({ authorization: `Bearer ${account.token}` });
+      const action = {
+        delete: () => account.api('DELETE', `/api/users/${member.id}`),
+        password: () => account.api('PATCH', `/api/users/${member.id}`, { body: { password: 'another member password' } }),
+        'refresh reuse': async () => {
+          await client(sendline.url)('POST', '/api/auth/refresh', { body: { refresh_token: session.refresh_token } });
+          const reuse = await client(other.url)('POST', '/api/auth/refresh', { body: { refresh_token: session.refresh_token } });
+          expect(reuse.body.code).toBe('refresh_token_reused');
+          return { status: 204 };
+        },
+      }[end];
+      await closedOnEnd(ending, action, staying);
+      for (const s of staying) s.close();
     }
   });
 });
