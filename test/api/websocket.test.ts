@@ -124,9 +124,14 @@ describe('the event socket', () => {
     await account.api('POST', '/api/contacts', { body: { email: 'seen@example.com' } });
     const seen = await first.next((m) => m.type === 'contact.created');
     first.close();
+    // A probe sees the last of them live: every announcement is handled before the resuming
+    // socket subscribes, so none of them reaches it live as well as in the replay.
+    const probe = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
     await account.api('POST', '/api/contacts', { body: { email: 'missed-1@example.com' } });
     await account.api('PATCH', '/api/contacts/' + seen.data.contact.id, { body: { first_name: 'Skipped' } });
     await account.api('POST', '/api/contacts', { body: { email: 'missed-2@example.com' } });
+    await probe.next((m) => m.type === 'contact.created' && m.data.contact.email === 'missed-2@example.com');
+    probe.close();
     const again = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
     again.send({ type: 'resume', after: seen.id });
     const resumed = await again.next((m) => m.type === 'resumed');
