@@ -58,16 +58,33 @@ export class EventListener {
       for (const handler of this.eventHandlers) handler(announcement);
     });
     client.on('error', (err) => {
-      if (this.closed) return;
+      // Only a connection in use: a failed connect is start()'s to report.
+      if (this.closed || this.client !== client) return;
       this.log.warn({ err }, 'event listener connection failed; reconnecting');
       this.client = null;
       client.end().catch(() => {});
-      setTimeout(() => void this.start().catch((e) => this.log.warn({ err: e }, 'event listener reconnect failed')), RECONNECT_MS).unref();
+      this.reconnectSoon();
     });
-    await client.connect();
-    await client.query('listen sendline_events; listen sendline_revocations');
+    try {
+      await client.connect();
+      await client.query('listen sendline_events; listen sendline_revocations');
+    } catch (err) {
+      client.end().catch(() => {});
+      throw err;
+    }
     this.client = client;
     for (const handler of this.connectHandlers) handler();
+  }
+
+  /** Tries again every RECONNECT_MS until it is connected or stopped: the database may be down a while. */
+  private reconnectSoon(): void {
+    setTimeout(() => {
+      if (this.closed) return;
+      this.start().catch((err) => {
+        this.log.warn({ err }, 'event listener reconnect failed; trying again');
+        this.reconnectSoon();
+      });
+    }, RECONNECT_MS).unref();
   }
 
   async stop(): Promise<void> {
