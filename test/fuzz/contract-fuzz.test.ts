@@ -48,10 +48,11 @@ function settingsWith(auth: string): string {
 
 async function schemathesis(settings: string, extraArgs: string[] = []): Promise<{ code: number | null; output: string; seconds: number }> {
   const started = Date.now();
-  const args = ['-c', 'from schemathesis.cli import schemathesis; schemathesis()', '--config-file', settings, 'run', 'generated/openapi.yaml', '--url', `${sendline.url}/api/v1`, '--no-color', ...extraArgs];
+  const args = ['-c', 'from schemathesis.cli import schemathesis; schemathesis()', '--config-file', settings, 'run', `${ROOT}/generated/openapi.yaml`, '--url', `${sendline.url}/api/v1`, '--no-color', ...extraArgs];
   return new Promise((resolve) => {
+    // Run in the scratch folder: schemathesis keeps a cache in its working directory.
     const child = spawn(`${ROOT}/.venv/bin/python`, args, {
-      cwd: ROOT,
+      cwd: workDir,
       env: { ...process.env, HYPOTHESIS_STORAGE_DIRECTORY: path.join(workDir, 'hypothesis') },
     });
     let output = '';
