@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.ts';
 import { createServices, type Runtime, type Services } from '../services.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
+import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
 
@@ -113,7 +114,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
     const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
     const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
-    const chain = [...(op.authenticated ? [guard(op)] : []), json, leaveStreamedBodies, ...validator, run(handler)];
+    const chain = [...(op.authenticated ? [guard(op)] : []), json, leaveStreamedBodies, rejectUnusableInput, ...validator, run(handler)];
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;
