@@ -8,6 +8,7 @@ import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './ope
 import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
+import { isStorableDateTime, toUtc } from './timestamps.ts';
 
 interface ApiLocals {
   services: Services;
@@ -109,6 +110,9 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     validateApiSpec: false,
     fileUploader: false,
     $refParser: { mode: 'dereference' },
+    // Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
+    formats: { 'date-time': isStorableDateTime },
+    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (date: Date | null) => date && date.toISOString() }],
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;

@@ -52,3 +52,49 @@ describe('deep JSON', () => {
     expect(fine.status).toBe(201);
   });
 });
+
+describe('timestamps', () => {
+  it('takes any RFC 3339 offset, also past ±15:59, as the same instant in UTC', async () => {
+    for (const path of ['/api/tracking/bounces', '/api/events', '/api/payments', '/api/tracking/opens']) {
+      const res = await owner.api('GET', `${path}?since=${encodeURIComponent('2026-01-01T00:00:00-17:12')}`);
+      expect(res.status, path).toBe(200);
+    }
+    const key = await owner.api('POST', '/api/api-keys', { body: { name: 'far offset', expires_at: '2999-01-01T23:30:00+23:59' } });
+    expect(key.status).toBe(201);
+    expect(key.body.expires_at).toBe('2998-12-31T23:31:00.000Z');
+  });
+
+  it('refuses years PostgreSQL cannot store and dates that do not exist, naming the field', async () => {
+    for (const since of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00+24:00']) {
+      const res = await owner.api('GET', `/api/events?since=${encodeURIComponent(since)}`);
+      expectProblem(res, 400, 'validation_failed');
+      expect(new Set(res.body.errors.map((e: { pointer: string }) => e.pointer)), since).toEqual(new Set(['query.since']));
+    }
+    const res = await owner.api('POST', '/api/payments', { body: { email: 'p@example.com', amount: '1.00', currency: 'EUR', external_id: 'p-1', occurred_at: '0000-06-01T00:00:00Z' } });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/occurred_at']);
+  });
+
+  it('refuses cursors with extreme years or forged ids as cursors this API never issued', async () => {
+    for (const cursor of [cursorOf('-271821-04-20T00:00:00.000Z'), cursorOf('+275760-09-13T00:00:00.000Z'), cursorOf('0000-01-01T00:00:00.000Z'), cursorOf('2026-01-01T00:00:00.000Z', 'ct_\u0000')]) {
+      for (const path of ['/api/contacts', '/api/campaigns', '/api/events', '/api/tracking/bounces']) {
+        const res = await owner.api('GET', `${path}?cursor=${cursor}`);
+        expectProblem(res, 400, 'validation_failed');
+        expect(res.body.errors, path).toEqual([{ pointer: 'query.cursor', detail: 'is not a cursor this API returned' }]);
+      }
+    }
+  });
+});
+
+describe('query values', () => {
+  it('may carry @ and : unencoded, as curl users type them', async () => {
+    const created = await owner.api('POST', '/api/contacts', { body: { email: 'ada@example.com' } });
+    expect(created.status).toBe(201);
+    const byEmail = await owner.api('GET', '/api/contacts?email=ada@example.com');
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body.data.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
+    const since = await owner.api('GET', '/api/contacts?created_after=2026-01-01T00:00:00Z');
+    expect(since.status).toBe(200);
+    expect((await owner.api('GET', '/api/events?since=2026-01-01T00:00:00Z')).status).toBe(200);
+  });
+});
