@@ -29,6 +29,11 @@ describe('the contract as the server reads it', () => {
     expect(doc.components.schemas.CampaignCreate.additionalProperties).toBeUndefined();
   });
 
+  it('lets query values carry reserved characters such as @ and :', () => {
+    const parameters = validatorDocument(doc).components.parameters;
+    expect(Object.values<any>(parameters).filter((p) => p.in === 'query' && !p.allowReserved)).toEqual([]);
+  });
+
   it('turns nullable references into an anyOf the validator understands', () => {
     const me = validatorDocument(doc).components.schemas.Me.properties.user;
     expect(me.anyOf).toEqual([{ enum: [null] }, { $ref: '#/components/schemas/User' }]);

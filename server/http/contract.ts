@@ -63,10 +63,27 @@ function nullableReferencesAsAnyOf(node: unknown): void {
   for (const value of Object.values(schema)) nullableReferencesAsAnyOf(value);
 }
 
-/** The document as the validator gets it: request schemas closed, nullable references fixed. */
+/**
+ * RFC 3986 allows `@`, `:`, `/` and `?` in a query, and curl users type them unencoded
+ * (`?email=ada@example.com`, `?since=2026-01-01T00:00:00Z`); the validator refuses them unless a
+ * parameter allows reserved characters. The query string is split on `&` and `=` before any of
+ * this, so nothing is lost by allowing them.
+ */
+function allowReservedCharactersInQueries(doc: OpenApiDocument): void {
+  const operationParameters = Object.values<Record<string, any>>(doc.paths).flatMap((item) => [
+    ...(item.parameters ?? []),
+    ...METHODS.flatMap((method) => item[method]?.parameters ?? []),
+  ]);
+  for (const parameter of [...Object.values<Schema>(doc.components?.parameters ?? {}), ...operationParameters]) {
+    if (parameter.in === 'query') parameter.allowReserved = true;
+  }
+}
+
+/** The document as the validator gets it: request schemas closed, nullable references fixed, reserved characters allowed in queries. */
 export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
   const copy = closeRequestSchemas(doc);
   nullableReferencesAsAnyOf(copy);
+  allowReservedCharactersInQueries(copy);
   return copy;
 }
 

@@ -85,3 +85,25 @@ describe('timestamps', () => {
     }
   });
 });
+
+describe('query values', () => {
+  it('may carry @ and : unencoded, as curl users type them', async () => {
+    const created = await owner.api('POST', '/api/contacts', { body: { email: 'ada@example.com' } });
+    expect(created.status).toBe(201);
+    const byEmail = await owner.api('GET', '/api/contacts?email=ada@example.com');
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body.data.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
+    const since = await owner.api('GET', '/api/contacts?created_after=2026-01-01T00:00:00Z');
+    expect(since.status).toBe(200);
+    expect((await owner.api('GET', '/api/events?since=2026-01-01T00:00:00Z')).status).toBe(200);
+  });
+});
+
+describe('multipart uploads', () => {
+  it('refuse a malformed part after the file with 400 invalid_multipart, storing nothing', async () => {
+    const body = '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\r\nmultipart@example.com\r\n--xx\r\nA header without a colon\r\n\r\nabc\r\n--xx--\r\n';
+    const res = await owner.api('POST', '/api/contacts/import', { raw: body, headers: { 'content-type': 'multipart/form-data; boundary=xx' } });
+    expectProblem(res, 400, 'invalid_multipart');
+    expect((await owner.api('GET', '/api/contacts/import')).body.data).toEqual([]);
+  });
+});
