@@ -104,7 +104,8 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
   });
   const validator = OpenApiValidator.middleware({
     apiSpec: validatorDocument(doc) as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
+    // Query and path values are text and are always coerced; JSON bodies have types of their own (`false` is no name).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
     validateResponses: config.validateResponses,
     validateSecurity: false,
     validateApiSpec: false,

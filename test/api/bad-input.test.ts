@@ -107,3 +107,18 @@ describe('multipart uploads', () => {
     expect((await owner.api('GET', '/api/contacts/import')).body.data).toEqual([]);
   });
 });
+
+describe('JSON values', () => {
+  it('are taken with their own types, not coerced to the declared ones', async () => {
+    for (const body of [
+      { email: 'typed@example.com', status: 'subscribed', status_reason: false },
+      { email: 'typed@example.com', first_name: 12 },
+    ]) {
+      const res = await owner.api('POST', '/api/contacts', { body });
+      expectProblem(res, 400, 'validation_failed');
+    }
+    const campaign = await owner.api('POST', '/api/campaigns', { body: { name: 'n', subject: 's', from_email: 'a@example.com', content: 'c', track_clicks: null } });
+    expectProblem(campaign, 400, 'validation_failed');
+    expect(campaign.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/track_clicks');
+  });
+});
