@@ -116,14 +116,18 @@ function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
   return copy;
 }
 
-/** Compiles OpenAPI path templates into matchers, to answer 404 and 405 before anything else. */
+/**
+ * Compiles OpenAPI path templates into matchers, to answer 404 and 405 before anything else. A
+ * path that fits several templates belongs to the most literal one (`/contacts/import`, not
+ * `/contacts/{id}`), as OpenAPI has it.
+ */
 export function routeTable(operations: ContractOperation[]) {
-  const byPath = new Map<string, { pattern: RegExp; methods: string[] }>();
+  const byPath = new Map<string, { pattern: RegExp; parameters: number; methods: string[] }>();
   for (const op of operations) {
     let entry = byPath.get(op.path);
     if (!entry) {
       const pattern = new RegExp('^' + op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+') + '/?$');
-      entry = { pattern, methods: [] };
+      entry = { pattern, parameters: (op.path.match(/\{/g) ?? []).length, methods: [] };
       byPath.set(op.path, entry);
     }
     entry.methods.push(op.method.toUpperCase());
@@ -131,7 +135,9 @@ export function routeTable(operations: ContractOperation[]) {
   const entries = [...byPath.values()];
   /** The methods allowed on a path, or null when no operation has that path. */
   return (path: string): string[] | null => {
-    const methods = entries.filter((e) => e.pattern.test(path)).flatMap((e) => e.methods);
-    return methods.length ? [...new Set(methods)] : null;
+    const matches = entries.filter((e) => e.pattern.test(path));
+    if (!matches.length) return null;
+    const fewest = Math.min(...matches.map((e) => e.parameters));
+    return [...new Set(matches.filter((e) => e.parameters === fewest).flatMap((e) => e.methods))];
   };
 }

@@ -122,3 +122,13 @@ describe('JSON values', () => {
     expect(campaign.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/track_clicks');
   });
 });
+
+describe('routes', () => {
+  it('answer 405 on a literal path with the methods of that path only', async () => {
+    for (const method of ['OPTIONS', 'PUT', 'DELETE']) {
+      const res = await owner.api(method, '/api/contacts/import');
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow'), method).toBe('GET, POST');
+    }
+  });
+});
