@@ -21,6 +21,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
@@ -78,6 +79,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const server = createServer((req, res) => {
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
+  answerClientErrors(server);
   const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -119,7 +119,9 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
     const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
     const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
-    const chain = [...(op.authenticated ? [guard(op)] : []), json, leaveStreamedBodies, rejectUnusableInput, ...validator, run(handler)];
+    // Only operations that declare a body read one (a GET with a large body is no 413).
+    const body = op.takesBody ? [json, leaveStreamedBodies] : [];
+    const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler)];
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

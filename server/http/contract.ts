@@ -17,6 +17,8 @@ export interface ContractOperation {
   expressPath: string;
   /** False for operations declared without authentication (login, register, refresh). */
   authenticated: boolean;
+  /** Whether the operation declares a request body; others never read one. */
+  takesBody: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -38,6 +40,7 @@ export function listOperations(doc: OpenApiDocument): ContractOperation[] {
         path,
         expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
         authenticated: !security || !security.every((s) => Object.keys(s as object).length === 0),
+        takesBody: Boolean(op.requestBody),
       });
     }
   }
@@ -79,40 +82,11 @@ function allowReservedCharactersInQueries(doc: OpenApiDocument): void {
   }
 }
 
-/** The document as the validator gets it: request schemas closed, nullable references fixed, reserved characters allowed in queries. */
+/** The document as the validator gets it: nullable references fixed, reserved characters allowed in queries. */
 export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
-  const copy = closeRequestSchemas(doc);
+  const copy = structuredClone(doc);
   nullableReferencesAsAnyOf(copy);
   allowReservedCharactersInQueries(copy);
-  return copy;
-}
-
-/**
- * Unknown JSON fields are refused (no mass assignment): every object schema reachable from a
- * JSON request body that lists its properties and says nothing of others is closed. Free-form
- * objects (`additionalProperties: {}`) stay open. Applied to the validator's copy of the document.
- */
-function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
-  const copy = structuredClone(doc);
-  const seen = new Set<Schema>();
-  const resolve = (schema: Schema): Schema => {
-    if (typeof schema?.$ref !== 'string') return schema;
-    const name = schema.$ref.replace('#/components/schemas/', '');
-    return copy.components.schemas[name];
-  };
-  const close = (schema: Schema | undefined) => {
-    if (!schema || typeof schema !== 'object') return;
-    const target = resolve(schema);
-    if (!target || seen.has(target)) return;
-    seen.add(target);
-    if (target.properties && target.additionalProperties === undefined) target.additionalProperties = false;
-    for (const child of Object.values<Schema>(target.properties ?? {})) close(child);
-    if (target.items) close(target.items);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const child of target[key] ?? []) close(child);
-  };
-  for (const item of Object.values<Record<string, any>>(copy.paths)) {
-    for (const method of METHODS) close(item[method]?.requestBody?.content?.['application/json']?.schema);
-  }
   return copy;
 }
 

@@ -3,6 +3,7 @@
  * 500: NUL characters, deep JSON, timestamps and cursors PostgreSQL cannot store, malformed
  * multipart bodies, oversized headers, JSON values of the wrong type.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
@@ -130,5 +131,23 @@ describe('routes', () => {
       expectProblem(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow'), method).toBe('GET, POST');
     }
+  });
+});
+
+describe('oversized headers', () => {
+  it('get a 431 problem document', async () => {
+    const url = new URL('/api/auth/me', sendline.url);
+    const answer = await new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      const req = request(url, { headers: { 'x-padding': 'x'.repeat(20_000) } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(431);
+    expect(answer.type).toBe('application/problem+json');
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 431, code: 'headers_too_large', success: false });
   });
 });
