@@ -22,6 +22,8 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+export const titleOf = (status: number) => TITLES[status] ?? 'Error';
+
 /** An RFC 9457 problem; thrown anywhere, answered by the error handler. */
 export class Problem extends Error {
   readonly status: number;
@@ -47,7 +49,7 @@ export class Problem extends Error {
   toJSON() {
     return {
       type: `/docs/errors#${this.code}`,
-      title: TITLES[this.status] ?? 'Error',
+      title: titleOf(this.status),
       status: this.status,
       detail: this.message,
       code: this.code,

@@ -37,6 +37,23 @@ describe('service endpoints', () => {
   });
 });
 
+describe('the reference', () => {
+  it('serves the error catalogue that problem types link to, one anchor per code', async () => {
+    const problems = [
+      await owner.api('GET', '/api/nothing-here'),
+      await owner.api('POST', '/api/contacts', { body: { email: 'not an email' } }),
+      await client(sendline.url)('GET', '/api/auth/me'),
+    ];
+    for (const problem of problems) {
+      const link = new URL(problem.body.type, sendline.url + '/api/v1/contacts');
+      const page = await fetch(link);
+      expect(page.status, link.href).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain(`<section id="${link.hash.slice(1)}">`);
+    }
+  });
+});
+
 describe('one API under three prefixes', () => {
   it.each(['/api', '/api/v1', '/v1'])('serves %s/auth/me the same way with API-Version', async (prefix) => {
     const res = await owner.api('GET', `${prefix}/auth/me`);
