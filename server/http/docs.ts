@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import YAML from 'yaml';
 import type { OpenApiDocument } from './contract.ts';
 import { titleOf } from './problem.ts';
@@ -54,14 +54,34 @@ ${sections}
 </html>`;
 }
 
+/** What a client may take for the server's own address, or null. */
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * The contract says where the API is: at the address the request came to (so `/docs` works on
+ * any port and behind a proxy with `TRUST_PROXY`), or at `PUBLIC_URL` for a Host header that is
+ * no address.
+ */
+function serversFor(req: Request, publicUrl: string) {
+  const host = req.get('host');
+  const origin = host && HOST.test(host) ? `${req.protocol}://${host}` : publicUrl.replace(/\/$/, '');
+  return [{ url: `${origin}/api/v1` }];
+}
+
 /** The contract as JSON and YAML, an interactive reference rendered from it and the error catalogue, served locally. */
-export function docsRouter(doc: OpenApiDocument): Router {
+export function docsRouter(doc: OpenApiDocument, publicUrl: string): Router {
   const router = express.Router();
   const errors = errorCatalogue();
-  const json = JSON.stringify(doc);
-  const yaml = YAML.stringify(doc);
-  router.get('/api/v1/openapi.json', (_req, res) => void res.type('application/json').send(json));
-  router.get('/api/v1/openapi.yaml', (_req, res) => void res.type('application/yaml').send(yaml));
+  // Serialised once, with a stand-in where each request's servers go.
+  const STAND_IN = '@servers@';
+  const json = JSON.stringify({ ...doc, servers: STAND_IN });
+  const yaml = YAML.stringify({ ...doc, servers: STAND_IN });
+  router.get('/api/v1/openapi.json', (req, res) => {
+    res.type('application/json').send(json.replace(JSON.stringify(STAND_IN), () => JSON.stringify(serversFor(req, publicUrl))));
+  });
+  router.get('/api/v1/openapi.yaml', (req, res) => {
+    res.type('application/yaml').send(yaml.replace(`servers: "${STAND_IN}"\n`, () => `servers:\n${YAML.stringify(serversFor(req, publicUrl))}`));
+  });
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', CSP);
     res.type('html').send(page);

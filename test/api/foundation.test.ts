@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { implementedHandlers } from '../../server/app.ts';
@@ -38,6 +39,21 @@ describe('service endpoints', () => {
 });
 
 describe('the reference', () => {
+  it('names the server at the address it was fetched from, whatever the port', async () => {
+    const anon = client(sendline.url);
+    expect((await anon('GET', '/api/openapi.json')).body.servers).toEqual([{ url: `${sendline.url}/api/v1` }]);
+    expect((await anon('GET', '/api/openapi.yaml')).body).toContain(`servers:\n- url: ${sendline.url}/api/v1\n`);
+    // As a reverse proxy forwards it (fetch may not set Host).
+    const proxied = await new Promise<string>((resolve, reject) => {
+      request(new URL('/api/openapi.json', sendline.url), { headers: { host: 'mail.example.org' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      }).on('error', reject).end();
+    });
+    expect(JSON.parse(proxied).servers).toEqual([{ url: 'http://mail.example.org/api/v1' }]);
+  });
+
   it('serves the error catalogue that problem types link to, one anchor per code', async () => {
     const problems = [
       await owner.api('GET', '/api/nothing-here'),
