@@ -39,6 +39,16 @@ describe('the NUL character', () => {
   });
 });
 
+describe('percent-encoding', () => {
+  it('that does not decode, in a path id, is refused naming the path', async () => {
+    for (const path of ['/api/contacts/%E0%A4%A', '/api/campaigns/%ZZ/send']) {
+      const res = await owner.api(path.endsWith('send') ? 'POST' : 'GET', path);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors, path).toEqual([{ pointer: 'path', detail: 'is not valid percent-encoding' }]);
+    }
+  });
+});
+
 describe('deep JSON', () => {
   it('is refused past 32 levels, 10,000 deep included, and the process goes on', async () => {
     const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
