@@ -11,7 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { newAccount, newApiKey, startTestServer, type TestAccount } from '../helpers.ts';
 
@@ -24,8 +25,29 @@ let sendline: Sendline;
 let owner: TestAccount;
 let workDir: string;
 
+/**
+ * A database of its own: thousands of failed logins, made-up accounts and bad credentials from
+ * 127.0.0.1 would otherwise fill the shared throttling counters of every other test's server.
+ */
+const DATABASE = 'sendline_fuzz';
+
+async function onAdminConnection(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
 beforeAll(async () => {
+  await onAdminConnection(`drop database if exists ${DATABASE}`);
+  await onAdminConnection(`create database ${DATABASE}`);
+  const url = new URL(inject('databaseUrl'));
+  url.pathname = `/${DATABASE}`;
   sendline = await startTestServer({
+    DATABASE_URL: url.href,
     // The fuzzer sends thousands of requests a minute with one credential.
     API_KEY_RATE_LIMIT: '1000000',
     // Webhook targets it makes up are never reachable; a test delivery gives up quickly.
@@ -36,6 +58,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sendline?.stop();
+  await onAdminConnection(`drop database if exists ${DATABASE} with (force)`);
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
