@@ -24,6 +24,7 @@ const RUN_LIMIT_MS = 150_000;
 let sendline: Sendline;
 let owner: TestAccount;
 let workDir: string;
+let webhookId: string;
 
 /**
  * A database of its own: thousands of failed logins, made-up accounts and bad credentials from
@@ -54,6 +55,8 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: '1000',
   });
   owner = await newAccount(sendline.url, 'fuzz');
+  // Webhooks the fuzzer makes rarely pass (their events must be known types): it gets one to work on.
+  webhookId = (await owner.api('POST', '/api/webhooks', { body: { url: 'https://hooks.example.com/fuzz', events: ['*'] } })).body.id;
   workDir = mkdtempSync(path.join(tmpdir(), 'sendline-fuzz-'));
 });
 afterAll(async () => {
@@ -62,10 +65,11 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-/** The shared settings plus how this run authenticates (a scheme of the contract and its value). */
+/** The shared settings plus how this run authenticates (a scheme of the contract and its value) and the webhook it works on. */
 function settingsWith(auth: string): string {
   const file = path.join(workDir, `schemathesis-${Math.random().toString(36).slice(2)}.toml`);
-  writeFileSync(file, `${readFileSync(SETTINGS, 'utf8')}\n${auth}\n`);
+  const webhook = `[[operations]]\ninclude-path-regex = "^/webhooks/\\\\{id\\\\}"\nparameters = { "path.id" = "${webhookId}" }`;
+  writeFileSync(file, `${readFileSync(SETTINGS, 'utf8')}\n${webhook}\n\n${auth}\n`);
   return file;
 }
 
