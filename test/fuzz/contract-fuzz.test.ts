@@ -73,8 +73,7 @@ function settingsWith(auth: string): string {
   return file;
 }
 
-async function schemathesis(settings: string, extraArgs: string[] = []): Promise<{ code: number | null; output: string; seconds: number }> {
-  const started = Date.now();
+async function schemathesis(settings: string, extraArgs: string[] = []): Promise<{ code: number | null; output: string }> {
   const args = ['-c', 'from schemathesis.cli import schemathesis; schemathesis()', '--config-file', settings, 'run', `${ROOT}/generated/openapi.yaml`, '--url', `${sendline.url}/api/v1`, '--no-color', ...extraArgs];
   return new Promise((resolve) => {
     // Run in the scratch folder: schemathesis keeps a cache in its working directory.
@@ -89,9 +88,14 @@ async function schemathesis(settings: string, extraArgs: string[] = []): Promise
       output += `\n(stopped after ${RUN_LIMIT_MS / 1000} s)`;
       child.kill('SIGKILL');
     }, RUN_LIMIT_MS);
+    // No virtualenv (vitest run without `npm test`, which makes it): say so rather than crash.
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, output: `${error.message}: run scripts/ensure-toolchains.sh` });
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output, seconds: (Date.now() - started) / 1000 });
+      resolve({ code, output });
     });
   });
 }
