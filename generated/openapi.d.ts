@@ -2019,6 +2019,25 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description An RFC 9457 problem document. */
+        HeaderFieldsTooLargeResponse: {
+            /** @description A URI reference that identifies the problem type. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /** @description A stable snake_case code for programs to branch on. */
+            code: string;
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         ImportCompletedData: {
             import_id: string;
             /** @enum {string} */
@@ -2096,7 +2115,7 @@ export interface components {
             scopes: components["schemas"]["ApiKeyScope"][];
         };
         /** @enum {string} */
-        MessageStatus: "queued" | "sent" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
+        MessageStatus: "queued" | "sending" | "sent" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
         MoneyTotal: {
             currency: components["schemas"]["CurrencyCode"];
             amount: components["schemas"]["DecimalAmount"];
@@ -2335,6 +2354,25 @@ export interface components {
         };
         /** @description An RFC 9457 problem document. */
         UnprocessableResponse: {
+            /** @description A URI reference that identifies the problem type. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /** @description A stable snake_case code for programs to branch on. */
+            code: string;
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description An RFC 9457 problem document. */
+        UnsupportedMediaTypeResponse: {
             /** @description A URI reference that identifies the problem type. */
             type: string;
             title: string;
@@ -2628,6 +2666,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Analytics_overview: {
@@ -2686,6 +2733,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -2750,6 +2806,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     ApiKeys_create: {
@@ -2802,6 +2867,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2809,6 +2892,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -2879,6 +2971,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     ApiKeys_delete: {
@@ -2945,6 +3046,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     ApiKeys_update: {
@@ -3008,6 +3118,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3015,6 +3143,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3060,6 +3197,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3067,6 +3222,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3122,6 +3286,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3181,6 +3354,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Auth_refresh: {
@@ -3224,6 +3406,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3231,6 +3431,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3285,6 +3494,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3292,6 +3519,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3357,6 +3593,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Campaigns_create: {
@@ -3409,6 +3654,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3416,6 +3679,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3484,6 +3756,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3558,6 +3839,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3565,6 +3864,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3640,6 +3948,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3719,6 +4036,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Campaigns_duplicate: {
@@ -3785,6 +4111,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3859,6 +4194,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -3938,6 +4282,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Campaigns_resume: {
@@ -4015,6 +4368,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Campaigns_schedule: {
@@ -4087,6 +4449,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4094,6 +4474,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4168,6 +4557,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4175,6 +4582,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4240,6 +4656,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4247,6 +4681,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4326,6 +4769,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Contacts_list: {
@@ -4396,6 +4848,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Contacts_create: {
@@ -4457,6 +4918,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4464,6 +4943,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4526,6 +5014,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4603,6 +5100,15 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4610,6 +5116,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4680,6 +5195,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     ContactImports_errors: {
@@ -4748,6 +5272,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Contacts_get: {
@@ -4814,6 +5347,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4888,6 +5430,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4895,6 +5455,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -4961,6 +5530,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5035,6 +5613,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5042,6 +5638,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5117,6 +5722,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Conversions_list: {
@@ -5182,6 +5796,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5254,6 +5877,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5270,6 +5911,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5337,6 +5987,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Events_types: {
@@ -5394,6 +6053,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5460,6 +6128,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5532,6 +6209,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5548,6 +6243,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5618,6 +6322,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Tracking_recordBounce: {
@@ -5679,6 +6392,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5695,6 +6426,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5765,6 +6505,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Tracking_opens: {
@@ -5832,6 +6581,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Users_list: {
@@ -5892,6 +6650,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -5955,6 +6722,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5962,6 +6747,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6030,6 +6824,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6107,6 +6910,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Users_update: {
@@ -6179,6 +6991,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6186,6 +7016,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6250,6 +7089,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Webhooks_create: {
@@ -6302,6 +7150,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6318,6 +7184,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6388,6 +7263,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Webhooks_update: {
@@ -6451,6 +7335,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6467,6 +7369,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6533,6 +7444,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6609,6 +7529,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Webhooks_retryDelivery: {
@@ -6678,6 +7607,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Webhooks_recover: {
@@ -6741,6 +7679,24 @@ export interface operations {
                 };
             };
             /** @description An RFC 9457 problem document. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6748,6 +7704,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };
@@ -6818,6 +7783,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
         };
     };
     Webhooks_test: {
@@ -6884,6 +7858,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description An RFC 9457 problem document. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
                 };
             };
         };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the SDKs need when it is missing, and says nothing when everything is there:
-# PHP and Ruby with their HTTP and test libraries (Debian packages), a Python virtualenv with the
-# Python SDK's dependencies (PyPI), and the pinned openapi-generator jar (Maven Central).
+# Installs what the SDKs and the fuzzing step need when it is missing, and says nothing when
+# everything is there: PHP and Ruby with their HTTP and test libraries (Debian packages), a Python
+# virtualenv with the Python SDK's dependencies and schemathesis (PyPI), and the pinned
+# openapi-generator jar (Maven Central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,7 @@ GENERATOR_VERSION=7.17.0
 JAR_DIR=.cache/openapi-generator
 JAR="$JAR_DIR/openapi-generator-cli-$GENERATOR_VERSION.jar"
 VENV=.venv
+PYTHON_REQUIREMENTS=(sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
 
 apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit ruby ruby-typhoeus ruby-rspec)
 missing=()
@@ -22,11 +24,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ ! -x "$VENV/bin/python" ] || ! cmp -s sdk/python/requirements-dev.txt "$VENV/.requirements"; then
+if [ ! -x "$VENV/bin/python" ] || ! cat "${PYTHON_REQUIREMENTS[@]}" | cmp -s - "$VENV/.requirements"; then
   echo "ensure-toolchains: preparing the Python virtualenv" >&2
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r sdk/python/requirements-dev.txt
-  cp sdk/python/requirements-dev.txt "$VENV/.requirements"
+  # Through the interpreter: pip's script names the path the virtualenv was made at, which a copy of it does not have.
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PYTHON_REQUIREMENTS[@]/#/-r}"
+  cat "${PYTHON_REQUIREMENTS[@]}" > "$VENV/.requirements"
 fi
 
 if [ ! -f "$JAR" ]; then

@@ -41,7 +41,7 @@ export function createApp(runtime: Runtime): Express {
     }
   });
   app.use(canonicalApiPath);
-  app.use(docsRouter(doc));
+  app.use(docsRouter(doc, config.publicUrl));
   app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);

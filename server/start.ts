@@ -22,6 +22,7 @@ import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
@@ -80,6 +81,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     setSecurityHeaders(res);
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
+  answerClientErrors(server);
   const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

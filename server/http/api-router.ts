@@ -5,9 +5,11 @@ import type { Principal } from '../auth/principal.ts';
 import { createServices, type Runtime, type Services } from '../services.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
+import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { isValidEmail } from '../email.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
+import { isStorableDateTime, toUtc } from './timestamps.ts';
 
 interface ApiLocals {
   services: Services;
@@ -103,20 +105,25 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
   });
   const validator = OpenApiValidator.middleware({
     apiSpec: validatorDocument(doc) as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
+    // Query and path values are text and are always coerced; JSON bodies have types of their own (`false` is no name).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
     validateResponses: config.validateResponses,
     validateSecurity: false,
     validateApiSpec: false,
     fileUploader: false,
-    // One address rule for the API, imports and sending: the contract's `email` format is Sendline's.
-    formats: { email: { type: 'string', validate: isValidEmail } },
     $refParser: { mode: 'dereference' },
+    // One address rule for the API, imports and sending: the contract's `email` format is
+    // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
+    formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
+    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (date: Date | null) => date && date.toISOString() }],
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
     const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
     const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
-    const chain = [...(op.authenticated ? [guard(op)] : []), json, leaveStreamedBodies, ...validator, run(handler)];
+    // Only operations that declare a body read one (a GET with a large body is no 413).
+    const body = op.takesBody ? [json, leaveStreamedBodies] : [];
+    const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler)];
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

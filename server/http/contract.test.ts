@@ -20,13 +20,44 @@ describe('the contract as the server reads it', () => {
     expect(allowed('/campaigns/a/b/c')).toBeNull();
   });
 
-  it('closes request schemas but leaves free-form objects and responses open', () => {
-    const closed = validatorDocument(doc).components.schemas;
-    expect(closed.CampaignCreate.additionalProperties).toBe(false);
-    expect(closed.Audience.additionalProperties).toBe(false);
-    expect(closed.ContactCreate.properties.attributes.additionalProperties).toEqual({});
-    expect(closed.Session.additionalProperties).toBeUndefined();
-    expect(doc.components.schemas.CampaignCreate.additionalProperties).toBeUndefined();
+  it('closes every object a JSON request body can hold, in the published contract itself', () => {
+    const open: string[] = [];
+    const seen = new Set<unknown>();
+    const visit = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+      seen.add(schema);
+      if (typeof schema.$ref === 'string') return visit(doc.components.schemas[schema.$ref.split('/').pop()], schema.$ref);
+      if (schema.properties && schema.additionalProperties === undefined) open.push(where);
+      for (const [name, child] of Object.entries(schema.properties ?? {})) visit(child, `${where}.${name}`);
+      visit(schema.items, `${where}[]`);
+      for (const key of ['allOf', 'anyOf', 'oneOf']) for (const child of schema[key] ?? []) visit(child, where);
+    };
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const method of ['post', 'put', 'patch']) visit(item[method]?.requestBody?.content?.['application/json']?.schema, `${method} ${path}`);
+    }
+    expect(open).toEqual([]);
+    expect(doc.components.schemas.CampaignCreate.additionalProperties).toBe(false);
+    // Free-form objects stay open, and so do responses.
+    expect(doc.components.schemas.ContactCreate.properties.attributes.additionalProperties).toEqual({});
+    expect(doc.components.schemas.Session.additionalProperties).toBeUndefined();
+  });
+
+  it('lets query values carry reserved characters such as @ and :', () => {
+    const parameters = validatorDocument(doc).components.parameters;
+    expect(Object.values<any>(parameters).filter((p) => p.in === 'query' && !p.allowReserved)).toEqual([]);
+  });
+
+  it('declares 413 and 415 for every operation that takes a body, and 431 for every operation', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const method of ['get', 'put', 'post', 'patch', 'delete']) {
+        const op = item[method];
+        if (!op) continue;
+        const expected = op.requestBody ? ['413', '415', '431'] : ['431'];
+        for (const status of expected) if (!op.responses[status]) missing.push(`${method} ${path} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('turns nullable references into an anyOf the validator understands', () => {

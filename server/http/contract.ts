@@ -17,6 +17,8 @@ export interface ContractOperation {
   expressPath: string;
   /** False for operations declared without authentication (login, register, refresh). */
   authenticated: boolean;
+  /** Whether the operation declares a request body; others never read one. */
+  takesBody: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -38,6 +40,7 @@ export function listOperations(doc: OpenApiDocument): ContractOperation[] {
         path,
         expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
         authenticated: !security || !security.every((s) => Object.keys(s as object).length === 0),
+        takesBody: Boolean(op.requestBody),
       });
     }
   }
@@ -63,50 +66,42 @@ function nullableReferencesAsAnyOf(node: unknown): void {
   for (const value of Object.values(schema)) nullableReferencesAsAnyOf(value);
 }
 
-/** The document as the validator gets it: request schemas closed, nullable references fixed. */
+/**
+ * RFC 3986 allows `@`, `:`, `/` and `?` in a query, and curl users type them unencoded
+ * (`?email=ada@example.com`, `?since=2026-01-01T00:00:00Z`); the validator refuses them unless a
+ * parameter allows reserved characters. The query string is split on `&` and `=` before any of
+ * this, so nothing is lost by allowing them.
+ */
+function allowReservedCharactersInQueries(doc: OpenApiDocument): void {
+  const operationParameters = Object.values<Record<string, any>>(doc.paths).flatMap((item) => [
+    ...(item.parameters ?? []),
+    ...METHODS.flatMap((method) => item[method]?.parameters ?? []),
+  ]);
+  for (const parameter of [...Object.values<Schema>(doc.components?.parameters ?? {}), ...operationParameters]) {
+    if (parameter.in === 'query') parameter.allowReserved = true;
+  }
+}
+
+/** The document as the validator gets it: nullable references fixed, reserved characters allowed in queries. */
 export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
-  const copy = closeRequestSchemas(doc);
+  const copy = structuredClone(doc);
   nullableReferencesAsAnyOf(copy);
+  allowReservedCharactersInQueries(copy);
   return copy;
 }
 
 /**
- * Unknown JSON fields are refused (no mass assignment): every object schema reachable from a
- * JSON request body that lists its properties and says nothing of others is closed. Free-form
- * objects (`additionalProperties: {}`) stay open. Applied to the validator's copy of the document.
+ * Compiles OpenAPI path templates into matchers, to answer 404 and 405 before anything else. A
+ * path that fits several templates belongs to the most literal one (`/contacts/import`, not
+ * `/contacts/{id}`), as OpenAPI has it.
  */
-function closeRequestSchemas(doc: OpenApiDocument): OpenApiDocument {
-  const copy = structuredClone(doc);
-  const seen = new Set<Schema>();
-  const resolve = (schema: Schema): Schema => {
-    if (typeof schema?.$ref !== 'string') return schema;
-    const name = schema.$ref.replace('#/components/schemas/', '');
-    return copy.components.schemas[name];
-  };
-  const close = (schema: Schema | undefined) => {
-    if (!schema || typeof schema !== 'object') return;
-    const target = resolve(schema);
-    if (!target || seen.has(target)) return;
-    seen.add(target);
-    if (target.properties && target.additionalProperties === undefined) target.additionalProperties = false;
-    for (const child of Object.values<Schema>(target.properties ?? {})) close(child);
-    if (target.items) close(target.items);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const child of target[key] ?? []) close(child);
-  };
-  for (const item of Object.values<Record<string, any>>(copy.paths)) {
-    for (const method of METHODS) close(item[method]?.requestBody?.content?.['application/json']?.schema);
-  }
-  return copy;
-}
-
-/** Compiles OpenAPI path templates into matchers, to answer 404 and 405 before anything else. */
 export function routeTable(operations: ContractOperation[]) {
-  const byPath = new Map<string, { pattern: RegExp; methods: string[] }>();
+  const byPath = new Map<string, { pattern: RegExp; parameters: number; methods: string[] }>();
   for (const op of operations) {
     let entry = byPath.get(op.path);
     if (!entry) {
       const pattern = new RegExp('^' + op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+') + '/?$');
-      entry = { pattern, methods: [] };
+      entry = { pattern, parameters: (op.path.match(/\{/g) ?? []).length, methods: [] };
       byPath.set(op.path, entry);
     }
     entry.methods.push(op.method.toUpperCase());
@@ -114,7 +109,9 @@ export function routeTable(operations: ContractOperation[]) {
   const entries = [...byPath.values()];
   /** The methods allowed on a path, or null when no operation has that path. */
   return (path: string): string[] | null => {
-    const methods = entries.filter((e) => e.pattern.test(path)).flatMap((e) => e.methods);
-    return methods.length ? [...new Set(methods)] : null;
+    const matches = entries.filter((e) => e.pattern.test(path));
+    if (!matches.length) return null;
+    const fewest = Math.min(...matches.map((e) => e.parameters));
+    return [...new Set(matches.filter((e) => e.parameters === fewest).flatMap((e) => e.methods))];
   };
 }

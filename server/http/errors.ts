@@ -29,6 +29,8 @@ export function toProblem(error: unknown): Problem {
   const e = error as { type?: string; status?: number } & ValidatorError;
   if (e?.type === 'entity.too.large') return new Problem(413, 'payload_too_large', 'The request body is larger than allowed.');
   if (e?.type === 'entity.parse.failed') return new Problem(400, 'invalid_json', 'The request body is not valid JSON.');
+  // The router decodes path parameters; only a path can carry broken percent-encoding that far.
+  if (error instanceof URIError) return validationFailed([{ pointer: 'path', detail: 'is not valid percent-encoding' }]);
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new Problem(415, 'unsupported_media_type', 'The request body encoding is not supported.');
   }

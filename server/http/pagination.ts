@@ -1,4 +1,5 @@
 import { validationFailed } from './problem.ts';
+import { isStorableInstant } from './timestamps.ts';
 
 /** Keyset position: the sort key of the last item of a page. */
 export interface Cursor {
@@ -15,7 +16,8 @@ export function decodeCursor(raw: string | undefined): Cursor | null {
   try {
     const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     const date = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('shape');
+    // Checked like any input: the cursor is the client's to forge.
+    if (typeof id !== 'string' || id.length > 64 || id.includes('\u0000') || !isStorableInstant(date)) throw new Error('shape');
     return { at: date, id };
   } catch {
     throw validationFailed([{ pointer: 'query.cursor', detail: 'is not a cursor this API returned' }]);

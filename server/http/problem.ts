@@ -16,10 +16,13 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',
 };
+
+export const titleOf = (status: number) => TITLES[status] ?? 'Error';
 
 /** An RFC 9457 problem; thrown anywhere, answered by the error handler. */
 export class Problem extends Error {
@@ -46,7 +49,7 @@ export class Problem extends Error {
   toJSON() {
     return {
       type: `/docs/errors#${this.code}`,
-      title: TITLES[this.status] ?? 'Error',
+      title: titleOf(this.status),
       status: this.status,
       detail: this.message,
       code: this.code,

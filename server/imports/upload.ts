@@ -25,6 +25,9 @@ export function parseMode(text: string | undefined, pointer: string): ImportOpti
   return text as ImportOptions['mode'];
 }
 
+const unreadable = (error: unknown) =>
+  error instanceof Problem ? error : new Problem(400, 'invalid_multipart', `The multipart body cannot be read: ${(error as Error).message}`);
+
 /**
  * A multipart upload: the file streams on as it arrives; the other fields may come before or
  * after it, so the options are read once the file has been consumed.
@@ -59,9 +62,14 @@ export function multipartUpload(req: Request, maxBytes: number): Promise<{ file:
       stream.on('limit', () => stream.destroy(new Problem(413, 'payload_too_large', `An import may be at most ${maxBytes} bytes.`)));
       resolve({
         file: (async function* () {
-          for await (const chunk of stream) yield chunk as Buffer;
-          // Trailing fields arrive after the file: wait for the whole body.
-          if (!ended) await done;
+          // A part after the file may be malformed: the body is then refused like one malformed before it.
+          try {
+            for await (const chunk of stream) yield chunk as Buffer;
+            // Trailing fields arrive after the file: wait for the whole body.
+            if (!ended) await done;
+          } catch (error) {
+            throw unreadable(error);
+          }
         })(),
         options: () => ({
           mode: parseMode(fields.mode, '/mode'),
@@ -74,7 +82,7 @@ export function multipartUpload(req: Request, maxBytes: number): Promise<{ file:
       () => {
         if (!sawFile) reject(validationFailed([{ pointer: '/file', detail: 'a CSV file is required' }]));
       },
-      (error) => reject(new Problem(400, 'invalid_multipart', `The multipart body cannot be read: ${(error as Error).message}`)),
+      (error) => reject(unreadable(error)),
     );
     req.pipe(parser);
   });

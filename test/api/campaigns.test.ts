@@ -311,6 +311,21 @@ describe('sending', () => {
     expectProblem(await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: Array(11).fill('a@inbox.example') } }), 400, 'validation_failed');
   });
 
+  it('lists a message a worker is handing to the relay as sending, as the contract says', async () => {
+    const account = await newAccount(sendline.url, 'in-flight');
+    await account.api('POST', '/api/contacts', { body: { email: 'flight@inbox.example' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    await finished(account, c.id);
+    // The state lasts only while a batch is in flight: set it as a worker does when it claims one.
+    await sendline.orm.em.getConnection().execute("update messages set status = 'sending' where campaign_id = ?", [c.id]);
+    const all = await account.api('GET', `/api/campaigns/${c.id}/messages`);
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((m: { status: string }) => m.status)).toEqual(['sending']);
+    const filtered = await account.api('GET', `/api/campaigns/${c.id}/messages?status=sending`);
+    expect(filtered.body.data).toHaveLength(1);
+  });
+
   it('fails the message of a template that would render without end, and goes on with the campaign', async () => {
     const account = await newAccount(sendline.url, 'runaway');
     await account.api('POST', '/api/contacts', { body: { email: 'loop@inbox.example' } });

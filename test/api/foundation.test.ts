@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { implementedHandlers } from '../../server/app.ts';
@@ -34,6 +35,38 @@ describe('service endpoints', () => {
     const bundle = await fetch(sendline.url + '/docs/scalar.js');
     expect(bundle.status).toBe(200);
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
+  });
+});
+
+describe('the reference', () => {
+  it('names the server at the address it was fetched from, whatever the port', async () => {
+    const anon = client(sendline.url);
+    expect((await anon('GET', '/api/openapi.json')).body.servers).toEqual([{ url: `${sendline.url}/api/v1` }]);
+    expect((await anon('GET', '/api/openapi.yaml')).body).toContain(`servers:\n- url: ${sendline.url}/api/v1\n`);
+    // As a reverse proxy forwards it (fetch may not set Host).
+    const proxied = await new Promise<string>((resolve, reject) => {
+      request(new URL('/api/openapi.json', sendline.url), { headers: { host: 'mail.example.org' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      }).on('error', reject).end();
+    });
+    expect(JSON.parse(proxied).servers).toEqual([{ url: 'http://mail.example.org/api/v1' }]);
+  });
+
+  it('serves the error catalogue that problem types link to, one anchor per code', async () => {
+    const problems = [
+      await owner.api('GET', '/api/nothing-here'),
+      await owner.api('POST', '/api/contacts', { body: { email: 'not an email' } }),
+      await client(sendline.url)('GET', '/api/auth/me'),
+    ];
+    for (const problem of problems) {
+      const link = new URL(problem.body.type, sendline.url + '/api/v1/contacts');
+      const page = await fetch(link);
+      expect(page.status, link.href).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain(`<section id="${link.hash.slice(1)}">`);
+    }
   });
 });
 

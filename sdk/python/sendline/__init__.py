@@ -146,6 +146,7 @@ __all__ = [
     "EventsTypes200Response",
     "FieldError",
     "ForbiddenResponse",
+    "HeaderFieldsTooLargeResponse",
     "ImportCompletedData",
     "ImportCompletedEvent",
     "ImportContactRow",
@@ -176,6 +177,7 @@ __all__ = [
     "TrackingRecordBase",
     "UnauthorizedResponse",
     "UnprocessableResponse",
+    "UnsupportedMediaTypeResponse",
     "User",
     "UserCreate",
     "UserPage",
@@ -329,6 +331,7 @@ from sendline.models.event_type import EventType as EventType
 from sendline.models.events_types200_response import EventsTypes200Response as EventsTypes200Response
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.forbidden_response import ForbiddenResponse as ForbiddenResponse
+from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse as HeaderFieldsTooLargeResponse
 from sendline.models.import_completed_data import ImportCompletedData as ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent as ImportCompletedEvent
 from sendline.models.import_contact_row import ImportContactRow as ImportContactRow
@@ -359,6 +362,7 @@ from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.tracking_record_base import TrackingRecordBase as TrackingRecordBase
 from sendline.models.unauthorized_response import UnauthorizedResponse as UnauthorizedResponse
 from sendline.models.unprocessable_response import UnprocessableResponse as UnprocessableResponse
+from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse as UnsupportedMediaTypeResponse
 from sendline.models.user import User as User
 from sendline.models.user_create import UserCreate as UserCreate
 from sendline.models.user_page import UserPage as UserPage

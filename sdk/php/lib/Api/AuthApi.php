@@ -145,7 +145,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function login($login_request, string $contentType = self::contentTypes['login'][0])
     {
@@ -161,7 +161,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function loginWithHttpInfo($login_request, string $contentType = self::contentTypes['login'][0])
     {
@@ -209,9 +209,27 @@ class AuthApi
                         $request,
                         $response,
                     );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -263,10 +281,34 @@ class AuthApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -532,6 +574,14 @@ class AuthApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
             }
         
 
@@ -685,7 +735,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Me|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\Me|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function me(string $contentType = self::contentTypes['me'][0])
     {
@@ -700,7 +750,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Me|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Me|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function meWithHttpInfo(string $contentType = self::contentTypes['me'][0])
     {
@@ -757,6 +807,12 @@ class AuthApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -820,6 +876,14 @@ class AuthApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -991,7 +1055,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function refresh($refresh_request, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1007,7 +1071,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function refreshWithHttpInfo($refresh_request, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1055,9 +1119,27 @@ class AuthApi
                         $request,
                         $response,
                     );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -1109,10 +1191,34 @@ class AuthApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1301,7 +1407,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function register($register_request, string $contentType = self::contentTypes['register'][0])
     {
@@ -1317,7 +1423,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function registerWithHttpInfo($register_request, string $contentType = self::contentTypes['register'][0])
     {
@@ -1371,9 +1477,27 @@ class AuthApi
                         $request,
                         $response,
                     );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -1433,10 +1557,34 @@ class AuthApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -142,7 +142,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\ConversionPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\ConversionPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function callList($limit = 50, $cursor = null, $contact_id = null, $campaign_id = null, $since = null, $until = null, $type = null, string $contentType = self::contentTypes['callList'][0])
     {
@@ -164,7 +164,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\ConversionPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\ConversionPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function callListWithHttpInfo($limit = 50, $cursor = null, $contact_id = null, $campaign_id = null, $since = null, $until = null, $type = null, string $contentType = self::contentTypes['callList'][0])
     {
@@ -221,6 +221,12 @@ class ConversionsApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -284,6 +290,14 @@ class ConversionsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -558,7 +572,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($conversion_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -574,7 +588,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($conversion_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -640,6 +654,18 @@ class ConversionsApi
                         $request,
                         $response,
                     );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
                 case 422:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnprocessableResponse',
@@ -649,6 +675,12 @@ class ConversionsApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -724,6 +756,22 @@ class ConversionsApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -736,6 +784,14 @@ class ConversionsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -149,7 +149,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\BounceRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\BounceRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function bounces($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, $type = null, string $contentType = self::contentTypes['bounces'][0])
     {
@@ -172,7 +172,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\BounceRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\BounceRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function bouncesWithHttpInfo($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, $type = null, string $contentType = self::contentTypes['bounces'][0])
     {
@@ -229,6 +229,12 @@ class TrackingApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -292,6 +298,14 @@ class TrackingApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -586,7 +600,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\ClickRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\ClickRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function clicks($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, $url = null, string $contentType = self::contentTypes['clicks'][0])
     {
@@ -609,7 +623,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\ClickRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\ClickRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function clicksWithHttpInfo($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, $url = null, string $contentType = self::contentTypes['clicks'][0])
     {
@@ -666,6 +680,12 @@ class TrackingApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -729,6 +749,14 @@ class TrackingApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1025,7 +1053,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\OpenRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\OpenRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function opens($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, string $contentType = self::contentTypes['opens'][0])
     {
@@ -1047,7 +1075,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\OpenRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\OpenRecordPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function opensWithHttpInfo($limit = 50, $cursor = null, $campaign_id = null, $contact_id = null, $email = null, $since = null, $until = null, string $contentType = self::contentTypes['opens'][0])
     {
@@ -1104,6 +1132,12 @@ class TrackingApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -1167,6 +1201,14 @@ class TrackingApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1441,7 +1483,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\BounceRecord|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse
+     * @return \Sendline\Model\BounceRecord|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function recordBounce($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
     {
@@ -1457,7 +1499,7 @@ class TrackingApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\BounceRecord|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\BounceRecord|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function recordBounceWithHttpInfo($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
     {
@@ -1517,6 +1559,18 @@ class TrackingApi
                         $request,
                         $response,
                     );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
                 case 422:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnprocessableResponse',
@@ -1526,6 +1580,12 @@ class TrackingApi
                 case 429:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -1593,6 +1653,22 @@ class TrackingApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1605,6 +1681,14 @@ class TrackingApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

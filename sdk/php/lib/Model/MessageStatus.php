@@ -44,6 +44,8 @@ class MessageStatus
      */
     public const QUEUED = 'queued';
 
+    public const SENDING = 'sending';
+
     public const SENT = 'sent';
 
     public const DELIVERED = 'delivered';
@@ -64,6 +66,7 @@ class MessageStatus
     {
         return [
             self::QUEUED,
+            self::SENDING,
             self::SENT,
             self::DELIVERED,
             self::DEFERRED,

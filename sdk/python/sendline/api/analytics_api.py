@@ -99,6 +99,7 @@ class AnalyticsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -170,6 +171,7 @@ class AnalyticsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -241,6 +243,7 @@ class AnalyticsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -378,6 +381,7 @@ class AnalyticsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -453,6 +457,7 @@ class AnalyticsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -528,6 +533,7 @@ class AnalyticsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

@@ -100,7 +100,10 @@ class ApiKeysApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -170,7 +173,10 @@ class ApiKeysApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -240,7 +246,10 @@ class ApiKeysApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -388,6 +397,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -460,6 +470,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -532,6 +543,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -664,6 +676,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -735,6 +748,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -806,6 +820,7 @@ class ApiKeysApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -942,6 +957,7 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1016,6 +1032,7 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1090,6 +1107,7 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1233,7 +1251,10 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1308,7 +1329,10 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1383,7 +1407,10 @@ class ApiKeysApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

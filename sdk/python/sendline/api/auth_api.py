@@ -97,7 +97,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -167,7 +170,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -237,7 +243,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -380,6 +389,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -447,6 +457,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -514,6 +525,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -639,6 +651,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -706,6 +719,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -773,6 +787,7 @@ class AuthApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -901,7 +916,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -971,7 +989,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1041,7 +1062,10 @@ class AuthApi:
             '200': "Session",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1187,7 +1211,10 @@ class AuthApi:
             '400': "BadRequestResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1258,7 +1285,10 @@ class AuthApi:
             '400': "BadRequestResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1329,7 +1359,10 @@ class AuthApi:
             '400': "BadRequestResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

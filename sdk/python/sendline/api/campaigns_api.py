@@ -109,6 +109,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -181,6 +182,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -253,6 +255,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -385,7 +388,10 @@ class CampaignsApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -456,7 +462,10 @@ class CampaignsApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -527,7 +536,10 @@ class CampaignsApi:
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -676,6 +688,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -749,6 +762,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -822,6 +836,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -955,6 +970,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1027,6 +1043,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1099,6 +1116,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1232,6 +1250,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1303,6 +1322,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1374,6 +1394,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1514,6 +1535,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1592,6 +1614,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1670,6 +1693,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1828,6 +1852,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1912,6 +1937,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1996,6 +2022,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2146,6 +2173,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2219,6 +2247,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2292,6 +2321,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2426,6 +2456,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2498,6 +2529,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2570,6 +2602,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2707,7 +2740,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2783,7 +2819,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2859,7 +2898,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3014,7 +3056,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3091,7 +3136,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3168,7 +3216,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3322,7 +3373,10 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3398,7 +3452,10 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3474,7 +3531,10 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3625,6 +3685,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3697,6 +3758,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3769,6 +3831,7 @@ class CampaignsApi:
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3906,7 +3969,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -3982,7 +4048,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -4058,7 +4127,10 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

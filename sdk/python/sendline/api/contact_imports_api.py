@@ -112,7 +112,9 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -196,7 +198,9 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -280,7 +284,9 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -445,6 +451,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -517,6 +524,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -589,6 +597,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -723,6 +732,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -795,6 +805,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -867,6 +878,7 @@ class ContactImportsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1003,6 +1015,7 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1077,6 +1090,7 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1151,6 +1165,7 @@ class ContactImportsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

@@ -114,6 +114,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -194,6 +195,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -274,6 +276,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -417,7 +420,10 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -489,7 +495,10 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -561,7 +570,10 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -709,6 +721,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -781,6 +794,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -853,6 +867,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -985,6 +1000,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1056,6 +1072,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1127,6 +1144,7 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1288,6 +1306,7 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1387,6 +1406,7 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1486,6 +1506,7 @@ class ContactsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1678,7 +1699,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1754,7 +1778,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1830,7 +1857,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1984,7 +2014,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2060,7 +2093,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -2136,7 +2172,10 @@ class ContactsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "ConflictResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

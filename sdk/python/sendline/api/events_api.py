@@ -112,6 +112,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -195,6 +196,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -278,6 +280,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -433,6 +436,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -500,6 +504,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -567,6 +572,7 @@ class EventsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

@@ -132,6 +132,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -231,6 +232,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -330,6 +332,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -546,6 +549,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -645,6 +649,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -744,6 +749,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -956,6 +962,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1051,6 +1058,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1146,6 +1154,7 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1329,8 +1338,11 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1402,8 +1414,11 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,
@@ -1475,8 +1490,11 @@ class TrackingApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
             *_param,

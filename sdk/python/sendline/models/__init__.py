@@ -120,6 +120,7 @@ from sendline.models.event_type import EventType
 from sendline.models.events_types200_response import EventsTypes200Response
 from sendline.models.field_error import FieldError
 from sendline.models.forbidden_response import ForbiddenResponse
+from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse
 from sendline.models.import_completed_data import ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent
 from sendline.models.import_contact_row import ImportContactRow
@@ -150,6 +151,7 @@ from sendline.models.time_series_point import TimeSeriesPoint
 from sendline.models.tracking_record_base import TrackingRecordBase
 from sendline.models.unauthorized_response import UnauthorizedResponse
 from sendline.models.unprocessable_response import UnprocessableResponse
+from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse
 from sendline.models.user import User
 from sendline.models.user_create import UserCreate
 from sendline.models.user_page import UserPage

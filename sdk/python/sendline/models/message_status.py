@@ -27,6 +27,7 @@ class MessageStatus(str, Enum):
     allowed enum values
     """
     QUEUED = 'queued'
+    SENDING = 'sending'
     SENT = 'sent'
     DELIVERED = 'delivered'
     DEFERRED = 'deferred'

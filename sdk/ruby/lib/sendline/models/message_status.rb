@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   class MessageStatus
     QUEUED = "queued".freeze
+    SENDING = "sending".freeze
     SENT = "sent".freeze
     DELIVERED = "delivered".freeze
     DEFERRED = "deferred".freeze
@@ -24,7 +25,7 @@ module Sendline
     CANCELLED = "cancelled".freeze
 
     def self.all_vars
-      @all_vars ||= [QUEUED, SENT, DELIVERED, DEFERRED, BOUNCED, FAILED, CANCELLED].freeze
+      @all_vars ||= [QUEUED, SENDING, SENT, DELIVERED, DEFERRED, BOUNCED, FAILED, CANCELLED].freeze
     end
 
     # Builds the enum from string
