@@ -34,6 +34,8 @@ export const PROBLEM_CODES: Record<string, { status: number; meaning: string }> 
   unsafe_url: { status: 422, meaning: 'The webhook URL points to a loopback, private, link-local or reserved address.' },
   rate_limited: { status: 429, meaning: 'More requests in a minute than the key or session may make; retry after `Retry-After` seconds.' },
   too_many_login_attempts: { status: 429, meaning: 'Too many failed logins for this email or from this address; retry after `Retry-After` seconds.' },
+  too_many_signups: { status: 429, meaning: 'More sign-ups from this address than `SIGNUPS_PER_HOUR` allows; retry after `Retry-After` seconds.' },
+  too_many_invalid_api_keys: { status: 429, meaning: 'This address presented more unknown or expired API keys than `INVALID_API_KEYS_PER_MINUTE` allows; its API keys are refused until `Retry-After` seconds have passed.' },
   too_many_imports: { status: 429, meaning: 'The account has as many imports queued or running as allowed (`IMPORT_MAX_CONCURRENT`).' },
   headers_too_large: { status: 431, meaning: 'The request line and headers are larger than 16 KB; the connection is closed.' },
   internal_error: { status: 500, meaning: 'Something went wrong on the server; it has been logged.' },
