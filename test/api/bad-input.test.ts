@@ -39,6 +39,23 @@ describe('the NUL character', () => {
   });
 });
 
+describe('unpaired surrogates', () => {
+  it('are refused in JSON strings and names, which JSON can write as \\ud800, naming the field', async () => {
+    const cases: [string, string, string][] = [
+      ['/api/contacts', '{"email":"lone@example.com","attributes":{"note":"x\\ud800y"}}', '/attributes/note'],
+      ['/api/contacts', '{"email":"lone@example.com","first_name":"\\udfff"}', '/first_name'],
+      ['/api/contacts/import', '{"contacts":[{"email":"lone@example.com","attributes":{"\\ud83d":"a"}}]}', '/contacts/0/attributes/\ud83d'],
+    ];
+    for (const [path, raw, pointer] of cases) {
+      const res = await owner.api('POST', path, { raw, headers: { 'content-type': 'application/json' } });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors, raw).toEqual([{ pointer, detail: expect.stringContaining('unpaired surrogate') }]);
+    }
+    // A pair is text like any other.
+    expect((await owner.api('POST', '/api/contacts', { raw: '{"email":"pair@example.com","first_name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } })).body.first_name).toBe('😀');
+  });
+});
+
 describe('percent-encoding', () => {
   it('that does not decode, in a path id, is refused naming the path', async () => {
     for (const path of ['/api/contacts/%E0%A4%A', '/api/campaigns/%ZZ/send']) {
