@@ -29,6 +29,8 @@ if [ ! -x "$VENV/bin/python" ] || ! cmp -s sdk/python/requirements-dev.txt "$VEN
   cp sdk/python/requirements-dev.txt "$VENV/.requirements"
 fi
 
+bash scripts/ensure-pg-tools.sh
+
 if [ ! -f "$JAR" ]; then
   echo "ensure-toolchains: fetching openapi-generator $GENERATOR_VERSION" >&2
   mkdir -p "$JAR_DIR"

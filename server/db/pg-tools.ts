@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * A PostgreSQL client program: from `PG_BIN` when set, else the PostgreSQL 18 client that
+ * `scripts/ensure-pg-tools.sh` installs, else the one on the PATH (which must be as new as the
+ * server: pg_dump refuses a newer one).
+ */
+export function pgTool(name: 'pg_dump' | 'psql', env: Record<string, string | undefined> = process.env): string {
+  if (env.PG_BIN) return path.join(env.PG_BIN, name);
+  const bundled = path.join(ROOT, '.cache/postgresql/bin', name);
+  return existsSync(bundled) ? bundled : name;
+}
+
+/** Writes a plain-SQL dump (schema and data) of the database at `url` to `file`, without owners or grants. */
+export async function dumpDatabase(url: string, file: string, env: Record<string, string | undefined> = process.env): Promise<void> {
+  await run(pgTool('pg_dump', env), ['--format=plain', '--no-owner', '--no-privileges', '--restrict-key=sendline', `--file=${file}`, `--dbname=${url}`]);
+}
+
+/** Runs a plain-SQL dump with psql into the (empty) database at `url`, stopping at the first error. */
+export async function restoreDatabase(url: string, dumpFile: string, env: Record<string, string | undefined> = process.env): Promise<void> {
+  await run(pgTool('psql', env), ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--dbname=${url}`, `--file=${dumpFile}`], {
+    maxBuffer: 64 * 1024 ** 2,
+  });
+}
