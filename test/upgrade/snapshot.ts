@@ -41,11 +41,12 @@ export async function snapshotAccount(session: Client): Promise<Snapshot> {
   const campaigns = await listAll(session, '/api/campaigns');
   const webhooks = await listAll(session, '/api/webhooks');
   const contacts = await listAll(session, '/api/contacts');
+  const imports = await listAll(session, '/api/contacts/import');
   const snapshot: Snapshot = {
     users: await listAll(session, '/api/users'),
     api_keys: await listAll(session, '/api/api-keys'),
     contacts,
-    imports: await listAll(session, '/api/contacts/import'),
+    imports,
     campaigns,
     events: await listAll(session, '/api/events'),
     opens: await listAll(session, '/api/tracking/opens'),
@@ -58,6 +59,10 @@ export async function snapshotAccount(session: Client): Promise<Snapshot> {
   for (const campaign of campaigns) {
     snapshot[`campaign ${campaign.id} messages`] = await listAll(session, `/api/campaigns/${campaign.id}/messages`);
     snapshot[`campaign ${campaign.id} analytics`] = await get(session, `/api/analytics/campaigns/${campaign.id}`);
+  }
+  for (const { id } of imports) {
+    snapshot[`import ${id}`] = await get(session, `/api/contacts/import/${id}`);
+    snapshot[`import ${id} errors.csv`] = await get(session, `/api/contacts/import/${id}/errors.csv`);
   }
   for (const webhook of webhooks) {
     snapshot[`webhook ${webhook.id} deliveries`] = await listAll(session, `/api/webhooks/${webhook.id}/deliveries`);
