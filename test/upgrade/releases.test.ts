@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restoreDatabase } from '../../server/db/pg-tools.ts';
 import { migrations } from '../../server/db/migrations/index.ts';
 import { startSendline, type Sendline } from '../../server/start.ts';
 import { client, type Client } from '../client.ts';
+import { freshDatabase } from '../databases.ts';
 import { waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { verifyStandardWebhook, WebhookReceiver } from '../webhook-receiver.ts';
@@ -28,18 +29,6 @@ const COUNTED_ELSEWHERE = new Set(['sessions', 'rate_limit_counters', 'agenda_jo
 /** Fields an API answer may change without any row changing: the time of the last login. */
 function withoutLogins(snapshot: Record<string, any>): Record<string, any> {
   return { ...snapshot, users: snapshot.users.map(({ last_login_at: _last, ...user }: any) => user) };
-}
-
-/** A new, empty database on the test run's PostgreSQL. */
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(inject('databaseUrl'));
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 const releases = readdirSync(RELEASES).sort();
