@@ -173,9 +173,12 @@ function persistentSecret(env: Env, name: string, dataDir: string, file: string)
   return secret;
 }
 
+/** The data folder, resolved: `DATA_DIR`, else `./.data`. */
+export const dataDirOf = (env: Env): string => path.resolve(env.DATA_DIR || './.data');
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const dataDir = path.resolve(env.DATA_DIR || './.data');
+  const dataDir = dataDirOf(env);
   mkdirSync(dataDir, { recursive: true });
   const role = (env.SENDLINE_ROLE || 'all') as Role;
   if (!['api', 'worker', 'all'].includes(role)) {

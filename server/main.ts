@@ -1,16 +1,32 @@
-import { ConfigError, loadConfig } from './config.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { ConfigError, dataDirOf, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startSendline } from './start.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
 
 const USAGE = `usage: bin/sendline                      serve (the default)
-       bin/sendline migrate [--dry-run]    apply the pending migrations, or list them`;
+       bin/sendline migrate [--dry-run]    apply the pending migrations, or list them
+       bin/sendline backup FILE            the database and DATA_DIR's secrets, in one file
+       bin/sendline restore FILE [--replace]  into an empty database (--replace: drop what it holds)`;
+
+// A command's own output is its answer; the log says only what went wrong.
+const commandLogger = (level: string) => createLogger(process.env.LOG_LEVEL ? level : 'warn');
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   migrate: (args) => {
     const config = loadConfig();
-    // A command's own output is its answer; the log says only what went wrong.
-    return migrateCommand(args, config, createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn'));
+    return migrateCommand(args, config, commandLogger(config.logLevel));
+  },
+  backup: (args) => {
+    const config = loadConfig();
+    return backupCommand(args, config, commandLogger(config.logLevel));
+  },
+  restore: (args) => {
+    const dataDir = dataDirOf(process.env);
+    const before = new Set(existsSync(dataDir) ? readdirSync(dataDir) : []);
+    const config = loadConfig();
+    return restoreCommand(args, config, commandLogger(config.logLevel), before);
   },
 };
 

@@ -23,9 +23,13 @@ export async function dumpDatabase(url: string, file: string, env: Record<string
   await run(pgTool('pg_dump', env), ['--format=plain', '--no-owner', '--no-privileges', '--restrict-key=sendline', `--file=${file}`, `--dbname=${url}`]);
 }
 
-/** Runs a plain-SQL dump with psql into the (empty) database at `url`, stopping at the first error. */
-export async function restoreDatabase(url: string, dumpFile: string, env: Record<string, string | undefined> = process.env): Promise<void> {
-  await run(pgTool('psql', env), ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--dbname=${url}`, `--file=${dumpFile}`], {
+/**
+ * Runs a plain-SQL dump with psql into the database at `url`, in one transaction that stops at
+ * the first error; with `replace`, the same transaction first drops what the public schema holds.
+ */
+export async function restoreDatabase(url: string, dumpFile: string, options: { replace?: boolean; env?: Record<string, string | undefined> } = {}): Promise<void> {
+  const replace = options.replace ? ['--command=drop schema public cascade; create schema public;'] : [];
+  await run(pgTool('psql', options.env), ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--dbname=${url}`, ...replace, `--file=${dumpFile}`], {
     maxBuffer: 64 * 1024 ** 2,
   });
 }
