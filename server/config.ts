@@ -17,6 +17,8 @@ export interface Config {
   embeddedDatabasePassword: string;
   adminEmail: string | null;
   adminPassword: string | null;
+  /** Folder of PostgreSQL's client programs for backups (`PG_BIN`), else the ones found (server/db/pg-tools.ts). */
+  pgBin: string | null;
   allowSignup: boolean;
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedDatabasePassword: persistentSecret({}, 'embedded', dataDir, 'pg-password'),
     adminEmail,
     adminPassword,
+    pgBin: env.PG_BIN || null,
     allowSignup: boolean(env, 'ALLOW_SIGNUP', false),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel,

@@ -70,7 +70,7 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
   const database = await databaseOf(config, log);
   try {
     await withStaging(async (staging) => {
-      await dumpDatabase(database.url, path.join(staging, 'database.sql'));
+      await dumpDatabase(database.url, path.join(staging, 'database.sql'), config.pgBin);
       const { applied } = await schemaOf(database.url);
       const secrets = secretsOf(config.dataDir);
       mkdirSync(path.join(staging, 'data-dir'), { mode: 0o700 });
@@ -84,7 +84,8 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
       renameSync(partial, file);
       console.log(`Backed up the database (${applied.length} migrations applied) and DATA_DIR's ${secrets.join(', ') || 'nothing'} to ${file}.`);
     });
-    if (process.env.JWT_SECRET) console.error('JWT_SECRET is set in the environment, not kept in DATA_DIR: keep it with this backup.');
+    // Without the file, the secret came from JWT_SECRET (the configuration writes the file otherwise).
+    if (!secretsOf(config.dataDir).includes('jwt-secret')) console.error('JWT_SECRET is set in the environment, not kept in DATA_DIR: keep it with this backup.');
     return 0;
   } finally {
     await database.stop();
@@ -119,7 +120,7 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     try {
       const { tables } = await schemaOf(database.url);
       if (tables && !replace) throw new ConfigError(`The database is not empty (${tables} tables): restore into an empty one, or pass --replace to drop what it holds`);
-      await restoreDatabase(database.url, path.join(staging, 'database.sql'), { replace });
+      await restoreDatabase(database.url, path.join(staging, 'database.sql'), { replace, pgBin: config.pgBin });
     } finally {
       await database.stop();
     }
@@ -128,8 +129,9 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
       chmodSync(path.join(config.dataDir, name), 0o600);
     }
     console.log(`Restored the backup Sendline ${manifest.version} took at ${manifest.created_at} (${manifest.migrations.length} migrations applied) and DATA_DIR's ${manifest.secrets.join(', ') || 'nothing'}. Migrations of this version apply when the server starts.`);
-    if (process.env.JWT_SECRET && manifest.secrets.includes('jwt-secret')) {
-      console.error('JWT_SECRET is set in the environment and wins over the restored DATA_DIR/jwt-secret: unset it to use the backup\'s.');
+    const restoredSecret = manifest.secrets.includes('jwt-secret') && readFileSync(path.join(config.dataDir, 'jwt-secret'), 'utf8').trim();
+    if (restoredSecret && restoredSecret !== config.jwtSecret) {
+      console.error("JWT_SECRET is set in the environment and wins over the restored DATA_DIR/jwt-secret: unset it to use the backup's.");
     }
     return 0;
   });
