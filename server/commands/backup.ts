@@ -33,7 +33,7 @@ interface Manifest {
  */
 const NOT_SECRETS = new Set(['pg', 'pg-password', 'outbox']);
 
-function secretsOf(dataDir: string): string[] {
+export function secretsOf(dataDir: string): string[] {
   return readdirSync(dataDir).filter((name) => !NOT_SECRETS.has(name) && lstatSync(path.join(dataDir, name)).isFile());
 }
 

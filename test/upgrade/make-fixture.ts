@@ -13,6 +13,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { secretsOf } from '../../server/commands/backup.ts';
 import { loadConfig } from '../../server/config.ts';
 import { startEmbeddedDatabase } from '../../server/db/embedded.ts';
 import { dumpDatabase } from '../../server/db/pg-tools.ts';
@@ -22,15 +24,12 @@ import { client, type Client } from '../client.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { WebhookReceiver } from '../webhook-receiver.ts';
 import { snapshotAccount } from './snapshot.ts';
-import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const OUT = path.join(ROOT, 'test/fixtures/releases', VERSION);
 const PUBLIC_URL = 'https://mail.sendline.test';
 const HUMAN_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
-/** The files of DATA_DIR that hold secrets a restored instance needs (pg-password belongs to the old cluster). */
-export const DATA_DIR_SECRETS = ['jwt-secret'];
 
 const owner = { email: 'owner@fixture.example', password: 'owner password of 0.1.0' };
 const other = { email: 'other@fixture.example', password: 'other password of 0.1.0' };
@@ -91,7 +90,7 @@ interface Mailed {
   unsubscribe: string;
 }
 
-/** The tracking links of each mail the sink received for `campaignId`'s messages, as local paths. */
+/** The tracking links of each mail the sink received with `subject`, as local paths. */
 function mailedLinks(sink: SmtpSink, subject: string): Mailed[] {
   const local = (url: string) => url.replace(PUBLIC_URL, '');
   return sink.received
@@ -285,7 +284,8 @@ async function main() {
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(path.join(OUT, 'data-dir'), { recursive: true });
     await dumpDatabase(database.url, path.join(OUT, 'database.sql'));
-    for (const file of DATA_DIR_SECRETS) copyFileSync(path.join(dataDir, file), path.join(OUT, 'data-dir', file));
+    // The secrets a backup would keep (the embedded cluster's password stays with its cluster).
+    for (const file of secretsOf(dataDir)) copyFileSync(path.join(dataDir, file), path.join(OUT, 'data-dir', file));
     const fixture = { release: VERSION, written_at: new Date().toISOString(), public_url: PUBLIC_URL, ...facts, sending_sent_before_upgrade: sentBeforeStop, migrations, counts };
     writeFileSync(path.join(OUT, 'fixture.json'), JSON.stringify(fixture, null, 2) + '\n');
     writeFileSync(path.join(OUT, 'api.json'), JSON.stringify({ account: snapshot, other: otherSnapshot }, null, 1) + '\n');
