@@ -5,11 +5,12 @@
  * (`data-dir/`), what the API answered for the account (`api.json`) and what the upgrade test
  * needs to know (`fixture.json`: credentials, links from the mails, counts).
  *
- *   npm run fixture:release
+ *   npm run fixture:release [-- --force]
  *
- * Run it on the commit of the release, once; the fixtures of earlier releases are never rewritten.
+ * Run it on the commit of the release, once: a fixture is the release's own record, so an
+ * existing one is not rewritten without --force (and never by a later commit).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -245,6 +246,11 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
 }
 
 async function main() {
+  if (existsSync(OUT) && !process.argv.includes('--force')) {
+    console.error(`${path.relative(ROOT, OUT)} exists: a release's fixture is written once, by that release (--force to write it again).`);
+    process.exitCode = 2;
+    return;
+  }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sendline-fixture-'));
   const log = createLogger('warn');
   const sink = await new SmtpSink().start();

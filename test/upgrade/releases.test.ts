@@ -85,6 +85,8 @@ describe.each(releases)('a database written by %s', (release) => {
     const applied = (await sql('select name from mikro_orm_migrations order by id')).map((r) => r.name);
     expect(applied.slice(0, fixture.migrations.length)).toEqual(fixture.migrations);
     expect(applied).toEqual(migrations.map((m) => m.name));
+    const health = await client(sendline.url)('GET', '/healthz');
+    expect(health.body).toMatchObject({ status: 'ok', migration: applied.at(-1), migrations: applied.length });
   });
 
   it('keeps every row of every table', async () => {
