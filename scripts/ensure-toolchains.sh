@@ -32,6 +32,8 @@ if [ ! -x "$VENV/bin/python" ] || ! cat "${PYTHON_REQUIREMENTS[@]}" | cmp -s - "
   cat "${PYTHON_REQUIREMENTS[@]}" > "$VENV/.requirements"
 fi
 
+bash scripts/ensure-pg-tools.sh
+
 if [ ! -f "$JAR" ]; then
   echo "ensure-toolchains: fetching openapi-generator $GENERATOR_VERSION" >&2
   mkdir -p "$JAR_DIR"

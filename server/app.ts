@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { Runtime } from './services.ts';
+import { VERSION } from './version.ts';
 import { apiRouter } from './http/api-router.ts';
 import { loadContract } from './http/contract.ts';
 import { docsRouter } from './http/docs.ts';
@@ -31,7 +32,8 @@ export function createApp(runtime: Runtime): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(log));
   app.use(apiVersionHeader);
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  // Which release answers, and the schema it found: what an upgrade (or a mixed fleet) is at.
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', version: VERSION, ...runtime.schema }));
   app.get('/readyz', async (_req, res) => {
     try {
       await orm.em.getConnection().execute('select 1');

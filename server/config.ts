@@ -17,6 +17,8 @@ export interface Config {
   embeddedDatabasePassword: string;
   adminEmail: string | null;
   adminPassword: string | null;
+  /** Folder of PostgreSQL's client programs for backups (`PG_BIN`), else the ones found (server/db/pg-tools.ts). */
+  pgBin: string | null;
   allowSignup: boolean;
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -177,9 +179,12 @@ function persistentSecret(env: Env, name: string, dataDir: string, file: string)
   return secret;
 }
 
+/** The data folder, resolved: `DATA_DIR`, else `./.data`. */
+export const dataDirOf = (env: Env): string => path.resolve(env.DATA_DIR || './.data');
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const dataDir = path.resolve(env.DATA_DIR || './.data');
+  const dataDir = dataDirOf(env);
   mkdirSync(dataDir, { recursive: true });
   const role = (env.SENDLINE_ROLE || 'all') as Role;
   if (!['api', 'worker', 'all'].includes(role)) {
@@ -211,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedDatabasePassword: persistentSecret({}, 'embedded', dataDir, 'pg-password'),
     adminEmail,
     adminPassword,
+    pgBin: env.PG_BIN || null,
     allowSignup: boolean(env, 'ALLOW_SIGNUP', false),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel,

@@ -1,7 +1,36 @@
-import { ConfigError } from './config.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { ConfigError, dataDirOf, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
 import { startSendline } from './start.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
 
-try {
+const USAGE = `usage: bin/sendline                      serve (the default)
+       bin/sendline migrate [--dry-run]    apply the pending migrations, or list them
+       bin/sendline backup FILE            the database and DATA_DIR's secrets, in one file
+       bin/sendline restore FILE [--replace]  into an empty database (--replace: drop what it holds)`;
+
+// A command's own output is its answer; the log says only what went wrong.
+const commandLogger = (level: string) => createLogger(process.env.LOG_LEVEL ? level : 'warn');
+
+const commands: Record<string, (args: string[]) => Promise<number>> = {
+  migrate: (args) => {
+    const config = loadConfig();
+    return migrateCommand(args, config, commandLogger(config.logLevel));
+  },
+  backup: (args) => {
+    const config = loadConfig();
+    return backupCommand(args, config, commandLogger(config.logLevel));
+  },
+  restore: (args) => {
+    const dataDir = dataDirOf(process.env);
+    const before = new Set(existsSync(dataDir) ? readdirSync(dataDir) : []);
+    const config = loadConfig();
+    return restoreCommand(args, config, commandLogger(config.logLevel), before);
+  },
+};
+
+async function serve() {
   const sendline = await startSendline();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -15,10 +44,24 @@ try {
       );
     });
   }
+}
+
+const [command, ...args] = process.argv.slice(2);
+try {
+  if (command === undefined || command === 'serve') await serve();
+  else if (Object.hasOwn(commands, command)) process.exit(await commands[command](args));
+  else {
+    console.error(USAGE);
+    process.exit(2);
+  }
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(`Configuration error: ${error.message}`);
     process.exit(2);
+  }
+  if (command && command !== 'serve' && error instanceof Error) {
+    console.error(`${command} failed: ${error.message}`);
+    process.exit(1);
   }
   throw error;
 }

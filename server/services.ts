@@ -37,6 +37,8 @@ export interface Runtime {
   signer: TokenSigner;
   secretBox: SecretBox;
   log: Logger;
+  /** The last migration applied to the schema when this process started, and how many are. */
+  schema: { migration: string | null; migrations: number };
 }
 
 /** Accounts, users and their throttles: all that tools such as `user:create` need. */

@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { openDatabase, withSchemaLock } from './db/orm.ts';
+import { readSchemaState } from './db/schema.ts';
 import { openPool } from './db/pool.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
@@ -44,6 +45,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
   const orm = await openDatabase(database.url, log);
   const pool = openPool(database.url, log);
+  const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
   const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
   // Test sends only (campaigns go through the sending threads' pools): one connection, so the
@@ -52,7 +54,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const signer = new TokenSigner(config.jwtSecret);
   const mailer = new Mailer(transport, signer, config.publicUrl);
   const secretBox = new SecretBox(config.jwtSecret);
-  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, signer, secretBox, log };
+  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);

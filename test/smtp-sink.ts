@@ -24,10 +24,13 @@ export class SmtpSink {
   private server!: SMTPServer;
   url = '';
 
-  async start(): Promise<this> {
+  /** Listens on `port` (0: any free one; a fixed one to stand in for a relay that comes back). */
+  async start(port = 0): Promise<this> {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
+      // Stopping ends the connections a client keeps open after this long, as a relay going away would.
+      closeTimeout: 500,
       logger: false,
       onRcptTo: (address, _session, callback) => {
         const to = address.address.toLowerCase();
@@ -59,7 +62,7 @@ export class SmtpSink {
     this.server.on('error', () => {
       this.connectionErrors++;
     });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     this.url = `smtp://127.0.0.1:${(this.server.server.address() as { port: number }).port}`;
     return this;
   }

@@ -10,13 +10,15 @@ import { Event } from '../events/entities.ts';
 import { Contact } from '../contacts/entities.ts';
 import { Campaign } from '../campaigns/entities.ts';
 import { migrations } from './migrations/index.ts';
+import { readSchemaState, requireKnownSchema } from './schema.ts';
 
 export const entities = [Account, User, Session, ApiKey, Event, Contact, Campaign];
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };
 
-export async function openDatabase(url: string, log: Logger, poolSize = 10): Promise<Orm> {
+/** Opens the database and, unless told not to, migrates it (see `migrate`). */
+export async function openDatabase(url: string, log: Logger, poolSize = 10, options: { migrate?: boolean } = {}): Promise<Orm> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl: url,
@@ -27,22 +29,23 @@ export async function openDatabase(url: string, log: Logger, poolSize = 10): Pro
     allowGlobalContext: false,
     debug: false,
   });
-  await migrate(orm, url, log);
+  if (options.migrate ?? true) await migrate(orm, url, log);
   return orm;
 }
 
-const SCHEMA_LOCK = 7_311_402;
+export const SCHEMA_LOCK = 7_311_402;
 
 /**
  * Runs `work` holding a database-wide advisory lock, so processes starting together change
- * the schema one at a time (migrations, and the job queue's own tables).
+ * the schema one at a time (migrations, and the job queue's own tables). `work` gets the
+ * connection that holds the lock.
  */
-export async function withSchemaLock<T>(url: string, work: () => Promise<T>): Promise<T> {
+export async function withSchemaLock<T>(url: string, work: (db: pg.Client) => Promise<T>): Promise<T> {
   const lock = new pg.Client({ connectionString: url });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
-    return await work();
+    return await work(lock);
   } finally {
     await lock.end();
   }
@@ -58,11 +61,18 @@ export function requireServerVersion(versionNum: number): void {
   throw new ConfigError(`DATABASE_URL points to PostgreSQL ${version}; Sendline needs PostgreSQL 18 or later.`);
 }
 
-async function migrate(orm: Orm, url: string, log: Logger): Promise<void> {
+/**
+ * Applies the pending migrations, each in its transaction, under the schema lock: of processes
+ * starting together, the first applies them and the others find nothing left to do. A schema
+ * that a newer release migrated is refused before anything is applied.
+ */
+export async function migrate(orm: Orm, url: string, log: Logger): Promise<string[]> {
   const [{ server_version_num }] = await orm.em.getConnection().execute<{ server_version_num: string }[]>('show server_version_num');
   requireServerVersion(Number(server_version_num));
-  await withSchemaLock(url, async () => {
-    const applied = await orm.migrator.up();
-    if (applied.length) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+  return withSchemaLock(url, async (db) => {
+    requireKnownSchema(await readSchemaState(db));
+    const applied = (await orm.migrator.up()).map((m) => m.name);
+    if (applied.length) log.info({ migrations: applied }, 'database migrated');
+    return applied;
   });
 }

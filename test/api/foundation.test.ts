@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { implementedHandlers } from '../../server/app.ts';
+import { migrations } from '../../server/db/migrations/index.ts';
 import { listOperations, loadContract } from '../../server/http/contract.ts';
 import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 
@@ -15,9 +17,14 @@ beforeAll(async () => {
 afterAll(() => sendline.stop());
 
 describe('service endpoints', () => {
-  it('answers health and readiness', async () => {
+  it('answers health (with the release and the schema migration level) and readiness', async () => {
     const anon = client(sendline.url);
-    expect((await anon('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await anon('GET', '/healthz')).body).toEqual({
+      status: 'ok',
+      version: JSON.parse(readFileSync('package.json', 'utf8')).version,
+      migration: migrations.at(-1)!.name,
+      migrations: migrations.length,
+    });
     expect((await anon('GET', '/readyz')).body).toEqual({ status: 'ready' });
   });
 
