@@ -1,4 +1,5 @@
-import { renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
+import type { CampaignRow } from '../campaigns/entities.ts';
+import { compileCampaign, renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
 import { normalizedUrl } from '../tracking/links.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 import { decorateHtml, escapeAttribute } from './html-links.ts';
@@ -21,6 +22,28 @@ export interface CampaignForRender {
   trackOpens: boolean;
   trackClicks: boolean;
   compiled: CompiledCampaign;
+}
+
+/** What rendering needs of a campaign, as plain data that a thread can be handed. */
+export type CampaignContent = Pick<CampaignRow, 'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'>;
+
+export function campaignContent(c: CampaignContent): CampaignContent {
+  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks } = c;
+  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks };
+}
+
+/** Compiles a campaign's templates once for all its messages. */
+export function prepareCampaign(c: CampaignContent): CampaignForRender {
+  return {
+    id: c.id,
+    name: c.name,
+    fromEmail: c.fromEmail,
+    fromName: c.fromName,
+    replyTo: c.replyTo,
+    trackOpens: c.trackOpens,
+    trackClicks: c.trackClicks,
+    compiled: compileCampaign(c),
+  };
 }
 
 export interface RenderedMessage {
