@@ -1,6 +1,16 @@
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { describe, expect, it } from 'vitest';
-import { escapeLiteral } from './orm.ts';
+import { ConfigError } from '../config.ts';
+import { escapeLiteral, requireServerVersion } from './orm.ts';
+
+describe('database version', () => {
+  it('accepts PostgreSQL 18 and later, and names the version it refuses', () => {
+    expect(() => requireServerVersion(180004)).not.toThrow();
+    expect(() => requireServerVersion(190000)).not.toThrow();
+    expect(() => requireServerVersion(170006)).toThrow(ConfigError);
+    expect(() => requireServerVersion(170006)).toThrow('PostgreSQL 17.6; Sendline needs PostgreSQL 18 or later');
+  });
+});
 
 describe('SQL literals', () => {
   it("escape as MikroORM's PostgreSQL platform does, in linear native passes", () => {
