@@ -8,8 +8,8 @@ import { templateErrors } from './template.ts';
 import type { TemplateAnswer, TemplateJob, TemplateThreadData, TestMessageOrFailure } from './template-thread.ts';
 
 // On Linux a nice value belongs to a thread, and 0 names the calling one: this thread gives way
-// to the one answering requests when they compete for a core.
-setPriority(0, 10);
+// to the one answering requests when they compete for a core. (Elsewhere it would be the process's.)
+if (process.platform === 'linux') setPriority(0, 10);
 
 const data = workerData as TemplateThreadData;
 const signer = new TokenSigner(data.jwtSecret);
