@@ -16,6 +16,7 @@ import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
 import type { Mailer } from './sending/mailer.ts';
+import type { TemplateThread } from './campaigns/template-thread.ts';
 import type { TokenSigner } from './tracking/tokens.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { TrackingService } from './tracking/service.ts';
@@ -34,6 +35,8 @@ export interface Runtime {
   pool: Pool;
   queue: Queue;
   mailer: Mailer;
+  /** Where templates are checked and test messages rendered, off the thread that answers requests. */
+  templates: TemplateThread;
   signer: TokenSigner;
   secretBox: SecretBox;
   log: Logger;
@@ -71,7 +74,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(runtime.pool),
     webhooks: new WebhookService(runtime.pool, runtime.secretBox, config.webhooks),
     events: new EventService(runtime.pool),
-    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, config.sending.workersPerCampaign),
+    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, runtime.templates, config.sending.workersPerCampaign),
   };
 }
 

@@ -12,6 +12,7 @@ import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
 import { Mailer } from './sending/mailer.ts';
+import { TemplateThread } from './campaigns/template-thread.ts';
 import { TokenSigner } from './tracking/tokens.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
@@ -53,8 +54,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
   const signer = new TokenSigner(config.jwtSecret);
   const mailer = new Mailer(transport, signer, config.publicUrl);
+  const templates = new TemplateThread({ publicUrl: config.publicUrl, jwtSecret: config.jwtSecret });
   const secretBox = new SecretBox(config.jwtSecret);
-  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
+  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);
@@ -120,6 +122,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         bounces?.stop(),
       ]);
       await sending?.close();
+      await templates.close();
       await recorder.close();
       await listener.stop();
       transport.close();

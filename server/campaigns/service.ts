@@ -6,11 +6,12 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Mailer } from '../sending/mailer.ts';
+import { campaignContent } from '../sending/render.ts';
 import type { AudienceFilter, CampaignRow } from './entities.ts';
 import { campaignEventData } from './json.ts';
 import { CampaignRepository, type MessageRow } from './repository.ts';
 import { assertDeletable, assertEditable, transition, type CampaignStatus } from './state.ts';
-import { templateErrors } from './template.ts';
+import type { TemplateThread } from './template-thread.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -42,8 +43,11 @@ export const messageJson = (m: MessageRow) => ({
   created_at: m.created_at.toISOString(),
 });
 
-function checkTemplates(input: Partial<CampaignInput>): void {
-  const errors = templateErrors({ subject: input.subject, content: input.content, text_content: input.text_content, preheader: input.preheader });
+/** Checked in the template thread: parsing 1 MB of hostile Liquid or HTML takes a while. */
+async function checkTemplates(templates: TemplateThread, input: Partial<CampaignInput>): Promise<void> {
+  const errors = await templates
+    .errors({ subject: input.subject, content: input.content, text_content: input.text_content, preheader: input.preheader })
+    .catch((error: Error) => [{ pointer: '/content', detail: `could not be checked: ${error.message}` }]);
   if (errors.length) throw validationFailed(errors, 'A template does not parse.');
 }
 
@@ -68,18 +72,20 @@ export class CampaignService {
   private readonly em: EntityManager;
   private readonly queue: Queue;
   private readonly mailer: Mailer;
+  private readonly templates: TemplateThread;
   private readonly workersPerCampaign: number;
 
-  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, mailer: Mailer, workersPerCampaign: number) {
+  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, mailer: Mailer, templates: TemplateThread, workersPerCampaign: number) {
     this.repo = repo;
     this.em = em;
     this.queue = queue;
     this.mailer = mailer;
+    this.templates = templates;
     this.workersPerCampaign = workersPerCampaign;
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
-    checkTemplates(input);
+    await checkTemplates(this.templates, input);
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     await this.em.flush();
     return campaign;
@@ -99,7 +105,7 @@ export class CampaignService {
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
     return this.locked(accountId, id, async (campaign) => {
       assertEditable(campaign.status);
-      checkTemplates(input);
+      await checkTemplates(this.templates, input);
       Object.assign(campaign, fields(input));
     });
   }
@@ -198,20 +204,25 @@ export class CampaignService {
   /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
-    const prepared = this.mailer.prepare(campaign);
-    const accepted: string[] = [];
-    const rejected: { email: string; reason: string }[] = [];
+    const recipients = [];
     for (const email of emails) {
       const [contact] = await this.repo.contactByEmail(accountId, email);
-      const recipient = {
+      recipients.push({
         messageId: newTestMessageId(),
         email,
         firstName: contact?.first_name ?? null,
         lastName: contact?.last_name ?? null,
         tags: contact?.tags ?? [],
         attributes: contact?.attributes ?? {},
-      };
-      const outcome = await this.mailer.send(prepared, recipient, { 'X-Sendline-Test': 'true' }).catch((error: Error) => ({ kind: 'render_failed' as const, reason: `rendering failed: ${error.message}` }));
+      });
+    }
+    // Rendered and built in the template thread; only the SMTP conversation happens here.
+    const messages = await this.templates.testMessages(campaignContent(campaign), recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
+    const accepted: string[] = [];
+    const rejected: { email: string; reason: string }[] = [];
+    for (const [i, { email }] of recipients.entries()) {
+      const message = messages[i];
+      const outcome = 'failed' in message ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` } : await this.mailer.transport.sendMime(message.envelope, message.raw);
       if (outcome.kind === 'accepted') accepted.push(email);
       else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response });
     }

@@ -1,4 +1,4 @@
-import { MikroORM } from '@mikro-orm/core';
+import { MikroORM, type Configuration } from '@mikro-orm/core';
 import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
@@ -17,10 +17,27 @@ export const entities = [Account, User, Session, ApiKey, Event, Contact, Campaig
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };
 
+/**
+ * MikroORM writes every parameter into the SQL text, escaping it one character at a time by
+ * string concatenation: 1 MB of campaign content cost the thread that answers requests 50–100 ms
+ * and a garbage collection storm on each save. This escapes the same way, in native passes.
+ */
+export function escapeLiteral(text: string): string {
+  const quoted = `'${text.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`;
+  return text.includes('\\') ? ` E${quoted}` : quoted;
+}
+
+class Driver extends PostgreSqlDriver {
+  constructor(config: Configuration) {
+    super(config);
+    this.getPlatform().escapeLiteral = escapeLiteral;
+  }
+}
+
 /** Opens the database and, unless told not to, migrates it (see `migrate`). */
 export async function openDatabase(url: string, log: Logger, poolSize = 10, options: { migrate?: boolean } = {}): Promise<Orm> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
+    driver: Driver,
     clientUrl: url,
     entities,
     extensions: [Migrator],

@@ -1,8 +1,6 @@
-import type { CampaignRow } from '../campaigns/entities.ts';
-import { compileCampaign } from '../campaigns/template.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
-import { renderMessage, type CampaignForRender, type Recipient } from './render.ts';
-import type { MailTransport, SendOutcome } from './transport.ts';
+import { prepareCampaign, renderMessage, type CampaignContent, type CampaignForRender, type Recipient } from './render.ts';
+import { outgoingMime, type MailTransport, type SendOutcome } from './transport.ts';
 
 /** Renders and sends campaign messages: what the workers and test sends share. */
 export class Mailer {
@@ -16,28 +14,30 @@ export class Mailer {
     this.publicUrl = publicUrl;
   }
 
-  prepare(c: CampaignRow): CampaignForRender {
-    return {
-      id: c.id,
-      name: c.name,
-      fromEmail: c.fromEmail,
-      fromName: c.fromName,
-      replyTo: c.replyTo,
-      trackOpens: c.trackOpens,
-      trackClicks: c.trackClicks,
-      compiled: compileCampaign(c),
-    };
+  prepare(c: CampaignContent): CampaignForRender {
+    return prepareCampaign(c);
   }
 
-  async send(campaign: CampaignForRender, recipient: Recipient, extraHeaders?: Record<string, string>): Promise<SendOutcome> {
-    const rendered = renderMessage(campaign, recipient, this.publicUrl, this.signer);
-    if (extraHeaders?.['X-Sendline-Test']) rendered.subject = `[Test] ${rendered.subject}`;
+  send(campaign: CampaignForRender, recipient: Recipient): Promise<SendOutcome> {
     return this.transport.send({
       from: { name: campaign.fromName, address: campaign.fromEmail },
       replyTo: campaign.replyTo,
       to: recipient.email,
-      rendered,
-      extraHeaders,
+      rendered: renderMessage(campaign, recipient, this.publicUrl, this.signer),
     });
   }
+}
+
+/** A test message, marked as such in its subject and headers: its envelope and MIME text. */
+export function testMessage(campaign: CampaignForRender, recipient: Recipient, publicUrl: string, signer: TokenSigner): { envelope: { from: string; to: string }; raw: string } {
+  const rendered = renderMessage(campaign, recipient, publicUrl, signer);
+  rendered.subject = `[Test] ${rendered.subject}`;
+  const raw = outgoingMime({
+    from: { name: campaign.fromName, address: campaign.fromEmail },
+    replyTo: campaign.replyTo,
+    to: recipient.email,
+    rendered,
+    extraHeaders: { 'X-Sendline-Test': 'true' },
+  });
+  return { envelope: { from: rendered.returnPath, to: recipient.email }, raw };
 }

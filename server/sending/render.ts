@@ -1,5 +1,8 @@
-import { renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
+import type { CampaignRow } from '../campaigns/entities.ts';
+import { compileCampaign, renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
+import { normalizedUrl } from '../tracking/links.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
+import { decorateHtml, escapeAttribute } from './html-links.ts';
 
 export interface Recipient {
   messageId: string;
@@ -21,6 +24,28 @@ export interface CampaignForRender {
   compiled: CompiledCampaign;
 }
 
+/** What rendering needs of a campaign, as plain data that a thread can be handed. */
+export type CampaignContent = Pick<CampaignRow, 'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'>;
+
+export function campaignContent(c: CampaignContent): CampaignContent {
+  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks } = c;
+  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks };
+}
+
+/** Compiles a campaign's templates once for all its messages. */
+export function prepareCampaign(c: CampaignContent): CampaignForRender {
+  return {
+    id: c.id,
+    name: c.name,
+    fromEmail: c.fromEmail,
+    fromName: c.fromName,
+    replyTo: c.replyTo,
+    trackOpens: c.trackOpens,
+    trackClicks: c.trackClicks,
+    compiled: compileCampaign(c),
+  };
+}
+
 export interface RenderedMessage {
   subject: string;
   html: string;
@@ -31,34 +56,23 @@ export interface RenderedMessage {
   returnPath: string;
 }
 
-const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The unsubscribe link, the open pixel and click tracking for one message's HTML. */
-function decorateHtml(source: string, campaign: CampaignForRender, links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string }, preheader: string | null): string {
-  let html = source;
-  if (campaign.trackClicks) {
-    let index = 0;
-    html = html.replace(/(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi, (whole, start: string, quote: string, rawUrl: string) => {
-      const url = rawUrl.replace(/&amp;/g, '&');
-      if (url === links.unsubscribe) return whole;
-      return `${start}${quote}${escapeAttribute(links.click(url, index++))}${quote}`;
-    });
-  }
-  if (!campaign.compiled.hasUnsubscribeLink) {
-    const footer = `<p style="font-size:12px;color:#888;text-align:center">You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a></p>`;
-    html = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${footer}</body>`) : html + footer;
-  }
-  if (preheader) {
-    const hidden = `<div style="display:none;max-height:0;overflow:hidden;opacity:0">${escapeAttribute(preheader)}</div>`;
-    html = /<body[^>]*>/i.test(html) ? html.replace(/<body[^>]*>/i, (tag) => tag + hidden) : hidden + html;
-  }
-  if (links.pixel) {
-    const pixel = `<img src="${escapeAttribute(links.pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`;
-    html = /<\/body>/i.test(html) ? html.replace(/<\/body>/i, `${pixel}</body>`) : html + pixel;
-  }
-  return html;
+function decorate(source: string, campaign: CampaignForRender, links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string }, preheader: string | null): string {
+  let index = 0;
+  const footer = campaign.compiled.hasUnsubscribeLink ? '' : `<p style="font-size:12px;color:#888;text-align:center">You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a></p>`;
+  const pixel = links.pixel ? `<img src="${escapeAttribute(links.pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">` : '';
+  return decorateHtml(source, {
+    link(url) {
+      if (!campaign.trackClicks || url === links.unsubscribe) return null;
+      // Signed normalised: the click's redirect must be a valid header. A link that is no URL stays as written.
+      const normal = normalizedUrl(url);
+      return normal === null || normal === links.unsubscribe ? null : links.click(normal, index++);
+    },
+    afterBodyStart: preheader ? `<div style="display:none;max-height:0;overflow:hidden;opacity:0">${escapeAttribute(preheader)}</div>` : '',
+    beforeBodyEnd: footer + pixel,
+  });
 }
 
 /** Renders one campaign message for one recipient: personalised, tracked, unsubscribable. */
@@ -79,7 +93,7 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
   const subject = renderPlain(compiled.subject, scope).replace(/[\r\n]+/g, ' ').trim();
   const preheader = compiled.preheader ? renderPlain(compiled.preheader, scope) : null;
   const personal = renderHtml(compiled.html, scope);
-  const html = decorateHtml(personal, campaign, {
+  const html = decorate(personal, campaign, {
     unsubscribe,
     pixel: campaign.trackOpens ? `${publicUrl}/t/o/${signer.sign({ kind: 'open', messageId: recipient.messageId })}.gif` : null,
     click: (url, link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: recipient.messageId, link, url })}`,

@@ -30,6 +30,22 @@ export function isSyntaxRefusal(code: number, response: string): boolean {
   return SYNTAX_CODES.has(code) || SYNTAX_STATUS.test(response);
 }
 
+/** The MIME text of a campaign message. */
+export function outgoingMime(mail: OutgoingMail): string {
+  const { rendered } = mail;
+  return buildMime({
+    from: mail.from,
+    to: mail.to,
+    replyTo: mail.replyTo,
+    subject: rendered.subject,
+    messageId: rendered.messageIdHeader,
+    date: new Date(),
+    headers: { ...rendered.headers, ...mail.extraHeaders },
+    text: rendered.text,
+    html: rendered.html,
+  });
+}
+
 /** Pooled SMTP connections to the relay, with optional DKIM signing. */
 export class MailTransport {
   private readonly pool: SmtpPool;
@@ -49,22 +65,15 @@ export class MailTransport {
     );
   }
 
-  async send(mail: OutgoingMail): Promise<SendOutcome> {
-    const { rendered } = mail;
+  send(mail: OutgoingMail): Promise<SendOutcome> {
+    return this.sendMime({ from: mail.rendered.returnPath, to: mail.to }, outgoingMime(mail));
+  }
+
+  /** Sends a message built already (test sends build theirs in the template thread). */
+  async sendMime(envelope: { from: string; to: string }, raw: string): Promise<SendOutcome> {
     try {
-      const raw = buildMime({
-        from: mail.from,
-        to: mail.to,
-        replyTo: mail.replyTo,
-        subject: rendered.subject,
-        messageId: rendered.messageIdHeader,
-        date: new Date(),
-        headers: { ...rendered.headers, ...mail.extraHeaders },
-        text: rendered.text,
-        html: rendered.html,
-      });
       // One recipient per message: a refused recipient is an error (EENVELOPE with its code), not a partial success.
-      const info = await this.pool.send({ from: rendered.returnPath, to: mail.to }, raw);
+      const info = await this.pool.send(envelope, raw);
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       const e = error as { responseCode?: number; response?: string; code?: string; message?: string };

@@ -4,7 +4,8 @@ import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignRow } from '../campaigns/entities.ts';
-import { compileCampaign } from '../campaigns/template.ts';
+import type { TemplateThread } from '../campaigns/template-thread.ts';
+import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 
@@ -102,13 +103,15 @@ export function campaignFromRow(r: Record<string, any>): CampaignRow {
 export class CampaignSender {
   private readonly pool: Pool;
   private readonly threads: SendThreads;
+  private readonly templates: TemplateThread;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
   private readonly pacer: Pacer;
 
-  constructor(pool: Pool, threads: SendThreads, settings: Config['sending'], log: Logger) {
+  constructor(pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
     this.pool = pool;
     this.threads = threads;
+    this.templates = templates;
     this.settings = settings;
     this.log = log;
     this.pacer = new Pacer(settings.ratePerSecond);
@@ -122,15 +125,15 @@ export class CampaignSender {
     while (!signal.aborted) {
       const { rows: [row] } = await this.pool.query('select * from campaigns where id = $1', [campaignId]);
       if (!row || row.status !== 'sending') return;
-      try {
-        if (!campaign) {
-          campaign = campaignFromRow(row);
-          compileCampaign(campaign);
-        }
-      } catch (error) {
+      if (!campaign) {
+        campaign = campaignFromRow(row);
         // Templates are checked when saved; should one still not compile, stop rather than loop.
-        await this.fail(campaignId, `The campaign's templates do not compile: ${(error as Error).message}`);
-        return;
+        // Compiled in the template thread: this thread also answers requests.
+        const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => e.message);
+        if (error !== null) {
+          await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
+          return;
+        }
       }
       let batch = await this.claim(campaignId, cursor);
       if (!batch.length && cursor) batch = await this.claim(campaignId, '');

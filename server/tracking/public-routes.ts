@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
 import { isTestMessageId } from '../sending/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
+import { normalizedUrl } from './links.ts';
 import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
 import type { TokenSigner } from './tokens.ts';
 
@@ -93,14 +94,16 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
 
   const click = (req: IncomingMessage, res: ServerResponse, token: string) => {
     const parsed = signer.verify(token);
-    if (parsed?.kind !== 'click' || !/^https?:\/\//i.test(parsed.url)) {
+    // Links are signed normalised; messages mailed before that carry them as written.
+    const location = parsed?.kind === 'click' && /^https?:\/\//i.test(parsed.url) ? normalizedUrl(parsed.url) : null;
+    if (parsed?.kind !== 'click' || location === null) {
       page(res, 404, 'Link not found', '<p>This link is not valid. Please use the link in the original email.</p>');
       return;
     }
-    res.writeHead(302, { Location: parsed.url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+    res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
     res.end();
     if (req.method === 'GET') {
-      recorder.add(trackedRequest(req, undefined, { messageId: parsed.messageId, link: parsed.link, url: parsed.url }));
+      recorder.add(trackedRequest(req, undefined, { messageId: parsed.messageId, link: parsed.link, url: location }));
     }
   };
 
@@ -131,7 +134,18 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     return page(res, 200, 'Unsubscribed', `<p><strong>${escapeHtml(result.email)}</strong> will receive no more email from this sender.</p>`);
   };
 
-  return (req, res) => {
+  /** Whatever a route throws becomes a 500 page (or a closed connection): never an uncaught exception. */
+  const failed = (res: ServerResponse, err: unknown) => {
+    log.error({ err }, 'a public route failed');
+    try {
+      if (!res.headersSent) page(res, 500, 'Something went wrong', '<p>Please try again in a moment.</p>');
+      else res.destroy();
+    } catch {
+      res.destroy();
+    }
+  };
+
+  const route = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
@@ -140,12 +154,17 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     // Anything else under these paths is a token that was not signed: it fails verification.
     if (path.startsWith('/t/o/') && gif) open(req, res, path.slice(5, -4));
     else if (path.startsWith('/t/c/') && !gif) click(req, res, path.slice(5));
-    else if (path.startsWith('/u/') && !gif) {
-      unsubscribe(req, res, path.slice(3)).catch((err) => {
-        log.error({ err }, 'unsubscribe failed');
-        if (!res.headersSent) page(res, 500, 'Something went wrong', '<p>Please try again in a moment.</p>');
-      });
-    } else return false;
+    else if (path.startsWith('/u/') && !gif) unsubscribe(req, res, path.slice(3)).catch((err) => failed(res, err));
+    else return false;
     return true;
+  };
+
+  return (req, res) => {
+    try {
+      return route(req, res);
+    } catch (err) {
+      failed(res, err);
+      return true;
+    }
   };
 }
