@@ -4,6 +4,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { startSendline, type Sendline } from '../server/start.ts';
 import type { Answer } from './client.ts';
+import { spawnServer, type ServerProcess } from './process.ts';
 import { UNTHROTTLED } from './process.ts';
 
 export * from './client.ts';
@@ -24,6 +25,11 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
     ...UNTHROTTLED,
     ...env,
   });
+}
+
+/** Sendline in a process of its own (as `npm start` runs it), on the shared test database. */
+export function spawnTestServer(env: Record<string, string> = {}, options?: Parameters<typeof spawnServer>[1]): Promise<ServerProcess> {
+  return spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true', ...env }, options);
 }
 
 export function expectProblem(res: Answer, status: number, code: string) {

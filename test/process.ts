@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -52,4 +53,16 @@ export function spawnServer(env: Record<string, string>, options: { keepOutput?:
       reject(new Error(`server exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** `bin/sendline …` (a command such as `migrate` or `backup`) as a user runs it: its exit code and what it printed. */
+export async function runSendline(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const options = { cwd: ROOT, env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, TMPDIR: tmpdir(), ...env } };
+  try {
+    const { stdout, stderr } = await promisify(execFile)('bin/sendline', args, options);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }

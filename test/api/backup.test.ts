@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSendline, type Sendline } from '../../server/start.ts';
 import { restoreDatabase } from '../../server/db/pg-tools.ts';
 import { freshDatabase, withClient } from '../databases.ts';
 import { client, newAccount, type TestAccount, waitFor } from '../helpers.ts';
+import { runSendline } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { snapshotAccount } from '../upgrade/snapshot.ts';
 import { verifyStandardWebhook, WebhookReceiver } from '../webhook-receiver.ts';
 
-const run = promisify(execFile);
 const PUBLIC_URL = 'https://mail.backup.test';
 const dirs: string[] = [];
 const tempDir = () => {
@@ -21,16 +19,6 @@ const tempDir = () => {
   return dir;
 };
 
-/** `bin/sendline …` as a user runs it: its exit code and what it printed. */
-async function sendline(args: string[], env: Record<string, string>) {
-  const options = { cwd: process.cwd(), env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, ...env } };
-  try {
-    const { stdout, stderr } = await run('bin/sendline', args, options);
-    return { code: 0, stdout, stderr };
-  } catch (error: any) {
-    return { code: error.code as number, stdout: error.stdout as string, stderr: error.stderr as string };
-  }
-}
 
 const serverEnv = (env: Record<string, string>) => ({
   PORT: '0',
@@ -93,7 +81,7 @@ describe('backup and restore', () => {
   });
 
   it('writes the database and the DATA_DIR secrets into one file only its owner reads', async () => {
-    const res = await sendline(['backup', backupFile()], { DATABASE_URL: source.url, DATA_DIR: source.dataDir });
+    const res = await runSendline(['backup', backupFile()], { DATABASE_URL: source.url, DATA_DIR: source.dataDir });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("DATA_DIR's jwt-secret");
     expect(statSync(backupFile()).mode & 0o777).toBe(0o600);
@@ -101,7 +89,7 @@ describe('backup and restore', () => {
 
   it('restores into the embedded database of a new DATA_DIR, which then serves the same data and links', async () => {
     const dataDir = tempDir();
-    const res = await sendline(['restore', backupFile()], { DATA_DIR: dataDir });
+    const res = await runSendline(['restore', backupFile()], { DATA_DIR: dataDir });
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8')).toBe(readFileSync(path.join(source.dataDir, 'jwt-secret'), 'utf8'));
 
@@ -128,10 +116,10 @@ describe('backup and restore', () => {
     restored = null;
 
     // The same backup again: refused over data, unless told to replace it.
-    const again = await sendline(['restore', backupFile()], { DATA_DIR: dataDir });
+    const again = await runSendline(['restore', backupFile()], { DATA_DIR: dataDir });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('The database is not empty');
-    expect((await sendline(['restore', backupFile(), '--replace'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runSendline(['restore', backupFile(), '--replace'], { DATA_DIR: dataDir })).code).toBe(0);
   }, 120_000);
 
   it('keeps the database password off the command line and out of a failure', async () => {
@@ -150,12 +138,12 @@ describe('backup and restore', () => {
     const dataDir = tempDir();
     writeFileSync(path.join(dataDir, 'jwt-secret'), 'another-deployment-secret-0123456789abcdef\n');
     const env = { DATA_DIR: dataDir, DATABASE_URL: await freshDatabase('backup_other') };
-    const res = await sendline(['restore', backupFile()], env);
+    const res = await runSendline(['restore', backupFile()], env);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('DATA_DIR already holds a different jwt-secret; --replace overwrites it');
-    const notBackup = await sendline(['restore', path.join(dataDir, 'jwt-secret')], env);
+    const notBackup = await runSendline(['restore', path.join(dataDir, 'jwt-secret')], env);
     expect(notBackup.code).toBe(1);
     expect(notBackup.stderr).toMatch(/^restore failed: /);
-    expect((await sendline(['restore', path.join(dataDir, 'missing')], env)).stderr).toContain('does not exist');
+    expect((await runSendline(['restore', path.join(dataDir, 'missing')], env)).stderr).toContain('does not exist');
   });
 });

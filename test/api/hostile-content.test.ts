@@ -1,30 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { newAccount, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newAccount, type TestAccount, spawnTestServer } from '../helpers.ts';
+import type { ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
 let server: ServerProcess;
 let sink: SmtpSink;
-let dataDir: string;
 let account: TestAccount;
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'sendline-data-'));
   // Its own process, as in production: a stall there shows in the latency this process measures.
-  server = await spawnServer({
-    DATABASE_URL: inject('databaseUrl'),
-    DATA_DIR: dataDir,
-    JWT_SECRET: TEST_JWT_SECRET,
-    ALLOW_SIGNUP: 'true',
-    SMTP_URL: sink.url,
-    PUBLIC_URL: 'https://mail.example.test',
-    LOG_LEVEL: 'info',
-  }, { keepOutput: false });
+  server = await spawnTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', LOG_LEVEL: 'info' }, { keepOutput: false });
   account = await newAccount(server.url, 'hostile');
   // The routes' first use compiles their validators (tens of ms, whatever the content): done before measuring.
   const { body: warm } = await account.api('POST', '/api/campaigns', { body: draft('<p>Hi</p>') });
@@ -34,7 +21,6 @@ afterAll(async () => {
   server.proc.kill('SIGTERM');
   await server.exited;
   await sink.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Asks `/healthz` over and over from a thread of its own (this one parses the mail the sink receives); posts the slowest answer's time when told to stop. */

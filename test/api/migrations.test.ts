@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { migrations } from '../../server/db/migrations/index.ts';
 import { SCHEMA_LOCK } from '../../server/db/orm.ts';
 import { freshDatabase, withClient } from '../databases.ts';
 import { waitFor } from '../helpers.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { spawnServer, type ServerProcess, runSendline } from '../process.ts';
 
-const run = promisify(execFile);
 const names = migrations.map((m) => m.name);
 const dirs: string[] = [];
 const running: ServerProcess[] = [];
@@ -26,16 +23,6 @@ function envFor(databaseUrl: string): Record<string, string> {
   return { DATABASE_URL: databaseUrl, DATA_DIR: dir, JWT_SECRET: 'a-shared-secret-for-the-migration-tests-0123' };
 }
 
-/** `bin/sendline migrate …` as a user runs it: its exit code and what it printed. */
-async function sendline(args: string[], env: Record<string, string>) {
-  const options = { cwd: process.cwd(), env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, ...env } };
-  try {
-    const { stdout, stderr } = await run('bin/sendline', args, options);
-    return { code: 0, stdout, stderr };
-  } catch (error: any) {
-    return { code: error.code as number, stdout: error.stdout as string, stderr: error.stderr as string };
-  }
-}
 
 const appliedIn = (url: string) => withClient(url, async (db) => (await db.query('select name, count(*)::int as n from mikro_orm_migrations group by name order by name')).rows);
 const hasTable = (url: string, table: string) => withClient(url, async (db) => (await db.query('select to_regclass($1) is not null as exists', [table])).rows[0].exists);
@@ -66,23 +53,23 @@ describe('migrations', () => {
   it('are listed by migrate --dry-run without changing anything, then applied by migrate', async () => {
     const url = await freshDatabase('migrate_dry_run');
     const env = envFor(url);
-    const dry = await sendline(['migrate', '--dry-run'], env);
+    const dry = await runSendline(['migrate', '--dry-run'], env);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toBe(`The database has no schema yet.\n${names.length} migrations would run:\n${names.map((n) => `  ${n}\n`).join('')}`);
     expect(await hasTable(url, 'public.mikro_orm_migrations')).toBe(false);
     expect(await hasTable(url, 'public.contacts')).toBe(false);
 
-    const applied = await sendline(['migrate'], env);
+    const applied = await runSendline(['migrate'], env);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain(`Applied ${names.length} migrations:`);
     expect(await appliedIn(url)).toEqual(names.map((name) => ({ name, n: 1 })));
-    expect((await sendline(['migrate', '--dry-run'], env)).stdout).toBe(`The schema is at ${names.at(-1)} (${names.length} migrations applied).\nNothing would run.\n`);
+    expect((await runSendline(['migrate', '--dry-run'], env)).stdout).toBe(`The schema is at ${names.at(-1)} (${names.length} migrations applied).\nNothing would run.\n`);
   });
 
   it('refuse, with a clear message, a schema that a newer release migrated', async () => {
     const url = await freshDatabase('migrate_newer');
     const env = envFor(url);
-    expect((await sendline(['migrate'], env)).code).toBe(0);
+    expect((await runSendline(['migrate'], env)).code).toBe(0);
     await withClient(url, (db) => db.query("insert into mikro_orm_migrations (name, executed_at) values ('Migration29990101000000FromTheFuture', now())"));
     const message = 'The database was migrated by a newer Sendline than this one';
     const server = await spawnServer(env).then(
@@ -93,7 +80,7 @@ describe('migrations', () => {
     expect(server).toContain(message);
     expect(server).toContain('Migration29990101000000FromTheFuture');
     for (const args of [['migrate'], ['migrate', '--dry-run']]) {
-      const res = await sendline(args, env);
+      const res = await runSendline(args, env);
       expect(res.code).toBe(2);
       expect(res.stderr).toContain(message);
     }

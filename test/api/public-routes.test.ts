@@ -1,32 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenSigner } from '../../server/tracking/tokens.ts';
-import { newAccount, TEST_JWT_SECRET, waitFor } from '../helpers.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { newAccount, TEST_JWT_SECRET, waitFor, spawnTestServer } from '../helpers.ts';
+import type { ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
 const PUBLIC_URL = 'https://mail.example.test';
 let server: ServerProcess;
 let sink: SmtpSink;
-let dataDir: string;
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'sendline-data-'));
   // Its own process: a crash must show as a dead server, not take the test runner with it.
-  server = await spawnServer({
-    DATABASE_URL: inject('databaseUrl'),
-    DATA_DIR: dataDir,
-    JWT_SECRET: TEST_JWT_SECRET,
-    ALLOW_SIGNUP: 'true',
-    SMTP_URL: sink.url,
-    PUBLIC_URL,
-    TRACKING_FLUSH_MS: '50',
-  }, { keepOutput: false });
+  server = await spawnTestServer({ SMTP_URL: sink.url, PUBLIC_URL, TRACKING_FLUSH_MS: '50' }, { keepOutput: false });
 });
 afterAll(async () => {
   if (server.proc.exitCode === null) {
@@ -34,7 +21,6 @@ afterAll(async () => {
     await server.exited;
   }
   await sink.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const alive = async () => {

@@ -1,11 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Sendline } from '../../server/start.ts';
-import { client, newAccount, newApiKey, startTestServer, TEST_JWT_SECRET, type TestAccount } from '../helpers.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { client, newAccount, newApiKey, startTestServer, type TestAccount, spawnTestServer } from '../helpers.ts';
+import type { ServerProcess } from '../process.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -191,7 +188,7 @@ describe('slow consumers', () => {
 
 describe('several processes', () => {
   it('an event committed in one process reaches a socket connected to another', async () => {
-    const other = await spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-ws-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true' });
+    const other = await spawnTestServer();
     try {
       const account = await newAccount(other.url, 'fanout');
       const socket = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.created']);
@@ -208,7 +205,7 @@ describe('several processes', () => {
 describe('sockets whose credential ends', () => {
   let other: ServerProcess;
   beforeAll(async () => {
-    other = await spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-ws-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true' });
+    other = await spawnTestServer();
   });
   afterAll(async () => {
     other.proc.kill('SIGTERM');
