@@ -24,28 +24,33 @@ const JOB_LIMIT_MS = 30_000;
 const IDLE_MS = 60_000;
 const THREAD_OLD_GENERATION_MB = 256;
 
-interface Pending {
+interface Queued {
+  job: TemplateJob;
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 /**
  * Template work that grows with the content (parsing Liquid, deriving the text part, rendering
- * and building test messages),
- * done in a thread of its own so that the thread answering requests never waits for it: saving
- * or test-sending 1 MB of hostile content would otherwise hold every request for seconds. The
- * thread starts on first use and ends after a minute without work.
+ * and building test messages), done in a thread of its own so that the thread answering requests
+ * never waits for it: saving or test-sending 1 MB of hostile content would otherwise hold every
+ * request for seconds. Jobs run one at a time, each timed from when it starts, so a job that runs
+ * too long or takes the thread down fails alone and the jobs queued behind it (other accounts')
+ * run in a new thread. The thread starts on first use and ends after a minute without work.
  */
 export class TemplateThread {
   private readonly data: TemplateThreadData;
   private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
+  private readonly queue: Queued[] = [];
+  private running: (Queued & { id: number; timer: NodeJS.Timeout }) | null = null;
   private nextId = 0;
   private idle: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly jobLimitMs: number;
 
-  constructor(data: TemplateThreadData) {
+  constructor(data: TemplateThreadData, jobLimitMs = JOB_LIMIT_MS) {
     this.data = data;
+    this.jobLimitMs = jobLimitMs;
   }
 
   /** Every template field that does not parse; empty when all do. */
@@ -64,19 +69,48 @@ export class TemplateThread {
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    if (worker) await this.end(worker, new Error('the template thread is stopping'));
+    this.closed = true;
+    for (const queued of this.queue.splice(0)) queued.reject(new TemplateThreadStopped());
+    this.finish(new TemplateThreadStopped());
+    await this.stopWorker();
   }
 
   private run(job: TemplateJob): Promise<unknown> {
-    const worker = this.worker ?? this.start();
-    if (this.idle) clearTimeout(this.idle);
-    const id = this.nextId++;
+    if (this.closed) return Promise.reject(new TemplateThreadStopped());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => void this.end(worker, new Error(`the template took longer than ${JOB_LIMIT_MS / 1000} s to process`)), JOB_LIMIT_MS);
-      this.pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, job });
+      this.queue.push({ job, resolve, reject });
+      this.next();
     });
+  }
+
+  /** Sends the next queued job when none is running. */
+  private next(): void {
+    if (this.running || this.closed) return;
+    const queued = this.queue.shift();
+    if (!queued) {
+      this.idle ??= setTimeout(() => void this.stopWorker(), IDLE_MS).unref();
+      return;
+    }
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+    const worker = this.worker ?? this.start();
+    const timer = setTimeout(() => {
+      this.finish(new Error(`the template took longer than ${this.jobLimitMs / 1000} s to process`));
+      void this.stopWorker().then(() => this.next());
+    }, this.jobLimitMs);
+    this.running = { ...queued, id: this.nextId++, timer };
+    worker.postMessage({ id: this.running.id, job: queued.job });
+  }
+
+  /** Ends the running job with `outcome` (an error, or its answer). */
+  private finish(outcome: Error | TemplateAnswer): void {
+    const running = this.running;
+    if (!running) return;
+    this.running = null;
+    clearTimeout(running.timer);
+    if (outcome instanceof Error) running.reject(outcome);
+    else if ('error' in outcome) running.reject(new Error(outcome.error));
+    else running.resolve(outcome.result);
   }
 
   private start(): Worker {
@@ -84,30 +118,35 @@ export class TemplateThread {
     // Never what keeps a process from exiting.
     worker.unref();
     worker.on('message', (answer: TemplateAnswer) => {
-      const job = this.pending.get(answer.id);
-      if (!job) return;
-      clearTimeout(job.timer);
-      this.pending.delete(answer.id);
-      if ('error' in answer) job.reject(new Error(answer.error));
-      else job.resolve(answer.result);
-      if (!this.pending.size) this.idle = setTimeout(() => void this.end(worker, new Error('idle')), IDLE_MS).unref();
+      if (answer.id !== this.running?.id) return;
+      this.finish(answer);
+      this.next();
     });
-    worker.on('error', (err) => void this.end(worker, err));
-    worker.on('exit', () => void this.end(worker, new Error('the template thread stopped')));
+    // Out of memory, or an error it did not catch: the running job fails, the next one gets a new thread.
+    const lost = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.finish(error);
+      this.next();
+    };
+    worker.on('error', lost);
+    worker.on('exit', () => lost(new Error('the template thread stopped')));
     this.worker = worker;
     return worker;
   }
 
-  /** Fails the thread's jobs and ends it; the next job starts another. */
-  private async end(worker: Worker, error: Error): Promise<void> {
-    if (this.worker !== worker) return;
+  private async stopWorker(): Promise<void> {
+    const worker = this.worker;
     this.worker = null;
     if (this.idle) clearTimeout(this.idle);
-    for (const job of this.pending.values()) {
-      clearTimeout(job.timer);
-      job.reject(error);
-    }
-    this.pending.clear();
-    await worker.terminate();
+    this.idle = null;
+    await worker?.terminate();
+  }
+}
+
+/** The template thread is stopping with the process: the job was not refused for its content. */
+export class TemplateThreadStopped extends Error {
+  constructor() {
+    super('the template thread is stopping');
   }
 }

@@ -4,7 +4,7 @@ import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignRow } from '../campaigns/entities.ts';
-import type { TemplateThread } from '../campaigns/template-thread.ts';
+import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
 import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
@@ -129,7 +129,9 @@ export class CampaignSender {
         campaign = campaignFromRow(row);
         // Templates are checked when saved; should one still not compile, stop rather than loop.
         // Compiled in the template thread: this thread also answers requests.
-        const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => e.message);
+        const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
+        // Stopping with the process: the campaign goes on after the restart.
+        if (error instanceof TemplateThreadStopped) return;
         if (error !== null) {
           await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
           return;
