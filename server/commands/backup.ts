@@ -31,7 +31,7 @@ interface Manifest {
  * the embedded cluster is in the dump, its password belongs to the cluster it was made for, and
  * captured mail is no state.
  */
-const NOT_SECRETS = new Set(['pg', 'pg-password', 'outbox']);
+const NOT_SECRETS = new Set(['pg', 'pg-password', 'pg-owner.pid', 'outbox']);
 
 export function secretsOf(dataDir: string): string[] {
   return readdirSync(dataDir).filter((name) => !NOT_SECRETS.has(name) && lstatSync(path.join(dataDir, name)).isFile());
@@ -79,8 +79,14 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
       writeFileSync(path.join(staging, MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
       // Written beside the target and renamed: a backup that stopped half-way is never taken for one.
       const partial = `${file}.partial`;
-      await create({ gzip: true, file: partial, cwd: staging, portable: true }, [MANIFEST, 'database.sql', 'data-dir']);
-      chmodSync(partial, 0o600);
+      // Made owner-only before the dump goes in, and removed if writing it fails.
+      writeFileSync(partial, '', { mode: 0o600 });
+      try {
+        await create({ gzip: true, file: partial, cwd: staging, portable: true }, [MANIFEST, 'database.sql', 'data-dir']);
+      } catch (error) {
+        rmSync(partial, { force: true });
+        throw error;
+      }
       renameSync(partial, file);
       console.log(`Backed up the database (${applied.length} migrations applied) and DATA_DIR's ${secrets.join(', ') || 'nothing'} to ${file}.`);
     });
@@ -100,6 +106,9 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
 export async function restoreCommand(args: string[], config: Config, log: Logger, secretsBefore: Set<string>): Promise<number> {
   const { file, replace } = oneFile(args, 'bin/sendline restore FILE [--replace]', { replace: { type: 'boolean' } });
   if (!existsSync(file)) throw new ConfigError(`${file} does not exist`);
+  // The configuration reads (or writes) DATA_DIR/jwt-secret unless JWT_SECRET is set.
+  const jwtFile = path.join(config.dataDir, 'jwt-secret');
+  const jwtFromEnvironment = !existsSync(jwtFile) || readFileSync(jwtFile, 'utf8').trim() !== config.jwtSecret;
   return withStaging(async (staging) => {
     await extract({ file, cwd: staging, strict: true });
     const manifestPath = path.join(staging, MANIFEST);
@@ -110,6 +119,11 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     if (unknown.length) {
       throw new ConfigError(`${file} was taken by Sendline ${manifest.version}, whose schema this version (${VERSION}) does not know (${unknown.join(', ')}): restore it with that release or a later one.`);
     }
+    // Names from the archive: plain files it holds, never a path out of DATA_DIR nor the database's own files.
+    const stagedDir = path.join(staging, 'data-dir');
+    const stagedSecrets = new Set(existsSync(stagedDir) ? secretsOf(stagedDir) : []);
+    const foreign = manifest.secrets.filter((name) => !stagedSecrets.has(name) || name !== path.basename(name));
+    if (foreign.length) throw new ConfigError(`${file} names DATA_DIR files it does not hold as plain files: ${foreign.join(', ')}`);
     for (const name of manifest.secrets) {
       const target = path.join(config.dataDir, name);
       // A secret the configuration generated just now (DATA_DIR was new) is no secret to keep.
@@ -130,7 +144,7 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     }
     console.log(`Restored the backup Sendline ${manifest.version} took at ${manifest.created_at} (${manifest.migrations.length} migrations applied) and DATA_DIR's ${manifest.secrets.join(', ') || 'nothing'}. Migrations of this version apply when the server starts.`);
     const restoredSecret = manifest.secrets.includes('jwt-secret') && readFileSync(path.join(config.dataDir, 'jwt-secret'), 'utf8').trim();
-    if (restoredSecret && restoredSecret !== config.jwtSecret) {
+    if (jwtFromEnvironment && restoredSecret && restoredSecret !== config.jwtSecret) {
       console.error("JWT_SECRET is set in the environment and wins over the restored DATA_DIR/jwt-secret: unset it to use the backup's.");
     }
     return 0;

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { create, extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSendline, type Sendline } from '../../server/start.ts';
 import { restoreDatabase } from '../../server/db/pg-tools.ts';
@@ -91,6 +92,8 @@ describe('backup and restore', () => {
     const dataDir = tempDir();
     const res = await runSendline(['restore', backupFile()], { DATA_DIR: dataDir });
     expect(res.code, res.stderr).toBe(0);
+    // JWT_SECRET is not set: nothing to warn of.
+    expect(res.stderr).not.toContain('JWT_SECRET');
     expect(readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8')).toBe(readFileSync(path.join(source.dataDir, 'jwt-secret'), 'utf8'));
 
     restored = await startSendline(serverEnv({ DATA_DIR: dataDir, SMTP_URL: sink.url }));
@@ -145,5 +148,22 @@ describe('backup and restore', () => {
     expect(notBackup.code).toBe(1);
     expect(notBackup.stderr).toMatch(/^restore failed: /);
     expect((await runSendline(['restore', path.join(dataDir, 'missing')], env)).stderr).toContain('does not exist');
+  });
+
+  it('refuses a backup whose manifest names files outside DATA_DIR or that it does not hold', async () => {
+    const dataDir = tempDir();
+    for (const secrets of [['../outside'], ['pg-password'], ['jwt-secret', 'missing']]) {
+      const staging = tempDir();
+      await extract({ file: backupFile(), cwd: staging });
+      const manifest = JSON.parse(readFileSync(path.join(staging, 'sendline-backup.json'), 'utf8'));
+      writeFileSync(path.join(staging, 'sendline-backup.json'), JSON.stringify({ ...manifest, secrets }));
+      writeFileSync(path.join(staging, 'outside'), 'planted');
+      const crafted = path.join(staging, 'crafted.tar.gz');
+      await create({ gzip: true, file: crafted, cwd: staging }, ['sendline-backup.json', 'database.sql', 'data-dir']);
+      const res = await runSendline(['restore', crafted], { DATA_DIR: dataDir, DATABASE_URL: await freshDatabase('backup_crafted') });
+      expect(res.code, JSON.stringify(secrets)).toBe(2);
+      expect(res.stderr).toContain('names DATA_DIR files it does not hold');
+    }
+    expect(existsSync(path.join(dataDir, '..', 'outside'))).toBe(false);
   });
 });
