@@ -95,7 +95,7 @@ export class UserService {
    */
   private lockedAccount<T>(principal: Principal, change: (actor: UserRow, auth: AuthRepository, users: UserRepository) => Promise<T>): Promise<T> {
     return this.em.transactional(async (em) => {
-      await em.execute('select 1 from accounts where id = ? for update', [principal.accountId]);
+      await em.execute('select 1 from accounts where id = ? for no key update', [principal.accountId]);
       const auth = new AuthRepository(em);
       const actor = await auth.userById(principal.accountId, principal.userId!);
       if (!actor) throw invalidSession();
