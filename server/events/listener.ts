@@ -72,6 +72,11 @@ export class EventListener {
       client.end().catch(() => {});
       throw err;
     }
+    // Stopped while this connection was being made: it must not outlive the stop.
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.client = client;
     for (const handler of this.connectHandlers) handler();
   }
