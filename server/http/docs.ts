@@ -4,6 +4,7 @@ import YAML from 'yaml';
 import type { OpenApiDocument } from './contract.ts';
 import { titleOf } from './problem.ts';
 import { PROBLEM_CODES } from './problem-codes.ts';
+import { escapeHtml } from './html.ts';
 
 // The package does not export its browser bundle, so it is found by path.
 const scalarBundle = fileURLToPath(new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url));
@@ -24,7 +25,6 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** `code` spans of the catalogue's texts, escaped. */
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 

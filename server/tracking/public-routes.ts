@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeHtml } from '../http/html.ts';
 import type { Logger } from '../logger.ts';
 import { isTestMessageId } from '../sending/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
@@ -24,10 +25,6 @@ export interface PublicRouteDeps {
   recorder: TrackingRecorder;
   feedback: FeedbackService;
   log: Logger;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function page(res: ServerResponse, status: number, title: string, body: string): void {
@@ -94,7 +91,7 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
 
   const click = (req: IncomingMessage, res: ServerResponse, token: string) => {
     const parsed = signer.verify(token);
-    // Links are signed normalised; messages mailed before that carry them as written.
+    // A token may hold its URL as the message's HTML wrote it: redirect to its normalised form.
     const location = parsed?.kind === 'click' && /^https?:\/\//i.test(parsed.url) ? normalizedUrl(parsed.url) : null;
     if (parsed?.kind !== 'click' || location === null) {
       page(res, 404, 'Link not found', '<p>This link is not valid. Please use the link in the original email.</p>');
