@@ -19,6 +19,7 @@ export const PROBLEM_CODES: Record<string, { status: number; meaning: string }> 
   signup_disabled: { status: 403, meaning: 'Sign-up is disabled on this server (`ALLOW_SIGNUP`).' },
   not_found: { status: 404, meaning: 'No such route, or no such resource in this account (another account\'s resources are not found either).' },
   method_not_allowed: { status: 405, meaning: 'The path exists but not with this method; `Allow` lists the methods it has.' },
+  request_timeout: { status: 408, meaning: 'The request line, headers or body did not arrive within the server\'s time limit; the connection is closed.' },
   email_taken: { status: 409, meaning: 'A user with this email exists.' },
   contact_exists: { status: 409, meaning: 'A contact with this email exists in the account; `existing_id` names it.' },
   last_owner: { status: 409, meaning: 'An account keeps at least one owner.' },
