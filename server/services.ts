@@ -15,7 +15,7 @@ import { ContactService } from './contacts/service.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
-import type { Mailer } from './sending/mailer.ts';
+import type { MailTransport } from './sending/transport.ts';
 import type { TemplateThread } from './campaigns/template-thread.ts';
 import type { TokenSigner } from './tracking/tokens.ts';
 import { FeedbackService } from './tracking/feedback.ts';
@@ -34,7 +34,8 @@ export interface Runtime {
   orm: Orm;
   pool: Pool;
   queue: Queue;
-  mailer: Mailer;
+  /** Test sends' connection to the relay (campaigns send from their threads). */
+  transport: MailTransport;
   /** Where templates are checked and test messages rendered, off the thread that answers requests. */
   templates: TemplateThread;
   signer: TokenSigner;
@@ -74,7 +75,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(runtime.pool),
     webhooks: new WebhookService(runtime.pool, runtime.secretBox, config.webhooks),
     events: new EventService(runtime.pool),
-    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.mailer, runtime.templates, config.sending.workersPerCampaign),
+    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
   };
 }
 

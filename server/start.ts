@@ -11,7 +11,6 @@ import { startImportWorker } from './imports/job.ts';
 import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
-import { Mailer } from './sending/mailer.ts';
 import { TemplateThread } from './campaigns/template-thread.ts';
 import { TokenSigner } from './tracking/tokens.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
@@ -53,10 +52,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   // process stays within SMTP_POOL_SIZE plus this one.
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
   const signer = new TokenSigner(config.jwtSecret);
-  const mailer = new Mailer(transport, signer, config.publicUrl);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, jwtSecret: config.jwtSecret });
   const secretBox = new SecretBox(config.jwtSecret);
-  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, mailer, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
+  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);

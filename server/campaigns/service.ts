@@ -5,7 +5,7 @@ import { recordEvent } from '../events/record.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
-import type { Mailer } from '../sending/mailer.ts';
+import type { MailTransport } from '../sending/transport.ts';
 import { campaignContent } from '../sending/render.ts';
 import type { AudienceFilter, CampaignRow } from './entities.ts';
 import { campaignEventData } from './json.ts';
@@ -71,15 +71,15 @@ export class CampaignService {
   private readonly repo: CampaignRepository;
   private readonly em: EntityManager;
   private readonly queue: Queue;
-  private readonly mailer: Mailer;
+  private readonly transport: MailTransport;
   private readonly templates: TemplateThread;
   private readonly workersPerCampaign: number;
 
-  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, mailer: Mailer, templates: TemplateThread, workersPerCampaign: number) {
+  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, transport: MailTransport, templates: TemplateThread, workersPerCampaign: number) {
     this.repo = repo;
     this.em = em;
     this.queue = queue;
-    this.mailer = mailer;
+    this.transport = transport;
     this.templates = templates;
     this.workersPerCampaign = workersPerCampaign;
   }
@@ -222,7 +222,7 @@ export class CampaignService {
     const rejected: { email: string; reason: string }[] = [];
     for (const [i, { email }] of recipients.entries()) {
       const message = messages[i];
-      const outcome = 'failed' in message ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` } : await this.mailer.transport.sendMime(message.envelope, message.raw);
+      const outcome = 'failed' in message ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` } : await this.transport.sendMime(message.envelope, message.raw);
       if (outcome.kind === 'accepted') accepted.push(email);
       else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response });
     }

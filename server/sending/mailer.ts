@@ -1,21 +1,17 @@
 import type { TokenSigner } from '../tracking/tokens.ts';
-import { prepareCampaign, renderMessage, type CampaignContent, type CampaignForRender, type Recipient } from './render.ts';
+import { renderMessage, type CampaignForRender, type Recipient } from './render.ts';
 import { outgoingMime, type MailTransport, type SendOutcome } from './transport.ts';
 
 /** Renders and sends campaign messages: what the workers and test sends share. */
 export class Mailer {
   readonly transport: MailTransport;
-  readonly signer: TokenSigner;
+  private readonly signer: TokenSigner;
   private readonly publicUrl: string;
 
   constructor(transport: MailTransport, signer: TokenSigner, publicUrl: string) {
     this.transport = transport;
     this.signer = signer;
     this.publicUrl = publicUrl;
-  }
-
-  prepare(c: CampaignContent): CampaignForRender {
-    return prepareCampaign(c);
   }
 
   send(campaign: CampaignForRender, recipient: Recipient): Promise<SendOutcome> {

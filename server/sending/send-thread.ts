@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { Mailer } from './mailer.ts';
-import type { CampaignForRender } from './render.ts';
+import { prepareCampaign, type CampaignForRender } from './render.ts';
 import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type ThreadReply } from './send-threads.ts';
 import { MailTransport } from './transport.ts';
 
@@ -19,7 +19,7 @@ async function handle(request: SendRequest): Promise<ThreadReply> {
   try {
     if (request.campaign) {
       if (campaigns.size >= CAMPAIGNS_PER_THREAD) campaigns.delete(campaigns.keys().next().value!);
-      campaign = mailer.prepare(request.campaign);
+      campaign = prepareCampaign(request.campaign);
       campaigns.set(request.campaignId, campaign);
     }
     if (!campaign) return { kind: 'campaign_needed' };

@@ -26,7 +26,7 @@ const SYNTAX_CODES = new Set([500, 501, 502, 503, 504, 555]);
 const SYNTAX_STATUS = /^\d{3}[ -]5\.(?:5\.\d{1,3}|1\.[37])\b/;
 
 /** A refusal of how the address or command was written rather than of the mailbox (RFC 5321, RFC 3463). */
-export function isSyntaxRefusal(code: number, response: string): boolean {
+function isSyntaxRefusal(code: number, response: string): boolean {
   return SYNTAX_CODES.has(code) || SYNTAX_STATUS.test(response);
 }
 

@@ -159,7 +159,7 @@ describe('sending', () => {
     expect(html).toMatch(/<a href="https:\/\/mail\.example\.test\/u\/[\w.-]+">Unsubscribe<\/a>/);
     // The click token carries the original link, signed.
     const token = /\/t\/c\/([\w.-]+)"/.exec(html)![1];
-    expect(sendline.mailer.signer.verify(token)).toMatchObject({ kind: 'click', messageId, link: 0, url: 'https://shop.example/sale?x=1&y=2' });
+    expect(sendline.signer.verify(token)).toMatchObject({ kind: 'click', messageId, link: 0, url: 'https://shop.example/sale?x=1&y=2' });
 
     const [bob] = sink.to('bob@inbox.example');
     expect(bob.mail.subject).toBe('Hello there');
