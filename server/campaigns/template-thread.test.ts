@@ -29,9 +29,10 @@ describe('the template thread', () => {
 
   it('refuses jobs once stopping, as a stop rather than as bad content', async () => {
     thread = new TemplateThread({ publicUrl: 'https://mail.example.test', jwtSecret: 'a-secret-that-is-long-enough-for-tests-000000' });
-    const queued = thread.errors(light);
+    // Its refusal is awaited from the start: it comes while close() runs.
+    const queued = expect(thread.errors(light)).rejects.toBeInstanceOf(TemplateThreadStopped);
     await thread.close();
-    await expect(queued).rejects.toBeInstanceOf(TemplateThreadStopped);
+    await queued;
     await expect(thread.errors(light)).rejects.toBeInstanceOf(TemplateThreadStopped);
   });
 });
