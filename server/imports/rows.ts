@@ -83,7 +83,7 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (!given) return { row, email: null, code: 'missing_email', detail: 'The row has no email.' };
   const attributes = JSON.stringify(raw.attributes ?? {});
   // JSON writes U+0000 as \u0000, so only rows whose text has that need the closer look.
-  if (holdsNul([raw.email, raw.first_name, raw.last_name, raw.tags, raw.status]) || (attributes.includes('\\u0000') && holdsNul(raw.attributes))) {
+  if (holdsNul(raw.email) || holdsNul(raw.first_name) || holdsNul(raw.last_name) || holdsNul(raw.tags) || holdsNul(raw.status) || (attributes.includes('\\u0000') && holdsNul(raw.attributes))) {
     return { row, email: given.replaceAll('\0', ''), code: 'invalid_text', detail: 'The row contains a NUL character (U+0000), which cannot be stored.' };
   }
   const email = normaliseEmail(given);
