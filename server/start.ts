@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
-import { openDatabase, withSchemaLock } from './db/orm.ts';
+import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
 import { readSchemaState } from './db/schema.ts';
-import { openPool } from './db/pool.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
@@ -44,7 +43,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
   const orm = await openDatabase(database.url, log);
-  const pool = openPool(database.url, log);
+  const pool = await nativePool(orm);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
   const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
@@ -125,7 +124,6 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await listener.stop();
       transport.close();
       await capture?.stop();
-      await pool.end();
       await orm.close();
       await database.stop();
       log.info('Sendline stopped');

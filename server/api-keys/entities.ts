@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',
@@ -18,4 +18,4 @@ export const ApiKey = defineEntity({
   },
 });
 
-export type ApiKeyRow = typeof ApiKey.infer;
+export type ApiKeyRow = InferEntity<typeof ApiKey>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const Account = defineEntity({
   name: 'Account',
@@ -38,7 +38,7 @@ export const Session = defineEntity({
   },
 });
 
-export type AccountRow = typeof Account.infer;
-export type UserRow = typeof User.infer;
-export type SessionRow = typeof Session.infer;
+export type AccountRow = InferEntity<typeof Account>;
+export type UserRow = InferEntity<typeof User>;
+export type SessionRow = InferEntity<typeof Session>;
 export type UserRole = UserRow['role'];

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { CAMPAIGN_STATUSES } from './state.ts';
 
 export interface AudienceFilter {
@@ -44,4 +44,4 @@ export const Campaign = defineEntity({
   },
 });
 
-export type CampaignRow = typeof Campaign.infer;
+export type CampaignRow = InferEntity<typeof Campaign>;

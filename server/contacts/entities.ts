@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { CONTACT_STATUSES } from './rules.ts';
 
 export const Contact = defineEntity({
@@ -21,4 +21,4 @@ export const Contact = defineEntity({
   },
 });
 
-export type ContactRow = typeof Contact.infer;
+export type ContactRow = InferEntity<typeof Contact>;

@@ -4,15 +4,9 @@ import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { Account, Session, User } from '../auth/entities.ts';
-import { ApiKey } from '../api-keys/entities.ts';
-import { Event } from '../events/entities.ts';
-import { Contact } from '../contacts/entities.ts';
-import { Campaign } from '../campaigns/entities.ts';
+import { entities } from './entities.ts';
 import { migrations } from './migrations/index.ts';
 import { readSchemaState, requireKnownSchema } from './schema.ts';
-
-export const entities = [Account, User, Session, ApiKey, Event, Contact, Campaign];
 
 export type Orm = MikroORM<PostgreSqlDriver>;
 export type { EntityManager };
@@ -30,24 +24,35 @@ export function escapeLiteral(text: string): string {
 class Driver extends PostgreSqlDriver {
   constructor(config: Configuration) {
     super(config);
-    this.getPlatform().escapeLiteral = escapeLiteral;
+    (this.getPlatform() as unknown as { escapeLiteral: typeof escapeLiteral }).escapeLiteral = escapeLiteral;
   }
 }
 
-/** Opens the database and, unless told not to, migrates it (see `migrate`). */
-export async function openDatabase(url: string, log: Logger, poolSize = 10, options: { migrate?: boolean } = {}): Promise<Orm> {
+/**
+ * Opens the database and, unless told not to, migrates it (see `migrate`). The ORM's pool is the
+ * process's only one: COPY, the job queue and long transactions borrow its connections
+ * (`nativePool`). pg's own type parsers replace MikroORM's, so SQL written outside the ORM reads
+ * timestamps as `Date`s, as its types say; the ORM parses either form.
+ */
+export async function openDatabase(url: string, log: Logger, poolSize = 20, options: { migrate?: boolean } = {}): Promise<Orm> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: Driver,
     clientUrl: url,
-    entities,
+    entities: [...entities],
     extensions: [Migrator],
     pool: { min: 0, max: poolSize },
+    driverOptions: { types: new pg.TypeOverrides() },
     migrations: { migrationsList: migrations, snapshot: false, silent: true, transactional: true },
     allowGlobalContext: false,
     debug: false,
   });
   if (options.migrate ?? true) await migrate(orm, url, log);
   return orm;
+}
+
+/** The ORM's `pg` pool, for what needs a connection of its own: COPY, streaming, the job queue. */
+export function nativePool(orm: Orm): Promise<pg.Pool> {
+  return orm.em.getConnection().getNativeClient() as Promise<pg.Pool>;
 }
 
 export const SCHEMA_LOCK = 7_311_402;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const Event = defineEntity({
   name: 'Event',
@@ -13,4 +13,4 @@ export const Event = defineEntity({
   },
 });
 
-export type EventRow = typeof Event.infer;
+export type EventRow = InferEntity<typeof Event>;

@@ -1,0 +1,16 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { entities } from './entities.ts';
+
+/** The schema as Kysely sees it, inferred from the entities: table and column names as in SQL. */
+export type Database = InferKyselyDB<(typeof entities)[number]>;
+
+/** Typed SQL on the ORM's connection; inside `em.transactional`, on its transaction. */
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+/** The query builder for what the ORM does not express well (batches, claims, rollups, CTEs). */
+export function sqlOf(em: EntityManager): Db {
+  return em.getKysely() as unknown as Db;
+}
