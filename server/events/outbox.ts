@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { copyLines, copyRows } from '../db/copy.ts';
@@ -32,12 +33,18 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/** Every event as the contract describes it: the envelope and the payload of its type. */
+export type SendlineEvent = components['schemas']['Event'];
+export type EventType = SendlineEvent['type'];
+export type EventData<T extends EventType> = Extract<SendlineEvent, { type: T }>['data'];
 
-export interface PendingEvent {
-  type: EventType;
-  data: Record<string, unknown>;
-}
+/** An event about to be written: its payload is checked against its type's schema. */
+export type PendingEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+// The list above and the contract's union must name the same types.
+type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]> | Exclude<(typeof EVENT_TYPES)[number], EventType>;
+const everyTypeListed: [Missing] extends [never] ? true : Missing = true;
+void everyTypeListed;
 
 /**
  * Writes events in the caller's transaction, for work done in plain SQL (`recordEvent` is the
