@@ -114,14 +114,14 @@ export async function importBenchmark(): Promise<void> {
       body: Readable.toWeb(createReadStream(csv)) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
-    const accepted = await upload.json();
+    const accepted = (await upload.json()) as { id: string };
     if (upload.status !== 202) throw new Error(`upload failed: ${upload.status} ${JSON.stringify(accepted)}`);
     const uploaded = (performance.now() - started) / 1000;
-    let result: any;
+    let result: { status: string } & Record<string, unknown>;
     for (;;) {
       // A fresh token every few minutes is not needed: the run takes well under 15.
       const res = await fetch(`${server.url}/api/contacts/import/${accepted.id}`, { headers: { authorization: `Bearer ${owner.token}` } });
-      result = await res.json();
+      result = (await res.json()) as typeof result;
       if (result.status === 'completed' || result.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 100));
     }

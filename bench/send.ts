@@ -75,9 +75,9 @@ export async function sendBenchmark(): Promise<void> {
     const csv = path.join(dir, 'contacts.csv');
     writeFileSync(csv, 'email,first_name,plan\n' + Array.from({ length: CONTACTS }, (_, i) => `person${i}@inbox.example,Person${i},${i % 2 ? 'pro' : 'free'}`).join('\n') + '\n');
     const upload = await fetch(`${server.url}/api/contacts/import`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: await import('node:fs').then((fs) => fs.readFileSync(csv)) });
-    const imp = await upload.json();
+    const imp = (await upload.json()) as { id: string };
     for (;;) {
-      const state = await (await fetch(`${server.url}/api/contacts/import/${imp.id}`, { headers: auth })).json();
+      const state = (await (await fetch(`${server.url}/api/contacts/import/${imp.id}`, { headers: auth })).json()) as { status: string };
       if (state.status === 'completed') break;
       if (state.status === 'failed') throw new Error('import failed');
       await new Promise((r) => setTimeout(r, 200));
@@ -87,7 +87,7 @@ export async function sendBenchmark(): Promise<void> {
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'bench', subject: 'Hello {{ first_name }}', from_email: 'news@shop.example', content: CONTENT }),
     });
-    const campaign = await created.json();
+    const campaign = (await created.json()) as { id: string };
     const started = performance.now();
     await fetch(`${server.url}/api/campaigns/${campaign.id}/send`, { method: 'POST', headers: auth });
     let final: any;

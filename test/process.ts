@@ -46,9 +46,9 @@ export function spawnServer(env: Record<string, string>, options: { keepOutput?:
         resolve({ proc, url: match[1], output: () => output, exited });
       }
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    exited.then((code) => {
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${output}`));
     });

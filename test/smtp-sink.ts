@@ -46,14 +46,16 @@ export class SmtpSink {
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', async () => {
-          if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
-          const raw = Buffer.concat(chunks).toString('utf8');
-          const mail = await simpleParser(raw);
-          for (const rcpt of session.envelope.rcptTo) {
-            this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail });
-          }
-          callback();
+        stream.on('end', () => {
+          void (async () => {
+            if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+            const raw = Buffer.concat(chunks).toString('utf8');
+            const mail = await simpleParser(raw);
+            for (const rcpt of session.envelope.rcptTo) {
+              this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail });
+            }
+            callback();
+          })().catch(callback);
         });
       },
     });

@@ -14,7 +14,8 @@ describe('database version', () => {
 
 describe('SQL literals', () => {
   it("escape as MikroORM's PostgreSQL platform does, in linear native passes", () => {
-    const platform = new PostgreSqlPlatform();
+    // The platform's own escaping is private: the test compares against it all the same.
+    const platform = new PostgreSqlPlatform() as unknown as { escapeLiteral: (text: string) => string };
     for (const text of ['', "it's", 'a\\b', "\\'\\'", "''", 'Łukasz ☃ \u0000 \n', '\\']) expect(escapeLiteral(text)).toBe(platform.escapeLiteral(text));
     const content = `<p class="x">It's {{ first_name }} \\ ä</p>`.repeat(25_000);
     const started = performance.now();

@@ -14,7 +14,7 @@ describe('answers to requests Node refuses', () => {
       const socket = connect((server.address() as { port: number }).port, '127.0.0.1');
       socket.write('GET / HTTP/1.1\r\nHost: x\r\n');
       let answer = '';
-      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
       await new Promise((resolve) => socket.on('close', resolve));
       expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       expect(answer).toContain('X-Content-Type-Options: nosniff');

@@ -1,12 +1,11 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readCsv } from './csv-records.ts';
 
-async function* chunked(bytes: Buffer, at: number[]): AsyncGenerator<Buffer> {
-  let from = 0;
-  for (const to of [...at, bytes.length]) {
-    yield bytes.subarray(from, to);
-    from = to;
-  }
+/** The bytes as a stream delivers them, cut at the offsets `at`. */
+function chunked(bytes: Buffer, at: number[]): AsyncIterable<Buffer> {
+  const ends = [...at, bytes.length];
+  return Readable.from(ends.map((to, i) => bytes.subarray(i ? ends[i - 1] : 0, to)));
 }
 
 async function records(bytes: Buffer, at: number[] = []): Promise<string[][]> {

@@ -114,7 +114,7 @@ describe('backup and restore', () => {
 
     const tested = await api('POST', `/api/webhooks/${hook.id}/test`);
     expect(tested.body).toMatchObject({ success: true });
-    expect(await verifyStandardWebhook(hook.secret, receiver.received.at(-1)!.headers, receiver.received.at(-1)!.body)).toBe(true);
+    expect(verifyStandardWebhook(hook.secret, receiver.received.at(-1)!.headers, receiver.received.at(-1)!.body)).toBe(true);
     await restored.stop();
     restored = null;
 

@@ -72,7 +72,7 @@ describe('public routes', () => {
 
     // Messages already mailed carry their links as they were written; they keep working.
     const signer = new TokenSigner(TEST_JWT_SECRET);
-    const messageId = String(mail.mail.headers.get('x-sendline-message'));
+    const messageId = mail.mail.headers.get('x-sendline-message') as string;
     const old = (url: string) => fetch(`${server.url}/t/c/${signer.sign({ kind: 'click', messageId, link: 0, url })}`, { redirect: 'manual' });
     const res = await old('https://example.com/☃?name=Łukasz\u0000#ß');
     expect(res.status).toBe(302);

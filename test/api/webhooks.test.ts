@@ -64,8 +64,8 @@ describe('webhook endpoints', () => {
     expect(res.body).toMatchObject({ success: true, status_code: 200, error: null });
     expect(r.received).toHaveLength(1);
     const [delivery] = r.received;
-    expect(await verifyStandardWebhook(hook.secret, delivery.headers, delivery.body)).toBe(true);
-    expect(await verifyStandardWebhook(hook.secret, delivery.headers, delivery.body.replace('test', 'tset'))).toBe(false);
+    expect(verifyStandardWebhook(hook.secret, delivery.headers, delivery.body)).toBe(true);
+    expect(verifyStandardWebhook(hook.secret, delivery.headers, delivery.body.replace('test', 'tset'))).toBe(false);
     const event = JSON.parse(delivery.body);
     expect(event).toMatchObject({ type: 'webhook.test', account_id: account.accountId, data: { webhook_id: hook.id } });
     expect(delivery.headers['webhook-id']).toBe(event.id);
@@ -101,7 +101,7 @@ describe('webhook endpoints', () => {
     const [delivered] = await waitFor(() => contacts.events('contact.created').length > 0 && contacts.received);
     const event = JSON.parse(delivered.body);
     expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'contact.created', created_at: expect.any(String), account_id: account.accountId, data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }) });
-    expect(await verifyStandardWebhook(hook.secret, delivered.headers, delivered.body)).toBe(true);
+    expect(verifyStandardWebhook(hook.secret, delivered.headers, delivered.body)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     expect(emails.received).toHaveLength(0);
     const list = await account.api('GET', `/api/webhooks/${hook.id}/deliveries`);
@@ -193,13 +193,13 @@ describe('webhook endpoints', () => {
     await createContact(account, 'rotated@example.com');
     const [delivery] = await waitFor(() => r.received.length > 0 && r.received);
     expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(await verifyStandardWebhook(hook.secret, delivery.headers, delivery.body)).toBe(true);
-    expect(await verifyStandardWebhook(rotated.body.secret, delivery.headers, delivery.body)).toBe(true);
+    expect(verifyStandardWebhook(hook.secret, delivery.headers, delivery.body)).toBe(true);
+    expect(verifyStandardWebhook(rotated.body.secret, delivery.headers, delivery.body)).toBe(true);
     await sendline.pool.query("update webhooks set previous_secret_expires_at = now() - interval '1 second' where id = $1", [hook.id]);
     await createContact(account, 'rotated-2@example.com');
     const [, later] = await waitFor(() => r.received.length > 1 && r.received);
-    expect(await verifyStandardWebhook(hook.secret, later.headers, later.body)).toBe(false);
-    expect(await verifyStandardWebhook(rotated.body.secret, later.headers, later.body)).toBe(true);
+    expect(verifyStandardWebhook(hook.secret, later.headers, later.body)).toBe(false);
+    expect(verifyStandardWebhook(rotated.body.secret, later.headers, later.body)).toBe(true);
   });
 
   it('deletes an endpoint while its deliveries are being recorded', async () => {

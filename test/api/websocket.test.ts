@@ -18,7 +18,7 @@ class Socket {
 
   constructor(url: string, options: WebSocket.ClientOptions = {}) {
     this.ws = new WebSocket(url, options);
-    this.ws.on('message', (data) => this.messages.push(JSON.parse(data.toString())));
+    this.ws.on('message', (data: Buffer) => this.messages.push(JSON.parse(data.toString())));
     this.closed = new Promise((resolve) => this.ws.on('close', (code) => resolve({ code })));
   }
 

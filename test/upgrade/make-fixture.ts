@@ -100,7 +100,7 @@ function mailedLinks(sink: SmtpSink, subject: string): Mailed[] {
       const html = String(r.mail.html);
       const clicks = [...html.matchAll(/href="([^"]+\/t\/c\/[^"]+)"/g)].map((m) => local(m[1].replace(/&amp;/g, '&')));
       return {
-        messageId: String(r.mail.headers.get('x-sendline-message')),
+        messageId: r.mail.headers.get('x-sendline-message') as string,
         email: r.to,
         pixel: local(/src="([^"]+\/t\/o\/[^"]+)"/.exec(html)![1]),
         clicks: clicks.map((url) => ({ url, target: '' })),

@@ -50,7 +50,7 @@ type MethodName<O extends string, R extends string> = O extends `${R}_${infer M}
 /** `sendline.contacts.create({ body })`: one property per tag, one method per operation. */
 export type Resources = {
   [R in ResourceName<OperationId> as Uncapitalize<R>]: {
-    [M in MethodName<OperationId, R>]: `${R}_${M}` extends OperationId ? (args?: Args<`${R}_${M}`>) => Promise<Result<`${R}_${M}`>> : never;
+    [M in MethodName<OperationId, R>]: `${R}_${M}` extends infer O extends OperationId ? (args?: Args<O>) => Promise<Result<O>> : never;
   };
 };
 
