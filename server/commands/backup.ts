@@ -57,8 +57,8 @@ async function schemaOf(url: string) {
   await db.connect();
   try {
     const state = await readSchemaState(db);
-    const { rows: [{ tables }] } = await db.query("select count(*)::int as tables from pg_tables where schemaname = 'public'");
-    return { ...state, tables: tables as number };
+    const { rows: [{ tables }] } = await db.query<{ tables: number }>("select count(*)::int as tables from pg_tables where schemaname = 'public'");
+    return { ...state, tables };
   } finally {
     await db.end();
   }
@@ -113,7 +113,7 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     await extract({ file, cwd: staging, strict: true });
     const manifestPath = path.join(staging, MANIFEST);
     if (!existsSync(manifestPath)) throw new ConfigError(`${file} is not a Sendline backup (no ${MANIFEST})`);
-    const manifest: Manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
     if (manifest.format !== FORMAT) throw new ConfigError(`${file} is a backup of format ${manifest.format}; this Sendline reads format ${FORMAT}`);
     const unknown = manifest.migrations.filter((name) => !KNOWN_MIGRATIONS.includes(name));
     if (unknown.length) {

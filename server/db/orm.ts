@@ -52,7 +52,7 @@ export async function openDatabase(url: string, log: Logger, poolSize = 20, opti
 
 /** The ORM's `pg` pool, for what needs a connection of its own: COPY, streaming, the job queue. */
 export function nativePool(orm: Orm): Promise<pg.Pool> {
-  return orm.em.getConnection().getNativeClient() as Promise<pg.Pool>;
+  return orm.em.getConnection().getNativeClient();
 }
 
 export const SCHEMA_LOCK = 7_311_402;

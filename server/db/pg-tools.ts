@@ -17,7 +17,7 @@ async function run(program: string, url: string, args: string[]): Promise<void> 
   const env = target.password ? { ...process.env, PGPASSWORD: decodeURIComponent(target.password) } : process.env;
   target.password = '';
   try {
-    await execFileAsync(program, [...args, `--dbname=${target}`], { env, maxBuffer: 64 * 1024 ** 2 });
+    await execFileAsync(program, [...args, `--dbname=${target.href}`], { env, maxBuffer: 64 * 1024 ** 2 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new ConfigError(
@@ -25,7 +25,7 @@ async function run(program: string, url: string, args: string[]): Promise<void> 
       );
     }
     const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
-    throw new Error(`${path.basename(program)} failed: ${stderr || (error as Error).message.split('\n')[0]}`);
+    throw new Error(`${path.basename(program)} failed: ${stderr || (error as Error).message.split('\n')[0]}`, { cause: error });
   }
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { listOperations, loadContract, routeTable, validatorDocument } from './contract.ts';
 
-const doc = loadContract();
+// Read as plain JSON: each test reaches into whatever part of the document it checks.
+const doc: any = loadContract();
+const forValidator: any = validatorDocument(doc);
 
 describe('the contract as the server reads it', () => {
   it('lists every operation with a unique id and knows which are public', () => {
@@ -43,7 +45,7 @@ describe('the contract as the server reads it', () => {
   });
 
   it('lets query values carry reserved characters such as @ and :', () => {
-    const parameters = validatorDocument(doc).components.parameters;
+    const parameters = forValidator.components.parameters;
     expect(Object.values<any>(parameters).filter((p) => p.in === 'query' && !p.allowReserved)).toEqual([]);
   });
 
@@ -61,7 +63,7 @@ describe('the contract as the server reads it', () => {
   });
 
   it('turns nullable references into an anyOf the validator understands', () => {
-    const me = validatorDocument(doc).components.schemas.Me.properties.user;
+    const me = forValidator.components.schemas.Me.properties.user;
     expect(me.anyOf).toEqual([{ enum: [null] }, { $ref: '#/components/schemas/User' }]);
     expect(me.nullable).toBeUndefined();
   });

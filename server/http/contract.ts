@@ -5,8 +5,31 @@ import YAML from 'yaml';
 export const SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
 export const API_BASE = '/api/v1';
 
-type Schema = Record<string, any>;
-export type OpenApiDocument = Record<string, any>;
+/** A JSON Schema node of the document, walked and rewritten for the validator. */
+type Schema = { [key: string]: unknown };
+
+interface Parameter {
+  in?: string;
+  allowReserved?: boolean;
+}
+
+interface Operation {
+  operationId: string;
+  security?: Record<string, string[]>[];
+  requestBody?: unknown;
+  parameters?: Parameter[];
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+type PathItem = { [M in (typeof METHODS)[number]]?: Operation } & { parameters?: Parameter[] };
+
+/** The parts of the OpenAPI document the server reads; the rest passes through untouched. */
+export interface OpenApiDocument {
+  paths: Record<string, PathItem>;
+  components?: { parameters?: Record<string, Parameter> };
+  [key: string]: unknown;
+}
 
 export interface ContractOperation {
   operationId: string;
@@ -21,25 +44,23 @@ export interface ContractOperation {
   takesBody: boolean;
 }
 
-const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
-
 export function loadContract(): OpenApiDocument {
-  return YAML.parse(readFileSync(SPEC_PATH, 'utf8'));
+  return YAML.parse(readFileSync(SPEC_PATH, 'utf8')) as OpenApiDocument;
 }
 
 export function listOperations(doc: OpenApiDocument): ContractOperation[] {
   const out: ContractOperation[] = [];
-  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const security: unknown[] | undefined = op.security;
+      const security = op.security;
       out.push({
         operationId: op.operationId,
         method,
         path,
         expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
-        authenticated: !security || !security.every((s) => Object.keys(s as object).length === 0),
+        authenticated: !security || !security.every((s) => Object.keys(s).length === 0),
         takesBody: Boolean(op.requestBody),
       });
     }
@@ -73,11 +94,11 @@ function nullableReferencesAsAnyOf(node: unknown): void {
  * this, so nothing is lost by allowing them.
  */
 function allowReservedCharactersInQueries(doc: OpenApiDocument): void {
-  const operationParameters = Object.values<Record<string, any>>(doc.paths).flatMap((item) => [
+  const operationParameters = Object.values(doc.paths).flatMap((item) => [
     ...(item.parameters ?? []),
     ...METHODS.flatMap((method) => item[method]?.parameters ?? []),
   ]);
-  for (const parameter of [...Object.values<Schema>(doc.components?.parameters ?? {}), ...operationParameters]) {
+  for (const parameter of [...Object.values(doc.components?.parameters ?? {}), ...operationParameters]) {
     if (parameter.in === 'query') parameter.allowReserved = true;
   }
 }
