@@ -12,9 +12,9 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read HTTP and SQL results whose shape is the very thing they assert: typing each one
-    // would restate the contract under test. The rest of the type-checked rules apply to them.
-    files: ['test/**/*.ts', '**/*.test.ts'],
+    // Tests and benchmarks read HTTP and SQL results whose shape is the very thing they assert or
+    // measure: typing each one would restate the contract under test. The other rules apply.
+    files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -23,13 +23,9 @@ function chunksOf(file: Buffer): Buffer[] {
   return out;
 }
 
-async function* asAsync(chunks: Buffer[]) {
-  yield* chunks;
-}
-
 async function handWritten(chunks: Buffer[]): Promise<number> {
   let rows = 0;
-  for await (const records of (await readCsv(asAsync(chunks), {})).records) rows += records.length;
+  for await (const records of (await readCsv(Readable.from(chunks), {})).records) rows += records.length;
   return rows;
 }
 
@@ -45,7 +41,7 @@ async function library(chunks: Buffer[]): Promise<number> {
 
 /** What the import thread does per row, the database aside: parse, check, and write the COPY line. */
 async function importThreadWork(chunks: Buffer[]): Promise<number> {
-  const csv = await readCsv(asAsync(chunks), {});
+  const csv = await readCsv(Readable.from(chunks), {});
   const rawRow = csvRowReader(csv.columns);
   let row = 0;
   let batch = new StagingBatch();

@@ -29,8 +29,9 @@ const message = (i: number): MimeMessage => ({
   html,
 });
 
-async function handWritten(): Promise<void> {
+function handWritten(): Promise<void> {
   for (let i = 0; i < MESSAGES; i++) buildMime(message(i));
+  return Promise.resolve();
 }
 
 async function library(): Promise<void> {

@@ -98,7 +98,7 @@ export async function webhooksBenchmark(): Promise<void> {
     for (let i = 0; i < CLIENTS; i++) {
       const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${owner.token}` } });
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      ws.on('message', (raw) => {
+      ws.on('message', (raw: Buffer) => {
         const message = JSON.parse(raw.toString());
         if (message.type !== 'contact.created') return;
         received++;
