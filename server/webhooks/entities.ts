@@ -32,7 +32,7 @@ export const Webhook = defineEntity({
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_deliveries',
-  uniques: [{ properties: ['webhookId', 'eventId'] }],
+  uniques: [{ name: 'webhook_deliveries_webhook_id_event_id_key', properties: ['webhookId', 'eventId'] }],
   properties: {
     id: p.text().primary(),
     webhookId: p.text(),
