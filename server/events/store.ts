@@ -23,7 +23,7 @@ export function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecor
   return tx
     .selectFrom('events')
     .select(['id', 'account_id', 'type'])
-    .where('dispatched', '=', false)
+    .where((eb) => eb.not(eb.ref('dispatched')))
     // `seq` is not written by the ORM, so the entity does not map it; the partial index
     // `events_undispatched` serves this order.
     .orderBy(sql`seq`)
