@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
+import { sqlOf } from './db/kysely.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
@@ -73,7 +74,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     tracking: new TrackingService(runtime.pool),
     attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(runtime.pool),
-    webhooks: new WebhookService(runtime.pool, runtime.secretBox, config.webhooks),
+    webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(runtime.pool),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
   };

@@ -10,6 +10,8 @@ export const Event = defineEntity({
     type: p.string(),
     data: p.json<Record<string, unknown>>(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Fanned out to the matching webhooks (or born so, when none could match). */
+    dispatched: p.boolean().default(false),
   },
 });
 

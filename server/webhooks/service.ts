@@ -1,29 +1,27 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
-import { newId } from '../db/ids.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Db } from '../db/kysely.ts';
+import { appendDispatched, envelopesByIds, type EnvelopeRecord } from '../events/store.ts';
 import { isEventPattern } from '../events/patterns.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, Problem, validationFailed } from '../http/problem.ts';
 import { urlProblem } from './address-guard.ts';
 import { attemptDelivery } from './deliverer.ts';
+import type { DeliveryStatus } from './entities.ts';
 import { newWebhookSecret, type SecretBox } from './signing.ts';
-import { ENVELOPE_COLUMNS, eventEnvelope } from '../events/envelope.ts';
+import { eventEnvelope } from '../events/envelope.ts';
+import * as store from './store.ts';
+import type { DeliveryRecord, WebhookRecord } from './store.ts';
 
-export interface WebhookInput {
-  url: string;
-  description?: string | null;
-  events: string[];
-  active?: boolean;
-}
-
-type Row = Record<string, any>;
+type Schemas = components['schemas'];
+export type WebhookInput = Schemas['WebhookCreate'] | Schemas['WebhookReplace'];
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 const ROTATION_OVERLAP_HOURS = 24;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export const deliveryJson = (d: Row) => ({
+export const deliveryJson = (d: DeliveryRecord): Schemas['WebhookDelivery'] => ({
   id: d.id,
   webhook_id: d.webhook_id,
   event_id: d.event_id,
@@ -40,83 +38,69 @@ export const deliveryJson = (d: Row) => ({
 });
 
 /** Secrets a delivery is signed with: the current one, and the previous one during a rotation. */
-export function signingSecrets(box: SecretBox, w: Row): string[] {
+export function signingSecrets(box: SecretBox, w: Pick<WebhookRecord, 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'>): string[] {
   const secrets = [box.open(w.secret_sealed)];
-  if (w.previous_secret_sealed && w.previous_secret_expires_at > new Date()) secrets.push(box.open(w.previous_secret_sealed));
+  if (w.previous_secret_sealed && w.previous_secret_expires_at && w.previous_secret_expires_at > new Date()) secrets.push(box.open(w.previous_secret_sealed));
   return secrets;
 }
 
+const endpointFields = (input: WebhookInput): store.EndpointFields => ({
+  url: input.url,
+  description: input.description ?? null,
+  events: input.events,
+  active: input.active ?? true,
+});
+
 export class WebhookService {
-  private readonly pool: Pool;
+  private readonly db: Db;
   private readonly box: SecretBox;
   private readonly settings: Config['webhooks'];
 
-  constructor(pool: Pool, box: SecretBox, settings: Config['webhooks']) {
-    this.pool = pool;
+  constructor(db: Db, box: SecretBox, settings: Config['webhooks']) {
+    this.db = db;
     this.box = box;
     this.settings = settings;
   }
 
-  async create(accountId: string, input: WebhookInput) {
+  async create(accountId: string, input: WebhookInput): Promise<Schemas['WebhookWithSecret']> {
     this.check(input);
     const secret = newWebhookSecret();
-    const { rows: [row] } = await this.pool.query(
-      `insert into webhooks (id, account_id, url, description, events, active, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-      [newId('wh'), accountId, input.url, input.description ?? null, input.events, input.active ?? true, this.box.seal(secret)],
-    );
+    const row = await store.insertWebhook(this.db, accountId, endpointFields(input), this.box.seal(secret));
     return { ...(await this.json(row)), secret };
   }
 
-  async list(accountId: string, limit: number, cursor?: string) {
-    const after = decodeCursor(cursor);
-    const { rows } = await this.pool.query(
-      `select * from webhooks where account_id = $1 and ($2::timestamptz is null or (created_at, id) > ($2, $3)) order by created_at, id limit $4`,
-      [accountId, after?.at ?? null, after?.id ?? null, limit + 1],
-    );
+  async list(accountId: string, limit: number, cursor?: string): Promise<Schemas['WebhookPage']> {
+    const rows = await store.listWebhooks(this.db, accountId, decodeCursor(cursor), limit + 1);
     const page = toPage(rows, limit, (w) => ({ at: w.created_at, id: w.id }), (w) => w);
     return { ...page, data: await this.withStats(page.data) };
   }
 
-  async get(accountId: string, id: string) {
+  async get(accountId: string, id: string): Promise<Schemas['Webhook']> {
     return this.json(await this.row(accountId, id));
   }
 
-  async update(accountId: string, id: string, input: WebhookInput) {
+  async update(accountId: string, id: string, input: WebhookInput): Promise<Schemas['Webhook']> {
     this.check(input);
-    await this.row(accountId, id);
-    const active = input.active ?? true;
-    const { rows: [row] } = await this.pool.query(
-      `update webhooks set url = $3, description = $4, events = $5, active = $6, updated_at = now(),
-         disabled_reason = case when $6 then null else disabled_reason end, failing_since = case when $6 then null else failing_since end
-       where id = $1 and account_id = $2 returning *`,
-      [id, accountId, input.url, input.description ?? null, input.events, active],
-    );
+    const row = await store.replaceWebhook(this.db, accountId, id, endpointFields(input));
+    if (!row) throw notFound('webhook');
     return this.json(row);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    const { rowCount } = await this.pool.query('delete from webhooks where id = $1 and account_id = $2', [id, accountId]);
-    if (!rowCount) throw notFound('webhook');
+    if (!(await store.deleteWebhook(this.db, accountId, id))) throw notFound('webhook');
   }
 
-  async rotateSecret(accountId: string, id: string) {
-    await this.row(accountId, id);
+  async rotateSecret(accountId: string, id: string): Promise<Schemas['WebhookWithSecret']> {
     const secret = newWebhookSecret();
-    const { rows: [row] } = await this.pool.query(
-      `update webhooks set previous_secret_sealed = secret_sealed, previous_secret_expires_at = now() + make_interval(hours => $3),
-         secret_sealed = $2, updated_at = now() where id = $1 returning *`,
-      [id, this.box.seal(secret), ROTATION_OVERLAP_HOURS],
-    );
+    const row = await store.rotateSecret(this.db, accountId, id, this.box.seal(secret), ROTATION_OVERLAP_HOURS);
+    if (!row) throw notFound('webhook');
     return { ...(await this.json(row)), secret };
   }
 
   /** Sends a signed `webhook.test` event to this endpoint only, now, and answers the outcome. */
-  async test(accountId: string, id: string) {
+  async test(accountId: string, id: string): Promise<Schemas['WebhookTestResult']> {
     const webhook = await this.row(accountId, id);
-    const { rows: [event] } = await this.pool.query(
-      `insert into events (id, account_id, type, data, dispatched) values ($1, $2, 'webhook.test', $3, true) returning ${ENVELOPE_COLUMNS}`,
-      [newId('evt'), accountId, { webhook_id: id, message: 'This is a test event from Sendline.' }],
-    );
+    const event = await appendDispatched(this.db, accountId, { type: 'webhook.test', data: { webhook_id: id, message: 'This is a test event from Sendline.' } });
     const { outcome } = await this.deliverTest(webhook, event, null);
     return { success: outcome.success, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error };
   }
@@ -125,69 +109,32 @@ export class WebhookService {
    * One attempt of a test event, recorded as its delivery (a new one, or `deliveryId` again) and
    * in the endpoint's last success or failure. Never retried on the schedule, never disables it.
    */
-  private async deliverTest(webhook: Row, event: Row, deliveryId: string | null) {
+  private async deliverTest(webhook: WebhookRecord, event: EnvelopeRecord, deliveryId: string | null) {
     const outcome = await attemptDelivery(webhook.url, eventEnvelope(event), signingSecrets(this.box, webhook), { ...this.settings });
-    const status = outcome.success ? 'succeeded' : 'failed';
-    const delivery = await inTransaction(this.pool, async (client) => {
-      await client.query(
-        `update webhooks set last_success_at = case when $2 then now() else last_success_at end,
-           last_failure_at = case when $2 then last_failure_at else now() end, updated_at = now() where id = $1`,
-        [webhook.id, outcome.success],
-      );
-      const values = [status, outcome.statusCode, outcome.latencyMs, outcome.excerpt, outcome.error];
-      const { rows: [row] } = deliveryId
-        ? await client.query(
-            `update webhook_deliveries set status = $2, attempts = attempts + 1, status_code = $3, latency_ms = $4, response_excerpt = $5, error = $6,
-               next_retry_at = null, locked_until = null, updated_at = now() where id = $1 returning *`,
-            [deliveryId, ...values],
-          )
-        : await client.query(
-            `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, attempts, status_code, latency_ms, response_excerpt, error)
-             values ($1, $2, $3, $4, 'webhook.test', $5, 1, $6, $7, $8, $9) returning *`,
-            [newId('whd'), webhook.id, webhook.account_id, event.id, ...values],
-          );
-      return row;
-    });
+    const delivery = await this.db.transaction().execute((tx) => store.recordTestAttempt(tx, webhook, event.id, deliveryId, outcome.success, outcome));
     return { outcome, delivery };
   }
 
-  async deliveries(accountId: string, id: string, status: string | undefined, limit: number, cursor?: string) {
+  async deliveries(accountId: string, id: string, status: DeliveryStatus | undefined, limit: number, cursor?: string): Promise<Schemas['WebhookDeliveryPage']> {
     await this.row(accountId, id);
-    const after = decodeCursor(cursor);
-    const { rows } = await this.pool.query(
-      `select * from webhook_deliveries where webhook_id = $1 and ($2::text is null or status = $2)
-         and ($3::timestamptz is null or (created_at, id) < ($3, $4)) order by created_at desc, id desc limit $5`,
-      [id, status ?? null, after?.at ?? null, after?.id ?? null, limit + 1],
-    );
+    const rows = await store.listDeliveries(this.db, id, status, decodeCursor(cursor), limit + 1);
     return toPage(rows, limit, (d) => ({ at: d.created_at, id: d.id }), deliveryJson);
   }
 
-  async retryDelivery(accountId: string, id: string, deliveryId: string) {
+  async retryDelivery(accountId: string, id: string, deliveryId: string): Promise<Schemas['WebhookDelivery']> {
     const webhook = await this.row(accountId, id);
-    const { rows: [test] } = await this.pool.query(
-      `select ${ENVELOPE_COLUMNS} from events
-       where id = (select event_id from webhook_deliveries where id = $1 and webhook_id = $2 and event_type = 'webhook.test')`,
-      [deliveryId, id],
-    );
+    const testEventId = await store.testDeliveryEvent(this.db, id, deliveryId);
+    const [test] = testEventId ? await envelopesByIds(this.db, [testEventId]) : [];
     // A test event is not on the retry schedule: it goes out again now, as it did the first time.
     if (test) return deliveryJson((await this.deliverTest(webhook, test, deliveryId)).delivery);
-    const { rows: [row] } = await this.pool.query(
-      `update webhook_deliveries set status = 'pending', next_retry_at = now(), locked_until = null, updated_at = now()
-       where id = $1 and webhook_id = $2 and event_type <> 'webhook.test' returning *`,
-      [deliveryId, id],
-    );
+    const row = await store.requeueDelivery(this.db, id, deliveryId);
     if (!row) throw notFound('delivery');
     return deliveryJson(row);
   }
 
-  async recover(accountId: string, id: string, since: string) {
+  async recover(accountId: string, id: string, since: string): Promise<Schemas['WebhookRecoverResult']> {
     await this.row(accountId, id);
-    const { rowCount } = await this.pool.query(
-      `update webhook_deliveries set status = 'pending', attempts = 0, next_retry_at = now(), locked_until = null, updated_at = now()
-       where webhook_id = $1 and status = 'failed' and created_at >= $2 and event_type <> 'webhook.test'`,
-      [id, since],
-    );
-    return { requeued: rowCount ?? 0 };
+    return { requeued: await store.requeueFailedSince(this.db, id, since) };
   }
 
   private check(input: WebhookInput): void {
@@ -197,24 +144,20 @@ export class WebhookService {
     if (bad.length) throw validationFailed(bad.map(({ e, i }) => ({ pointer: `/events/${i}`, detail: `"${e}" is not an event type, a category such as "email.*", or "*"` })));
   }
 
-  private async row(accountId: string, id: string): Promise<Row> {
-    const { rows: [row] } = await this.pool.query('select * from webhooks where id = $1 and account_id = $2', [id, accountId]);
+  private async row(accountId: string, id: string): Promise<WebhookRecord> {
+    const row = await store.findWebhook(this.db, accountId, id);
     if (!row) throw notFound('webhook');
     return row;
   }
 
-  private async json(w: Row) {
+  private async json(w: WebhookRecord): Promise<Schemas['Webhook']> {
     return (await this.withStats([w]))[0];
   }
 
   /** Webhooks as the API shows them, with their last day's delivery counts: one query for all. */
-  private async withStats(webhooks: Row[]) {
-    const { rows } = await this.pool.query(
-      `select webhook_id, count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
-       from webhook_deliveries where webhook_id = any($1) and created_at > now() - interval '24 hours' group by webhook_id`,
-      [webhooks.map((w) => w.id)],
-    );
-    const stats = new Map(rows.map((r) => [r.webhook_id, r]));
+  private async withStats(webhooks: WebhookRecord[]): Promise<Schemas['Webhook'][]> {
+    const counts = await store.recentDeliveryCounts(this.db, webhooks.map((w) => w.id));
+    const stats = new Map(counts.map((r) => [r.webhook_id, r]));
     return webhooks.map((w) => ({
       id: w.id,
       url: w.url,

@@ -1,11 +1,12 @@
 import type { Config } from '../config.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
-import { MATCHES_SQL } from '../events/patterns.ts';
+import type { Db } from '../db/kysely.ts';
+import { envelopesByIds, lockUndispatched, markDispatched } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { attemptDelivery, type AttemptOutcome } from './deliverer.ts';
 import { signingSecrets } from './service.ts';
 import type { SecretBox } from './signing.ts';
-import { ENVELOPE_COLUMNS, eventEnvelope, type EventEnvelope } from '../events/envelope.ts';
+import { eventEnvelope, type EventEnvelope } from '../events/envelope.ts';
+import { claimDue, fanOut, recordAttempts, webhooksByIds, type ClaimedDelivery, type DeliveryOutcome, type EndpointOutcome } from './store.ts';
 
 const DISPATCH_BATCH = 1000;
 /** Deliveries claimed ahead per endpoint, as a multiple of its concurrency: fewer claim queries. */
@@ -14,10 +15,7 @@ const PREFETCH = 4;
 const RECORD_EVERY_MS = 20;
 const TICK_MS = 500;
 
-interface Claimed {
-  id: string;
-  webhook_id: string;
-  attempts: number;
+interface Claimed extends ClaimedDelivery {
   url: string;
   envelope: EventEnvelope;
   secrets: string[];
@@ -43,13 +41,13 @@ export class WebhookWorker {
   private pumping = false;
   private pumpAgain = false;
   private stopped = false;
-  private readonly pool: Pool;
+  private readonly db: Db;
   private readonly box: SecretBox;
   private readonly settings: Config['webhooks'];
   private readonly log: Logger;
 
-  constructor(pool: Pool, box: SecretBox, settings: Config['webhooks'], log: Logger) {
-    this.pool = pool;
+  constructor(db: Db, box: SecretBox, settings: Config['webhooks'], log: Logger) {
+    this.db = db;
     this.box = box;
     this.settings = settings;
     this.log = log;
@@ -90,22 +88,11 @@ export class WebhookWorker {
 
   private async dispatch(): Promise<void> {
     for (;;) {
-      const count = await inTransaction(this.pool, async (client) => {
-        const { rows } = await client.query(
-          'select seq, id, account_id, type from events where not dispatched order by seq limit $1 for update skip locked',
-          [DISPATCH_BATCH],
-        );
-        if (!rows.length) return 0;
-        await client.query(
-          `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, next_retry_at)
-           select sendline_id('whd'), w.id, e.account_id, e.id, e.type, 'pending', now()
-           from unnest($1::text[], $2::text[], $3::text[]) as e(id, account_id, type)
-           join webhooks w on w.account_id = e.account_id and w.active and e.type <> 'webhook.test' and ${MATCHES_SQL('w.events', 'e.type')}
-           on conflict (webhook_id, event_id) do nothing`,
-          [rows.map((r) => r.id), rows.map((r) => r.account_id), rows.map((r) => r.type)],
-        );
-        await client.query('update events set dispatched = true where not dispatched and seq = any($1)', [rows.map((r) => r.seq)]);
-        return rows.length;
+      const count = await this.db.transaction().execute(async (tx) => {
+        const events = await lockUndispatched(tx, DISPATCH_BATCH);
+        await fanOut(tx, events);
+        await markDispatched(tx, events.map((e) => e.id));
+        return events.length;
       });
       if (count < DISPATCH_BATCH) return;
     }
@@ -170,38 +157,23 @@ export class WebhookWorker {
     const held = this.held();
     const free = this.settings.concurrency * PREFETCH - [...held.values()].reduce((a, b) => a + b, 0);
     if (free <= 0) return [];
-    const { rows } = await this.pool.query(
-      `update webhook_deliveries d set locked_until = now() + make_interval(secs => $3)
-       from (
-         select id from (
-           select c.id, row_number() over (partition by w.id order by c.next_retry_at) + coalesce(($2::jsonb ->> w.id)::int, 0) as slot
-           from webhooks w cross join lateral (
-             select x.id, x.next_retry_at from webhook_deliveries x
-             where x.webhook_id = w.id and x.status = 'pending' and x.next_retry_at <= now() and (x.locked_until is null or x.locked_until < now())
-             order by x.next_retry_at limit $1
-             for update of x skip locked
-           ) c
-           where w.active
-         ) ranked
-         where slot <= $1
-         limit $4
-       ) picked
-       where d.id = picked.id
-       returning d.id, d.webhook_id, d.event_id, d.attempts`,
+    const rows = await claimDue(this.db, {
+      perEndpoint: this.settings.concurrencyPerEndpoint * PREFETCH,
+      held,
       // A claimed delivery may wait in this process's queue behind PREFETCH others: the lease covers that.
-      [this.settings.concurrencyPerEndpoint * PREFETCH, JSON.stringify(Object.fromEntries(held)), (this.settings.timeoutMs / 1000) * (PREFETCH + 1) + 30, free],
-    );
+      leaseSeconds: (this.settings.timeoutMs / 1000) * (PREFETCH + 1) + 30,
+      total: free,
+    });
     if (!rows.length) return [];
-    const [events, webhooks] = await Promise.all([
-      this.pool.query(`select ${ENVELOPE_COLUMNS} from events where id = any($1)`, [rows.map((r) => r.event_id)]),
-      this.pool.query('select * from webhooks where id = any($1)', [[...new Set(rows.map((r) => r.webhook_id))]]),
-    ]);
-    const eventById = new Map(events.rows.map((e) => [e.id, eventEnvelope(e)]));
+    const [events, webhooks] = await Promise.all([envelopesByIds(this.db, rows.map((r) => r.event_id)), webhooksByIds(this.db, [...new Set(rows.map((r) => r.webhook_id))])]);
+    const eventById = new Map(events.map((e) => [e.id, eventEnvelope(e)]));
     // Secrets unsealed once per endpoint, not per delivery.
-    const endpointById = new Map(webhooks.rows.map((w) => [w.id, { url: w.url as string, secrets: signingSecrets(this.box, w) }]));
-    return rows
-      .filter((r) => eventById.has(r.event_id) && endpointById.has(r.webhook_id))
-      .map((r) => ({ ...r, ...endpointById.get(r.webhook_id)!, envelope: eventById.get(r.event_id)! }));
+    const endpointById = new Map(webhooks.map((w) => [w.id, { url: w.url, secrets: signingSecrets(this.box, w) }]));
+    return rows.flatMap((r) => {
+      const endpoint = endpointById.get(r.webhook_id);
+      const envelope = eventById.get(r.event_id);
+      return endpoint && envelope ? [{ ...r, ...endpoint, envelope }] : [];
+    });
   }
 
   private async deliver(delivery: Claimed): Promise<void> {
@@ -227,44 +199,20 @@ export class WebhookWorker {
   /** The retry schedule, the 410 rule and the failing-for-days rule, applied to a batch of attempts. */
   private async record(batch: { delivery: Claimed; outcome: AttemptOutcome }[]): Promise<void> {
     const schedule = this.settings.retrySchedule;
-    const rows = batch.map(({ delivery, outcome }) => {
+    const deliveries: DeliveryOutcome[] = [];
+    const endpoints = new Map<string, EndpointOutcome>();
+    for (const { delivery, outcome } of batch) {
       const attempts = delivery.attempts + 1;
       const gone = outcome.statusCode === 410;
-      const retryIn = !outcome.success && !gone && attempts <= schedule.length ? schedule[attempts - 1] * (0.9 + Math.random() * 0.2) : null;
-      return { delivery, outcome, attempts, gone, retryIn, status: outcome.success ? 'succeeded' : retryIn === null ? 'failed' : 'pending' };
-    });
-    const endpoints = new Map<string, { success: boolean; failure: boolean; gone: boolean }>();
-    for (const r of rows) {
-      const e = endpoints.get(r.delivery.webhook_id) ?? { success: false, failure: false, gone: false };
-      if (r.outcome.success) e.success = true;
-      else e.failure = true;
-      if (r.gone) e.gone = true;
-      endpoints.set(r.delivery.webhook_id, e);
+      const retryInSeconds = !outcome.success && !gone && attempts <= schedule.length ? schedule[attempts - 1] * (0.9 + Math.random() * 0.2) : null;
+      const status = outcome.success ? 'succeeded' : retryInSeconds === null ? 'failed' : 'pending';
+      deliveries.push({ id: delivery.id, status, attempts, retryInSeconds, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, excerpt: outcome.excerpt, error: outcome.error });
+      const endpoint = endpoints.get(delivery.webhook_id) ?? { webhookId: delivery.webhook_id, success: false, failure: false, gone: false };
+      if (outcome.success) endpoint.success = true;
+      else endpoint.failure = true;
+      if (gone) endpoint.gone = true;
+      endpoints.set(delivery.webhook_id, endpoint);
     }
-    const ids = [...endpoints.keys()].sort();
-    // Endpoints first, as deleting an endpoint locks it and then its deliveries: the same order
-    // on both sides, so the two never deadlock.
-    await inTransaction(this.pool, async (client) => {
-      await client.query(
-        `update webhooks w set
-           last_success_at = case when u.success then now() else w.last_success_at end,
-           last_failure_at = case when u.failure then now() else w.last_failure_at end,
-           failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, now()) else w.failing_since end,
-           active = case when u.gone or (not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => $5)) then false else w.active end,
-           disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => $5) then 'failing' else w.disabled_reason end,
-           updated_at = now()
-         from unnest($1::text[], $2::boolean[], $3::boolean[], $4::boolean[]) as u(id, success, failure, gone)
-         where w.id = u.id`,
-        [ids, ids.map((id) => endpoints.get(id)!.success), ids.map((id) => endpoints.get(id)!.failure), ids.map((id) => endpoints.get(id)!.gone), this.settings.disableAfterSeconds],
-      );
-      await client.query(
-        `update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
-           next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
-         from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[]) as u(id, status, attempts, code, latency, excerpt, error, retry_in)
-         where d.id = u.id`,
-        [rows.map((r) => r.delivery.id), rows.map((r) => r.status), rows.map((r) => r.attempts), rows.map((r) => r.outcome.statusCode), rows.map((r) => r.outcome.latencyMs),
-          rows.map((r) => r.outcome.excerpt), rows.map((r) => r.outcome.error), rows.map((r) => r.retryIn)],
-      );
-    });
+    await this.db.transaction().execute((tx) => recordAttempts(tx, [...endpoints.values()], deliveries, this.settings.disableAfterSeconds));
   }
 }

@@ -1,0 +1,288 @@
+import { sql, type Selectable } from 'kysely';
+import { newId } from '../db/ids.ts';
+import type { Database, Db, Tx } from '../db/kysely.ts';
+import type { Cursor } from '../http/pagination.ts';
+import { MATCHES_SQL } from '../events/patterns.ts';
+import type { DeliveryStatus } from './entities.ts';
+
+/**
+ * Every statement on `webhooks` and `webhook_deliveries`: the endpoints, and the deliveries of
+ * events to them with the outcome of their last attempt.
+ */
+
+export type WebhookRecord = Selectable<Database['webhooks']>;
+export type DeliveryRecord = Selectable<Database['webhook_deliveries']>;
+
+/** What an endpoint is told to be, on creation and replacement. */
+export interface EndpointFields {
+  url: string;
+  description: string | null;
+  events: string[];
+  active: boolean;
+}
+
+const anyOf = (values: readonly string[]) => sql<string>`any(${values})`;
+
+// Endpoints
+
+export function insertWebhook(db: Db, accountId: string, fields: EndpointFields, secretSealed: string): Promise<WebhookRecord> {
+  return db
+    .insertInto('webhooks')
+    .values({ id: newId('wh'), account_id: accountId, ...fields, secret_sealed: secretSealed })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findWebhook(db: Db, accountId: string, id: string): Promise<WebhookRecord | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** The account's endpoints in creation order, `limit` of them after `after`. */
+export function listWebhooks(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<WebhookRecord[]> {
+  let query = db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId);
+  if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** Endpoints by id, whatever their account (the worker's view); ids not found are left out. */
+export function webhooksByIds(db: Db, ids: readonly string[]): Promise<WebhookRecord[]> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', anyOf(ids)).execute();
+}
+
+/** Replaces what the endpoint is told to be; turning it on again clears why it was disabled. */
+export function replaceWebhook(db: Db, accountId: string, id: string, fields: EndpointFields): Promise<WebhookRecord | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set({ ...fields, updated_at: sql`now()`, ...(fields.active ? { disabled_reason: null, failing_since: null } : {}) })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes the endpoint and, by cascade, its deliveries; false when there was none. */
+export async function deleteWebhook(db: Db, accountId: string, id: string): Promise<boolean> {
+  const { numDeletedRows } = await db.deleteFrom('webhooks').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return numDeletedRows > 0n;
+}
+
+/** A new signing secret; the current one keeps signing beside it for `overlapHours`. */
+export function rotateSecret(db: Db, accountId: string, id: string, secretSealed: string, overlapHours: number): Promise<WebhookRecord | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      previous_secret_sealed: eb.ref('secret_sealed'),
+      previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${overlapHours})`,
+      secret_sealed: secretSealed,
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deliveries of the last 24 hours per endpoint, succeeded and failed: one query for all. */
+export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['webhook_id', sql<number>`count(*) filter (where status = 'succeeded')::int`.as('delivered'), sql<number>`count(*) filter (where status = 'failed')::int`.as('failed')])
+    .where('webhook_id', '=', anyOf(webhookIds))
+    .where('created_at', '>', sql<Date>`now() - interval '24 hours'`)
+    .groupBy('webhook_id')
+    .execute();
+}
+
+// Deliveries as the API shows and steers them
+
+/** The endpoint's deliveries, newest first, `limit` of them before `before`. */
+export function listDeliveries(db: Db, webhookId: string, status: DeliveryStatus | undefined, before: Cursor | null, limit: number): Promise<DeliveryRecord[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+  if (status) query = query.where('status', '=', status);
+  if (before) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.at, before.id)));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The event of the endpoint's delivery when that delivery is of a `webhook.test`. */
+export async function testDeliveryEvent(db: Db, webhookId: string, deliveryId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('event_id')
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .where('event_type', '=', 'webhook.test')
+    .executeTakeFirst();
+  return row?.event_id;
+}
+
+/** Puts a delivery back on the schedule, due now (test deliveries are never on it). */
+export function requeueDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_retry_at: sql`now()`, locked_until: null, updated_at: sql`now()` })
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .where('event_type', '<>', 'webhook.test')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Every failed delivery of the endpoint created since `since` starts its schedule again now. */
+export async function requeueFailedSince(db: Db, webhookId: string, since: string): Promise<number> {
+  const { numUpdatedRows } = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', attempts: 0, next_retry_at: sql`now()`, locked_until: null, updated_at: sql`now()` })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'failed')
+    .where('created_at', '>=', sql<Date>`${since}::timestamptz`)
+    .where('event_type', '<>', 'webhook.test')
+    .executeTakeFirst();
+  return Number(numUpdatedRows);
+}
+
+/** What one attempt found. */
+export interface AttemptRecord {
+  statusCode: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+}
+
+/**
+ * A test event's single attempt, counted in the endpoint's last success or failure and kept as
+ * its delivery: a new one, or `deliveryId` again. Never on the schedule; never disables it.
+ */
+export async function recordTestAttempt(
+  tx: Tx,
+  webhook: Pick<WebhookRecord, 'id' | 'account_id'>,
+  eventId: string,
+  deliveryId: string | null,
+  success: boolean,
+  attempt: AttemptRecord,
+): Promise<DeliveryRecord> {
+  await tx
+    .updateTable('webhooks')
+    .set(success ? { last_success_at: sql`now()`, updated_at: sql`now()` } : { last_failure_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', webhook.id)
+    .execute();
+  const outcome = {
+    status: success ? ('succeeded' as const) : ('failed' as const),
+    status_code: attempt.statusCode,
+    latency_ms: attempt.latencyMs,
+    response_excerpt: attempt.excerpt,
+    error: attempt.error,
+  };
+  if (deliveryId) {
+    return tx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ ...outcome, attempts: eb('attempts', '+', 1), next_retry_at: null, locked_until: null, updated_at: sql`now()` }))
+      .where('id', '=', deliveryId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  return tx
+    .insertInto('webhook_deliveries')
+    .values({ id: newId('whd'), webhook_id: webhook.id, account_id: webhook.account_id, event_id: eventId, event_type: 'webhook.test', attempts: 1, ...outcome })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+// Deliveries as the worker moves them
+
+/**
+ * One pending delivery, due now, per active endpoint of the event's account whose patterns match
+ * its type; an event already fanned out to an endpoint is not again.
+ */
+export async function fanOut(tx: Tx, events: readonly { id: string; account_id: string; type: string }[]): Promise<void> {
+  if (!events.length) return;
+  await sql`
+    insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, next_retry_at)
+    select sendline_id('whd'), w.id, e.account_id, e.id, e.type, 'pending', now()
+    from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.account_id)}::text[], ${events.map((e) => e.type)}::text[]) as e(id, account_id, type)
+    join webhooks w on w.account_id = e.account_id and w.active and e.type <> 'webhook.test' and ${sql.raw(MATCHES_SQL('w.events', 'e.type'))}
+    on conflict (webhook_id, event_id) do nothing`.execute(tx);
+}
+
+export type ClaimedDelivery = Pick<DeliveryRecord, 'id' | 'webhook_id' | 'event_id' | 'attempts'>;
+
+export interface ClaimLimits {
+  /** Deliveries one endpoint may hold in this process, those it holds already included. */
+  perEndpoint: number;
+  /** Deliveries this process holds per endpoint. */
+  held: ReadonlyMap<string, number>;
+  /** How long the claim lasts: a process that dies leaves its deliveries to others after it. */
+  leaseSeconds: number;
+  /** Deliveries to claim at most, over all endpoints. */
+  total: number;
+}
+
+/**
+ * Claims due deliveries of active endpoints, oldest first, at most `perEndpoint` per endpoint
+ * counting those `held` already; deliveries another process holds (row lock or lease) are skipped.
+ */
+export async function claimDue(db: Db, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const { rows } = await sql<ClaimedDelivery>`
+    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${limits.leaseSeconds})
+    from (
+      select id from (
+        select c.id, row_number() over (partition by w.id order by c.next_retry_at) + coalesce((${JSON.stringify(Object.fromEntries(limits.held))}::jsonb ->> w.id)::int, 0) as slot
+        from webhooks w cross join lateral (
+          select x.id, x.next_retry_at from webhook_deliveries x
+          where x.webhook_id = w.id and x.status = 'pending' and x.next_retry_at <= now() and (x.locked_until is null or x.locked_until < now())
+          order by x.next_retry_at limit ${limits.perEndpoint}
+          for update of x skip locked
+        ) c
+        where w.active
+      ) ranked
+      where slot <= ${limits.perEndpoint}
+      limit ${limits.total}
+    ) picked
+    where d.id = picked.id
+    returning d.id, d.webhook_id, d.event_id, d.attempts`.execute(db);
+  return rows;
+}
+
+/** How an endpoint fared in a batch of attempts. */
+export interface EndpointOutcome {
+  webhookId: string;
+  success: boolean;
+  failure: boolean;
+  /** It answered 410 Gone. */
+  gone: boolean;
+}
+
+/** A delivery after its attempt: its status, and when it is tried again if it is. */
+export interface DeliveryOutcome extends AttemptRecord {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  retryInSeconds: number | null;
+}
+
+/**
+ * Writes a batch of attempts: each endpoint's last success or failure, and its disabling (410
+ * at once, `failing` after `disableAfterSeconds` without success); then each delivery's status
+ * and next retry, releasing its claim.
+ */
+export async function recordAttempts(tx: Tx, endpoints: readonly EndpointOutcome[], deliveries: readonly DeliveryOutcome[], disableAfterSeconds: number): Promise<void> {
+  // Endpoints first, in id order, as deleting an endpoint locks it and then its deliveries: the
+  // same order on both sides, so the two never deadlock.
+  const sorted = [...endpoints].sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
+  await sql`
+    update webhooks w set
+      last_success_at = case when u.success then now() else w.last_success_at end,
+      last_failure_at = case when u.failure then now() else w.last_failure_at end,
+      failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, now()) else w.failing_since end,
+      active = case when u.gone or (not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => ${disableAfterSeconds})) then false else w.active end,
+      disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => ${disableAfterSeconds}) then 'failing' else w.disabled_reason end,
+      updated_at = now()
+    from unnest(${sorted.map((e) => e.webhookId)}::text[], ${sorted.map((e) => e.success)}::boolean[], ${sorted.map((e) => e.failure)}::boolean[], ${sorted.map((e) => e.gone)}::boolean[]) as u(id, success, failure, gone)
+    where w.id = u.id`.execute(tx);
+  await sql`
+    update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
+      next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
+    from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
+      ${deliveries.map((d) => d.latencyMs)}::int[], ${deliveries.map((d) => d.excerpt)}::text[], ${deliveries.map((d) => d.error)}::text[], ${deliveries.map((d) => d.retryInSeconds)}::float8[])
+      as u(id, status, attempts, code, latency, excerpt, error, retry_in)
+    where d.id = u.id`.execute(tx);
+}
