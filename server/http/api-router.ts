@@ -8,7 +8,7 @@ import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './ope
 import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { isValidEmail } from '../email.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
+import { applyRateLimit } from './rate-limit.ts';
 import { isStorableDateTime, toUtc } from './timestamps.ts';
 
 interface ApiLocals {
@@ -44,7 +44,7 @@ function guard(op: ContractOperation) {
     const { services } = locals(res);
     const principal = await authenticate(req, services);
     locals(res).principal = principal;
-    const counted = principal.counted ?? (await services.rateLimits.hit(`usr:${principal.userId}`, RATE_LIMIT_WINDOW_SECONDS));
+    const counted = principal.counted ?? (await services.auth.countRequest(principal.userId!));
     applyRateLimit(res, counted, principal.rateLimitPerMinute);
     requireScope(principal, op.method.toUpperCase());
     next();
