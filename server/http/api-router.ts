@@ -9,6 +9,7 @@ import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { isValidEmail } from '../email.ts';
 import { applyRateLimit } from './rate-limit.ts';
+import { rememberRoutePatterns } from './route-patterns.ts';
 import { isStorableDateTime, toUtc } from './timestamps.ts';
 
 interface ApiLocals {
@@ -96,6 +97,7 @@ export interface ApiOptions {
 
 export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: HandlerMap, options: ApiOptions = {}): Router {
   const { config } = runtime;
+  rememberRoutePatterns();
   const operations = listOperations(doc);
   const router = express.Router();
   router.use(contractRoutes(operations));
