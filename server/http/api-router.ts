@@ -89,6 +89,11 @@ function leaveStreamedBodies(req: Request, _res: Response, next: NextFunction) {
   next();
 }
 
+/** Response timestamps: Dates as RFC 3339; anything else (null, text) as it is. */
+function serializeDateTime(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : (value as string);
+}
+
 /** The whole API, built from the contract: every operation gets its handler or a 501. */
 export interface ApiOptions {
   /** JSON body limits above the default, by operation (bulk imports). */
@@ -117,7 +122,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     // One address rule for the API, imports and sending: the contract's `email` format is
     // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
-    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (date: Date | null) => date && date.toISOString() }],
+    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: serializeDateTime }],
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
