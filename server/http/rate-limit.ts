@@ -77,6 +77,8 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** How often a process adds the requests it counted to the shared counters. */
 export const COUNTER_FLUSH_MS = 100;
+/** A bucket counted in this process within this long has its total read back at each flush. */
+const RECENT_MS = 5_000;
 
 interface LocalCount {
   bucket: string;
@@ -85,15 +87,18 @@ interface LocalCount {
   shared: number;
   /** Requests counted here since. */
   unflushed: number;
+  /** When this process last counted a request here (ms). */
+  lastHitAt: number;
   /** The first request of the window in this process, counted in PostgreSQL before anything else. */
   loading: Promise<void> | null;
 }
 
 /**
  * The per-minute request counts of keys and sessions, counted in memory and added to the shared
- * PostgreSQL counters every COUNTER_FLUSH_MS, in one statement for all of them. A process learns
- * the others' requests at each flush, so a key may go over its limit by what the other processes
- * serve it in twice that time (its requests in the last 200 ms, times the processes less one).
+ * PostgreSQL counters every COUNTER_FLUSH_MS, in one statement for all of them, which also reads
+ * back the totals of the buckets counted here lately. A process learns the others' requests at
+ * each flush, so a key may go over its limit by what the other processes serve it in twice that
+ * time (200 ms).
  * The first request of a window in a process is counted in PostgreSQL at once: a process that
  * joins a busy window starts from the shared count.
  *
@@ -128,7 +133,7 @@ export class RequestCounters {
     const id = `${start} ${bucket}`;
     let local = this.counts.get(id);
     if (!local) {
-      const created: LocalCount = { bucket, windowStart: start, shared: 0, unflushed: 0, loading: null };
+      const created: LocalCount = { bucket, windowStart: start, shared: 0, unflushed: 0, lastHitAt: Date.now(), loading: null };
       local = created;
       this.counts.set(id, created);
       created.loading = this.store.hit(bucket, RATE_LIMIT_WINDOW_SECONDS).then(
@@ -146,6 +151,7 @@ export class RequestCounters {
     }
     if (local.loading) await local.loading;
     local.unflushed++;
+    local.lastHitAt = Date.now();
     return { count: local.shared + local.unflushed, resetIn };
   }
 
@@ -171,7 +177,12 @@ export class RequestCounters {
     if (!this.active) return;
     this.active = false;
     const current = currentWindow(RATE_LIMIT_WINDOW_SECONDS).start;
-    const batch = [...this.counts.values()].filter((c) => c.unflushed > 0 && !c.loading).map((c) => ({ count: c, n: c.unflushed }));
+    const ready = [...this.counts.values()].filter((c) => !c.loading);
+    const batch = ready.filter((c) => c.unflushed > 0).map((c) => ({ count: c, n: c.unflushed }));
+    // Buckets counted here lately but not since the last flush: their totals are read back too,
+    // so what the other processes counted reaches this one within a flush.
+    const recentSince = Date.now() - RECENT_MS;
+    const refreshed = ready.filter((c) => c.unflushed === 0 && c.windowStart === current && c.lastHitAt >= recentSince);
     const { rows } = await sql<{ bucket: string; window_start: number; count: number; over: boolean }>`
       with added as (
         insert into rate_limit_counters (bucket, window_start, count)
@@ -182,6 +193,9 @@ export class RequestCounters {
         returning bucket, extract(epoch from window_start)::float8 as window_start, count
       )
       select bucket, window_start, count, false as over from added
+      union all
+      select bucket, extract(epoch from window_start)::float8, count, false from rate_limit_counters
+      where bucket = any(${refreshed.map((c) => c.bucket)}::text[]) and window_start = to_timestamp(${current})
       union all
       select bucket, ${current}::float8, count, true from rate_limit_counters
       where window_start = to_timestamp(${current}) and starts_with(bucket, ${this.throttle.prefix}) and count >= ${this.throttle.limit}`.execute(
@@ -198,7 +212,7 @@ export class RequestCounters {
     for (const [id, local] of this.counts) if (local.windowStart < current && !local.unflushed && !local.loading) this.counts.delete(id);
     for (const [bucket, windowStart] of this.over) if (windowStart < current) this.over.delete(bucket);
     // Requests counted while this flush ran wait for the next.
-    if ([...this.counts.values()].some((c) => c.unflushed > 0)) this.active = true;
+    if ([...this.counts.values()].some((c) => c.unflushed > 0 || c.lastHitAt >= recentSince)) this.active = true;
   }
 
   async close(): Promise<void> {
