@@ -26,6 +26,7 @@ import { AnalyticsService } from './analytics/service.ts';
 import { WebhookService } from './webhooks/service.ts';
 import type { SecretBox } from './webhooks/signing.ts';
 import { EventService } from './events/service.ts';
+import type { Access } from './auth/access.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -44,15 +45,17 @@ export interface Runtime {
   log: Logger;
   /** The last migration applied to the schema when this process started, and how many are. */
   schema: { migration: string | null; migrations: number };
+  /** API keys and sessions in memory, request counts flushed to PostgreSQL. */
+  access: Access;
 }
 
 /** Accounts, users and their throttles: all that tools such as `user:create` need. */
-export function createAccountServices(em: EntityManager, config: Config) {
-  const authRepo = new AuthRepository(em);
+export function createAccountServices(em: EntityManager, config: Config, access: Access | null = null) {
+  const authRepo = new AuthRepository(em, access?.credentials);
   const rateLimits = new RateLimitStore(em);
   return {
     rateLimits,
-    auth: new AuthService(authRepo, config, rateLimits),
+    auth: new AuthService(authRepo, config, rateLimits, access),
     users: new UserService(new UserRepository(em), authRepo, em),
   };
 }
@@ -60,11 +63,11 @@ export function createAccountServices(em: EntityManager, config: Config) {
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
-  const accounts = createAccountServices(em, config);
+  const accounts = createAccountServices(em, config, runtime.access);
   return {
     em,
     ...accounts,
-    apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, {
+    apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, runtime.access, {
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),

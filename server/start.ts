@@ -20,6 +20,7 @@ import { startBounceServer } from './tracking/inbound.ts';
 import { SecretBox } from './webhooks/signing.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { EventListener } from './events/listener.ts';
+import { startAccess } from './auth/access.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
@@ -54,9 +55,10 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const signer = new TokenSigner(config.jwtSecret);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, jwtSecret: config.jwtSecret });
   const secretBox = new SecretBox(config.jwtSecret);
-  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();
+  const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
+  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length }, access };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
   const feedback = new FeedbackService(pool);
@@ -122,6 +124,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await sending?.close();
       await templates.close();
       await recorder.close();
+      await access.close();
       await listener.stop();
       transport.close();
       await capture?.stop();

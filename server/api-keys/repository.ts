@@ -1,7 +1,12 @@
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
+import { sql, type Selectable } from 'kysely';
+import { sqlOf, type Database } from '../db/kysely.ts';
 import { ApiKey, type ApiKeyRow } from './entities.ts';
+
+/** The columns a request needs of its key. */
+export type KeyFound = Pick<Selectable<Database['api_keys']>, 'id' | 'account_id' | 'scopes' | 'allowed_ips' | 'rate_limit_per_minute' | 'expires_at'>;
 
 export class ApiKeyRepository {
   private readonly em: EntityManager;
@@ -11,40 +16,32 @@ export class ApiKeyRepository {
   }
 
   /**
-   * The hot path of every API-key request, in one round trip: unless the client's address
-   * presented `failures.limit` unknown or expired keys in this window already, find the key by hash, count
-   * the request in the key's rate-limit window, and mark the key used (at most once a minute).
+   * A key by the hash of its secret, unless the client's address presented `failures.limit`
+   * unknown or expired keys in this window already; marks the key used (at most once a minute).
+   * One round trip, made only when the key is not cached.
    */
-  async authenticate(
-    keyHash: string,
-    windowStart: number,
-    failures: { bucket: string; limit: number },
-  ): Promise<{ key: ApiKeyRow; count: number } | 'throttled' | null> {
-    const [row] = await this.em.execute(
-      `with failed as (
-         select coalesce((select count from rate_limit_counters where bucket = ? and window_start = to_timestamp(?)), 0) as n
-       ),
-       k as (select * from api_keys where key_hash = ? and (select n from failed) < ?),
-       counted as (
-         insert into rate_limit_counters (bucket, window_start, count)
-         select 'key:' || id, to_timestamp(?), 1 from k
-         on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-         returning count
-       ),
-       touched as (
-         update api_keys set last_used_at = now()
-         where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
-         returning 1
-       )
-       select k.*, (select count from counted) as request_count, (select count(*) from touched) as touched,
-         (select n from failed) as failed_count
-       from failed left join k on true`,
-      [failures.bucket, windowStart, keyHash, failures.limit, windowStart],
-    );
-    const { request_count: count, touched: _touched, failed_count: failed, ...columns } = row;
+  async lookUp(keyHash: string, failures: { bucket: string; windowStart: number; limit: number }): Promise<KeyFound | 'throttled' | null> {
+    const { rows } = await sql<KeyFound & { failed: number }>`
+      with failed as (
+        select coalesce((select count from rate_limit_counters where bucket = ${failures.bucket} and window_start = to_timestamp(${failures.windowStart})), 0) as n
+      ),
+      k as (
+        select id, account_id, scopes, allowed_ips, rate_limit_per_minute, expires_at from api_keys
+        where key_hash = ${keyHash} and (select n from failed) < ${failures.limit}
+      ),
+      touched as (
+        update api_keys set last_used_at = now()
+        where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+      )
+      select k.*, failed.n as failed from failed left join k on true`.execute(sqlOf(this.em));
+    const { failed, ...key } = rows[0];
     if (failed >= failures.limit) return 'throttled';
-    if (columns.id === null) return null;
-    return { key: this.em.map(ApiKey, columns), count: Number(count) };
+    return key.id === null ? null : key;
+  }
+
+  /** Tells every process that the key's scopes or limit changed (see `CredentialCache`). */
+  async announceChanged(id: string): Promise<void> {
+    await sql`select pg_notify('sendline_revocations', ${`key-changed:${id}`})`.execute(sqlOf(this.em));
   }
 
   byId(accountId: string, id: string): Promise<ApiKeyRow | null> {

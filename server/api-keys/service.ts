@@ -5,8 +5,10 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { Scope } from '../auth/principal.ts';
 import type { ApiKeyRow } from './entities.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
-import type { ApiKeyRepository } from './repository.ts';
+import type { ApiKeyRepository, KeyFound } from './repository.ts';
 import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
+import { badKeyBucket, type Access } from '../auth/access.ts';
+import type { CachedKey } from '../auth/credential-cache.ts';
 
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;
@@ -20,7 +22,7 @@ export interface ApiKeyInput {
 }
 
 export type KeyCheck =
-  | { ok: true; key: ApiKeyRow; counted: WindowCount }
+  | { ok: true; key: CachedKey; counted: WindowCount }
   | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
   /** The client's address presented too many unknown or expired keys in this window. */
   | { ok: false; reason: 'throttled'; resetIn: number };
@@ -43,14 +45,17 @@ export class ApiKeyService {
   private readonly limits: RateLimitStore;
   private readonly settings: { defaultRateLimit: number; invalidKeysPerMinute: number };
 
-  constructor(repo: ApiKeyRepository, limits: RateLimitStore, settings: { defaultRateLimit: number; invalidKeysPerMinute: number }) {
+  private readonly access: Access;
+
+  constructor(repo: ApiKeyRepository, limits: RateLimitStore, access: Access, settings: { defaultRateLimit: number; invalidKeysPerMinute: number }) {
     this.repo = repo;
     this.limits = limits;
+    this.access = access;
     this.settings = settings;
   }
 
   /** A key's own limit, or the default (also what sessions get). */
-  rateLimitOf(key: ApiKeyRow | null): number {
+  rateLimitOf(key: Pick<ApiKeyRow, 'rateLimitPerMinute'> | null): number {
     return key?.rateLimitPerMinute ?? this.settings.defaultRateLimit;
   }
 
@@ -94,32 +99,63 @@ export class ApiKeyService {
     if (input.allowed_ips !== undefined) key.allowedIps = input.allowed_ips;
     if (input.rate_limit_per_minute !== undefined) key.rateLimitPerMinute = input.rate_limit_per_minute;
     await this.repo.flush();
+    // Scopes and limits changed elsewhere reach every process's cache this way (an allow-list's change has its trigger).
+    await this.repo.announceChanged(id);
+    this.access.credentials.evict(`key:${id}`);
     return key;
   }
 
   async revoke(accountId: string, id: string): Promise<void> {
     this.repo.remove(await this.get(accountId, id));
     await this.repo.flush();
+    this.access.credentials.evict(`key:${id}`);
   }
 
   /**
-   * Finds the key behind a presented secret, counts the request against its rate limit, and
-   * checks its expiry and IP allow-list. An address that presents too many unknown or expired
-   * keys is refused without a look-up until the window ends.
+   * Finds the key behind a presented secret (in memory once looked up), counts the request
+   * against its rate limit, and checks its expiry and IP allow-list. An address that presents too
+   * many unknown or expired keys is refused without a look-up until the window ends.
    */
   async verify(secret: string, ip: string): Promise<KeyCheck> {
+    const { credentials, counters, keyUsage } = this.access;
     const window = currentWindow(RATE_LIMIT_WINDOW_SECONDS);
-    const failures = { bucket: `badkey:ip:${ip}`, limit: this.settings.invalidKeysPerMinute };
-    const found = await this.repo.authenticate(sha256(secret), window.start, failures);
-    if (found === 'throttled') return { ok: false, reason: 'throttled', resetIn: window.resetIn };
-    const expired = found !== null && found.key.expiresAt !== null && found.key.expiresAt <= new Date();
-    if (!found || expired) {
+    const failures = { bucket: badKeyBucket(ip), windowStart: window.start, limit: this.settings.invalidKeysPerMinute };
+    if (counters.isOver(failures.bucket)) return { ok: false, reason: 'throttled', resetIn: window.resetIn };
+    const hash = sha256(secret);
+    let key = credentials.key(hash);
+    if (!key) {
+      const generation = credentials.generation();
+      const found = await this.repo.lookUp(hash, failures);
+      if (found === 'throttled') {
+        counters.markOver(failures.bucket);
+        return { ok: false, reason: 'throttled', resetIn: window.resetIn };
+      }
+      if (found) {
+        key = cachedKey(found);
+        credentials.rememberKey(hash, key, generation);
+        keyUsage.marked(key.id);
+      }
+    }
+    const expired = key !== undefined && key.expiresAt !== null && key.expiresAt <= new Date();
+    if (!key || expired) {
       const { count, resetIn } = await this.limits.hit(failures.bucket, RATE_LIMIT_WINDOW_SECONDS);
+      if (count >= failures.limit) counters.markOver(failures.bucket);
       if (count > failures.limit) return { ok: false, reason: 'throttled', resetIn };
       return { ok: false, reason: expired ? 'expired' : 'unknown' };
     }
-    const { key, count } = found;
-    if (!ipAllowed(compileAllowList(key.allowedIps), ip)) return { ok: false, reason: 'ip_not_allowed' };
-    return { ok: true, key, counted: { count, resetIn: window.resetIn } };
+    if (!ipAllowed(key.allowList, ip)) return { ok: false, reason: 'ip_not_allowed' };
+    keyUsage.used(key.id);
+    return { ok: true, key, counted: await counters.hit(`key:${key.id}`) };
   }
+}
+
+function cachedKey(found: KeyFound): CachedKey {
+  return {
+    id: found.id,
+    accountId: found.account_id,
+    scopes: found.scopes as Scope[],
+    allowList: compileAllowList(found.allowed_ips),
+    rateLimitPerMinute: found.rate_limit_per_minute,
+    expiresAt: found.expires_at,
+  };
 }

@@ -41,7 +41,7 @@ export async function authenticate(req: CredentialSource, services: Services): P
     return {
       accountId: check.key.accountId,
       via: 'api_key',
-      scopes: check.key.scopes as Principal['scopes'],
+      scopes: check.key.scopes,
       userId: null,
       role: null,
       sessionId: null,
@@ -53,11 +53,11 @@ export async function authenticate(req: CredentialSource, services: Services): P
   const session = await services.auth.authenticateToken(credential.value);
   if (!session) throw unauthorized('invalid_token', 'The token is invalid or expired, or its session has ended.');
   return {
-    accountId: session.user.accountId,
+    accountId: session.session.accountId,
     via: 'session',
     scopes: ['read', 'write'],
-    userId: session.user.id,
-    role: session.user.role,
+    userId: session.session.userId,
+    role: session.session.role,
     sessionId: session.sessionId,
     keyId: null,
     rateLimitPerMinute: services.apiKeys.rateLimitOf(null),

@@ -1,13 +1,18 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
+import { sqlOf } from '../db/kysely.ts';
+import type { CachedSession, CredentialCache } from './credential-cache.ts';
 import { Account, Session, User, type SessionRow, type UserRow } from './entities.ts';
 
 /** Accounts, users and sessions in the database. */
 export class AuthRepository {
   private readonly em: EntityManager;
+  /** Told at once of the sessions this process ends (the others hear of them on `sendline_revocations`). */
+  private readonly credentials: CredentialCache | null;
 
-  constructor(em: EntityManager) {
+  constructor(em: EntityManager, credentials: CredentialCache | null = null) {
     this.em = em;
+    this.credentials = credentials;
   }
 
   userByEmail(email: string): Promise<UserRow | null> {
@@ -47,13 +52,17 @@ export class AuthRepository {
   }
 
   /** The live session and its user, in one query: what every JWT request needs. */
-  async activeSessionUser(sessionId: string, userId: string): Promise<UserRow | null> {
-    const [row] = await this.em.execute(
-      `select u.* from sessions s join users u on u.id = s.user_id
-       where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
-      [sessionId, userId],
-    );
-    return row ? this.em.map(User, row) : null;
+  async activeSession(sessionId: string, userId: string): Promise<CachedSession | null> {
+    const row = await sqlOf(this.em)
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select(['u.id as userId', 'u.account_id as accountId', 'u.role', 's.expires_at as expiresAt'])
+      .where('s.id', '=', sessionId)
+      .where('s.user_id', '=', userId)
+      .where('s.revoked_at', 'is', null)
+      .where('s.expires_at', '>', new Date())
+      .executeTakeFirst();
+    return row ?? null;
   }
 
   /** Swaps the refresh hash only if it is still the old one, so two racing refreshes cannot both win. */
@@ -64,10 +73,12 @@ export class AuthRepository {
 
   async revokeSession(sessionId: string): Promise<void> {
     await this.em.nativeUpdate(Session, { id: sessionId, revokedAt: null }, { revokedAt: new Date() });
+    this.credentials?.evict(`session:${sessionId}`);
   }
 
   async revokeSessionsOf(userId: string): Promise<void> {
     await this.em.nativeUpdate(Session, { userId, revokedAt: null }, { revokedAt: new Date() });
+    this.credentials?.evict(`user:${userId}`);
   }
 
   flush(): Promise<void> {

@@ -2,7 +2,9 @@ import type { Config } from '../config.ts';
 import { normaliseEmail } from '../email.ts';
 import { newId } from '../db/ids.ts';
 import { Problem, conflict, forbidden } from '../http/problem.ts';
-import type { RateLimitStore } from '../http/rate-limit.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
+import type { Access } from './access.ts';
+import type { CachedSession } from './credential-cache.ts';
 import type { AccountRow, UserRow } from './entities.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
@@ -39,11 +41,14 @@ export class AuthService {
   private readonly repo: AuthRepository;
   private readonly config: Config;
   private readonly limits: RateLimitStore;
+  /** The process's caches, in a server (tools run without them). */
+  private readonly access: Access | null;
 
-  constructor(repo: AuthRepository, config: Config, limits: RateLimitStore) {
+  constructor(repo: AuthRepository, config: Config, limits: RateLimitStore, access: Access | null = null) {
     this.repo = repo;
     this.config = config;
     this.limits = limits;
+    this.access = access;
   }
 
   async login(email: string, password: string, ip: string): Promise<IssuedSession> {
@@ -125,12 +130,27 @@ export class AuthService {
     await this.repo.revokeSession(principal.sessionId);
   }
 
-  /** The user and session behind a JWT, or null when the token or its session is no longer valid. */
-  async authenticateToken(token: string): Promise<{ user: UserRow; sessionId: string } | null> {
+  /** The user and session behind a JWT (in memory once looked up), or null when the token or its session is no longer valid. */
+  async authenticateToken(token: string): Promise<{ session: CachedSession; sessionId: string } | null> {
     const claims = verifyAccessToken(this.config.jwtSecret, token);
     if (!claims) return null;
-    const user = await this.repo.activeSessionUser(claims.sid, claims.sub);
-    return user && user.accountId === claims.acc ? { user, sessionId: claims.sid } : null;
+    const credentials = this.access?.credentials;
+    let session = credentials?.session(claims.sid);
+    if (!session) {
+      const generation = credentials?.generation() ?? 0;
+      const found = await this.repo.activeSession(claims.sid, claims.sub);
+      if (!found) return null;
+      session = found;
+      credentials?.rememberSession(claims.sid, session, generation);
+    }
+    const valid = session.userId === claims.sub && session.accountId === claims.acc && session.expiresAt > new Date();
+    return valid ? { session, sessionId: claims.sid } : null;
+  }
+
+  /** Counts a session's request against its user's rate limit. */
+  countRequest(userId: string): Promise<WindowCount> {
+    const bucket = `usr:${userId}`;
+    return this.access ? this.access.counters.hit(bucket) : this.limits.hit(bucket, RATE_LIMIT_WINDOW_SECONDS);
   }
 
   async me(principal: Principal): Promise<{ user: UserRow | null; account: AccountRow }> {

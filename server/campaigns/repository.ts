@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
-import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
+import { sqlOf } from '../db/kysely.ts';
 import { Campaign, type AudienceFilter, type CampaignRow } from './entities.ts';
 import type { CampaignStatus } from './state.ts';
 
@@ -32,8 +32,21 @@ export class CampaignRepository {
     return this.em.findOne(Campaign, { id, accountId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
   }
 
+  /** One page in `(created_at, id)` order, read as plain rows: a list needs no identity map. */
   page(accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
-    return this.em.find(Campaign, { accountId, ...(status ? { status } : {}), ...afterCursor(after) }, { orderBy: CREATED_ORDER, limit: limit + 1 });
+    let query = sqlOf(this.em)
+      .selectFrom('campaigns')
+      .select([
+        'id', 'account_id as accountId', 'name', 'subject', 'from_email as fromEmail', 'from_name as fromName', 'reply_to as replyTo',
+        'content', 'text_content as textContent', 'preheader', 'audience', 'track_opens as trackOpens', 'track_clicks as trackClicks',
+        'status', 'failure_reason as failureReason', 'scheduled_at as scheduledAt', 'started_at as startedAt', 'completed_at as completedAt',
+        'recipients', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'opened', 'clicked', 'unsubscribed', 'complained',
+        'created_at as createdAt', 'updated_at as updatedAt',
+      ])
+      .where('account_id', '=', accountId);
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
   }
 
   create(data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {

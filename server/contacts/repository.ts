@@ -1,6 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
+import { sql } from 'kysely';
+import { sqlOf } from '../db/kysely.ts';
 import { Contact, type ContactRow } from './entities.ts';
 import type { ContactStatus } from './rules.ts';
 
@@ -35,43 +37,28 @@ export class ContactRepository {
     return row?.id ?? null;
   }
 
-  /** One page in `(created_at, id)` order; every filter has an index behind it. */
-  async page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ContactRow[]> {
-    const where = ['account_id = ?'];
-    const params: unknown[] = [accountId];
-    if (filters.status) {
-      where.push('status = ?');
-      params.push(filters.status);
+  /** One page in `(created_at, id)` order, read as plain rows (a list needs no identity map); every filter has an index behind it. */
+  page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ContactRow[]> {
+    let query = sqlOf(this.em)
+      .selectFrom('contacts')
+      .select([
+        'id', 'account_id as accountId', 'email', 'first_name as firstName', 'last_name as lastName', 'attributes', 'tags', 'status',
+        'status_reason as statusReason', 'status_changed_at as statusChangedAt', 'last_import_id as lastImportId',
+        'created_at as createdAt', 'updated_at as updatedAt',
+      ])
+      .where('account_id', '=', accountId);
+    const { status, tag, email, q, createdAfter, createdBefore } = filters;
+    if (status) query = query.where('status', '=', status);
+    if (tag) query = query.where(sql<boolean>`tags @> array[${tag}]::text[]`);
+    if (email) query = query.where(sql<boolean>`lower(email) like ${likePrefix(email)}`);
+    if (q) {
+      const prefix = likePrefix(q);
+      query = query.where(sql<boolean>`(lower(email) like ${prefix} or lower(first_name) like ${prefix} or lower(last_name) like ${prefix})`);
     }
-    if (filters.tag) {
-      where.push('tags @> array[?]::text[]');
-      params.push(filters.tag);
-    }
-    if (filters.email) {
-      where.push('lower(email) like ?');
-      params.push(likePrefix(filters.email));
-    }
-    if (filters.q) {
-      where.push('(lower(email) like ? or lower(first_name) like ? or lower(last_name) like ?)');
-      params.push(likePrefix(filters.q), likePrefix(filters.q), likePrefix(filters.q));
-    }
-    if (filters.createdAfter) {
-      where.push('created_at > ?');
-      params.push(filters.createdAfter);
-    }
-    if (filters.createdBefore) {
-      where.push('created_at < ?');
-      params.push(filters.createdBefore);
-    }
-    if (after) {
-      where.push('(created_at, id) > (?, ?)');
-      params.push(after.at, after.id);
-    }
-    params.push(limit + 1);
-    const rows = await this.em
-      .getConnection()
-      .execute(`select * from contacts where ${where.join(' and ')} order by created_at, id limit ?`, params);
-    return rows.map((row) => this.em.map(Contact, row));
+    if (createdAfter) query = query.where('created_at', '>', createdAfter);
+    if (createdBefore) query = query.where('created_at', '<', createdBefore);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
   }
 
   create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId'>): ContactRow {

@@ -39,6 +39,11 @@ export class EventListener {
     this.revocationHandlers.push(handler);
   }
 
+  /** Whether announcements are being heard now. */
+  get connected(): boolean {
+    return this.client !== null;
+  }
+
   /** Called on every (re)connection: what was announced while disconnected is lost. */
   onConnected(handler: () => void): void {
     this.connectHandlers.push(handler);

@@ -8,7 +8,8 @@ import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './ope
 import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
 import { isValidEmail } from '../email.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, applyRateLimit } from './rate-limit.ts';
+import { applyRateLimit } from './rate-limit.ts';
+import { rememberRoutePatterns } from './route-patterns.ts';
 import { isStorableDateTime, toUtc } from './timestamps.ts';
 
 interface ApiLocals {
@@ -44,7 +45,7 @@ function guard(op: ContractOperation) {
     const { services } = locals(res);
     const principal = await authenticate(req, services);
     locals(res).principal = principal;
-    const counted = principal.counted ?? (await services.rateLimits.hit(`usr:${principal.userId}`, RATE_LIMIT_WINDOW_SECONDS));
+    const counted = principal.counted ?? (await services.auth.countRequest(principal.userId!));
     applyRateLimit(res, counted, principal.rateLimitPerMinute);
     requireScope(principal, op.method.toUpperCase());
     next();
@@ -88,6 +89,11 @@ function leaveStreamedBodies(req: Request, _res: Response, next: NextFunction) {
   next();
 }
 
+/** Response timestamps: Dates as RFC 3339; anything else (null, text) as it is. */
+function serializeDateTime(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : (value as string);
+}
+
 /** The whole API, built from the contract: every operation gets its handler or a 501. */
 export interface ApiOptions {
   /** JSON body limits above the default, by operation (bulk imports). */
@@ -96,6 +102,7 @@ export interface ApiOptions {
 
 export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: HandlerMap, options: ApiOptions = {}): Router {
   const { config } = runtime;
+  rememberRoutePatterns();
   const operations = listOperations(doc);
   const router = express.Router();
   router.use(contractRoutes(operations));
@@ -115,7 +122,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     // One address rule for the API, imports and sending: the contract's `email` format is
     // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
-    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (date: Date | null) => date && date.toISOString() }],
+    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: serializeDateTime }],
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;

@@ -1,0 +1,54 @@
+import type { Orm } from '../db/orm.ts';
+import type { Logger } from '../logger.ts';
+import { KeyUsage } from '../api-keys/usage.ts';
+import { RequestCounters } from '../http/rate-limit.ts';
+import { CredentialCache, type RevocationSource } from './credential-cache.ts';
+import { User } from './entities.ts';
+
+/** Unknown or expired keys an address presented, per minute (see `ApiKeyService.verify`). */
+export const badKeyBucket = (ip: string) => `badkey:ip:${ip}`;
+
+/** What authenticating a request keeps in memory, process-wide. */
+export interface Access {
+  credentials: CredentialCache;
+  counters: RequestCounters;
+  keyUsage: KeyUsage;
+  close(): Promise<void>;
+}
+
+export function startAccess(orm: Orm, revocations: RevocationSource, settings: { invalidKeysPerMinute: number }, log: Logger): Access {
+  const credentials = new CredentialCache();
+  credentials.listen(revocations);
+  announceUserChanges(orm);
+  const counters = new RequestCounters(orm.em.fork(), { prefix: badKeyBucket(''), limit: settings.invalidKeysPerMinute }, log);
+  const keyUsage = new KeyUsage(orm.em.fork(), log);
+  return {
+    credentials,
+    counters,
+    keyUsage,
+    close: async () => {
+      await Promise.all([counters.close(), keyUsage.close()]);
+    },
+  };
+}
+
+/**
+ * A user's role change or deletion is announced as `user:<id>` in the transaction that makes it
+ * (delivered when it commits, or never), so every process forgets the user's cached sessions.
+ */
+function announceUserChanges(orm: Orm): void {
+  orm.em.getEventManager().registerSubscriber({
+    getSubscribedEntities: () => [User],
+    async afterFlush({ em, uow }) {
+      const ids = uow
+        .getChangeSets()
+        .filter((change) => change.meta.className === User.meta.className)
+        .filter((change) => change.type === 'delete' || (change.type === 'update' && 'role' in change.payload))
+        .map((change) => `user:${change.getSerializedPrimaryKey()}`);
+      if (!ids.length) return;
+      await em
+        .getConnection()
+        .execute("select pg_notify('sendline_revocations', c) from unnest(string_to_array(?, ',')) c", [ids.join(',')], 'all', em.getTransactionContext());
+    },
+  });
+}
