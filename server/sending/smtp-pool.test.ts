@@ -50,7 +50,7 @@ describe('SMTP pool', () => {
   };
   afterEach(async () => {
     for (const pool of pools.splice(0)) pool.close();
-    await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+    await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   });
 
   it('sends on at most `size` connections, and keeps a connection whose recipient was refused', async () => {
