@@ -19,6 +19,8 @@ export function runAgain(job: Job<unknown>): void {
   job.attrs.nextRunAt = new Date();
 }
 
+const PERIODIC_LOCK_MS = 5000;
+
 /**
  * The one mechanism for background work: Agenda on the same PostgreSQL, woken by LISTEN/NOTIFY.
  * One-off jobs (`enqueue`, `ensure`) and periodic ones (`every`) are rows in its table, locked by
@@ -48,44 +50,40 @@ export class Queue {
   }
 
   define<T>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, options: JobOptions): void {
-    const lockMs = options.lockSeconds * 1000;
-    this.agenda.define<T>(
-      name,
-      async (job) => {
-        const heartbeat = options.leased
-          ? setInterval(() => job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3)
-          : null;
-        try {
-          await handler(job.attrs.data, job);
-        } catch (err) {
-          this.log.error({ err, job: name }, 'job failed');
-          throw err;
-        } finally {
-          if (heartbeat) clearInterval(heartbeat);
-        }
-      },
+    this.agenda.define<T>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
+      lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.
-      { lockLifetime: lockMs, concurrency: options.concurrency, lockLimit: options.concurrency, removeOnComplete: options.leased ?? false },
-    );
+      concurrency: options.concurrency,
+      lockLimit: options.concurrency,
+      removeOnComplete: options.leased ?? false,
+    });
   }
 
   /**
    * Runs `handler` every `intervalMs` in one process at a time, whichever is free: one row per
-   * name, however many processes declare it. Scheduled when the queue starts.
+   * name, however many processes declare it (scheduled when the queue starts). The lock is
+   * renewed while it runs, so a process that dies running it holds it for 5 s at most.
    */
   every(name: string, intervalMs: number, handler: () => Promise<void>): void {
-    this.agenda.define(
-      name,
-      async () => {
-        try {
-          await handler();
-        } catch (err) {
-          this.log.error({ err, job: name }, 'periodic job failed');
-        }
-      },
-      { lockLifetime: Math.max(intervalMs * 10, 30_000), concurrency: 1, lockLimit: 1 },
-    );
+    this.agenda.define(name, (job) => this.run(name, job, PERIODIC_LOCK_MS, handler).catch(() => {}), {
+      lockLifetime: PERIODIC_LOCK_MS,
+      concurrency: 1,
+      lockLimit: 1,
+    });
     this.periodic.push({ name, intervalMs });
+  }
+
+  /** Runs a job's handler, renewing its lock of `lockMs` meanwhile (0: not renewed); logs a failure. */
+  private async run<T>(name: string, job: Job<T>, lockMs: number, handler: () => Promise<void>): Promise<void> {
+    const heartbeat = lockMs ? setInterval(() => job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3) : null;
+    try {
+      await handler();
+    } catch (err) {
+      this.log.error({ err, job: name }, 'job failed');
+      throw err;
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
   }
 
   async enqueue<T>(name: string, data: T): Promise<void> {
