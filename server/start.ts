@@ -37,6 +37,7 @@ export interface Sendline extends Runtime {
 }
 
 const PRUNE_EVERY_MS = 5 * 60_000;
+const WEBHOOK_TICK_MS = 1000;
 
 export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
   const config = loadConfig(env);
@@ -72,6 +73,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
     sending = await startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
+    queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
+    // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
+    queue.every('webhooks.tick', WEBHOOK_TICK_MS, async () => webhooks!.wake());
     await queue.start();
     webhooks!.start();
   }
@@ -95,16 +99,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   log.info({ url, docs: `${url}/docs`, role: config.role }, 'Sendline is listening');
 
-  const pruner = setInterval(() => {
-    createServices(runtime).rateLimits.prune().catch((err) => log.warn({ err }, 'pruning rate limits failed'));
-  }, PRUNE_EVERY_MS);
-  pruner.unref();
-
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      clearInterval(pruner);
-      sending?.stopScheduling();
       shutdown.abort();
       sockets.close();
       await Promise.all([

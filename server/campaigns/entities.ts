@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { components } from '../../generated/openapi.d.ts';
 import { CAMPAIGN_STATUSES } from './state.ts';
 
 export interface AudienceFilter {
@@ -16,19 +17,19 @@ export const Campaign = defineEntity({
     name: p.string(),
     subject: p.string(),
     fromEmail: p.string(),
-    fromName: p.string().nullable(),
-    replyTo: p.string().nullable(),
+    fromName: p.string().strictNullable(),
+    replyTo: p.string().strictNullable(),
     content: p.text(),
-    textContent: p.text().nullable(),
-    preheader: p.string().nullable(),
+    textContent: p.text().strictNullable(),
+    preheader: p.string().strictNullable(),
     audience: p.json<AudienceFilter>(),
     trackOpens: p.boolean(),
     trackClicks: p.boolean(),
     status: p.enum([...CAMPAIGN_STATUSES]),
-    failureReason: p.string().nullable(),
-    scheduledAt: p.datetime().nullable(),
-    startedAt: p.datetime().nullable(),
-    completedAt: p.datetime().nullable(),
+    failureReason: p.string().strictNullable(),
+    scheduledAt: p.datetime().strictNullable(),
+    startedAt: p.datetime().strictNullable(),
+    completedAt: p.datetime().strictNullable(),
     recipients: p.integer().default(0),
     sent: p.integer().default(0),
     delivered: p.integer().default(0),
@@ -45,3 +46,35 @@ export const Campaign = defineEntity({
 });
 
 export type CampaignRow = InferEntity<typeof Campaign>;
+
+export type MessageStatus = components['schemas']['MessageStatus'];
+export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'deferred', 'bounced', 'failed', 'cancelled'] as const satisfies readonly MessageStatus[];
+
+/** One recipient of a campaign, frozen when sending starts; written by the campaigns store. */
+export const Message = defineEntity({
+  name: 'Message',
+  tableName: 'messages',
+  properties: {
+    id: p.string().primary(),
+    accountId: p.string(),
+    campaignId: p.string(),
+    contactId: p.string().strictNullable(),
+    email: p.string(),
+    status: p.enum([...MESSAGE_STATUSES]),
+    reason: p.string().strictNullable(),
+    attempts: p.integer().default(0),
+    nextAttemptAt: p.datetime().strictNullable(),
+    claimedAt: p.datetime().strictNullable(),
+    sentAt: p.datetime().strictNullable(),
+    openedAt: p.datetime().strictNullable(),
+    humanOpenedAt: p.datetime().strictNullable(),
+    clickedAt: p.datetime().strictNullable(),
+    clickedLinks: p.array<number>().columnType('integer[]').default([]),
+    unsubscribedAt: p.datetime().strictNullable(),
+    complainedAt: p.datetime().strictNullable(),
+    bouncedAt: p.datetime().strictNullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export type MessageRow = InferEntity<typeof Message>;

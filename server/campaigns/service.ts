@@ -1,19 +1,26 @@
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { recordEvent } from '../events/record.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { campaignContent } from '../sending/render.ts';
-import type { AudienceFilter, CampaignRow } from './entities.ts';
-import { campaignEventData } from './json.ts';
-import { CampaignRepository, type MessageRow } from './repository.ts';
-import { assertDeletable, assertEditable, transition, type CampaignStatus } from './state.ts';
+import { campaignContent, type Recipient } from '../sending/render.ts';
+import type { AudienceFilter, CampaignRow, MessageStatus } from './entities.ts';
+import { CampaignRepository } from './repository.ts';
+import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
+import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
 
 export const SEND_JOB = 'campaigns.send';
+
+/**
+ * Makes sure the campaign has its `count` send jobs, due now: one per slot, so asking again (a
+ * resume, the tick after a restart) adds none.
+ */
+export async function sendJobs(queue: Queue, campaignId: string, count: number): Promise<void> {
+  for (let slot = 0; slot < count; slot++) await queue.ensure(SEND_JOB, { campaignId, slot }, ['campaignId', 'slot']);
+}
 
 export interface CampaignInput {
   name: string;
@@ -29,12 +36,12 @@ export interface CampaignInput {
   track_clicks?: boolean;
 }
 
-export const messageJson = (m: MessageRow) => ({
+export const messageJson = (m: ListedMessage) => ({
   id: m.id,
   campaign_id: m.campaign_id,
   contact_id: m.contact_id,
   email: m.email,
-  status: m.status as 'queued',
+  status: m.status,
   reason: m.reason,
   attempts: m.attempts,
   sent_at: m.sent_at?.toISOString() ?? null,
@@ -113,7 +120,7 @@ export class CampaignService {
   async delete(accountId: string, id: string): Promise<void> {
     await this.locked(accountId, id, async (campaign, em) => {
       assertDeletable(campaign.status);
-      em.remove(campaign);
+      campaigns.remove(em, campaign);
     });
   }
 
@@ -124,57 +131,32 @@ export class CampaignService {
   async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {
     const when = new Date(at);
     if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
-    return this.locked(accountId, id, async (campaign, em) => {
-      campaign.status = transition(campaign.status, 'schedule');
-      campaign.scheduledAt = when;
-      recordEvent(em, accountId, 'campaign.scheduled', { ...campaignEventData(campaign), scheduled_at: when.toISOString() });
-    });
+    return this.move(accountId, id, 'schedule', { scheduledAt: when });
   }
 
   unschedule(accountId: string, id: string): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (campaign) => {
-      campaign.status = transition(campaign.status, 'unschedule');
-      campaign.scheduledAt = null;
-    });
+    return this.move(accountId, id, 'unschedule');
   }
 
   /** Starts sending now: the audience is snapshotted in the same transaction as the status change. */
   async start(accountId: string, id: string): Promise<CampaignRow> {
-    const campaign = await this.locked(accountId, id, async (c, em, repo) => {
-      c.status = transition(c.status, 'start');
-      c.startedAt = new Date();
-      await em.flush();
-      c.recipients = await repo.snapshotAudience(c);
-      recordEvent(em, accountId, 'campaign.started', campaignEventData(c));
-    });
-    await this.wakeWorkers(campaign.id);
+    const campaign = await this.move(accountId, id, 'start');
+    await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;
   }
 
   pause(accountId: string, id: string): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (c, em) => {
-      c.status = transition(c.status, 'pause');
-      recordEvent(em, accountId, 'campaign.paused', campaignEventData(c));
-    });
+    return this.move(accountId, id, 'pause');
   }
 
   async resume(accountId: string, id: string): Promise<CampaignRow> {
-    const campaign = await this.locked(accountId, id, async (c, em) => {
-      c.status = transition(c.status, 'resume');
-      c.failureReason = null;
-      recordEvent(em, accountId, 'campaign.resumed', campaignEventData(c));
-    });
-    await this.wakeWorkers(campaign.id);
+    const campaign = await this.move(accountId, id, 'resume');
+    await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;
   }
 
   cancel(accountId: string, id: string): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (c, em, repo) => {
-      c.status = transition(c.status, 'cancel');
-      c.scheduledAt = null;
-      await repo.cancelPendingMessages(c.id);
-      recordEvent(em, accountId, 'campaign.cancelled', campaignEventData(c));
-    });
+    return this.move(accountId, id, 'cancel');
   }
 
   async duplicate(accountId: string, id: string): Promise<CampaignRow> {
@@ -204,9 +186,9 @@ export class CampaignService {
   /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
-    const recipients = [];
+    const recipients: Recipient[] = [];
     for (const email of emails) {
-      const [contact] = await this.repo.contactByEmail(accountId, email);
+      const contact = await this.repo.contactByEmail(accountId, email);
       recipients.push({
         messageId: newTestMessageId(),
         email,
@@ -229,29 +211,26 @@ export class CampaignService {
     return { accepted, rejected };
   }
 
-  async messages(accountId: string, id: string, status: string | undefined, limit: number, cursor?: string) {
+  async messages(accountId: string, id: string, status: MessageStatus | undefined, limit: number, cursor?: string) {
     await this.get(accountId, id);
     const rows = await this.repo.messages(id, status, decodeCursor(cursor), limit);
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.id }), messageJson);
   }
 
-  private async wakeWorkers(campaignId: string): Promise<void> {
-    for (let i = 0; i < this.workersPerCampaign; i++) await this.queue.enqueue(SEND_JOB, { campaignId });
+  /** Moves the campaign through the state machine, locked, in one transaction. */
+  private move(accountId: string, id: string, action: CampaignAction, details?: TransitionDetails): Promise<CampaignRow> {
+    return this.locked(accountId, id, async (campaign, em) => {
+      await campaigns.transition(em, campaign, action, details);
+    });
   }
 
   /** Loads the campaign locked, applies `change` and commits, all in one transaction. */
-  private async locked(
-    accountId: string,
-    id: string,
-    change: (c: CampaignRow, em: EntityManager, repo: CampaignRepository) => Promise<void>,
-  ): Promise<CampaignRow> {
+  private async locked(accountId: string, id: string, change: (c: CampaignRow, em: EntityManager) => Promise<void>): Promise<CampaignRow> {
     return this.em.transactional(async (em) => {
-      const repo = new CampaignRepository(em);
-      const campaign = await repo.byId(accountId, id, true);
+      const campaign = await campaigns.lock(em, id, accountId);
       if (!campaign) throw notFound('campaign');
-      await change(campaign, em, repo);
+      await change(campaign, em);
       return campaign;
     });
   }
 }
-

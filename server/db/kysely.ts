@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPoolClient, type Transaction } from 'kysely';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PoolClient } from 'pg';
 import type { entities } from './entities.ts';
 
 /** The schema as Kysely sees it, inferred from the entities: table and column names as in SQL. */
@@ -13,4 +14,20 @@ export type Tx = Transaction<Database>;
 /** The query builder for what the ORM does not express well (batches, claims, rollups, CTEs). */
 export function sqlOf(em: EntityManager): Db {
   return em.getKysely() as unknown as Db;
+}
+
+const onClient = new WeakMap<PoolClient, Db>();
+
+/**
+ * Typed SQL on one connection borrowed from the ORM's pool (`nativePool`), for a transaction
+ * that also needs the raw client (COPY). The caller owns the connection: Kysely never releases it.
+ */
+export function sqlOnClient(client: PoolClient): Db {
+  let db = onClient.get(client);
+  if (!db) {
+    const borrowed: PostgresPoolClient = { query: client.query.bind(client) as PostgresPoolClient['query'], release: () => {} };
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => borrowed, end: async () => {}, options: {} } }) });
+    onClient.set(client, db);
+  }
+  return db;
 }

@@ -7,12 +7,29 @@ export interface JobOptions {
   /** A worker that dies holding the job keeps it this long before another takes it over. */
   lockSeconds: number;
   concurrency: number;
+  /**
+   * Renew the lock while the job runs, so it can run longer than `lockSeconds` and only a dead
+   * process's jobs are taken over; and delete the job once done (unless it asked to run again).
+   */
+  leased?: boolean;
 }
 
-/** The job queue: Agenda on the same PostgreSQL, woken by LISTEN/NOTIFY. */
+/** Runs the job again as soon as a worker is free (e.g. when this process stops mid-way). */
+export function runAgain(job: Job<unknown>): void {
+  job.attrs.nextRunAt = new Date();
+}
+
+const PERIODIC_LOCK_MS = 5000;
+
+/**
+ * The one mechanism for background work: Agenda on the same PostgreSQL, woken by LISTEN/NOTIFY.
+ * One-off jobs (`enqueue`, `ensure`) and periodic ones (`every`) are rows in its table, locked by
+ * the process that runs them, so any number of processes share them.
+ */
 export class Queue {
   private readonly agenda: Agenda;
   private readonly log: Logger;
+  private readonly periodic: { name: string; intervalMs: number }[] = [];
   private started = false;
 
   private constructor(agenda: Agenda, log: Logger) {
@@ -33,27 +50,58 @@ export class Queue {
   }
 
   define<T>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, options: JobOptions): void {
-    this.agenda.define<T>(
-      name,
-      async (job) => {
-        try {
-          await handler(job.attrs.data, job);
-        } catch (err) {
-          this.log.error({ err, job: name }, 'job failed');
-          throw err;
-        }
-      },
+    this.agenda.define<T>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
+      lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.
-      { lockLifetime: options.lockSeconds * 1000, concurrency: options.concurrency, lockLimit: options.concurrency },
-    );
+      concurrency: options.concurrency,
+      lockLimit: options.concurrency,
+      removeOnComplete: options.leased ?? false,
+    });
+  }
+
+  /**
+   * Runs `handler` every `intervalMs` in one process at a time, whichever is free: one row per
+   * name, however many processes declare it (scheduled when the queue starts). The lock is
+   * renewed while it runs, so a process that dies running it holds it for 5 s at most.
+   */
+  every(name: string, intervalMs: number, handler: () => Promise<void>): void {
+    this.agenda.define(name, (job) => this.run(name, job, PERIODIC_LOCK_MS, handler).catch(() => {}), {
+      lockLifetime: PERIODIC_LOCK_MS,
+      concurrency: 1,
+      lockLimit: 1,
+    });
+    this.periodic.push({ name, intervalMs });
+  }
+
+  /** Runs a job's handler, renewing its lock of `lockMs` meanwhile (0: not renewed); logs a failure. */
+  private async run<T>(name: string, job: Job<T>, lockMs: number, handler: () => Promise<void>): Promise<void> {
+    const heartbeat = lockMs ? setInterval(() => job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3) : null;
+    try {
+      await handler();
+    } catch (err) {
+      this.log.error({ err, job: name }, 'job failed');
+      throw err;
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
   }
 
   async enqueue<T>(name: string, data: T): Promise<void> {
     await this.agenda.now(name, data);
   }
 
+  /**
+   * Makes sure one job identified by `key` (fields of `data`) is due now: creates it, or moves
+   * the existing one to now. A running one goes on running; none is duplicated by asking again.
+   */
+  async ensure<T extends Record<string, string | number>>(name: string, data: T, key: (keyof T & string)[]): Promise<void> {
+    const unique = Object.fromEntries(key.map((field) => [`data.${field}`, data[field]]));
+    await this.agenda.create(name, data).unique(unique).schedule(new Date()).save();
+  }
+
   /** Starts processing jobs in this process (the `worker` and `all` roles). */
   async start(): Promise<void> {
+    for (const { name, intervalMs } of this.periodic) await this.agenda.every(intervalMs, name);
     await this.agenda.start();
     this.started = true;
   }
@@ -64,5 +112,3 @@ export class Queue {
     await this.agenda.stop();
   }
 }
-
-export type { Job };

@@ -1,50 +1,50 @@
 import { createServices, type Runtime } from '../services.ts';
-import { SEND_JOB } from '../campaigns/service.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { campaigns } from '../campaigns/store.ts';
+import { SEND_JOB, sendJobs } from '../campaigns/service.ts';
+import { runAgain } from '../jobs/queue.ts';
+import { Problem } from '../http/problem.ts';
 import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
 
-const SCHEDULER_EVERY_MS = 1000;
+/** Starts due scheduled campaigns and keeps sending ones staffed; one process at a time runs it. */
+export const CAMPAIGN_TICK_JOB = 'campaigns.tick';
+const TICK_EVERY_MS = 1000;
+/** How long a dead process holds a send job before another takes it over (live ones renew it). */
+const SEND_JOB_LOCK_SECONDS = 30;
 
 export interface SendingWorker {
-  stopScheduling(): void;
   /** After the send jobs have stopped: ends the sending threads. */
   close(): Promise<void>;
 }
 
 /**
- * Registers the send job on this worker, wakes campaigns that were sending when the last
- * process stopped, and starts due scheduled campaigns (checked every second, so within 5 s of
- * their time, after a restart too).
+ * Registers the send job and the campaigns' tick on this worker. The tick, every second, starts
+ * due scheduled campaigns (so within a second or two of their time, after a restart too), and
+ * makes sure every `sending` campaign has its send jobs: after a restart nothing is queued again
+ * that is already there.
  */
 export async function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): Promise<SendingWorker> {
-  const { pool, queue, config, log } = runtime;
+  const { orm, pool, queue, config, log } = runtime;
   const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, jwtSecret: config.jwtSecret }, config.sending.threads, log);
-  const sender = new CampaignSender(pool, threads, runtime.templates, config.sending, log);
-  queue.define<{ campaignId: string }>(SEND_JOB, (data, job) => sender.run(data.campaignId, signal, () => job.touch()), {
-    lockSeconds: config.sending.leaseSeconds,
-    concurrency: 4,
-  });
-  const { rows } = await pool.query("select id from campaigns where status = 'sending'");
-  for (const { id } of rows) for (let i = 0; i < config.sending.workersPerCampaign; i++) await queue.enqueue(SEND_JOB, { campaignId: id });
-  if (rows.length) log.info({ campaigns: rows.length }, 'resuming campaigns that were sending');
-
-  let running = false;
-  const timer = setInterval(async () => {
-    if (running || signal.aborted) return;
-    running = true;
-    try {
-      const { rows: due } = await pool.query("select id, account_id from campaigns where status = 'scheduled' and scheduled_at <= now() order by scheduled_at limit 20");
-      for (const campaign of due) {
-        // Another process may start it first; the state machine then refuses this one (409).
-        await createServices(runtime).campaigns.start(campaign.account_id, campaign.id).catch((err) => {
-          if (err?.status !== 409) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
-        });
-      }
-    } catch (err) {
-      log.error({ err }, 'the scheduler failed');
-    } finally {
-      running = false;
+  const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);
+  queue.define<{ campaignId: string }>(
+    SEND_JOB,
+    async (data, job) => {
+      // Stopped with the process: the job runs again at once in the next process free.
+      if ((await sender.run(data.campaignId, signal)) === 'interrupted') runAgain(job);
+    },
+    { lockSeconds: Math.min(config.sending.leaseSeconds, SEND_JOB_LOCK_SECONDS), concurrency: 4, leased: true },
+  );
+  queue.every(CAMPAIGN_TICK_JOB, TICK_EVERY_MS, async () => {
+    const db = sqlOf(orm.em.fork());
+    for (const campaign of await campaigns.dueScheduled(db, 20)) {
+      // The state machine refuses a second start (409): another process or request came first.
+      await createServices(runtime).campaigns.start(campaign.account_id, campaign.id).catch((err: unknown) => {
+        if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
+      });
     }
-  }, SCHEDULER_EVERY_MS);
-  return { stopScheduling: () => clearInterval(timer), close: () => threads.close() };
+    for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
+  });
+  return { close: () => threads.close() };
 }

@@ -1,42 +1,23 @@
 import type { Config } from '../config.ts';
+import type { Orm } from '../db/orm.ts';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
+import { sqlOf, sqlOnClient } from '../db/kysely.ts';
 import { insertEvents, type PendingEvent } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
-import type { CampaignRow } from '../campaigns/entities.ts';
+import { Campaign, type CampaignRow } from '../campaigns/entities.ts';
+import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
+import { addSendRollup, recordSmtpBounces, suppressBouncedContacts, type SmtpBounce } from '../tracking/store.ts';
 import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 
-interface Claimed {
-  id: string;
-  contact_id: string | null;
-  email: string;
-  attempts: number;
-  first_name: string | null;
-  last_name: string | null;
-  tags: string[] | null;
-  attributes: Record<string, unknown> | null;
-  contact_status: string | null;
-}
+type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
 
-type Result = { message: Claimed; outcome: ThreadOutcome | { kind: 'skipped'; reason: string } };
-
-interface MessageUpdate {
-  id: string;
-  status: string;
-  reason: string | null;
-  nextAttemptAt: Date | null;
-  sent: boolean;
-}
-
-function countDomain(domains: Map<string, { sent: number; delivered: number }>, email: string): void {
+function countDomain(domains: Map<string, number>, email: string): void {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const counts = domains.get(domain) ?? { sent: 0, delivered: 0 };
-  counts.sent++;
-  counts.delivered++;
-  domains.set(domain, counts);
+  domains.set(domain, (domains.get(domain) ?? 0) + 1);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,41 +40,6 @@ class Pacer {
   }
 }
 
-export function campaignFromRow(r: Record<string, any>): CampaignRow {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    name: r.name,
-    subject: r.subject,
-    fromEmail: r.from_email,
-    fromName: r.from_name,
-    replyTo: r.reply_to,
-    content: r.content,
-    textContent: r.text_content,
-    preheader: r.preheader,
-    audience: r.audience,
-    trackOpens: r.track_opens,
-    trackClicks: r.track_clicks,
-    status: r.status,
-    failureReason: r.failure_reason,
-    scheduledAt: r.scheduled_at,
-    startedAt: r.started_at,
-    completedAt: r.completed_at,
-    recipients: r.recipients,
-    sent: r.sent,
-    delivered: r.delivered,
-    deferred: r.deferred,
-    failed: r.failed,
-    bounced: r.bounced,
-    opened: r.opened,
-    clicked: r.clicked,
-    unsubscribed: r.unsubscribed,
-    complained: r.complained,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  } as CampaignRow;
-}
-
 /**
  * Sends one campaign's queued messages, batch by batch, together with any other worker on the
  * same campaign: batches are claimed with SKIP LOCKED, so no message goes to two workers. A
@@ -101,6 +47,7 @@ export function campaignFromRow(r: Record<string, any>): CampaignRow {
  * in flight at the crash can be sent twice.
  */
 export class CampaignSender {
+  private readonly orm: Orm;
   private readonly pool: Pool;
   private readonly threads: SendThreads;
   private readonly templates: TemplateThread;
@@ -108,7 +55,8 @@ export class CampaignSender {
   private readonly log: Logger;
   private readonly pacer: Pacer;
 
-  constructor(pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
+  constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
+    this.orm = orm;
     this.pool = pool;
     this.threads = threads;
     this.templates = templates;
@@ -117,87 +65,56 @@ export class CampaignSender {
     this.pacer = new Pacer(settings.ratePerSecond);
   }
 
-  async run(campaignId: string, signal: AbortSignal, touch: () => Promise<void>): Promise<void> {
+  /** Sends until the campaign is no longer `sending`, or `signal` stops the process: then answers `'interrupted'`. */
+  async run(campaignId: string, signal: AbortSignal): Promise<'done' | 'interrupted'> {
+    const db = sqlOf(this.orm.em.fork());
+    const campaign = await this.orm.em.fork().findOne(Campaign, { id: campaignId });
+    if (campaign?.status !== 'sending') return 'done';
     this.log.info({ campaignId }, 'sending campaign');
-    let campaign: CampaignRow | null = null;
+    // Templates are checked when saved; should one still not compile, stop rather than loop.
+    // Compiled in the template thread: this thread also answers requests.
+    const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
+    // Stopping with the process: the campaign goes on after the restart.
+    if (error instanceof TemplateThreadStopped) return 'interrupted';
+    if (error !== null) {
+      await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
+      return 'done';
+    }
     let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
-      const { rows: [row] } = await this.pool.query('select * from campaigns where id = $1', [campaignId]);
-      if (!row || row.status !== 'sending') return;
-      if (!campaign) {
-        campaign = campaignFromRow(row);
-        // Templates are checked when saved; should one still not compile, stop rather than loop.
-        // Compiled in the template thread: this thread also answers requests.
-        const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
-        // Stopping with the process: the campaign goes on after the restart.
-        if (error instanceof TemplateThreadStopped) return;
-        if (error !== null) {
-          await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
-          return;
-        }
-      }
-      let batch = await this.claim(campaignId, cursor);
-      if (!batch.length && cursor) batch = await this.claim(campaignId, '');
+      if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
+      let batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
+      if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
       cursor = batch.at(-1)?.id ?? '';
       if (!batch.length) {
-        if (await this.tryComplete(campaignId)) return;
+        if (await this.tryComplete(campaignId)) return 'done';
         await sleep(250);
         continue;
       }
       const results = await this.deliver(campaign, batch);
-      const transportErrors = results.filter((r) => r.outcome.kind === 'transport_error');
+      const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
-        await this.release(batch);
+        await messages.release(db, batch.map((m) => m.id));
         cursor = '';
         failingSince ??= Date.now();
-        const error = (transportErrors[0].outcome as { error: string }).error;
+        const error = transportErrors[0];
         this.log.warn({ campaignId, error }, 'the relay is failing');
         if (Date.now() - failingSince > this.settings.failureSeconds * 1000) {
           await this.fail(campaignId, `The relay kept failing for ${this.settings.failureSeconds} s: ${error}`);
-          return;
+          return 'done';
         }
         await sleep(1000);
         continue;
       }
       failingSince = null;
-      await this.record(row.account_id, campaignId, results);
-      await touch();
+      await this.record(campaign.accountId, campaignId, results);
     }
-  }
-
-  /**
-   * Claims the next batch after `cursor` (the last id this loop claimed), or from the start when
-   * the cursor is empty. Passing the cursor matters: the claimable index keeps entries of sent
-   * messages until vacuum, and a scan from the start of the campaign would step over all of
-   * them on every claim. A pass from the start picks up retries that became due.
-   */
-  private async claim(campaignId: string, cursor: string): Promise<Claimed[]> {
-    const { rows } = await this.pool.query(
-      `with claimed as (
-         update messages m set status = 'sending', claimed_at = now(), attempts = m.attempts + 1
-         where m.id = any(array(
-           select id from messages
-           where campaign_id = $1 and id > $4 and (
-             status = 'queued'
-             or (status = 'deferred' and next_attempt_at <= now())
-             or (status = 'sending' and claimed_at < now() - make_interval(secs => $3))
-           )
-           order by id limit $2
-           for update skip locked
-         ))
-         returning m.id, m.contact_id, m.email, m.attempts
-       )
-       select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
-       from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
-       order by claimed.id`,
-      [campaignId, this.settings.batchSize, this.settings.leaseSeconds, cursor],
-    );
-    return rows;
+    return 'interrupted';
   }
 
   /** Renders and sends a batch, as many at once as the SMTP pool has connections. */
-  private async deliver(campaign: CampaignRow, batch: Claimed[]): Promise<Result[]> {
+  private async deliver(campaign: CampaignRow, batch: ClaimedMessage[]): Promise<Result[]> {
     const results: Result[] = new Array(batch.length);
     let next = 0;
     const worker = async () => {
@@ -228,43 +145,38 @@ export class CampaignSender {
     return results;
   }
 
-  /** Puts a batch back untouched (the relay failed, not the recipients). */
-  private async release(batch: Claimed[]): Promise<void> {
-    await this.pool.query("update messages set status = 'queued', claimed_at = null, attempts = attempts - 1 where id = any($1)", [batch.map((m) => m.id)]);
-  }
-
-  /** Writes a batch's outcomes, counters, events and suppressions in one transaction. */
+  /** Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction. */
   private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
-    const updates: MessageUpdate[] = [];
+    const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
-    const bounced: { message: Claimed; reason: string; code: number }[] = [];
-    const domains = new Map<string, { sent: number; delivered: number }>();
-    const counts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
+    const bounced: SmtpBounce[] = [];
+    const domains = new Map<string, number>();
+    const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
       const base = emailEventData({ ...message, campaign_id: campaignId });
       switch (outcome.kind) {
         case 'accepted':
-          updates.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
+          outcomes.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
           events.push({ type: 'email.sent', data: { ...base, sent_at: now.toISOString() } }, { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } });
           counts.sent++;
           counts.delivered++;
           countDomain(domains, message.email);
           break;
         case 'rejected':
-          updates.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
+          outcomes.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` } });
-          bounced.push({ message, reason: outcome.response, code: outcome.code });
+          bounced.push({ messageId: message.id, contactId: message.contact_id, email: message.email, reason: outcome.response, code: outcome.code });
           counts.bounced++;
           break;
         case 'deferred': {
           if (message.attempts >= this.settings.maxAttempts) {
-            updates.push({ id: message.id, status: 'failed', reason: `gave up after ${message.attempts} attempts: ${outcome.response}`, nextAttemptAt: null, sent: false });
+            outcomes.push({ id: message.id, status: 'failed', reason: `gave up after ${message.attempts} attempts: ${outcome.response}`, nextAttemptAt: null, sent: false });
             events.push({ type: 'email.failed', data: { ...base, reason: outcome.response } });
             counts.failed++;
           } else {
             const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
-            updates.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
+            outcomes.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
             events.push({ type: 'email.deferred', data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() } });
             counts.deferred++;
           }
@@ -273,107 +185,49 @@ export class CampaignSender {
         case 'render_failed':
         case 'refused': {
           const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
-          updates.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
+          outcomes.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
           events.push({ type: 'email.failed', data: { ...base, reason } });
           counts.failed++;
           break;
         }
         case 'skipped':
           // Suppressed or deleted since the audience was snapshotted: never sent, not counted.
-          updates.push({ id: message.id, status: 'cancelled', reason: outcome.reason, nextAttemptAt: null, sent: false });
+          outcomes.push({ id: message.id, status: 'cancelled', reason: outcome.reason, nextAttemptAt: null, sent: false });
           break;
         case 'transport_error':
           // Mixed with successes: this one goes back to the queue as if never claimed.
-          updates.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: null, sent: false });
+          outcomes.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: null, sent: false });
           break;
       }
     }
+    // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.
     await inTransaction(this.pool, async (client) => {
+      const tx = sqlOnClient(client);
       await client.query(PER_ROW_LOOKUPS);
-      await client.query(
-        `update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
-           sent_at = case when u.sent then now() else m.sent_at end,
-           bounced_at = case when u.status = 'bounced' then now() else m.bounced_at end,
-           attempts = case when u.status = 'queued' then m.attempts - 1 else m.attempts end
-         from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) as u(id, status, reason, next_at, sent)
-         where m.id = u.id`,
-        [updates.map((u) => u.id), updates.map((u) => u.status), updates.map((u) => u.reason), updates.map((u) => u.nextAttemptAt), updates.map((u) => u.sent)],
-      );
-      await client.query(
-        `update campaigns set sent = sent + $2, delivered = delivered + $3, deferred = deferred + $4, failed = failed + $5, bounced = bounced + $6, updated_at = now()
-         where id = $1`,
-        [campaignId, counts.sent, counts.delivered, counts.deferred, counts.failed, counts.bounced],
-      );
-      await client.query(
-        `insert into campaign_hourly as h (campaign_id, bucket, account_id, sent, delivered, deferred, failed)
-         values ($1, date_trunc('hour', now(), 'UTC'), $2, $3, $4, $5, $6)
-         on conflict (campaign_id, bucket) do update set sent = h.sent + excluded.sent, delivered = h.delivered + excluded.delivered,
-           deferred = h.deferred + excluded.deferred, failed = h.failed + excluded.failed`,
-        [campaignId, accountId, counts.sent, counts.delivered, counts.deferred, counts.failed],
-      );
-      if (domains.size) {
-        const entries = [...domains].sort(([a], [b]) => (a < b ? -1 : 1));
-        await client.query(
-          `insert into campaign_domains as d (campaign_id, domain, sent, delivered)
-           select $1, u.domain, u.sent, u.delivered from unnest($2::text[], $3::int[], $4::int[]) as u(domain, sent, delivered)
-           on conflict (campaign_id, domain) do update set sent = d.sent + excluded.sent, delivered = d.delivered + excluded.delivered`,
-          [campaignId, entries.map(([d]) => d), entries.map(([, c]) => c.sent), entries.map(([, c]) => c.delivered)],
-        );
-      }
-      if (bounced.length) {
-        await client.query(
-          `insert into bounces (id, account_id, campaign_id, message_id, contact_id, email, type, reason, diagnostic_code, source, occurred_at)
-           select sendline_id('bnc'), $1, $2, u.message_id, u.contact_id, u.email, 'hard', u.reason, u.code, 'smtp', now()
-           from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as u(message_id, contact_id, email, reason, code)`,
-          [accountId, campaignId, bounced.map((b) => b.message.id), bounced.map((b) => b.message.contact_id), bounced.map((b) => b.message.email), bounced.map((b) => b.reason), bounced.map((b) => `smtp; ${b.code}`)],
-        );
-      }
-      for (const b of bounced) {
-        if (!b.message.contact_id) continue;
-        const { rows } = await client.query(
-          `update contacts set status = 'bounced', status_reason = $2, status_changed_at = now(), updated_at = now()
-           where id = $1 and status = 'subscribed' returning id, email`,
-          [b.message.contact_id, b.reason],
-        );
-        if (rows.length) events.push({ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status: 'bounced', reason: b.reason } });
-      }
+      await messages.recordOutcomes(tx, outcomes);
+      await campaigns.addSendCounts(tx, campaignId, counts);
+      await addSendRollup(tx, accountId, campaignId, { ...counts, domains });
+      await recordSmtpBounces(tx, accountId, campaignId, bounced);
+      const suppressed = await suppressBouncedContacts(tx, bounced.flatMap((b) => (b.contactId ? [{ contactId: b.contactId, reason: b.reason }] : [])));
+      for (const c of suppressed) events.push({ type: 'contact.suppressed', data: { contact_id: c.id, email: c.email, status: 'bounced', reason: c.reason } });
       await insertEvents(client, accountId, events);
     });
   }
 
-  private async tryComplete(campaignId: string): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows: [row] } = await client.query(
-        `update campaigns set status = 'completed', completed_at = now(), updated_at = now()
-         where id = $1 and status = 'sending'
-           and not exists (select 1 from messages where campaign_id = $1 and status in ('queued', 'deferred', 'sending'))
-         returning *`,
-        [campaignId],
-      );
-      if (!row) return false;
-      const c = campaignFromRow(row);
-      await insertEvents(client, row.account_id, [
-        {
-          type: 'campaign.completed',
-          data: {
-            campaign_id: c.id,
-            name: c.name,
-            status: c.status,
-            stats: { recipients: c.recipients, sent: c.sent, delivered: c.delivered, deferred: c.deferred, failed: c.failed, bounced: c.bounced, opened: c.opened, clicked: c.clicked, unsubscribed: c.unsubscribed, complained: c.complained },
-          },
-        },
-      ]);
+  /** Completes the campaign when nothing is left to send, through the state machine. */
+  private tryComplete(campaignId: string): Promise<boolean> {
+    return this.orm.em.fork().transactional(async (tx) => {
+      const campaign = await campaigns.lock(tx, campaignId);
+      if (campaign?.status !== 'sending' || (await messages.hasPending(sqlOf(tx), campaignId))) return false;
+      await campaigns.transition(tx, campaign, 'complete');
       return true;
     });
   }
 
   private async fail(campaignId: string, reason: string): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
-      const { rows: [row] } = await client.query(
-        "update campaigns set status = 'failed', failure_reason = $2, updated_at = now() where id = $1 and status = 'sending' returning *",
-        [campaignId, reason],
-      );
-      if (row) await insertEvents(client, row.account_id, [{ type: 'campaign.failed', data: { campaign_id: row.id, name: row.name, status: 'failed', reason } }]);
+    await this.orm.em.fork().transactional(async (tx) => {
+      const campaign = await campaigns.lock(tx, campaignId);
+      if (campaign?.status === 'sending') await campaigns.transition(tx, campaign, 'fail', { reason });
     });
   }
 }

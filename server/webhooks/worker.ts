@@ -13,7 +13,6 @@ const DISPATCH_BATCH = 1000;
 const PREFETCH = 4;
 /** Outcomes are written together this often: one transaction for many deliveries. */
 const RECORD_EVERY_MS = 20;
-const TICK_MS = 500;
 
 interface Claimed extends ClaimedDelivery {
   url: string;
@@ -35,7 +34,6 @@ export class WebhookWorker {
   private recording: Promise<void> | null = null;
   private recordTimer: NodeJS.Timeout | null = null;
   private readonly running = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
   private dispatching: Promise<void> | null = null;
   private dispatchAgain = false;
   private pumping = false;
@@ -54,7 +52,6 @@ export class WebhookWorker {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), TICK_MS);
     this.wake();
   }
 
@@ -79,7 +76,6 @@ export class WebhookWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
     await this.dispatching;
     await Promise.all(this.running);
     if (this.recordTimer) clearTimeout(this.recordTimer);

@@ -1,8 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { client, newAccount, type TestAccount } from '../helpers.ts';
+import { client, newAccount, waitFor, type TestAccount } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
@@ -118,5 +119,53 @@ describe('sending with several processes', () => {
     expect(failed.stats).toMatchObject({ recipients: 3, sent: 0, failed: 0 });
     const resumed = await call('POST', `/api/campaigns/${id}/resume`);
     expect(resumed.body.status).toBe('sending');
+  }, 60_000);
+
+  it('restarts do not multiply a campaign\'s send jobs', async () => {
+    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    await db.connect();
+    const sendJobs = async (id: string) =>
+      (await db.query<{ n: number }>("select count(*)::int as n from agenda_jobs where name = 'campaigns.send' and data->>'campaignId' = $1", [id])).rows[0].n;
+    let server = await start();
+    const account = await newAccount(server.url, 'restarts');
+    const { api: call, emails, id } = await campaignFor(server.url, account, 1000, 's');
+    sink.delayMs = 30;
+    try {
+      await call('POST', `/api/campaigns/${id}/send`);
+      // Killed twice while sending: each restart finds the campaign's jobs already there.
+      for (let restart = 1; restart <= 2; restart++) {
+        await waitFor(() => emails.filter((e) => sink.to(e).length).length >= restart * 40, 30_000);
+        server.proc.kill('SIGKILL');
+        await server.exited;
+        server = await start();
+        await waitFor(async () => (await client(server.url, { authorization: `Bearer ${account.token}` })('GET', `/api/campaigns/${id}`)).status === 200);
+        // Past the point where the restarted process has looked at every sending campaign.
+        await new Promise((r) => setTimeout(r, 2500));
+        expect(await sendJobs(id)).toBe(2);
+      }
+      await until(client(server.url, { authorization: `Bearer ${account.token}` }), id, 'completed');
+      expect(emails.every((e) => sink.to(e).length >= 1)).toBe(true);
+      // Finished send jobs do not stay behind.
+      await waitFor(async () => (await sendJobs(id)) === 0, 5000);
+    } finally {
+      sink.delayMs = 0;
+      await db.end();
+    }
+  }, 120_000);
+
+  it('starts a scheduled campaign once, with two processes checking the schedule', async () => {
+    // A lease long enough that a slow first batch is not claimed again: the schedule is under test.
+    const [first, second] = await Promise.all([start({ SEND_LEASE_SECONDS: '30' }), start({ SEND_LEASE_SECONDS: '30' })]);
+    const account = await newAccount(first.url, 'scheduled');
+    const { api: call, emails, id } = await campaignFor(first.url, account, 20, 'sch');
+    const at = new Date(Date.now() + 2000);
+    await call('POST', `/api/campaigns/${id}/schedule`, { body: { scheduled_at: at.toISOString() } });
+    const done = await until(client(second.url, { authorization: `Bearer ${account.token}` }), id, 'completed', 30_000);
+    expect(Date.parse(done.started_at)).toBeGreaterThanOrEqual(at.getTime());
+    expect(Date.parse(done.started_at) - at.getTime()).toBeLessThan(5000);
+    expect(done.stats).toMatchObject({ recipients: 20, sent: 20 });
+    for (const email of emails) expect(sink.to(email), email).toHaveLength(1);
+    const started = await call('GET', '/api/events?type=campaign.started');
+    expect(started.body.data.filter((e: { data: { campaign_id: string } }) => e.data.campaign_id === id)).toHaveLength(1);
   }, 60_000);
 });

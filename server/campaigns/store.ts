@@ -1,0 +1,296 @@
+import { LockMode } from '@mikro-orm/core';
+import { sql, type Selectable } from 'kysely';
+import type { EntityManager } from '../db/orm.ts';
+import { sqlOf, type Database, type Db } from '../db/kysely.ts';
+import { recordEvent } from '../events/record.ts';
+import type { Cursor } from '../http/pagination.ts';
+import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
+import { campaignEventData } from './json.ts';
+import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
+
+/**
+ * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
+ * Counters: `sent`, `delivered`, `deferred`, `failed` and `bounced` change here only
+ * (`campaigns.addSendCounts`); `opened`, `clicked`, `unsubscribed` and `complained` only in the
+ * tracking tables' statement triggers (migrations).
+ */
+
+type MessageColumns = Selectable<Database['messages']>;
+type ContactColumns = Selectable<Database['contacts']>;
+
+/** A claimed message, with what rendering needs of its contact (null: the contact was deleted). */
+export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' | 'attempts'> & {
+  first_name: ContactColumns['first_name'];
+  last_name: ContactColumns['last_name'];
+  tags: ContactColumns['tags'] | null;
+  attributes: ContactColumns['attributes'] | null;
+  contact_status: ContactColumns['status'] | null;
+};
+
+/** A message as `GET /campaigns/{id}/messages` lists it. */
+export type ListedMessage = Pick<MessageColumns, 'id' | 'campaign_id' | 'contact_id' | 'email' | 'status' | 'reason' | 'attempts' | 'sent_at' | 'opened_at' | 'clicked_at' | 'created_at'>;
+
+/** What became of one message of a batch. */
+export interface MessageOutcome {
+  id: string;
+  status: Exclude<MessageStatus, 'sending' | 'sent'>;
+  reason: string | null;
+  nextAttemptAt: Date | null;
+  /** The relay accepted it: `sent_at` is set. */
+  sent: boolean;
+}
+
+export interface SendCounts {
+  sent: number;
+  delivered: number;
+  deferred: number;
+  failed: number;
+  bounced: number;
+}
+
+/** Per-action details a transition records. */
+export interface TransitionDetails {
+  scheduledAt?: Date;
+  /** Why a campaign failed. */
+  reason?: string;
+}
+
+const jsonArray = (items: string[] | undefined) => (items?.length ? JSON.stringify(items) : null);
+
+export const campaigns = {
+  byId(em: EntityManager, accountId: string, id: string): Promise<CampaignRow | null> {
+    return em.findOne(Campaign, { id, accountId });
+  },
+
+  /** The campaign locked for the rest of `tx`'s transaction (any account's when `accountId` is left out). */
+  lock(tx: EntityManager, id: string, accountId?: string): Promise<CampaignRow | null> {
+    return tx.findOne(Campaign, accountId === undefined ? { id } : { id, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  },
+
+  /** One page in `(created_at, id)` order, read as plain rows: a list needs no identity map. */
+  page(em: EntityManager, accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
+    let query = sqlOf(em)
+      .selectFrom('campaigns')
+      .select([
+        'id', 'account_id as accountId', 'name', 'subject', 'from_email as fromEmail', 'from_name as fromName', 'reply_to as replyTo',
+        'content', 'text_content as textContent', 'preheader', 'audience', 'track_opens as trackOpens', 'track_clicks as trackClicks',
+        'status', 'failure_reason as failureReason', 'scheduled_at as scheduledAt', 'started_at as startedAt', 'completed_at as completedAt',
+        'recipients', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'opened', 'clicked', 'unsubscribed', 'complained',
+        'created_at as createdAt', 'updated_at as updatedAt',
+      ])
+      .where('account_id', '=', accountId);
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+  },
+
+  create(em: EntityManager, data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {
+    return em.create(Campaign, data as CampaignRow);
+  },
+
+  remove(em: EntityManager, campaign: CampaignRow): void {
+    em.remove(campaign);
+  },
+
+  /**
+   * Moves a campaign locked in `tx` (`campaigns.lock`) through the state machine (409 when the
+   * move is not allowed), with what the move does besides: the audience snapshotted on start,
+   * pending messages cancelled on cancel, and the move's event, all in the same transaction.
+   */
+  async transition(tx: EntityManager, campaign: CampaignRow, action: CampaignAction, details: TransitionDetails = {}): Promise<CampaignRow> {
+    campaign.status = nextStatus(campaign.status, action);
+    const data = () => campaignEventData(campaign);
+    switch (action) {
+      case 'schedule':
+        if (!details.scheduledAt) throw new Error('scheduling needs a time');
+        campaign.scheduledAt = details.scheduledAt;
+        recordEvent(tx, campaign.accountId, 'campaign.scheduled', { ...data(), scheduled_at: details.scheduledAt.toISOString() });
+        break;
+      case 'unschedule':
+        campaign.scheduledAt = null;
+        break;
+      case 'start':
+        campaign.startedAt = new Date();
+        await tx.flush();
+        campaign.recipients = await messages.snapshotAudience(tx, campaign);
+        recordEvent(tx, campaign.accountId, 'campaign.started', data());
+        break;
+      case 'pause':
+        recordEvent(tx, campaign.accountId, 'campaign.paused', data());
+        break;
+      case 'resume':
+        campaign.failureReason = null;
+        recordEvent(tx, campaign.accountId, 'campaign.resumed', data());
+        break;
+      case 'cancel':
+        campaign.scheduledAt = null;
+        await messages.cancelPending(sqlOf(tx), campaign.id);
+        recordEvent(tx, campaign.accountId, 'campaign.cancelled', data());
+        break;
+      case 'complete':
+        campaign.completedAt = new Date();
+        recordEvent(tx, campaign.accountId, 'campaign.completed', { ...data(), stats: campaignStats(campaign) });
+        break;
+      case 'fail':
+        if (!details.reason) throw new Error('failing needs a reason');
+        campaign.failureReason = details.reason;
+        recordEvent(tx, campaign.accountId, 'campaign.failed', { ...data(), reason: details.reason });
+        break;
+    }
+    return campaign;
+  },
+
+  async status(db: Db, id: string): Promise<CampaignStatus | null> {
+    const row = await db.selectFrom('campaigns').select('status').where('id', '=', id).executeTakeFirst();
+    return row?.status ?? null;
+  },
+
+  /** Adds a recorded batch's outcomes to the campaign's counters. */
+  async addSendCounts(tx: Db, id: string, counts: SendCounts): Promise<void> {
+    await tx
+      .updateTable('campaigns')
+      .set((eb) => ({
+        sent: eb('sent', '+', counts.sent),
+        delivered: eb('delivered', '+', counts.delivered),
+        deferred: eb('deferred', '+', counts.deferred),
+        failed: eb('failed', '+', counts.failed),
+        bounced: eb('bounced', '+', counts.bounced),
+        updated_at: sql<Date>`now()`,
+      }))
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async sendingIds(db: Db): Promise<string[]> {
+    const rows = await db.selectFrom('campaigns').select('id').where('status', '=', 'sending').execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** Scheduled campaigns whose time has come, earliest first. */
+  dueScheduled(db: Db, limit: number): Promise<{ id: string; account_id: string }[]> {
+    return db
+      .selectFrom('campaigns')
+      .select(['id', 'account_id'])
+      .where('status', '=', 'scheduled')
+      .where('scheduled_at', '<=', sql<Date>`now()`)
+      .orderBy('scheduled_at')
+      .limit(limit)
+      .execute();
+  },
+};
+
+const campaignStats = (c: CampaignRow) => ({
+  recipients: c.recipients,
+  sent: c.sent,
+  delivered: c.delivered,
+  deferred: c.deferred,
+  failed: c.failed,
+  bounced: c.bounced,
+  opened: c.opened,
+  clicked: c.clicked,
+  unsubscribed: c.unsubscribed,
+  complained: c.complained,
+});
+
+export const messages = {
+  /** The audience, frozen into one queued message per subscribed contact. Suppressed contacts are left out. */
+  async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
+    const audience: AudienceFilter = campaign.audience ?? {};
+    const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
+    const { rows } = await sql<{ n: number }>`
+      with recipients as (
+        insert into messages (id, account_id, campaign_id, contact_id, email, status)
+        select sendline_id('msg'), c.account_id, ${campaign.id}, c.id, c.email, 'queued'
+        from contacts c
+        where c.account_id = ${campaign.accountId} and c.status = 'subscribed'
+          and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
+          and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
+          and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
+        order by c.created_at, c.id
+        returning 1
+      )
+      select count(*)::int as n from recipients`.execute(sqlOf(tx));
+    return rows[0].n;
+  },
+
+  async cancelPending(tx: Db, campaignId: string): Promise<void> {
+    await tx
+      .updateTable('messages')
+      .set({ status: 'cancelled', next_attempt_at: null })
+      .where('campaign_id', '=', campaignId)
+      .where('status', 'in', ['queued', 'deferred'])
+      .execute();
+  },
+
+  page(db: Db, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
+    let query = db
+      .selectFrom('messages')
+      .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
+      .where('campaign_id', '=', campaignId);
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+  },
+
+  /**
+   * Claims up to `size` messages after `cursor` (an id; '' for the start): queued ones, deferred
+   * ones due again, and ones a dead worker held longer than `leaseSeconds`. SKIP LOCKED: no
+   * message goes to two workers. The cursor matters: the claimable index keeps entries of sent
+   * messages until vacuum, and a scan from the start would step over all of them each time.
+   */
+  async claim(db: Db, campaignId: string, cursor: string, size: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
+    const { rows } = await sql<ClaimedMessage>`
+      with claimed as (
+        update messages m set status = 'sending', claimed_at = now(), attempts = m.attempts + 1
+        where m.id = any(array(
+          select id from messages
+          where campaign_id = ${campaignId} and id > ${cursor} and (
+            status = 'queued'
+            or (status = 'deferred' and next_attempt_at <= now())
+            or (status = 'sending' and claimed_at < now() - make_interval(secs => ${leaseSeconds}))
+          )
+          order by id limit ${size}
+          for update skip locked
+        ))
+        returning m.id, m.contact_id, m.email, m.attempts
+      )
+      select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
+      from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
+      order by claimed.id`.execute(db);
+    return rows;
+  },
+
+  /** Puts claimed messages back untouched (the relay failed, not the recipients). */
+  async release(db: Db, ids: string[]): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set((eb) => ({ status: 'queued', claimed_at: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
+  async recordOutcomes(tx: Db, batch: MessageOutcome[]): Promise<void> {
+    if (!batch.length) return;
+    await sql`
+      update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
+        sent_at = case when u.sent then now() else m.sent_at end,
+        bounced_at = case when u.status = 'bounced' then now() else m.bounced_at end,
+        attempts = case when u.status = 'queued' then m.attempts - 1 else m.attempts end
+      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
+                  ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
+      where m.id = u.id`.execute(tx);
+  },
+
+  /** Whether any message of the campaign may still be sent. */
+  async hasPending(db: Db, campaignId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('status', 'in', ['queued', 'deferred', 'sending'])
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+};
