@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express from 'express';
+import express, { type Request, type Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { loadContract } from './contract.ts';
 import { docsRouter } from './docs.ts';
-import { PROBLEM_STATUS, problemCatalogue } from './problem-codes.ts';
+import { Problem } from './problem.ts';
+import { PROBLEM_STATUS, declaredProblemCodes, problemCatalogue, refuseUndeclaredCodes } from './problem-codes.ts';
 
 const SERVER = fileURLToPath(new URL('..', import.meta.url));
 const doc = loadContract();
@@ -81,6 +82,24 @@ describe('the problem code catalogue', () => {
     expect(codesOf('ContactImports_create', 413)).toEqual(['payload_too_large', 'too_many_rows']);
     expect(codesOf('Webhooks_create', 422)).toEqual(['invalid_url', 'insecure_url', 'unsafe_url']);
     expect(codesOf('Contacts_get', 404)).toEqual(['not_found']);
+  });
+});
+
+describe('with responses validated', () => {
+  it('passes a declared problem on and turns an undeclared one into a server error', () => {
+    const check = refuseUndeclaredCodes('Campaigns_pause', declaredProblemCodes(doc, '/campaigns/{id}/pause', 'post'));
+    const passed: unknown[] = [];
+    const answer = (error: Problem) => check(error, {} as Request, {} as Response, (next?: unknown) => passed.push(next));
+    const declared = new Problem(409, 'invalid_state_transition', 'A draft campaign cannot pause.');
+    answer(declared);
+    answer(new Problem(500, 'internal_error', 'Something went wrong.'));
+    answer(new Problem(409, 'contact_exists', 'A contact with this email exists.'));
+    answer(new Problem(403, 'insufficient_role', 'This operation takes the role owner.'));
+    expect(passed.slice(0, 2)).toEqual([declared, expect.objectContaining({ code: 'internal_error' })]);
+    expect(passed.slice(2).map((e) => (e as Error).message)).toEqual([
+      'Campaigns_pause answered 409 contact_exists, which the contract does not declare for it',
+      'Campaigns_pause answered 403 insufficient_role, which the contract does not declare for it',
+    ]);
   });
 });
 

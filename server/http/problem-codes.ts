@@ -1,5 +1,7 @@
+import type { NextFunction, Request, Response } from 'express';
 import type { components } from '../../generated/openapi.d.ts';
 import type { OpenApiDocument } from './contract.ts';
+import { toProblem } from './errors.ts';
 
 /**
  * Every `code` a problem document can carry: the contract's catalogue (`ProblemCode` in
@@ -69,4 +71,30 @@ interface CatalogueSchema {
 export function problemCatalogue(doc: OpenApiDocument): CatalogueEntry[] {
   const schema: CatalogueSchema = doc.components.schemas.ProblemCode;
   return schema.enum.map((code, i) => ({ code, status: PROBLEM_STATUS[code], meaning: schema['x-enum-descriptions'][i] }));
+}
+
+/** The codes an operation of the contract declares, by error status. */
+export function declaredProblemCodes(doc: OpenApiDocument, path: string, method: string): Map<number, ProblemCode[]> {
+  const responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> = doc.paths[path][method].responses;
+  const declared = new Map<number, ProblemCode[]>();
+  for (const [status, response] of Object.entries(responses)) {
+    const ref = response.content?.['application/problem+json']?.schema.$ref;
+    if (ref) declared.set(Number(status), doc.components.schemas[ref.replace('#/components/schemas/', '')].properties.code.enum);
+  }
+  return declared;
+}
+
+/**
+ * With responses validated (tests): a problem whose code the operation does not declare for its
+ * status becomes a 500, as a response off the contract does. Server errors (5xx) may come from
+ * any operation and are not declared.
+ */
+export function refuseUndeclaredCodes(operationId: string, declared: Map<number, ProblemCode[]>) {
+  return (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    const problem = toProblem(error);
+    if (problem.status < 500 && !declared.get(problem.status)?.includes(problem.code)) {
+      return next(new Error(`${operationId} answered ${problem.status} ${problem.code}, which the contract does not declare for it`, { cause: error }));
+    }
+    next(error);
+  };
 }
