@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { Problem, forbidden } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import type { UserRole } from './entities.ts';
@@ -21,7 +22,7 @@ function credentialOf(req: CredentialSource): Credential | null {
   return { kind: looksLikeApiKey(match[1]) ? 'api_key' : 'jwt', value: match[1] };
 }
 
-const unauthorized = (code: string, detail: string) =>
+const unauthorized = (code: components['schemas']['UnauthorizedResponse']['code'], detail: string) =>
   new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
 
 export async function authenticate(req: CredentialSource, services: Services): Promise<Principal> {

@@ -7,6 +7,7 @@ import { listOperations, validatorDocument, routeTable, type ContractOperation, 
 import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
 import { rejectUnusableInput } from './input-guard.ts';
 import { Problem } from './problem.ts';
+import { declaredProblemCodes, refuseUndeclaredCodes } from './problem-codes.ts';
 import { isValidEmail } from '../email.ts';
 import { applyRateLimit } from './rate-limit.ts';
 import { rememberRoutePatterns } from './route-patterns.ts';
@@ -130,7 +131,8 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
     // Only operations that declare a body read one (a GET with a large body is no 413).
     const body = op.takesBody ? [json, leaveStreamedBodies] : [];
-    const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler)];
+    const codeCheck = config.validateResponses ? [refuseUndeclaredCodes(op.operationId, declaredProblemCodes(doc, op.path, op.method))] : [];
+    const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler), ...codeCheck];
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

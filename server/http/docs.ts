@@ -3,7 +3,7 @@ import express, { type Request, type Router } from 'express';
 import YAML from 'yaml';
 import type { OpenApiDocument } from './contract.ts';
 import { titleOf } from './problem.ts';
-import { PROBLEM_CODES } from './problem-codes.ts';
+import { problemCatalogue } from './problem-codes.ts';
 import { escapeHtml } from './html.ts';
 
 // The package does not export its browser bundle, so it is found by path.
@@ -29,10 +29,10 @@ const page = `<!doctype html>
 const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** One section per problem code, anchored by the code: a problem's `type` is `/docs/errors#<code>`. */
-function errorCatalogue(): string {
-  const sections = Object.entries(PROBLEM_CODES)
-    .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
-    .map(([code, { status, meaning }]) => `<section id="${code}">
+function errorCatalogue(doc: OpenApiDocument): string {
+  const sections = problemCatalogue(doc)
+    .sort((x, y) => x.status - y.status || x.code.localeCompare(y.code))
+    .map(({ code, status, meaning }) => `<section id="${code}">
   <h2><code>${code}</code></h2>
   <p>${status} ${escapeHtml(titleOf(status))}</p>
   <p>${inlineCode(meaning)}</p>
@@ -71,7 +71,7 @@ function serversFor(req: Request, publicUrl: string) {
 /** The contract as JSON and YAML, an interactive reference rendered from it and the error catalogue, served locally. */
 export function docsRouter(doc: OpenApiDocument, publicUrl: string): Router {
   const router = express.Router();
-  const errors = errorCatalogue();
+  const errors = errorCatalogue(doc);
   // Serialised once, with a stand-in where each request's servers go.
   const STAND_IN = '@servers@';
   const json = JSON.stringify({ ...doc, servers: STAND_IN });

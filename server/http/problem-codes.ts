@@ -1,44 +1,100 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { components } from '../../generated/openapi.d.ts';
+import type { OpenApiDocument } from './contract.ts';
+import { toProblem } from './errors.ts';
+
 /**
- * Every `code` a problem document can carry, with its status and what it means: the source of
- * the error catalogue at `/docs/errors`, where each problem's `type` link points.
+ * Every `code` a problem document can carry: the contract's catalogue (`ProblemCode` in
+ * spec/common.tsp). A code the server uses that the contract does not declare fails `tsc`.
  */
-export const PROBLEM_CODES: Record<string, { status: number; meaning: string }> = {
-  validation_failed: { status: 400, meaning: 'The request does not fit the contract or a rule of the API. `errors` lists each field at fault with a JSON pointer (`/from_email`) or a parameter (`query.limit`, `path.id`).' },
-  invalid_json: { status: 400, meaning: 'The body is not valid JSON.' },
-  invalid_multipart: { status: 400, meaning: 'The multipart body cannot be read: no boundary, or a malformed part.' },
-  malformed_request: { status: 400, meaning: 'The request is not valid HTTP; the connection is closed.' },
-  authentication_required: { status: 401, meaning: 'No credential was sent: send a JWT or an API key.' },
-  invalid_token: { status: 401, meaning: 'The JWT is invalid or expired, or its session has ended: log in or refresh.' },
-  invalid_api_key: { status: 401, meaning: 'The API key is unknown, revoked or expired.' },
-  invalid_credentials: { status: 401, meaning: 'The email or the password is wrong (the answer does not say which).' },
-  refresh_token_reused: { status: 401, meaning: 'The refresh token was used before; the whole session has been revoked.' },
-  insufficient_scope: { status: 403, meaning: 'The API key lacks the scope the operation needs (`read` for GET, `write` for the rest).' },
-  insufficient_role: { status: 403, meaning: "The user's role does not allow the operation." },
-  session_required: { status: 403, meaning: 'The operation takes a logged-in user, not an API key.' },
-  ip_not_allowed: { status: 403, meaning: "The API key is used from an address outside its `allowed_ips`." },
-  signup_disabled: { status: 403, meaning: 'Sign-up is disabled on this server (`ALLOW_SIGNUP`).' },
-  not_found: { status: 404, meaning: 'No such route, or no such resource in this account (another account\'s resources are not found either).' },
-  method_not_allowed: { status: 405, meaning: 'The path exists but not with this method; `Allow` lists the methods it has.' },
-  request_timeout: { status: 408, meaning: 'The request line, headers or body did not arrive within the server\'s time limit; the connection is closed.' },
-  email_taken: { status: 409, meaning: 'A user with this email exists.' },
-  contact_exists: { status: 409, meaning: 'A contact with this email exists in the account; `existing_id` names it.' },
-  last_owner: { status: 409, meaning: 'An account keeps at least one owner.' },
-  invalid_state_transition: { status: 409, meaning: 'The campaign cannot go to that state from the one it is in; `current_status` says which.' },
-  payload_too_large: { status: 413, meaning: 'The body is larger than allowed (`BODY_LIMIT_BYTES`, `IMPORT_MAX_BYTES`).' },
-  too_many_rows: { status: 413, meaning: 'The import has more rows than allowed (`IMPORT_MAX_ROWS`).' },
-  unsupported_media_type: { status: 415, meaning: 'The body is of a media type or encoding the operation does not take.' },
-  contact_not_found: { status: 422, meaning: 'No contact of the account has that id or email.' },
-  campaign_not_found: { status: 422, meaning: 'No campaign of the account has that id.' },
-  invalid_click_token: { status: 422, meaning: 'The click token is not one this server signed for a message of the account.' },
-  invalid_url: { status: 422, meaning: 'The webhook URL is not a URL, or carries credentials.' },
-  insecure_url: { status: 422, meaning: 'The webhook URL is not `https`.' },
-  unsafe_url: { status: 422, meaning: 'The webhook URL points to a loopback, private, link-local or reserved address.' },
-  rate_limited: { status: 429, meaning: 'More requests in a minute than the key or session may make; retry after `Retry-After` seconds.' },
-  too_many_login_attempts: { status: 429, meaning: 'Too many failed logins for this email or from this address; retry after `Retry-After` seconds.' },
-  too_many_signups: { status: 429, meaning: 'More sign-ups from this address than `SIGNUPS_PER_HOUR` allows; retry after `Retry-After` seconds.' },
-  too_many_invalid_api_keys: { status: 429, meaning: 'This address presented more unknown or expired API keys than `INVALID_API_KEYS_PER_MINUTE` allows; its API keys are refused until `Retry-After` seconds have passed.' },
-  too_many_imports: { status: 429, meaning: 'The account has as many imports queued or running as allowed (`IMPORT_MAX_CONCURRENT`).' },
-  headers_too_large: { status: 431, meaning: 'The request line and headers are larger than 16 KB; the connection is closed.' },
-  internal_error: { status: 500, meaning: 'Something went wrong on the server; it has been logged.' },
-  not_implemented: { status: 501, meaning: 'The operation is in the contract but this server does not implement it yet.' },
-};
+export type ProblemCode = components['schemas']['ProblemCode'];
+
+/** The status each code is answered with (the contract's error responses agree: a test checks). */
+export const PROBLEM_STATUS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  invalid_multipart: 400,
+  malformed_request: 400,
+  authentication_required: 401,
+  invalid_token: 401,
+  invalid_api_key: 401,
+  invalid_credentials: 401,
+  refresh_token_reused: 401,
+  insufficient_scope: 403,
+  insufficient_role: 403,
+  session_required: 403,
+  ip_not_allowed: 403,
+  signup_disabled: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  email_taken: 409,
+  contact_exists: 409,
+  last_owner: 409,
+  invalid_state_transition: 409,
+  payload_too_large: 413,
+  too_many_rows: 413,
+  unsupported_media_type: 415,
+  contact_not_found: 422,
+  campaign_not_found: 422,
+  invalid_click_token: 422,
+  invalid_url: 422,
+  insecure_url: 422,
+  unsafe_url: 422,
+  rate_limited: 429,
+  too_many_login_attempts: 429,
+  too_many_signups: 429,
+  too_many_invalid_api_keys: 429,
+  too_many_imports: 429,
+  headers_too_large: 431,
+  internal_error: 500,
+  not_implemented: 501,
+} as const satisfies Record<ProblemCode, number>;
+
+export interface CatalogueEntry {
+  code: ProblemCode;
+  status: number;
+  /** Markdown-ish text: `code` spans. */
+  meaning: string;
+}
+
+/** The catalogue's schema as the contract document holds it: `enum` and its `x-enum-descriptions`. */
+interface CatalogueSchema {
+  enum: ProblemCode[];
+  'x-enum-descriptions': string[];
+}
+
+/**
+ * The error catalogue (`/docs/errors`) from the contract document: each code with its meaning
+ * (the doc comment of its variant in the spec) and status.
+ */
+export function problemCatalogue(doc: OpenApiDocument): CatalogueEntry[] {
+  const schema: CatalogueSchema = doc.components.schemas.ProblemCode;
+  return schema.enum.map((code, i) => ({ code, status: PROBLEM_STATUS[code], meaning: schema['x-enum-descriptions'][i] }));
+}
+
+/** The codes an operation of the contract declares, by error status. */
+export function declaredProblemCodes(doc: OpenApiDocument, path: string, method: string): Map<number, ProblemCode[]> {
+  const responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> = doc.paths[path][method].responses;
+  const declared = new Map<number, ProblemCode[]>();
+  for (const [status, response] of Object.entries(responses)) {
+    const ref = response.content?.['application/problem+json']?.schema.$ref;
+    if (ref) declared.set(Number(status), doc.components.schemas[ref.replace('#/components/schemas/', '')].properties.code.enum);
+  }
+  return declared;
+}
+
+/**
+ * With responses validated (tests): a problem whose code the operation does not declare for its
+ * status becomes a 500, as a response off the contract does. Server errors (5xx) may come from
+ * any operation and are not declared.
+ */
+export function refuseUndeclaredCodes(operationId: string, declared: Map<number, ProblemCode[]>) {
+  return (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    const problem = toProblem(error);
+    if (problem.status < 500 && !declared.get(problem.status)?.includes(problem.code)) {
+      return next(new Error(`${operationId} answered ${problem.status} ${problem.code}, which the contract does not declare for it`, { cause: error }));
+    }
+    next(error);
+  };
+}

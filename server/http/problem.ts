@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { ProblemCode } from './problem-codes.ts';
 
 export interface FieldError {
   pointer: string;
@@ -27,14 +28,14 @@ export const titleOf = (status: number) => TITLES[status] ?? 'Error';
 /** An RFC 9457 problem; thrown anywhere, answered by the error handler. */
 export class Problem extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly errors?: FieldError[];
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
   constructor(
     status: number,
-    code: string,
+    code: ProblemCode,
     detail: string,
     options: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
@@ -65,9 +66,9 @@ export const notFound = (what = 'resource') => new Problem(404, 'not_found', `No
 export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
   new Problem(400, 'validation_failed', detail, { errors });
 
-export const forbidden = (code: string, detail: string) => new Problem(403, code, detail);
+export const forbidden = (code: ProblemCode, detail: string) => new Problem(403, code, detail);
 
-export const conflict = (code: string, detail: string, extra?: Record<string, unknown>) =>
+export const conflict = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) =>
   new Problem(409, code, detail, { extra });
 
 export function sendProblem(res: Response, problem: Problem): void {

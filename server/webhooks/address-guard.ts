@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import type { components } from '../../generated/openapi.d.ts';
 
 /**
  * Addresses a webhook may not reach: loopback, private, link-local (cloud metadata at
@@ -53,7 +54,7 @@ export interface GuardSettings {
 }
 
 /** Why a URL may not be a webhook target at all (checked when it is saved), or null. */
-export function urlProblem(text: string, settings: GuardSettings): { code: string; detail: string } | null {
+export function urlProblem(text: string, settings: GuardSettings): { code: components['schemas']['WebhookUrlRefusedResponse']['code']; detail: string } | null {
   let url: URL;
   try {
     url = new URL(text);

@@ -929,6 +929,28 @@ export interface components {
             /** @description The secret (`sl_live_…`). Stored only as a hash: keep it now. */
             key: string;
         };
+        /** @description The contact, the campaign or the click token names nothing of this account. */
+        AttributionRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "contact_not_found" | "campaign_not_found" | "invalid_click_token";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description Who receives the campaign; empty means every subscribed contact. */
         Audience: {
             /** @description Contacts with at least one of these tags. */
@@ -938,16 +960,19 @@ export interface components {
             /** @description Contacts with none of these tags. */
             exclude_tags?: components["schemas"]["Tag"][];
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description The request does not fit the contract. */
         BadRequestResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -1361,25 +1386,6 @@ export interface components {
             next_cursor: string | null;
             has_more: boolean;
         };
-        /** @description An RFC 9457 problem document. */
-        ConflictResponse: {
-            /** @description A URI reference that identifies the problem type. */
-            type: string;
-            title: string;
-            /** Format: int32 */
-            status: number;
-            detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
-            /** @enum {boolean} */
-            success: false;
-            /** @description The fields at fault, for validation errors. */
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The current status of the resource, for invalid state transitions. */
-            current_status?: string;
-            /** @description The existing resource, for conflicts. */
-            existing_id?: string;
-        };
         Contact: {
             /** @description `ct_…` */
             id: string;
@@ -1464,6 +1470,28 @@ export interface components {
             created_at: string;
             account_id: string;
             data: components["schemas"]["ContactDeletedData"];
+        };
+        /** @description A contact with this email exists in the account; `existing_id` names it. */
+        ContactExistsResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "contact_exists";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         ContactImport: {
             /** @description `imp_…` */
@@ -1876,6 +1904,28 @@ export interface components {
             account_id: string;
             data: components["schemas"]["EmailSentData"];
         };
+        /** @description A user with this email exists. */
+        EmailTakenResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "email_taken";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         EmailUnsubscribedData: {
             message_id: string;
             campaign_id: string;
@@ -2000,16 +2050,19 @@ export interface components {
             pointer: string;
             detail: string;
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description The API key lacks the scope, or is used from an address it does not allow. */
         ForbiddenResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "insufficient_scope" | "ip_not_allowed";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2019,16 +2072,41 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description The request line and headers are larger than 16 KB. */
         HeaderFieldsTooLargeResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "headers_too_large";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The request, its JSON or its multipart body does not fit the contract. */
+        ImportBadRequestResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "invalid_multipart";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2079,6 +2157,28 @@ export interface components {
         };
         /** @enum {string} */
         ImportMode: "upsert" | "create_only" | "update_only";
+        /** @description Too many requests, or as many imports queued or running in the account as allowed. */
+        ImportRateLimitedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_imports";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         ImportRowError: {
             /**
              * Format: int32
@@ -2091,6 +2191,116 @@ export interface components {
         };
         /** @enum {string} */
         ImportStatus: "queued" | "running" | "completed" | "failed";
+        /** @description The import is larger than allowed, in bytes or in rows. */
+        ImportTooLargeResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "payload_too_large" | "too_many_rows";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The request or its JSON body does not fit the contract. */
+        InvalidBodyResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The email or the password is wrong. */
+        InvalidCredentialsResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_credentials";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+        InvalidStateTransitionResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_state_transition";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The account's users. Owners and admins manage them; only owners grant or take the owner role.The account keeps at least one owner. */
+        LastOwnerResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "last_owner";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         LinkStats: {
             url: string;
             /** Format: int32 */
@@ -2120,16 +2330,19 @@ export interface components {
             currency: components["schemas"]["CurrencyCode"];
             amount: components["schemas"]["DecimalAmount"];
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description No such resource in this account. */
         NotFoundResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "not_found";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2139,16 +2352,19 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description The operation is in the contract but not implemented by this server. */
         NotImplementedResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "not_implemented";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2178,16 +2394,19 @@ export interface components {
             next_cursor: string | null;
             has_more: boolean;
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description The body is larger than allowed. */
         PayloadTooLargeResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "payload_too_large";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2248,14 +2467,14 @@ export interface components {
         };
         /** @description An RFC 9457 problem document. */
         Problem: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /** @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all). */
+            code: components["schemas"]["ProblemCode"];
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2265,16 +2484,47 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description An RFC 9457 problem document. */
+        /**
+         * @description Every `code` a problem document can carry: the error catalogue (`/docs/errors`, where each
+         *     problem's `type` links). Each operation's error responses name the codes it can answer.
+         * @enum {string}
+         */
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "internal_error" | "not_implemented";
+        /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
         RateLimitedResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The refresh token is not valid or its session has ended, or it was used before (the session is then revoked). */
+        RefreshRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_token" | "refresh_token_reused";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2294,6 +2544,28 @@ export interface components {
             name: string;
             account_name: string;
         };
+        /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
+        RoleRequiredResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "insufficient_scope" | "ip_not_allowed" | "session_required" | "insufficient_role";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description A session: a short-lived access token and a single-use refresh token. */
         Session: {
             /** @enum {boolean} */
@@ -2308,6 +2580,50 @@ export interface components {
              */
             expires_in: number;
             user: components["schemas"]["User"];
+        };
+        /** @description The operation takes a logged-in user (not an API key). */
+        SessionRequiredResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "insufficient_scope" | "ip_not_allowed" | "session_required";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description Sign-up is disabled on this server. */
+        SignupDisabledResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "signup_disabled";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         Tag: string;
         TimeSeriesPoint: {
@@ -2325,6 +2641,50 @@ export interface components {
             /** Format: int32 */
             unsubscribes: number;
         };
+        /** @description Too many failed logins for this email or from this address. */
+        TooManyLoginAttemptsResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "too_many_login_attempts";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description Too many sign-ups from this address. */
+        TooManySignupsResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "too_many_signups";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         TrackingRecordBase: {
             id: string;
             campaign_id: string | null;
@@ -2333,16 +2693,19 @@ export interface components {
             /** Format: date-time */
             occurred_at: string;
         };
-        /** @description An RFC 9457 problem document. */
+        /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
         UnauthorizedResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "authentication_required" | "invalid_token" | "invalid_api_key";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2352,35 +2715,19 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description An RFC 9457 problem document. */
-        UnprocessableResponse: {
-            /** @description A URI reference that identifies the problem type. */
-            type: string;
-            title: string;
-            /** Format: int32 */
-            status: number;
-            detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
-            /** @enum {boolean} */
-            success: false;
-            /** @description The fields at fault, for validation errors. */
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The current status of the resource, for invalid state transitions. */
-            current_status?: string;
-            /** @description The existing resource, for conflicts. */
-            existing_id?: string;
-        };
-        /** @description An RFC 9457 problem document. */
+        /** @description The body is of a media type or encoding the operation does not take. */
         UnsupportedMediaTypeResponse: {
-            /** @description A URI reference that identifies the problem type. */
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
             title: string;
             /** Format: int32 */
             status: number;
             detail?: string;
-            /** @description A stable snake_case code for programs to branch on. */
-            code: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "unsupported_media_type";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2552,6 +2899,28 @@ export interface components {
             latency_ms: number;
             error: string | null;
         };
+        /** @description The URL is not one Sendline delivers to. */
+        WebhookUrlRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_url" | "insecure_url" | "unsafe_url";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The webhook as answered on creation and rotation: the only times the secret is shown. */
         WebhookWithSecret: {
             /** @description `wh_…` */
@@ -2620,7 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignAnalytics"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2629,7 +2998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,7 +3007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,7 +3016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2656,7 +3025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2666,7 +3035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2698,7 +3067,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsOverview"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2707,7 +3076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2716,7 +3085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2725,7 +3094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2735,7 +3104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2778,7 +3147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2787,16 +3156,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2806,7 +3175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,16 +3208,16 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2857,16 +3226,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2875,7 +3244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2884,7 +3253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2894,7 +3263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2925,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2934,7 +3303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2943,16 +3312,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2961,7 +3330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -2971,7 +3340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3000,7 +3369,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3009,7 +3378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,16 +3387,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3046,7 +3415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,16 +3450,16 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,16 +3468,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3117,7 +3486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3145,7 +3514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,25 +3547,25 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The email or the password is wrong. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                    "application/problem+json": components["schemas"]["InvalidCredentialsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3214,17 +3583,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description Too many failed logins for this email or from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                    "application/problem+json": components["schemas"]["TooManyLoginAttemptsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3251,7 +3620,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3260,7 +3629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,16 +3638,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["SessionRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3288,7 +3657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,7 +3686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3326,7 +3695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3335,7 +3704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,7 +3713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3354,7 +3723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3387,25 +3756,25 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The refresh token is not valid or its session has ended, or it was used before (the session is then revoked). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                    "application/problem+json": components["schemas"]["RefreshRefusedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3414,7 +3783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3423,17 +3792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
-            429: {
-                headers: {
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
-                };
-            };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,34 +3825,34 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description Sign-up is disabled on this server. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["SignupDisabledResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description A user with this email exists. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["EmailTakenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,7 +3861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,17 +3870,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description Too many sign-ups from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                    "application/problem+json": components["schemas"]["TooManySignupsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3556,7 +3915,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3574,7 +3933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3593,7 +3952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,16 +3985,16 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +4003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +4012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3662,7 +4021,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3671,7 +4030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3681,7 +4040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +4071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3721,7 +4080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +4089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,7 +4098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3748,7 +4107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3758,7 +4117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3793,16 +4152,16 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3811,7 +4170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3820,7 +4179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,16 +4188,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3847,7 +4206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,7 +4215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3866,7 +4225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +4254,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3904,7 +4263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3913,7 +4272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,7 +4281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3931,16 +4290,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -3950,7 +4309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,7 +4340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3990,7 +4349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3999,7 +4358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4008,7 +4367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,16 +4376,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4036,7 +4395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4067,7 +4426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4076,7 +4435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4085,7 +4444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4094,7 +4453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4103,7 +4462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4113,7 +4472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4150,7 +4509,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignMessagePage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4159,7 +4518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4527,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4177,7 +4536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4186,7 +4545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4196,7 +4555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4227,7 +4586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,7 +4595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4254,7 +4613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4263,16 +4622,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4282,7 +4641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4313,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4331,7 +4690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4340,7 +4699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4349,16 +4708,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4368,7 +4727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,16 +4762,16 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4421,7 +4780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4430,7 +4789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4439,16 +4798,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4457,7 +4816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4466,7 +4825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4476,7 +4835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4511,16 +4870,16 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4529,7 +4888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4538,7 +4897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4547,16 +4906,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4565,7 +4924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4574,7 +4933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4584,7 +4943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4619,16 +4978,16 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +4996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +5005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4655,7 +5014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4664,7 +5023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4673,7 +5032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4683,7 +5042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4714,7 +5073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +5082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4732,7 +5091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4741,7 +5100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4750,16 +5109,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4769,7 +5128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4811,7 +5170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +5179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4829,7 +5188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +5197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4848,7 +5207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,16 +5240,16 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4899,7 +5258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,16 +5267,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description A contact with this email exists in the account; `existing_id` names it. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["ContactExistsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4926,7 +5285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4935,7 +5294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -4945,7 +5304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4979,7 +5338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImportPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4988,7 +5347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4997,7 +5356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5006,7 +5365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5016,7 +5375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,16 +5422,16 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request, its JSON or its multipart body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["ImportBadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5081,7 +5440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5090,16 +5449,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The import is larger than allowed, in bytes or in rows. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                    "application/problem+json": components["schemas"]["ImportTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5108,17 +5467,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description Too many requests, or as many imports queued or running in the account as allowed. */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                    "application/problem+json": components["schemas"]["ImportRateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5149,7 +5508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5158,7 +5517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5167,7 +5526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5176,7 +5535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5185,7 +5544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5195,7 +5554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5226,7 +5585,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5235,7 +5594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,7 +5603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,7 +5612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5272,7 +5631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5303,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,7 +5671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5321,7 +5680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5330,7 +5689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5339,7 +5698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5349,7 +5708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5384,16 +5743,16 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5402,7 +5761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5411,7 +5770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5420,16 +5779,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description A contact with this email exists in the account; `existing_id` names it. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["ContactExistsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,7 +5797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +5806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5457,7 +5816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5486,7 +5845,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5495,7 +5854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5504,7 +5863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5513,7 +5872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5522,7 +5881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5532,7 +5891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5567,16 +5926,16 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,7 +5944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5594,7 +5953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5603,16 +5962,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description A contact with this email exists in the account; `existing_id` names it. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["ContactExistsResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5621,7 +5980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5630,7 +5989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5640,7 +5999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5676,7 +6035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactActivityPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5685,7 +6044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5694,7 +6053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,7 +6062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5712,7 +6071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5722,7 +6081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +6120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5770,7 +6129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5779,7 +6138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5788,7 +6147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5798,7 +6157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5840,16 +6199,16 @@ export interface operations {
                     "application/json": components["schemas"]["Conversion"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5858,7 +6217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5867,16 +6226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["NotFoundResponse"];
-                };
-            };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,7 +6235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5894,16 +6244,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The contact, the campaign or the click token names nothing of this account. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnprocessableResponse"];
+                    "application/problem+json": components["schemas"]["AttributionRefusedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5913,7 +6263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5950,7 +6300,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5959,7 +6309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +6318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5977,7 +6327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -5987,7 +6337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6018,7 +6368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6027,7 +6377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6036,7 +6386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6045,7 +6395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6055,7 +6405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6093,7 +6443,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6102,7 +6452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6111,7 +6461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6120,7 +6470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6130,7 +6480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6172,16 +6522,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,7 +6540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6199,16 +6549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["NotFoundResponse"];
-                };
-            };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6217,7 +6558,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6226,16 +6567,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The contact, the campaign or the click token names nothing of this account. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnprocessableResponse"];
+                    "application/problem+json": components["schemas"]["AttributionRefusedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6245,7 +6586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6285,7 +6626,7 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecordPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6294,7 +6635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,7 +6644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6312,7 +6653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6322,7 +6663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6355,16 +6696,16 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecord"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6373,7 +6714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6382,7 +6723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6400,7 +6741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6409,16 +6750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnprocessableResponse"];
-                };
-            };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6428,7 +6760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6468,7 +6800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickRecordPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6477,7 +6809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6486,7 +6818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6495,7 +6827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6505,7 +6837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6544,7 +6876,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenRecordPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6553,7 +6885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6562,7 +6894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6571,7 +6903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6581,7 +6913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6615,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6624,7 +6956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6633,16 +6965,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["SessionRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6652,7 +6984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6685,16 +7017,16 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6703,25 +7035,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description A user with this email exists. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["EmailTakenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6730,7 +7062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6739,7 +7071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6749,7 +7081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6780,7 +7112,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +7121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6798,16 +7130,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["SessionRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6816,7 +7148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6826,7 +7158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,7 +7187,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +7196,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6873,16 +7205,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6891,16 +7223,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The account's users. Owners and admins manage them; only owners grant or take the owner role.The account keeps at least one owner. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["LastOwnerResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -6910,7 +7242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6945,16 +7277,16 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6963,16 +7295,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6981,16 +7313,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The account's users. Owners and admins manage them; only owners grant or take the owner role.The account keeps at least one owner. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictResponse"];
+                    "application/problem+json": components["schemas"]["LastOwnerResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6999,7 +7331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,7 +7340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7018,7 +7350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7052,7 +7384,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7061,7 +7393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7070,7 +7402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7079,7 +7411,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7089,7 +7421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7122,16 +7454,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,7 +7472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7149,7 +7481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7158,7 +7490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7167,16 +7499,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The URL is not one Sendline delivers to. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnprocessableResponse"];
+                    "application/problem+json": components["schemas"]["WebhookUrlRefusedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7186,7 +7518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7217,7 +7549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7226,7 +7558,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7235,7 +7567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7244,7 +7576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7253,7 +7585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7263,7 +7595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7298,16 +7630,16 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7316,7 +7648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7325,7 +7657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7334,7 +7666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7343,7 +7675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7352,16 +7684,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The URL is not one Sendline delivers to. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["UnprocessableResponse"];
+                    "application/problem+json": components["schemas"]["WebhookUrlRefusedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7371,7 +7703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7400,7 +7732,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7409,7 +7741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7418,7 +7750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7427,7 +7759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +7768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7446,7 +7778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7483,7 +7815,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7492,7 +7824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7501,7 +7833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7510,7 +7842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7519,7 +7851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7529,7 +7861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7561,7 +7893,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7570,7 +7902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7579,7 +7911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7588,7 +7920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7597,7 +7929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7607,7 +7939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7642,16 +7974,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecoverResult"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request or its JSON body does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7660,7 +7992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7669,7 +8001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7678,7 +8010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is larger than allowed. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7687,7 +8019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The body is of a media type or encoding the operation does not take. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7696,7 +8028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7706,7 +8038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +8069,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7746,7 +8078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +8087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7764,7 +8096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7773,7 +8105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7783,7 +8115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7814,7 +8146,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7823,7 +8155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BadRequestResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7832,7 +8164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7841,7 +8173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description No such resource in this account. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7850,7 +8182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
             429: {
                 headers: {
                     "Retry-After": number;
@@ -7860,7 +8192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
-            /** @description An RFC 9457 problem document. */
+            /** @description The request line and headers are larger than 16 KB. */
             431: {
                 headers: {
                     [name: string]: unknown;

@@ -57,6 +57,7 @@ __all__ = [
     "ApiKeyScope",
     "ApiKeyUpdate",
     "ApiKeyWithSecret",
+    "AttributionRefusedResponse",
     "Audience",
     "BadRequestResponse",
     "BounceRecord",
@@ -90,7 +91,6 @@ __all__ = [
     "CampaignTestResultRejectedInner",
     "ClickRecord",
     "ClickRecordPage",
-    "ConflictResponse",
     "Contact",
     "ContactActivity",
     "ContactActivityPage",
@@ -99,6 +99,7 @@ __all__ = [
     "ContactCreatedEvent",
     "ContactDeletedData",
     "ContactDeletedEvent",
+    "ContactExistsResponse",
     "ContactImport",
     "ContactImportFailure",
     "ContactImportPage",
@@ -137,6 +138,7 @@ __all__ = [
     "EmailOpenedEvent",
     "EmailSentData",
     "EmailSentEvent",
+    "EmailTakenResponse",
     "EmailUnsubscribedData",
     "EmailUnsubscribedEvent",
     "EngagementFigures",
@@ -147,12 +149,19 @@ __all__ = [
     "FieldError",
     "ForbiddenResponse",
     "HeaderFieldsTooLargeResponse",
+    "ImportBadRequestResponse",
     "ImportCompletedData",
     "ImportCompletedEvent",
     "ImportContactRow",
     "ImportMode",
+    "ImportRateLimitedResponse",
     "ImportRowError",
     "ImportStatus",
+    "ImportTooLargeResponse",
+    "InvalidBodyResponse",
+    "InvalidCredentialsResponse",
+    "InvalidStateTransitionResponse",
+    "LastOwnerResponse",
     "LinkStats",
     "LoginRequest",
     "Me",
@@ -169,14 +178,20 @@ __all__ = [
     "PaymentReceivedData",
     "PaymentReceivedEvent",
     "Problem",
+    "ProblemCode",
     "RateLimitedResponse",
+    "RefreshRefusedResponse",
     "RefreshRequest",
     "RegisterRequest",
+    "RoleRequiredResponse",
     "Session",
+    "SessionRequiredResponse",
+    "SignupDisabledResponse",
     "TimeSeriesPoint",
+    "TooManyLoginAttemptsResponse",
+    "TooManySignupsResponse",
     "TrackingRecordBase",
     "UnauthorizedResponse",
-    "UnprocessableResponse",
     "UnsupportedMediaTypeResponse",
     "User",
     "UserCreate",
@@ -195,6 +210,7 @@ __all__ = [
     "WebhookTestData",
     "WebhookTestEvent",
     "WebhookTestResult",
+    "WebhookUrlRefusedResponse",
     "WebhookWithSecret",
 ]
 
@@ -242,6 +258,7 @@ from sendline.models.api_key_page import ApiKeyPage as ApiKeyPage
 from sendline.models.api_key_scope import ApiKeyScope as ApiKeyScope
 from sendline.models.api_key_update import ApiKeyUpdate as ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret as ApiKeyWithSecret
+from sendline.models.attribution_refused_response import AttributionRefusedResponse as AttributionRefusedResponse
 from sendline.models.audience import Audience as Audience
 from sendline.models.bad_request_response import BadRequestResponse as BadRequestResponse
 from sendline.models.bounce_record import BounceRecord as BounceRecord
@@ -275,7 +292,6 @@ from sendline.models.campaign_test_result import CampaignTestResult as CampaignT
 from sendline.models.campaign_test_result_rejected_inner import CampaignTestResultRejectedInner as CampaignTestResultRejectedInner
 from sendline.models.click_record import ClickRecord as ClickRecord
 from sendline.models.click_record_page import ClickRecordPage as ClickRecordPage
-from sendline.models.conflict_response import ConflictResponse as ConflictResponse
 from sendline.models.contact import Contact as Contact
 from sendline.models.contact_activity import ContactActivity as ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage as ContactActivityPage
@@ -284,6 +300,7 @@ from sendline.models.contact_created_data import ContactCreatedData as ContactCr
 from sendline.models.contact_created_event import ContactCreatedEvent as ContactCreatedEvent
 from sendline.models.contact_deleted_data import ContactDeletedData as ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent as ContactDeletedEvent
+from sendline.models.contact_exists_response import ContactExistsResponse as ContactExistsResponse
 from sendline.models.contact_import import ContactImport as ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure as ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage as ContactImportPage
@@ -322,6 +339,7 @@ from sendline.models.email_opened_data import EmailOpenedData as EmailOpenedData
 from sendline.models.email_opened_event import EmailOpenedEvent as EmailOpenedEvent
 from sendline.models.email_sent_data import EmailSentData as EmailSentData
 from sendline.models.email_sent_event import EmailSentEvent as EmailSentEvent
+from sendline.models.email_taken_response import EmailTakenResponse as EmailTakenResponse
 from sendline.models.email_unsubscribed_data import EmailUnsubscribedData as EmailUnsubscribedData
 from sendline.models.email_unsubscribed_event import EmailUnsubscribedEvent as EmailUnsubscribedEvent
 from sendline.models.engagement_figures import EngagementFigures as EngagementFigures
@@ -332,12 +350,19 @@ from sendline.models.events_types200_response import EventsTypes200Response as E
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.forbidden_response import ForbiddenResponse as ForbiddenResponse
 from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse as HeaderFieldsTooLargeResponse
+from sendline.models.import_bad_request_response import ImportBadRequestResponse as ImportBadRequestResponse
 from sendline.models.import_completed_data import ImportCompletedData as ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent as ImportCompletedEvent
 from sendline.models.import_contact_row import ImportContactRow as ImportContactRow
 from sendline.models.import_mode import ImportMode as ImportMode
+from sendline.models.import_rate_limited_response import ImportRateLimitedResponse as ImportRateLimitedResponse
 from sendline.models.import_row_error import ImportRowError as ImportRowError
 from sendline.models.import_status import ImportStatus as ImportStatus
+from sendline.models.import_too_large_response import ImportTooLargeResponse as ImportTooLargeResponse
+from sendline.models.invalid_body_response import InvalidBodyResponse as InvalidBodyResponse
+from sendline.models.invalid_credentials_response import InvalidCredentialsResponse as InvalidCredentialsResponse
+from sendline.models.invalid_state_transition_response import InvalidStateTransitionResponse as InvalidStateTransitionResponse
+from sendline.models.last_owner_response import LastOwnerResponse as LastOwnerResponse
 from sendline.models.link_stats import LinkStats as LinkStats
 from sendline.models.login_request import LoginRequest as LoginRequest
 from sendline.models.me import Me as Me
@@ -354,14 +379,20 @@ from sendline.models.payment_page import PaymentPage as PaymentPage
 from sendline.models.payment_received_data import PaymentReceivedData as PaymentReceivedData
 from sendline.models.payment_received_event import PaymentReceivedEvent as PaymentReceivedEvent
 from sendline.models.problem import Problem as Problem
+from sendline.models.problem_code import ProblemCode as ProblemCode
 from sendline.models.rate_limited_response import RateLimitedResponse as RateLimitedResponse
+from sendline.models.refresh_refused_response import RefreshRefusedResponse as RefreshRefusedResponse
 from sendline.models.refresh_request import RefreshRequest as RefreshRequest
 from sendline.models.register_request import RegisterRequest as RegisterRequest
+from sendline.models.role_required_response import RoleRequiredResponse as RoleRequiredResponse
 from sendline.models.session import Session as Session
+from sendline.models.session_required_response import SessionRequiredResponse as SessionRequiredResponse
+from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
+from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
+from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse
 from sendline.models.tracking_record_base import TrackingRecordBase as TrackingRecordBase
 from sendline.models.unauthorized_response import UnauthorizedResponse as UnauthorizedResponse
-from sendline.models.unprocessable_response import UnprocessableResponse as UnprocessableResponse
 from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse as UnsupportedMediaTypeResponse
 from sendline.models.user import User as User
 from sendline.models.user_create import UserCreate as UserCreate
@@ -380,5 +411,6 @@ from sendline.models.webhook_stats import WebhookStats as WebhookStats
 from sendline.models.webhook_test_data import WebhookTestData as WebhookTestData
 from sendline.models.webhook_test_event import WebhookTestEvent as WebhookTestEvent
 from sendline.models.webhook_test_result import WebhookTestResult as WebhookTestResult
+from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse as WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret as WebhookWithSecret
 

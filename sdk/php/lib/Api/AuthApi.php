@@ -145,7 +145,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function login($login_request, string $contentType = self::contentTypes['login'][0])
     {
@@ -161,7 +161,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function loginWithHttpInfo($login_request, string $contentType = self::contentTypes['login'][0])
     {
@@ -199,13 +199,13 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
                 case 401:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\UnauthorizedResponse',
+                        '\Sendline\Model\InvalidCredentialsResponse',
                         $request,
                         $response,
                     );
@@ -223,7 +223,7 @@ class AuthApi
                     );
                 case 429:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\TooManyLoginAttemptsResponse',
                         $request,
                         $response,
                     );
@@ -268,7 +268,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -276,7 +276,7 @@ class AuthApi
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\UnauthorizedResponse',
+                        '\Sendline\Model\InvalidCredentialsResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -300,7 +300,7 @@ class AuthApi
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\TooManyLoginAttemptsResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -561,7 +561,7 @@ class AuthApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SessionRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1055,7 +1055,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function refresh($refresh_request, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1071,7 +1071,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function refreshWithHttpInfo($refresh_request, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1109,13 +1109,13 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
                 case 401:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\UnauthorizedResponse',
+                        '\Sendline\Model\RefreshRefusedResponse',
                         $request,
                         $response,
                     );
@@ -1128,12 +1128,6 @@ class AuthApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
-                        $request,
-                        $response,
-                    );
-                case 429:
-                    return $this->handleResponseWithDataType(
-                        '\Sendline\Model\RateLimitedResponse',
                         $request,
                         $response,
                     );
@@ -1178,7 +1172,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1186,7 +1180,7 @@ class AuthApi
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\UnauthorizedResponse',
+                        '\Sendline\Model\RefreshRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1203,14 +1197,6 @@ class AuthApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
-                        $e->getResponseHeaders()
-                    );
-                    $e->setResponseObject($data);
-                    throw $e;
-                case 429:
-                    $data = ObjectSerializer::deserialize(
-                        $e->getResponseBody(),
-                        '\Sendline\Model\RateLimitedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1407,7 +1393,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function register($register_request, string $contentType = self::contentTypes['register'][0])
     {
@@ -1423,7 +1409,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\BadRequestResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function registerWithHttpInfo($register_request, string $contentType = self::contentTypes['register'][0])
     {
@@ -1461,19 +1447,19 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
                 case 403:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SignupDisabledResponse',
                         $request,
                         $response,
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\EmailTakenResponse',
                         $request,
                         $response,
                     );
@@ -1491,7 +1477,7 @@ class AuthApi
                     );
                 case 429:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\TooManySignupsResponse',
                         $request,
                         $response,
                     );
@@ -1536,7 +1522,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1544,7 +1530,7 @@ class AuthApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SignupDisabledResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1552,7 +1538,7 @@ class AuthApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\EmailTakenResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1576,7 +1562,7 @@ class AuthApi
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\TooManySignupsResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -505,7 +505,7 @@ class ContactImportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\ContactImport|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -524,7 +524,7 @@ class ContactImportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\ContactImport|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -562,7 +562,7 @@ class ContactImportsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\ImportBadRequestResponse',
                         $request,
                         $response,
                     );
@@ -580,7 +580,7 @@ class ContactImportsApi
                     );
                 case 413:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\PayloadTooLargeResponse',
+                        '\Sendline\Model\ImportTooLargeResponse',
                         $request,
                         $response,
                     );
@@ -592,7 +592,7 @@ class ContactImportsApi
                     );
                 case 429:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\ImportRateLimitedResponse',
                         $request,
                         $response,
                     );
@@ -637,7 +637,7 @@ class ContactImportsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\ImportBadRequestResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -661,7 +661,7 @@ class ContactImportsApi
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\PayloadTooLargeResponse',
+                        '\Sendline\Model\ImportTooLargeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -677,7 +677,7 @@ class ContactImportsApi
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\ImportRateLimitedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

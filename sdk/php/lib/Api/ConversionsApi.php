@@ -572,7 +572,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($conversion_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -588,7 +588,7 @@ class ConversionsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Conversion|\Sendline\Model\Conversion|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($conversion_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -632,7 +632,7 @@ class ConversionsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
@@ -645,12 +645,6 @@ class ConversionsApi
                 case 403:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\ForbiddenResponse',
-                        $request,
-                        $response,
-                    );
-                case 404:
-                    return $this->handleResponseWithDataType(
-                        '\Sendline\Model\NotFoundResponse',
                         $request,
                         $response,
                     );
@@ -668,7 +662,7 @@ class ConversionsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\UnprocessableResponse',
+                        '\Sendline\Model\AttributionRefusedResponse',
                         $request,
                         $response,
                     );
@@ -727,7 +721,7 @@ class ConversionsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -744,14 +738,6 @@ class ConversionsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\ForbiddenResponse',
-                        $e->getResponseHeaders()
-                    );
-                    $e->setResponseObject($data);
-                    throw $e;
-                case 404:
-                    $data = ObjectSerializer::deserialize(
-                        $e->getResponseBody(),
-                        '\Sendline\Model\NotFoundResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -775,7 +761,7 @@ class ConversionsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\UnprocessableResponse',
+                        '\Sendline\Model\AttributionRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

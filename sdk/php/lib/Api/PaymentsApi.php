@@ -554,7 +554,7 @@ class PaymentsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($payment_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -570,7 +570,7 @@ class PaymentsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\UnprocessableResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($payment_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -614,7 +614,7 @@ class PaymentsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
@@ -627,12 +627,6 @@ class PaymentsApi
                 case 403:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\ForbiddenResponse',
-                        $request,
-                        $response,
-                    );
-                case 404:
-                    return $this->handleResponseWithDataType(
-                        '\Sendline\Model\NotFoundResponse',
                         $request,
                         $response,
                     );
@@ -650,7 +644,7 @@ class PaymentsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\UnprocessableResponse',
+                        '\Sendline\Model\AttributionRefusedResponse',
                         $request,
                         $response,
                     );
@@ -709,7 +703,7 @@ class PaymentsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -726,14 +720,6 @@ class PaymentsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\ForbiddenResponse',
-                        $e->getResponseHeaders()
-                    );
-                    $e->setResponseObject($data);
-                    throw $e;
-                case 404:
-                    $data = ObjectSerializer::deserialize(
-                        $e->getResponseBody(),
-                        '\Sendline\Model\NotFoundResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -757,7 +743,7 @@ class PaymentsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\UnprocessableResponse',
+                        '\Sendline\Model\AttributionRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

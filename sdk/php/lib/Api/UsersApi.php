@@ -146,7 +146,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\UserPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\UserPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\SessionRequiredResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function callList($limit = 50, $cursor = null, string $contentType = self::contentTypes['callList'][0])
     {
@@ -163,7 +163,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\UserPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\UserPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\SessionRequiredResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function callListWithHttpInfo($limit = 50, $cursor = null, string $contentType = self::contentTypes['callList'][0])
     {
@@ -213,7 +213,7 @@ class UsersApi
                     );
                 case 403:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SessionRequiredResponse',
                         $request,
                         $response,
                     );
@@ -280,7 +280,7 @@ class UsersApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SessionRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -503,7 +503,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\User|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RoleRequiredResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($user_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -519,7 +519,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\User|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RoleRequiredResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($user_create, string $contentType = self::contentTypes['create'][0])
     {
@@ -557,7 +557,7 @@ class UsersApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
@@ -569,13 +569,13 @@ class UsersApi
                     );
                 case 403:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\RoleRequiredResponse',
                         $request,
                         $response,
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\EmailTakenResponse',
                         $request,
                         $response,
                     );
@@ -638,7 +638,7 @@ class UsersApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -654,7 +654,7 @@ class UsersApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\RoleRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -662,7 +662,7 @@ class UsersApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\EmailTakenResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -949,7 +949,7 @@ class UsersApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\RoleRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -965,7 +965,7 @@ class UsersApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\LastOwnerResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1158,7 +1158,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\SessionRequiredResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function get($id, string $contentType = self::contentTypes['get'][0])
     {
@@ -1174,7 +1174,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\SessionRequiredResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function getWithHttpInfo($id, string $contentType = self::contentTypes['get'][0])
     {
@@ -1224,7 +1224,7 @@ class UsersApi
                     );
                 case 403:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SessionRequiredResponse',
                         $request,
                         $response,
                     );
@@ -1297,7 +1297,7 @@ class UsersApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\SessionRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1512,7 +1512,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\User|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RoleRequiredResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\LastOwnerResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function update($id, $user_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -1529,7 +1529,7 @@ class UsersApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\User|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\ConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\User|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\RoleRequiredResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\LastOwnerResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function updateWithHttpInfo($id, $user_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -1567,7 +1567,7 @@ class UsersApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $request,
                         $response,
                     );
@@ -1579,7 +1579,7 @@ class UsersApi
                     );
                 case 403:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\RoleRequiredResponse',
                         $request,
                         $response,
                     );
@@ -1591,7 +1591,7 @@ class UsersApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\LastOwnerResponse',
                         $request,
                         $response,
                     );
@@ -1654,7 +1654,7 @@ class UsersApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1670,7 +1670,7 @@ class UsersApi
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ForbiddenResponse',
+                        '\Sendline\Model\RoleRequiredResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1686,7 +1686,7 @@ class UsersApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ConflictResponse',
+                        '\Sendline\Model\LastOwnerResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * BadRequestResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description The request does not fit the contract.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -277,6 +277,19 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
         return self::$openAPIModelName;
     }
 
+    public const CODE_VALIDATION_FAILED = 'validation_failed';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_VALIDATION_FAILED,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +356,15 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +396,7 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +504,7 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +512,16 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * ForbiddenResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description The API key lacks the scope, or is used from an address it does not allow.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -277,6 +277,21 @@ class ForbiddenResponse implements ModelInterface, ArrayAccess, \JsonSerializabl
         return self::$openAPIModelName;
     }
 
+    public const CODE_INSUFFICIENT_SCOPE = 'insufficient_scope';
+    public const CODE_IP_NOT_ALLOWED = 'ip_not_allowed';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_INSUFFICIENT_SCOPE,
+            self::CODE_IP_NOT_ALLOWED,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +358,15 @@ class ForbiddenResponse implements ModelInterface, ArrayAccess, \JsonSerializabl
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +398,7 @@ class ForbiddenResponse implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +506,7 @@ class ForbiddenResponse implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +514,16 @@ class ForbiddenResponse implements ModelInterface, ArrayAccess, \JsonSerializabl
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

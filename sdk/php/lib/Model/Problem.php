@@ -62,7 +62,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
         'title' => 'string',
         'status' => 'int',
         'detail' => 'string',
-        'code' => 'string',
+        'code' => '\Sendline\Model\ProblemCode',
         'success' => 'bool',
         'errors' => '\Sendline\Model\FieldError[]',
         'current_status' => 'string',
@@ -374,7 +374,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -472,7 +472,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets code
      *
-     * @return string
+     * @return \Sendline\Model\ProblemCode
      */
     public function getCode()
     {
@@ -482,7 +482,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param \Sendline\Model\ProblemCode $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */

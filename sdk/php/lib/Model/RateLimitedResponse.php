@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * RateLimitedResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description More requests than the key or session may make, or too many unknown API keys from this address.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -277,6 +277,21 @@ class RateLimitedResponse implements ModelInterface, ArrayAccess, \JsonSerializa
         return self::$openAPIModelName;
     }
 
+    public const CODE_RATE_LIMITED = 'rate_limited';
+    public const CODE_TOO_MANY_INVALID_API_KEYS = 'too_many_invalid_api_keys';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_RATE_LIMITED,
+            self::CODE_TOO_MANY_INVALID_API_KEYS,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +358,15 @@ class RateLimitedResponse implements ModelInterface, ArrayAccess, \JsonSerializa
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +398,7 @@ class RateLimitedResponse implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +506,7 @@ class RateLimitedResponse implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +514,16 @@ class RateLimitedResponse implements ModelInterface, ArrayAccess, \JsonSerializa
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * UnauthorizedResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description No valid credential: none, an unknown or revoked API key, or an ended session.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -277,6 +277,23 @@ class UnauthorizedResponse implements ModelInterface, ArrayAccess, \JsonSerializ
         return self::$openAPIModelName;
     }
 
+    public const CODE_AUTHENTICATION_REQUIRED = 'authentication_required';
+    public const CODE_INVALID_TOKEN = 'invalid_token';
+    public const CODE_INVALID_API_KEY = 'invalid_api_key';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_AUTHENTICATION_REQUIRED,
+            self::CODE_INVALID_TOKEN,
+            self::CODE_INVALID_API_KEY,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +360,15 @@ class UnauthorizedResponse implements ModelInterface, ArrayAccess, \JsonSerializ
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +400,7 @@ class UnauthorizedResponse implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +508,7 @@ class UnauthorizedResponse implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +516,16 @@ class UnauthorizedResponse implements ModelInterface, ArrayAccess, \JsonSerializ
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

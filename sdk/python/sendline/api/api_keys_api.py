@@ -97,9 +97,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "ApiKeyWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -170,9 +170,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "ApiKeyWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -243,9 +243,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "ApiKeyWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -394,7 +394,7 @@ class ApiKeysApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -467,7 +467,7 @@ class ApiKeysApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -540,7 +540,7 @@ class ApiKeysApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -673,7 +673,7 @@ class ApiKeysApi:
             '200': "ApiKey",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -745,7 +745,7 @@ class ApiKeysApi:
             '200': "ApiKey",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -817,7 +817,7 @@ class ApiKeysApi:
             '200': "ApiKey",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -955,7 +955,7 @@ class ApiKeysApi:
             '200': "ApiKeyPage",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1030,7 +1030,7 @@ class ApiKeysApi:
             '200': "ApiKeyPage",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1105,7 +1105,7 @@ class ApiKeysApi:
             '200': "ApiKeyPage",
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1247,9 +1247,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "ApiKey",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1325,9 +1325,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "ApiKey",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1403,9 +1403,9 @@ class ApiKeysApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "ApiKey",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "RoleRequiredResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",

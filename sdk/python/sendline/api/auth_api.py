@@ -95,11 +95,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManyLoginAttemptsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -168,11 +168,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManyLoginAttemptsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -241,11 +241,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManyLoginAttemptsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -387,7 +387,7 @@ class AuthApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "SessionRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -455,7 +455,7 @@ class AuthApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "SessionRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -523,7 +523,7 @@ class AuthApi:
             '204': None,
             '400': "BadRequestResponse",
             '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
+            '403': "SessionRequiredResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -914,11 +914,10 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -987,11 +986,10 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -1060,11 +1058,10 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "BadRequestResponse",
-            '401': "UnauthorizedResponse",
+            '400': "InvalidBodyResponse",
+            '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -1208,12 +1205,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "BadRequestResponse",
-            '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '400': "InvalidBodyResponse",
+            '403': "SignupDisabledResponse",
+            '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManySignupsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -1282,12 +1279,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "BadRequestResponse",
-            '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '400': "InvalidBodyResponse",
+            '403': "SignupDisabledResponse",
+            '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManySignupsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -1356,12 +1353,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "BadRequestResponse",
-            '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '400': "InvalidBodyResponse",
+            '403': "SignupDisabledResponse",
+            '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "TooManySignupsResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(

@@ -107,7 +107,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -180,7 +180,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -253,7 +253,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -385,7 +385,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
@@ -459,7 +459,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
@@ -533,7 +533,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
@@ -686,7 +686,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -760,7 +760,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -834,7 +834,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2171,7 +2171,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2245,7 +2245,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2319,7 +2319,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2454,7 +2454,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2527,7 +2527,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2600,7 +2600,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2735,11 +2735,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -2814,11 +2814,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -2893,11 +2893,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3051,11 +3051,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3131,11 +3131,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3211,11 +3211,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3369,7 +3369,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "CampaignTestResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -3448,7 +3448,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "CampaignTestResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -3527,7 +3527,7 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "CampaignTestResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -3683,7 +3683,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3756,7 +3756,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3829,7 +3829,7 @@ class CampaignsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3964,11 +3964,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -4043,11 +4043,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -4122,11 +4122,11 @@ class CampaignsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Campaign",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "InvalidStateTransitionResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",

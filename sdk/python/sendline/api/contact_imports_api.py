@@ -108,12 +108,12 @@ class ContactImportsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "ContactImport",
-            '400': "BadRequestResponse",
+            '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '413': "PayloadTooLargeResponse",
+            '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -194,12 +194,12 @@ class ContactImportsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "ContactImport",
-            '400': "BadRequestResponse",
+            '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '413': "PayloadTooLargeResponse",
+            '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -280,12 +280,12 @@ class ContactImportsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "ContactImport",
-            '400': "BadRequestResponse",
+            '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '413': "PayloadTooLargeResponse",
+            '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '429': "RateLimitedResponse",
+            '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(

@@ -416,10 +416,10 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -491,10 +491,10 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -566,10 +566,10 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -1694,11 +1694,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -1773,11 +1773,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -1852,11 +1852,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -2009,11 +2009,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -2088,11 +2088,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -2167,11 +2167,11 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Contact",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "ConflictResponse",
+            '409': "ContactExistsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",

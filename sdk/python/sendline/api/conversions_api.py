@@ -98,13 +98,12 @@ class ConversionsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Conversion",
             '201': "Conversion",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "AttributionRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -175,13 +174,12 @@ class ConversionsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Conversion",
             '201': "Conversion",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "AttributionRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -252,13 +250,12 @@ class ConversionsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Conversion",
             '201': "Conversion",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "AttributionRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

@@ -1334,13 +1334,12 @@ class TrackingApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "BounceRecord",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1410,13 +1409,12 @@ class TrackingApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "BounceRecord",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1486,13 +1484,12 @@ class TrackingApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "BounceRecord",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

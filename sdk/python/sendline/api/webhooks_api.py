@@ -104,12 +104,12 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "WebhookWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -179,12 +179,12 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "WebhookWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -254,12 +254,12 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "WebhookWithSecret",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1585,7 +1585,7 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "WebhookRecoverResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -1663,7 +1663,7 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "WebhookRecoverResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -1741,7 +1741,7 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "WebhookRecoverResult",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
@@ -2752,13 +2752,13 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Webhook",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2831,13 +2831,13 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Webhook",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2910,13 +2910,13 @@ class WebhooksApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Webhook",
-            '400': "BadRequestResponse",
+            '400': "InvalidBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "UnprocessableResponse",
+            '422': "WebhookUrlRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

@@ -31,6 +31,7 @@ from sendline.models.api_key_page import ApiKeyPage
 from sendline.models.api_key_scope import ApiKeyScope
 from sendline.models.api_key_update import ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret
+from sendline.models.attribution_refused_response import AttributionRefusedResponse
 from sendline.models.audience import Audience
 from sendline.models.bad_request_response import BadRequestResponse
 from sendline.models.bounce_record import BounceRecord
@@ -64,7 +65,6 @@ from sendline.models.campaign_test_result import CampaignTestResult
 from sendline.models.campaign_test_result_rejected_inner import CampaignTestResultRejectedInner
 from sendline.models.click_record import ClickRecord
 from sendline.models.click_record_page import ClickRecordPage
-from sendline.models.conflict_response import ConflictResponse
 from sendline.models.contact import Contact
 from sendline.models.contact_activity import ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage
@@ -73,6 +73,7 @@ from sendline.models.contact_created_data import ContactCreatedData
 from sendline.models.contact_created_event import ContactCreatedEvent
 from sendline.models.contact_deleted_data import ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent
+from sendline.models.contact_exists_response import ContactExistsResponse
 from sendline.models.contact_import import ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage
@@ -111,6 +112,7 @@ from sendline.models.email_opened_data import EmailOpenedData
 from sendline.models.email_opened_event import EmailOpenedEvent
 from sendline.models.email_sent_data import EmailSentData
 from sendline.models.email_sent_event import EmailSentEvent
+from sendline.models.email_taken_response import EmailTakenResponse
 from sendline.models.email_unsubscribed_data import EmailUnsubscribedData
 from sendline.models.email_unsubscribed_event import EmailUnsubscribedEvent
 from sendline.models.engagement_figures import EngagementFigures
@@ -121,12 +123,19 @@ from sendline.models.events_types200_response import EventsTypes200Response
 from sendline.models.field_error import FieldError
 from sendline.models.forbidden_response import ForbiddenResponse
 from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse
+from sendline.models.import_bad_request_response import ImportBadRequestResponse
 from sendline.models.import_completed_data import ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent
 from sendline.models.import_contact_row import ImportContactRow
 from sendline.models.import_mode import ImportMode
+from sendline.models.import_rate_limited_response import ImportRateLimitedResponse
 from sendline.models.import_row_error import ImportRowError
 from sendline.models.import_status import ImportStatus
+from sendline.models.import_too_large_response import ImportTooLargeResponse
+from sendline.models.invalid_body_response import InvalidBodyResponse
+from sendline.models.invalid_credentials_response import InvalidCredentialsResponse
+from sendline.models.invalid_state_transition_response import InvalidStateTransitionResponse
+from sendline.models.last_owner_response import LastOwnerResponse
 from sendline.models.link_stats import LinkStats
 from sendline.models.login_request import LoginRequest
 from sendline.models.me import Me
@@ -143,14 +152,20 @@ from sendline.models.payment_page import PaymentPage
 from sendline.models.payment_received_data import PaymentReceivedData
 from sendline.models.payment_received_event import PaymentReceivedEvent
 from sendline.models.problem import Problem
+from sendline.models.problem_code import ProblemCode
 from sendline.models.rate_limited_response import RateLimitedResponse
+from sendline.models.refresh_refused_response import RefreshRefusedResponse
 from sendline.models.refresh_request import RefreshRequest
 from sendline.models.register_request import RegisterRequest
+from sendline.models.role_required_response import RoleRequiredResponse
 from sendline.models.session import Session
+from sendline.models.session_required_response import SessionRequiredResponse
+from sendline.models.signup_disabled_response import SignupDisabledResponse
 from sendline.models.time_series_point import TimeSeriesPoint
+from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse
+from sendline.models.too_many_signups_response import TooManySignupsResponse
 from sendline.models.tracking_record_base import TrackingRecordBase
 from sendline.models.unauthorized_response import UnauthorizedResponse
-from sendline.models.unprocessable_response import UnprocessableResponse
 from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse
 from sendline.models.user import User
 from sendline.models.user_create import UserCreate
@@ -169,5 +184,6 @@ from sendline.models.webhook_stats import WebhookStats
 from sendline.models.webhook_test_data import WebhookTestData
 from sendline.models.webhook_test_event import WebhookTestEvent
 from sendline.models.webhook_test_result import WebhookTestResult
+from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret
 

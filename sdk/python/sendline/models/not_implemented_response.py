@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.field_error import FieldError
 from typing import Optional, Set
@@ -25,18 +25,25 @@ from typing_extensions import Self
 
 class NotImplementedResponse(BaseModel):
     """
-    An RFC 9457 problem document.
+    The operation is in the contract but not implemented by this server.
     """ # noqa: E501
-    type: StrictStr = Field(description="A URI reference that identifies the problem type.")
+    type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr
     status: StrictInt
     detail: Optional[StrictStr] = None
-    code: StrictStr = Field(description="A stable snake_case code for programs to branch on.")
+    code: StrictStr = Field(description="A stable snake_case code for programs to branch on (`/docs/errors` lists them all).")
     success: StrictBool
     errors: Optional[List[FieldError]] = Field(default=None, description="The fields at fault, for validation errors.")
     current_status: Optional[StrictStr] = Field(default=None, description="The current status of the resource, for invalid state transitions.")
     existing_id: Optional[StrictStr] = Field(default=None, description="The existing resource, for conflicts.")
     __properties: ClassVar[List[str]] = ["type", "title", "status", "detail", "code", "success", "errors", "current_status", "existing_id"]
+
+    @field_validator('code')
+    def code_validate_enum(cls, value):
+        """Validates the enum"""
+        if value not in set(['not_implemented']):
+            raise ValueError("must be one of enum values ('not_implemented')")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,

@@ -20,6 +20,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.field_error import FieldError
+from sendline.models.problem_code import ProblemCode
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -27,11 +28,11 @@ class Problem(BaseModel):
     """
     An RFC 9457 problem document.
     """ # noqa: E501
-    type: StrictStr = Field(description="A URI reference that identifies the problem type.")
+    type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr
     status: StrictInt
     detail: Optional[StrictStr] = None
-    code: StrictStr = Field(description="A stable snake_case code for programs to branch on.")
+    code: ProblemCode = Field(description="A stable snake_case code for programs to branch on (`/docs/errors` lists them all).")
     success: StrictBool
     errors: Optional[List[FieldError]] = Field(default=None, description="The fields at fault, for validation errors.")
     current_status: Optional[StrictStr] = Field(default=None, description="The current status of the resource, for invalid state transitions.")

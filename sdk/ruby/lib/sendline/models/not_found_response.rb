@@ -14,9 +14,9 @@ require 'date'
 require 'time'
 
 module Sendline
-  # An RFC 9457 problem document.
+  # No such resource in this account.
   class NotFoundResponse < ApiModelBase
-    # A URI reference that identifies the problem type.
+    # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
 
     attr_accessor :title
@@ -25,7 +25,7 @@ module Sendline
 
     attr_accessor :detail
 
-    # A stable snake_case code for programs to branch on.
+    # A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
     attr_accessor :code
 
     attr_accessor :success
@@ -38,6 +38,28 @@ module Sendline
 
     # The existing resource, for conflicts.
     attr_accessor :existing_id
+
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
@@ -186,6 +208,8 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
+      code_validator = EnumAttributeValidator.new('String', ["not_found"])
+      return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
     end
@@ -220,13 +244,13 @@ module Sendline
       @status = status
     end
 
-    # Custom attribute writer method with validation
-    # @param [Object] code Value to be assigned
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] code Object to be assigned
     def code=(code)
-      if code.nil?
-        fail ArgumentError, 'code cannot be nil'
+      validator = EnumAttributeValidator.new('String', ["not_found"])
+      unless validator.valid?(code)
+        fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end
-
       @code = code
     end
 

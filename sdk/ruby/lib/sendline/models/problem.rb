@@ -16,7 +16,7 @@ require 'time'
 module Sendline
   # An RFC 9457 problem document.
   class Problem < ApiModelBase
-    # A URI reference that identifies the problem type.
+    # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
 
     attr_accessor :title
@@ -25,7 +25,7 @@ module Sendline
 
     attr_accessor :detail
 
-    # A stable snake_case code for programs to branch on.
+    # A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
     attr_accessor :code
 
     attr_accessor :success
@@ -38,6 +38,28 @@ module Sendline
 
     # The existing resource, for conflicts.
     attr_accessor :existing_id
+
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
@@ -71,7 +93,7 @@ module Sendline
         :'title' => :'String',
         :'status' => :'Integer',
         :'detail' => :'String',
-        :'code' => :'String',
+        :'code' => :'ProblemCode',
         :'success' => :'Boolean',
         :'errors' => :'Array<FieldError>',
         :'current_status' => :'String',

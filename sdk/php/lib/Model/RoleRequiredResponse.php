@@ -1,6 +1,6 @@
 <?php
 /**
- * ConflictResponse
+ * RoleRequiredResponse
  *
  * PHP version 8.1
  *
@@ -32,16 +32,16 @@ use \ArrayAccess;
 use \Sendline\ObjectSerializer;
 
 /**
- * ConflictResponse Class Doc Comment
+ * RoleRequiredResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description The operation takes a logged-in user (not an API key) whose role allows it.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
  * @implements \ArrayAccess<string, mixed>
  */
-class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
+class RoleRequiredResponse implements ModelInterface, ArrayAccess, \JsonSerializable
 {
     public const DISCRIMINATOR = null;
 
@@ -50,7 +50,7 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
       *
       * @var string
       */
-    protected static $openAPIModelName = 'ConflictResponse';
+    protected static $openAPIModelName = 'RoleRequiredResponse';
 
     /**
       * Array of property to type mappings. Used for (de)serialization
@@ -277,6 +277,25 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
         return self::$openAPIModelName;
     }
 
+    public const CODE_INSUFFICIENT_SCOPE = 'insufficient_scope';
+    public const CODE_IP_NOT_ALLOWED = 'ip_not_allowed';
+    public const CODE_SESSION_REQUIRED = 'session_required';
+    public const CODE_INSUFFICIENT_ROLE = 'insufficient_role';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_INSUFFICIENT_SCOPE,
+            self::CODE_IP_NOT_ALLOWED,
+            self::CODE_SESSION_REQUIRED,
+            self::CODE_INSUFFICIENT_ROLE,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +362,15 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +402,7 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +510,7 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +518,16 @@ class ConflictResponse implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

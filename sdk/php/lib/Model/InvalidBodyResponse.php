@@ -1,6 +1,6 @@
 <?php
 /**
- * UnprocessableResponse
+ * InvalidBodyResponse
  *
  * PHP version 8.1
  *
@@ -32,16 +32,16 @@ use \ArrayAccess;
 use \Sendline\ObjectSerializer;
 
 /**
- * UnprocessableResponse Class Doc Comment
+ * InvalidBodyResponse Class Doc Comment
  *
  * @category Class
- * @description An RFC 9457 problem document.
+ * @description The request or its JSON body does not fit the contract.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
  * @implements \ArrayAccess<string, mixed>
  */
-class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSerializable
+class InvalidBodyResponse implements ModelInterface, ArrayAccess, \JsonSerializable
 {
     public const DISCRIMINATOR = null;
 
@@ -50,7 +50,7 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
       *
       * @var string
       */
-    protected static $openAPIModelName = 'UnprocessableResponse';
+    protected static $openAPIModelName = 'InvalidBodyResponse';
 
     /**
       * Array of property to type mappings. Used for (de)serialization
@@ -277,6 +277,21 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
         return self::$openAPIModelName;
     }
 
+    public const CODE_VALIDATION_FAILED = 'validation_failed';
+    public const CODE_INVALID_JSON = 'invalid_json';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getCodeAllowableValues()
+    {
+        return [
+            self::CODE_VALIDATION_FAILED,
+            self::CODE_INVALID_JSON,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -343,6 +358,15 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
         if ($this->container['code'] === null) {
             $invalidProperties[] = "'code' can't be null";
         }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!is_null($this->container['code']) && !in_array($this->container['code'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'code', must be one of '%s'",
+                $this->container['code'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['success'] === null) {
             $invalidProperties[] = "'success' can't be null";
         }
@@ -374,7 +398,7 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets type
      *
-     * @param string $type A URI reference that identifies the problem type.
+     * @param string $type A URI reference that identifies the problem type: `/docs/errors#<code>`.
      *
      * @return self
      */
@@ -482,7 +506,7 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets code
      *
-     * @param string $code A stable snake_case code for programs to branch on.
+     * @param string $code A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
      *
      * @return self
      */
@@ -490,6 +514,16 @@ class UnprocessableResponse implements ModelInterface, ArrayAccess, \JsonSeriali
     {
         if (is_null($code)) {
             throw new \InvalidArgumentException('non-nullable code cannot be null');
+        }
+        $allowedValues = $this->getCodeAllowableValues();
+        if (!in_array($code, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'code', must be one of '%s'",
+                    $code,
+                    implode("', '", $allowedValues)
+                )
+            );
         }
         $this->container['code'] = $code;
 

@@ -14,9 +14,9 @@ require 'date'
 require 'time'
 
 module Sendline
-  # An RFC 9457 problem document.
-  class UnprocessableResponse < ApiModelBase
-    # A URI reference that identifies the problem type.
+  # The contact, the campaign or the click token names nothing of this account.
+  class AttributionRefusedResponse < ApiModelBase
+    # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
 
     attr_accessor :title
@@ -25,7 +25,7 @@ module Sendline
 
     attr_accessor :detail
 
-    # A stable snake_case code for programs to branch on.
+    # A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
     attr_accessor :code
 
     attr_accessor :success
@@ -38,6 +38,28 @@ module Sendline
 
     # The existing resource, for conflicts.
     attr_accessor :existing_id
+
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
@@ -89,14 +111,14 @@ module Sendline
     # @param [Hash] attributes Model attributes in the form of hash
     def initialize(attributes = {})
       if (!attributes.is_a?(Hash))
-        fail ArgumentError, "The input argument (attributes) must be a hash in `Sendline::UnprocessableResponse` initialize method"
+        fail ArgumentError, "The input argument (attributes) must be a hash in `Sendline::AttributionRefusedResponse` initialize method"
       end
 
       # check to see if the attribute exists and convert string to symbol for hash key
       acceptable_attribute_map = self.class.acceptable_attribute_map
       attributes = attributes.each_with_object({}) { |(k, v), h|
         if (!acceptable_attribute_map.key?(k.to_sym))
-          fail ArgumentError, "`#{k}` is not a valid attribute in `Sendline::UnprocessableResponse`. Please check the name to make sure it's valid. List of attributes: " + acceptable_attribute_map.keys.inspect
+          fail ArgumentError, "`#{k}` is not a valid attribute in `Sendline::AttributionRefusedResponse`. Please check the name to make sure it's valid. List of attributes: " + acceptable_attribute_map.keys.inspect
         end
         h[k.to_sym] = v
       }
@@ -186,6 +208,8 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
+      code_validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token"])
+      return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
     end
@@ -220,13 +244,13 @@ module Sendline
       @status = status
     end
 
-    # Custom attribute writer method with validation
-    # @param [Object] code Value to be assigned
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] code Object to be assigned
     def code=(code)
-      if code.nil?
-        fail ArgumentError, 'code cannot be nil'
+      validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token"])
+      unless validator.valid?(code)
+        fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end
-
       @code = code
     end
 

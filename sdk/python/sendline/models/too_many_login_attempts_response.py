@@ -17,26 +17,33 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.field_error import FieldError
 from typing import Optional, Set
 from typing_extensions import Self
 
-class ConflictResponse(BaseModel):
+class TooManyLoginAttemptsResponse(BaseModel):
     """
-    An RFC 9457 problem document.
+    Too many failed logins for this email or from this address.
     """ # noqa: E501
-    type: StrictStr = Field(description="A URI reference that identifies the problem type.")
+    type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr
     status: StrictInt
     detail: Optional[StrictStr] = None
-    code: StrictStr = Field(description="A stable snake_case code for programs to branch on.")
+    code: StrictStr = Field(description="A stable snake_case code for programs to branch on (`/docs/errors` lists them all).")
     success: StrictBool
     errors: Optional[List[FieldError]] = Field(default=None, description="The fields at fault, for validation errors.")
     current_status: Optional[StrictStr] = Field(default=None, description="The current status of the resource, for invalid state transitions.")
     existing_id: Optional[StrictStr] = Field(default=None, description="The existing resource, for conflicts.")
     __properties: ClassVar[List[str]] = ["type", "title", "status", "detail", "code", "success", "errors", "current_status", "existing_id"]
+
+    @field_validator('code')
+    def code_validate_enum(cls, value):
+        """Validates the enum"""
+        if value not in set(['too_many_login_attempts']):
+            raise ValueError("must be one of enum values ('too_many_login_attempts')")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -56,7 +63,7 @@ class ConflictResponse(BaseModel):
 
     @classmethod
     def from_json(cls, json_str: str) -> Optional[Self]:
-        """Create an instance of ConflictResponse from a JSON string"""
+        """Create an instance of TooManyLoginAttemptsResponse from a JSON string"""
         return cls.from_dict(json.loads(json_str))
 
     def to_dict(self) -> Dict[str, Any]:
@@ -88,7 +95,7 @@ class ConflictResponse(BaseModel):
 
     @classmethod
     def from_dict(cls, obj: Optional[Dict[str, Any]]) -> Optional[Self]:
-        """Create an instance of ConflictResponse from a dict"""
+        """Create an instance of TooManyLoginAttemptsResponse from a dict"""
         if obj is None:
             return None
 
