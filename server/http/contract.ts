@@ -13,27 +13,37 @@ interface Parameter {
   allowReserved?: boolean;
 }
 
+/** A schema of the document, as far as the server reads one (the error catalogue's enum). */
+export interface SchemaObject {
+  $ref?: string;
+  enum?: string[];
+  properties?: Record<string, SchemaObject>;
+  'x-enum-descriptions'?: string[];
+}
+
 interface Operation {
   operationId: string;
   security?: Record<string, string[]>[];
   requestBody?: unknown;
   parameters?: Parameter[];
+  responses?: Record<string, { content?: Record<string, { schema?: SchemaObject }> }>;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+export type Method = (typeof METHODS)[number];
 
-type PathItem = { [M in (typeof METHODS)[number]]?: Operation } & { parameters?: Parameter[] };
+type PathItem = { [M in Method]?: Operation } & { parameters?: Parameter[] };
 
 /** The parts of the OpenAPI document the server reads; the rest passes through untouched. */
 export interface OpenApiDocument {
   paths: Record<string, PathItem>;
-  components?: { parameters?: Record<string, Parameter> };
+  components?: { parameters?: Record<string, Parameter>; schemas?: Record<string, SchemaObject> };
   [key: string]: unknown;
 }
 
 export interface ContractOperation {
   operationId: string;
-  method: string;
+  method: Method;
   /** The OpenAPI path, e.g. `/campaigns/{id}`. */
   path: string;
   /** The same as an Express route, e.g. `/campaigns/:id`. */

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { components } from '../../generated/openapi.d.ts';
-import type { OpenApiDocument } from './contract.ts';
+import type { Method, OpenApiDocument } from './contract.ts';
 import { toProblem } from './errors.ts';
 
 /**
@@ -58,28 +58,25 @@ export interface CatalogueEntry {
   meaning: string;
 }
 
-/** The catalogue's schema as the contract document holds it: `enum` and its `x-enum-descriptions`. */
-interface CatalogueSchema {
-  enum: ProblemCode[];
-  'x-enum-descriptions': string[];
-}
-
 /**
  * The error catalogue (`/docs/errors`) from the contract document: each code with its meaning
  * (the doc comment of its variant in the spec) and status.
  */
 export function problemCatalogue(doc: OpenApiDocument): CatalogueEntry[] {
-  const schema: CatalogueSchema = doc.components.schemas.ProblemCode;
-  return schema.enum.map((code, i) => ({ code, status: PROBLEM_STATUS[code], meaning: schema['x-enum-descriptions'][i] }));
+  const schema = doc.components?.schemas?.ProblemCode;
+  const meanings = schema?.['x-enum-descriptions'] ?? [];
+  // The contract's ProblemCode enum is the type ProblemCode: its values are the type's members.
+  return ((schema?.enum ?? []) as ProblemCode[]).map((code, i) => ({ code, status: PROBLEM_STATUS[code], meaning: meanings[i] ?? '' }));
 }
 
 /** The codes an operation of the contract declares, by error status. */
-export function declaredProblemCodes(doc: OpenApiDocument, path: string, method: string): Map<number, ProblemCode[]> {
-  const responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> = doc.paths[path][method].responses;
+export function declaredProblemCodes(doc: OpenApiDocument, path: string, method: Method): Map<number, ProblemCode[]> {
   const declared = new Map<number, ProblemCode[]>();
-  for (const [status, response] of Object.entries(responses)) {
-    const ref = response.content?.['application/problem+json']?.schema.$ref;
-    if (ref) declared.set(Number(status), doc.components.schemas[ref.replace('#/components/schemas/', '')].properties.code.enum);
+  for (const [status, response] of Object.entries(doc.paths[path]?.[method]?.responses ?? {})) {
+    const ref = response.content?.['application/problem+json']?.schema?.$ref;
+    const codes = ref && doc.components?.schemas?.[ref.replace('#/components/schemas/', '')]?.properties?.code?.enum;
+    // A problem response's `code` enum lists members of ProblemCode (the spec builds it from them).
+    if (codes) declared.set(Number(status), codes as ProblemCode[]);
   }
   return declared;
 }
