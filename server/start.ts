@@ -50,9 +50,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   // Test sends only (campaigns go through the sending threads' pools): one connection, so the
   // process stays within SMTP_POOL_SIZE plus this one.
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
-  const signer = new TokenSigner(config.jwtSecret);
-  const templates = new TemplateThread({ publicUrl: config.publicUrl, jwtSecret: config.jwtSecret });
-  const secretBox = new SecretBox(config.jwtSecret);
+  const signer = new TokenSigner(config.secretKeys);
+  const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
+  const secretBox = new SecretBox(config.secretKeys);
   const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();
