@@ -17,6 +17,7 @@ import { FeedbackService } from './tracking/feedback.ts';
 import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { SecretBox } from './webhooks/signing.ts';
+import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
@@ -43,6 +44,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
   const orm = await openDatabase(database.url, log);
+  await checkSharedSecrets(config, orm, log).catch(async (error: unknown) => {
+    await orm.close();
+    await database.stop();
+    throw error;
+  });
   const pool = await nativePool(orm);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
