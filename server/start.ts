@@ -19,6 +19,7 @@ import { startBounceServer } from './tracking/inbound.ts';
 import { SecretBox } from './webhooks/signing.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
+import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
@@ -59,6 +60,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const signer = new TokenSigner(config.secretKeys);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
   const secretBox = new SecretBox(config.secretKeys);
+  await resealWebhookSecrets(pool, secretBox, log);
   const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length } };
   const listener = new EventListener(database.url, log);
   await listener.start();

@@ -43,6 +43,12 @@ export class SecretBox {
     return (id === LEGACY_KEY_ID ? parts : [id, ...parts]).join('.');
   }
 
+  /** Whether a sealed value is under the ring's first key, as `seal` makes them. */
+  sealedUnderCurrentKey(sealed: string): boolean {
+    const parts = sealed.split('.');
+    return (parts.length === 4 ? parts[0] : LEGACY_KEY_ID) === this.keys.currentId;
+  }
+
   open(sealed: string): string {
     const parts = sealed.split('.');
     const id = parts.length === 4 ? parts.shift()! : LEGACY_KEY_ID;
