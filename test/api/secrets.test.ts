@@ -3,18 +3,20 @@
  * links in mail and seals webhook secrets. Real server processes on one database, restarted with
  * rotated secrets, as an operator rotates them.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newAccount, waitFor, type TestAccount } from '../helpers.ts';
 import { freshDatabase, withClient } from '../databases.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { create } from 'tar';
+import { runSendline, spawnServer, type ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { verifyStandardWebhook, WebhookReceiver } from '../webhook-receiver.ts';
 
 const PUBLIC_URL = 'http://mail.secrets.test';
+const RELEASE_0_1_0 = new URL('../fixtures/releases/0.1.0/', import.meta.url).pathname;
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'sendline-secrets-'));
 const keyRing = (...keys: [string, string][]) => keys.map(([id, key]) => `${id}:${key}`).join(',');
 const newKey = () => randomBytes(32).toString('base64');
@@ -228,5 +230,34 @@ describe('secrets generated per DATA_DIR on a shared DATABASE_URL', { timeout: 1
     expect(refused).toContain('server exited with 2');
     expect(refused).toContain('Configuration error: SECRET_KEYS: entry 2 ("k1") repeats an id');
     expect(refused).not.toContain(key);
+  });
+});
+
+describe('a backup taken before key rings', { timeout: 180_000 }, () => {
+  it('restores into a new DATA_DIR whose first start pins its JWT secret as the legacy key, so its links work', async () => {
+    const fixture = JSON.parse(readFileSync(path.join(RELEASE_0_1_0, 'fixture.json'), 'utf8'));
+    // The backup 0.1.0 would have written: its database and DATA_DIR's jwt-secret, no key ring.
+    const staging = freshDir();
+    cpSync(path.join(RELEASE_0_1_0, 'database.sql'), path.join(staging, 'database.sql'));
+    mkdirSync(path.join(staging, 'data-dir'));
+    cpSync(path.join(RELEASE_0_1_0, 'data-dir', 'jwt-secret'), path.join(staging, 'data-dir', 'jwt-secret'));
+    const manifest = { format: 1, version: '0.1.0', created_at: fixture.written_at, migrations: fixture.migrations, secrets: ['jwt-secret'] };
+    writeFileSync(path.join(staging, 'sendline-backup.json'), JSON.stringify(manifest));
+    const file = path.join(freshDir(), 'sendline.backup');
+    await create({ gzip: true, file, cwd: staging, portable: true }, ['sendline-backup.json', 'database.sql', 'data-dir']);
+
+    const env = { DATABASE_URL: await freshDatabase('secrets_old_backup'), DATA_DIR: freshDir() };
+    const restored = await runSendline(['restore', file], env);
+    expect(restored.code, restored.stderr).toBe(0);
+    const server = await start({ ...env, PUBLIC_URL: fixture.public_url, SENDLINE_ROLE: 'api' });
+    try {
+      expect(readFileSync(path.join(env.DATA_DIR, 'secret-keys'), 'utf8')).toContain(`legacy:${Buffer.from(readFileSync(path.join(RELEASE_0_1_0, 'data-dir', 'jwt-secret'), 'utf8').trim()).toString('base64')}`);
+      const click = await fetch(server.url + fixture.links.click.url, { redirect: 'manual' });
+      expect(click.status).toBe(302);
+      expect(click.headers.get('location')).toBe(fixture.links.click.target);
+      expect((await fetch(server.url + fixture.links.unsubscribe)).status).toBe(200);
+    } finally {
+      await stop(server);
+    }
   });
 });
