@@ -16,6 +16,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MESSAGES = 10_000;
 const CONNECTIONS = 32;
 const JWT_SECRET = 'bench-jwt-secret-that-is-long-enough-0123456789';
+const KEY_RING = [{ id: 'bench1', key: Buffer.from('bench key ring key, 32 bytes long').toString('base64') }];
 
 /** The processes whose CPU a run accounts for; the harness (autocannon) is this process. */
 interface Measured {
@@ -54,7 +55,7 @@ export async function trackingBenchmark(): Promise<void> {
   const dir = scratchDir('tracking');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, ...serverTuning() },
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, SECRET_KEYS: KEY_RING.map(({ id, key }) => `${id}:${key}`).join(','), ...serverTuning() },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   const pool = benchPool(database.url);
@@ -74,7 +75,7 @@ export async function trackingBenchmark(): Promise<void> {
        returning id`,
       [owner.accountId, campaign.id, MESSAGES],
     );
-    const signer = new TokenSigner(JWT_SECRET);
+    const signer = new TokenSigner(KEY_RING);
     const pixels = rows.map((r) => `/t/o/${signer.sign({ kind: 'open', messageId: r.id })}.gif`);
     // Clicks on messages the pixel run surely opened (autocannon walks the list from the start on
     // every connection): a click on an unopened message would also record an open.

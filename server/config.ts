@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
+import { LEGACY_KEY_ID, legacyKey, type SecretKey } from './secrets/key-ring.ts';
 
 /** The only module that reads the environment. */
 export type Role = 'api' | 'worker' | 'all';
@@ -12,7 +13,12 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | null;
   publicUrl: string;
+  /** Signs session JWTs, and nothing else. */
   jwtSecret: string;
+  /** `SECRET_KEYS`: keys tracking and unsubscribe tokens and seals webhook secrets; the first signs and seals, every one verifies and opens. */
+  secretKeys: SecretKey[];
+  /** The secrets kept in DATA_DIR rather than set in the environment, and whether this start generated them. */
+  generatedSecrets: GeneratedSecret[];
   /** Password of the embedded database's user; generated once per data folder. */
   embeddedDatabasePassword: string;
   adminEmail: string | null;
@@ -96,6 +102,13 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+export interface GeneratedSecret {
+  /** The variable that would configure it. */
+  name: 'JWT_SECRET' | 'SECRET_KEYS';
+  file: string;
+  created: boolean;
+}
+
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -165,18 +178,78 @@ function dkim(env: Env): Config['sending']['dkim'] {
   return { domain, selector, privateKey: privateKey.replace(/\\n/g, '\n') };
 }
 
+/** A file of DATA_DIR, created owner-only unless another process sharing the folder just did: then theirs. */
+function createOnce(file: string, text: string): { text: string; created: boolean } {
+  try {
+    writeFileSync(file, text + '\n', { mode: 0o600, flag: 'wx' });
+    return { text, created: true };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { text: readFileSync(file, 'utf8').trim(), created: false };
+  }
+}
+
 /** A secret from the environment, or one generated once and kept in the data folder. */
-function persistentSecret(env: Env, name: string, dataDir: string, file: string): string {
+function persistentSecret(env: Env, name: string, dataDir: string, file: string, generated: GeneratedSecret[] | null): string {
   const given = env[name];
   if (given) {
     if (given.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
     return given;
   }
   const secretPath = path.join(dataDir, file);
-  if (existsSync(secretPath)) return readFileSync(secretPath, 'utf8').trim();
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(secretPath, secret + '\n', { mode: 0o600 });
-  return secret;
+  const { text, created } = existsSync(secretPath) ? { text: readFileSync(secretPath, 'utf8').trim(), created: false } : createOnce(secretPath, randomBytes(48).toString('base64url'));
+  generated?.push({ name: name as GeneratedSecret['name'], file: secretPath, created });
+  return text;
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const MAX_KEYS = 32;
+
+/** `id:base64key,…` (`SECRET_KEYS`, or DATA_DIR/secret-keys): ids unique, keys of 32 bytes or more. */
+function parseKeyRing(raw: string, source: string): SecretKey[] {
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.length > MAX_KEYS) throw new ConfigError(`${source} holds ${entries.length} keys; at most ${MAX_KEYS}`);
+  const seen = new Set<string>();
+  return entries.map((entry, index) => {
+    const colon = entry.indexOf(':');
+    const id = colon < 0 ? entry : entry.slice(0, colon);
+    const key = colon < 0 ? '' : entry.slice(colon + 1);
+    // Never quote the key: the message reaches logs.
+    const where = `${source}: entry ${index + 1}${KEY_ID.test(id) ? ` ("${id}")` : ''}`;
+    if (!KEY_ID.test(id)) throw new ConfigError(`${where} must be id:base64key, with an id of 1 to 32 letters, digits, _ or -`);
+    if (seen.has(id)) throw new ConfigError(`${where} repeats an id`);
+    seen.add(id);
+    if (!BASE64.test(key)) throw new ConfigError(`${where} must have a base64 key after the colon (openssl rand -base64 32)`);
+    const bytes = Buffer.from(key, 'base64').length;
+    if (id === LEGACY_KEY_ID && bytes < 32) throw new ConfigError(`${where} must be the base64 of a JWT secret of at least 32 characters`);
+    if (bytes < 32) throw new ConfigError(`${where} must be at least 32 bytes (openssl rand -base64 32), got ${bytes}`);
+    return { id, key };
+  });
+}
+
+const newKeyEntry = () => `k${randomBytes(4).toString('hex')}:${randomBytes(32).toString('base64')}`;
+
+/**
+ * `SECRET_KEYS`, else DATA_DIR/secret-keys. A deployment that sets JWT_SECRET but no key ring keeps
+ * its links keyed from JWT_SECRET as before key rings (its processes may have folders of their
+ * own, and would each generate a different ring). Otherwise the ring is generated once, and when
+ * the folder's JWT secret predates it, that secret joins as the legacy key, so links mailed
+ * earlier keep working whatever becomes of the JWT secret.
+ */
+function secretKeys(env: Env, dataDir: string, jwtSecret: string, generated: GeneratedSecret[]): SecretKey[] {
+  if (env.SECRET_KEYS) return parseKeyRing(env.SECRET_KEYS, 'SECRET_KEYS');
+  const file = path.join(dataDir, 'secret-keys');
+  if (existsSync(file)) {
+    generated.push({ name: 'SECRET_KEYS', file, created: false });
+    return parseKeyRing(readFileSync(file, 'utf8').trim(), file);
+  }
+  if (env.JWT_SECRET) return [legacyKey(jwtSecret)];
+  const jwtCreatedNow = generated.some((secret) => secret.name === 'JWT_SECRET' && secret.created);
+  const legacy = jwtCreatedNow ? [] : [`${LEGACY_KEY_ID}:${legacyKey(jwtSecret).key}`];
+  const { text, created } = createOnce(file, [newKeyEntry(), ...legacy].join(','));
+  generated.push({ name: 'SECRET_KEYS', file, created });
+  return parseKeyRing(text, file);
 }
 
 /** The data folder, resolved: `DATA_DIR`, else `./.data`. */
@@ -202,6 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
+  const generatedSecrets: GeneratedSecret[] = [];
+  const jwtSecret = persistentSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret', generatedSecrets);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -212,8 +287,10 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`),
-    jwtSecret: persistentSecret(env, 'JWT_SECRET', dataDir, 'jwt-secret'),
-    embeddedDatabasePassword: persistentSecret({}, 'embedded', dataDir, 'pg-password'),
+    jwtSecret,
+    secretKeys: secretKeys(env, dataDir, jwtSecret, generatedSecrets),
+    generatedSecrets,
+    embeddedDatabasePassword: persistentSecret({}, 'embedded', dataDir, 'pg-password', null),
     adminEmail,
     adminPassword,
     pgBin: env.PG_BIN || null,

@@ -18,7 +18,9 @@ import { FeedbackService } from './tracking/feedback.ts';
 import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { SecretBox } from './webhooks/signing.ts';
+import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
+import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { attachEventSocket } from './events/socket.ts';
@@ -46,6 +48,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
   const orm = await openDatabase(database.url, log);
+  await checkSharedSecrets(config, orm, log).catch(async (error: unknown) => {
+    await orm.close();
+    await database.stop();
+    throw error;
+  });
   const pool = await nativePool(orm);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
@@ -53,9 +60,10 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   // Test sends only (campaigns go through the sending threads' pools): one connection, so the
   // process stays within SMTP_POOL_SIZE plus this one.
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
-  const signer = new TokenSigner(config.jwtSecret);
-  const templates = new TemplateThread({ publicUrl: config.publicUrl, jwtSecret: config.jwtSecret });
-  const secretBox = new SecretBox(config.jwtSecret);
+  const signer = new TokenSigner(config.secretKeys);
+  const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
+  const secretBox = new SecretBox(config.secretKeys);
+  await resealWebhookSecrets(sqlOf(orm.em.fork()), secretBox, log);
   const listener = new EventListener(database.url, log);
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);

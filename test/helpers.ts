@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { startSendline, type Sendline } from '../server/start.ts';
+import type { SecretKey } from '../server/secrets/key-ring.ts';
 import type { Answer } from './client.ts';
 import { spawnServer, type ServerProcess } from './process.ts';
 import { UNTHROTTLED } from './process.ts';
@@ -10,6 +11,9 @@ import { UNTHROTTLED } from './process.ts';
 export * from './client.ts';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+/** The test servers' key ring (`SECRET_KEYS`), apart from the JWT secret as in production. */
+export const TEST_KEY_RING: SecretKey[] = [{ id: 'test1', key: Buffer.from('test key ring key, 32 bytes long!').toString('base64') }];
+const TEST_SECRET_KEYS = TEST_KEY_RING.map(({ id, key }) => `${id}:${key}`).join(',');
 
 /** Sendline in this process, on the shared test database, validating its own responses. */
 export function startTestServer(env: Record<string, string> = {}): Promise<Sendline> {
@@ -19,6 +23,7 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
     PORT: '0',
     HOST: '127.0.0.1',
     JWT_SECRET: TEST_JWT_SECRET,
+    SECRET_KEYS: TEST_SECRET_KEYS,
     ALLOW_SIGNUP: 'true',
     VALIDATE_RESPONSES: 'true',
     LOG_LEVEL: 'silent',
@@ -29,7 +34,7 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
 
 /** Sendline in a process of its own (as `npm start` runs it), on the shared test database. */
 export function spawnTestServer(env: Record<string, string> = {}, options?: Parameters<typeof spawnServer>[1]): Promise<ServerProcess> {
-  return spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')), JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true', ...env }, options);
+  return spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')), JWT_SECRET: TEST_JWT_SECRET, SECRET_KEYS: TEST_SECRET_KEYS, ALLOW_SIGNUP: 'true', ...env }, options);
 }
 
 export function expectProblem(res: Answer, status: number, code: string) {

@@ -1,11 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { FieldError } from '../http/problem.ts';
+import type { SecretKey } from '../secrets/key-ring.ts';
 import type { CampaignContent, Recipient } from '../sending/render.ts';
 import type { TemplateFields } from './template.ts';
 
 export interface TemplateThreadData {
   publicUrl: string;
-  jwtSecret: string;
+  secretKeys: SecretKey[];
 }
 
 /** A test send's messages: each built (its envelope and MIME text), or why it could not be. */

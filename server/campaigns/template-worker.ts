@@ -12,7 +12,7 @@ import type { TemplateAnswer, TemplateJob, TemplateThreadData, TestMessageOrFail
 if (process.platform === 'linux') setPriority(0, 10);
 
 const data = workerData as TemplateThreadData;
-const signer = new TokenSigner(data.jwtSecret);
+const signer = new TokenSigner(data.secretKeys);
 const port = parentPort!;
 
 function run(job: TemplateJob): unknown {

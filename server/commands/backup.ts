@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { create, extract } from 'tar';
 import { ConfigError, type Config } from '../config.ts';
+import { LEGACY_KEY_ID } from '../secrets/key-ring.ts';
 import { dumpDatabase, restoreDatabase } from '../db/pg-tools.ts';
 import { KNOWN_MIGRATIONS, readSchemaState } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
@@ -92,6 +93,9 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
     });
     // Without the file, the secret came from JWT_SECRET (the configuration writes the file otherwise).
     if (!secretsOf(config.dataDir).includes('jwt-secret')) console.error('JWT_SECRET is set in the environment, not kept in DATA_DIR: keep it with this backup.');
+    // A ring not kept in DATA_DIR with a key of its own (not just JWT_SECRET's legacy one) came from SECRET_KEYS.
+    const ringInEnvironment = !config.generatedSecrets.some((secret) => secret.name === 'SECRET_KEYS') && config.secretKeys.some((key) => key.id !== LEGACY_KEY_ID);
+    if (ringInEnvironment) console.error('SECRET_KEYS is set in the environment, not kept in DATA_DIR: keep it with this backup.');
     return 0;
   } finally {
     await database.stop();
@@ -142,6 +146,9 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
       copyFileSync(path.join(staging, 'data-dir', name), path.join(config.dataDir, name));
       chmodSync(path.join(config.dataDir, name), 0o600);
     }
+    // A backup from before key rings keyed its links from its jwt-secret: the ring the configuration
+    // generated just now would not hold it, while the next start generates one that pins it as legacy.
+    if (!manifest.secrets.includes('secret-keys') && !secretsBefore.has('secret-keys')) rmSync(path.join(config.dataDir, 'secret-keys'), { force: true });
     console.log(`Restored the backup Sendline ${manifest.version} took at ${manifest.created_at} (${manifest.migrations.length} migrations applied) and DATA_DIR's ${manifest.secrets.join(', ') || 'nothing'}. Migrations of this version apply when the server starts.`);
     const restoredSecret = manifest.secrets.includes('jwt-secret') && readFileSync(path.join(config.dataDir, 'jwt-secret'), 'utf8').trim();
     if (jwtFromEnvironment && restoredSecret && restoredSecret !== config.jwtSecret) {

@@ -26,7 +26,7 @@ export interface SendingWorker {
  */
 export async function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): Promise<SendingWorker> {
   const { orm, pool, queue, config, log } = runtime;
-  const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, jwtSecret: config.jwtSecret }, config.sending.threads, log);
+  const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys }, config.sending.threads, log);
   const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);
   queue.define<{ campaignId: string }>(
     SEND_JOB,

@@ -3,7 +3,7 @@ import { compileCampaign } from '../campaigns/template.ts';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { renderMessage, type CampaignForRender } from './render.ts';
 
-const signer = new TokenSigner('a test secret that is long enough for tokens');
+const signer = new TokenSigner([{ id: 'test', key: Buffer.from('a test key that is long enough for tokens').toString('base64') }]);
 const recipient = { messageId: 'msg_1', email: 'ada@example.com', firstName: 'Łukasz', lastName: null, tags: [], attributes: {} };
 
 function render(content: string, options: { preheader?: string } = {}) {

@@ -10,7 +10,7 @@ import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type Threa
 import { MailTransport } from './transport.ts';
 
 const data = workerData as SendThreadData;
-const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), new TokenSigner(data.jwtSecret), data.publicUrl);
+const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), new TokenSigner(data.secretKeys), data.publicUrl);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
 

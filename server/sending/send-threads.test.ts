@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { SmtpSink } from '../../test/smtp-sink.ts';
 import { CAMPAIGNS_PER_THREAD, SendThreads } from './send-threads.ts';
+import { legacyKey } from '../secrets/key-ring.ts';
 
 const sending: Config['sending'] = {
   smtpUrl: null,
@@ -30,7 +31,7 @@ describe('sending threads', () => {
 
   beforeAll(async () => {
     await sink.start();
-    threads = new SendThreads({ smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', jwtSecret: 'a-test-secret-that-is-long-enough-0123456789' }, 2, createLogger('silent'));
+    threads = new SendThreads({ smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', secretKeys: [legacyKey('a-test-secret-that-is-long-enough-0123456789')] }, 2, createLogger('silent'));
   });
   afterAll(async () => {
     await threads.close();

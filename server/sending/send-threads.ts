@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../campaigns/entities.ts';
 import type { Config } from '../config.ts';
+import type { SecretKey } from '../secrets/key-ring.ts';
 import type { Logger } from '../logger.ts';
 import type { Recipient } from './render.ts';
 import type { SendOutcome } from './transport.ts';
@@ -20,7 +21,7 @@ export interface SendThreadData {
   smtpUrl: string;
   sending: Config['sending'];
   publicUrl: string;
-  jwtSecret: string;
+  secretKeys: SecretKey[];
 }
 
 export interface SendRequest {

@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { DerivedKeys, LEGACY_KEY_ID, type SecretKey } from '../secrets/key-ring.ts';
 
 /**
  * Signed tokens for the public links in emails. The payload is readable (message id, link
@@ -13,31 +14,50 @@ export type TrackingToken =
 const KINDS = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
 
 export class TokenSigner {
-  /** A KeyObject made once: with a Buffer, every MAC would import the key again (several times the cost). */
-  private readonly key: KeyObject;
+  /** KeyObjects made once: with a Buffer, every MAC would import the key again (several times the cost). */
+  private readonly keys: DerivedKeys;
 
-  /** The key is derived from the JWT secret, which every process of one deployment shares. */
-  constructor(jwtSecret: string) {
-    this.key = createSecretKey(createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest());
+  /** Keyed by the ring every process of one deployment shares (`SECRET_KEYS`). */
+  constructor(ring: readonly SecretKey[]) {
+    this.keys = new DerivedKeys(ring, 'sendline tracking tokens v2', (jwtSecret) => createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest());
   }
 
   /** HMAC-SHA256 (OpenSSL's, through node:crypto) truncated to 128 bits. */
-  private mac(payload: string): Buffer {
-    return createHmac('sha256', this.key).update(payload).digest().subarray(0, 16);
+  private mac(key: KeyObject, signed: string): Buffer {
+    return createHmac('sha256', key).update(signed).digest().subarray(0, 16);
   }
 
+  /**
+   * `{key id}.{payload}.{MAC of both}`; under the legacy key, `{payload}.{MAC}` as releases
+   * before key rings wrote them.
+   */
   sign(token: TrackingToken): string {
     const parts = token.kind === 'click' ? [KINDS.click, token.messageId, String(token.link), token.url] : [KINDS[token.kind], token.messageId];
     const payload = Buffer.from(JSON.stringify(parts)).toString('base64url');
-    return `${payload}.${this.mac(payload).toString('base64url')}`;
+    const id = this.keys.currentId;
+    const signed = id === LEGACY_KEY_ID ? payload : `${id}.${payload}`;
+    return `${signed}.${this.mac(this.keys.current, signed).toString('base64url')}`;
   }
 
-  /** The token's content, or null when it was not signed by this deployment or is malformed. */
+  /** Which key signed a token, and what it covers; null when the token has neither shape. */
+  private static split(text: string): { id: string; payload: string; signed: string; signature: string } | null {
+    const parts = text.split('.');
+    if (parts.length === 2 && parts[0] && parts[1]) return { id: LEGACY_KEY_ID, payload: parts[0], signed: parts[0], signature: parts[1] };
+    // An id is never `legacy` here: that key's tokens carry none.
+    if (parts.length === 3 && parts[0] && parts[0] !== LEGACY_KEY_ID && parts[1] && parts[2]) {
+      return { id: parts[0], payload: parts[1], signed: `${parts[0]}.${parts[1]}`, signature: parts[2] };
+    }
+    return null;
+  }
+
+  /** The token's content, or null when no key of the ring signed it (a removed key's tokens too) or it is malformed. */
   verify(text: string): TrackingToken | null {
-    const [payload, signature, ...rest] = text.split('.');
-    if (!payload || !signature || rest.length) return null;
+    const token = TokenSigner.split(text);
+    const key = token && this.keys.get(token.id);
+    if (!token || !key) return null;
+    const { payload, signed, signature } = token;
     const given = Buffer.from(signature, 'base64url');
-    const expected = this.mac(payload);
+    const expected = this.mac(key, signed);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
       const parts = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -286,3 +286,27 @@ export async function recordAttempts(tx: Tx, endpoints: readonly EndpointOutcome
       as u(id, status, attempts, code, latency, excerpt, error, retry_in)
     where d.id = u.id`.execute(tx);
 }
+
+// Sealed secrets, as a new key ring seals them again
+
+/** Every endpoint's sealed secrets, for sealing again under the ring's current key. */
+export function sealedSecrets(db: Db) {
+  return db.selectFrom('webhooks').select(['id', 'secret_sealed', 'previous_secret_sealed']).execute();
+}
+
+/** Replaces an endpoint's sealed secrets while it still holds `read`: a rotation meanwhile wins. */
+export async function resealSecrets(
+  db: Db,
+  id: string,
+  read: { secret_sealed: string; previous_secret_sealed: string | null },
+  sealed: { secret_sealed: string; previous_secret_sealed: string | null },
+): Promise<boolean> {
+  const { numUpdatedRows } = await db
+    .updateTable('webhooks')
+    .set(sealed)
+    .where('id', '=', id)
+    .where('secret_sealed', '=', read.secret_sealed)
+    .where(sql<boolean>`previous_secret_sealed is not distinct from ${read.previous_secret_sealed}`)
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
+}

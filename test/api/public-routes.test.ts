@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenSigner } from '../../server/tracking/tokens.ts';
-import { newAccount, TEST_JWT_SECRET, waitFor, spawnTestServer } from '../helpers.ts';
+import { newAccount, TEST_KEY_RING, waitFor, spawnTestServer } from '../helpers.ts';
 import type { ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
@@ -71,7 +71,7 @@ describe('public routes', () => {
     expect(locations).toEqual(['https://shop.example/hi?name=%C5%81ukasz', 'https://example.com/%E2%98%83', 'https://xn--bcher-kva.example/%C3%A4']);
 
     // Messages already mailed carry their links as they were written; they keep working.
-    const signer = new TokenSigner(TEST_JWT_SECRET);
+    const signer = new TokenSigner(TEST_KEY_RING);
     const messageId = mail.mail.headers.get('x-sendline-message') as string;
     const old = (url: string) => fetch(`${server.url}/t/c/${signer.sign({ kind: 'click', messageId, link: 0, url })}`, { redirect: 'manual' });
     const res = await old('https://example.com/☃?name=Łukasz\u0000#ß');

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const freshDir = () => mkdtempSync(path.join(tmpdir(), 'sendline-config-'));
+const JWT_SECRET = 'a-jwt-secret-that-is-long-enough-0123456789';
+const key = () => randomBytes(32).toString('base64');
+
+describe('the secrets of the configuration', () => {
+  it('refuse a malformed SECRET_KEYS, naming the entry and never the key', () => {
+    const good = key();
+    for (const [value, message] of [
+      [`k1:${good},k1:${key()}`, 'SECRET_KEYS: entry 2 ("k1") repeats an id'],
+      [`k1:${randomBytes(16).toString('base64')}`, 'SECRET_KEYS: entry 1 ("k1") must be at least 32 bytes (openssl rand -base64 32), got 16'],
+      [good, 'SECRET_KEYS: entry 1 must be id:base64key'],
+      [`k1:${good},bad id:${good}`, 'SECRET_KEYS: entry 2 must be id:base64key'],
+      [`k1:${good},`, 'SECRET_KEYS: entry 2 must be id:base64key'],
+      [`k1:${good.slice(0, -4)}!!!=`, 'SECRET_KEYS: entry 1 ("k1") must have a base64 key'],
+      [`legacy:${Buffer.from('too short').toString('base64')}`, 'SECRET_KEYS: entry 1 ("legacy") must be the base64 of a JWT secret of at least 32 characters'],
+      [Array.from({ length: 33 }, (_, i) => `k${i}:${good}`).join(','), 'SECRET_KEYS holds 33 keys; at most 32'],
+    ]) {
+      const load = () => loadConfig({ DATA_DIR: freshDir(), SECRET_KEYS: value });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(message);
+      try {
+        load();
+      } catch (error) {
+        expect((error as Error).message).not.toContain(good);
+      }
+    }
+  });
+
+  it('take SECRET_KEYS as given, the first one current, apart from JWT_SECRET', () => {
+    const [k2, k1] = [key(), key()];
+    const config = loadConfig({ DATA_DIR: freshDir(), JWT_SECRET, SECRET_KEYS: ` k2:${k2} , k1:${k1}` });
+    expect(config.secretKeys).toEqual([{ id: 'k2', key: k2 }, { id: 'k1', key: k1 }]);
+    expect(config.jwtSecret).toBe(JWT_SECRET);
+    expect(config.generatedSecrets).toEqual([]);
+  });
+
+  it('key links from JWT_SECRET as before when it is set and SECRET_KEYS is not, generating nothing', () => {
+    const config = loadConfig({ DATA_DIR: freshDir(), JWT_SECRET });
+    expect(config.secretKeys).toEqual([{ id: 'legacy', key: Buffer.from(JWT_SECRET).toString('base64') }]);
+    expect(config.generatedSecrets).toEqual([]);
+  });
+
+  it('generate a ring once per DATA_DIR, owner-only, with no legacy key in a new folder', () => {
+    const dir = freshDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.secretKeys).toHaveLength(1);
+    expect(first.secretKeys[0].id).toMatch(/^k[0-9a-f]{8}$/);
+    expect(Buffer.from(first.secretKeys[0].key, 'base64')).toHaveLength(32);
+    expect(first.generatedSecrets.map(({ name, created }) => [name, created])).toEqual([['JWT_SECRET', true], ['SECRET_KEYS', true]]);
+    expect(statSync(path.join(dir, 'secret-keys')).mode & 0o777).toBe(0o600);
+    const again = loadConfig({ DATA_DIR: dir });
+    expect(again.secretKeys).toEqual(first.secretKeys);
+    expect(again.generatedSecrets.map(({ created }) => created)).toEqual([false, false]);
+  });
+
+  it("pin a folder's earlier JWT secret as the legacy key, so changing JWT_SECRET later keeps its links", () => {
+    const dir = freshDir();
+    writeFileSync(path.join(dir, 'jwt-secret'), `${JWT_SECRET}\n`);
+    const upgraded = loadConfig({ DATA_DIR: dir });
+    expect(upgraded.secretKeys[1]).toEqual({ id: 'legacy', key: Buffer.from(JWT_SECRET).toString('base64') });
+    expect(readFileSync(path.join(dir, 'secret-keys'), 'utf8')).toContain(`legacy:${Buffer.from(JWT_SECRET).toString('base64')}`);
+    const rotated = loadConfig({ DATA_DIR: dir, JWT_SECRET: 'another-jwt-secret-that-is-long-enough-0123' });
+    expect(rotated.secretKeys).toEqual(upgraded.secretKeys);
+  });
+});
