@@ -27,6 +27,7 @@ import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
+import type { TrustProxy } from './http/client-address.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
@@ -80,17 +81,17 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   let sending: SendingWorker | null = null;
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
-    sending = await startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
+    sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
-    queue.every('webhooks.tick', WEBHOOK_TICK_MS, async () => webhooks!.wake());
+    queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
     await queue.start();
     webhooks!.start();
   }
 
   const app = createApp(runtime);
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
-  const trustProxy = app.get('trust proxy fn');
+  const trustProxy = app.get('trust proxy fn') as TrustProxy;
   const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const server = createServer((req, res) => {

@@ -1,3 +1,4 @@
+import { ChangeSetType } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import { KeyUsage } from '../api-keys/usage.ts';
@@ -43,7 +44,7 @@ function announceUserChanges(orm: Orm): void {
       const ids = uow
         .getChangeSets()
         .filter((change) => change.meta.className === User.meta.className)
-        .filter((change) => change.type === 'delete' || (change.type === 'update' && 'role' in change.payload))
+        .filter((change) => change.type === ChangeSetType.DELETE || (change.type === ChangeSetType.UPDATE && 'role' in change.payload))
         .map((change) => `user:${change.getSerializedPrimaryKey()}`);
       if (!ids.length) return;
       await em

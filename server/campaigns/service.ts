@@ -118,7 +118,7 @@ export class CampaignService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    await this.locked(accountId, id, async (campaign, em) => {
+    await this.locked(accountId, id, (campaign, em) => {
       assertDeletable(campaign.status);
       campaigns.remove(em, campaign);
     });
@@ -225,7 +225,7 @@ export class CampaignService {
   }
 
   /** Loads the campaign locked, applies `change` and commits, all in one transaction. */
-  private async locked(accountId: string, id: string, change: (c: CampaignRow, em: EntityManager) => Promise<void>): Promise<CampaignRow> {
+  private async locked(accountId: string, id: string, change: (c: CampaignRow, em: EntityManager) => Promise<void> | void): Promise<CampaignRow> {
     return this.em.transactional(async (em) => {
       const campaign = await campaigns.lock(em, id, accountId);
       if (!campaign) throw notFound('campaign');

@@ -25,8 +25,8 @@ const onClient = new WeakMap<PoolClient, Db>();
 export function sqlOnClient(client: PoolClient): Db {
   let db = onClient.get(client);
   if (!db) {
-    const borrowed: PostgresPoolClient = { query: client.query.bind(client) as PostgresPoolClient['query'], release: () => {} };
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => borrowed, end: async () => {}, options: {} } }) });
+    const borrowed: PostgresPoolClient = { query: client.query.bind(client), release: () => {} };
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: () => Promise.resolve(borrowed), end: () => Promise.resolve(), options: {} } }) });
     onClient.set(client, db);
   }
   return db;

@@ -56,7 +56,7 @@ function guard(op: ContractOperation) {
 function run(handler: Handler<OperationId>) {
   return async (req: Request, res: Response) => {
     const call = {
-      body: req.body,
+      body: req.body as unknown,
       params: req.params,
       query: req.query,
       principal: locals(res).principal,

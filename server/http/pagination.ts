@@ -14,7 +14,7 @@ export function encodeCursor(cursor: Cursor): string {
 export function decodeCursor(raw: string | undefined): Cursor | null {
   if (!raw) return null;
   try {
-    const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [string | number, unknown];
     const date = new Date(at);
     // Checked like any input: the cursor is the client's to forge.
     if (typeof id !== 'string' || id.length > 64 || id.includes('\u0000') || !isStorableInstant(date)) throw new Error('shape');

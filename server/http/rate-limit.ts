@@ -131,10 +131,9 @@ export class RequestCounters {
     const { start, resetIn } = currentWindow(RATE_LIMIT_WINDOW_SECONDS);
     this.active = true;
     const id = `${start} ${bucket}`;
-    let local = this.counts.get(id);
+    const local = this.counts.get(id);
     if (!local) {
       const created: LocalCount = { bucket, windowStart: start, shared: 0, unflushed: 0, lastHitAt: Date.now(), loading: null };
-      local = created;
       this.counts.set(id, created);
       created.loading = this.store.hit(bucket, RATE_LIMIT_WINDOW_SECONDS).then(
         ({ count }) => {

@@ -75,7 +75,7 @@ export class Queue {
 
   /** Runs a job's handler, renewing its lock of `lockMs` meanwhile (0: not renewed); logs a failure. */
   private async run<T>(name: string, job: Job<T>, lockMs: number, handler: () => Promise<void>): Promise<void> {
-    const heartbeat = lockMs ? setInterval(() => job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3) : null;
+    const heartbeat = lockMs ? setInterval(() => void job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3) : null;
     try {
       await handler();
     } catch (err) {

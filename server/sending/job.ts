@@ -24,7 +24,7 @@ export interface SendingWorker {
  * makes sure every `sending` campaign has its send jobs: after a restart nothing is queued again
  * that is already there.
  */
-export async function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): Promise<SendingWorker> {
+export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): SendingWorker {
   const { orm, pool, queue, config, log } = runtime;
   const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys }, config.sending.threads, log);
   const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);

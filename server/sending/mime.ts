@@ -62,7 +62,7 @@ function hasLongLine(text: string): boolean {
 
 function body(text: string): { encoding: string; content: string } {
   const normalized = text.replace(/\r?\n/g, CRLF);
-  if (/^[\x00-\x7f]*$/.test(normalized) && !hasLongLine(normalized)) return { encoding: '7bit', content: normalized };
+  if (/^[\p{ASCII}]*$/u.test(normalized) && !hasLongLine(normalized)) return { encoding: '7bit', content: normalized };
   const base64 = Buffer.from(text, 'utf8').toString('base64');
   const lines: string[] = [];
   for (let i = 0; i < base64.length; i += 76) lines.push(base64.slice(i, i + 76));

@@ -55,7 +55,7 @@ export class SendThreads {
   constructor(data: SendThreadData, count: number, log: Logger) {
     // The relay's connections are shared out among the threads.
     this.data = { ...data, sending: { ...data.sending, poolSize: Math.max(1, Math.ceil(data.sending.poolSize / count)) } };
-    this.threads = new Array(count).fill(null);
+    this.threads = Array.from({ length: count }, () => null);
     this.log = log;
   }
 
@@ -119,7 +119,7 @@ export class SendThreads {
       for (const resolve of thread.pending.values()) resolve({ kind: 'transport_error', error: reason });
       thread.pending.clear();
     };
-    worker.on('error', (err) => {
+    worker.on('error', (err: Error) => {
       this.log.error({ err }, 'a sending thread failed');
       lost(`the sending thread failed: ${err.message}`);
     });

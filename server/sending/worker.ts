@@ -115,7 +115,7 @@ export class CampaignSender {
 
   /** Renders and sends a batch, as many at once as the SMTP pool has connections. */
   private async deliver(campaign: CampaignRow, batch: ClaimedMessage[]): Promise<Result[]> {
-    const results: Result[] = new Array(batch.length);
+    const results = new Array<Result>(batch.length);
     let next = 0;
     const worker = async () => {
       while (next < batch.length) {

@@ -88,7 +88,7 @@ export function guardedLookup(settings: GuardSettings) {
         if (options.all) callback(null, addresses);
         else callback(null, addresses[0].address, addresses[0].family);
       },
-      (err) => callback(err, ''),
+      (err: Error) => callback(err, ''),
     );
   };
 }

@@ -39,7 +39,7 @@ export function attemptDelivery(url: string, envelope: EventEnvelope, secrets: s
       target,
       {
         method: 'POST',
-        lookup: guardedLookup(settings) as never,
+        lookup: guardedLookup(settings),
         agent: false,
         headers: {
           'content-type': 'application/json',

@@ -102,7 +102,7 @@ export class WebhookWorker {
       return;
     }
     this.pumping = true;
-    this.claim()
+    void this.claim()
       .then((batch) => {
         for (const delivery of batch) {
           const queue = this.queued.get(delivery.webhook_id) ?? [];
