@@ -1,7 +1,7 @@
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { recordEvent } from '../events/record.ts';
+import { append } from '../events/store.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
@@ -127,7 +127,7 @@ export class CampaignService {
     return this.locked(accountId, id, async (campaign, em) => {
       campaign.status = transition(campaign.status, 'schedule');
       campaign.scheduledAt = when;
-      recordEvent(em, accountId, 'campaign.scheduled', { ...campaignEventData(campaign), scheduled_at: when.toISOString() });
+      await append(em, accountId, [{ type: 'campaign.scheduled', data: { ...campaignEventData(campaign), scheduled_at: when.toISOString() } }]);
     });
   }
 
@@ -145,7 +145,7 @@ export class CampaignService {
       c.startedAt = new Date();
       await em.flush();
       c.recipients = await repo.snapshotAudience(c);
-      recordEvent(em, accountId, 'campaign.started', campaignEventData(c));
+      await append(em, accountId, [{ type: 'campaign.started', data: campaignEventData(c) }]);
     });
     await this.wakeWorkers(campaign.id);
     return campaign;
@@ -154,7 +154,7 @@ export class CampaignService {
   pause(accountId: string, id: string): Promise<CampaignRow> {
     return this.locked(accountId, id, async (c, em) => {
       c.status = transition(c.status, 'pause');
-      recordEvent(em, accountId, 'campaign.paused', campaignEventData(c));
+      await append(em, accountId, [{ type: 'campaign.paused', data: campaignEventData(c) }]);
     });
   }
 
@@ -162,7 +162,7 @@ export class CampaignService {
     const campaign = await this.locked(accountId, id, async (c, em) => {
       c.status = transition(c.status, 'resume');
       c.failureReason = null;
-      recordEvent(em, accountId, 'campaign.resumed', campaignEventData(c));
+      await append(em, accountId, [{ type: 'campaign.resumed', data: campaignEventData(c) }]);
     });
     await this.wakeWorkers(campaign.id);
     return campaign;
@@ -173,7 +173,7 @@ export class CampaignService {
       c.status = transition(c.status, 'cancel');
       c.scheduledAt = null;
       await repo.cancelPendingMessages(c.id);
-      recordEvent(em, accountId, 'campaign.cancelled', campaignEventData(c));
+      await append(em, accountId, [{ type: 'campaign.cancelled', data: campaignEventData(c) }]);
     });
   }
 

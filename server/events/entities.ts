@@ -5,10 +5,13 @@ export const Event = defineEntity({
   tableName: 'events',
   properties: {
     id: p.string().primary(),
-    seq: p.bigint('string').persist(false),
+    /** The order events were written in (a `bigserial`): set by the database, never by the ORM. */
+    seq: p.bigint('string').defaultRaw("nextval('events_seq_seq')"),
     accountId: p.string(),
     type: p.string(),
     data: p.json<Record<string, unknown>>(),
+    /** Whether the webhook dispatcher is done with it (see `append` in store.ts). */
+    dispatched: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

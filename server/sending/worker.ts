@@ -1,7 +1,8 @@
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
-import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignRow } from '../campaigns/entities.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
@@ -337,7 +338,7 @@ export class CampaignSender {
         );
         if (rows.length) events.push({ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status: 'bounced', reason: b.reason } });
       }
-      await insertEvents(client, accountId, events);
+      await append(client, accountId, events);
     });
   }
 
@@ -352,7 +353,7 @@ export class CampaignSender {
       );
       if (!row) return false;
       const c = campaignFromRow(row);
-      await insertEvents(client, row.account_id, [
+      await append(client, row.account_id, [
         {
           type: 'campaign.completed',
           data: {
@@ -373,7 +374,7 @@ export class CampaignSender {
         "update campaigns set status = 'failed', failure_reason = $2, updated_at = now() where id = $1 and status = 'sending' returning *",
         [campaignId, reason],
       );
-      if (row) await insertEvents(client, row.account_id, [{ type: 'campaign.failed', data: { campaign_id: row.id, name: row.name, status: 'failed', reason } }]);
+      if (row) await append(client, row.account_id, [{ type: 'campaign.failed', data: { campaign_id: row.id, name: row.name, status: 'failed', reason } }]);
     });
   }
 }

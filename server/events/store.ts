@@ -1,0 +1,72 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { sqlOf, type Database, type Db } from '../db/kysely.ts';
+import { newId } from '../db/ids.ts';
+import type { PoolClient } from '../db/pool.ts';
+import { Event } from './entities.ts';
+import type { PendingEvent } from './outbox.ts';
+import { MATCHES_SQL } from './patterns.ts';
+
+// The outbox: every statement that writes `events`.
+
+/**
+ * Whether an event is born `dispatched`, as SQL over an account id and a type expression: it is
+ * when no active webhook of the account subscribes to its type at the moment it is written (and
+ * `webhook.test`, delivered to its one endpoint directly, always is). The webhook dispatcher reads
+ * only undispatched events, so the tracking and sending volume of an account nobody watches costs
+ * it nothing. Evaluated by the statement that writes the event, in its transaction: a webhook
+ * committed after that statement ran receives only later events.
+ */
+function bornDispatched(accountId: string, type: string): string {
+  return `(${type} = 'webhook.test' or not exists (select 1 from webhooks w where w.account_id = ${accountId} and w.active and ${MATCHES_SQL('w.events', type)}))`;
+}
+
+/** One statement for a whole batch; the payloads travel as one JSON array (cheaper than COPY's text or a json[] literal). */
+function insertBatch(accountId: string, ids: string[], events: PendingEvent[]) {
+  return sql`
+    insert into events (id, account_id, type, data, dispatched)
+    select e.id, a.account_id, e.type, d.value, ${sql.raw(bornDispatched('a.account_id', 'e.type'))}
+    from (select ${accountId}::text as account_id) a
+    cross join unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
+    join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n`;
+}
+
+/** Compiles statements for a plain `pg` client (COPY transactions), which has no Kysely of its own. */
+const compiler = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/**
+ * Appends events of one account, with payloads typed by their type, so that they exist exactly
+ * when the change they describe does:
+ * - an `EntityManager`: they join its unit of work, written by its next flush, in that flush's
+ *   transaction (or the `em.transactional` it runs in); the rule is read first, in one query;
+ * - a Kysely `Db` (`sqlOf(em)`, a Kysely transaction) or a `pg` client in a transaction: they are
+ *   written now, in one statement.
+ * Either way `dispatched` follows the one rule of `bornDispatched`. Answers the events' ids.
+ */
+export async function append(tx: EntityManager | Db | PoolClient, accountId: string, events: PendingEvent[]): Promise<string[]> {
+  const ids = events.map(() => newId('evt'));
+  if (!events.length) return ids;
+  if (tx instanceof EntityManager) {
+    const types = [...new Set(events.map((e) => e.type))];
+    const { rows } = await sql<{ type: string; dispatched: boolean }>`
+      select t.type, ${sql.raw(bornDispatched('a.account_id', 't.type'))} as dispatched
+      from (select ${accountId}::text as account_id) a cross join unnest(${types}::text[]) as t(type)`.execute(sqlOf(tx));
+    const dispatched = new Map(rows.map((row) => [row.type, row.dispatched]));
+    for (const [i, event] of events.entries()) {
+      tx.create(Event, { id: ids[i], accountId, type: event.type, data: event.data, dispatched: dispatched.get(event.type) ?? false });
+    }
+  } else if (tx instanceof Kysely) {
+    await insertBatch(accountId, ids, events).execute(tx);
+  } else {
+    const query = insertBatch(accountId, ids, events).compile(compiler);
+    await tx.query(query.sql, [...query.parameters]);
+  }
+  return ids;
+}
