@@ -20,6 +20,7 @@ import { SecretBox } from './webhooks/signing.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { EventListener } from './events/listener.ts';
 import { attachEventSocket } from './events/socket.ts';
+import { sqlOf } from './db/kysely.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -83,7 +84,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
   answerClientErrors(server);
-  const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });
+  const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
