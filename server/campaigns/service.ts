@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
@@ -6,8 +7,8 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { campaignContent } from '../sending/render.ts';
-import type { AudienceFilter, CampaignRow } from './entities.ts';
+import { campaignContent, type Recipient } from '../sending/render.ts';
+import type { CampaignRow } from './entities.ts';
 import { campaignEventData } from './json.ts';
 import { CampaignRepository, type MessageRow } from './repository.ts';
 import { assertDeletable, assertEditable, transition, type CampaignStatus } from './state.ts';
@@ -15,19 +16,8 @@ import type { TemplateThread } from './template-thread.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
-export interface CampaignInput {
-  name: string;
-  subject: string;
-  from_email: string;
-  content: string;
-  from_name?: string | null;
-  reply_to?: string | null;
-  text_content?: string | null;
-  preheader?: string | null;
-  audience?: AudienceFilter;
-  track_opens?: boolean;
-  track_clicks?: boolean;
-}
+/** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
+type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];
 
 export const messageJson = (m: MessageRow) => ({
   id: m.id,
@@ -204,7 +194,7 @@ export class CampaignService {
   /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
-    const recipients = [];
+    const recipients: Recipient[] = [];
     for (const email of emails) {
       const [contact] = await this.repo.contactByEmail(accountId, email);
       recipients.push({
