@@ -112,7 +112,8 @@ export class ApiKeyService {
     const failures = { bucket: `badkey:ip:${ip}`, limit: this.settings.invalidKeysPerMinute };
     const found = await this.repo.authenticate(sha256(secret), window.start, failures);
     if (found === 'throttled') return { ok: false, reason: 'throttled', resetIn: window.resetIn };
-    const expired = found !== null && found.key.expiresAt !== null && found.key.expiresAt <= new Date();
+    const expiresAt = found?.key.expiresAt ?? null;
+    const expired = expiresAt !== null && expiresAt <= new Date();
     if (!found || expired) {
       const { count, resetIn } = await this.limits.hit(failures.bucket, RATE_LIMIT_WINDOW_SECONDS);
       if (count > failures.limit) return { ok: false, reason: 'throttled', resetIn };

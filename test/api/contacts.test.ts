@@ -33,7 +33,7 @@ describe('contacts', () => {
     });
     expect(res.body.id).toMatch(/^ct_/);
     const events = await eventsOf(owner.accountId, 'contact.created');
-    expect(events.at(-1).data.contact.id).toBe(res.body.id);
+    expect(events.at(-1)?.data.contact.id).toBe(res.body.id);
   });
 
   it('answers 409 contact_exists with the existing id, whatever the case', async () => {
