@@ -1,15 +1,15 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { handlers } from '../http/operations.ts';
 import { requireUser } from '../auth/middleware.ts';
 import type { ApiKeyRow } from './entities.ts';
-import type { Scope } from '../auth/principal.ts';
 
 const MANAGERS = ['owner', 'admin'] as const;
 
-export const apiKeyJson = (k: ApiKeyRow, rateLimit: number) => ({
+export const apiKeyJson = (k: ApiKeyRow, rateLimit: number): components['schemas']['ApiKey'] => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
-  scopes: k.scopes as Scope[],
+  scopes: k.scopes,
   allowed_ips: k.allowedIps,
   rate_limit_per_minute: rateLimit,
   created_at: k.createdAt.toISOString(),

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { notFound, validationFailed, type FieldError } from '../http/problem.ts';
@@ -11,13 +12,6 @@ import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;
 
-export interface ApiKeyInput {
-  name?: string;
-  scopes?: Scope[];
-  allowed_ips?: string[];
-  rate_limit_per_minute?: number;
-  expires_at?: string;
-}
 
 export type KeyCheck =
   | { ok: true; key: ApiKeyRow; counted: WindowCount }
@@ -54,7 +48,7 @@ export class ApiKeyService {
     return key?.rateLimitPerMinute ?? this.settings.defaultRateLimit;
   }
 
-  async create(accountId: string, input: ApiKeyInput & { name: string }): Promise<{ key: ApiKeyRow; secret: string }> {
+  async create(accountId: string, input: components['schemas']['ApiKeyCreate']): Promise<{ key: ApiKeyRow; secret: string }> {
     checkCidrs(input.allowed_ips);
     if (input.expires_at && new Date(input.expires_at) <= new Date()) {
       throw validationFailed([{ pointer: '/expires_at', detail: 'must be in the future' }]);
@@ -86,7 +80,7 @@ export class ApiKeyService {
     return key;
   }
 
-  async update(accountId: string, id: string, input: ApiKeyInput): Promise<ApiKeyRow> {
+  async update(accountId: string, id: string, input: components['schemas']['ApiKeyUpdate']): Promise<ApiKeyRow> {
     const key = await this.get(accountId, id);
     checkCidrs(input.allowed_ips);
     if (input.name !== undefined) key.name = input.name;

@@ -41,7 +41,7 @@ export async function authenticate(req: CredentialSource, services: Services): P
     return {
       accountId: check.key.accountId,
       via: 'api_key',
-      scopes: check.key.scopes as Principal['scopes'],
+      scopes: check.key.scopes,
       userId: null,
       role: null,
       sessionId: null,

@@ -1,8 +1,9 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { handlers } from '../http/operations.ts';
 import type { AccountRow, UserRow } from './entities.ts';
 import type { IssuedSession } from './service.ts';
 
-export const userJson = (u: UserRow) => ({
+export const userJson = (u: UserRow): components['schemas']['User'] => ({
   id: u.id,
   email: u.email,
   name: u.name,
@@ -11,7 +12,7 @@ export const userJson = (u: UserRow) => ({
   created_at: u.createdAt.toISOString(),
 });
 
-const accountJson = (a: AccountRow) => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() });
+const accountJson = (a: AccountRow): components['schemas']['Account'] => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() });
 
 const sessionJson = (s: IssuedSession) => ({
   success: true as const,
@@ -30,7 +31,7 @@ export const authHandlers = handlers({
   Auth_register: async ({ body, services, req }) => ({
     status: 201,
     body: sessionJson(
-      await services.auth.register({ email: body.email, password: body.password, name: body.name, accountName: body.account_name }, req.ip ?? ''),
+      await services.auth.register(body, req.ip ?? ''),
     ),
   }),
 

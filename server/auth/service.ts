@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import { normaliseEmail } from '../email.ts';
 import { newId } from '../db/ids.ts';
@@ -66,7 +67,7 @@ export class AuthService {
     return this.openSession(user);
   }
 
-  async register(input: { email: string; password: string; name: string; accountName: string }, ip: string): Promise<IssuedSession> {
+  async register(input: components['schemas']['RegisterRequest'], ip: string): Promise<IssuedSession> {
     if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
     // Every attempt counts, refused ones too: a 409 tells whether an email has an account.
     const { counts: [attempts], resetIn } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
@@ -75,7 +76,7 @@ export class AuthService {
         headers: { 'Retry-After': String(resetIn) },
       });
     }
-    const user = await this.createOwner(input);
+    const user = await this.createOwner({ email: input.email, password: input.password, name: input.name, accountName: input.account_name });
     return this.openSession(user);
   }
 

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import type { UserRole, UserRow } from '../auth/entities.ts';
 import { AuthRepository } from '../auth/repository.ts';
@@ -44,7 +45,7 @@ export class UserService {
     return user;
   }
 
-  async create(principal: Principal, input: { email: string; password: string; name: string; role?: UserRole }): Promise<UserRow> {
+  async create(principal: Principal, input: components['schemas']['UserCreate']): Promise<UserRow> {
     const role = input.role ?? 'member';
     assertCanManage(principal.role!, null, role);
     const email = normaliseEmail(input.email);
@@ -61,7 +62,7 @@ export class UserService {
     return user;
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; role?: UserRole; password?: string }): Promise<UserRow> {
+  async update(principal: Principal, id: string, input: components['schemas']['UserUpdate']): Promise<UserRow> {
     return this.lockedAccount(principal, async (actor, auth, users) => {
       const user = await auth.userById(principal.accountId, id);
       if (!user) throw notFound('user');
