@@ -14,22 +14,32 @@ import { MATCHES_SQL } from './patterns.ts';
  * when no active webhook of the account subscribes to its type at the moment it is written (and
  * `webhook.test`, delivered to its one endpoint directly, always is). The webhook dispatcher reads
  * only undispatched events, so the tracking and sending volume of an account nobody watches costs
- * it nothing. Evaluated by the statement that writes the event, in its transaction: a webhook
- * committed after that statement ran receives only later events.
+ * it nothing. Evaluated when the events are appended, in the caller's transaction: a webhook
+ * committed after that receives only later events.
  */
 function bornDispatched(accountId: string, type: string): string {
   return `(${type} = 'webhook.test' or not exists (select 1 from webhooks w where w.account_id = ${accountId} and w.active and ${MATCHES_SQL('w.events', type)}))`;
 }
 
+/** Each of `types` with its `dispatched` at birth, for one account: the rule evaluated once per type, not per event. */
+function dispatchedByType(accountId: string, types: string[]) {
+  return sql<{ type: string; dispatched: boolean }>`
+    select t.type, ${sql.raw(bornDispatched('a.account_id', 't.type'))} as dispatched
+    from (select ${accountId}::text as account_id) a cross join unnest(${types}::text[]) as t(type)`;
+}
+
 /** One statement for a whole batch; the payloads travel as one JSON array (cheaper than COPY's text or a json[] literal). */
 function insertBatch(accountId: string, ids: string[], events: PendingEvent[]) {
   return sql`
+    with born as (${dispatchedByType(accountId, distinctTypes(events))})
     insert into events (id, account_id, type, data, dispatched)
-    select e.id, a.account_id, e.type, d.value, ${sql.raw(bornDispatched('a.account_id', 'e.type'))}
-    from (select ${accountId}::text as account_id) a
-    cross join unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
-    join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n`;
+    select e.id, ${accountId}, e.type, d.value, born.dispatched
+    from unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
+    join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n
+    join born on born.type = e.type`;
 }
+
+const distinctTypes = (events: PendingEvent[]) => [...new Set(events.map((e) => e.type))];
 
 /** Compiles statements for a plain `pg` client (COPY transactions), which has no Kysely of its own. */
 const compiler = new Kysely<Database>({
@@ -54,10 +64,7 @@ export async function append(tx: EntityManager | Db | PoolClient, accountId: str
   const ids = events.map(() => newId('evt'));
   if (!events.length) return ids;
   if (tx instanceof EntityManager) {
-    const types = [...new Set(events.map((e) => e.type))];
-    const { rows } = await sql<{ type: string; dispatched: boolean }>`
-      select t.type, ${sql.raw(bornDispatched('a.account_id', 't.type'))} as dispatched
-      from (select ${accountId}::text as account_id) a cross join unnest(${types}::text[]) as t(type)`.execute(sqlOf(tx));
+    const { rows } = await dispatchedByType(accountId, distinctTypes(events)).execute(sqlOf(tx));
     const dispatched = new Map(rows.map((row) => [row.type, row.dispatched]));
     for (const [i, event] of events.entries()) {
       tx.create(Event, { id: ids[i], accountId, type: event.type, data: event.data, dispatched: dispatched.get(event.type) ?? false });
