@@ -3,6 +3,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { sqlOf, type Database, type Db } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
 import type { PoolClient } from '../db/pool.ts';
+import { copyLines, copyRows } from '../db/copy.ts';
 import { Event } from './entities.ts';
 import type { PendingEvent } from './outbox.ts';
 import { MATCHES_SQL } from './patterns.ts';
@@ -28,7 +29,7 @@ function dispatchedByType(accountId: string, types: string[]) {
     from (select ${accountId}::text as account_id) a cross join unnest(${types}::text[]) as t(type)`;
 }
 
-/** One statement for a whole batch; the payloads travel as one JSON array (cheaper than COPY's text or a json[] literal). */
+/** One statement for a whole batch; the payloads travel as one JSON array (cheaper than a json[] literal). */
 function insertBatch(accountId: string, ids: string[], events: PendingEvent[]) {
   return sql`
     with born as (${dispatchedByType(accountId, distinctTypes(events))})
@@ -40,6 +41,13 @@ function insertBatch(accountId: string, ids: string[], events: PendingEvent[]) {
 }
 
 const distinctTypes = (events: PendingEvent[]) => [...new Set(events.map((e) => e.type))];
+
+/**
+ * From this many events, a `pg` client writes them with COPY after reading the rule: for 25,000
+ * opens PostgreSQL spends about a quarter less time than on the INSERT (530 against 690 ms here);
+ * for 500 both take the same, and the INSERT is one round trip instead of two.
+ */
+const COPY_FROM = 1000;
 
 /** Compiles statements for a plain `pg` client (COPY transactions), which has no Kysely of its own. */
 const compiler = new Kysely<Database>({
@@ -57,7 +65,7 @@ const compiler = new Kysely<Database>({
  * - an `EntityManager`: they join its unit of work, written by its next flush, in that flush's
  *   transaction (or the `em.transactional` it runs in); the rule is read first, in one query;
  * - a Kysely `Db` (`sqlOf(em)`, a Kysely transaction) or a `pg` client in a transaction: they are
- *   written now, in one statement.
+ *   written now, in one statement (large batches on a `pg` client: COPY, see `COPY_FROM`).
  * Either way `dispatched` follows the one rule of `bornDispatched`. Answers the events' ids.
  */
 export async function append(tx: EntityManager | Db | PoolClient, accountId: string, events: PendingEvent[]): Promise<string[]> {
@@ -71,9 +79,15 @@ export async function append(tx: EntityManager | Db | PoolClient, accountId: str
     }
   } else if (tx instanceof Kysely) {
     await insertBatch(accountId, ids, events).execute(tx);
-  } else {
+  } else if (events.length < COPY_FROM) {
     const query = insertBatch(accountId, ids, events).compile(compiler);
     await tx.query(query.sql, [...query.parameters]);
+  } else {
+    const query = dispatchedByType(accountId, distinctTypes(events)).compile(compiler);
+    const { rows } = await tx.query<{ type: string; dispatched: boolean }>(query.sql, [...query.parameters]);
+    const dispatched = new Map(rows.map((row) => [row.type, row.dispatched]));
+    const lines = copyRows(events.map((e, i) => [ids[i], accountId, e.type, JSON.stringify(e.data), dispatched.get(e.type) ?? false]));
+    await copyLines(tx, 'events', 'id, account_id, type, data, dispatched', lines);
   }
   return ids;
 }

@@ -96,12 +96,20 @@ describe('the dispatched flag', () => {
     expect(await appendEveryWay(unwatched)).toEqual({ unitOfWork: dispatched, kysely: dispatched, client: dispatched });
   });
 
-  it('keeps each payload with its type in a batch', async () => {
-    const accountId = await accountWatching();
-    const batch: PendingEvent[] = Array.from({ length: 300 }, (_, i) => ({ type: 'contact.deleted', data: { contact_id: `ct_${i}` } }));
-    const ids = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, batch));
-    const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'data']).where('account_id', '=', accountId).execute();
-    const byId = new Map(rows.map((row) => [row.id, row.data]));
-    expect(ids.map((id) => byId.get(id))).toEqual(batch.map((e) => e.data));
+  it('keeps each payload with its type and flag in large batches, written by COPY or by INSERT', async () => {
+    const accountId = await accountWatching({ events: ['email.*'], active: true });
+    const batch: PendingEvent[] = Array.from({ length: 1500 }, (_, i) =>
+      i % 3
+        ? { type: 'contact.deleted', data: { contact_id: `ct_${i}\t"\\\n` } }
+        : { type: 'email.failed', data: { message_id: `msg_${i}`, campaign_id: 'cmp_x', contact_id: null, email: 'a@example.com', reason: 'x' } },
+    );
+    const viaKysely = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, batch));
+    const client = await (await nativePool(sendline.orm)).connect();
+    const viaClient = await append(client, accountId, batch).finally(() => client.release());
+    const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'type', 'data', 'dispatched']).where('account_id', '=', accountId).execute();
+    const byId = new Map(rows.map((row) => [row.id, { type: row.type, data: row.data, dispatched: row.dispatched }]));
+    const expected = batch.map((e) => ({ ...e, dispatched: e.type !== 'email.failed' }));
+    expect(viaKysely.map((id) => byId.get(id))).toEqual(expected);
+    expect(viaClient.map((id) => byId.get(id))).toEqual(expected);
   });
 });
