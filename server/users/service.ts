@@ -10,6 +10,9 @@ import type { Principal } from '../auth/principal.ts';
 import { conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { UserRepository } from './repository.ts';
+import { userJson } from '../auth/json.ts';
+
+type User = components['schemas']['User'];
 
 const RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
 
@@ -34,18 +37,18 @@ export class UserService {
     this.em = em;
   }
 
-  async list(principal: Principal, limit: number, cursor?: string) {
+  async list(principal: Principal, limit: number, cursor?: string): Promise<components['schemas']['UserPage']> {
     const rows = await this.repo.page(principal.accountId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (u) => ({ at: u.createdAt, id: u.id }), (u) => u);
+    return toPage(rows, limit, (u) => ({ at: u.createdAt, id: u.id }), userJson);
   }
 
-  async get(principal: Principal, id: string): Promise<UserRow> {
+  async get(principal: Principal, id: string): Promise<User> {
     const user = await this.auth.userById(principal.accountId, id);
     if (!user) throw notFound('user');
-    return user;
+    return userJson(user);
   }
 
-  async create(principal: Principal, input: components['schemas']['UserCreate']): Promise<UserRow> {
+  async create(principal: Principal, input: components['schemas']['UserCreate']): Promise<User> {
     const role = input.role ?? 'member';
     assertCanManage(principal.role!, null, role);
     const email = normaliseEmail(input.email);
@@ -59,10 +62,10 @@ export class UserService {
       passwordHash: await hashPassword(input.password),
     });
     if (!(await this.auth.flushNewUser())) throw emailTaken();
-    return user;
+    return userJson(user);
   }
 
-  async update(principal: Principal, id: string, input: components['schemas']['UserUpdate']): Promise<UserRow> {
+  async update(principal: Principal, id: string, input: components['schemas']['UserUpdate']): Promise<User> {
     return this.lockedAccount(principal, async (actor, auth, users) => {
       const user = await auth.userById(principal.accountId, id);
       if (!user) throw notFound('user');
@@ -75,7 +78,7 @@ export class UserService {
         user.passwordHash = await hashPassword(input.password);
         await auth.revokeSessionsOf(user.id);
       }
-      return user;
+      return userJson(user);
     });
   }
 
