@@ -53,6 +53,7 @@ function guard(op: ContractOperation) {
 
 function run(handler: Handler<OperationId>) {
   return async (req: Request, res: Response) => {
+    // The validator has checked body, params and query against this operation, as Call types them.
     const call = {
       body: req.body,
       params: req.params,
@@ -126,6 +127,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     // Only operations that declare a body read one (a GET with a large body is no 413).
     const body = op.takesBody ? [json, leaveStreamedBodies] : [];
     const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler)];
+    // Express types each method of a Router apart; op.method is one of get, put, post, patch, delete.
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

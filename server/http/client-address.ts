@@ -15,7 +15,7 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
 
 /** The same, from what a request carried, for work done after it was answered. */
 export function clientAddressOf(remoteAddress: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string {
-  // The two fields proxy-addr reads of a request.
+  // proxy-addr reads only these two fields of a request, so they stand in for a whole one.
   const carried = { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } };
   return proxyaddr(carried as unknown as IncomingMessage, trust);
 }
