@@ -1,14 +1,14 @@
-import { EntityManager } from '@mikro-orm/postgresql';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { sqlOf, type Database, type Db } from '../db/kysely.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { sqlOf, type Db } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { copyLines, copyRows } from '../db/copy.ts';
-import { Event } from './entities.ts';
 import type { PendingEvent } from './outbox.ts';
 import { MATCHES_SQL } from './patterns.ts';
 
-// The outbox: every statement that writes `events`.
+// The outbox: every statement that writes `events`. Nothing here loads the ORM or Kysely before
+// they are used: the import thread (16 MB of heap in tests) loads this module through its
+// processor and never appends.
 
 /**
  * Whether an event is born `dispatched`, as SQL over an account id and a type expression: it is
@@ -22,25 +22,42 @@ function bornDispatched(accountId: string, type: string): string {
   return `(${type} = 'webhook.test' or not exists (select 1 from webhooks w where w.account_id = ${accountId} and w.active and ${MATCHES_SQL('w.events', type)}))`;
 }
 
+/** SQL with `$n` parameters, for a `pg` client or Kysely alike. */
+interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
 /** Each of `types` with its `dispatched` at birth, for one account: the rule evaluated once per type, not per event. */
-function dispatchedByType(accountId: string, types: string[]) {
-  return sql<{ type: string; dispatched: boolean }>`
-    select t.type, ${sql.raw(bornDispatched('a.account_id', 't.type'))} as dispatched
-    from (select ${accountId}::text as account_id) a cross join unnest(${types}::text[]) as t(type)`;
+const DISPATCHED_BY_TYPE = `select t.type, ${bornDispatched('$1', 't.type')} as dispatched from unnest($2::text[]) as t(type)`;
+
+function dispatchedByType(accountId: string, events: PendingEvent[]): Statement {
+  return { sql: DISPATCHED_BY_TYPE, parameters: [accountId, [...new Set(events.map((e) => e.type))]] };
 }
 
 /** One statement for a whole batch; the payloads travel as one JSON array (cheaper than a json[] literal). */
-function insertBatch(accountId: string, ids: string[], events: PendingEvent[]) {
-  return sql`
-    with born as (${dispatchedByType(accountId, distinctTypes(events))})
-    insert into events (id, account_id, type, data, dispatched)
-    select e.id, ${accountId}, e.type, d.value, born.dispatched
-    from unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
-    join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n
-    join born on born.type = e.type`;
+function insertBatch(accountId: string, ids: string[], events: PendingEvent[]): Statement {
+  return {
+    sql: `with born as (${DISPATCHED_BY_TYPE})
+      insert into events (id, account_id, type, data, dispatched)
+      select e.id, $1, e.type, d.value, born.dispatched
+      from unnest($3::text[], $4::text[]) with ordinality as e(id, type, n)
+      join json_array_elements($5::json) with ordinality as d(value, n) on d.n = e.n
+      join born on born.type = e.type`,
+    parameters: [...dispatchedByType(accountId, events).parameters, ids, events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))],
+  };
 }
 
-const distinctTypes = (events: PendingEvent[]) => [...new Set(events.map((e) => e.type))];
+type DispatchedRow = { type: string; dispatched: boolean };
+
+async function run<Row>(tx: Db | PoolClient, statement: Statement): Promise<Row[]> {
+  if (!isKysely(tx)) return (await tx.query<Row & object>(statement.sql, statement.parameters)).rows;
+  const { CompiledQuery } = await import('kysely');
+  return (await tx.executeQuery<Row>(CompiledQuery.raw(statement.sql, statement.parameters))).rows;
+}
+
+const isEntityManager = (tx: EntityManager | Db | PoolClient): tx is EntityManager => 'getKysely' in tx;
+const isKysely = (tx: Db | PoolClient): tx is Db => 'selectFrom' in tx;
 
 /**
  * From this many events, a `pg` client writes them with COPY after reading the rule: for 25,000
@@ -48,16 +65,6 @@ const distinctTypes = (events: PendingEvent[]) => [...new Set(events.map((e) => 
  * for 500 both take the same, and the INSERT is one round trip instead of two.
  */
 const COPY_FROM = 1000;
-
-/** Compiles statements for a plain `pg` client (COPY transactions), which has no Kysely of its own. */
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 /**
  * Appends events of one account, with payloads typed by their type, so that they exist exactly
@@ -71,21 +78,16 @@ const compiler = new Kysely<Database>({
 export async function append(tx: EntityManager | Db | PoolClient, accountId: string, events: PendingEvent[]): Promise<string[]> {
   const ids = events.map(() => newId('evt'));
   if (!events.length) return ids;
-  if (tx instanceof EntityManager) {
-    const { rows } = await dispatchedByType(accountId, distinctTypes(events)).execute(sqlOf(tx));
-    const dispatched = new Map(rows.map((row) => [row.type, row.dispatched]));
+  if (isEntityManager(tx)) {
+    const { Event } = await import('./entities.ts');
+    const dispatched = new Map((await run<DispatchedRow>(sqlOf(tx), dispatchedByType(accountId, events))).map((row) => [row.type, row.dispatched]));
     for (const [i, event] of events.entries()) {
       tx.create(Event, { id: ids[i], accountId, type: event.type, data: event.data, dispatched: dispatched.get(event.type) ?? false });
     }
-  } else if (tx instanceof Kysely) {
-    await insertBatch(accountId, ids, events).execute(tx);
-  } else if (events.length < COPY_FROM) {
-    const query = insertBatch(accountId, ids, events).compile(compiler);
-    await tx.query(query.sql, [...query.parameters]);
+  } else if (isKysely(tx) || events.length < COPY_FROM) {
+    await run(tx, insertBatch(accountId, ids, events));
   } else {
-    const query = dispatchedByType(accountId, distinctTypes(events)).compile(compiler);
-    const { rows } = await tx.query<{ type: string; dispatched: boolean }>(query.sql, [...query.parameters]);
-    const dispatched = new Map(rows.map((row) => [row.type, row.dispatched]));
+    const dispatched = new Map((await run<DispatchedRow>(tx, dispatchedByType(accountId, events))).map((row) => [row.type, row.dispatched]));
     const lines = copyRows(events.map((e, i) => [ids[i], accountId, e.type, JSON.stringify(e.data), dispatched.get(e.type) ?? false]));
     await copyLines(tx, 'events', 'id, account_id, type, data, dispatched', lines);
   }
