@@ -6,9 +6,11 @@ import { copyLines, copyRows } from '../db/copy.ts';
 import type { PendingEvent } from './outbox.ts';
 import { MATCHES_SQL } from './patterns.ts';
 
-// The outbox: every statement that writes `events`. Nothing here loads the ORM or Kysely before
-// they are used: the import thread (16 MB of heap in tests) loads this module through its
-// processor and never appends.
+// ---------------------------------------------------------------------------------------------
+// Appending: the one way events are written. The ORM is loaded only when its path first runs:
+// the import thread (16 MB of heap in tests) loads this module through its processor and never
+// appends.
+// ---------------------------------------------------------------------------------------------
 
 /**
  * Whether an event is born `dispatched`, as SQL over an account id and a type expression: it is
