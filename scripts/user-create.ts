@@ -9,6 +9,7 @@ import { openDatabase } from '../server/db/orm.ts';
 import { createLogger } from '../server/logger.ts';
 import { createAccountServices } from '../server/services.ts';
 import type { Principal } from '../server/auth/principal.ts';
+import { userJson } from '../server/auth/json.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,8 +50,8 @@ try {
         { accountId: values.account, via: 'session', scopes: ['read', 'write'], userId: null, role: 'owner', sessionId: null, keyId: null, rateLimitPerMinute: 0, counted: null } satisfies Principal,
         { ...input, role },
       )
-    : await services.auth.createOwner({ ...input, accountName: values['account-name'] ?? 'Default' });
-  console.log(JSON.stringify({ id: user.id, email: user.email, role: user.role, account_id: user.accountId }));
+    : userJson(await services.auth.createOwner({ ...input, accountName: values['account-name'] ?? 'Default' }));
+  console.log(JSON.stringify({ id: user.id, email: user.email, role: user.role, account_id: user.account_id }));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

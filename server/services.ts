@@ -78,7 +78,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(runtime.pool),
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
-    events: new EventService(runtime.pool),
+    events: new EventService(em),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
   };
 }

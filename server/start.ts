@@ -99,7 +99,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     if (!tracking(req, res)) app(req, res);
   }).listen(config.port, config.host);
   answerClientErrors(server);
-  const sockets = attachEventSocket(server, { pool, listener, services: () => createServices(runtime), config, trustProxy, log });
+  const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,3 +1,4 @@
+import type { Scope } from '../auth/principal.ts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const ApiKey = defineEntity({
@@ -9,7 +10,7 @@ export const ApiKey = defineEntity({
     name: p.string(),
     prefix: p.string(),
     keyHash: p.string().hidden(),
-    scopes: p.array().columnType('text[]'),
+    scopes: p.array<Scope>().columnType('text[]'),
     allowedIps: p.array().columnType('text[]'),
     rateLimitPerMinute: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

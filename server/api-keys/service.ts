@@ -1,9 +1,11 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { notFound, validationFailed, type FieldError } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { Scope } from '../auth/principal.ts';
 import type { ApiKeyRow } from './entities.ts';
+import { apiKeyJson } from './json.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
 import type { ApiKeyRepository, KeyFound } from './repository.ts';
 import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
@@ -13,13 +15,6 @@ import type { CachedKey } from '../auth/credential-cache.ts';
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;
 
-export interface ApiKeyInput {
-  name?: string;
-  scopes?: Scope[];
-  allowed_ips?: string[];
-  rate_limit_per_minute?: number;
-  expires_at?: string;
-}
 
 export type KeyCheck =
   | { ok: true; key: CachedKey; counted: WindowCount }
@@ -59,7 +54,7 @@ export class ApiKeyService {
     return key?.rateLimitPerMinute ?? this.settings.defaultRateLimit;
   }
 
-  async create(accountId: string, input: ApiKeyInput & { name: string }): Promise<{ key: ApiKeyRow; secret: string }> {
+  async create(accountId: string, input: components['schemas']['ApiKeyCreate']): Promise<components['schemas']['ApiKeyWithSecret']> {
     checkCidrs(input.allowed_ips);
     if (input.expires_at && new Date(input.expires_at) <= new Date()) {
       throw validationFailed([{ pointer: '/expires_at', detail: 'must be in the future' }]);
@@ -77,22 +72,30 @@ export class ApiKeyService {
       expiresAt: input.expires_at ? new Date(input.expires_at) : null,
     });
     await this.repo.flush();
-    return { key, secret };
+    return { ...this.json(key), key: secret };
   }
 
-  async list(accountId: string, limit: number, cursor?: string) {
+  async list(accountId: string, limit: number, cursor?: string): Promise<components['schemas']['ApiKeyPage']> {
     const rows = await this.repo.page(accountId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (k) => ({ at: k.createdAt, id: k.id }), (k) => k);
+    return toPage(rows, limit, (k) => ({ at: k.createdAt, id: k.id }), (k) => this.json(k));
   }
 
-  async get(accountId: string, id: string): Promise<ApiKeyRow> {
+  async get(accountId: string, id: string): Promise<components['schemas']['ApiKey']> {
+    return this.json(await this.load(accountId, id));
+  }
+
+  private json(key: ApiKeyRow): components['schemas']['ApiKey'] {
+    return apiKeyJson(key, this.rateLimitOf(key));
+  }
+
+  private async load(accountId: string, id: string): Promise<ApiKeyRow> {
     const key = await this.repo.byId(accountId, id);
     if (!key) throw notFound('API key');
     return key;
   }
 
-  async update(accountId: string, id: string, input: ApiKeyInput): Promise<ApiKeyRow> {
-    const key = await this.get(accountId, id);
+  async update(accountId: string, id: string, input: components['schemas']['ApiKeyUpdate']): Promise<components['schemas']['ApiKey']> {
+    const key = await this.load(accountId, id);
     checkCidrs(input.allowed_ips);
     if (input.name !== undefined) key.name = input.name;
     if (input.scopes !== undefined) key.scopes = normaliseScopes(input.scopes);
@@ -102,11 +105,11 @@ export class ApiKeyService {
     // Scopes and limits changed elsewhere reach every process's cache this way (an allow-list's change has its trigger).
     await this.repo.announceChanged(id);
     this.access.credentials.evict(`key:${id}`);
-    return key;
+    return this.json(key);
   }
 
   async revoke(accountId: string, id: string): Promise<void> {
-    this.repo.remove(await this.get(accountId, id));
+    this.repo.remove(await this.load(accountId, id));
     await this.repo.flush();
     this.access.credentials.evict(`key:${id}`);
   }

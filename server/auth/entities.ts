@@ -1,4 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { components } from '../../generated/openapi.d.ts';
+import { enumValues } from '../http/enums.ts';
+
+export type UserRole = components['schemas']['UserRole'];
+export const USER_ROLES = enumValues<UserRole>()(['owner', 'admin', 'member']);
 
 export const Account = defineEntity({
   name: 'Account',
@@ -18,7 +23,7 @@ export const User = defineEntity({
     accountId: p.string(),
     email: p.string(),
     name: p.string(),
-    role: p.enum(['owner', 'admin', 'member'] as const),
+    role: p.enum([...USER_ROLES]),
     passwordHash: p.string().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
@@ -41,4 +46,3 @@ export const Session = defineEntity({
 export type AccountRow = InferEntity<typeof Account>;
 export type UserRow = InferEntity<typeof User>;
 export type SessionRow = InferEntity<typeof Session>;
-export type UserRole = UserRow['role'];

@@ -1,7 +1,8 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { WindowCount } from '../http/rate-limit.ts';
 import type { UserRole } from './entities.ts';
 
-export type Scope = 'read' | 'write';
+export type Scope = components['schemas']['ApiKeyScope'];
 
 /** Who is calling, established once per request by the authentication middleware. */
 export interface Principal {

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import { normaliseEmail } from '../email.ts';
 import { newId } from '../db/ids.ts';
@@ -6,6 +7,7 @@ import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitStore, type WindowCount } from
 import type { Access } from './access.ts';
 import type { CachedSession } from './credential-cache.ts';
 import type { AccountRow, UserRow } from './entities.ts';
+import { accountJson, userJson } from './json.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
 import type { AuthRepository } from './repository.ts';
@@ -21,12 +23,7 @@ import {
   verifyAccessToken,
 } from './tokens.ts';
 
-export interface IssuedSession {
-  token: string;
-  refreshToken: string;
-  expiresIn: number;
-  user: UserRow;
-}
+type Session = components['schemas']['Session'];
 
 const THROTTLE_WINDOW_SECONDS = 15 * 60;
 const SIGNUP_WINDOW_SECONDS = 60 * 60;
@@ -51,7 +48,7 @@ export class AuthService {
     this.access = access;
   }
 
-  async login(email: string, password: string, ip: string): Promise<IssuedSession> {
+  async login(email: string, password: string, ip: string): Promise<Session> {
     const emailBucket = `login:email:${sha256(email.trim().toLowerCase())}`;
     const ipBucket = `login:ip:${ip}`;
     const limit = this.config.loginAttemptsPerWindow;
@@ -71,7 +68,7 @@ export class AuthService {
     return this.openSession(user);
   }
 
-  async register(input: { email: string; password: string; name: string; accountName: string }, ip: string): Promise<IssuedSession> {
+  async register(input: components['schemas']['RegisterRequest'], ip: string): Promise<Session> {
     if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
     // Every attempt counts, refused ones too: a 409 tells whether an email has an account.
     const { counts: [attempts], resetIn } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
@@ -80,7 +77,7 @@ export class AuthService {
         headers: { 'Retry-After': String(resetIn) },
       });
     }
-    const user = await this.createOwner(input);
+    const user = await this.createOwner({ email: input.email, password: input.password, name: input.name, accountName: input.account_name });
     return this.openSession(user);
   }
 
@@ -108,7 +105,7 @@ export class AuthService {
     return this.createOwner({ email: adminEmail, password: adminPassword, name: 'Admin', accountName: 'Default' });
   }
 
-  async refresh(refreshToken: string): Promise<IssuedSession> {
+  async refresh(refreshToken: string): Promise<Session> {
     const parsed = parseRefreshToken(refreshToken);
     const session = parsed && (await this.repo.session(parsed.sessionId));
     if (!parsed || !session || session.revokedAt || session.expiresAt < new Date()) throw invalidSession();
@@ -153,12 +150,13 @@ export class AuthService {
     return this.access ? this.access.counters.hit(bucket) : this.limits.hit(bucket, RATE_LIMIT_WINDOW_SECONDS);
   }
 
-  async me(principal: Principal): Promise<{ user: UserRow | null; account: AccountRow }> {
+  async me(principal: Principal): Promise<components['schemas']['Me']> {
     const user = principal.userId ? await this.repo.userById(principal.accountId, principal.userId) : null;
-    return { user, account: await this.repo.account(principal.accountId) };
+    const account = await this.repo.account(principal.accountId);
+    return { user: user && userJson(user), account: accountJson(account), auth: principal.via, scopes: principal.scopes };
   }
 
-  private async openSession(user: UserRow): Promise<IssuedSession> {
+  private async openSession(user: UserRow): Promise<Session> {
     const secret = newRefreshSecret();
     const session = this.repo.createSession({
       id: newId('ses'),
@@ -170,12 +168,13 @@ export class AuthService {
     return this.issue(user, session.id, secret);
   }
 
-  private issue(user: UserRow, sessionId: string, secret: string): IssuedSession {
+  private issue(user: UserRow, sessionId: string, secret: string): Session {
     return {
+      success: true,
       token: signAccessToken(this.config.jwtSecret, { sub: user.id, sid: sessionId, acc: user.accountId }),
-      refreshToken: formatRefreshToken(sessionId, secret),
-      expiresIn: ACCESS_TOKEN_SECONDS,
-      user,
+      refresh_token: formatRefreshToken(sessionId, secret),
+      expires_in: ACCESS_TOKEN_SECONDS,
+      user: userJson(user),
     };
   }
 }

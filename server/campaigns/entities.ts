@@ -2,11 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { components } from '../../generated/openapi.d.ts';
 import { CAMPAIGN_STATUSES } from './state.ts';
 
-export interface AudienceFilter {
-  tags_any?: string[];
-  tags_all?: string[];
-  exclude_tags?: string[];
-}
+export type AudienceFilter = components['schemas']['Audience'];
 
 export const Campaign = defineEntity({
   name: 'Campaign',

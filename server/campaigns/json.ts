@@ -1,18 +1,21 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { CampaignRow } from './entities.ts';
+
+export type CampaignJson = components['schemas']['Campaign'];
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 
 /** A campaign as the API and its events show it. */
-export const campaignJson = (c: CampaignRow) => ({
+export const campaignJson = (c: CampaignRow): CampaignJson => ({
   id: c.id,
   name: c.name,
   subject: c.subject,
   from_email: c.fromEmail,
-  from_name: c.fromName,
-  reply_to: c.replyTo,
+  from_name: c.fromName ?? null,
+  reply_to: c.replyTo ?? null,
   content: c.content,
-  text_content: c.textContent,
-  preheader: c.preheader,
+  text_content: c.textContent ?? null,
+  preheader: c.preheader ?? null,
   audience: c.audience,
   track_opens: c.trackOpens,
   track_clicks: c.trackClicks,
@@ -25,7 +28,7 @@ export const campaignJson = (c: CampaignRow) => ({
   stats: campaignStats(c),
 });
 
-const campaignStats = (c: CampaignRow) => ({
+const campaignStats = (c: CampaignRow): CampaignJson['stats'] => ({
   recipients: c.recipients,
   sent: c.sent,
   delivered: c.delivered,
@@ -39,4 +42,4 @@ const campaignStats = (c: CampaignRow) => ({
 });
 
 /** The payload of the campaign.* events. */
-export const campaignEventData = (c: CampaignRow) => ({ campaign_id: c.id, name: c.name, status: c.status });
+export const campaignEventData = (c: CampaignRow): components['schemas']['CampaignEventData'] => ({ campaign_id: c.id, name: c.name, status: c.status });

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
@@ -22,19 +23,8 @@ export async function sendJobs(queue: Queue, campaignId: string, count: number):
   for (let slot = 0; slot < count; slot++) await queue.ensure(SEND_JOB, { campaignId, slot }, ['campaignId', 'slot']);
 }
 
-export interface CampaignInput {
-  name: string;
-  subject: string;
-  from_email: string;
-  content: string;
-  from_name?: string | null;
-  reply_to?: string | null;
-  text_content?: string | null;
-  preheader?: string | null;
-  audience?: AudienceFilter;
-  track_opens?: boolean;
-  track_clicks?: boolean;
-}
+/** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
+type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];
 
 export const messageJson = (m: ListedMessage) => ({
   id: m.id,

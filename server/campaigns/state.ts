@@ -1,7 +1,9 @@
+import type { components } from '../../generated/openapi.d.ts';
+import { enumValues } from '../http/enums.ts';
 import { Problem } from '../http/problem.ts';
 
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled', 'failed'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export type CampaignStatus = components['schemas']['CampaignStatus'];
+export const CAMPAIGN_STATUSES = enumValues<CampaignStatus>()(['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled', 'failed']);
 
 export type CampaignAction = 'schedule' | 'unschedule' | 'start' | 'pause' | 'resume' | 'cancel' | 'complete' | 'fail';
 

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf, type Database, type Db } from '../db/kysely.ts';
-import { recordEvent } from '../events/record.ts';
+import { append } from '../events/store.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData } from './json.ts';
@@ -104,7 +104,7 @@ export const campaigns = {
       case 'schedule':
         if (!details.scheduledAt) throw new Error('scheduling needs a time');
         campaign.scheduledAt = details.scheduledAt;
-        recordEvent(tx, campaign.accountId, 'campaign.scheduled', { ...data(), scheduled_at: details.scheduledAt.toISOString() });
+        await append(tx, campaign.accountId, [{ type: 'campaign.scheduled', data: { ...data(), scheduled_at: details.scheduledAt.toISOString() } }]);
         break;
       case 'unschedule':
         campaign.scheduledAt = null;
@@ -113,28 +113,28 @@ export const campaigns = {
         campaign.startedAt = new Date();
         await tx.flush();
         campaign.recipients = await messages.snapshotAudience(tx, campaign);
-        recordEvent(tx, campaign.accountId, 'campaign.started', data());
+        await append(tx, campaign.accountId, [{ type: 'campaign.started', data: data() }]);
         break;
       case 'pause':
-        recordEvent(tx, campaign.accountId, 'campaign.paused', data());
+        await append(tx, campaign.accountId, [{ type: 'campaign.paused', data: data() }]);
         break;
       case 'resume':
         campaign.failureReason = null;
-        recordEvent(tx, campaign.accountId, 'campaign.resumed', data());
+        await append(tx, campaign.accountId, [{ type: 'campaign.resumed', data: data() }]);
         break;
       case 'cancel':
         campaign.scheduledAt = null;
         await messages.cancelPending(sqlOf(tx), campaign.id);
-        recordEvent(tx, campaign.accountId, 'campaign.cancelled', data());
+        await append(tx, campaign.accountId, [{ type: 'campaign.cancelled', data: data() }]);
         break;
       case 'complete':
         campaign.completedAt = new Date();
-        recordEvent(tx, campaign.accountId, 'campaign.completed', { ...data(), stats: campaignStats(campaign) });
+        await append(tx, campaign.accountId, [{ type: 'campaign.completed', data: { ...data(), stats: campaignStats(campaign) } }]);
         break;
       case 'fail':
         if (!details.reason) throw new Error('failing needs a reason');
         campaign.failureReason = details.reason;
-        recordEvent(tx, campaign.accountId, 'campaign.failed', { ...data(), reason: details.reason });
+        await append(tx, campaign.accountId, [{ type: 'campaign.failed', data: { ...data(), reason: details.reason } }]);
         break;
     }
     return campaign;

@@ -1,15 +1,18 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { ContactRow } from './entities.ts';
 
+export type ContactJson = components['schemas']['Contact'];
+
 /** A contact as the API and its events show it. */
-export const contactJson = (c: ContactRow) => ({
+export const contactJson = (c: ContactRow): ContactJson => ({
   id: c.id,
   email: c.email,
-  first_name: c.firstName,
-  last_name: c.lastName,
+  first_name: c.firstName ?? null,
+  last_name: c.lastName ?? null,
   attributes: c.attributes,
   tags: c.tags,
   status: c.status,
-  status_reason: c.statusReason,
+  status_reason: c.statusReason ?? null,
   status_changed_at: c.statusChangedAt?.toISOString() ?? null,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),

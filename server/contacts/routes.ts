@@ -1,10 +1,9 @@
 import { handlers } from '../http/operations.ts';
-import { contactJson } from './json.ts';
 
 export const contactHandlers = handlers({
   Contacts_create: async ({ principal, body, services }) => ({
     status: 201,
-    body: contactJson(await services.contacts.create(principal.accountId, body)),
+    body: await services.contacts.create(principal.accountId, body),
   }),
 
   Contacts_list: async ({ principal, query, services }) => ({
@@ -26,17 +25,17 @@ export const contactHandlers = handlers({
 
   Contacts_get: async ({ principal, params, services }) => ({
     status: 200,
-    body: contactJson(await services.contacts.get(principal.accountId, params.id)),
+    body: await services.contacts.get(principal.accountId, params.id),
   }),
 
   Contacts_replace: async ({ principal, params, body, services }) => ({
     status: 200,
-    body: contactJson(await services.contacts.replace(principal.accountId, params.id, body)),
+    body: await services.contacts.replace(principal.accountId, params.id, body),
   }),
 
   Contacts_update: async ({ principal, params, body, services }) => ({
     status: 200,
-    body: contactJson(await services.contacts.update(principal.accountId, params.id, body)),
+    body: await services.contacts.update(principal.accountId, params.id, body),
   }),
 
   Contacts_delete: async ({ principal, params, services }) => {

@@ -1,9 +1,12 @@
+import type { components } from '../../generated/openapi.d.ts';
+import { enumValues } from '../http/enums.ts';
+
 /**
  * Contact rules shared by the API and the import thread, which loads no ORM: statuses,
  * suppression and the sizes of fields.
  */
-export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained'] as const;
-export type ContactStatus = (typeof CONTACT_STATUSES)[number];
+export type ContactStatus = components['schemas']['ContactStatus'];
+export const CONTACT_STATUSES = enumValues<ContactStatus>()(['subscribed', 'unsubscribed', 'bounced', 'complained']);
 
 /** Suppressed contacts are never sent to. */
 export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';

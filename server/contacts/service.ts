@@ -1,23 +1,19 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { recordEvent } from '../events/record.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
-import { contactJson } from './json.ts';
+import { contactJson, type ContactJson } from './json.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 
-export interface ContactInput {
-  email?: string;
-  first_name?: string | null;
-  last_name?: string | null;
-  attributes?: Record<string, unknown>;
-  tags?: string[];
-  status?: ContactStatus;
-  status_reason?: string | null;
-}
+type ContactCreate = components['schemas']['ContactCreate'];
+type ContactReplace = components['schemas']['ContactReplace'];
+type ContactUpdate = components['schemas']['ContactUpdate'];
 
 function checkAttributes(attributes: Record<string, unknown>): void {
   if (attributesTooLarge(attributes)) {
@@ -49,7 +45,7 @@ export class ContactService {
     this.em = em;
   }
 
-  async create(accountId: string, input: ContactInput & { email: string }): Promise<ContactRow> {
+  async create(accountId: string, input: ContactCreate): Promise<ContactJson> {
     checkAttributes(input.attributes ?? {});
     const status = input.status ?? 'subscribed';
     const contact = this.repo.create({
@@ -64,9 +60,9 @@ export class ContactService {
       statusReason: input.status_reason ?? null,
       statusChangedAt: isSuppressed(status) ? new Date() : null,
     });
-    recordEvent(this.em, accountId, 'contact.created', { contact: contactJson(contact) });
+    await append(this.em, accountId, [{ type: 'contact.created', data: { contact: contactJson(contact) } }]);
     await this.flushOrConflict(accountId, contact.email);
-    return contact;
+    return contactJson(contact);
   }
 
   async list(accountId: string, filters: ContactFilters, limit: number, cursor?: string) {
@@ -74,14 +70,18 @@ export class ContactService {
     return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
   }
 
-  async get(accountId: string, id: string): Promise<ContactRow> {
+  async get(accountId: string, id: string): Promise<ContactJson> {
+    return contactJson(await this.load(accountId, id));
+  }
+
+  private async load(accountId: string, id: string): Promise<ContactRow> {
     const contact = await this.repo.byId(accountId, id);
     if (!contact) throw notFound('contact');
     return contact;
   }
 
   /** PUT: the whole record; fields left out are cleared, except `status`, which stays. */
-  replace(accountId: string, id: string, input: ContactInput & { email: string }): Promise<ContactRow> {
+  replace(accountId: string, id: string, input: ContactReplace): Promise<ContactJson> {
     return this.change(accountId, id, {
       email: input.email,
       first_name: input.first_name ?? null,
@@ -93,19 +93,19 @@ export class ContactService {
   }
 
   /** PATCH: only the fields given; attributes merge into the stored ones, a null value removes a key. */
-  update(accountId: string, id: string, input: ContactInput): Promise<ContactRow> {
+  update(accountId: string, id: string, input: ContactUpdate): Promise<ContactJson> {
     return this.change(accountId, id, input, true);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    const contact = await this.get(accountId, id);
+    const contact = await this.load(accountId, id);
     this.repo.remove(contact);
-    recordEvent(this.em, accountId, 'contact.deleted', { contact_id: contact.id });
+    await append(this.em, accountId, [{ type: 'contact.deleted', data: { contact_id: contact.id } }]);
     await this.em.flush();
   }
 
-  private async change(accountId: string, id: string, input: ContactInput, mergeAttributes: boolean): Promise<ContactRow> {
-    const contact = await this.get(accountId, id);
+  private async change(accountId: string, id: string, input: ContactUpdate, mergeAttributes: boolean): Promise<ContactJson> {
+    const contact = await this.load(accountId, id);
     const before = contactJson(contact);
     const previousStatus = contact.status;
     if (input.email !== undefined) contact.email = normaliseEmail(input.email);
@@ -128,19 +128,21 @@ export class ContactService {
     }
 
     const after = contactJson(contact);
-    const changed = Object.keys(after).filter((key) => JSON.stringify(after[key as keyof typeof after]) !== JSON.stringify(before[key as keyof typeof before]));
-    if (!changed.length) return contact;
+    const changed = (Object.keys(after) as (keyof ContactJson)[]).filter((key) => JSON.stringify(after[key]) !== JSON.stringify(before[key]));
+    if (!changed.length) return after;
     contact.updatedAt = new Date();
-    recordEvent(this.em, accountId, 'contact.updated', { contact: contactJson(contact), changed });
+    const updated = contactJson(contact);
+    const events: PendingEvent[] = [{ type: 'contact.updated', data: { contact: updated, changed } }];
     if (contact.status !== previousStatus) {
-      if (contact.status === 'subscribed') {
-        recordEvent(this.em, accountId, 'contact.subscribed', { contact_id: contact.id, email: contact.email, previous_status: previousStatus });
-      } else {
-        recordEvent(this.em, accountId, 'contact.suppressed', { contact_id: contact.id, email: contact.email, status: contact.status, reason: contact.statusReason });
-      }
+      events.push(
+        contact.status === 'subscribed'
+          ? { type: 'contact.subscribed', data: { contact_id: contact.id, email: contact.email, previous_status: previousStatus } }
+          : { type: 'contact.suppressed', data: { contact_id: contact.id, email: contact.email, status: contact.status, reason: updated.status_reason } },
+      );
     }
+    await append(this.em, accountId, events);
     await this.flushOrConflict(accountId, contact.email);
-    return contact;
+    return contactJson(contact);
   }
 
   private async flushOrConflict(accountId: string, email: string): Promise<void> {

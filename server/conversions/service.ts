@@ -1,7 +1,8 @@
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
-import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import { recentPage, type Conditions } from '../db/recent.ts';
 import { Problem, validationFailed } from '../http/problem.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
@@ -104,7 +105,7 @@ export class AttributionService {
       const conversion = conversionJson(row);
       const events: PendingEvent[] = [{ type: 'conversion.created', data: { conversion } }];
       if (conversion.affiliate_id) events.push({ type: 'affiliate.conversion', data: { affiliate_id: conversion.affiliate_id, conversion } });
-      await insertEvents(client, accountId, events);
+      await append(client, accountId, events);
       return { created: true, conversion };
     });
   }
@@ -124,7 +125,7 @@ export class AttributionService {
       );
       if (!row) return { created: false, payment: paymentJson((await this.existing(client, 'payments', accountId, input.external_id))!) };
       const payment = paymentJson(row);
-      await insertEvents(client, accountId, [{ type: 'payment.received', data: { payment } }]);
+      await append(client, accountId, [{ type: 'payment.received', data: { payment } }]);
       return { created: true, payment };
     });
   }

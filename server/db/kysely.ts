@@ -13,6 +13,7 @@ export type Tx = Transaction<Database>;
 
 /** The query builder for what the ORM does not express well (batches, claims, rollups, CTEs). */
 export function sqlOf(em: EntityManager): Db {
+  // The EntityManager type does not carry the entity list, so getKysely() cannot infer `Database` itself.
   return em.getKysely() as unknown as Db;
 }
 

@@ -24,6 +24,7 @@ export function escapeLiteral(text: string): string {
 class Driver extends PostgreSqlDriver {
   constructor(config: Configuration) {
     super(config);
+    // MikroORM declares escapeLiteral private; this replaces it at run time (see above).
     (this.getPlatform() as unknown as { escapeLiteral: typeof escapeLiteral }).escapeLiteral = escapeLiteral;
   }
 }

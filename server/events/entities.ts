@@ -5,13 +5,14 @@ export const Event = defineEntity({
   tableName: 'events',
   properties: {
     id: p.string().primary(),
-    seq: p.bigint('string').persist(false),
+    /** The order events were written in (a `bigserial`): set by the database, never by the ORM. */
+    seq: p.bigint('string').defaultRaw("nextval('events_seq_seq')"),
     accountId: p.string(),
     type: p.string(),
     data: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    /** Fanned out to the matching webhooks (or born so, when none could match). */
+    /** Whether the webhook dispatcher is done with it (see `append` in store.ts). */
     dispatched: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 

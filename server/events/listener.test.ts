@@ -9,8 +9,11 @@ class Relay {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  private readonly target: { host: string; port: number };
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  constructor(target: { host: string; port: number }) {
+    this.target = target;
+  }
 
   async open(): Promise<void> {
     this.server = createServer((client) => {

@@ -1,7 +1,4 @@
 import type { components } from '../../generated/openapi.d.ts';
-import type { PoolClient } from '../db/pool.ts';
-import { newId } from '../db/ids.ts';
-import { copyLines, copyRows } from '../db/copy.ts';
 
 /** The 26 event types of the catalogue. */
 export const EVENT_TYPES = [
@@ -45,15 +42,3 @@ export type PendingEvent = { [T in EventType]: { type: T; data: EventData<T> } }
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]> | Exclude<(typeof EVENT_TYPES)[number], EventType>;
 const everyTypeListed: [Missing] extends [never] ? true : Missing = true;
 void everyTypeListed;
-
-/**
- * Writes events in the caller's transaction, for work done in plain SQL (`recordEvent` is the
- * ORM's way), so they exist exactly when the change they describe does. These are the
- * high-volume ones (sending, tracking): for an account with no active webhook they are born
- * dispatched, so the webhook dispatcher never has to touch them.
- */
-export async function insertEvents(client: PoolClient, accountId: string, events: PendingEvent[]): Promise<void> {
-  if (!events.length) return;
-  const { rows: [{ watched }] } = await client.query('select exists (select 1 from webhooks where account_id = $1 and active) as watched', [accountId]);
-  await copyLines(client, 'events', 'id, account_id, type, data, dispatched', copyRows(events.map((e) => [newId('evt'), accountId, e.type, JSON.stringify(e.data), !watched])));
-}

@@ -1,42 +1,38 @@
-import type { Pool } from '../db/pool.ts';
+import type { components } from '../../generated/openapi.d.ts';
+import { sqlOf } from '../db/kysely.ts';
+import type { EntityManager } from '../db/orm.ts';
+import type { ResponseBody } from '../http/operations.ts';
 import { toPage, decodeCursor } from '../http/pagination.ts';
 import { EVENT_DESCRIPTIONS } from './catalogue.ts';
 import { EVENT_TYPES } from './outbox.ts';
-import { ENVELOPE_COLUMNS, eventEnvelope } from './envelope.ts';
+import { eventEnvelope } from './envelope.ts';
 
 /** The outbox, read back: recent events of an account and the catalogue. */
 export class EventService {
-  private readonly pool: Pool;
+  private readonly em: EntityManager;
 
-  constructor(pool: Pool) {
-    this.pool = pool;
+  constructor(em: EntityManager) {
+    this.em = em;
   }
 
-  async list(accountId: string, type: string | undefined, since: string | undefined, limit: number, cursor?: string) {
+  /** Newest first; `type` is a type, a category (`email.*`) or `*`. */
+  async list(accountId: string, type: string | undefined, since: string | undefined, limit: number, cursor?: string): Promise<components['schemas']['EventPage']> {
     const after = decodeCursor(cursor);
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    if (type && type !== '*') {
-      params.push(type.endsWith('.*') ? `${type.slice(0, -1)}%` : type);
-      where.push(type.endsWith('.*') ? `type like $${params.length}` : `type = $${params.length}`);
-    }
-    if (since) {
-      params.push(since);
-      where.push(`created_at >= $${params.length}`);
-    }
+    let query = sqlOf(this.em)
+      .selectFrom('events')
+      .select(['id', 'type', 'created_at', 'account_id', 'data'])
+      .where('account_id', '=', accountId)
+      .orderBy('seq', 'desc')
+      .limit(limit + 1);
+    if (type && type !== '*') query = type.endsWith('.*') ? query.where('type', 'like', `${type.slice(0, -1)}%`) : query.where('type', '=', type);
+    if (since) query = query.where('created_at', '>=', new Date(since));
     if (after) {
-      params.push(after.id, accountId);
-      where.push(`seq < (select seq from events where id = $${params.length - 1} and account_id = $${params.length})`);
+      query = query.where('seq', '<', (eb) => eb.selectFrom('events').select('seq').where('id', '=', after.id).where('account_id', '=', accountId));
     }
-    params.push(limit + 1);
-    const { rows } = await this.pool.query(
-      `select ${ENVELOPE_COLUMNS} from events where ${where.join(' and ')} order by seq desc limit $${params.length}`,
-      params,
-    );
-    return toPage(rows, limit, (e) => ({ at: e.created_at, id: e.id }), eventEnvelope);
+    return toPage(await query.execute(), limit, (e) => ({ at: e.created_at, id: e.id }), eventEnvelope);
   }
 
-  types() {
+  types(): ResponseBody<'Events_types', 200> {
     return { data: EVENT_TYPES.map((type) => ({ type, description: EVENT_DESCRIPTIONS[type] })) };
   }
 }

@@ -4,7 +4,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate } from '../auth/middleware.ts';
 import { looksLikeApiKey } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
-import type { Pool } from '../db/pool.ts';
+import { sql } from 'kysely';
+import type { Db } from '../db/kysely.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { Problem } from '../http/problem.ts';
 import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
@@ -14,7 +15,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
-import { ENVELOPE_COLUMNS, eventEnvelope } from './envelope.ts';
+import { eventEnvelope } from './envelope.ts';
 
 const PATHS = new Set(['/api/ws', '/api/v1/ws', '/v1/ws']);
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -45,16 +46,13 @@ interface Client {
   lastSeq: number;
 }
 
-interface EventRow {
-  seq: string;
-  id: string;
-  type: string;
-  created_at: Date;
-  account_id: string;
-  data: unknown;
-}
+/** What a socket is sent of an event: its envelope, and its seq to order and deduplicate. */
+const EVENT_COLUMNS = ['seq', 'id', 'type', 'created_at', 'account_id', 'data'] as const;
 
-const envelope = (e: EventRow) => JSON.stringify(eventEnvelope(e));
+const envelope = (e: Parameters<typeof eventEnvelope>[0]) => JSON.stringify(eventEnvelope(e));
+
+/** A message from a client: only its shape is known before it is checked. */
+type ClientMessage = { type?: unknown; events?: unknown; after?: unknown } | null;
 
 function refuse(socket: Duplex, status: number, code: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status, code, success: false });
@@ -68,8 +66,8 @@ const credentialOf = (principal: Principal) => (principal.keyId ? `key:${princip
  * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
  * committed by any process reaches every socket of its account.
  */
-export function attachEventSocket(server: Server, deps: { pool: Pool; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger }) {
-  const { pool, listener, config, log } = deps;
+export function attachEventSocket(server: Server, deps: { db: Db; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger }) {
+  const { db, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();
   /** Announced revocations and allow-list changes of the last REMEMBER_REVOKED_MS, with when they arrived. */
@@ -129,15 +127,15 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
 
   async function handleMessage(client: Client, text: string): Promise<void> {
     const reply = (message: unknown) => client.socket.send(JSON.stringify(message));
-    let message: any;
+    let message: ClientMessage;
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(text) as ClientMessage;
     } catch {
       return reply({ type: 'error', code: 'invalid_json', detail: 'Messages are JSON objects.' });
     }
     if (message?.type === 'subscribe') {
-      const events = message.events;
-      if (!Array.isArray(events) || !events.length || events.length > 50 || !events.every((e) => typeof e === 'string' && isEventPattern(e))) {
+      const events: unknown = message.events;
+      if (!Array.isArray(events) || !events.length || events.length > 50 || !events.every((e): e is string => typeof e === 'string' && isEventPattern(e))) {
         return reply({ type: 'error', code: 'invalid_subscription', detail: 'events: 1 to 50 event types, categories such as "email.*", or "*".' });
       }
       client.patterns = events;
@@ -153,18 +151,22 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   }
 
   async function resume(client: Client, after: string): Promise<void> {
-    const { rows: [from] } = await pool.query('select seq from events where id = $1 and account_id = $2', [after, client.accountId]);
+    const from = await db.selectFrom('events').select('seq').where('id', '=', after).where('account_id', '=', client.accountId).executeTakeFirst();
     if (!from) return void client.socket.send(JSON.stringify({ type: 'error', code: 'unknown_event', detail: 'No event of this account has that id.' }));
     client.held = [];
     try {
-      const { rows } = await pool.query<EventRow>(
-        `select seq, ${ENVELOPE_COLUMNS} from events
-         where account_id = $1 and seq > $2 and created_at > now() - make_interval(hours => $3) order by seq limit $4`,
-        [client.accountId, from.seq, config.websocket.replayHours, MAX_REPLAY],
-      );
+      const rows = await db
+        .selectFrom('events')
+        .select(EVENT_COLUMNS)
+        .where('account_id', '=', client.accountId)
+        .where('seq', '>', from.seq)
+        .where('created_at', '>', sql<Date>`now() - make_interval(hours => ${config.websocket.replayHours})`)
+        .orderBy('seq')
+        .limit(MAX_REPLAY)
+        .execute();
       let replayed = 0;
       for (const row of rows) {
-        if (matchesAny(client.patterns!, row.type)) {
+        if (client.patterns && matchesAny(client.patterns, row.type)) {
           send(client, envelope(row));
           replayed++;
         }
@@ -180,9 +182,13 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
 
   listener.onEvents(({ accountId, seqs }) => {
     if (![...clients].some((client) => client.accountId === accountId)) return;
-    pool
-      .query<EventRow>(`select seq, ${ENVELOPE_COLUMNS} from events where account_id = $1 and seq = any($2) order by seq`, [accountId, seqs])
-      .then(({ rows }) => {
+    db.selectFrom('events')
+      .select(EVENT_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('seq', '=', sql<string>`any(${seqs}::bigint[])`)
+      .orderBy('seq')
+      .execute()
+      .then((rows) => {
         for (const row of rows) {
           let text: string | null = null;
           for (const client of clients) {
@@ -220,13 +226,21 @@ export function attachEventSocket(server: Server, deps: { pool: Pool; listener: 
   async function recheckCredentials(checked: Client[]): Promise<void> {
     if (!checked.length) return;
     const ids = (kind: string) => checked.filter((c) => c.credential.startsWith(kind)).map((c) => c.credential.slice(kind.length));
-    const { rows } = await pool.query<{ credential: string; allowed_ips: string[] | null }>(
-      `select 'session:' || s.id as credential, null as allowed_ips from sessions s join users u on u.id = s.user_id
-       where s.id = any($1) and s.revoked_at is null and s.expires_at > now()
-       union all
-       select 'key:' || id, allowed_ips from api_keys where id = any($2) and (expires_at is null or expires_at > now())`,
-      [ids('session:'), ids('key:')],
-    );
+    const rows = await db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select([sql<string>`'session:' || s.id`.as('credential'), sql<string[] | null>`null::text[]`.as('allowed_ips')])
+      .where('s.id', '=', sql<string>`any(${ids('session:')}::text[])`)
+      .where('s.revoked_at', 'is', null)
+      .where('s.expires_at', '>', sql<Date>`now()`)
+      .unionAll(
+        db
+          .selectFrom('api_keys')
+          .select([sql<string>`'key:' || id`.as('credential'), 'allowed_ips'])
+          .where('id', '=', sql<string>`any(${ids('key:')}::text[])`)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)])),
+      )
+      .execute();
     const valid = new Map(rows.map((row) => [row.credential, row.allowed_ips && compileAllowList(row.allowed_ips)]));
     for (const client of checked) {
       if (!clients.has(client)) continue;

@@ -55,6 +55,7 @@ function guard(op: ContractOperation) {
 
 function run(handler: Handler<OperationId>) {
   return async (req: Request, res: Response) => {
+    // The validator has checked body, params and query against this operation, as Call types them.
     const call = {
       body: req.body as unknown,
       params: req.params,
@@ -133,6 +134,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     const body = op.takesBody ? [json, leaveStreamedBodies] : [];
     const codeCheck = config.validateResponses ? [refuseUndeclaredCodes(op.operationId, declaredProblemCodes(doc, op.path, op.method))] : [];
     const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler), ...codeCheck];
+    // Express types each method of a Router apart; op.method is one of get, put, post, patch, delete.
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }
   return router;

@@ -9,12 +9,13 @@ export type TrustProxy = (address: string, hop: number) => boolean;
  * upgrades), by the same rule as `req.ip`: `X-Forwarded-For` counts only through trusted proxies.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
-  return clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trust);
+  const forwarded = req.headers['x-forwarded-for'];
+  return clientAddressOf(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(', ') : forwarded, trust);
 }
 
 /** The same, from what a request carried, for work done after it was answered. */
 export function clientAddressOf(remoteAddress: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string {
-  // The two fields proxy-addr reads of a request.
+  // proxy-addr reads only these two fields of a request, so they stand in for a whole one.
   const carried = { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } };
   return proxyaddr(carried as unknown as IncomingMessage, trust);
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
-import { insertEvents } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
 import { ImportFileError } from './errors.ts';
@@ -42,7 +42,7 @@ const completedEvent = (r: ImportRecord) => ({
 /** Ends an import and writes its one `import.completed` event, in the caller's transaction. */
 export async function finishImport(client: PoolClient, id: string, outcome: Parameters<typeof importsSql.finish>[2]): Promise<ImportRecord> {
   const record = await importsSql.finish(client, id, outcome);
-  await insertEvents(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
+  await append(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
   return record;
 }
 

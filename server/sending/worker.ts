@@ -3,7 +3,8 @@ import type { Orm } from '../db/orm.ts';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { sqlOf, sqlOnClient } from '../db/kysely.ts';
-import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { Campaign, type CampaignRow } from '../campaigns/entities.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
@@ -210,7 +211,7 @@ export class CampaignSender {
       await recordSmtpBounces(tx, accountId, campaignId, bounced);
       const suppressed = await suppressBouncedContacts(tx, bounced.flatMap((b) => (b.contactId ? [{ contactId: b.contactId, reason: b.reason }] : [])));
       for (const c of suppressed) events.push({ type: 'contact.suppressed', data: { contact_id: c.id, email: c.email, status: 'bounced', reason: c.reason } });
-      await insertEvents(client, accountId, events);
+      await append(client, accountId, events);
     });
   }
 

@@ -1,6 +1,7 @@
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
-import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
 
@@ -87,7 +88,7 @@ export class FeedbackService {
         }
       }
       if (contact) events.push(...(await this.suppressAfter(client, contact.id, input.type, input.reason)));
-      await insertEvents(client, accountId, events);
+      await append(client, accountId, events);
       return record;
     });
   }
@@ -120,7 +121,7 @@ export class FeedbackService {
         [newId('uns'), message.account_id, message.campaign_id, message.id, message.contact_id, message.email, source],
       );
       events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
-      await insertEvents(client, message.account_id, events);
+      await append(client, message.account_id, events);
       return { outcome: 'unsubscribed', email: message.email };
     });
   }

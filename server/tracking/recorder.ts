@@ -2,7 +2,8 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { insertEvents, type PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
 import { clientAddressOf, type TrustProxy } from '../http/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen, storedIp } from './classify.ts';
@@ -210,7 +211,7 @@ export class TrackingRecorder {
         const contacts = list.map((m) => m.contact_id).filter((id): id is string => id !== null);
         if (contacts.length) await client.query('update contacts set soft_bounces = 0 where id = any($1) and soft_bounces > 0', [contacts]);
       }
-      for (const [accountId, list] of events) await insertEvents(client, accountId, list);
+      for (const [accountId, list] of events) await append(client, accountId, list);
     });
   }
 }

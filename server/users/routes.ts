@@ -1,27 +1,25 @@
 import { handlers } from '../http/operations.ts';
 import { requireUser } from '../auth/middleware.ts';
-import { userJson } from '../auth/routes.ts';
 
 export const userHandlers = handlers({
   Users_create: async ({ principal, body, services }) => {
     requireUser(principal, ['owner', 'admin']);
-    return { status: 201, body: userJson(await services.users.create(principal, body)) };
+    return { status: 201, body: await services.users.create(principal, body) };
   },
 
   Users_list: async ({ principal, query, services }) => {
     requireUser(principal);
-    const page = await services.users.list(principal, query.limit ?? 50, query.cursor);
-    return { status: 200, body: { ...page, data: page.data.map(userJson) } };
+    return { status: 200, body: await services.users.list(principal, query.limit ?? 50, query.cursor) };
   },
 
   Users_get: async ({ principal, params, services }) => {
     requireUser(principal);
-    return { status: 200, body: userJson(await services.users.get(principal, params.id)) };
+    return { status: 200, body: await services.users.get(principal, params.id) };
   },
 
   Users_update: async ({ principal, params, body, services }) => {
     requireUser(principal);
-    return { status: 200, body: userJson(await services.users.update(principal, params.id, body)) };
+    return { status: 200, body: await services.users.update(principal, params.id, body) };
   },
 
   Users_delete: async ({ principal, params, services }) => {

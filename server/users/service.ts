@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import type { UserRole, UserRow } from '../auth/entities.ts';
 import { AuthRepository } from '../auth/repository.ts';
@@ -9,6 +10,9 @@ import type { Principal } from '../auth/principal.ts';
 import { conflict, forbidden, notFound } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { UserRepository } from './repository.ts';
+import { userJson } from '../auth/json.ts';
+
+type User = components['schemas']['User'];
 
 const RANK: Record<UserRole, number> = { member: 0, admin: 1, owner: 2 };
 
@@ -33,18 +37,18 @@ export class UserService {
     this.em = em;
   }
 
-  async list(principal: Principal, limit: number, cursor?: string) {
+  async list(principal: Principal, limit: number, cursor?: string): Promise<components['schemas']['UserPage']> {
     const rows = await this.repo.page(principal.accountId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (u) => ({ at: u.createdAt, id: u.id }), (u) => u);
+    return toPage(rows, limit, (u) => ({ at: u.createdAt, id: u.id }), userJson);
   }
 
-  async get(principal: Principal, id: string): Promise<UserRow> {
+  async get(principal: Principal, id: string): Promise<User> {
     const user = await this.auth.userById(principal.accountId, id);
     if (!user) throw notFound('user');
-    return user;
+    return userJson(user);
   }
 
-  async create(principal: Principal, input: { email: string; password: string; name: string; role?: UserRole }): Promise<UserRow> {
+  async create(principal: Principal, input: components['schemas']['UserCreate']): Promise<User> {
     const role = input.role ?? 'member';
     assertCanManage(principal.role!, null, role);
     const email = normaliseEmail(input.email);
@@ -58,10 +62,10 @@ export class UserService {
       passwordHash: await hashPassword(input.password),
     });
     if (!(await this.auth.flushNewUser())) throw emailTaken();
-    return user;
+    return userJson(user);
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; role?: UserRole; password?: string }): Promise<UserRow> {
+  async update(principal: Principal, id: string, input: components['schemas']['UserUpdate']): Promise<User> {
     return this.lockedAccount(principal, async (actor, auth, users) => {
       const user = await auth.userById(principal.accountId, id);
       if (!user) throw notFound('user');
@@ -74,7 +78,7 @@ export class UserService {
         user.passwordHash = await hashPassword(input.password);
         await auth.revokeSessionsOf(user.id);
       }
-      return user;
+      return userJson(user);
     });
   }
 

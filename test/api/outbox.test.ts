@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../server/auth/entities.ts';
 import { newId } from '../../server/db/ids.ts';
+import { sqlOf } from '../../server/db/kysely.ts';
+import { nativePool } from '../../server/db/orm.ts';
 import { Event } from '../../server/events/entities.ts';
-import { EVENT_TYPES } from '../../server/events/outbox.ts';
-import { recordEvent } from '../../server/events/record.ts';
+import { EVENT_TYPES, type PendingEvent } from '../../server/events/outbox.ts';
+import { append } from '../../server/events/store.ts';
 import type { Sendline } from '../../server/start.ts';
 import { startTestServer } from '../helpers.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
-  sendline = await startTestServer();
+  // No webhook worker: it would mark events dispatched while the tests look at how they were born.
+  sendline = await startTestServer({ SENDLINE_ROLE: 'api' });
 });
 afterAll(() => sendline.stop());
 
@@ -23,9 +26,9 @@ describe('the transactional outbox', () => {
     const em = sendline.orm.em.fork();
     const accountId = newId('acc');
     em.create(Account, { id: accountId, name: 'outbox' });
-    const event = recordEvent(em, accountId, 'webhook.test', { webhook_id: 'wh_x', message: 'hello' });
+    const [eventId] = await append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } }]);
     await em.flush();
-    const stored = await sendline.orm.em.fork().findOneOrFail(Event, { id: event.id });
+    const stored = await sendline.orm.em.fork().findOneOrFail(Event, { id: eventId });
     expect(stored).toMatchObject({ accountId, type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } });
     expect(stored.id).toMatch(/^evt_/);
   });
@@ -36,7 +39,7 @@ describe('the transactional outbox', () => {
     await expect(
       sendline.orm.em.fork().transactional(async (em) => {
         em.create(Account, { id: accountId, name: 'rolled back' });
-        eventId = recordEvent(em, accountId, 'webhook.test', { webhook_id: 'wh_x', message: 'never' }).id;
+        [eventId] = await append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'never' } }]);
         await em.flush();
         throw new Error('abort');
       }),
@@ -44,5 +47,69 @@ describe('the transactional outbox', () => {
     const em = sendline.orm.em.fork();
     expect(await em.findOne(Event, { id: eventId })).toBeNull();
     expect(await em.findOne(Account, { id: accountId })).toBeNull();
+  });
+});
+
+describe('the dispatched flag', () => {
+  const events: PendingEvent[] = [
+    { type: 'contact.deleted', data: { contact_id: 'ct_x' } },
+    { type: 'email.failed', data: { message_id: 'msg_x', campaign_id: 'cmp_x', contact_id: null, email: 'a@example.com', reason: 'x' } },
+    { type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } },
+  ];
+
+  async function accountWatching(...webhooks: { events: string[]; active: boolean }[]): Promise<string> {
+    const em = sendline.orm.em.fork();
+    const accountId = newId('acc');
+    em.create(Account, { id: accountId, name: 'dispatch' });
+    await em.flush();
+    const pool = await nativePool(sendline.orm);
+    for (const webhook of webhooks) {
+      await pool.query("insert into webhooks (id, account_id, url, events, active, secret_sealed) values ($1, $2, 'https://example.com/hook', $3, $4, 'sealed')", [newId('wh'), accountId, webhook.events, webhook.active]);
+    }
+    return accountId;
+  }
+
+  /** Appends `events` the three ways there are, and answers each way's `dispatched` flags in order. */
+  async function appendEveryWay(accountId: string): Promise<Record<string, boolean[]>> {
+    const em = sendline.orm.em.fork();
+    const viaUnitOfWork = await append(em, accountId, events);
+    await em.flush();
+    const viaKysely = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, events));
+    const client = await (await nativePool(sendline.orm)).connect();
+    const viaClient = await append(client, accountId, events).finally(() => client.release());
+    const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'dispatched']).where('account_id', '=', accountId).execute();
+    const flags = new Map(rows.map((row) => [row.id, row.dispatched]));
+    return {
+      unitOfWork: viaUnitOfWork.map((id) => flags.get(id)!),
+      kysely: viaKysely.map((id) => flags.get(id)!),
+      client: viaClient.map((id) => flags.get(id)!),
+    };
+  }
+
+  it('is set at birth when no active webhook of the account subscribes to the type, however events are appended', async () => {
+    const watched = await accountWatching({ events: ['email.*'], active: true }, { events: ['*'], active: false });
+    const undispatched = [true, false, true];
+    expect(await appendEveryWay(watched)).toEqual({ unitOfWork: undispatched, kysely: undispatched, client: undispatched });
+
+    const unwatched = await accountWatching();
+    const dispatched = [true, true, true];
+    expect(await appendEveryWay(unwatched)).toEqual({ unitOfWork: dispatched, kysely: dispatched, client: dispatched });
+  });
+
+  it('keeps each payload with its type and flag in large batches, written by COPY or by INSERT', async () => {
+    const accountId = await accountWatching({ events: ['email.*'], active: true });
+    const batch: PendingEvent[] = Array.from({ length: 1500 }, (_, i) =>
+      i % 3
+        ? { type: 'contact.deleted', data: { contact_id: `ct_${i}\t"\\\n` } }
+        : { type: 'email.failed', data: { message_id: `msg_${i}`, campaign_id: 'cmp_x', contact_id: null, email: 'a@example.com', reason: 'x' } },
+    );
+    const viaKysely = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, batch));
+    const client = await (await nativePool(sendline.orm)).connect();
+    const viaClient = await append(client, accountId, batch).finally(() => client.release());
+    const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'type', 'data', 'dispatched']).where('account_id', '=', accountId).execute();
+    const byId = new Map(rows.map((row) => [row.id, { type: row.type, data: row.data, dispatched: row.dispatched }]));
+    const expected = batch.map((e) => ({ ...e, dispatched: e.type !== 'email.failed' }));
+    expect(viaKysely.map((id) => byId.get(id))).toEqual(expected);
+    expect(viaClient.map((id) => byId.get(id))).toEqual(expected);
   });
 });

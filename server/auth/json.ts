@@ -1,0 +1,13 @@
+import type { components } from '../../generated/openapi.d.ts';
+import type { AccountRow, UserRow } from './entities.ts';
+
+export const userJson = (u: UserRow): components['schemas']['User'] => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  account_id: u.accountId,
+  created_at: u.createdAt.toISOString(),
+});
+
+export const accountJson = (a: AccountRow): components['schemas']['Account'] => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() });
