@@ -156,7 +156,7 @@ function cachedKey(found: KeyFound): CachedKey {
   return {
     id: found.id,
     accountId: found.account_id,
-    scopes: found.scopes as Scope[],
+    scopes: found.scopes,
     allowList: compileAllowList(found.allowed_ips),
     rateLimitPerMinute: found.rate_limit_per_minute,
     expiresAt: found.expires_at,

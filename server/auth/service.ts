@@ -6,7 +6,7 @@ import { Problem, conflict, forbidden } from '../http/problem.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
 import type { Access } from './access.ts';
 import type { CachedSession } from './credential-cache.ts';
-import type { AccountRow, UserRow } from './entities.ts';
+import type { UserRow } from './entities.ts';
 import { accountJson, userJson } from './json.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';

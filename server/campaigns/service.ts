@@ -7,7 +7,7 @@ import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
 import { campaignContent, type Recipient } from '../sending/render.ts';
-import type { AudienceFilter, CampaignRow, MessageStatus } from './entities.ts';
+import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';

@@ -117,7 +117,7 @@ export function attachEventSocket(server: Server, deps: { db: Db; listener: Even
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => clients.delete(client));
     socket.on('error', () => clients.delete(client));
-    socket.on('message', (raw) => {
+    socket.on('message', (raw: Buffer) => {
       handleMessage(client, raw.toString()).catch((err) => {
         log.error({ err }, 'WebSocket message failed');
         socket.send(JSON.stringify({ type: 'error', code: 'internal_error', detail: 'The message could not be handled.' }));
