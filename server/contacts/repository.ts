@@ -74,8 +74,8 @@ export class ContactRepository {
     return rows.map((row) => this.em.map(Contact, row));
   }
 
-  create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId'>): ContactRow {
-    return this.em.create(Contact, { ...data, lastImportId: null });
+  create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId' | 'softBounces'>): ContactRow {
+    return this.em.create(Contact, { ...data, lastImportId: null, softBounces: 0 });
   }
 
   remove(contact: ContactRow): void {
