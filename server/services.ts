@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
+import { sqlOf } from './db/kysely.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
@@ -70,9 +71,9 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool),
-    tracking: new TrackingService(runtime.pool),
-    attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
-    analytics: new AnalyticsService(runtime.pool),
+    tracking: new TrackingService(sqlOf(runtime.orm.em)),
+    attribution: new AttributionService(runtime.pool, sqlOf(runtime.orm.em), runtime.signer, config.tracking.attributionDays),
+    analytics: new AnalyticsService(sqlOf(runtime.orm.em)),
     webhooks: new WebhookService(runtime.pool, runtime.secretBox, config.webhooks),
     events: new EventService(runtime.pool),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),

@@ -8,6 +8,9 @@ import { TemplateThreadStopped, type TemplateThread } from '../campaigns/templat
 import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
+import { sqlOnClient } from '../db/kysely.ts';
+import { suppress } from '../contacts/store.ts';
+import { recordSendBounces } from '../tracking/store.ts';
 
 interface Claimed {
   id: string;
@@ -321,21 +324,12 @@ export class CampaignSender {
         );
       }
       if (bounced.length) {
-        await client.query(
-          `insert into bounces (id, account_id, campaign_id, message_id, contact_id, email, type, reason, diagnostic_code, source, occurred_at)
-           select sendline_id('bnc'), $1, $2, u.message_id, u.contact_id, u.email, 'hard', u.reason, u.code, 'smtp', now()
-           from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as u(message_id, contact_id, email, reason, code)`,
-          [accountId, campaignId, bounced.map((b) => b.message.id), bounced.map((b) => b.message.contact_id), bounced.map((b) => b.message.email), bounced.map((b) => b.reason), bounced.map((b) => `smtp; ${b.code}`)],
-        );
-      }
-      for (const b of bounced) {
-        if (!b.message.contact_id) continue;
-        const { rows } = await client.query(
-          `update contacts set status = 'bounced', status_reason = $2, status_changed_at = now(), updated_at = now()
-           where id = $1 and status = 'subscribed' returning id, email`,
-          [b.message.contact_id, b.reason],
-        );
-        if (rows.length) events.push({ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status: 'bounced', reason: b.reason } });
+        // The campaign's `bounced` counter is in the counts above; the rest of the rollups here.
+        const db = sqlOnClient(client);
+        await recordSendBounces(db, accountId, campaignId, bounced.map((b) => ({ messageId: b.message.id, contactId: b.message.contact_id, email: b.message.email, reason: b.reason, code: b.code })));
+        for (const b of bounced) {
+          if (b.message.contact_id) events.push(...(await suppress(db, accountId, [b.message.contact_id], 'bounced', b.reason)));
+        }
       }
       await insertEvents(client, accountId, events);
     });
