@@ -7,6 +7,7 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson } from './json.ts';
+import { suppressedEvent } from './store.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 
 export interface ContactInput {
@@ -136,7 +137,8 @@ export class ContactService {
       if (contact.status === 'subscribed') {
         recordEvent(this.em, accountId, 'contact.subscribed', { contact_id: contact.id, email: contact.email, previous_status: previousStatus });
       } else {
-        recordEvent(this.em, accountId, 'contact.suppressed', { contact_id: contact.id, email: contact.email, status: contact.status, reason: contact.statusReason });
+        const { data } = suppressedEvent(contact.id, contact.email, contact.status, contact.statusReason ?? null);
+        recordEvent(this.em, accountId, 'contact.suppressed', data);
       }
     }
     await this.flushOrConflict(accountId, contact.email);

@@ -47,11 +47,16 @@ export async function suppress(
     .where('status', 'in', from)
     .returning(['id', 'email'])
     .execute();
-  return rows.map((r) => ({ type: 'contact.suppressed', data: suppressedData(r.id, r.email, status, reason) }));
+  return rows.map((r) => suppressedEvent(r.id, r.email, status, reason));
 }
 
-function suppressedData(contactId: string, email: string, status: SuppressedStatus, reason: string | null): EventData<'contact.suppressed'> {
-  return { contact_id: contactId, email, status, reason };
+/**
+ * The event of a suppression, for `suppress` and for the one suppression made through the ORM's
+ * unit of work: a person's edit of a contact, whose status is flushed with the other fields.
+ */
+export function suppressedEvent(contactId: string, email: string, status: SuppressedStatus, reason: string | null): PendingEvent & { type: 'contact.suppressed' } {
+  const data: EventData<'contact.suppressed'> = { contact_id: contactId, email, status, reason };
+  return { type: 'contact.suppressed', data };
 }
 
 // ---- Soft bounces in a row, which tracking counts toward suppression.
