@@ -70,7 +70,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts: new ContactService(new ContactRepository(em), em),
     imports: new ImportService(runtime.pool, runtime.queue, config.imports),
-    feedback: new FeedbackService(runtime.pool),
+    feedback: new FeedbackService(runtime.pool, sqlOf(runtime.orm.em)),
     tracking: new TrackingService(sqlOf(runtime.orm.em)),
     attribution: new AttributionService(runtime.pool, sqlOf(runtime.orm.em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(runtime.orm.em)),

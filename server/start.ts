@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
+import { sqlOf } from './db/kysely.ts';
 import { readSchemaState } from './db/schema.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
@@ -58,7 +59,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   await listener.start();
   const webhooks = config.role === 'api' ? null : new WebhookWorker(pool, secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(pool);
+  const feedback = new FeedbackService(pool, sqlOf(orm.em));
   const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();

@@ -47,9 +47,15 @@ export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: st
  */
 export class FeedbackService {
   private readonly pool: Pool;
+  private readonly db: Db;
 
-  constructor(pool: Pool) {
+  /**
+   * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a report its own
+   * connection, since its events are COPYed in its transaction.
+   */
+  constructor(pool: Pool, db: Db) {
     this.pool = pool;
+    this.db = db;
   }
 
   /** Null when neither the message nor the address is known (to this account, when given). */
@@ -141,7 +147,7 @@ export class FeedbackService {
 
   /** The address of a message, for the confirmation page; null when unknown. */
   async messageEmail(messageId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ email: string }>('select email from messages where id = $1', [messageId]);
+    const { rows } = await sql<{ email: string }>`select email from messages where id = ${messageId}`.execute(this.db);
     return rows[0]?.email ?? null;
   }
 
