@@ -14,8 +14,6 @@ import type { PoolClient } from '../db/pool.ts';
  */
 
 export type BounceRecord = Selectable<Database['bounces']>;
-export type OpenRecord = Omit<Selectable<Database['opens']>, 'id'>;
-export type ClickRecord = Omit<Selectable<Database['clicks']>, 'id'>;
 
 // ---- Raw records
 
