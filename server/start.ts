@@ -71,7 +71,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length }, access };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(pool);
+  const feedback = new FeedbackService(pool, sqlOf(orm.em));
   const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();

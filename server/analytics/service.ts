@@ -1,23 +1,31 @@
+import { sql } from 'kysely';
+import type { components } from '../../generated/openapi.d.ts';
 import { decimalText } from '../db/decimal.ts';
-import type { Pool } from '../db/pool.ts';
+import type { Db } from '../db/kysely.ts';
 import { notFound } from '../http/problem.ts';
+import { CAMPAIGN_STATUSES } from '../campaigns/state.ts';
+import { CONTACT_STATUSES } from '../contacts/rules.ts';
 
-const ENGAGEMENT_SUMS = `coalesce(sum(sent), 0)::int as sent, coalesce(sum(delivered), 0)::int as delivered, coalesce(sum(deferred), 0)::int as deferred,
-  coalesce(sum(failed), 0)::int as failed, coalesce(sum(opens), 0)::int as opens, coalesce(sum(unique_opens), 0)::int as unique_opens,
-  coalesce(sum(human_opens), 0)::int as human_opens, coalesce(sum(clicks), 0)::int as clicks, coalesce(sum(unique_clicks), 0)::int as unique_clicks,
-  coalesce(sum(bounces_hard), 0)::int as bounces_hard, coalesce(sum(bounces_soft), 0)::int as bounces_soft,
-  coalesce(sum(complaints), 0)::int as complaints, coalesce(sum(unsubscribes), 0)::int as unsubscribes`;
+export type AnalyticsOverview = components['schemas']['AnalyticsOverview'];
+export type CampaignAnalytics = components['schemas']['CampaignAnalytics'];
 
-const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled', 'failed'] as const;
-const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained'] as const;
+/** The counters of campaign_hourly that analytics add up. */
+const SUMMED = ['sent', 'delivered', 'deferred', 'failed', 'opens', 'unique_opens', 'human_opens', 'clicks', 'unique_clicks', 'bounces_hard', 'bounces_soft', 'complaints', 'unsubscribes'] as const;
+type Sums = Record<(typeof SUMMED)[number], number>;
+const SUMS = SUMMED.map((column) => sql<number>`coalesce(sum(${sql.ref(column)}), 0)::int`.as(column));
+
+interface Revenue {
+  currency: string;
+  conversions: number;
+  amount: string;
+}
+
 /** The campaign time series is hourly this long after the start, daily after. */
 const HOURLY_FOR_MS = 72 * 3600_000;
 
-type Sums = Record<string, number>;
-
 const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
 
-function figures(s: Sums, revenue: { conversions: number; currency: string; amount: string }[]) {
+function figures(s: Sums, revenue: Revenue[]) {
   const bounces = s.bounces_hard + s.bounces_soft;
   return {
     sent: s.sent,
@@ -44,61 +52,100 @@ function figures(s: Sums, revenue: { conversions: number; currency: string; amou
   };
 }
 
+function byStatus<S extends string>(rows: { status: string; count: number }[], statuses: readonly S[]): Record<S, number> {
+  const counts = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
+  for (const row of rows) if ((statuses as readonly string[]).includes(row.status)) counts[row.status as S] = row.count;
+  return counts;
+}
+
 /**
- * Analytics read the rollups the tracking triggers keep (hourly buckets), never the raw
- * records: the cost of a request does not grow with the number of opens and clicks.
+ * Analytics read the rollups tracking keeps (hourly buckets), never the raw records: the cost of
+ * a request does not grow with the number of opens and clicks.
  */
 export class AnalyticsService {
-  private readonly pool: Pool;
+  private readonly db: Db;
 
-  constructor(pool: Pool) {
-    this.pool = pool;
+  constructor(db: Db) {
+    this.db = db;
   }
 
-  async overview(accountId: string, since?: string, until?: string) {
+  async overview(accountId: string, since?: string, until?: string): Promise<AnalyticsOverview> {
     // Buckets are whole hours: a bound inside an hour counts that hour.
-    const range = [accountId, since ?? null, until ?? null];
-    const inRange = `account_id = $1 and ($2::timestamptz is null or bucket >= date_trunc('hour', $2::timestamptz, 'UTC')) and ($3::timestamptz is null or bucket < $3::timestamptz)`;
-    const [contacts, campaigns, sums, revenue] = await Promise.all([
-      this.pool.query('select status, count::int from contact_status_counts where account_id = $1', [accountId]),
-      this.pool.query('select status, count(*)::int from campaigns where account_id = $1 group by status', [accountId]),
-      this.pool.query(`select ${ENGAGEMENT_SUMS} from campaign_hourly where ${inRange}`, range),
-      this.pool.query(`select currency, sum(conversions)::int as conversions, sum(amount)::text as amount from revenue_hourly where ${inRange} group by currency order by currency`, range),
+    const from = since ? sql<Date>`date_trunc('hour', ${since}::timestamptz, 'UTC')` : null;
+    const to = until ? new Date(until) : null;
+    const sums = this.db
+      .selectFrom('campaign_hourly')
+      .select(SUMS)
+      .where('account_id', '=', accountId)
+      .$if(from !== null, (q) => q.where('bucket', '>=', from!))
+      .$if(to !== null, (q) => q.where('bucket', '<', to!));
+    const revenue = this.db
+      .selectFrom('revenue_hourly')
+      .select(['currency', sql<number>`sum(conversions)::int`.as('conversions'), sql<string>`sum(amount)::text`.as('amount')])
+      .where('account_id', '=', accountId)
+      .$if(from !== null, (q) => q.where('bucket', '>=', from!))
+      .$if(to !== null, (q) => q.where('bucket', '<', to!))
+      .groupBy('currency')
+      .orderBy('currency');
+    const [contacts, campaigns, totals, money] = await Promise.all([
+      this.db.selectFrom('contact_status_counts').select(['status', sql<number>`count::int`.as('count')]).where('account_id', '=', accountId).execute(),
+      this.db.selectFrom('campaigns').select(['status', sql<number>`count(*)::int`.as('count')]).where('account_id', '=', accountId).groupBy('status').execute(),
+      sums.executeTakeFirstOrThrow(),
+      revenue.execute(),
     ]);
-    const byStatus = (rows: { status: string; count: number }[], statuses: readonly string[]) =>
-      Object.fromEntries(statuses.map((s) => [s, rows.find((r) => r.status === s)?.count ?? 0]));
-    const contactCounts = byStatus(contacts.rows, CONTACT_STATUSES);
+    const contactCounts = byStatus(contacts, CONTACT_STATUSES);
     return {
       since: since ?? null,
       until: until ?? null,
       contacts: { total: Object.values(contactCounts).reduce((a, b) => a + b, 0), ...contactCounts },
-      campaigns: byStatus(campaigns.rows, CAMPAIGN_STATUSES),
-      ...figures(sums.rows[0], revenue.rows),
+      campaigns: byStatus(campaigns, CAMPAIGN_STATUSES),
+      ...figures(totals, money),
     };
   }
 
-  async campaign(accountId: string, campaignId: string) {
-    const { rows: [campaign] } = await this.pool.query('select id, started_at, created_at from campaigns where id = $1 and account_id = $2', [campaignId, accountId]);
+  async campaign(accountId: string, campaignId: string): Promise<CampaignAnalytics> {
+    const campaign = await this.db.selectFrom('campaigns').select(['id', 'started_at', 'created_at']).where('id', '=', campaignId).where('account_id', '=', accountId).executeTakeFirst();
     if (!campaign) throw notFound('campaign');
     const dailyFrom = new Date((campaign.started_at ?? campaign.created_at).getTime() + HOURLY_FOR_MS);
     const [sums, revenue, series, links, domains] = await Promise.all([
-      this.pool.query(`select ${ENGAGEMENT_SUMS} from campaign_hourly where campaign_id = $1`, [campaignId]),
-      this.pool.query('select currency, sum(conversions)::int as conversions, sum(amount)::text as amount from revenue_hourly where account_id = $1 and campaign_id = $2 group by currency order by currency', [accountId, campaignId]),
-      this.pool.query(
-        `select case when bucket < $2 then bucket else $2 + floor(extract(epoch from bucket - $2) / 86400) * interval '1 day' end as at,
-                sum(opens)::int as opens, sum(clicks)::int as clicks, sum(bounces_hard + bounces_soft)::int as bounces, sum(unsubscribes)::int as unsubscribes
-         from campaign_hourly where campaign_id = $1 group by 1 order by 1`,
-        [campaignId, dailyFrom],
-      ),
-      this.pool.query('select url, unique_clicks, total_clicks from campaign_links where campaign_id = $1 order by unique_clicks desc, total_clicks desc, url limit 20', [campaignId]),
-      this.pool.query('select domain, sent, delivered, opens, clicks, bounces from campaign_domains where campaign_id = $1 order by sent desc, domain limit 20', [campaignId]),
+      this.db.selectFrom('campaign_hourly').select(SUMS).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('revenue_hourly')
+        .select(['currency', sql<number>`sum(conversions)::int`.as('conversions'), sql<string>`sum(amount)::text`.as('amount')])
+        .where('account_id', '=', accountId)
+        .where('campaign_id', '=', campaignId)
+        .groupBy('currency')
+        .orderBy('currency')
+        .execute(),
+      sql<{ at: Date; opens: number; clicks: number; bounces: number; unsubscribes: number }>`
+        select case when bucket < ${dailyFrom}::timestamptz then bucket
+                    else ${dailyFrom}::timestamptz + floor(extract(epoch from bucket - ${dailyFrom}::timestamptz) / 86400) * interval '1 day' end as at,
+               sum(opens)::int as opens, sum(clicks)::int as clicks, sum(bounces_hard + bounces_soft)::int as bounces, sum(unsubscribes)::int as unsubscribes
+        from campaign_hourly where campaign_id = ${campaignId} group by 1 order by 1`.execute(this.db),
+      this.db
+        .selectFrom('campaign_links')
+        .select(['url', 'unique_clicks', 'total_clicks'])
+        .where('campaign_id', '=', campaignId)
+        .orderBy('unique_clicks', 'desc')
+        .orderBy('total_clicks', 'desc')
+        .orderBy('url')
+        .limit(20)
+        .execute(),
+      this.db
+        .selectFrom('campaign_domains')
+        .select(['domain', 'sent', 'delivered', 'opens', 'clicks', 'bounces'])
+        .where('campaign_id', '=', campaignId)
+        .orderBy('sent', 'desc')
+        .orderBy('domain')
+        .limit(20)
+        .execute(),
     ]);
     return {
       campaign_id: campaignId,
-      ...figures(sums.rows[0], revenue.rows),
+      ...figures(sums, revenue),
       time_series: series.rows.map((p) => ({ ...p, at: p.at.toISOString() })),
-      top_links: links.rows,
-      domains: domains.rows,
+      top_links: links,
+      domains,
     };
   }
 }

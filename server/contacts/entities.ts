@@ -16,6 +16,8 @@ export const Contact = defineEntity({
     statusReason: p.string().nullable(),
     statusChangedAt: p.datetime().nullable(),
     lastImportId: p.string().nullable().hidden(),
+    /** Soft bounces in a row, with no open or click between them (tracking keeps it). */
+    softBounces: p.integer().default(0).hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

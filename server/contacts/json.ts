@@ -3,8 +3,14 @@ import type { ContactRow } from './entities.ts';
 
 export type ContactJson = components['schemas']['Contact'];
 
+/** What of a contact the API shows. */
+export type ShownContact = Pick<
+  ContactRow,
+  'id' | 'email' | 'firstName' | 'lastName' | 'attributes' | 'tags' | 'status' | 'statusReason' | 'statusChangedAt' | 'createdAt' | 'updatedAt'
+>;
+
 /** A contact as the API and its events show it. */
-export const contactJson = (c: ContactRow): ContactJson => ({
+export const contactJson = (c: ShownContact): ContactJson => ({
   id: c.id,
   email: c.email,
   first_name: c.firstName ?? null,

@@ -1,3 +1,4 @@
+import type { ShownContact } from './json.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
@@ -38,13 +39,12 @@ export class ContactRepository {
   }
 
   /** One page in `(created_at, id)` order, read as plain rows (a list needs no identity map); every filter has an index behind it. */
-  page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ContactRow[]> {
+  page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ShownContact[]> {
     let query = sqlOf(this.em)
       .selectFrom('contacts')
       .select([
-        'id', 'account_id as accountId', 'email', 'first_name as firstName', 'last_name as lastName', 'attributes', 'tags', 'status',
-        'status_reason as statusReason', 'status_changed_at as statusChangedAt', 'last_import_id as lastImportId',
-        'created_at as createdAt', 'updated_at as updatedAt',
+        'id', 'email', 'first_name as firstName', 'last_name as lastName', 'attributes', 'tags', 'status',
+        'status_reason as statusReason', 'status_changed_at as statusChangedAt', 'created_at as createdAt', 'updated_at as updatedAt',
       ])
       .where('account_id', '=', accountId);
     const { status, tag, email, q, createdAfter, createdBefore } = filters;
@@ -61,8 +61,8 @@ export class ContactRepository {
     return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
   }
 
-  create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId'>): ContactRow {
-    return this.em.create(Contact, { ...data, lastImportId: null });
+  create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId' | 'softBounces'>): ContactRow {
+    return this.em.create(Contact, { ...data, lastImportId: null, softBounces: 0 });
   }
 
   remove(contact: ContactRow): void {

@@ -9,6 +9,7 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson } from './json.ts';
+import { suppressedEvent } from './store.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
@@ -137,7 +138,7 @@ export class ContactService {
       events.push(
         contact.status === 'subscribed'
           ? { type: 'contact.subscribed', data: { contact_id: contact.id, email: contact.email, previous_status: previousStatus } }
-          : { type: 'contact.suppressed', data: { contact_id: contact.id, email: contact.email, status: contact.status, reason: updated.status_reason } },
+          : suppressedEvent(contact.id, contact.email, contact.status, updated.status_reason ?? null),
       );
     }
     await append(this.em, accountId, events);

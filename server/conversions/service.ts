@@ -1,34 +1,21 @@
-import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { components } from '../../generated/openapi.d.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
+import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
-import { recentPage, type Conditions } from '../db/recent.ts';
+import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
 import { Problem, validationFailed } from '../http/problem.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
+import { insertConversion, insertPayment, type ConversionRecord, type PaymentRecord } from './store.ts';
 
-export interface ConversionInput {
-  contact_id?: string;
-  email?: string;
-  campaign_id?: string;
-  click_token?: string;
-  type: string;
-  value?: string;
-  currency?: string;
-  affiliate_id?: string;
-  external_id?: string;
-  occurred_at?: string;
-}
-
-export interface PaymentInput {
-  contact_id?: string;
-  email?: string;
-  amount: string;
-  currency: string;
-  external_id: string;
-  campaign_id?: string;
-  occurred_at?: string;
-}
+type Schemas = components['schemas'];
+export type ConversionInput = Schemas['ConversionCreate'];
+export type PaymentInput = Schemas['PaymentCreate'];
+export type ConversionJson = Schemas['Conversion'];
+export type PaymentJson = Schemas['Payment'];
 
 export interface AttributionFilters {
   contact_id?: string;
@@ -40,7 +27,7 @@ export interface AttributionFilters {
 
 type Attribution = { campaignId: string | null; how: 'click_token' | 'campaign_id' | 'last_click' | 'none' };
 
-const conversionJson = (r: Record<string, any>) => ({
+const conversionJson = (r: ConversionRecord): ConversionJson => ({
   id: r.id,
   contact_id: r.contact_id,
   campaign_id: r.campaign_id,
@@ -54,7 +41,7 @@ const conversionJson = (r: Record<string, any>) => ({
   created_at: r.created_at.toISOString(),
 });
 
-const paymentJson = (r: Record<string, any>) => ({
+const paymentJson = (r: PaymentRecord): PaymentJson => ({
   id: r.id,
   contact_id: r.contact_id,
   campaign_id: r.campaign_id,
@@ -72,36 +59,51 @@ const paymentJson = (r: Record<string, any>) => ({
  */
 export class AttributionService {
   private readonly pool: Pool;
+  private readonly db: Db;
   private readonly signer: TokenSigner;
   private readonly windowDays: number;
 
-  constructor(pool: Pool, signer: TokenSigner, windowDays: number) {
+  /**
+   * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a write its own
+   * connection, since its events are COPYed in its transaction.
+   */
+  constructor(pool: Pool, db: Db, signer: TokenSigner, windowDays: number) {
     this.pool = pool;
+    this.db = db;
     this.signer = signer;
     this.windowDays = windowDays;
   }
 
   /** `created` is false when `external_id` repeats an earlier conversion (which is answered). */
-  async createConversion(accountId: string, input: ConversionInput) {
+  async createConversion(accountId: string, input: ConversionInput): Promise<{ created: boolean; conversion: ConversionJson }> {
     if ((input.value === undefined) !== (input.currency === undefined)) {
       throw validationFailed([{ pointer: input.value === undefined ? '/value' : '/currency', detail: 'value and currency go together' }]);
     }
     return inTransaction(this.pool, async (client) => {
-      if (input.external_id) {
-        const existing = await this.existing(client, 'conversions', accountId, input.external_id);
+      const db = sqlOnClient(client);
+      const externalId = input.external_id;
+      if (externalId) {
+        const existing = await this.existingConversion(db, accountId, externalId);
         if (existing) return { created: false, conversion: conversionJson(existing) };
       }
-      const contactId = await this.contact(client, accountId, input);
+      const contactId = await this.contact(db, accountId, input);
       const occurredAt = input.occurred_at ? new Date(input.occurred_at) : new Date();
-      const attribution = await this.attribute(client, accountId, contactId, occurredAt, input.campaign_id, input.click_token);
-      const { rows: [row] } = await client.query(
-        `insert into conversions (id, account_id, contact_id, campaign_id, type, value, currency, affiliate_id, external_id, attribution, occurred_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         on conflict (account_id, external_id) where external_id is not null do nothing returning *`,
-        [newId('cnv'), accountId, contactId, attribution.campaignId, input.type, input.value ?? null, input.currency ?? null, input.affiliate_id ?? null, input.external_id ?? null, attribution.how, occurredAt],
-      );
+      const attribution = await this.attribute(db, accountId, contactId, occurredAt, input.campaign_id, input.click_token);
+      const row = await insertConversion(db, {
+        id: newId('cnv'),
+        account_id: accountId,
+        contact_id: contactId,
+        campaign_id: attribution.campaignId,
+        type: input.type,
+        value: input.value ?? null,
+        currency: input.currency ?? null,
+        affiliate_id: input.affiliate_id ?? null,
+        external_id: externalId ?? null,
+        attribution: attribution.how,
+        occurred_at: occurredAt,
+      });
       // A concurrent request with the same external_id won the insert: answer its conversion.
-      if (!row) return { created: false, conversion: conversionJson((await this.existing(client, 'conversions', accountId, input.external_id!))!) };
+      if (!row) return { created: false, conversion: conversionJson(await this.existingConversionOrThrow(db, accountId, externalId)) };
       const conversion = conversionJson(row);
       const events: PendingEvent[] = [{ type: 'conversion.created', data: { conversion } }];
       if (conversion.affiliate_id) events.push({ type: 'affiliate.conversion', data: { affiliate_id: conversion.affiliate_id, conversion } });
@@ -110,79 +112,113 @@ export class AttributionService {
     });
   }
 
-  async createPayment(accountId: string, input: PaymentInput) {
+  async createPayment(accountId: string, input: PaymentInput): Promise<{ created: boolean; payment: PaymentJson }> {
     return inTransaction(this.pool, async (client) => {
-      const existing = await this.existing(client, 'payments', accountId, input.external_id);
+      const db = sqlOnClient(client);
+      const existing = await this.existingPayment(db, accountId, input.external_id);
       if (existing) return { created: false, payment: paymentJson(existing) };
-      const contactId = await this.contact(client, accountId, input);
+      const contactId = await this.contact(db, accountId, input);
       const occurredAt = input.occurred_at ? new Date(input.occurred_at) : new Date();
-      const attribution = await this.attribute(client, accountId, contactId, occurredAt, input.campaign_id, undefined);
-      const { rows: [row] } = await client.query(
-        `insert into payments (id, account_id, contact_id, campaign_id, amount, currency, external_id, attribution, occurred_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         on conflict (account_id, external_id) do nothing returning *`,
-        [newId('pay'), accountId, contactId, attribution.campaignId, input.amount, input.currency, input.external_id, attribution.how, occurredAt],
-      );
-      if (!row) return { created: false, payment: paymentJson((await this.existing(client, 'payments', accountId, input.external_id))!) };
+      const attribution = await this.attribute(db, accountId, contactId, occurredAt, input.campaign_id, undefined);
+      const row = await insertPayment(db, {
+        id: newId('pay'),
+        account_id: accountId,
+        contact_id: contactId,
+        campaign_id: attribution.campaignId,
+        amount: input.amount,
+        currency: input.currency,
+        external_id: input.external_id,
+        // Without a click token, attribution is never by one.
+        attribution: attribution.how === 'click_token' ? 'campaign_id' : attribution.how,
+        occurred_at: occurredAt,
+      });
+      if (!row) {
+        const winner = await this.existingPayment(db, accountId, input.external_id);
+        if (!winner) throw new Error('a payment conflicted with one that is not there');
+        return { created: false, payment: paymentJson(winner) };
+      }
       const payment = paymentJson(row);
       await append(client, accountId, [{ type: 'payment.received', data: { payment } }]);
       return { created: true, payment };
     });
   }
 
-  listConversions(accountId: string, filters: AttributionFilters, limit: number, cursor?: string) {
-    return this.list('conversions', conversionJson, accountId, filters, limit, cursor);
+  async listConversions(accountId: string, filters: AttributionFilters, limit: number, cursor?: string): Promise<Page<ConversionJson>> {
+    let query = this.db.selectFrom('conversions').selectAll();
+    if (filters.type) query = query.where('type', '=', filters.type);
+    const rows = await this.recent(query, accountId, filters, limit, cursor).execute();
+    return toPage(rows, limit, (r) => ({ at: r.occurred_at, id: r.id }), conversionJson);
   }
 
-  listPayments(accountId: string, filters: AttributionFilters, limit: number, cursor?: string) {
-    return this.list('payments', paymentJson, accountId, filters, limit, cursor);
+  async listPayments(accountId: string, filters: AttributionFilters, limit: number, cursor?: string): Promise<Page<PaymentJson>> {
+    const rows = await this.recent(this.db.selectFrom('payments').selectAll(), accountId, filters, limit, cursor).execute();
+    return toPage(rows, limit, (r) => ({ at: r.occurred_at, id: r.id }), paymentJson);
   }
 
-  private list<T>(table: 'conversions' | 'payments', shape: (r: Record<string, any>) => T, accountId: string, f: AttributionFilters, limit: number, cursor?: string) {
-    const conditions: Conditions = [
-      ['contact_id = ?', f.contact_id],
-      ['campaign_id = ?', f.campaign_id],
-      ['occurred_at >= ?', f.since],
-      ['occurred_at < ?', f.until],
-      ['type = ?', table === 'conversions' ? f.type : undefined],
-    ];
-    return recentPage(this.pool, { table, columns: '*', accountId, conditions, limit, cursor }, shape);
+  /** One page of an account's records, newest first by `(occurred_at, id)` with keyset cursors. */
+  private recent<T extends 'conversions' | 'payments', O>(query: SelectQueryBuilder<Database, T, O>, accountId: string, f: AttributionFilters, limit: number, cursor?: string) {
+    // The columns both tables have, named through one of them for the builder's types.
+    let q = query as unknown as SelectQueryBuilder<Database, 'payments', O>;
+    const after = decodeCursor(cursor);
+    q = q.where('account_id', '=', accountId);
+    if (f.contact_id) q = q.where('contact_id', '=', f.contact_id);
+    if (f.campaign_id) q = q.where('campaign_id', '=', f.campaign_id);
+    if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
+    if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
+    if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
+    return q.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
   }
 
-  private async existing(client: PoolClient, table: 'conversions' | 'payments', accountId: string, externalId: string) {
-    const { rows } = await client.query(`select * from ${table} where account_id = $1 and external_id = $2`, [accountId, externalId]);
-    return rows[0] ?? null;
+  private existingConversion(db: Db, accountId: string, externalId: string): Promise<ConversionRecord | undefined> {
+    return db.selectFrom('conversions').selectAll().where('account_id', '=', accountId).where('external_id', '=', externalId).executeTakeFirst();
   }
 
-  private async contact(client: PoolClient, accountId: string, input: { contact_id?: string; email?: string }): Promise<string> {
+  private async existingConversionOrThrow(db: Db, accountId: string, externalId: string | undefined): Promise<ConversionRecord> {
+    const row = externalId === undefined ? undefined : await this.existingConversion(db, accountId, externalId);
+    if (!row) throw new Error('a conversion conflicted with one that is not there');
+    return row;
+  }
+
+  private existingPayment(db: Db, accountId: string, externalId: string): Promise<PaymentRecord | undefined> {
+    return db.selectFrom('payments').selectAll().where('account_id', '=', accountId).where('external_id', '=', externalId).executeTakeFirst();
+  }
+
+  private async contact(db: Db, accountId: string, input: { contact_id?: string; email?: string }): Promise<string> {
     if (!input.contact_id && !input.email) throw validationFailed([{ pointer: '/contact_id', detail: 'give contact_id or email' }]);
-    const { rows } = input.contact_id
-      ? await client.query('select id from contacts where id = $1 and account_id = $2', [input.contact_id, accountId])
-      : await client.query('select id from contacts where account_id = $1 and lower(email) = lower($2)', [accountId, input.email!.trim()]);
-    if (!rows.length) {
+    const query = db.selectFrom('contacts').select('id').where('account_id', '=', accountId);
+    const row = input.contact_id
+      ? await query.where('id', '=', input.contact_id).executeTakeFirst()
+      : await query.where(sql<boolean>`lower(email) = lower(${(input.email ?? '').trim()})`).executeTakeFirst();
+    if (!row) {
       throw new Problem(422, 'contact_not_found', 'No contact of this account has that id or email.', { errors: [{ pointer: input.contact_id ? '/contact_id' : '/email', detail: 'no such contact' }] });
     }
-    return rows[0].id;
+    return row.id;
   }
 
-  private async attribute(client: PoolClient, accountId: string, contactId: string, at: Date, campaignId?: string, clickToken?: string): Promise<Attribution> {
+  private async attribute(db: Db, accountId: string, contactId: string, at: Date, campaignId?: string, clickToken?: string): Promise<Attribution> {
     if (clickToken) {
       const token = this.signer.verify(clickToken.replace(/^.*\/t\/c\//, ''));
       if (token?.kind !== 'click') throw new Problem(422, 'invalid_click_token', 'The click token is not one this server signed.', { errors: [{ pointer: '/click_token', detail: 'not a valid click token' }] });
-      const { rows } = await client.query('select campaign_id from messages where id = $1 and account_id = $2', [token.messageId, accountId]);
+      const { rows } = await sql<{ campaign_id: string }>`select campaign_id from messages where id = ${token.messageId} and account_id = ${accountId}`.execute(db);
       if (!rows.length) throw new Problem(422, 'invalid_click_token', 'The click token names no message of this account.', { errors: [{ pointer: '/click_token', detail: 'unknown message' }] });
       return { campaignId: rows[0].campaign_id, how: 'click_token' };
     }
     if (campaignId) {
-      const { rows } = await client.query('select id from campaigns where id = $1 and account_id = $2', [campaignId, accountId]);
-      if (!rows.length) throw new Problem(422, 'campaign_not_found', 'No campaign of this account has that id.', { errors: [{ pointer: '/campaign_id', detail: 'no such campaign' }] });
+      const campaign = await db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).executeTakeFirst();
+      if (!campaign) throw new Problem(422, 'campaign_not_found', 'No campaign of this account has that id.', { errors: [{ pointer: '/campaign_id', detail: 'no such campaign' }] });
       return { campaignId, how: 'campaign_id' };
     }
-    const { rows } = await client.query(
-      `select campaign_id from clicks where contact_id = $1 and account_id = $2 and occurred_at <= $3 and occurred_at > $3::timestamptz - make_interval(days => $4)
-       order by occurred_at desc, id desc limit 1`,
-      [contactId, accountId, at, this.windowDays],
-    );
-    return rows.length ? { campaignId: rows[0].campaign_id, how: 'last_click' } : { campaignId: null, how: 'none' };
+    const click = await db
+      .selectFrom('clicks')
+      .select('campaign_id')
+      .where('contact_id', '=', contactId)
+      .where('account_id', '=', accountId)
+      .where('occurred_at', '<=', at)
+      .where('occurred_at', '>', new Date(at.getTime() - this.windowDays * 86_400_000))
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return click ? { campaignId: click.campaign_id, how: 'last_click' } : { campaignId: null, how: 'none' };
   }
 }

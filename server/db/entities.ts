@@ -4,6 +4,12 @@ import { Event } from '../events/entities.ts';
 import { Contact } from '../contacts/entities.ts';
 import { Campaign, Message } from '../campaigns/entities.ts';
 import { Webhook, WebhookDelivery } from '../webhooks/entities.ts';
+import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactStatusCount, Open, Unsubscribe } from '../tracking/entities.ts';
+import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
-export const entities = [Account, User, Session, ApiKey, Event, Contact, Campaign, Message, Webhook, WebhookDelivery] as const;
+export const entities = [
+  Account, User, Session, ApiKey, Event, Contact, Campaign, Message, Webhook, WebhookDelivery,
+  Open, Click, Bounce, Unsubscribe, CampaignHourly, CampaignLink, CampaignDomain, ContactStatusCount,
+  Conversion, Payment, RevenueHourly,
+] as const;

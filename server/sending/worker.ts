@@ -9,10 +9,11 @@ import type { Logger } from '../logger.ts';
 import { Campaign, type CampaignRow } from '../campaigns/entities.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
-import { addSendRollup, recordSmtpBounces, suppressBouncedContacts, type SmtpBounce } from '../tracking/store.ts';
+import { addSendRollup, recordSendBounces } from '../tracking/store.ts';
 import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
+import { suppress } from '../contacts/store.ts';
 
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
 
@@ -150,7 +151,7 @@ export class CampaignSender {
   private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
-    const bounced: SmtpBounce[] = [];
+    const bounced: Parameters<typeof recordSendBounces>[3] = [];
     const domains = new Map<string, number>();
     const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
@@ -208,9 +209,9 @@ export class CampaignSender {
       await messages.recordOutcomes(tx, outcomes);
       await campaigns.addSendCounts(tx, campaignId, counts);
       await addSendRollup(tx, accountId, campaignId, { ...counts, domains });
-      await recordSmtpBounces(tx, accountId, campaignId, bounced);
-      const suppressed = await suppressBouncedContacts(tx, bounced.flatMap((b) => (b.contactId ? [{ contactId: b.contactId, reason: b.reason }] : [])));
-      for (const c of suppressed) events.push({ type: 'contact.suppressed', data: { contact_id: c.id, email: c.email, status: 'bounced', reason: c.reason } });
+      // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
+      await recordSendBounces(tx, accountId, campaignId, bounced);
+      for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));
       await append(client, accountId, events);
     });
   }

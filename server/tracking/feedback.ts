@@ -1,9 +1,13 @@
-import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { sql } from 'kysely';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
+import { countSoftBounce, suppress } from '../contacts/store.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
+import { insertBounce, insertUnsubscribe, markBounced, markComplained, markUnsubscribed, Rollups, writeRollups, type BounceRecord } from './store.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
 export const SOFT_BOUNCE_LIMIT = 3;
@@ -21,18 +25,7 @@ export interface BounceInput {
   source: 'dsn' | 'arf' | 'api';
 }
 
-export interface BounceRecordRow {
-  id: string;
-  account_id: string;
-  campaign_id: string | null;
-  contact_id: string | null;
-  email: string;
-  type: BounceType;
-  reason: string | null;
-  diagnostic_code: string | null;
-  occurred_at: Date;
-}
-
+/** A message as feedback reads it (locked). */
 interface MessageRef {
   id: string;
   account_id: string;
@@ -43,51 +36,76 @@ interface MessageRef {
   unsubscribed_at: Date | null;
 }
 
-const MESSAGE_COLUMNS = 'id, account_id, campaign_id, contact_id, email, bounced_at, unsubscribed_at';
+const MESSAGE_COLUMNS = sql.raw('id, account_id, campaign_id, contact_id, email, bounced_at, unsubscribed_at');
 
 export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: string } | { outcome: 'not_found' };
 
 /**
  * Bounces, complaints and unsubscribes: the feedback that suppresses addresses. Each report is
- * one transaction: the raw record (its trigger keeps the rollups), the message, the contact's
- * status and the events.
+ * one transaction: the raw record, the rollups, the message, the contact's status and the events.
+ * A message counts as bounced (in `stats` and in analytics alike) once, at its first hard bounce,
+ * and as complained once, at its first complaint, however often either is reported.
  */
 export class FeedbackService {
   private readonly pool: Pool;
+  private readonly db: Db;
 
-  constructor(pool: Pool) {
+  /**
+   * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a report its own
+   * connection, since its events are COPYed in its transaction.
+   */
+  constructor(pool: Pool, db: Db) {
     this.pool = pool;
+    this.db = db;
   }
 
   /** Null when neither the message nor the address is known (to this account, when given). */
-  async recordBounce(input: BounceInput): Promise<BounceRecordRow | null> {
+  async recordBounce(input: BounceInput): Promise<BounceRecord | null> {
     return inTransaction(this.pool, async (client) => {
-      const message = await this.findMessage(client, input);
+      const db = sqlOnClient(client);
+      const message = await this.findMessage(db, input);
       const accountId = message?.account_id ?? input.accountId;
       if (!accountId) return null;
-      const contact = await this.findContact(client, accountId, message?.contact_id ?? null, message ? null : input.email ?? null);
+      const contact = await this.findContact(db, accountId, message?.contact_id ?? null, message ? null : input.email ?? null);
       if (!message && !contact) return null;
       const email = message?.email ?? contact!.email;
       const events: PendingEvent[] = [];
-      const { rows: [record] } = await client.query<BounceRecordRow>(
-        `insert into bounces (id, account_id, campaign_id, message_id, contact_id, email, type, reason, diagnostic_code, source, occurred_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
-        [newId('bnc'), accountId, message?.campaign_id ?? null, message?.id ?? null, contact?.id ?? null, email, input.type, input.reason, input.diagnosticCode, input.source, input.occurredAt],
-      );
+      const record = await insertBounce(db, {
+        id: newId('bnc'),
+        account_id: accountId,
+        campaign_id: message?.campaign_id ?? null,
+        message_id: message?.id ?? null,
+        contact_id: contact?.id ?? null,
+        email,
+        type: input.type,
+        reason: input.reason,
+        diagnostic_code: input.diagnosticCode,
+        source: input.source,
+        occurred_at: input.occurredAt,
+      });
       if (message) {
+        const rollups = new Rollups();
         const base = emailEventData(message);
         if (input.type === 'complaint') {
-          await client.query('update messages set complained_at = coalesce(complained_at, $2) where id = $1', [message.id, input.occurredAt]);
+          if (await markComplained(db, message.id, input.occurredAt)) {
+            rollups.campaign(message.campaign_id, { complained: 1 }).hour(message.campaign_id, accountId, input.occurredAt, { complaints: 1 });
+          }
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
         } else {
-          if (input.type === 'hard' && message.bounced_at === null) {
-            await client.query("update messages set status = 'bounced', reason = $2, bounced_at = $3 where id = $1", [message.id, input.reason, input.occurredAt]);
-            await client.query('update campaigns set bounced = bounced + 1, updated_at = now() where id = $1', [message.campaign_id]);
+          if (input.type === 'soft') {
+            rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, email, { bounces: 1 });
+          } else if (message.bounced_at === null) {
+            await markBounced(db, message.id, input.reason, input.occurredAt);
+            rollups
+              .campaign(message.campaign_id, { bounced: 1 })
+              .hour(message.campaign_id, accountId, input.occurredAt, { bounces_hard: 1 })
+              .domain(message.campaign_id, email, { bounces: 1 });
           }
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
         }
+        await writeRollups(db, rollups);
       }
-      if (contact) events.push(...(await this.suppressAfter(client, contact.id, input.type, input.reason)));
+      if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
       await append(client, accountId, events);
       return record;
     });
@@ -100,26 +118,28 @@ export class FeedbackService {
    */
   async unsubscribe(messageId: string, source: 'link' | 'one_click'): Promise<UnsubscribeResult> {
     return inTransaction(this.pool, async (client) => {
-      const { rows: [message] } = await client.query<MessageRef>(`select ${MESSAGE_COLUMNS} from messages where id = $1 for update`, [messageId]);
+      const db = sqlOnClient(client);
+      const { rows: [message] } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
       if (!message) return { outcome: 'not_found' };
       if (message.unsubscribed_at) return { outcome: 'already', email: message.email };
-      await client.query('update messages set unsubscribed_at = now() where id = $1', [message.id]);
-      let changed = message.contact_id === null;
+      await markUnsubscribed(db, message.id);
       const events: PendingEvent[] = [];
       if (message.contact_id) {
-        const { rows } = await client.query(
-          `update contacts set status = 'unsubscribed', status_reason = $2, status_changed_at = now(), updated_at = now()
-           where id = $1 and status = 'subscribed' returning id, email`,
-          [message.contact_id, `unsubscribed from campaign ${message.campaign_id}`],
-        );
-        changed = rows.length > 0;
-        if (changed) events.push({ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status: 'unsubscribed', reason: `unsubscribed from campaign ${message.campaign_id}` } });
+        events.push(...(await suppress(db, message.account_id, [message.contact_id], 'unsubscribed', `unsubscribed from campaign ${message.campaign_id}`)));
+        if (!events.length) return { outcome: 'already', email: message.email };
       }
-      if (!changed) return { outcome: 'already', email: message.email };
-      await client.query(
-        `insert into unsubscribes (id, account_id, campaign_id, message_id, contact_id, email, source, occurred_at) values ($1, $2, $3, $4, $5, $6, $7, now())`,
-        [newId('uns'), message.account_id, message.campaign_id, message.id, message.contact_id, message.email, source],
-      );
+      const at = new Date();
+      await insertUnsubscribe(db, {
+        id: newId('uns'),
+        account_id: message.account_id,
+        campaign_id: message.campaign_id,
+        message_id: message.id,
+        contact_id: message.contact_id,
+        email: message.email,
+        source,
+        occurred_at: at,
+      });
+      await writeRollups(db, new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }));
       events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       await append(client, message.account_id, events);
       return { outcome: 'unsubscribed', email: message.email };
@@ -128,55 +148,37 @@ export class FeedbackService {
 
   /** The address of a message, for the confirmation page; null when unknown. */
   async messageEmail(messageId: string): Promise<string | null> {
-    const { rows } = await this.pool.query('select email from messages where id = $1', [messageId]);
+    const { rows } = await sql<{ email: string }>`select email from messages where id = ${messageId}`.execute(this.db);
     return rows[0]?.email ?? null;
   }
 
-  private async findMessage(client: PoolClient, input: BounceInput): Promise<MessageRef | null> {
+  private async findMessage(db: Db, input: BounceInput): Promise<MessageRef | null> {
     if (input.messageId) {
-      const { rows } = await client.query<MessageRef>(
-        `select ${MESSAGE_COLUMNS} from messages where id = $1 and ($2::text is null or account_id = $2) for update`,
-        [input.messageId, input.accountId ?? null],
-      );
+      const { rows } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages
+        where id = ${input.messageId} and (${input.accountId ?? null}::text is null or account_id = ${input.accountId ?? null}) for update`.execute(db);
       return rows[0] ?? null;
     }
     if (!input.email || !input.accountId) return null;
-    const { rows } = await client.query<MessageRef>(
-      `select ${MESSAGE_COLUMNS} from messages where account_id = $1 and lower(email) = lower($2) order by created_at desc limit 1 for update`,
-      [input.accountId, input.email],
-    );
+    const { rows } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages
+      where account_id = ${input.accountId} and lower(email) = lower(${input.email}) order by created_at desc limit 1 for update`.execute(db);
     return rows[0] ?? null;
   }
 
-  private async findContact(client: PoolClient, accountId: string, contactId: string | null, email: string | null): Promise<{ id: string; email: string } | null> {
+  private async findContact(db: Db, accountId: string, contactId: string | null, email: string | null): Promise<{ id: string; email: string } | null> {
     if (!contactId && !email) return null;
-    const { rows } = contactId
-      ? await client.query('select id, email from contacts where id = $1 for update', [contactId])
-      : await client.query('select id, email from contacts where account_id = $1 and lower(email) = lower($2) for update', [accountId, email]);
-    return rows[0] ?? null;
+    const query = db.selectFrom('contacts').select(['id', 'email']).forUpdate();
+    const row = contactId
+      ? await query.where('id', '=', contactId).executeTakeFirst()
+      : await query.where('account_id', '=', accountId).where(sql<boolean>`lower(email) = lower(${email})`).executeTakeFirst();
+    return row ?? null;
   }
 
   /** Hard bounce → bounced; the third soft bounce in a row → bounced; complaint → complained. */
-  private async suppressAfter(client: PoolClient, contactId: string, type: BounceType, reason: string | null): Promise<PendingEvent[]> {
-    let status: 'bounced' | 'complained';
-    let why = reason;
-    if (type === 'complaint') {
-      status = 'complained';
-    } else if (type === 'hard') {
-      status = 'bounced';
-    } else {
-      const { rows: [row] } = await client.query('update contacts set soft_bounces = soft_bounces + 1 where id = $1 returning soft_bounces', [contactId]);
-      if (row.soft_bounces < SOFT_BOUNCE_LIMIT) return [];
-      status = 'bounced';
-      why = `${row.soft_bounces} soft bounces in a row${reason ? `; last: ${reason}` : ''}`;
-    }
-    // A complaint outranks an unsubscribe; a bounced address stays bounced.
-    const from = status === 'complained' ? ['subscribed', 'unsubscribed'] : ['subscribed'];
-    const { rows } = await client.query(
-      `update contacts set status = $2, status_reason = $3, status_changed_at = now(), updated_at = now()
-       where id = $1 and status = any($4) returning id, email`,
-      [contactId, status, why, from],
-    );
-    return rows.length ? [{ type: 'contact.suppressed', data: { contact_id: rows[0].id, email: rows[0].email, status, reason: why } }] : [];
+  private async suppressAfter(db: Db, accountId: string, contactId: string, type: BounceType, reason: string | null): Promise<PendingEvent[]> {
+    if (type === 'complaint') return suppress(db, accountId, [contactId], 'complained', reason);
+    if (type === 'hard') return suppress(db, accountId, [contactId], 'bounced', reason);
+    const softBounces = await countSoftBounce(db, contactId);
+    if (softBounces < SOFT_BOUNCE_LIMIT) return [];
+    return suppress(db, accountId, [contactId], 'bounced', `${softBounces} soft bounces in a row${reason ? `; last: ${reason}` : ''}`);
   }
 }

@@ -1,7 +1,10 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
-import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
+import type { CopyValue } from '../db/copy.ts';
+import { sqlOnClient } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
+import { clearSoftBounces } from '../contacts/store.ts';
+import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { clientAddressOf, type TrustProxy } from '../http/client-address.ts';
@@ -10,6 +13,7 @@ import { isMachineOpen, storedIp } from './classify.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { PendingRequests } from './pending.ts';
 import type { TokenSigner } from './tokens.ts';
+import { copyHits, markEngaged, Rollups, writeRollups } from './store.ts';
 
 /**
  * A request to a tracking route as it was answered. Everything a request can leave for later is
@@ -136,18 +140,17 @@ export class TrackingRecorder {
     if (!hits.length) return;
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
     await inTransaction(this.pool, async (client) => {
+      const db = sqlOnClient(client);
       // Row locks in id order: flushes of several processes never deadlock on each other. Times
       // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
-      const { rows } = await client.query<MessageState>(
-        `select id, account_id, campaign_id, contact_id, email, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
+      const { rows } = await sql<MessageState>`select id, account_id, campaign_id, contact_id, email, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
            opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
-         from messages where id = any($1) order by id for update`,
-        [ids],
-      );
+         from messages where id = any(${ids}::text[]) order by id for update`.execute(db);
       const messages = new Map(rows.map((m) => [m.id, m]));
       const changed = new Set<MessageState>();
       const opens: CopyValue[][] = [];
       const clicks: CopyValue[][] = [];
+      const rollups = new Rollups();
       const events = new Map<string, PendingEvent[]>();
       const emit = (m: MessageState, event: PendingEvent) => {
         const list = events.get(m.account_id) ?? [];
@@ -161,12 +164,14 @@ export class TrackingRecorder {
         if (first) {
           m.opened = true;
           m.opened_at = hit.at;
+          rollups.campaign(m.campaign_id, { opened: 1 }).domain(m.campaign_id, m.email, { opens: 1 });
         }
         if (firstHuman) {
           m.human_opened = true;
           m.human_opened_at = hit.at;
         }
         if (first || firstHuman) changed.add(m);
+        rollups.hour(m.campaign_id, m.account_id, hit.at, { opens: 1, unique_opens: first ? 1 : 0, human_opens: firstHuman ? 1 : 0 });
         opens.push([newId('opn'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.at, hit.userAgent, hit.ip, machine, first, firstHuman]);
         emit(m, { type: 'email.opened', data: { ...emailEventData(m), first_open: first, machine, user_agent: hit.userAgent } });
       };
@@ -184,32 +189,25 @@ export class TrackingRecorder {
         if (first) {
           m.clicked = true;
           m.clicked_at = hit.at;
+          rollups.campaign(m.campaign_id, { clicked: 1 }).domain(m.campaign_id, m.email, { clicks: 1 });
         }
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
         if (first || firstForLink) changed.add(m);
+        rollups.hour(m.campaign_id, m.account_id, hit.at, { clicks: 1, unique_clicks: first ? 1 : 0 });
+        rollups.link(m.campaign_id, hit.click.url, { total_clicks: 1, unique_clicks: firstForLink ? 1 : 0 });
         clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
-      if (opens.length) await copyLines(client, 'opens', 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human', copyRows(opens));
-      if (clicks.length) await copyLines(client, 'clicks', 'id, account_id, campaign_id, message_id, contact_id, email, link, url, occurred_at, user_agent, ip, is_first, is_first_for_link', copyRows(clicks));
+      await copyHits(client, opens, clicks);
+      await writeRollups(db, rollups);
       if (changed.size) {
         const list = [...changed];
-        await client.query(
-          `update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
-             clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-           from unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
-           where m.id = u.id`,
-          [
-            list.map((m) => m.id),
-            list.map((m) => m.opened_at ?? null),
-            list.map((m) => m.human_opened_at ?? null),
-            list.map((m) => m.clicked_at ?? null),
-            list.map((m) => JSON.stringify(m.clicked_links)),
-          ],
+        await markEngaged(
+          db,
+          list.map((m) => ({ id: m.id, openedAt: m.opened_at ?? null, humanOpenedAt: m.human_opened_at ?? null, clickedAt: m.clicked_at ?? null, clickedLinks: m.clicked_links })),
         );
         // Engagement shows the address works: soft bounces before it no longer count as a row.
-        const contacts = list.map((m) => m.contact_id).filter((id): id is string => id !== null);
-        if (contacts.length) await client.query('update contacts set soft_bounces = 0 where id = any($1) and soft_bounces > 0', [contacts]);
+        await clearSoftBounces(db, list.map((m) => m.contact_id).filter((id): id is string => id !== null));
       }
       for (const [accountId, list] of events) await append(client, accountId, list);
     });

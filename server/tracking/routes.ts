@@ -20,11 +20,22 @@ export const trackingHandlers = handlers({
       source: 'api',
     });
     if (!record) throw new Problem(404, 'not_found', body.message_id ? 'No such message.' : 'No message or contact with that email.');
-    const { account_id: _account, ...rest } = record;
-    return { status: 201, body: { ...rest, occurred_at: record.occurred_at.toISOString() } };
+    return {
+      status: 201,
+      body: {
+        id: record.id,
+        campaign_id: record.campaign_id,
+        contact_id: record.contact_id,
+        email: record.email,
+        occurred_at: record.occurred_at.toISOString(),
+        type: record.type,
+        reason: record.reason,
+        diagnostic_code: record.diagnostic_code,
+      },
+    };
   },
   Contacts_activity: async ({ principal, params, query, services }) => ({
     status: 200,
-    body: (await services.tracking.contactActivity(principal.accountId, params.id, ...pageArgs(query))) as any,
+    body: await services.tracking.contactActivity(principal.accountId, params.id, ...pageArgs(query)),
   }),
 });

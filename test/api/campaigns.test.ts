@@ -200,6 +200,8 @@ describe('sending', () => {
     const done = await finished(account, c.id);
     expect(done.stats).toMatchObject({ recipients: 3, sent: 2, delivered: 2, bounced: 1, deferred: 1, failed: 0 });
     expect(sink.to('busy@inbox.example')).toHaveLength(1);
+    const analytics = (await account.api('GET', `/api/analytics/campaigns/${c.id}`)).body;
+    expect(analytics).toMatchObject({ bounces: { hard: done.stats.bounced, soft: 0 }, domains: [expect.objectContaining({ domain: 'inbox.example', bounces: 1 })] });
     const contacts = await account.api('GET', '/api/contacts?status=bounced');
     expect(contacts.status, JSON.stringify(contacts.body)).toBe(200);
     expect(contacts.body.data.map((x: any) => x.email)).toEqual(['gone@inbox.example']);

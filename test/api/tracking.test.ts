@@ -348,6 +348,32 @@ describe('bounces reported through the API', () => {
   });
 });
 
+describe('feedback reported more than once', () => {
+  it('counts a message bounced or complained once, alike in its stats and in analytics', async () => {
+    const account = await newAccount(sendline.url, 'twice');
+    const { campaign, sent } = await sendCampaign(account, ['twice-1@example.net', 'twice-2@example.net'], 'twice');
+    const [gone, angry] = sent.sort((a, b) => a.email.localeCompare(b.email));
+    const v = { RETURN_PATH: `bounces+${gone.messageId}@shop.example`, RECIPIENT: gone.email, MESSAGE_ID: gone.messageId, STATUS: '5.1.1', CODE: '550' };
+    // The same hard bounce by DSN, then by the API (by message and by address), then by DSN again.
+    await mailReport(fixture('dsn-postfix.eml', v), v.RETURN_PATH);
+    expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: gone.messageId, type: 'hard', reason: 'mailbox gone' } })).status).toBe(201);
+    expect((await account.api('POST', '/api/tracking/bounces', { body: { email: gone.email, type: 'hard' } })).status).toBe(201);
+    await mailReport(fixture('dsn-postfix.eml', v), v.RETURN_PATH);
+    // The same complaint twice.
+    for (let i = 0; i < 2; i++) expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: angry.messageId, type: 'complaint' } })).status).toBe(201);
+
+    expect((await sql('select count(*)::int as n from bounces where campaign_id = $1', [campaign.id]))[0].n).toBe(6);
+    const stats = (await account.api('GET', `/api/campaigns/${campaign.id}`)).body.stats;
+    const analytics = (await account.api('GET', `/api/analytics/campaigns/${campaign.id}`)).body;
+    const overview = (await account.api('GET', '/api/analytics/overview')).body;
+    expect(stats).toMatchObject({ bounced: 1, complained: 1 });
+    expect(analytics).toMatchObject({ bounces: { hard: stats.bounced, soft: 0 }, complaints: stats.complained });
+    expect(overview).toMatchObject({ bounces: { hard: stats.bounced, soft: 0 }, complaints: stats.complained });
+    expect(analytics.domains).toEqual([expect.objectContaining({ domain: 'example.net', bounces: 1 })]);
+    expect(analytics.time_series.reduce((n: number, p: { bounces: number }) => n + p.bounces, 0)).toBe(1);
+  });
+});
+
 describe('conversions and payments', () => {
   let account: TestAccount;
   let sent: Sent[];
