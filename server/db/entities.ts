@@ -6,10 +6,11 @@ import { Campaign, Message } from '../campaigns/entities.ts';
 import { Webhook, WebhookDelivery } from '../webhooks/entities.ts';
 import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactStatusCount, Open, Unsubscribe } from '../tracking/entities.ts';
 import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
+import { RateLimitCounter } from '../http/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
   Account, User, Session, ApiKey, Event, Contact, Campaign, Message, Webhook, WebhookDelivery,
   Open, Click, Bounce, Unsubscribe, CampaignHourly, CampaignLink, CampaignDomain, ContactStatusCount,
-  Conversion, Payment, RevenueHourly,
+  Conversion, Payment, RevenueHourly, RateLimitCounter,
 ] as const;
