@@ -294,3 +294,55 @@ export const messages = {
     return row !== undefined;
   },
 };
+
+// ---- What tracking reports: engagement on messages and the campaign's counters
+
+/** The firsts a flush of opens and clicks found, per message. */
+export interface EngagementFirsts {
+  id: string;
+  openedAt: Date | null;
+  humanOpenedAt: Date | null;
+  clickedAt: Date | null;
+  clickedLinks: number[];
+}
+
+export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<void> {
+  if (!list.length) return;
+  await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
+      clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+    from unnest(${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[], ${list.map((m) => m.humanOpenedAt)}::timestamptz[],
+      ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
+    where m.id = u.id`.execute(db);
+}
+
+export async function markBounced(db: Db, messageId: string, reason: string | null, at: Date): Promise<void> {
+  await sql`update messages set status = 'bounced', reason = ${reason}, bounced_at = ${at} where id = ${messageId}`.execute(db);
+}
+
+/** True for the message's first complaint. */
+export async function markComplained(db: Db, messageId: string, at: Date): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`update messages set complained_at = ${at} where id = ${messageId} and complained_at is null returning id`.execute(db);
+  return rows.length > 0;
+}
+
+export async function markUnsubscribed(db: Db, messageId: string): Promise<void> {
+  await sql`update messages set unsubscribed_at = now() where id = ${messageId}`.execute(db);
+}
+
+/** The campaign's own counters that tracking keeps (`stats` in the API). */
+export type CampaignCounts = { [K in 'opened' | 'clicked' | 'bounced' | 'complained' | 'unsubscribed']?: number };
+
+export async function addEngagementCounts(db: Db, campaignId: string, c: CampaignCounts): Promise<void> {
+  await db
+    .updateTable('campaigns')
+    .set((eb) => ({
+      opened: eb('opened', '+', c.opened ?? 0),
+      clicked: eb('clicked', '+', c.clicked ?? 0),
+      bounced: eb('bounced', '+', c.bounced ?? 0),
+      complained: eb('complained', '+', c.complained ?? 0),
+      unsubscribed: eb('unsubscribed', '+', c.unsubscribed ?? 0),
+      updated_at: sql<Date>`now()`,
+    }))
+    .where('id', '=', campaignId)
+    .execute();
+}

@@ -7,7 +7,8 @@ import { append } from '../events/store.ts';
 import { countSoftBounce, suppress } from '../contacts/store.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
-import { insertBounce, insertUnsubscribe, markBounced, markComplained, markUnsubscribed, Rollups, writeRollups, type BounceRecord } from './store.ts';
+import { insertBounce, insertUnsubscribe, Rollups, writeRollups, type BounceRecord } from './store.ts';
+import { markBounced, markComplained, markUnsubscribed } from '../campaigns/store.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
 export const SOFT_BOUNCE_LIMIT = 3;

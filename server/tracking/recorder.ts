@@ -13,7 +13,8 @@ import { isMachineOpen, storedIp } from './classify.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { PendingRequests } from './pending.ts';
 import type { TokenSigner } from './tokens.ts';
-import { copyHits, markEngaged, Rollups, writeRollups } from './store.ts';
+import { copyHits, Rollups, writeRollups } from './store.ts';
+import { markEngaged } from '../campaigns/store.ts';
 
 /**
  * A request to a tracking route as it was answered. Everything a request can leave for later is

@@ -3,6 +3,7 @@ import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
 import type { PoolClient } from '../db/pool.ts';
+import { addEngagementCounts, type CampaignCounts } from '../campaigns/store.ts';
 
 /**
  * Every statement that writes tracking's tables: the raw records (opens, clicks, bounces,
@@ -34,48 +35,12 @@ export async function insertUnsubscribe(db: Db, row: Insertable<Database['unsubs
   await db.insertInto('unsubscribes').values(row).execute();
 }
 
-// ---- What tracking keeps on messages
-
-/** The firsts a flush of opens and clicks found, per message. */
-export interface EngagementFirsts {
-  id: string;
-  openedAt: Date | null;
-  humanOpenedAt: Date | null;
-  clickedAt: Date | null;
-  clickedLinks: number[];
-}
-
-export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<void> {
-  if (!list.length) return;
-  await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
-      clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-    from unnest(${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[], ${list.map((m) => m.humanOpenedAt)}::timestamptz[],
-      ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
-    where m.id = u.id`.execute(db);
-}
-
-export async function markBounced(db: Db, messageId: string, reason: string | null, at: Date): Promise<void> {
-  await sql`update messages set status = 'bounced', reason = ${reason}, bounced_at = ${at} where id = ${messageId}`.execute(db);
-}
-
-/** True for the message's first complaint. */
-export async function markComplained(db: Db, messageId: string, at: Date): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`update messages set complained_at = ${at} where id = ${messageId} and complained_at is null returning id`.execute(db);
-  return rows.length > 0;
-}
-
-export async function markUnsubscribed(db: Db, messageId: string): Promise<void> {
-  await sql`update messages set unsubscribed_at = now() where id = ${messageId}`.execute(db);
-}
-
 // ---- Rollups
 
 type Counters<Table extends keyof Database, Keys extends string> = { [K in Exclude<keyof Database[Table] & string, Keys>]?: number };
 type HourlyCounts = Counters<'campaign_hourly', 'campaign_id' | 'bucket' | 'account_id'>;
 type DomainCounts = Counters<'campaign_domains', 'campaign_id' | 'domain'>;
 type LinkCounts = Counters<'campaign_links', 'campaign_id' | 'url'>;
-/** The campaign's own counters that tracking keeps (`stats` in the API). */
-export type CampaignCounts = { [K in 'opened' | 'clicked' | 'bounced' | 'complained' | 'unsubscribed']?: number };
 
 const HOUR_MS = 3600_000;
 const domainOf = (email: string) => (email.split('@')[1] ?? '').toLowerCase();
@@ -146,20 +111,7 @@ const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / CH
 /** Adds what `rollups` gathered: the campaigns' counters first, as the send path does. */
 export async function writeRollups(db: Db, rollups: Rollups): Promise<void> {
   const { campaigns, hourly, domains, links } = rollups.sorted();
-  for (const [id, c] of campaigns) {
-    await db
-      .updateTable('campaigns')
-      .set((eb) => ({
-        opened: eb('opened', '+', c.opened ?? 0),
-        clicked: eb('clicked', '+', c.clicked ?? 0),
-        bounced: eb('bounced', '+', c.bounced ?? 0),
-        complained: eb('complained', '+', c.complained ?? 0),
-        unsubscribed: eb('unsubscribed', '+', c.unsubscribed ?? 0),
-        updated_at: sql<Date>`now()`,
-      }))
-      .where('id', '=', id)
-      .execute();
-  }
+  for (const [id, counts] of campaigns) await addEngagementCounts(db, id, counts);
   for (const part of chunks(hourly)) {
     await db
       .insertInto('campaign_hourly')
