@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPoolClient, type Transaction } from 'kysely';
+import type { ClientBase } from 'pg';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { entities } from './entities.ts';
@@ -13,4 +14,17 @@ export type Tx = Transaction<Database>;
 /** The query builder for what the ORM does not express well (batches, claims, rollups, CTEs). */
 export function sqlOf(em: EntityManager): Db {
   return em.getKysely() as unknown as Db;
+}
+
+/**
+ * Typed SQL on one connection borrowed as a raw `pg` client, for a transaction that also needs
+ * the client itself (COPY, `insertEvents`). The caller begins, commits and releases the client;
+ * this never releases it.
+ */
+export function sqlOn(client: ClientBase): Db {
+  const connection: PostgresPoolClient = {
+    query: client.query.bind(client) as PostgresPoolClient['query'],
+    release() {},
+  };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => connection, end: async () => {}, options: {} } }) });
 }
