@@ -145,7 +145,7 @@ describe('CSV imports', () => {
       form.append('mode', 'create_only');
       const res = await fetch(`${sendline.url}/api/contacts/import`, { method: 'POST', body: form, headers: { authorization: `Bearer ${account.token}` } });
       expect(res.status).toBe(202);
-      const done = await finished(account, (await res.json()).id);
+      const done = await finished(account, ((await res.json()) as { id: string }).id);
       expect(done).toMatchObject({ status: 'completed', mode: 'create_only', created: 1 });
     }
     const contacts = await contactsOf(account);
@@ -249,7 +249,7 @@ describe('CSV imports', () => {
     expect(noEmail).toMatchObject({ status: 'failed', failure: { code: 'missing_email_column', row: 0 }, created: 0 });
     const latin1 = Buffer.concat([Buffer.from('email,first_name\nok@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
     const res = await fetch(`${sendline.url}/api/contacts/import`, { method: 'POST', body: latin1, headers: { 'content-type': 'text/csv', authorization: `Bearer ${account.token}` } });
-    const notUtf8 = await finished(account, (await res.json()).id);
+    const notUtf8 = await finished(account, ((await res.json()) as { id: string }).id);
     expect(notUtf8).toMatchObject({ status: 'failed', failure: { code: 'invalid_encoding', row: 1 } });
     const events = await sendline.orm.em.getConnection().execute("select data from events where account_id = ? and type = 'import.completed'", [account.accountId]);
     expect(events.map((e: any) => e.data.status)).toEqual(['failed', 'failed']);
