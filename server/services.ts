@@ -68,7 +68,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
     contacts: new ContactService(new ContactRepository(em), em),
-    imports: new ImportService(runtime.pool, runtime.queue, config.imports),
+    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool),
     tracking: new TrackingService(runtime.pool),
     attribution: new AttributionService(runtime.pool, runtime.signer, config.tracking.attributionDays),
