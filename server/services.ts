@@ -72,7 +72,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
     contacts: new ContactService(new ContactRepository(em), em),
-    imports: new ImportService(runtime.pool, runtime.queue, config.imports),
+    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool, sqlOf(em)),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { ClientBase } from 'pg';
 import type { PoolClient } from './pool.ts';
 
 export type CopyValue = string | number | boolean | Date | null;
@@ -50,7 +51,7 @@ export async function copyLines(client: PoolClient, table: string, columns: stri
 }
 
 /** Writes COPY text already formatted (see `copyRows`) into `table` in the caller's transaction. */
-export async function copyBytes(client: PoolClient, table: string, columns: string, text: Buffer): Promise<void> {
+export async function copyBytes(client: ClientBase, table: string, columns: string, text: Buffer): Promise<void> {
   await pipeline(Readable.from([text]), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 }
 

@@ -7,10 +7,11 @@ import { Webhook, WebhookDelivery } from '../webhooks/entities.ts';
 import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactStatusCount, Open, Unsubscribe } from '../tracking/entities.ts';
 import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 import { RateLimitCounter } from '../http/entities.ts';
+import { ContactImport, ContactImportChunk, ContactImportError } from '../imports/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
   Account, User, Session, ApiKey, Event, Contact, Campaign, Message, Webhook, WebhookDelivery,
   Open, Click, Bounce, Unsubscribe, CampaignHourly, CampaignLink, CampaignDomain, ContactStatusCount,
-  Conversion, Payment, RevenueHourly, RateLimitCounter,
+  Conversion, Payment, RevenueHourly, RateLimitCounter, ContactImport, ContactImportChunk, ContactImportError,
 ] as const;

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPoolClient, type Transaction } from 'kysely';
+import type { ClientBase } from 'pg';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PoolClient } from 'pg';
 import type { entities } from './entities.ts';
 
 /** The schema as Kysely sees it, inferred from the entities: table and column names as in SQL. */
@@ -17,13 +17,13 @@ export function sqlOf(em: EntityManager): Db {
   return em.getKysely() as unknown as Db;
 }
 
-const onClient = new WeakMap<PoolClient, Db>();
+const onClient = new WeakMap<ClientBase, Db>();
 
 /**
  * Typed SQL on one connection borrowed from the ORM's pool (`nativePool`), for a transaction
  * that also needs the raw client (COPY). The caller owns the connection: Kysely never releases it.
  */
-export function sqlOnClient(client: PoolClient): Db {
+export function sqlOnClient(client: ClientBase): Db {
   let db = onClient.get(client);
   if (!db) {
     const borrowed: PostgresPoolClient = { query: client.query.bind(client), release: () => {} };

@@ -2,8 +2,6 @@ import { copyText } from '../db/copy.ts';
 import type { RowError } from './errors.ts';
 import type { ImportRow } from './rows.ts';
 
-export const STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
-
 const arrayLiteral = (items: string[]) => `{${items.map((t) => `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 
 /** The elements of a literal written by `arrayLiteral`. */
@@ -14,6 +12,7 @@ function parseArrayLiteral(literal: string): string[] {
 const COPY_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '\\': '\\' };
 const fromCopyText = (field: string): string | null => (field === '\\N' ? null : field.replace(/\\(.)/g, (_, c: string) => COPY_ESCAPES[c]));
 
+/** A row as a line of COPY text in the contacts store's `IMPORT_STAGING_COLUMNS`. */
 const stagingLine = (r: ImportRow): string =>
   `${r.row}\t${r.id}\t${copyText(r.email)}\t${copyText(r.firstName)}\t${copyText(r.lastName)}\t${copyText(arrayLiteral(r.tags))}\t${copyText(r.status)}\t${copyText(r.attributes)}\n`;
 

@@ -45,7 +45,7 @@ const PIECE_BYTES = 16 * 1024;
  */
 async function* utf8(chunks: AsyncIterable<Buffer>, rowSoFar: () => number): AsyncGenerator<string> {
   const invalid = () => new ImportFileError('invalid_encoding', 'The file is not valid UTF-8; save it as UTF-8 and import again.', rowSoFar() + 1);
-  let carried = Buffer.alloc(0);
+  let carried: Buffer = Buffer.alloc(0);
   let atStart = true;
   for await (const chunk of chunks) {
     for (let offset = 0; offset < chunk.length; offset += PIECE_BYTES) {

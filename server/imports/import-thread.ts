@@ -4,6 +4,8 @@
  * thread that answers the API.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '../db/kysely.ts';
 import { openPool } from '../db/pool.ts';
 import { createLogger } from '../logger.ts';
 import type { ImportThreadData, ImportThreadMessage } from './threads.ts';
@@ -12,17 +14,23 @@ import { ImportProcessor } from './processor.ts';
 const data = workerData as ImportThreadData;
 const port = parentPort!;
 const log = createLogger(data.logLevel);
-// The file's reader, one connection per writer, and one for the import's own record.
+// A thread is an isolate of its own: it cannot use the sockets of the main thread's pool (the
+// ORM's), so the import opens a small pool for itself and ends it with the import. The file's
+// reader, one connection per writer, and one for the import's own record. Typed SQL goes through
+// Kysely over it; the batches borrow raw clients from it for their COPY.
 const pool = openPool(data.databaseUrl, log, data.limits.writers + 2);
+const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const abort = new AbortController();
 port.on('message', (message: 'abort') => {
   if (message === 'abort') abort.abort();
 });
 const send = (message: ImportThreadMessage) => port.postMessage(message);
 try {
-  const outcome = await new ImportProcessor(pool, data.limits, log).process(data.importId, { signal: abort.signal, touch: () => send({ kind: 'touch' }) });
+  const outcome = await new ImportProcessor({ pool, db }, data.limits, log).process(data.importId, { signal: abort.signal, touch: () => send({ kind: 'touch' }) });
   send({ kind: 'outcome', outcome });
 } finally {
-  await pool.end();
+  // Ends the pool too, once Kysely has used it.
+  await db.destroy();
+  if (!pool.ending) await pool.end();
   port.close();
 }

@@ -1,10 +1,12 @@
+import { sql } from 'kysely';
 import type { Config } from '../config.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
 import { ImportFileError } from './errors.ts';
-import { importsSql, type ImportRecord } from './repository.ts';
+import { importStore, type ImportOutcomeRecord, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
@@ -29,9 +31,9 @@ export interface ImportControl {
 /** `interrupted`: stopped by the signal with its checkpoints committed; it must be queued again. */
 export type ImportOutcome = 'finished' | 'interrupted';
 
-const completedEvent = (r: ImportRecord) => ({
+const completedEvent = (r: ImportRecord, status: ImportOutcomeRecord['status']) => ({
   import_id: r.id,
-  status: r.status,
+  status,
   total_rows: r.total_rows,
   created: r.created,
   updated: r.updated,
@@ -39,11 +41,17 @@ const completedEvent = (r: ImportRecord) => ({
   failed: r.failed,
 });
 
-/** Ends an import and writes its one `import.completed` event, in the caller's transaction. */
-export async function finishImport(client: PoolClient, id: string, outcome: Parameters<typeof importsSql.finish>[2]): Promise<ImportRecord> {
-  const record = await importsSql.finish(client, id, outcome);
-  await append(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record) }]);
+/** Ends an import and writes its one `import.completed` event, in the caller's transaction on `client`. */
+export async function finishImport(client: PoolClient, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
+  const record = await importStore.finish(sqlOnClient(client), id, outcome);
+  await append(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record, outcome.status) }]);
   return record;
+}
+
+/** The import thread's database: raw clients for the batches' transactions (COPY), typed SQL for the rest. */
+export interface ImportDatabase {
+  pool: Pool;
+  db: Db;
 }
 
 /**
@@ -53,19 +61,21 @@ export async function finishImport(client: PoolClient, id: string, outcome: Para
  */
 export class ImportProcessor {
   private readonly pool: Pool;
+  private readonly db: Db;
   private readonly limits: Config['imports'];
   private readonly log: Logger;
 
-  constructor(pool: Pool, limits: Config['imports'], log: Logger) {
-    this.pool = pool;
+  constructor(database: ImportDatabase, limits: Config['imports'], log: Logger) {
+    this.pool = database.pool;
+    this.db = database.db;
     this.limits = limits;
     this.log = log;
   }
 
   async process(id: string, control: ImportControl): Promise<ImportOutcome> {
-    const record = await importsSql.get(this.pool, null, id);
+    const record = await importStore.get(this.db, null, id);
     if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
-    const checkpoints = await importsSql.markRunning(this.pool, id, this.limits.writers);
+    const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
     const target = { importId: id, accountId: record.account_id, mode: record.mode };
     // Each writer owns the addresses that hash to it and writes its batches in file order, one
     // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
@@ -86,9 +96,10 @@ export class ImportProcessor {
       writer.writing = inTransaction(this.pool, async (client) => {
         // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
         // crash is written again on resume; the synchronous final commit makes them all durable.
-        await client.query('set local synchronous_commit = off');
+        const db = sqlOnClient(client);
+        await sql`set local synchronous_commit = off`.execute(db);
         const counts = await writeBatch(client, target, batch);
-        await importsSql.advance(client, id, index, upTo, counts);
+        await importStore.advance(db, id, index, upTo, counts);
       }).then(() => {
         writer.spare = batch.memory;
         control.touch();
@@ -102,7 +113,7 @@ export class ImportProcessor {
       await settle();
     };
     try {
-      const csv = await readCsv(importsSql.chunks(this.pool, id), record.mapping);
+      const csv = await readCsv(importStore.chunks(this.db, id), record.mapping);
       const rawRow = csvRowReader(csv.columns);
       for await (const records of csv.records) {
         for (const fields of records) {

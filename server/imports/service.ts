@@ -1,16 +1,19 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
+import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
+import type { EntityManager } from '../db/orm.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { csvLine } from '../http/csv.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { Problem, notFound } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
 import { finishImport } from './processor.ts';
-import { importsSql, type ImportRecord } from './repository.ts';
+import { importStore, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { toImportRow, type RawRow } from './rows.ts';
-import { writeBatch, type ImportMode } from './writer.ts';
+import { writeBatch } from './writer.ts';
 
 export const IMPORT_JOB = 'contacts.import';
 const CHUNK_BYTES = 1024 * 1024;
@@ -59,14 +62,22 @@ function lineCounter() {
 }
 
 export class ImportService {
+  private readonly em: EntityManager;
   private readonly pool: Pool;
   private readonly queue: Queue;
   private readonly limits: Config['imports'];
 
-  constructor(pool: Pool, queue: Queue, limits: Config['imports']) {
+  /** `pool`: the ORM's, for the one transaction that needs a raw client (a JSON import's COPY). */
+  constructor(em: EntityManager, pool: Pool, queue: Queue, limits: Config['imports']) {
+    this.em = em;
     this.pool = pool;
     this.queue = queue;
     this.limits = limits;
+  }
+
+  /** Typed SQL on the ORM's connection (or the transaction `em` is in). */
+  private get db(): Db {
+    return sqlOf(this.em);
   }
 
   get maxBytes(): number {
@@ -74,7 +85,7 @@ export class ImportService {
   }
 
   private async checkConcurrency(accountId: string): Promise<void> {
-    if ((await importsSql.activeCount(this.pool, accountId)) >= this.limits.maxConcurrentPerAccount) {
+    if ((await importStore.activeCount(this.db, accountId)) >= this.limits.maxConcurrentPerAccount) {
       throw new Problem(429, 'too_many_imports', `At most ${this.limits.maxConcurrentPerAccount} imports run at once per account; wait for one to finish.`, {
         headers: { 'Retry-After': '10' },
       });
@@ -85,14 +96,15 @@ export class ImportService {
   async importJson(accountId: string, rawRows: RawRow[], options: Omit<ImportOptions, 'mapping'>): Promise<ImportJson> {
     const id = newId('imp');
     const record = await inTransaction(this.pool, async (client) => {
-      await importsSql.insert(client, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {} });
+      const db = sqlOnClient(client);
+      await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {} });
       const batch = new StagingBatch();
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags)));
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, batch);
-      await importsSql.advance(client, id, 0, rawRows.length, counts);
+      await importStore.advance(db, id, 0, rawRows.length, counts);
       return finishImport(client, id, { status: 'completed' });
     });
-    return importJson(record, await importsSql.firstErrors(this.pool, id, ERRORS_SHOWN));
+    return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
   }
 
   /**
@@ -103,15 +115,15 @@ export class ImportService {
   async importUpload(accountId: string, source: AsyncIterable<Buffer>, options: () => ImportOptions): Promise<ImportJson> {
     await this.checkConcurrency(accountId);
     const id = newId('imp');
-    await inTransaction(this.pool, async (client) => {
-      await importsSql.insert(client, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {} });
+    await this.db.transaction().execute(async (trx) => {
+      await importStore.create(trx, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {} });
       const lines = lineCounter();
       let bytes = 0;
       let seq = 0;
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       const store = async () => {
-        await importsSql.addChunk(client, id, seq++, Buffer.concat(pending));
+        await importStore.addChunk(trx, id, seq++, Buffer.concat(pending));
         pending = [];
         pendingBytes = 0;
       };
@@ -127,27 +139,27 @@ export class ImportService {
       if (lines.dataRows > this.limits.maxRows) {
         throw new Problem(413, 'too_many_rows', `An import may have at most ${this.limits.maxRows} rows; this file has ${lines.dataRows} lines of data.`);
       }
-      await importsSql.describeUpload(client, id, { ...options(), bytes, estimatedRows: lines.dataRows });
+      await importStore.describeUpload(trx, id, { ...options(), bytes, estimatedRows: lines.dataRows });
     });
     await this.queue.enqueue(IMPORT_JOB, { importId: id });
     return this.get(accountId, id);
   }
 
   async get(accountId: string, id: string): Promise<ImportJson> {
-    const record = await importsSql.get(this.pool, accountId, id);
+    const record = await importStore.get(this.db, accountId, id);
     if (!record) throw notFound('import');
-    return importJson(record, await importsSql.firstErrors(this.pool, id, ERRORS_SHOWN));
+    return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
   }
 
   async list(accountId: string, limit: number, cursor?: string) {
-    const rows = await importsSql.page(this.pool, accountId, decodeCursor(cursor), limit);
+    const rows = await importStore.page(this.db, accountId, decodeCursor(cursor), limit);
     return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => importJson(r, []));
   }
 
   /** Every failed row as CSV lines, header first. */
   async *errorsCsv(accountId: string, id: string): AsyncGenerator<string> {
-    if (!(await importsSql.get(this.pool, accountId, id))) throw notFound('import');
+    if (!(await importStore.get(this.db, accountId, id))) throw notFound('import');
     yield csvLine(['row', 'email', 'code', 'detail']);
-    for await (const e of importsSql.allErrors(this.pool, id)) yield csvLine([e.row, e.email, e.code, e.detail]);
+    for await (const e of importStore.allErrors(this.db, id)) yield csvLine([e.row, e.email, e.code, e.detail]);
   }
 }
