@@ -30,7 +30,8 @@ const KNOWN_COLUMNS = new Set(['email', 'first_name', 'last_name', 'tags', 'stat
 
 const text = (value: unknown): string | null => {
   if (value === undefined || value === null) return null;
-  const trimmed = String(value).trim();
+  const shown = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  const trimmed = shown.trim();
   return trimmed === '' ? null : trimmed;
 };
 

@@ -49,7 +49,7 @@ export const importStore = {
   /** `limit + 1` imports after the cursor, oldest first: one more tells whether there is a next page. */
   async page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ImportRecord[]> {
     let query = db.selectFrom('contact_imports').selectAll().where('account_id', '=', accountId);
-    if (after) query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '>', tuple(after.at, after.id)));
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
     return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
   },
 

@@ -28,7 +28,7 @@ export function runImportThread(data: ImportThreadData, control: { signal: Abort
       if (message.kind === 'touch') control.touch();
       else outcome = message.outcome;
     });
-    worker.on('error', (err) => {
+    worker.on('error', (err: Error) => {
       failure = err;
     });
     worker.once('exit', (code) => {

@@ -28,6 +28,6 @@ function expandIpv6(ip: string): string[] | null {
   const [head, tail] = ip.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  if (ip.includes('::')) return [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  if (ip.includes('::')) return [...left, ...Array.from({ length: 8 - left.length - right.length }, () => '0'), ...right];
   return left.length === 8 ? left : null;
 }

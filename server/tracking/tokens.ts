@@ -60,7 +60,7 @@ export class TokenSigner {
     const expected = this.mac(key, signed);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
-      const parts = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      const parts = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
       if (!Array.isArray(parts) || typeof parts[1] !== 'string') return null;
       if (parts[0] === KINDS.open) return { kind: 'open', messageId: parts[1] };
       if (parts[0] === KINDS.unsubscribe) return { kind: 'unsubscribe', messageId: parts[1] };
