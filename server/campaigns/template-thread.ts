@@ -20,6 +20,9 @@ export type TemplateJob =
 /** A job's answer: its result, or the message of what it threw. */
 export type TemplateAnswer = { id: number; result: unknown } | { id: number; error: string };
 
+/** What the thread says once its modules are loaded: jobs are timed from then, not from its start. */
+export const THREAD_READY = 'ready';
+
 /** Far longer than any bounded job takes on 1 MB of content (about 2 s on an idle core): past it, the thread is ended. */
 const JOB_LIMIT_MS = 30_000;
 const IDLE_MS = 60_000;
@@ -43,7 +46,9 @@ export class TemplateThread {
   private readonly data: TemplateThreadData;
   private worker: Worker | null = null;
   private readonly queue: Queued[] = [];
-  private running: (Queued & { id: number; timer: NodeJS.Timeout }) | null = null;
+  private running: (Queued & { id: number; timer: NodeJS.Timeout | null }) | null = null;
+  /** Whether the current thread has loaded its modules (a new thread takes a while, more so on a busy machine). */
+  private ready = false;
   private nextId = 0;
   private idle: NodeJS.Timeout | null = null;
   private closed = false;
@@ -95,12 +100,18 @@ export class TemplateThread {
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
     const worker = this.worker ?? this.start();
-    const timer = setTimeout(() => {
+    this.running = { ...queued, id: this.nextId++, timer: null };
+    worker.postMessage({ id: this.running.id, job: queued.job });
+    if (this.ready) this.startTimer();
+  }
+
+  /** Times the running job: past the limit it fails and the thread is ended. */
+  private startTimer(): void {
+    if (!this.running || this.running.timer) return;
+    this.running.timer = setTimeout(() => {
       this.finish(new Error(`the template took longer than ${this.jobLimitMs / 1000} s to process`));
       void this.stopWorker().then(() => this.next());
     }, this.jobLimitMs);
-    this.running = { ...queued, id: this.nextId++, timer };
-    worker.postMessage({ id: this.running.id, job: queued.job });
   }
 
   /** Ends the running job with `outcome` (an error, or its answer). */
@@ -108,7 +119,7 @@ export class TemplateThread {
     const running = this.running;
     if (!running) return;
     this.running = null;
-    clearTimeout(running.timer);
+    if (running.timer) clearTimeout(running.timer);
     if (outcome instanceof Error) running.reject(outcome);
     else if ('error' in outcome) running.reject(new Error(outcome.error));
     else running.resolve(outcome.result);
@@ -118,7 +129,14 @@ export class TemplateThread {
     const worker = new Worker(new URL('./template-worker.ts', import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB } });
     // Never what keeps a process from exiting.
     worker.unref();
-    worker.on('message', (answer: TemplateAnswer) => {
+    this.ready = false;
+    worker.on('message', (answer: TemplateAnswer | typeof THREAD_READY) => {
+      if (answer === THREAD_READY) {
+        if (this.worker !== worker) return;
+        this.ready = true;
+        this.startTimer();
+        return;
+      }
       if (answer.id !== this.running?.id) return;
       this.finish(answer);
       this.next();

@@ -5,7 +5,7 @@ import { testMessage } from '../sending/mailer.ts';
 import { prepareCampaign } from '../sending/render.ts';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { templateErrors } from './template.ts';
-import type { TemplateAnswer, TemplateJob, TemplateThreadData, TestMessageOrFailure } from './template-thread.ts';
+import { THREAD_READY, type TemplateAnswer, type TemplateJob, type TemplateThreadData, type TestMessageOrFailure } from './template-thread.ts';
 
 // On Linux a nice value belongs to a thread, and 0 names the calling one: this thread gives way
 // to the one answering requests when they compete for a core. (Elsewhere it would be the process's.)
@@ -44,3 +44,4 @@ port.on('message', ({ id, job }: { id: number; job: TemplateJob }) => {
   }
   port.postMessage(answer);
 });
+port.postMessage(THREAD_READY);
