@@ -1,21 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { client, newAccount, newApiKey } from '../helpers.ts';
-import { spawnServer, type ServerProcess } from '../process.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { client, newAccount, newApiKey, spawnTestServer } from '../helpers.ts';
+import type { ServerProcess } from '../process.ts';
 
 let server: ServerProcess;
 afterAll(() => server?.proc.kill('SIGKILL'));
 
 describe('logs', () => {
   it('carry a request id and never a password, token or key, even at trace level', async () => {
-    server = await spawnServer({
-      DATABASE_URL: inject('databaseUrl'),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-log-')),
-      ALLOW_SIGNUP: 'true',
-      LOG_LEVEL: 'trace',
-    });
+    server = await spawnTestServer({ LOG_LEVEL: 'trace' });
     const owner = await newAccount(server.url);
     const { key, api } = await newApiKey(owner, server.url);
     await api('GET', '/api/auth/me?limit=1');
