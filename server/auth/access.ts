@@ -20,7 +20,7 @@ export interface Access {
 export function startAccess(orm: Orm, revocations: RevocationSource, settings: { invalidKeysPerMinute: number }, log: Logger): Access {
   const credentials = new CredentialCache();
   credentials.listen(revocations);
-  announceUserChanges(orm);
+  announceUserChanges(orm, credentials);
   const counters = new RequestCounters(orm.em.fork(), { prefix: badKeyBucket(''), limit: settings.invalidKeysPerMinute }, log);
   const keyUsage = new KeyUsage(orm.em.fork(), log);
   return {
@@ -36,8 +36,9 @@ export function startAccess(orm: Orm, revocations: RevocationSource, settings: {
 /**
  * A user's role change or deletion is announced as `user:<id>` in the transaction that makes it
  * (delivered when it commits, or never), so every process forgets the user's cached sessions.
+ * This process forgets them at once as well: its next request must not wait for the announcement.
  */
-function announceUserChanges(orm: Orm): void {
+function announceUserChanges(orm: Orm, credentials: CredentialCache): void {
   orm.em.getEventManager().registerSubscriber({
     getSubscribedEntities: () => [User],
     async afterFlush({ em, uow }) {
@@ -50,6 +51,7 @@ function announceUserChanges(orm: Orm): void {
       await em
         .getConnection()
         .execute("select pg_notify('sendline_revocations', c) from unnest(string_to_array(?, ',')) c", [ids.join(',')], 'all', em.getTransactionContext());
+      for (const id of ids) credentials.evict(id);
     },
   });
 }
