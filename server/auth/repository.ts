@@ -43,6 +43,10 @@ export class AuthRepository {
     return this.em.create(User, data);
   }
 
+  removeUser(user: UserRow): void {
+    this.em.remove(user);
+  }
+
   createSession(data: { id: string; userId: string; refreshHash: string; expiresAt: Date }) {
     return this.em.create(Session, data);
   }

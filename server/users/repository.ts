@@ -3,6 +3,7 @@ import type { Cursor } from '../http/pagination.ts';
 import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
 import { User, type UserRow } from '../auth/entities.ts';
 
+/** Reads of an account's users; they are written by the auth repository, which owns accounts, users and sessions. */
 export class UserRepository {
   private readonly em: EntityManager;
 
@@ -16,9 +17,5 @@ export class UserRepository {
 
   countOwners(accountId: string): Promise<number> {
     return this.em.count(User, { accountId, role: 'owner' });
-  }
-
-  remove(user: UserRow): void {
-    this.em.remove(user);
   }
 }
