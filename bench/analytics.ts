@@ -33,9 +33,24 @@ async function seed(pool: pg.Pool, accountId: string, campaignIds: string[]): Pr
   // Campaign and hour from independent hashes of i: every campaign has events in every hour.
   const common = `$1, c.ids[1 + abs(hashint4(i)) % ${campaignIds.length}], 'msg_bench' || (i % 1000000), 'reader' || (i % ${CONTACTS}) || '@inbox' || (i % 50) || '.example', now() - (abs(hashint4(i + 7)) % 720) * interval '1 hour'`;
   const kinds: [string, number, string, string][] = [
-    ['opens', perKind(0.6), 'account_id, campaign_id, message_id, email, occurred_at, user_agent, machine, is_first, is_first_human', `'Mozilla/5.0 (bench)', i % 10 = 0, i % 3 = 0, i % 3 = 0 and i % 10 <> 0`],
-    ['clicks', perKind(0.3), 'account_id, campaign_id, message_id, email, occurred_at, link, url, is_first, is_first_for_link', `i % 5, 'https://shop.example/p/' || (i % 5), i % 4 = 0, i % 3 = 0`],
-    ['bounces', perKind(0.05), 'account_id, campaign_id, message_id, email, occurred_at, type, source', `case when i % 3 = 0 then 'soft' when i % 11 = 0 then 'complaint' else 'hard' end, 'dsn'`],
+    [
+      'opens',
+      perKind(0.6),
+      'account_id, campaign_id, message_id, email, occurred_at, user_agent, machine, is_first, is_first_human',
+      `'Mozilla/5.0 (bench)', i % 10 = 0, i % 3 = 0, i % 3 = 0 and i % 10 <> 0`,
+    ],
+    [
+      'clicks',
+      perKind(0.3),
+      'account_id, campaign_id, message_id, email, occurred_at, link, url, is_first, is_first_for_link',
+      `i % 5, 'https://shop.example/p/' || (i % 5), i % 4 = 0, i % 3 = 0`,
+    ],
+    [
+      'bounces',
+      perKind(0.05),
+      'account_id, campaign_id, message_id, email, occurred_at, type, source',
+      `case when i % 3 = 0 then 'soft' when i % 11 = 0 then 'complaint' else 'hard' end, 'dsn'`,
+    ],
     ['unsubscribes', perKind(0.05), 'account_id, campaign_id, message_id, email, occurred_at, source', `'one_click'`],
   ];
   for (const [table, count, columns, extra] of kinds) {
@@ -95,7 +110,10 @@ async function timeRequests(url: string, headers: Record<string, string>): Promi
 export async function analyticsBenchmark(): Promise<void> {
   const dir = scratchDir('analytics');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
-  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', API_KEY_RATE_LIMIT: '100000', ...serverTuning() }, { keepOutput: !!process.env.BENCH_DEBUG });
+  const server = await spawnServer(
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', API_KEY_RATE_LIMIT: '100000', ...serverTuning() },
+    { keepOutput: !!process.env.BENCH_DEBUG },
+  );
   const pool = benchPool(database.url);
   try {
     const owner = await newAccount(server.url, 'bench');
@@ -107,13 +125,18 @@ export async function analyticsBenchmark(): Promise<void> {
     );
     const campaignIds = rows.map((r) => r.id);
     const seedSeconds = await seed(pool, owner.accountId, campaignIds);
-    const { rows: [counts] } = await pool.query(
+    const {
+      rows: [counts],
+    } = await pool.query(
       `select (select count(*) from contacts)::int as contacts, ((select count(*) from opens) + (select count(*) from clicks) + (select count(*) from bounces) + (select count(*) from unsubscribes))::int as events,
               (select count(*) from campaign_hourly)::int as buckets`,
     );
     const headers = { authorization: `Bearer ${owner.token}` };
     const overview = await timeRequests(`${server.url}/api/analytics/overview`, headers);
-    const ranged = await timeRequests(`${server.url}/api/analytics/overview?since=${encodeURIComponent(new Date(Date.now() - 7 * 86400_000).toISOString())}`, headers);
+    const ranged = await timeRequests(
+      `${server.url}/api/analytics/overview?since=${encodeURIComponent(new Date(Date.now() - 7 * 86400_000).toISOString())}`,
+      headers,
+    );
     const campaign = await timeRequests(`${server.url}/api/analytics/campaigns/${campaignIds[0]}`, headers);
     const ms = (n: number) => n.toFixed(1);
     const table = [

@@ -52,13 +52,15 @@ async function hammer(options: autocannon.Options, status: number, measured: Mea
   };
 }
 
-const row = (label: string, run: Run) =>
-  `| ${label} | ${run.requestsPerSecond} | ${run.p50} | ${run.p99} | ${run.cpu.server} | ${run.cpu.postgres ?? '–'} |`;
+const row = (label: string, run: Run) => `| ${label} | ${run.requestsPerSecond} | ${run.p50} | ${run.p99} | ${run.cpu.server} | ${run.cpu.postgres ?? '–'} |`;
 
 export async function apiBenchmark(): Promise<void> {
   const dir = scratchDir('api');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
-  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', ...serverTuning() }, { keepOutput: !!process.env.BENCH_DEBUG });
+  const server = await spawnServer(
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', ...serverTuning() },
+    { keepOutput: !!process.env.BENCH_DEBUG },
+  );
   const sendline = { server: server.proc.pid!, postgres: childPostgresPid() };
   try {
     const owner = await newAccount(server.url, 'bench');
@@ -66,7 +68,9 @@ export async function apiBenchmark(): Promise<void> {
     const newKey = async () => (await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 })).key.key as string;
     const { api } = await newApiKey(owner, server.url, { rate_limit_per_minute: 100_000 });
     for (let i = 1; i <= 3; i++) {
-      await api('POST', CAMPAIGNS, { body: { name: `Campaign ${i}`, subject: 'Hello {{ first_name }}', from_email: 'news@shop.example', content: '<p>Hi</p>' } });
+      await api('POST', CAMPAIGNS, {
+        body: { name: `Campaign ${i}`, subject: 'Hello {{ first_name }}', from_email: 'news@shop.example', content: '<p>Hi</p>' },
+      });
     }
     // The contacts the pages read: half tagged `news`, a tenth unsubscribed.
     for (let start = 0; start < CONTACTS; start += IMPORT_ROWS) {
@@ -94,7 +98,11 @@ export async function apiBenchmark(): Promise<void> {
     }
     const campaigns = await hammer({ url: server.url + CAMPAIGNS, headers: { 'x-api-key': await newKey() } }, 200, sendline);
     const contactsPage = await hammer({ url: `${server.url}/api/contacts?limit=50`, headers: { 'x-api-key': await newKey() } }, 200, sendline);
-    const filteredPage = await hammer({ url: `${server.url}/api/contacts?limit=50&status=subscribed&tag=news`, headers: { 'x-api-key': await newKey() } }, 200, sendline);
+    const filteredPage = await hammer(
+      { url: `${server.url}/api/contacts?limit=50&status=subscribed&tag=news`, headers: { 'x-api-key': await newKey() } },
+      200,
+      sendline,
+    );
     let created = 0;
     const creating = await hammer(
       {
@@ -102,7 +110,12 @@ export async function apiBenchmark(): Promise<void> {
         method: 'POST',
         headers: { 'x-api-key': await newKey(), 'content-type': 'application/json' },
         // Each request a new contact.
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `new-${++created}@bench.example`, first_name: 'New', tags: ['bench'] }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `new-${++created}@bench.example`, first_name: 'New', tags: ['bench'] }) }),
+          },
+        ],
       },
       201,
       sendline,

@@ -6,8 +6,50 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 
-const FIRST = ['Ada', 'Ben', 'Chloé', 'David', 'Emma', 'Farid', 'Grace', 'Hiro', 'Inès', 'Jonas', 'Kemal', 'Lena', 'Mateo', 'Nora', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sven', 'Tara'];
-const LAST = ['Anders', 'Brown', "O'Connor", 'Dubois', 'Evans', 'García', 'Hansen', 'Ito', 'Jensen', 'Kowalski', 'Lopez', 'Müller', 'Nakamura', 'Okafor', 'Petrov', 'Rossi', 'Smith', 'Tanaka', 'Urban', 'Virtanen'];
+const FIRST = [
+  'Ada',
+  'Ben',
+  'Chloé',
+  'David',
+  'Emma',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Inès',
+  'Jonas',
+  'Kemal',
+  'Lena',
+  'Mateo',
+  'Nora',
+  'Omar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sven',
+  'Tara',
+];
+const LAST = [
+  'Anders',
+  'Brown',
+  "O'Connor",
+  'Dubois',
+  'Evans',
+  'García',
+  'Hansen',
+  'Ito',
+  'Jensen',
+  'Kowalski',
+  'Lopez',
+  'Müller',
+  'Nakamura',
+  'Okafor',
+  'Petrov',
+  'Rossi',
+  'Smith',
+  'Tanaka',
+  'Urban',
+  'Virtanen',
+];
 const DOMAINS = ['example.com', 'mail.example.org', 'corp.example.net', 'example.co.uk', 'post.example.de'];
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const CITIES = ['Lisbon', 'Berlin', 'Osaka', 'Toronto', 'Lagos', 'São Paulo', 'Pune'];
@@ -36,7 +78,8 @@ export async function generateContactsCsv(file: string, rows: number): Promise<v
     const n = roll < 0.02 && i > 100 ? Math.floor(next() * (i - 1)) + 1 : i;
     const first = FIRST[n % FIRST.length];
     const last = LAST[Math.floor(n / FIRST.length) % LAST.length];
-    const email = roll > 0.99 ? `${first}.${last}.${n}#invalid` : `${first}.${last}.${n}@${DOMAINS[n % DOMAINS.length]}`.toLowerCase().replace(/[^a-z0-9.@-]/g, '');
+    const email =
+      roll > 0.99 ? `${first}.${last}.${n}#invalid` : `${first}.${last}.${n}@${DOMAINS[n % DOMAINS.length]}`.toLowerCase().replace(/[^a-z0-9.@-]/g, '');
     const name = last.includes("'") ? `"${last}"` : last;
     buffer += `${email},${first},${name},${pick(PLANS)}|newsletter,${pick(PLANS)},"${pick(CITIES)}",2026-0${1 + (n % 9)}-1${n % 10},${Math.floor(next() * 100)},${n % 3 ? 'search' : 'friend'}\n`;
     if (buffer.length > 64 * 1024) {

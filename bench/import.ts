@@ -102,7 +102,10 @@ export async function importBenchmark(): Promise<void> {
   const csv = path.join(dir, 'contacts.csv');
   await generateContactsCsv(csv, ROWS);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
-  const server = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', IMPORT_MAX_BYTES: String(200 * 1024 * 1024), ...serverTuning() }, { keepOutput: false });
+  const server = await spawnServer(
+    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', IMPORT_MAX_BYTES: String(200 * 1024 * 1024), ...serverTuning() },
+    { keepOutput: false },
+  );
   try {
     const owner = await newAccount(server.url, 'bench');
     const postgresPid = childPostgresPid();
@@ -149,7 +152,7 @@ export async function importBenchmark(): Promise<void> {
       '|---|---|---|---|---|---|',
       `| Sendline: HTTP upload → \`completed\` (upload alone ${uploaded.toFixed(1)} s) | ${ROWS} | ${seconds.toFixed(1)} | ${rate} | ${perRow(cpu.server, ROWS)} | ${perRow(cpu.postgres, ROWS)} |`,
       copyLine('raw `COPY` of the valid, distinct rows, same unique index', copy),
-      copyLine('raw `COPY` of those rows in `contacts`\' shape, all of its indexes, one stream', intoContactsOne),
+      copyLine("raw `COPY` of those rows in `contacts`' shape, all of its indexes, one stream", intoContactsOne),
       copyLine('the same, two streams at once', intoContactsTwo),
       '',
       `Ratio Sendline / raw COPY: **${(rate / copyRate).toFixed(2)}**. Sendline / the faster COPY into \`contacts\`' indexes: ${(rate / tableLimit).toFixed(2)}. Server peak RSS: **${rss} MB**.`,

@@ -105,7 +105,7 @@ export function childPostgresPid(): number {
     const fields = procStat(Number(entry));
     if (fields?.[1] === 'postgres' && fields[3] === String(process.pid)) return Number(entry);
   }
-  throw new Error('no PostgreSQL server among this process\'s children');
+  throw new Error("no PostgreSQL server among this process's children");
 }
 
 /**

@@ -37,7 +37,18 @@ function handWritten(): Promise<void> {
 async function library(): Promise<void> {
   for (let i = 0; i < MESSAGES; i++) {
     const m = message(i);
-    await new MailComposer({ from: { name: m.from.name ?? '', address: m.from.address }, to: m.to, subject: m.subject, messageId: m.messageId, date: m.date, headers: m.headers, text: m.text, html: m.html }).compile().build();
+    await new MailComposer({
+      from: { name: m.from.name ?? '', address: m.from.address },
+      to: m.to,
+      subject: m.subject,
+      messageId: m.messageId,
+      date: m.date,
+      headers: m.headers,
+      text: m.text,
+      html: m.html,
+    })
+      .compile()
+      .build();
   }
 }
 

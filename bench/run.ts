@@ -8,7 +8,16 @@ import { webhooksBenchmark } from './webhooks.ts';
 import { csvBenchmark } from './csv.ts';
 import { mimeBenchmark } from './mime.ts';
 
-const benchmarks: Record<string, () => Promise<void>> = { api: apiBenchmark, import: importBenchmark, send: sendBenchmark, tracking: trackingBenchmark, analytics: analyticsBenchmark, webhooks: webhooksBenchmark, csv: csvBenchmark, mime: mimeBenchmark };
+const benchmarks: Record<string, () => Promise<void>> = {
+  api: apiBenchmark,
+  import: importBenchmark,
+  send: sendBenchmark,
+  tracking: trackingBenchmark,
+  analytics: analyticsBenchmark,
+  webhooks: webhooksBenchmark,
+  csv: csvBenchmark,
+  mime: mimeBenchmark,
+};
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
 for (const name of names) {

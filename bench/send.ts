@@ -24,7 +24,17 @@ ${[1, 2, 3, 4, 5].map((n) => `<p><a href="https://shop.example/item/${n}?ref={{ 
 <p>See you soon.</p></body></html>`;
 
 const html = CONTENT.replace(/\{\{[^}]*\}\}/g, 'x');
-const composed = buildMime({ from: { name: null, address: 'news@shop.example' }, to: 'RECIPIENT', replyTo: null, subject: 'Hello', messageId: '<bench@shop.example>', date: new Date(), headers: {}, text: 'Hello x', html });
+const composed = buildMime({
+  from: { name: null, address: 'news@shop.example' },
+  to: 'RECIPIENT',
+  replyTo: null,
+  subject: 'Hello',
+  messageId: '<bench@shop.example>',
+  date: new Date(),
+  headers: {},
+  text: 'Hello x',
+  html,
+});
 
 /** Messages/s of `count` sends to distinct recipients, `POOL` at a time. */
 async function rate(count: number, send: (to: string) => Promise<unknown>): Promise<number> {
@@ -66,15 +76,32 @@ export async function sendBenchmark(): Promise<void> {
   const relay = await spawnListening(['bench/smtp-discard.ts']);
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), SEND_BATCH_SIZE: '500', SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2', ...(process.env.BENCH_SEND_THREADS ? { SEND_THREADS: process.env.BENCH_SEND_THREADS } : {}), ...serverTuning() },
+    {
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ALLOW_SIGNUP: 'true',
+      SMTP_URL: `smtp://127.0.0.1:${relay.port}`,
+      SMTP_POOL_SIZE: String(POOL),
+      SEND_BATCH_SIZE: '500',
+      SEND_WORKERS_PER_CAMPAIGN: process.env.BENCH_SEND_WORKERS ?? '2',
+      ...(process.env.BENCH_SEND_THREADS ? { SEND_THREADS: process.env.BENCH_SEND_THREADS } : {}),
+      ...serverTuning(),
+    },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   try {
     const owner = await newAccount(server.url, 'bench');
     const auth = { authorization: `Bearer ${owner.token}` };
     const csv = path.join(dir, 'contacts.csv');
-    writeFileSync(csv, 'email,first_name,plan\n' + Array.from({ length: CONTACTS }, (_, i) => `person${i}@inbox.example,Person${i},${i % 2 ? 'pro' : 'free'}`).join('\n') + '\n');
-    const upload = await fetch(`${server.url}/api/contacts/import`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: await import('node:fs').then((fs) => fs.readFileSync(csv)) });
+    writeFileSync(
+      csv,
+      'email,first_name,plan\n' + Array.from({ length: CONTACTS }, (_, i) => `person${i}@inbox.example,Person${i},${i % 2 ? 'pro' : 'free'}`).join('\n') + '\n',
+    );
+    const upload = await fetch(`${server.url}/api/contacts/import`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/csv' },
+      body: await import('node:fs').then((fs) => fs.readFileSync(csv)),
+    });
     const imp = (await upload.json()) as { id: string };
     for (;;) {
       const state = (await (await fetch(`${server.url}/api/contacts/import/${imp.id}`, { headers: auth })).json()) as { status: string };

@@ -40,7 +40,8 @@ async function hammer(base: string, paths: string[], seconds: number, expectStat
   const result = await autocannon({ url: base, connections: CONNECTIONS, duration: seconds, requests: paths.map((p) => ({ method: 'GET', path: p })) });
   const answered = expectStatus === 200 ? result['2xx'] : result['3xx'];
   const others = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'] - answered;
-  if (others || result.errors || result.timeouts) throw new Error(`${base}: ${others} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`);
+  if (others || result.errors || result.timeouts)
+    throw new Error(`${base}: ${others} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`);
   const harness = process.cpuUsage(before.harness);
   const perRequest = (cpuSecs: number) => Math.round((cpuSecs * 1e6) / answered);
   const cpu = {
@@ -48,20 +49,36 @@ async function hammer(base: string, paths: string[], seconds: number, expectStat
     postgres: measured.postgres ? perRequest(cpuSeconds(measured.postgres) - before.postgres) : null,
     harness: perRequest((harness.user + harness.system) / 1e6),
   };
-  return { requestsPerSecond: Math.round(result.requests.average), cpu, p50: result.latency.p50, p99: result.latency.p99, answered, sent: result.requests.sent };
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    cpu,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    answered,
+    sent: result.requests.sent,
+  };
 }
 
 export async function trackingBenchmark(): Promise<void> {
   const dir = scratchDir('tracking');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', JWT_SECRET, SECRET_KEYS: KEY_RING.map(({ id, key }) => `${id}:${key}`).join(','), ...serverTuning() },
+    {
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ALLOW_SIGNUP: 'true',
+      JWT_SECRET,
+      SECRET_KEYS: KEY_RING.map(({ id, key }) => `${id}:${key}`).join(','),
+      ...serverTuning(),
+    },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   const pool = benchPool(database.url);
   try {
     const owner = await newAccount(server.url, 'bench');
-    const { body: campaign } = await owner.api('POST', '/api/campaigns', { body: { name: 'bench', subject: 'Hi', from_email: 'news@shop.example', content: '<a href="https://shop.example/">x</a>' } });
+    const { body: campaign } = await owner.api('POST', '/api/campaigns', {
+      body: { name: 'bench', subject: 'Hi', from_email: 'news@shop.example', content: '<a href="https://shop.example/">x</a>' },
+    });
     // Each message to a contact of the account, as a campaign sends them: an open is also listed
     // under its contact (one more index entry than an open without one).
     const { rows } = await pool.query(
@@ -79,7 +96,9 @@ export async function trackingBenchmark(): Promise<void> {
     const pixels = rows.map((r) => `/t/o/${signer.sign({ kind: 'open', messageId: r.id })}.gif`);
     // Clicks on messages the pixel run surely opened (autocannon walks the list from the start on
     // every connection): a click on an unopened message would also record an open.
-    const clicks = rows.slice(0, 1000).map((r, i) => `/t/c/${signer.sign({ kind: 'click', messageId: r.id, link: 0, url: `https://shop.example/p/${i % 10}` })}`);
+    const clicks = rows
+      .slice(0, 1000)
+      .map((r, i) => `/t/c/${signer.sign({ kind: 'click', messageId: r.id, link: 0, url: `https://shop.example/p/${i % 10}` })}`);
 
     const bare = await spawnListening(['bench/bare-gif.ts']);
     const bareUrl = `http://127.0.0.1:${bare.port}`;
@@ -104,7 +123,9 @@ export async function trackingBenchmark(): Promise<void> {
     // A graceful stop flushes what is buffered; then count what was stored.
     server.proc.kill('SIGTERM');
     await server.exited;
-    const { rows: [stored] } = await pool.query(
+    const {
+      rows: [stored],
+    } = await pool.query(
       'select (select count(*) from opens where campaign_id = $1)::int as opens, (select count(*) from clicks where campaign_id = $1)::int as clicks',
       [campaign.id],
     );
@@ -127,7 +148,10 @@ export async function trackingBenchmark(): Promise<void> {
       '',
       '| target | requests/s | p50 ms | p99 ms | CPU µs per request: server | PostgreSQL | autocannon |',
       '|---|---|---|---|---|---|---|',
-      ...rounds.flatMap((r, i) => [row(`bare \`node:http\`, same GIF (round ${i + 1})`, r.baseline), row(`Sendline \`GET /t/o/{token}.gif\` (round ${i + 1})`, r.opens)]),
+      ...rounds.flatMap((r, i) => [
+        row(`bare \`node:http\`, same GIF (round ${i + 1})`, r.baseline),
+        row(`Sendline \`GET /t/o/{token}.gif\` (round ${i + 1})`, r.opens),
+      ]),
       row('Sendline `GET /t/c/{token}` (302)', click),
       '',
       `Ratio pixel / bare by round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median **${median.toFixed(2)}**. Sendline peak RSS: ${rss} MB.`,

@@ -28,7 +28,9 @@ function receiver(delayMs: number): Promise<{ server: Server; url: string; count
       else answer();
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, count: () => count })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, count: () => count })),
+  );
 }
 
 async function until(check: () => boolean, timeoutMs: number): Promise<void> {
@@ -67,7 +69,15 @@ export async function webhooksBenchmark(): Promise<void> {
   const dir = scratchDir('webhooks');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024), ...serverTuning() },
+    {
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ALLOW_SIGNUP: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WS_MAX_BUFFERED_BYTES: String(64 * 1024 * 1024),
+      ...serverTuning(),
+    },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   const pool = benchPool(database.url);
@@ -108,7 +118,11 @@ export async function webhooksBenchmark(): Promise<void> {
       sockets.push(ws);
     }
     await new Promise((r) => setTimeout(r, 500));
-    const commit = () => pool.query(`insert into events (id, account_id, type, data, dispatched) values (sendline_id('evt'), $1, 'contact.created', jsonb_build_object('sent_ms', $2::bigint), true)`, [owner.accountId, Date.now()]);
+    const commit = () =>
+      pool.query(
+        `insert into events (id, account_id, type, data, dispatched) values (sendline_id('evt'), $1, 'contact.created', jsonb_build_object('sent_ms', $2::bigint), true)`,
+        [owner.accountId, Date.now()],
+      );
     // Throughput: events committed back to back.
     const wsStarted = performance.now();
     for (let i = 0; i < WS_EVENTS; i++) await commit();

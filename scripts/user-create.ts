@@ -47,7 +47,17 @@ try {
   const input = { email: values.email, password: values.password, name: values.name ?? values.email.split('@')[0] };
   const user = values.account
     ? await services.users.create(
-        { accountId: values.account, via: 'session', scopes: ['read', 'write'], userId: null, role: 'owner', sessionId: null, keyId: null, rateLimitPerMinute: 0, counted: null } satisfies Principal,
+        {
+          accountId: values.account,
+          via: 'session',
+          scopes: ['read', 'write'],
+          userId: null,
+          role: 'owner',
+          sessionId: null,
+          keyId: null,
+          rateLimitPerMinute: 0,
+          counted: null,
+        } satisfies Principal,
         { ...input, role },
       )
     : userJson(await services.auth.createOwner({ ...input, accountName: values['account-name'] ?? 'Default' }));

@@ -20,7 +20,19 @@ import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
 
-export const implementedHandlers = { ...authHandlers, ...userHandlers, ...apiKeyHandlers, ...contactHandlers, ...importHandlers, ...campaignHandlers, ...trackingHandlers, ...conversionHandlers, ...analyticsHandlers, ...webhookHandlers, ...eventHandlers };
+export const implementedHandlers = {
+  ...authHandlers,
+  ...userHandlers,
+  ...apiKeyHandlers,
+  ...contactHandlers,
+  ...importHandlers,
+  ...campaignHandlers,
+  ...trackingHandlers,
+  ...conversionHandlers,
+  ...analyticsHandlers,
+  ...webhookHandlers,
+  ...eventHandlers,
+};
 
 export function createApp(runtime: Runtime): Express {
   const { config, orm, log } = runtime;

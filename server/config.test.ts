@@ -36,7 +36,10 @@ describe('the secrets of the configuration', () => {
   it('take SECRET_KEYS as given, the first one current, apart from JWT_SECRET', () => {
     const [k2, k1] = [key(), key()];
     const config = loadConfig({ DATA_DIR: freshDir(), JWT_SECRET, SECRET_KEYS: ` k2:${k2} , k1:${k1}` });
-    expect(config.secretKeys).toEqual([{ id: 'k2', key: k2 }, { id: 'k1', key: k1 }]);
+    expect(config.secretKeys).toEqual([
+      { id: 'k2', key: k2 },
+      { id: 'k1', key: k1 },
+    ]);
     expect(config.jwtSecret).toBe(JWT_SECRET);
     expect(config.generatedSecrets).toEqual([]);
   });
@@ -53,7 +56,10 @@ describe('the secrets of the configuration', () => {
     expect(first.secretKeys).toHaveLength(1);
     expect(first.secretKeys[0].id).toMatch(/^k[0-9a-f]{8}$/);
     expect(Buffer.from(first.secretKeys[0].key, 'base64')).toHaveLength(32);
-    expect(first.generatedSecrets.map(({ name, created }) => [name, created])).toEqual([['JWT_SECRET', true], ['SECRET_KEYS', true]]);
+    expect(first.generatedSecrets.map(({ name, created }) => [name, created])).toEqual([
+      ['JWT_SECRET', true],
+      ['SECRET_KEYS', true],
+    ]);
     expect(statSync(path.join(dir, 'secret-keys')).mode & 0o777).toBe(0o600);
     const again = loadConfig({ DATA_DIR: dir });
     expect(again.secretKeys).toEqual(first.secretKeys);

@@ -197,7 +197,9 @@ function persistentSecret(env: Env, name: string, dataDir: string, file: string,
     return given;
   }
   const secretPath = path.join(dataDir, file);
-  const { text, created } = existsSync(secretPath) ? { text: readFileSync(secretPath, 'utf8').trim(), created: false } : createOnce(secretPath, randomBytes(48).toString('base64url'));
+  const { text, created } = existsSync(secretPath)
+    ? { text: readFileSync(secretPath, 'utf8').trim(), created: false }
+    : createOnce(secretPath, randomBytes(48).toString('base64url'));
   generated?.push({ name: name as GeneratedSecret['name'], file: secretPath, created });
   return text;
 }

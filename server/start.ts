@@ -68,11 +68,25 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const listener = new EventListener(database.url, log);
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
-  const runtime: Runtime = { config, databaseUrl: database.url, orm, pool, queue, transport, templates, signer, secretBox, log, schema: { migration: applied.at(-1) ?? null, migrations: applied.length }, access };
+  const runtime: Runtime = {
+    config,
+    databaseUrl: database.url,
+    orm,
+    pool,
+    queue,
+    transport,
+    templates,
+    signer,
+    secretBox,
+    log,
+    schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
+    access,
+  };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
   const feedback = new FeedbackService(pool, sqlOf(orm.em));
-  const bounces = config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
+  const bounces =
+    config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');

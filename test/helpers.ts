@@ -34,7 +34,17 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
 
 /** Sendline in a process of its own (as `npm start` runs it), on the shared test database. */
 export function spawnTestServer(env: Record<string, string> = {}, options?: Parameters<typeof spawnServer>[1]): Promise<ServerProcess> {
-  return spawnServer({ DATABASE_URL: inject('databaseUrl'), DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')), JWT_SECRET: TEST_JWT_SECRET, SECRET_KEYS: TEST_SECRET_KEYS, ALLOW_SIGNUP: 'true', ...env }, options);
+  return spawnServer(
+    {
+      DATABASE_URL: inject('databaseUrl'),
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')),
+      JWT_SECRET: TEST_JWT_SECRET,
+      SECRET_KEYS: TEST_SECRET_KEYS,
+      ALLOW_SIGNUP: 'true',
+      ...env,
+    },
+    options,
+  );
 }
 
 export function expectProblem(res: Answer, status: number, code: string) {

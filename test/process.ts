@@ -28,7 +28,15 @@ export function spawnServer(env: Record<string, string>, options: { keepOutput?:
   let started = false;
   const proc = spawn('bin/sendline', {
     cwd: ROOT,
-    env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, TMPDIR: tmpdir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...UNTHROTTLED, ...env },
+    env: {
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
+      TMPDIR: tmpdir(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...UNTHROTTLED,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -10,7 +10,21 @@ export type AnalyticsOverview = components['schemas']['AnalyticsOverview'];
 export type CampaignAnalytics = components['schemas']['CampaignAnalytics'];
 
 /** The counters of campaign_hourly that analytics add up. */
-const SUMMED = ['sent', 'delivered', 'deferred', 'failed', 'opens', 'unique_opens', 'human_opens', 'clicks', 'unique_clicks', 'bounces_hard', 'bounces_soft', 'complaints', 'unsubscribes'] as const;
+const SUMMED = [
+  'sent',
+  'delivered',
+  'deferred',
+  'failed',
+  'opens',
+  'unique_opens',
+  'human_opens',
+  'clicks',
+  'unique_clicks',
+  'bounces_hard',
+  'bounces_soft',
+  'complaints',
+  'unsubscribes',
+] as const;
 type Sums = Record<(typeof SUMMED)[number], number>;
 const SUMS = SUMMED.map((column) => sql<number>`coalesce(sum(${sql.ref(column)}), 0)::int`.as(column));
 
@@ -88,8 +102,17 @@ export class AnalyticsService {
       .groupBy('currency')
       .orderBy('currency');
     const [contacts, campaigns, totals, money] = await Promise.all([
-      this.db.selectFrom('contact_status_counts').select(['status', sql<number>`count::int`.as('count')]).where('account_id', '=', accountId).execute(),
-      this.db.selectFrom('campaigns').select(['status', sql<number>`count(*)::int`.as('count')]).where('account_id', '=', accountId).groupBy('status').execute(),
+      this.db
+        .selectFrom('contact_status_counts')
+        .select(['status', sql<number>`count::int`.as('count')])
+        .where('account_id', '=', accountId)
+        .execute(),
+      this.db
+        .selectFrom('campaigns')
+        .select(['status', sql<number>`count(*)::int`.as('count')])
+        .where('account_id', '=', accountId)
+        .groupBy('status')
+        .execute(),
       sums.executeTakeFirstOrThrow(),
       revenue.execute(),
     ]);
@@ -104,7 +127,12 @@ export class AnalyticsService {
   }
 
   async campaign(accountId: string, campaignId: string): Promise<CampaignAnalytics> {
-    const campaign = await this.db.selectFrom('campaigns').select(['id', 'started_at', 'created_at']).where('id', '=', campaignId).where('account_id', '=', accountId).executeTakeFirst();
+    const campaign = await this.db
+      .selectFrom('campaigns')
+      .select(['id', 'started_at', 'created_at'])
+      .where('id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!campaign) throw notFound('campaign');
     const dailyFrom = new Date((campaign.started_at ?? campaign.created_at).getTime() + HOURLY_FOR_MS);
     const [sums, revenue, series, links, domains] = await Promise.all([

@@ -15,7 +15,6 @@ import type { CachedKey } from '../auth/credential-cache.ts';
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;
 
-
 export type KeyCheck =
   | { ok: true; key: CachedKey; counted: WindowCount }
   | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
@@ -77,7 +76,12 @@ export class ApiKeyService {
 
   async list(accountId: string, limit: number, cursor?: string): Promise<components['schemas']['ApiKeyPage']> {
     const rows = await this.repo.page(accountId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (k) => ({ at: k.createdAt, id: k.id }), (k) => this.json(k));
+    return toPage(
+      rows,
+      limit,
+      (k) => ({ at: k.createdAt, id: k.id }),
+      (k) => this.json(k),
+    );
   }
 
   async get(accountId: string, id: string): Promise<components['schemas']['ApiKey']> {

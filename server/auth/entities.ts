@@ -26,7 +26,10 @@ export const User = defineEntity({
     role: p.enum([...USER_ROLES]),
     passwordHash: p.string().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

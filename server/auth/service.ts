@@ -54,7 +54,10 @@ export class AuthService {
     const limit = this.config.loginAttemptsPerWindow;
     // Counted before the password is checked, atomically: parallel attempts cannot all pass a
     // check made before any of them was counted.
-    const { counts: [byEmail, byIp], resetIn } = await this.limits.hitEach([emailBucket, ipBucket], THROTTLE_WINDOW_SECONDS);
+    const {
+      counts: [byEmail, byIp],
+      resetIn,
+    } = await this.limits.hitEach([emailBucket, ipBucket], THROTTLE_WINDOW_SECONDS);
     if (byEmail > limit || byIp > limit * IP_ATTEMPTS_FACTOR) {
       throw new Problem(429, 'too_many_login_attempts', `Too many failed logins; retry in ${resetIn} s.`, {
         headers: { 'Retry-After': String(resetIn) },
@@ -71,7 +74,10 @@ export class AuthService {
   async register(input: components['schemas']['RegisterRequest'], ip: string): Promise<Session> {
     if (!this.config.allowSignup) throw forbidden('signup_disabled', 'Sign-up is disabled on this server.');
     // Every attempt counts, refused ones too: a 409 tells whether an email has an account.
-    const { counts: [attempts], resetIn } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
+    const {
+      counts: [attempts],
+      resetIn,
+    } = await this.limits.hitEach([`signup:ip:${ip}`], SIGNUP_WINDOW_SECONDS);
     if (attempts > this.config.signupsPerHour) {
       throw new Problem(429, 'too_many_signups', `Too many sign-ups from this address; retry in ${resetIn} s.`, {
         headers: { 'Retry-After': String(resetIn) },

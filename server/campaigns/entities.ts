@@ -37,14 +37,26 @@ export const Campaign = defineEntity({
     unsubscribed: p.integer().default(0),
     complained: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
 export type CampaignRow = InferEntity<typeof Campaign>;
 
 export type MessageStatus = components['schemas']['MessageStatus'];
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'deferred', 'bounced', 'failed', 'cancelled'] as const satisfies readonly MessageStatus[];
+export const MESSAGE_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'deferred',
+  'bounced',
+  'failed',
+  'cancelled',
+] as const satisfies readonly MessageStatus[];
 
 /** One recipient of a campaign, frozen when sending starts; written by the campaigns store. */
 export const Message = defineEntity({

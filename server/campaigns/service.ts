@@ -90,7 +90,12 @@ export class CampaignService {
 
   async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
     const rows = await this.repo.page(accountId, status, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), (c) => c);
+    return toPage(
+      rows,
+      limit,
+      (c) => ({ at: c.createdAt, id: c.id }),
+      (c) => c,
+    );
   }
 
   async get(accountId: string, id: string): Promise<CampaignRow> {
@@ -189,14 +194,23 @@ export class CampaignService {
       });
     }
     // Rendered and built in the template thread; only the SMTP conversation happens here.
-    const messages = await this.templates.testMessages(campaignContent(campaign), recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
+    const messages = await this.templates
+      .testMessages(campaignContent(campaign), recipients)
+      .catch((error: Error) => recipients.map(() => ({ failed: error.message })));
     const accepted: string[] = [];
     const rejected: { email: string; reason: string }[] = [];
     for (const [i, { email }] of recipients.entries()) {
       const message = messages[i];
-      const outcome = 'failed' in message ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` } : await this.transport.sendMime(message.envelope, message.raw);
+      const outcome =
+        'failed' in message
+          ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
+          : await this.transport.sendMime(message.envelope, message.raw);
       if (outcome.kind === 'accepted') accepted.push(email);
-      else rejected.push({ email, reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response });
+      else
+        rejected.push({
+          email,
+          reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response,
+        });
     }
     return { accepted, rejected };
   }

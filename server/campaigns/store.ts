@@ -28,7 +28,10 @@ export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' 
 };
 
 /** A message as `GET /campaigns/{id}/messages` lists it. */
-export type ListedMessage = Pick<MessageColumns, 'id' | 'campaign_id' | 'contact_id' | 'email' | 'status' | 'reason' | 'attempts' | 'sent_at' | 'opened_at' | 'clicked_at' | 'created_at'>;
+export type ListedMessage = Pick<
+  MessageColumns,
+  'id' | 'campaign_id' | 'contact_id' | 'email' | 'status' | 'reason' | 'attempts' | 'sent_at' | 'opened_at' | 'clicked_at' | 'created_at'
+>;
 
 /** What became of one message of a batch. */
 export interface MessageOutcome {
@@ -72,16 +75,45 @@ export const campaigns = {
     let query = sqlOf(em)
       .selectFrom('campaigns')
       .select([
-        'id', 'account_id as accountId', 'name', 'subject', 'from_email as fromEmail', 'from_name as fromName', 'reply_to as replyTo',
-        'content', 'text_content as textContent', 'preheader', 'audience', 'track_opens as trackOpens', 'track_clicks as trackClicks',
-        'status', 'failure_reason as failureReason', 'scheduled_at as scheduledAt', 'started_at as startedAt', 'completed_at as completedAt',
-        'recipients', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'opened', 'clicked', 'unsubscribed', 'complained',
-        'created_at as createdAt', 'updated_at as updatedAt',
+        'id',
+        'account_id as accountId',
+        'name',
+        'subject',
+        'from_email as fromEmail',
+        'from_name as fromName',
+        'reply_to as replyTo',
+        'content',
+        'text_content as textContent',
+        'preheader',
+        'audience',
+        'track_opens as trackOpens',
+        'track_clicks as trackClicks',
+        'status',
+        'failure_reason as failureReason',
+        'scheduled_at as scheduledAt',
+        'started_at as startedAt',
+        'completed_at as completedAt',
+        'recipients',
+        'sent',
+        'delivered',
+        'deferred',
+        'failed',
+        'bounced',
+        'opened',
+        'clicked',
+        'unsubscribed',
+        'complained',
+        'created_at as createdAt',
+        'updated_at as updatedAt',
       ])
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+    return query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
   },
 
   create(em: EntityManager, data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {
@@ -229,7 +261,11 @@ export const messages = {
       .where('campaign_id', '=', campaignId);
     if (status) query = query.where('status', '=', status);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+    return query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
   },
 
   /**
@@ -321,7 +357,9 @@ export async function markBounced(db: Db, messageId: string, reason: string | nu
 
 /** True for the message's first complaint. */
 export async function markComplained(db: Db, messageId: string, at: Date): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`update messages set complained_at = ${at} where id = ${messageId} and complained_at is null returning id`.execute(db);
+  const { rows } = await sql<{ id: string }>`update messages set complained_at = ${at} where id = ${messageId} and complained_at is null returning id`.execute(
+    db,
+  );
   return rows.length > 0;
 }
 

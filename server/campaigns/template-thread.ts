@@ -126,7 +126,10 @@ export class TemplateThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./template-worker.ts', import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB } });
+    const worker = new Worker(new URL('./template-worker.ts', import.meta.url), {
+      workerData: this.data,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
+    });
     // Never what keeps a process from exiting.
     worker.unref();
     this.ready = false;

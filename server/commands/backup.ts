@@ -58,7 +58,9 @@ async function schemaOf(url: string) {
   await db.connect();
   try {
     const state = await readSchemaState(db);
-    const { rows: [{ tables }] } = await db.query<{ tables: number }>("select count(*)::int as tables from pg_tables where schemaname = 'public'");
+    const {
+      rows: [{ tables }],
+    } = await db.query<{ tables: number }>("select count(*)::int as tables from pg_tables where schemaname = 'public'");
     return { ...state, tables };
   } finally {
     await db.end();
@@ -92,9 +94,11 @@ export async function backupCommand(args: string[], config: Config, log: Logger)
       console.log(`Backed up the database (${applied.length} migrations applied) and DATA_DIR's ${secrets.join(', ') || 'nothing'} to ${file}.`);
     });
     // Without the file, the secret came from JWT_SECRET (the configuration writes the file otherwise).
-    if (!secretsOf(config.dataDir).includes('jwt-secret')) console.error('JWT_SECRET is set in the environment, not kept in DATA_DIR: keep it with this backup.');
+    if (!secretsOf(config.dataDir).includes('jwt-secret'))
+      console.error('JWT_SECRET is set in the environment, not kept in DATA_DIR: keep it with this backup.');
     // A ring not kept in DATA_DIR with a key of its own (not just JWT_SECRET's legacy one) came from SECRET_KEYS.
-    const ringInEnvironment = !config.generatedSecrets.some((secret) => secret.name === 'SECRET_KEYS') && config.secretKeys.some((key) => key.id !== LEGACY_KEY_ID);
+    const ringInEnvironment =
+      !config.generatedSecrets.some((secret) => secret.name === 'SECRET_KEYS') && config.secretKeys.some((key) => key.id !== LEGACY_KEY_ID);
     if (ringInEnvironment) console.error('SECRET_KEYS is set in the environment, not kept in DATA_DIR: keep it with this backup.');
     return 0;
   } finally {
@@ -121,7 +125,9 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     if (manifest.format !== FORMAT) throw new ConfigError(`${file} is a backup of format ${manifest.format}; this Sendline reads format ${FORMAT}`);
     const unknown = manifest.migrations.filter((name) => !KNOWN_MIGRATIONS.includes(name));
     if (unknown.length) {
-      throw new ConfigError(`${file} was taken by Sendline ${manifest.version}, whose schema this version (${VERSION}) does not know (${unknown.join(', ')}): restore it with that release or a later one.`);
+      throw new ConfigError(
+        `${file} was taken by Sendline ${manifest.version}, whose schema this version (${VERSION}) does not know (${unknown.join(', ')}): restore it with that release or a later one.`,
+      );
     }
     // Names from the archive: plain files it holds, never a path out of DATA_DIR nor the database's own files.
     const stagedDir = path.join(staging, 'data-dir');
@@ -137,7 +143,8 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     const database = await databaseOf(config, log);
     try {
       const { tables } = await schemaOf(database.url);
-      if (tables && !replace) throw new ConfigError(`The database is not empty (${tables} tables): restore into an empty one, or pass --replace to drop what it holds`);
+      if (tables && !replace)
+        throw new ConfigError(`The database is not empty (${tables} tables): restore into an empty one, or pass --replace to drop what it holds`);
       await restoreDatabase(database.url, path.join(staging, 'database.sql'), { replace, pgBin: config.pgBin });
     } finally {
       await database.stop();
@@ -149,7 +156,9 @@ export async function restoreCommand(args: string[], config: Config, log: Logger
     // A backup from before key rings keyed its links from its jwt-secret: the ring the configuration
     // generated just now would not hold it, while the next start generates one that pins it as legacy.
     if (!manifest.secrets.includes('secret-keys') && !secretsBefore.has('secret-keys')) rmSync(path.join(config.dataDir, 'secret-keys'), { force: true });
-    console.log(`Restored the backup Sendline ${manifest.version} took at ${manifest.created_at} (${manifest.migrations.length} migrations applied) and DATA_DIR's ${manifest.secrets.join(', ') || 'nothing'}. Migrations of this version apply when the server starts.`);
+    console.log(
+      `Restored the backup Sendline ${manifest.version} took at ${manifest.created_at} (${manifest.migrations.length} migrations applied) and DATA_DIR's ${manifest.secrets.join(', ') || 'nothing'}. Migrations of this version apply when the server starts.`,
+    );
     const restoredSecret = manifest.secrets.includes('jwt-secret') && readFileSync(path.join(config.dataDir, 'jwt-secret'), 'utf8').trim();
     if (jwtFromEnvironment && restoredSecret && restoredSecret !== config.jwtSecret) {
       console.error("JWT_SECRET is set in the environment and wins over the restored DATA_DIR/jwt-secret: unset it to use the backup's.");

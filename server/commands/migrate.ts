@@ -23,13 +23,19 @@ export async function migrateCommand(args: string[], config: Config, log: Logger
       const state = await readSchemaState(db).finally(() => db.end());
       requireKnownSchema(state);
       console.log(level(state));
-      console.log(state.pending.length ? `${state.pending.length} migrations would run:\n${state.pending.map((name) => `  ${name}`).join('\n')}` : 'Nothing would run.');
+      console.log(
+        state.pending.length ? `${state.pending.length} migrations would run:\n${state.pending.map((name) => `  ${name}`).join('\n')}` : 'Nothing would run.',
+      );
       return 0;
     }
     const orm = await openDatabase(database.url, log, 2, { migrate: false });
     try {
       const applied = await migrate(orm, database.url, log);
-      console.log(applied.length ? `Applied ${applied.length} migrations:\n${applied.map((name) => `  ${name}`).join('\n')}` : 'Nothing to run: the schema is up to date.');
+      console.log(
+        applied.length
+          ? `Applied ${applied.length} migrations:\n${applied.map((name) => `  ${name}`).join('\n')}`
+          : 'Nothing to run: the schema is up to date.',
+      );
     } finally {
       await orm.close();
     }

@@ -19,7 +19,10 @@ export const Contact = defineEntity({
     /** Soft bounces in a row, with no open or click between them (tracking keeps it). */
     softBounces: p.integer().default(0).hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

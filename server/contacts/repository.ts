@@ -31,10 +31,7 @@ export class ContactRepository {
   }
 
   async idByEmail(accountId: string, email: string): Promise<string | null> {
-    const [row] = await this.em.execute<{ id: string }[]>(
-      'select id from contacts where account_id = ? and lower(email) = lower(?)',
-      [accountId, email],
-    );
+    const [row] = await this.em.execute<{ id: string }[]>('select id from contacts where account_id = ? and lower(email) = lower(?)', [accountId, email]);
     return row?.id ?? null;
   }
 
@@ -43,8 +40,17 @@ export class ContactRepository {
     let query = sqlOf(this.em)
       .selectFrom('contacts')
       .select([
-        'id', 'email', 'first_name as firstName', 'last_name as lastName', 'attributes', 'tags', 'status',
-        'status_reason as statusReason', 'status_changed_at as statusChangedAt', 'created_at as createdAt', 'updated_at as updatedAt',
+        'id',
+        'email',
+        'first_name as firstName',
+        'last_name as lastName',
+        'attributes',
+        'tags',
+        'status',
+        'status_reason as statusReason',
+        'status_changed_at as statusChangedAt',
+        'created_at as createdAt',
+        'updated_at as updatedAt',
       ])
       .where('account_id', '=', accountId);
     const { status, tag, email, q, createdAfter, createdBefore } = filters;
@@ -58,7 +64,11 @@ export class ContactRepository {
     if (createdAfter) query = query.where('created_at', '>', createdAfter);
     if (createdBefore) query = query.where('created_at', '<', createdBefore);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+    return query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
   }
 
   create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId' | 'softBounces'>): ContactRow {

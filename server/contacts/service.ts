@@ -83,14 +83,19 @@ export class ContactService {
 
   /** PUT: the whole record; fields left out are cleared, except `status`, which stays. */
   replace(accountId: string, id: string, input: ContactReplace): Promise<ContactJson> {
-    return this.change(accountId, id, {
-      email: input.email,
-      first_name: input.first_name ?? null,
-      last_name: input.last_name ?? null,
-      attributes: input.attributes ?? {},
-      tags: input.tags ?? [],
-      ...(input.status !== undefined ? { status: input.status, status_reason: input.status_reason } : {}),
-    }, false);
+    return this.change(
+      accountId,
+      id,
+      {
+        email: input.email,
+        first_name: input.first_name ?? null,
+        last_name: input.last_name ?? null,
+        attributes: input.attributes ?? {},
+        tags: input.tags ?? [],
+        ...(input.status !== undefined ? { status: input.status, status_reason: input.status_reason } : {}),
+      },
+      false,
+    );
   }
 
   /** PATCH: only the fields given; attributes merge into the stored ones, a null value removes a key. */

@@ -44,7 +44,8 @@ export async function suppress(
   if (!contactIds.length) return [];
   // Row locks in id order: concurrent suppressions never deadlock on each other.
   const ids = [...new Set(contactIds)].sort();
-  const from = options.over === 'any' ? (['subscribed', 'unsubscribed', 'bounced', 'complained'] as const).filter((s) => s !== status) : FEEDBACK_REPLACES[status];
+  const from =
+    options.over === 'any' ? (['subscribed', 'unsubscribed', 'bounced', 'complained'] as const).filter((s) => s !== status) : FEEDBACK_REPLACES[status];
   const rows = await db
     .updateTable('contacts')
     .set({ status, status_reason: reason, status_changed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
@@ -60,7 +61,12 @@ export async function suppress(
  * The event of a suppression, for `suppress` and for the one suppression made through the ORM's
  * unit of work: a person's edit of a contact, whose status is flushed with the other fields.
  */
-export function suppressedEvent(contactId: string, email: string, status: SuppressedStatus, reason: string | null): PendingEvent & { type: 'contact.suppressed' } {
+export function suppressedEvent(
+  contactId: string,
+  email: string,
+  status: SuppressedStatus,
+  reason: string | null,
+): PendingEvent & { type: 'contact.suppressed' } {
   const data: EventData<'contact.suppressed'> = { contact_id: contactId, email, status, reason };
   return { type: 'contact.suppressed', data };
 }
@@ -82,7 +88,12 @@ export async function countSoftBounce(db: Db, contactId: string): Promise<number
 export async function clearSoftBounces(db: Db, contactIds: readonly string[]): Promise<void> {
   if (!contactIds.length) return;
   const ids = [...new Set(contactIds)].sort();
-  await db.updateTable('contacts').set({ soft_bounces: 0 }).where(sql<boolean>`id = any(${ids}::text[])`).where('soft_bounces', '>', 0).execute();
+  await db
+    .updateTable('contacts')
+    .set({ soft_bounces: 0 })
+    .where(sql<boolean>`id = any(${ids}::text[])`)
+    .where('soft_bounces', '>', 0)
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,7 +186,10 @@ export async function writeImportedContacts(
   // One round trip before the COPY: the import's parser shares the thread, and each reply waits for it.
   await PREPARE_STAGING.execute(db);
   await copyBytes(client, 'import_staging', IMPORT_STAGING_COLUMNS, copyText);
-  const statement = target.mode === 'update_only' ? mergeOnly(target.accountId, target.importId) : insertOrMerge(target.accountId, target.importId, target.mode);
-  const { rows: [written] } = await statement.execute(db);
+  const statement =
+    target.mode === 'update_only' ? mergeOnly(target.accountId, target.importId) : insertOrMerge(target.accountId, target.importId, target.mode);
+  const {
+    rows: [written],
+  } = await statement.execute(db);
   return written;
 }

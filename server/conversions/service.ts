@@ -156,7 +156,13 @@ export class AttributionService {
   }
 
   /** One page of an account's records, newest first by `(occurred_at, id)` with keyset cursors. */
-  private recent<T extends 'conversions' | 'payments', O>(query: SelectQueryBuilder<Database, T, O>, accountId: string, f: AttributionFilters, limit: number, cursor?: string) {
+  private recent<T extends 'conversions' | 'payments', O>(
+    query: SelectQueryBuilder<Database, T, O>,
+    accountId: string,
+    f: AttributionFilters,
+    limit: number,
+    cursor?: string,
+  ) {
     // The columns both tables have, named through one of them for the builder's types.
     let q = query as unknown as SelectQueryBuilder<Database, 'payments', O>;
     const after = decodeCursor(cursor);
@@ -166,7 +172,10 @@ export class AttributionService {
     if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
     if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
     if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
-    return q.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
+    return q
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
   }
 
   private existingConversion(db: Db, accountId: string, externalId: string): Promise<ConversionRecord | undefined> {
@@ -190,7 +199,9 @@ export class AttributionService {
       ? await query.where('id', '=', input.contact_id).executeTakeFirst()
       : await query.where(sql<boolean>`lower(email) = lower(${(input.email ?? '').trim()})`).executeTakeFirst();
     if (!row) {
-      throw new Problem(422, 'contact_not_found', 'No contact of this account has that id or email.', { errors: [{ pointer: input.contact_id ? '/contact_id' : '/email', detail: 'no such contact' }] });
+      throw new Problem(422, 'contact_not_found', 'No contact of this account has that id or email.', {
+        errors: [{ pointer: input.contact_id ? '/contact_id' : '/email', detail: 'no such contact' }],
+      });
     }
     return row.id;
   }
@@ -198,14 +209,25 @@ export class AttributionService {
   private async attribute(db: Db, accountId: string, contactId: string, at: Date, campaignId?: string, clickToken?: string): Promise<Attribution> {
     if (clickToken) {
       const token = this.signer.verify(clickToken.replace(/^.*\/t\/c\//, ''));
-      if (token?.kind !== 'click') throw new Problem(422, 'invalid_click_token', 'The click token is not one this server signed.', { errors: [{ pointer: '/click_token', detail: 'not a valid click token' }] });
-      const { rows } = await sql<{ campaign_id: string }>`select campaign_id from messages where id = ${token.messageId} and account_id = ${accountId}`.execute(db);
-      if (!rows.length) throw new Problem(422, 'invalid_click_token', 'The click token names no message of this account.', { errors: [{ pointer: '/click_token', detail: 'unknown message' }] });
+      if (token?.kind !== 'click')
+        throw new Problem(422, 'invalid_click_token', 'The click token is not one this server signed.', {
+          errors: [{ pointer: '/click_token', detail: 'not a valid click token' }],
+        });
+      const { rows } = await sql<{ campaign_id: string }>`select campaign_id from messages where id = ${token.messageId} and account_id = ${accountId}`.execute(
+        db,
+      );
+      if (!rows.length)
+        throw new Problem(422, 'invalid_click_token', 'The click token names no message of this account.', {
+          errors: [{ pointer: '/click_token', detail: 'unknown message' }],
+        });
       return { campaignId: rows[0].campaign_id, how: 'click_token' };
     }
     if (campaignId) {
       const campaign = await db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).executeTakeFirst();
-      if (!campaign) throw new Problem(422, 'campaign_not_found', 'No campaign of this account has that id.', { errors: [{ pointer: '/campaign_id', detail: 'no such campaign' }] });
+      if (!campaign)
+        throw new Problem(422, 'campaign_not_found', 'No campaign of this account has that id.', {
+          errors: [{ pointer: '/campaign_id', detail: 'no such campaign' }],
+        });
       return { campaignId, how: 'campaign_id' };
     }
     const click = await db

@@ -26,13 +26,26 @@ export async function insertConversion(db: Db, row: Insertable<Database['convers
 
 /** Null when a payment with the same `external_id` exists (a concurrent request won). */
 export async function insertPayment(db: Db, row: Insertable<Database['payments']>): Promise<PaymentRecord | null> {
-  const inserted = await db.insertInto('payments').values(row).onConflict((oc) => oc.columns(['account_id', 'external_id']).doNothing()).returningAll().executeTakeFirst();
+  const inserted = await db
+    .insertInto('payments')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'external_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
   if (inserted) await addRevenue(db, inserted.account_id, inserted.occurred_at, inserted.campaign_id, inserted.currency, 0, inserted.amount);
   return inserted ?? null;
 }
 
 /** Per UTC hour, campaign ('' for none) and currency ('' for none). */
-async function addRevenue(db: Db, accountId: string, at: Date, campaignId: string | null, currency: string | null, conversions: number, amount: string): Promise<void> {
+async function addRevenue(
+  db: Db,
+  accountId: string,
+  at: Date,
+  campaignId: string | null,
+  currency: string | null,
+  conversions: number,
+  amount: string,
+): Promise<void> {
   await db
     .insertInto('revenue_hourly')
     .values({ account_id: accountId, bucket: hourOf(at), campaign_id: campaignId ?? '', currency: currency ?? '', conversions, amount })

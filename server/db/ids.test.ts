@@ -8,11 +8,19 @@ describe('ids', () => {
     vi.useFakeTimers();
     const start = Date.UTC(2026, 10, 21);
     // Steps of 1 ms, then across the second and third base-62 digits.
-    const times = [...new Set([...Array.from({ length: 130 }, (_, i) => start + i), ...Array.from({ length: 130 }, (_, i) => start + i * 62), ...Array.from({ length: 130 }, (_, i) => start + i * 3844)])];
-    const ids = times.sort((a, b) => a - b).map((t) => {
-      vi.setSystemTime(t);
-      return newId('ct');
-    });
+    const times = [
+      ...new Set([
+        ...Array.from({ length: 130 }, (_, i) => start + i),
+        ...Array.from({ length: 130 }, (_, i) => start + i * 62),
+        ...Array.from({ length: 130 }, (_, i) => start + i * 3844),
+      ]),
+    ];
+    const ids = times
+      .sort((a, b) => a - b)
+      .map((t) => {
+        vi.setSystemTime(t);
+        return newId('ct');
+      });
     expect([...ids].sort()).toEqual(ids);
   });
 

@@ -29,7 +29,8 @@ export function randomToken(length = 22): string {
   return out;
 }
 
-export type IdPrefix = 'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns' | 'tmsg';
+export type IdPrefix =
+  'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns' | 'tmsg';
 
 let lastMs = -1;
 let lastTimePart = '';

@@ -10,14 +10,20 @@ describe('typed SQL on a borrowed client', () => {
     try {
       await client.query('begin');
       const db = sqlOnClient(client);
-      const { rows: [own] } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-      const { rows: [seen] } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+      const {
+        rows: [own],
+      } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      const {
+        rows: [seen],
+      } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
       expect(seen.pid).toBe(own.pid);
       await sql`create temp table borrowed (n int) on commit drop`.execute(db);
       await Promise.all([1, 2, 3].map((n) => sql`insert into borrowed values (${n})`.execute(db)));
       // Still the caller's: not back in the pool, and its transaction holds what was written.
       expect(pool.idleCount).toBe(0);
-      const { rows: [count] } = await client.query<{ n: number }>('select count(*)::int as n from borrowed');
+      const {
+        rows: [count],
+      } = await client.query<{ n: number }>('select count(*)::int as n from borrowed');
       expect(count.n).toBe(3);
       await client.query('rollback');
     } finally {

@@ -27,7 +27,9 @@ export function sqlOnClient(client: ClientBase): Db {
   let db = onClient.get(client);
   if (!db) {
     const borrowed: PostgresPoolClient = { query: client.query.bind(client), release: () => {} };
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: () => Promise.resolve(borrowed), end: () => Promise.resolve(), options: {} } }) });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: { connect: () => Promise.resolve(borrowed), end: () => Promise.resolve(), options: {} } }),
+    });
     onClient.set(client, db);
   }
   return db;

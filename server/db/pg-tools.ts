@@ -53,5 +53,12 @@ export async function dumpDatabase(url: string, file: string, pgBin: string | nu
  */
 export async function restoreDatabase(url: string, dumpFile: string, options: { replace?: boolean; pgBin?: string | null } = {}): Promise<void> {
   const replace = options.replace ? ['--command=drop schema public cascade; create schema public;'] : [];
-  await run(pgTool('psql', options.pgBin ?? null), url, ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', ...replace, `--file=${dumpFile}`]);
+  await run(pgTool('psql', options.pgBin ?? null), url, [
+    '--no-psqlrc',
+    '--quiet',
+    '--set=ON_ERROR_STOP=1',
+    '--single-transaction',
+    ...replace,
+    `--file=${dumpFile}`,
+  ]);
 }

@@ -17,7 +17,9 @@ export const KNOWN_MIGRATIONS = migrations.map((m) => m.name);
 
 /** Reads the migration table without creating it (a database never migrated has none). */
 export async function readSchemaState(db: Pick<pg.Client, 'query'>): Promise<SchemaState> {
-  const { rows: [{ exists }] } = await db.query<{ exists: boolean }>("select to_regclass('public.mikro_orm_migrations') is not null as exists");
+  const {
+    rows: [{ exists }],
+  } = await db.query<{ exists: boolean }>("select to_regclass('public.mikro_orm_migrations') is not null as exists");
   const applied = exists ? (await db.query<{ name: string }>('select name from mikro_orm_migrations order by id')).rows.map((r) => r.name) : [];
   const done = new Set(applied);
   const known = new Set(KNOWN_MIGRATIONS);

@@ -16,7 +16,13 @@ export class EventService {
   }
 
   /** Newest first; `type` is a type, a category (`email.*`) or `*`. */
-  async list(accountId: string, type: string | undefined, since: string | undefined, limit: number, cursor?: string): Promise<components['schemas']['EventPage']> {
+  async list(
+    accountId: string,
+    type: string | undefined,
+    since: string | undefined,
+    limit: number,
+    cursor?: string,
+  ): Promise<components['schemas']['EventPage']> {
     const after = decodeCursor(cursor);
     let query = sqlOf(this.em)
       .selectFrom('events')

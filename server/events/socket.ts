@@ -56,8 +56,12 @@ type ClientMessage = { type?: unknown; events?: unknown; after?: unknown } | nul
 
 function refuse(socket: Duplex, status: number, code: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status, code, success: false });
-  const lines = Object.entries({ 'WWW-Authenticate': 'Bearer realm="sendline"', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${lines}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`);
+  const lines = Object.entries({ 'WWW-Authenticate': 'Bearer realm="sendline"', ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${lines}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`,
+  );
 }
 
 const credentialOf = (principal: Principal) => (principal.keyId ? `key:${principal.keyId}` : `session:${principal.sessionId}`);
@@ -66,7 +70,10 @@ const credentialOf = (principal: Principal) => (principal.keyId ? `key:${princip
  * The event stream at `/api/ws`: authenticated at the upgrade, fed by LISTEN/NOTIFY so an event
  * committed by any process reaches every socket of its account.
  */
-export function attachEventSocket(server: Server, deps: { db: Db; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger }) {
+export function attachEventSocket(
+  server: Server,
+  deps: { db: Db; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger },
+) {
   const { db, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clients = new Set<Client>();

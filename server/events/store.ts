@@ -24,17 +24,19 @@ const ENVELOPE = ['id', 'type', 'created_at', 'account_id', 'data'] as const;
  * dispatcher holds are skipped. Mark them with `markDispatched` in the same transaction.
  */
 export function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecord, 'id' | 'account_id' | 'type'>[]> {
-  return tx
-    .selectFrom('events')
-    .select(['id', 'account_id', 'type'])
-    .where((eb) => eb.not(eb.ref('dispatched')))
-    // `seq` is not written by the ORM, so the entity does not map it; the partial index
-    // `events_undispatched` serves this order.
-    .orderBy(sql`seq`)
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
+  return (
+    tx
+      .selectFrom('events')
+      .select(['id', 'account_id', 'type'])
+      .where((eb) => eb.not(eb.ref('dispatched')))
+      // `seq` is not written by the ORM, so the entity does not map it; the partial index
+      // `events_undispatched` serves this order.
+      .orderBy(sql`seq`)
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute()
+  );
 }
 
 /** The events have been fanned out to the endpoints that match them. */

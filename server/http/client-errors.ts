@@ -21,7 +21,11 @@ export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     if (error.code === 'HPE_HEADER_OVERFLOW') {
-      return answer(socket, '431 Request Header Fields Too Large', new Problem(431, 'headers_too_large', `The request line and headers are larger than ${HEADER_LIMIT_KB} KB.`));
+      return answer(
+        socket,
+        '431 Request Header Fields Too Large',
+        new Problem(431, 'headers_too_large', `The request line and headers are larger than ${HEADER_LIMIT_KB} KB.`),
+      );
     }
     // Node's own answer to a client too slow to send its request, which this listener replaces.
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {

@@ -9,7 +9,12 @@ describe('the contract as the server reads it', () => {
   it('lists every operation with a unique id and knows which are public', () => {
     const ops = listOperations(doc);
     expect(new Set(ops.map((o) => o.operationId)).size).toBe(ops.length);
-    expect(ops.filter((o) => !o.authenticated).map((o) => o.operationId).sort()).toEqual(['Auth_login', 'Auth_refresh', 'Auth_register']);
+    expect(
+      ops
+        .filter((o) => !o.authenticated)
+        .map((o) => o.operationId)
+        .sort(),
+    ).toEqual(['Auth_login', 'Auth_refresh', 'Auth_register']);
     expect(ops.find((o) => o.operationId === 'Campaigns_get')?.expressPath).toBe('/campaigns/:id');
   });
 

@@ -32,11 +32,13 @@ const inlineCode = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<co
 function errorCatalogue(doc: OpenApiDocument): string {
   const sections = problemCatalogue(doc)
     .sort((x, y) => x.status - y.status || x.code.localeCompare(y.code))
-    .map(({ code, status, meaning }) => `<section id="${code}">
+    .map(
+      ({ code, status, meaning }) => `<section id="${code}">
   <h2><code>${code}</code></h2>
   <p>${status} ${escapeHtml(titleOf(status))}</p>
   <p>${inlineCode(meaning)}</p>
-</section>`)
+</section>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en">

@@ -37,7 +37,9 @@ interface ProblemResponse {
 function errorResponses(): ProblemResponse[] {
   const schemas: Record<string, { properties: { code: { enum?: string[] } } }> = raw.components.schemas;
   const out: ProblemResponse[] = [];
-  for (const item of Object.values<Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>>(raw.paths)) {
+  for (const item of Object.values<
+    Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>
+  >(raw.paths)) {
     for (const op of Object.values(item)) {
       for (const [status, response] of Object.entries(op.responses)) {
         const problem = response.content?.['application/problem+json'];
@@ -61,7 +63,9 @@ describe('the problem code catalogue', () => {
 
   it('gives every code its meaning from the spec', () => {
     for (const { code, meaning } of problemCatalogue(doc)) expect(meaning, code).toMatch(/^\S.*\.$/);
-    expect(problemCatalogue(doc).find((entry) => entry.code === 'contact_exists')?.meaning).toBe('A contact with this email exists in the account; `existing_id` names it.');
+    expect(problemCatalogue(doc).find((entry) => entry.code === 'contact_exists')?.meaning).toBe(
+      'A contact with this email exists in the account; `existing_id` names it.',
+    );
   });
 
   it("types each operation's error responses with literal codes of that status", () => {

@@ -63,13 +63,11 @@ export class Problem extends Error {
 
 export const notFound = (what = 'resource') => new Problem(404, 'not_found', `No such ${what}.`);
 
-export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
-  new Problem(400, 'validation_failed', detail, { errors });
+export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') => new Problem(400, 'validation_failed', detail, { errors });
 
 export const forbidden = (code: ProblemCode, detail: string) => new Problem(403, code, detail);
 
-export const conflict = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) =>
-  new Problem(409, code, detail, { extra });
+export const conflict = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) => new Problem(409, code, detail, { extra });
 
 export function sendProblem(res: Response, problem: Problem): void {
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);

@@ -57,10 +57,10 @@ export class RateLimitStore {
   /** Takes back one hit of the current window (a hit that turned out not to count). */
   async unhit(bucket: string, windowSeconds: number): Promise<void> {
     const { start } = currentWindow(windowSeconds);
-    await this.em.execute(
-      'update rate_limit_counters set count = count - 1 where bucket = ? and window_start = to_timestamp(?) and count > 0',
-      [bucket, start],
-    );
+    await this.em.execute('update rate_limit_counters set count = count - 1 where bucket = ? and window_start = to_timestamp(?) and count > 0', [
+      bucket,
+      start,
+    ]);
   }
 
   async clear(bucket: string): Promise<void> {

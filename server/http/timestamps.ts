@@ -20,7 +20,9 @@ const daysInMonth = (year: number, month: number) => [31, isLeapYear(year) ? 29 
 export function isStorableDateTime(text: string): boolean {
   const match = RFC_3339.exec(text);
   if (!match) return false;
-  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return false;
   return isStorableInstant(new Date(text.toUpperCase().replace(' ', 'T')));

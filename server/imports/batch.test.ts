@@ -20,9 +20,7 @@ describe('StagingBatch', () => {
   it('writes each row as a line of COPY text, escaping what COPY reads specially', () => {
     const batch = new StagingBatch();
     batch.add(row(1, { firstName: 'Tab\there', lastName: 'Back\\slash', tags: ['a"b', 'c\\d'], status: 'bounced', attributes: '{"note":"two\\nlines"}' }));
-    expect(lines(batch)).toEqual([
-      '1\tct_1\tp1@example.com\tTab\\there\tBack\\\\slash\t{"a\\\\"b","c\\\\\\\\d"}\tbounced\t{"note":"two\\\\nlines"}',
-    ]);
+    expect(lines(batch)).toEqual(['1\tct_1\tp1@example.com\tTab\\there\tBack\\\\slash\t{"a\\\\"b","c\\\\\\\\d"}\tbounced\t{"note":"two\\\\nlines"}']);
   });
 
   it('merges a repeated address into one line: later values win, tags and attributes add up', () => {

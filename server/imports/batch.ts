@@ -18,7 +18,16 @@ const stagingLine = (r: ImportRow): string =>
 
 function parseStagingLine(line: string): ImportRow {
   const [row, id, email, firstName, lastName, tags, status, attributes] = line.slice(0, -1).split('\t').map(fromCopyText);
-  return { row: Number(row), id: id!, email: email!, firstName, lastName, tags: parseArrayLiteral(tags!), status: status as ImportRow['status'], attributes: attributes! };
+  return {
+    row: Number(row),
+    id: id!,
+    email: email!,
+    firstName,
+    lastName,
+    tags: parseArrayLiteral(tags!),
+    status: status as ImportRow['status'],
+    attributes: attributes!,
+  };
 }
 
 /** Two rows for one email become one: the later row's values win, tags and attributes add up. */

@@ -58,7 +58,7 @@ describe("the CSV parser against csv-parse's cases", () => {
     'blank lines': '\n\na,b\n\n\r\n\nc,d\n\n',
     'ragged rows': 'a,b,c\nd\ne,f\n',
     'spaces kept': ' a , b \n',
-    'unicode': 'é,"ü,ß",日本\n🙂,x\n',
+    unicode: 'é,"ü,ß",日本\n🙂,x\n',
   };
   for (const [name, text] of Object.entries(cases)) it(name, () => expect(ours(text)).toEqual(oracle(text)));
 

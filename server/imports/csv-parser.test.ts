@@ -34,7 +34,10 @@ describe('CsvParser', () => {
   });
 
   it('keeps the last record without a final line break, and a trailing empty field', () => {
-    expect(parseAll(['a,b\nc,']).records).toEqual([['a', 'b'], ['c', '']]);
+    expect(parseAll(['a,b\nc,']).records).toEqual([
+      ['a', 'b'],
+      ['c', ''],
+    ]);
     expect(parseAll(['a,"b"']).records).toEqual([['a', 'b']]);
     expect(parseAll(['a;b,c\n'], ';').records).toEqual([['a', 'b,c']]);
   });

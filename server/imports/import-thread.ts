@@ -26,7 +26,10 @@ port.on('message', (message: 'abort') => {
 });
 const send = (message: ImportThreadMessage) => port.postMessage(message);
 try {
-  const outcome = await new ImportProcessor({ pool, db }, data.limits, log).process(data.importId, { signal: abort.signal, touch: () => send({ kind: 'touch' }) });
+  const outcome = await new ImportProcessor({ pool, db }, data.limits, log).process(data.importId, {
+    signal: abort.signal,
+    touch: () => send({ kind: 'touch' }),
+  });
   send({ kind: 'outcome', outcome });
 } finally {
   // Ends the pool too, once Kysely has used it.

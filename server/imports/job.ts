@@ -14,7 +14,9 @@ import { runImportThread, type ImportThreadData } from './threads.ts';
  */
 async function withImportLock(db: Db, id: string, work: () => Promise<ImportOutcome>): Promise<ImportOutcome | 'taken'> {
   return db.connection().execute(async (session) => {
-    const { rows: [{ locked }] } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtext(${id})) as locked`.execute(session);
+    const {
+      rows: [{ locked }],
+    } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtext(${id})) as locked`.execute(session);
     if (!locked) return 'taken';
     try {
       return await work();

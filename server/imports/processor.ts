@@ -82,7 +82,12 @@ export class ImportProcessor {
     // indexes on one core per transaction. A writer's checkpoint commits with its batch.
     // A written batch's memory takes the writer's next batch but one (`spare`): fresh memory for
     // each batch made the thread collect its old generation twice as often.
-    const writers = checkpoints.map((checkpoint) => ({ checkpoint, batch: new StagingBatch(), spare: undefined as Buffer | undefined, writing: Promise.resolve() }));
+    const writers = checkpoints.map((checkpoint) => ({
+      checkpoint,
+      batch: new StagingBatch(),
+      spare: undefined as Buffer | undefined,
+      writing: Promise.resolve(),
+    }));
     const resumeAfter = Math.min(...checkpoints);
     let row = 0;
     const flush = async (index: number) => {

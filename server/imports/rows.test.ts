@@ -14,6 +14,9 @@ describe('toImportRow', () => {
   });
 
   it('keeps a backslash followed by u0000, which is text and not a NUL', () => {
-    expect(toImportRow(1, { email: 'a@example.com', attributes: { path: 'C:\\u0000' } }, [])).toMatchObject({ email: 'a@example.com', attributes: '{"path":"C:\\\\u0000"}' });
+    expect(toImportRow(1, { email: 'a@example.com', attributes: { path: 'C:\\u0000' } }, [])).toMatchObject({
+      email: 'a@example.com',
+      attributes: '{"path":"C:\\\\u0000"}',
+    });
   });
 });

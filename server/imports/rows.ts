@@ -50,7 +50,14 @@ export function csvRowReader(columns: string[]): (fields: string[]) => RawRow {
       const value = fields[i];
       if (value !== undefined && value.trim() !== '') attributes[name] = value;
     }
-    return { email: cell(fields, email), first_name: cell(fields, firstName), last_name: cell(fields, lastName), tags: cell(fields, tags), status: cell(fields, status), attributes };
+    return {
+      email: cell(fields, email),
+      first_name: cell(fields, firstName),
+      last_name: cell(fields, lastName),
+      tags: cell(fields, tags),
+      status: cell(fields, status),
+      attributes,
+    };
   };
 }
 
@@ -84,7 +91,14 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (!given) return { row, email: null, code: 'missing_email', detail: 'The row has no email.' };
   const attributes = JSON.stringify(raw.attributes ?? {});
   // JSON writes U+0000 as \u0000, so only rows whose text has that need the closer look.
-  if (holdsNul(raw.email) || holdsNul(raw.first_name) || holdsNul(raw.last_name) || holdsNul(raw.tags) || holdsNul(raw.status) || (attributes.includes('\\u0000') && holdsNul(raw.attributes))) {
+  if (
+    holdsNul(raw.email) ||
+    holdsNul(raw.first_name) ||
+    holdsNul(raw.last_name) ||
+    holdsNul(raw.tags) ||
+    holdsNul(raw.status) ||
+    (attributes.includes('\\u0000') && holdsNul(raw.attributes))
+  ) {
     return { row, email: given.replaceAll('\0', ''), code: 'invalid_text', detail: 'The row contains a NUL character (U+0000), which cannot be stored.' };
   }
   const email = normaliseEmail(given);
@@ -96,7 +110,8 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
   const tags = tagsOf(raw.tags, importTags);
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) return { row, email, code: 'invalid_tag', detail: `A tag is longer than ${MAX_TAG_LENGTH} characters.` };
-  if (tags.length > MAX_TAGS) return { row, email, code: 'too_many_tags', detail: `A row may carry at most ${MAX_TAGS} tags, as a request may; this one has ${tags.length}.` };
+  if (tags.length > MAX_TAGS)
+    return { row, email, code: 'too_many_tags', detail: `A row may carry at most ${MAX_TAGS} tags, as a request may; this one has ${tags.length}.` };
   const firstName = text(raw.first_name);
   const lastName = text(raw.last_name);
   const tooLong = (firstName?.length ?? 0) > MAX_NAME_LENGTH ? 'first_name' : (lastName?.length ?? 0) > MAX_NAME_LENGTH ? 'last_name' : null;

@@ -153,7 +153,12 @@ export class ImportService {
 
   async list(accountId: string, limit: number, cursor?: string) {
     const rows = await importStore.page(this.db, accountId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => importJson(r, []));
+    return toPage(
+      rows,
+      limit,
+      (r) => ({ at: r.created_at, id: r.id }),
+      (r) => importJson(r, []),
+    );
   }
 
   /** Every failed row as CSV lines, header first. */

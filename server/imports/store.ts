@@ -24,7 +24,10 @@ const ERRORS_PER_READ = 5000;
  * thread, the import thread's own connections there.
  */
 export const importStore = {
-  async create(db: Db, r: { id: string; accountId: string; status: 'queued' | 'running'; mode: ImportMode; tags: string[]; mapping: Record<string, string> }): Promise<void> {
+  async create(
+    db: Db,
+    r: { id: string; accountId: string; status: 'queued' | 'running'; mode: ImportMode; tags: string[]; mapping: Record<string, string> },
+  ): Promise<void> {
     await db
       .insertInto('contact_imports')
       .values({
@@ -50,7 +53,11 @@ export const importStore = {
   async page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ImportRecord[]> {
     let query = db.selectFrom('contact_imports').selectAll().where('account_id', '=', accountId);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+    return query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
   },
 
   async activeCount(db: Db, accountId: string): Promise<number> {
@@ -74,7 +81,11 @@ export const importStore = {
   },
 
   /** What is known once the upload has ended: its options, size and line count. */
-  async describeUpload(db: Db, id: string, u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; bytes: number; estimatedRows: number }): Promise<void> {
+  async describeUpload(
+    db: Db,
+    id: string,
+    u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; bytes: number; estimatedRows: number },
+  ): Promise<void> {
     await db
       .updateTable('contact_imports')
       .set({ mode: u.mode, tags: u.tags, mapping: u.mapping, size_bytes: String(u.bytes), total_rows: u.estimatedRows })

@@ -17,7 +17,11 @@ export function parseMapping(text: string | undefined, pointer: string): Record<
   return mapping;
 }
 
-export const parseTags = (text: string | undefined) => (text ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+export const parseTags = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 
 export function parseMode(text: string | undefined, pointer: string): ImportOptions['mode'] {
   if (text === undefined || text === '') return 'upsert';

@@ -42,7 +42,9 @@ export class Queue {
     const backend = new PostgresBackend({ pool });
     // Its LISTEN connection reports the database going away at shutdown as an 'error' event,
     // which would otherwise crash the process.
-    (backend.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on('error', (err) => log.warn({ err }, 'job queue notifications lost their connection'));
+    (backend.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on('error', (err) =>
+      log.warn({ err }, 'job queue notifications lost their connection'),
+    );
     const agenda = new Agenda({ backend, processEvery: 1000 });
     agenda.on('error', (err) => log.error({ err }, 'job queue error'));
     await agenda.ready;
@@ -75,7 +77,9 @@ export class Queue {
 
   /** Runs a job's handler, renewing its lock of `lockMs` meanwhile (0: not renewed); logs a failure. */
   private async run<T>(name: string, job: Job<T>, lockMs: number, handler: () => Promise<void>): Promise<void> {
-    const heartbeat = lockMs ? setInterval(() => void job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3) : null;
+    const heartbeat = lockMs
+      ? setInterval(() => void job.touch().catch((err: unknown) => this.log.warn({ err, job: name }, 'renewing a job lock failed')), lockMs / 3)
+      : null;
     try {
       await handler();
     } catch (err) {

@@ -5,7 +5,8 @@ import { sqlOf } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
 import { LEGACY_KEY_ID } from './key-ring.ts';
 
-const HOW = 'Set JWT_SECRET (openssl rand -base64 32) and SECRET_KEYS (k1:$(openssl rand -base64 32)) to the same values in every process, or give every process the same DATA_DIR.';
+const HOW =
+  'Set JWT_SECRET (openssl rand -base64 32) and SECRET_KEYS (k1:$(openssl rand -base64 32)) to the same values in every process, or give every process the same DATA_DIR.';
 
 /**
  * Processes sharing DATABASE_URL must share their secrets, and a generated one belongs to its
@@ -17,7 +18,9 @@ const HOW = 'Set JWT_SECRET (openssl rand -base64 32) and SECRET_KEYS (k1:$(open
  */
 export async function checkSharedSecrets(config: Config, orm: Orm, log: Logger): Promise<void> {
   if (config.secretKeys[0].id === LEGACY_KEY_ID) {
-    log.warn('SECRET_KEYS is not set (or starts with the legacy key): tracking and unsubscribe links and webhook secrets are still keyed from JWT_SECRET, so changing JWT_SECRET would break the links already mailed. Set SECRET_KEYS as the README says.');
+    log.warn(
+      'SECRET_KEYS is not set (or starts with the legacy key): tracking and unsubscribe links and webhook secrets are still keyed from JWT_SECRET, so changing JWT_SECRET would break the links already mailed. Set SECRET_KEYS as the README says.',
+    );
   }
   if (!config.databaseUrl || !config.generatedSecrets.length) return;
   const names = config.generatedSecrets.map((secret) => secret.name).join(' and ');

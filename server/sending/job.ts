@@ -26,7 +26,11 @@ export interface SendingWorker {
  */
 export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): SendingWorker {
   const { orm, pool, queue, config, log } = runtime;
-  const threads = new SendThreads({ smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys }, config.sending.threads, log);
+  const threads = new SendThreads(
+    { smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
+    config.sending.threads,
+    log,
+  );
   const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);
   queue.define<{ campaignId: string }>(
     SEND_JOB,
@@ -40,9 +44,11 @@ export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: Ab
     const db = sqlOf(orm.em.fork());
     for (const campaign of await campaigns.dueScheduled(db, 20)) {
       // The state machine refuses a second start (409): another process or request came first.
-      await createServices(runtime).campaigns.start(campaign.account_id, campaign.id).catch((err: unknown) => {
-        if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
-      });
+      await createServices(runtime)
+        .campaigns.start(campaign.account_id, campaign.id)
+        .catch((err: unknown) => {
+          if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
+        });
     }
     for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
   });

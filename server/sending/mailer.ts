@@ -25,7 +25,12 @@ export class Mailer {
 }
 
 /** A test message, marked as such in its subject and headers: its envelope and MIME text. */
-export function testMessage(campaign: CampaignForRender, recipient: Recipient, publicUrl: string, signer: TokenSigner): { envelope: { from: string; to: string }; raw: string } {
+export function testMessage(
+  campaign: CampaignForRender,
+  recipient: Recipient,
+  publicUrl: string,
+  signer: TokenSigner,
+): { envelope: { from: string; to: string }; raw: string } {
   const rendered = renderMessage(campaign, recipient, publicUrl, signer);
   rendered.subject = `[Test] ${rendered.subject}`;
   const raw = outgoingMime({

@@ -41,8 +41,33 @@ describe('buildMime', () => {
 });
 
 describe('buildMime against mailparser on generated messages', () => {
-  const pieces = ['a', 'Zürich', '—', '🎉', ' ', '"', ',', ';', '<', '>', '=?', '?=', '=_', '--', '\n', '\r\n', '.', '\n.\n', 'x'.repeat(1100), '\t', '\\', "'", '@', '日本語'];
-    const random = seededRandom(11);
+  const pieces = [
+    'a',
+    'Zürich',
+    '—',
+    '🎉',
+    ' ',
+    '"',
+    ',',
+    ';',
+    '<',
+    '>',
+    '=?',
+    '?=',
+    '=_',
+    '--',
+    '\n',
+    '\r\n',
+    '.',
+    '\n.\n',
+    'x'.repeat(1100),
+    '\t',
+    '\\',
+    "'",
+    '@',
+    '日本語',
+  ];
+  const random = seededRandom(11);
   const textOf = (parts: number, only?: (piece: string) => boolean) =>
     Array.from({ length: parts }, () => pieces.filter(only ?? (() => true))[random(pieces.filter(only ?? (() => true)).length)]).join('');
   const oneLine = (piece: string) => !/[\r\n\t]/.test(piece) && piece.length < 100;
@@ -63,7 +88,10 @@ describe('buildMime against mailparser on generated messages', () => {
       };
       const raw = buildMime(m);
       const label = JSON.stringify(m).slice(0, 300);
-      expect(raw.split('\r\n').every((line) => line.length <= 998), label).toBe(true);
+      expect(
+        raw.split('\r\n').every((line) => line.length <= 998),
+        label,
+      ).toBe(true);
       const parsed = await simpleParser(raw);
       expect(parsed.subject, label).toBe(m.subject);
       expect(parsed.from?.value, label).toEqual([{ name: m.from.name ?? '', address: m.from.address }]);

@@ -52,7 +52,7 @@ export function formatAddress(address: string, name: string | null): string {
 
 /** SMTP allows 998 characters a line (a regular expression for this backtracks badly). */
 function hasLongLine(text: string): boolean {
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     const end = text.indexOf('\n', start);
     if ((end === -1 ? text.length : end) - start > 998) return true;
     if (end === -1) return false;

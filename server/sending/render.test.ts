@@ -8,7 +8,13 @@ const recipient = { messageId: 'msg_1', email: 'ada@example.com', firstName: 'Ł
 
 function render(content: string, options: { preheader?: string } = {}) {
   const campaign: CampaignForRender = {
-    id: 'cmp_1', name: 'Test', fromEmail: 'news@shop.example', fromName: null, replyTo: null, trackOpens: true, trackClicks: true,
+    id: 'cmp_1',
+    name: 'Test',
+    fromEmail: 'news@shop.example',
+    fromName: null,
+    replyTo: null,
+    trackOpens: true,
+    trackClicks: true,
     compiled: compileCampaign({ subject: 'Hi', content, textContent: 'text', preheader: options.preheader ?? null }),
   };
   return renderMessage(campaign, recipient, 'https://mail.example.test', signer).html;
@@ -18,9 +24,12 @@ const clickUrls = (html: string) => [...html.matchAll(/\/t\/c\/([\w.-]+)/g)].map
 
 describe('rendering a message', () => {
   it('tracks each http(s) link once, as WHATWG URL serialisation writes it', () => {
-    const html = render(`<html><body class="x"><a href="https://shop.example/hi?name={{ first_name }}&amp;x=1">a</a>
+    const html = render(
+      `<html><body class="x"><a href="https://shop.example/hi?name={{ first_name }}&amp;x=1">a</a>
 <A HREF='http://example.com/☃' href="https://second.example/">b</A><a href = https://bücher.example/ä >c</a>
-<!-- <a href="https://comment.example/"> --><style>a[href="https://style.example/"]{}</style><a href="mailto:x@y.example">m</a><a href="https://exa mple.com/">bad</a></body></html>`, { preheader: 'Pre' });
+<!-- <a href="https://comment.example/"> --><style>a[href="https://style.example/"]{}</style><a href="mailto:x@y.example">m</a><a href="https://exa mple.com/">bad</a></body></html>`,
+      { preheader: 'Pre' },
+    );
     expect(clickUrls(html)).toEqual(['https://shop.example/hi?name=%C5%81ukasz&x=1', 'http://example.com/%E2%98%83', 'https://xn--bcher-kva.example/%C3%A4']);
     expect(html).toContain('<body class="x"><div style="display:none');
     expect(html).toContain('href="mailto:x@y.example"');

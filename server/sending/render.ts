@@ -25,7 +25,10 @@ export interface CampaignForRender {
 }
 
 /** What rendering needs of a campaign, as plain data that a thread can be handed. */
-export type CampaignContent = Pick<CampaignRow, 'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'>;
+export type CampaignContent = Pick<
+  CampaignRow,
+  'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'
+>;
 
 export function campaignContent(c: CampaignContent): CampaignContent {
   const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks } = c;
@@ -59,10 +62,19 @@ export interface RenderedMessage {
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The unsubscribe link, the open pixel and click tracking for one message's HTML. */
-function decorate(source: string, campaign: CampaignForRender, links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string }, preheader: string | null): string {
+function decorate(
+  source: string,
+  campaign: CampaignForRender,
+  links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string },
+  preheader: string | null,
+): string {
   let index = 0;
-  const footer = campaign.compiled.hasUnsubscribeLink ? '' : `<p style="font-size:12px;color:#888;text-align:center">You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a></p>`;
-  const pixel = links.pixel ? `<img src="${escapeAttribute(links.pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">` : '';
+  const footer = campaign.compiled.hasUnsubscribeLink
+    ? ''
+    : `<p style="font-size:12px;color:#888;text-align:center">You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a></p>`;
+  const pixel = links.pixel
+    ? `<img src="${escapeAttribute(links.pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`
+    : '';
   return decorateHtml(source, {
     link(url) {
       if (!campaign.trackClicks || url === links.unsubscribe) return null;
@@ -90,14 +102,21 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     unsubscribe_url: unsubscribe,
   };
   const { compiled } = campaign;
-  const subject = renderPlain(compiled.subject, scope).replace(/[\r\n]+/g, ' ').trim();
+  const subject = renderPlain(compiled.subject, scope)
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
   const preheader = compiled.preheader ? renderPlain(compiled.preheader, scope) : null;
   const personal = renderHtml(compiled.html, scope);
-  const html = decorate(personal, campaign, {
-    unsubscribe,
-    pixel: campaign.trackOpens ? `${publicUrl}/t/o/${signer.sign({ kind: 'open', messageId: recipient.messageId })}.gif` : null,
-    click: (url, link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: recipient.messageId, link, url })}`,
-  }, preheader);
+  const html = decorate(
+    personal,
+    campaign,
+    {
+      unsubscribe,
+      pixel: campaign.trackOpens ? `${publicUrl}/t/o/${signer.sign({ kind: 'open', messageId: recipient.messageId })}.gif` : null,
+      click: (url, link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: recipient.messageId, link, url })}`,
+    },
+    preheader,
+  );
   let text = renderPlain(compiled.text, scope);
   if (!text.includes(unsubscribe)) text += `\n\n--\nUnsubscribe: ${unsubscribe}\n`;
   const domain = domainOf(campaign.fromEmail);

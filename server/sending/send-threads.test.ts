@@ -21,9 +21,28 @@ const sending: Config['sending'] = {
 };
 
 const campaign = (id: string, subject: string) =>
-  ({ id, name: id, subject, fromEmail: 'news@shop.example', fromName: null, replyTo: null, content: '<p>Hi {{ first_name }}</p>', textContent: null, preheader: null, trackOpens: true, trackClicks: true }) as CampaignRow;
+  ({
+    id,
+    name: id,
+    subject,
+    fromEmail: 'news@shop.example',
+    fromName: null,
+    replyTo: null,
+    content: '<p>Hi {{ first_name }}</p>',
+    textContent: null,
+    preheader: null,
+    trackOpens: true,
+    trackClicks: true,
+  }) as CampaignRow;
 
-const recipient = (n: number, email = `reader${n}@inbox.example`) => ({ messageId: `msg_${n}`, email, firstName: `Reader${n}`, lastName: null, tags: [], attributes: {} });
+const recipient = (n: number, email = `reader${n}@inbox.example`) => ({
+  messageId: `msg_${n}`,
+  email,
+  firstName: `Reader${n}`,
+  lastName: null,
+  tags: [],
+  attributes: {},
+});
 
 describe('sending threads', () => {
   const sink = new SmtpSink();
@@ -31,7 +50,11 @@ describe('sending threads', () => {
 
   beforeAll(async () => {
     await sink.start();
-    threads = new SendThreads({ smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', secretKeys: [legacyKey('a-test-secret-that-is-long-enough-0123456789')] }, 2, createLogger('silent'));
+    threads = new SendThreads(
+      { smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', secretKeys: [legacyKey('a-test-secret-that-is-long-enough-0123456789')] },
+      2,
+      createLogger('silent'),
+    );
   });
   afterAll(async () => {
     await threads.close();

@@ -108,7 +108,10 @@ export class SendThreads {
   private start(slot: number): Thread {
     // A thread holds a few compiled campaigns and the messages in flight; without a cap, each
     // thread's heap would grow as lazily as the main thread's.
-    const worker = new Worker(new URL('./send-thread.ts', import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB } });
+    const worker = new Worker(new URL('./send-thread.ts', import.meta.url), {
+      workerData: this.data,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
+    });
     const thread: Thread = { worker, pending: new Map(), campaigns: new Set() };
     worker.on('message', ({ id, reply }: { id: number; reply: ThreadReply }) => {
       thread.pending.get(id)?.(reply);

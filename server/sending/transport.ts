@@ -60,7 +60,8 @@ export class MailTransport {
         keySelector: dkim.selector,
         privateKey: dkim.privateKey,
         // nodemailer's default list leaves List-Unsubscribe-Post out; RFC 8058 wants it signed.
-        headerFieldNames: 'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
+        headerFieldNames:
+          'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
       },
     );
   }

@@ -97,7 +97,10 @@ export class CampaignSender {
       const results = await this.deliver(campaign, batch);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
-        await messages.release(db, batch.map((m) => m.id));
+        await messages.release(
+          db,
+          batch.map((m) => m.id),
+        );
         cursor = '';
         failingSince ??= Date.now();
         const error = transportErrors[0];
@@ -160,7 +163,10 @@ export class CampaignSender {
       switch (outcome.kind) {
         case 'accepted':
           outcomes.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
-          events.push({ type: 'email.sent', data: { ...base, sent_at: now.toISOString() } }, { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } });
+          events.push(
+            { type: 'email.sent', data: { ...base, sent_at: now.toISOString() } },
+            { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } },
+          );
           counts.sent++;
           counts.delivered++;
           countDomain(domains, message.email);
@@ -173,13 +179,22 @@ export class CampaignSender {
           break;
         case 'deferred': {
           if (message.attempts >= this.settings.maxAttempts) {
-            outcomes.push({ id: message.id, status: 'failed', reason: `gave up after ${message.attempts} attempts: ${outcome.response}`, nextAttemptAt: null, sent: false });
+            outcomes.push({
+              id: message.id,
+              status: 'failed',
+              reason: `gave up after ${message.attempts} attempts: ${outcome.response}`,
+              nextAttemptAt: null,
+              sent: false,
+            });
             events.push({ type: 'email.failed', data: { ...base, reason: outcome.response } });
             counts.failed++;
           } else {
             const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
             outcomes.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
-            events.push({ type: 'email.deferred', data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() } });
+            events.push({
+              type: 'email.deferred',
+              data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() },
+            });
             counts.deferred++;
           }
           break;

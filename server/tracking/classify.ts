@@ -5,7 +5,8 @@ import { plainAddress } from '../http/client-address.ts';
  * Privacy Protection, which prefetches every image with the bare agent `Mozilla/5.0`.
  * Gmail's image proxy is not here: it fetches when the reader opens the message.
  */
-const MACHINE_AGENTS = /barracuda|mimecast|proofpoint|symantec|messagelabs|trend ?micro|zscaler|forcepoint|sophos|fireeye|\bbot\b|bot\/|crawler|spider|python-requests|python-urllib|curl\/|wget\/|go-http-client|headlesschrome|yahoomailproxy/i;
+const MACHINE_AGENTS =
+  /barracuda|mimecast|proofpoint|symantec|messagelabs|trend ?micro|zscaler|forcepoint|sophos|fireeye|\bbot\b|bot\/|crawler|spider|python-requests|python-urllib|curl\/|wget\/|go-http-client|headlesschrome|yahoomailproxy/i;
 
 /** Whether an open came from a scanner or a privacy proxy rather than a reader (times in ms since the epoch). */
 export function isMachineOpen(userAgent: string | null, openedAt: number, sentAt: number | null, machineSeconds: number): boolean {

@@ -67,7 +67,7 @@ export class FeedbackService {
       const message = await this.findMessage(db, input);
       const accountId = message?.account_id ?? input.accountId;
       if (!accountId) return null;
-      const contact = await this.findContact(db, accountId, message?.contact_id ?? null, message ? null : input.email ?? null);
+      const contact = await this.findContact(db, accountId, message?.contact_id ?? null, message ? null : (input.email ?? null));
       if (!message && !contact) return null;
       const email = message?.email ?? contact!.email;
       const events: PendingEvent[] = [];
@@ -120,7 +120,9 @@ export class FeedbackService {
   async unsubscribe(messageId: string, source: 'link' | 'one_click'): Promise<UnsubscribeResult> {
     return inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
-      const { rows: [message] } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
+      const {
+        rows: [message],
+      } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
       if (!message) return { outcome: 'not_found' };
       if (message.unsubscribed_at) return { outcome: 'already', email: message.email };
       await markUnsubscribed(db, message.id);
@@ -140,7 +142,10 @@ export class FeedbackService {
         source,
         occurred_at: at,
       });
-      await writeRollups(db, new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }));
+      await writeRollups(
+        db,
+        new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
+      );
       events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       await append(client, message.account_id, events);
       return { outcome: 'unsubscribed', email: message.email };
@@ -170,7 +175,10 @@ export class FeedbackService {
     const query = db.selectFrom('contacts').select(['id', 'email']).forUpdate();
     const row = contactId
       ? await query.where('id', '=', contactId).executeTakeFirst()
-      : await query.where('account_id', '=', accountId).where(sql<boolean>`lower(email) = lower(${email})`).executeTakeFirst();
+      : await query
+          .where('account_id', '=', accountId)
+          .where(sql<boolean>`lower(email) = lower(${email})`)
+          .executeTakeFirst();
     return row ?? null;
   }
 

@@ -14,7 +14,12 @@ const MAX_CLIENTS = 100;
  * Anything that is not a report about one of our messages is accepted and dropped, so the
  * listener tells a prober nothing.
  */
-export async function startBounceServer(port: number, host: string, feedback: FeedbackService, log: Logger): Promise<{ port: number; stop: () => Promise<void> }> {
+export async function startBounceServer(
+  port: number,
+  host: string,
+  feedback: FeedbackService,
+  log: Logger,
+): Promise<{ port: number; stop: () => Promise<void> }> {
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],

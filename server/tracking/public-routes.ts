@@ -70,7 +70,8 @@ function trackedRequest(req: IncomingMessage, openToken: string | undefined, cli
     const name = raw[i];
     // As `req.headers` has them: the first User-Agent, every X-Forwarded-For joined.
     if (name.length === 10 && userAgent === null && name.toLowerCase() === 'user-agent') userAgent = raw[i + 1];
-    else if (name.length === 15 && name.toLowerCase() === 'x-forwarded-for') forwardedFor = forwardedFor === undefined ? raw[i + 1] : `${forwardedFor}, ${raw[i + 1]}`;
+    else if (name.length === 15 && name.toLowerCase() === 'x-forwarded-for')
+      forwardedFor = forwardedFor === undefined ? raw[i + 1] : `${forwardedFor}, ${raw[i + 1]}`;
   }
   return { openToken, click, at: Date.now(), userAgent, remoteAddress: req.socket.remoteAddress, forwardedFor };
 }
@@ -109,14 +110,24 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     const notFound = () => page(res, 404, 'Link not found', '<p>This unsubscribe link is not valid.</p>');
     if (parsed?.kind !== 'unsubscribe') return notFound();
     if (isTestMessageId(parsed.messageId)) {
-      return page(res, 200, 'Unsubscribe', '<p>This link came in a test message, so there is nobody to unsubscribe and nothing was changed. In the messages of a campaign it asks the recipient to confirm, then unsubscribes them.</p>');
+      return page(
+        res,
+        200,
+        'Unsubscribe',
+        '<p>This link came in a test message, so there is nobody to unsubscribe and nothing was changed. In the messages of a campaign it asks the recipient to confirm, then unsubscribes them.</p>',
+      );
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       // Never unsubscribes by itself: mail scanners follow every link.
       const email = await feedback.messageEmail(parsed.messageId);
       if (!email) return notFound();
-      return page(res, 200, 'Unsubscribe', `<p>Stop sending email to <strong>${escapeHtml(email)}</strong>?</p>
-<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><input type="hidden" name="from" value="page"><button type="submit">Unsubscribe</button></form>`);
+      return page(
+        res,
+        200,
+        'Unsubscribe',
+        `<p>Stop sending email to <strong>${escapeHtml(email)}</strong>?</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><input type="hidden" name="from" value="page"><button type="submit">Unsubscribe</button></form>`,
+      );
     }
     if (req.method !== 'POST') {
       res.writeHead(405, { Allow: 'GET, HEAD, POST' });

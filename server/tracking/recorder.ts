@@ -196,7 +196,21 @@ export class TrackingRecorder {
         if (first || firstForLink) changed.add(m);
         rollups.hour(m.campaign_id, m.account_id, hit.at, { clicks: 1, unique_clicks: first ? 1 : 0 });
         rollups.link(m.campaign_id, hit.click.url, { total_clicks: 1, unique_clicks: firstForLink ? 1 : 0 });
-        clicks.push([newId('clk'), m.account_id, m.campaign_id, m.id, m.contact_id, m.email, hit.click.link, hit.click.url, hit.at, hit.userAgent, hit.ip, first, firstForLink]);
+        clicks.push([
+          newId('clk'),
+          m.account_id,
+          m.campaign_id,
+          m.id,
+          m.contact_id,
+          m.email,
+          hit.click.link,
+          hit.click.url,
+          hit.at,
+          hit.userAgent,
+          hit.ip,
+          first,
+          firstForLink,
+        ]);
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
       await copyHits(client, opens, clicks);
@@ -205,10 +219,19 @@ export class TrackingRecorder {
         const list = [...changed];
         await markEngaged(
           db,
-          list.map((m) => ({ id: m.id, openedAt: m.opened_at ?? null, humanOpenedAt: m.human_opened_at ?? null, clickedAt: m.clicked_at ?? null, clickedLinks: m.clicked_links })),
+          list.map((m) => ({
+            id: m.id,
+            openedAt: m.opened_at ?? null,
+            humanOpenedAt: m.human_opened_at ?? null,
+            clickedAt: m.clicked_at ?? null,
+            clickedLinks: m.clicked_links,
+          })),
         );
         // Engagement shows the address works: soft bounces before it no longer count as a row.
-        await clearSoftBounces(db, list.map((m) => m.contact_id).filter((id): id is string => id !== null));
+        await clearSoftBounces(
+          db,
+          list.map((m) => m.contact_id).filter((id): id is string => id !== null),
+        );
       }
       for (const [accountId, list] of events) await append(client, accountId, list);
     });

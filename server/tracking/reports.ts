@@ -63,12 +63,20 @@ function contentType(part: Part): string {
 
 /** Fields of a delivery-status body: groups separated by blank lines (per message, then per recipient). */
 function statusGroups(body: string): Map<string, string>[] {
-  return body.split(/\r?\n\s*\r?\n/).map(parseHeaderBlock).filter((g) => g.size > 0);
+  return body
+    .split(/\r?\n\s*\r?\n/)
+    .map(parseHeaderBlock)
+    .filter((g) => g.size > 0);
 }
 
 function stripType(value: string | undefined): string | null {
   if (!value) return null;
-  return value.replace(/^[a-z0-9-]+;\s*/i, '').replace(/^<|>$/g, '').trim() || null;
+  return (
+    value
+      .replace(/^[a-z0-9-]+;\s*/i, '')
+      .replace(/^<|>$/g, '')
+      .trim() || null
+  );
 }
 
 /** The message a report is about: the VERP recipient first, then the returned headers. */

@@ -4,9 +4,18 @@ import { Problem, validationFailed } from '../http/problem.ts';
 const pageArgs = (query: { limit?: number; cursor?: string }) => [query.limit ?? 50, query.cursor] as const;
 
 export const trackingHandlers = handlers({
-  Tracking_opens: async ({ principal, query, services }) => ({ status: 200, body: await services.tracking.opens(principal.accountId, query, ...pageArgs(query)) }),
-  Tracking_clicks: async ({ principal, query, services }) => ({ status: 200, body: await services.tracking.clicks(principal.accountId, query, ...pageArgs(query)) }),
-  Tracking_bounces: async ({ principal, query, services }) => ({ status: 200, body: await services.tracking.bounces(principal.accountId, query, ...pageArgs(query)) }),
+  Tracking_opens: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.tracking.opens(principal.accountId, query, ...pageArgs(query)),
+  }),
+  Tracking_clicks: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.tracking.clicks(principal.accountId, query, ...pageArgs(query)),
+  }),
+  Tracking_bounces: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.tracking.bounces(principal.accountId, query, ...pageArgs(query)),
+  }),
   Tracking_recordBounce: async ({ principal, body, services }) => {
     if (!body.message_id && !body.email) throw validationFailed([{ pointer: '/message_id', detail: 'give message_id or email' }]);
     const record = await services.feedback.recordBounce({

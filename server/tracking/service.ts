@@ -73,7 +73,10 @@ export class TrackingService {
     if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
     if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
     if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
-    return q.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
+    return q
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
   }
 
   async contactActivity(accountId: string, contactId: string, limit: number, cursor?: string): Promise<Page<ContactActivity>> {

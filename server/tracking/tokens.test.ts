@@ -58,7 +58,17 @@ describe('tracking tokens', () => {
     expect(new TokenSigner([{ id: 'k9', key: k1.key }, k1]).verify(`k9.${payload}.${mac}`)).toBeNull();
     expect(new TokenSigner([legacyKey(JWT_SECRET), k1]).verify(`${payload}.${mac}`)).toBeNull();
     expect(new TokenSigner([{ id: 'k1', key: key('x').key }]).verify(token)).toBeNull();
-    for (const junk of ['', '.', 'abc', `${payload}`, `${payload}.${mac}`, `legacy.${payload}.${mac}`, `${token}.x`, 'e30.AAAAAAAAAAAAAAAAAAAAAA', `__proto__.${payload}.${mac}`]) {
+    for (const junk of [
+      '',
+      '.',
+      'abc',
+      `${payload}`,
+      `${payload}.${mac}`,
+      `legacy.${payload}.${mac}`,
+      `${token}.x`,
+      'e30.AAAAAAAAAAAAAAAAAAAAAA',
+      `__proto__.${payload}.${mac}`,
+    ]) {
       expect(signer.verify(junk)).toBeNull();
     }
   });

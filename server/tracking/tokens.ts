@@ -7,9 +7,7 @@ import { DerivedKeys, LEGACY_KEY_ID, type SecretKey } from '../secrets/key-ring.
  * no open redirect, no stepping to another message or account.
  */
 export type TrackingToken =
-  | { kind: 'open'; messageId: string }
-  | { kind: 'click'; messageId: string; link: number; url: string }
-  | { kind: 'unsubscribe'; messageId: string };
+  { kind: 'open'; messageId: string } | { kind: 'click'; messageId: string; link: number; url: string } | { kind: 'unsubscribe'; messageId: string };
 
 const KINDS = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
 
@@ -19,7 +17,9 @@ export class TokenSigner {
 
   /** Keyed by the ring every process of one deployment shares (`SECRET_KEYS`). */
   constructor(ring: readonly SecretKey[]) {
-    this.keys = new DerivedKeys(ring, 'sendline tracking tokens v2', (jwtSecret) => createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest());
+    this.keys = new DerivedKeys(ring, 'sendline tracking tokens v2', (jwtSecret) =>
+      createHmac('sha256', jwtSecret).update('sendline tracking tokens v1').digest(),
+    );
   }
 
   /** HMAC-SHA256 (OpenSSL's, through node:crypto) truncated to 128 bits. */

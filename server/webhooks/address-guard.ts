@@ -10,15 +10,38 @@ import type { components } from '../../generated/openapi.d.ts';
  */
 const blocked = new BlockList();
 for (const [address, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(address, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(address, prefix, 'ipv4');
 // 2001::/23 covers Teredo (2001::/32), whose embedded client address is obfuscated; NAT64's
 // local-use prefix (RFC 8215) may embed an IPv4 address at several prefix lengths: both whole.
 for (const [address, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(address, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(address, prefix, 'ipv6');
 
 const zero = (bytes: number[], from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
 
@@ -77,7 +100,11 @@ export class UnsafeAddressError extends Error {}
  * and hands the connection the very address it checked (no second resolution to rebind).
  */
 export function guardedLookup(settings: GuardSettings) {
-  return (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: { all?: boolean },
+    callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+  ) => {
     lookup(hostname, { all: true, verbatim: true }).then(
       (addresses) => {
         const unsafe = addresses.find((a) => !isPublicAddress(a.address));

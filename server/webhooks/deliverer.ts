@@ -21,7 +21,12 @@ export interface AttemptOutcome {
  * 3xx is a failure), the connection goes only to an address the guard accepted, and the whole
  * attempt is bounded by `timeoutMs`.
  */
-export function attemptDelivery(url: string, envelope: EventEnvelope, secrets: string[], settings: GuardSettings & { timeoutMs: number }): Promise<AttemptOutcome> {
+export function attemptDelivery(
+  url: string,
+  envelope: EventEnvelope,
+  secrets: string[],
+  settings: GuardSettings & { timeoutMs: number },
+): Promise<AttemptOutcome> {
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -57,7 +62,12 @@ export function attemptDelivery(url: string, envelope: EventEnvelope, secrets: s
           const code = res.statusCode ?? 0;
           const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') || null;
           const success = code >= 200 && code < 300;
-          finish({ success, statusCode: code, excerpt, error: success ? null : code >= 300 && code < 400 ? `redirect to ${res.headers.location ?? '?'} not followed` : `HTTP ${code}` });
+          finish({
+            success,
+            statusCode: code,
+            excerpt,
+            error: success ? null : code >= 300 && code < 400 ? `redirect to ${res.headers.location ?? '?'} not followed` : `HTTP ${code}`,
+          });
           res.destroy();
         };
         res.on('data', (chunk: Buffer) => {

@@ -25,7 +25,10 @@ export const Webhook = defineEntity({
     lastFailureAt: p.datetime(3).nullable(),
     failingSince: p.datetime(3).nullable(),
     createdAt: p.datetime(3).defaultRaw('now()'),
-    updatedAt: p.datetime(3).defaultRaw('now()').onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime(3)
+      .defaultRaw('now()')
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -48,7 +51,10 @@ export const WebhookDelivery = defineEntity({
     nextRetryAt: p.datetime(3).nullable(),
     lockedUntil: p.datetime(3).nullable(),
     createdAt: p.datetime(3).defaultRaw('now()'),
-    updatedAt: p.datetime(3).defaultRaw('now()').onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime(3)
+      .defaultRaw('now()')
+      .onUpdate(() => new Date()),
   },
 });
 

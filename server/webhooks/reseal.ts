@@ -21,7 +21,10 @@ export async function resealWebhookSecrets(db: Db, box: SecretBox, log: Logger):
         previous_secret_sealed: row.previous_secret_sealed === null ? null : box.seal(box.open(row.previous_secret_sealed)),
       };
     } catch (err) {
-      log.error({ err, webhook: row.id }, 'a webhook secret cannot be opened with SECRET_KEYS: put its key back, or rotate the secret (POST /webhooks/{id}/rotate-secret)');
+      log.error(
+        { err, webhook: row.id },
+        'a webhook secret cannot be opened with SECRET_KEYS: put its key back, or rotate the secret (POST /webhooks/{id}/rotate-secret)',
+      );
       continue;
     }
     if (await resealSecrets(db, row.id, row, sealed)) resealed++;

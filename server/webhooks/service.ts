@@ -71,7 +71,12 @@ export class WebhookService {
 
   async list(accountId: string, limit: number, cursor?: string): Promise<Schemas['WebhookPage']> {
     const rows = await store.listWebhooks(this.db, accountId, decodeCursor(cursor), limit + 1);
-    const page = toPage(rows, limit, (w) => ({ at: w.created_at, id: w.id }), (w) => w);
+    const page = toPage(
+      rows,
+      limit,
+      (w) => ({ at: w.created_at, id: w.id }),
+      (w) => w,
+    );
     return { ...page, data: await this.withStats(page.data) };
   }
 
@@ -100,7 +105,10 @@ export class WebhookService {
   /** Sends a signed `webhook.test` event to this endpoint only, now, and answers the outcome. */
   async test(accountId: string, id: string): Promise<Schemas['WebhookTestResult']> {
     const webhook = await this.row(accountId, id);
-    const event = await appendDispatched(this.db, accountId, { type: 'webhook.test', data: { webhook_id: id, message: 'This is a test event from Sendline.' } });
+    const event = await appendDispatched(this.db, accountId, {
+      type: 'webhook.test',
+      data: { webhook_id: id, message: 'This is a test event from Sendline.' },
+    });
     const { outcome } = await this.deliverTest(webhook, event, null);
     return { success: outcome.success, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error };
   }
@@ -141,7 +149,8 @@ export class WebhookService {
     const problem = urlProblem(input.url, this.settings);
     if (problem) throw new Problem(422, problem.code, `The URL ${problem.detail}.`, { errors: [{ pointer: '/url', detail: problem.detail }] });
     const bad = input.events.map((e, i) => ({ e, i })).filter(({ e }) => !isEventPattern(e));
-    if (bad.length) throw validationFailed(bad.map(({ e, i }) => ({ pointer: `/events/${i}`, detail: `"${e}" is not an event type, a category such as "email.*", or "*"` })));
+    if (bad.length)
+      throw validationFailed(bad.map(({ e, i }) => ({ pointer: `/events/${i}`, detail: `"${e}" is not an event type, a category such as "email.*", or "*"` })));
   }
 
   private async row(accountId: string, id: string): Promise<WebhookRecord> {
@@ -156,7 +165,10 @@ export class WebhookService {
 
   /** Webhooks as the API shows them, with their last day's delivery counts: one query for all. */
   private async withStats(webhooks: WebhookRecord[]): Promise<Schemas['Webhook'][]> {
-    const counts = await store.recentDeliveryCounts(this.db, webhooks.map((w) => w.id));
+    const counts = await store.recentDeliveryCounts(
+      this.db,
+      webhooks.map((w) => w.id),
+    );
     const stats = new Map(counts.map((r) => [r.webhook_id, r]));
     return webhooks.map((w) => ({
       id: w.id,

@@ -29,7 +29,9 @@ export class SecretBox {
   private readonly keys: DerivedKeys;
 
   constructor(ring: readonly SecretKey[]) {
-    this.keys = new DerivedKeys(ring, 'sendline webhook secrets v2', (jwtSecret) => createHash('sha256').update(`sendline webhook secrets v1\0${jwtSecret}`).digest());
+    this.keys = new DerivedKeys(ring, 'sendline webhook secrets v2', (jwtSecret) =>
+      createHash('sha256').update(`sendline webhook secrets v1\0${jwtSecret}`).digest(),
+    );
   }
 
   /** `{key id}.{iv}.{tag}.{ciphertext}`; under the legacy key, `{iv}.{tag}.{ciphertext}` as before key rings. */

@@ -86,7 +86,11 @@ export function rotateSecret(db: Db, accountId: string, id: string, secretSealed
 export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
   return db
     .selectFrom('webhook_deliveries')
-    .select(['webhook_id', sql<number>`count(*) filter (where status = 'succeeded')::int`.as('delivered'), sql<number>`count(*) filter (where status = 'failed')::int`.as('failed')])
+    .select([
+      'webhook_id',
+      sql<number>`count(*) filter (where status = 'succeeded')::int`.as('delivered'),
+      sql<number>`count(*) filter (where status = 'failed')::int`.as('failed'),
+    ])
     .where('webhook_id', '=', anyOf(webhookIds))
     .where('created_at', '>', sql<Date>`now() - interval '24 hours'`)
     .groupBy('webhook_id')
@@ -182,7 +186,15 @@ export async function recordTestAttempt(
   }
   return tx
     .insertInto('webhook_deliveries')
-    .values({ id: newId('whd'), webhook_id: webhook.id, account_id: webhook.account_id, event_id: eventId, event_type: 'webhook.test', attempts: 1, ...outcome })
+    .values({
+      id: newId('whd'),
+      webhook_id: webhook.id,
+      account_id: webhook.account_id,
+      event_id: eventId,
+      event_type: 'webhook.test',
+      attempts: 1,
+      ...outcome,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -264,7 +276,12 @@ export interface DeliveryOutcome extends AttemptRecord {
  * at once, `failing` after `disableAfterSeconds` without success); then each delivery's status
  * and next retry, releasing its claim.
  */
-export async function recordAttempts(tx: Tx, endpoints: readonly EndpointOutcome[], deliveries: readonly DeliveryOutcome[], disableAfterSeconds: number): Promise<void> {
+export async function recordAttempts(
+  tx: Tx,
+  endpoints: readonly EndpointOutcome[],
+  deliveries: readonly DeliveryOutcome[],
+  disableAfterSeconds: number,
+): Promise<void> {
   // Endpoints first, in id order, as deleting an endpoint locks it and then its deliveries: the
   // same order on both sides, so the two never deadlock.
   const sorted = [...endpoints].sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));

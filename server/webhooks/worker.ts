@@ -87,7 +87,10 @@ export class WebhookWorker {
       const count = await this.db.transaction().execute(async (tx) => {
         const events = await lockUndispatched(tx, DISPATCH_BATCH);
         await fanOut(tx, events);
-        await markDispatched(tx, events.map((e) => e.id));
+        await markDispatched(
+          tx,
+          events.map((e) => e.id),
+        );
         return events.length;
       });
       if (count < DISPATCH_BATCH) return;
@@ -161,7 +164,13 @@ export class WebhookWorker {
       total: free,
     });
     if (!rows.length) return [];
-    const [events, webhooks] = await Promise.all([envelopesByIds(this.db, rows.map((r) => r.event_id)), webhooksByIds(this.db, [...new Set(rows.map((r) => r.webhook_id))])]);
+    const [events, webhooks] = await Promise.all([
+      envelopesByIds(
+        this.db,
+        rows.map((r) => r.event_id),
+      ),
+      webhooksByIds(this.db, [...new Set(rows.map((r) => r.webhook_id))]),
+    ]);
     const eventById = new Map(events.map((e) => [e.id, eventEnvelope(e)]));
     // Secrets unsealed once per endpoint, not per delivery.
     const endpointById = new Map(webhooks.map((w) => [w.id, { url: w.url, secrets: signingSecrets(this.box, w) }]));
@@ -185,7 +194,9 @@ export class WebhookWorker {
     this.outcomes = [];
     if (!batch.length) return;
     this.recording = this.record(batch)
-      .catch((err) => this.log.error({ err, deliveries: batch.length }, 'recording webhook deliveries failed; their leases will expire and they will be sent again'))
+      .catch((err) =>
+        this.log.error({ err, deliveries: batch.length }, 'recording webhook deliveries failed; their leases will expire and they will be sent again'),
+      )
       .finally(() => {
         this.recording = null;
       });
@@ -202,7 +213,16 @@ export class WebhookWorker {
       const gone = outcome.statusCode === 410;
       const retryInSeconds = !outcome.success && !gone && attempts <= schedule.length ? schedule[attempts - 1] * (0.9 + Math.random() * 0.2) : null;
       const status = outcome.success ? 'succeeded' : retryInSeconds === null ? 'failed' : 'pending';
-      deliveries.push({ id: delivery.id, status, attempts, retryInSeconds, statusCode: outcome.statusCode, latencyMs: outcome.latencyMs, excerpt: outcome.excerpt, error: outcome.error });
+      deliveries.push({
+        id: delivery.id,
+        status,
+        attempts,
+        retryInSeconds,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        excerpt: outcome.excerpt,
+        error: outcome.error,
+      });
       const endpoint = endpoints.get(delivery.webhook_id) ?? { webhookId: delivery.webhook_id, success: false, failure: false, gone: false };
       if (outcome.success) endpoint.success = true;
       else endpoint.failure = true;

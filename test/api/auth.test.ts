@@ -45,7 +45,9 @@ describe('register', () => {
     for (let round = 0; round < 5; round++) {
       const email = uniqueEmail('twin');
       const answers = await Promise.all(
-        Array.from({ length: 3 }, () => anon()('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'T', account_name: 'T' } })),
+        Array.from({ length: 3 }, () =>
+          anon()('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'T', account_name: 'T' } }),
+        ),
       );
       expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
       for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');

@@ -20,7 +20,6 @@ const tempDir = () => {
   return dir;
 };
 
-
 const serverEnv = (env: Record<string, string>) => ({
   PORT: '0',
   HOST: '127.0.0.1',
@@ -56,7 +55,13 @@ describe('backup and restore', () => {
       hook = (await account.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['contact.*'] } })).body;
       await account.api('POST', '/api/contacts', { body: { email: 'kept@example.com', first_name: 'Kept', tags: ['news'], attributes: { plan: 'pro' } } });
       const { body: campaign } = await account.api('POST', '/api/campaigns', {
-        body: { name: 'Kept', subject: 'Backed up', from_email: 'news@shop.example', content: '<a href="https://shop.example/kept">Shop</a>', audience: { tags_any: ['news'] } },
+        body: {
+          name: 'Kept',
+          subject: 'Backed up',
+          from_email: 'news@shop.example',
+          content: '<a href="https://shop.example/kept">Shop</a>',
+          audience: { tags_any: ['news'] },
+        },
       });
       await account.api('POST', `/api/campaigns/${campaign.id}/send`);
       await waitFor(async () => (await account.api('GET', `/api/campaigns/${campaign.id}`)).body.status === 'completed');
@@ -106,8 +111,14 @@ describe('backup and restore', () => {
     expect(click.status).toBe(302);
     expect(click.headers.get('location')).toBe('https://shop.example/kept');
     expect((await hit(links.pixel)).headers.get('content-type')).toBe('image/gif');
-    await waitFor(async () => (await api('GET', '/api/tracking/clicks')).body.data.length === 1 && (await api('GET', '/api/tracking/opens')).body.data.length === 2);
-    const unsubscribe = await hit(links.unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await waitFor(
+      async () => (await api('GET', '/api/tracking/clicks')).body.data.length === 1 && (await api('GET', '/api/tracking/opens')).body.data.length === 2,
+    );
+    const unsubscribe = await hit(links.unsubscribe, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(unsubscribe.status).toBe(200);
     const contacts = await api('GET', `/api/contacts?email=${encodeURIComponent(links.email)}`);
     expect(contacts.body.data?.[0]?.status, JSON.stringify(contacts.body)).toBe('unsubscribed');
@@ -130,7 +141,10 @@ describe('backup and restore', () => {
     const password = decodeURIComponent(new URL(url).password);
     const broken = path.join(tempDir(), 'broken.sql');
     writeFileSync(broken, 'create table kept (id int);\nthis is not sql;\n');
-    const failure = await restoreDatabase(url, broken).then(() => null, (error: Error) => error.message);
+    const failure = await restoreDatabase(url, broken).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     expect(failure).toMatch(/^psql failed: .*syntax error/s);
     expect(failure).not.toContain(password);
     // One transaction: the statement before the error is not kept either.

@@ -52,7 +52,14 @@ describe('unpaired surrogates', () => {
       expect(res.body.errors, raw).toEqual([{ pointer, detail: expect.stringContaining('unpaired surrogate') }]);
     }
     // A pair is text like any other.
-    expect((await owner.api('POST', '/api/contacts', { raw: '{"email":"pair@example.com","first_name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } })).body.first_name).toBe('😀');
+    expect(
+      (
+        await owner.api('POST', '/api/contacts', {
+          raw: '{"email":"pair@example.com","first_name":"\\ud83d\\ude00"}',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).body.first_name,
+    ).toBe('😀');
   });
 });
 
@@ -69,14 +76,23 @@ describe('percent-encoding', () => {
 describe('deep JSON', () => {
   it('is refused past 32 levels, 10,000 deep included, and the process goes on', async () => {
     const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-    const res = await owner.api('POST', '/api/contacts', { raw: `{"email":"deep@example.com","attributes":${deep(10_000)}}`, headers: { 'content-type': 'application/json' } });
+    const res = await owner.api('POST', '/api/contacts', {
+      raw: `{"email":"deep@example.com","attributes":${deep(10_000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors[0].pointer).toBe('/attributes' + '/a'.repeat(31));
     expect(res.body.errors[0].detail).toBe('is nested more than 32 levels deep');
-    const array = await owner.api('POST', '/api/contacts/import', { raw: '['.repeat(10_000) + ']'.repeat(10_000), headers: { 'content-type': 'application/json' } });
+    const array = await owner.api('POST', '/api/contacts/import', {
+      raw: '['.repeat(10_000) + ']'.repeat(10_000),
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(array, 400, 'validation_failed');
     // 30 levels inside attributes is within the limit.
-    const fine = await owner.api('POST', '/api/contacts', { raw: `{"email":"deep@example.com","attributes":${deep(30)}}`, headers: { 'content-type': 'application/json' } });
+    const fine = await owner.api('POST', '/api/contacts', {
+      raw: `{"email":"deep@example.com","attributes":${deep(30)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(fine.status).toBe(201);
   });
 });
@@ -98,13 +114,20 @@ describe('timestamps', () => {
       expectProblem(res, 400, 'validation_failed');
       expect(new Set(res.body.errors.map((e: { pointer: string }) => e.pointer)), since).toEqual(new Set(['query.since']));
     }
-    const res = await owner.api('POST', '/api/payments', { body: { email: 'p@example.com', amount: '1.00', currency: 'EUR', external_id: 'p-1', occurred_at: '0000-06-01T00:00:00Z' } });
+    const res = await owner.api('POST', '/api/payments', {
+      body: { email: 'p@example.com', amount: '1.00', currency: 'EUR', external_id: 'p-1', occurred_at: '0000-06-01T00:00:00Z' },
+    });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/occurred_at']);
   });
 
   it('refuses cursors with extreme years or forged ids as cursors this API never issued', async () => {
-    for (const cursor of [cursorOf('-271821-04-20T00:00:00.000Z'), cursorOf('+275760-09-13T00:00:00.000Z'), cursorOf('0000-01-01T00:00:00.000Z'), cursorOf('2026-01-01T00:00:00.000Z', 'ct_\u0000')]) {
+    for (const cursor of [
+      cursorOf('-271821-04-20T00:00:00.000Z'),
+      cursorOf('+275760-09-13T00:00:00.000Z'),
+      cursorOf('0000-01-01T00:00:00.000Z'),
+      cursorOf('2026-01-01T00:00:00.000Z', 'ct_\u0000'),
+    ]) {
       for (const path of ['/api/contacts', '/api/campaigns', '/api/events', '/api/tracking/bounces']) {
         const res = await owner.api('GET', `${path}?cursor=${cursor}`);
         expectProblem(res, 400, 'validation_failed');
@@ -129,7 +152,8 @@ describe('query values', () => {
 
 describe('multipart uploads', () => {
   it('refuse a malformed part after the file with 400 invalid_multipart, storing nothing', async () => {
-    const body = '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\r\nmultipart@example.com\r\n--xx\r\nA header without a colon\r\n\r\nabc\r\n--xx--\r\n';
+    const body =
+      '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\r\nmultipart@example.com\r\n--xx\r\nA header without a colon\r\n\r\nabc\r\n--xx--\r\n';
     const res = await owner.api('POST', '/api/contacts/import', { raw: body, headers: { 'content-type': 'multipart/form-data; boundary=xx' } });
     expectProblem(res, 400, 'invalid_multipart');
     expect((await owner.api('GET', '/api/contacts/import')).body.data).toEqual([]);
@@ -145,7 +169,9 @@ describe('JSON values', () => {
       const res = await owner.api('POST', '/api/contacts', { body });
       expectProblem(res, 400, 'validation_failed');
     }
-    const campaign = await owner.api('POST', '/api/campaigns', { body: { name: 'n', subject: 's', from_email: 'a@example.com', content: 'c', track_clicks: null } });
+    const campaign = await owner.api('POST', '/api/campaigns', {
+      body: { name: 'n', subject: 's', from_email: 'a@example.com', content: 'c', track_clicks: null },
+    });
     expectProblem(campaign, 400, 'validation_failed');
     expect(campaign.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/track_clicks');
   });

@@ -9,7 +9,13 @@ const PUBLIC_URL = 'https://mail.example.test';
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, SEND_RETRY_SECONDS: '1', SEND_BATCH_SIZE: '5', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  sendline = await startTestServer({
+    SMTP_URL: sink.url,
+    PUBLIC_URL,
+    SEND_RETRY_SECONDS: '1',
+    SEND_BATCH_SIZE: '5',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
 });
 afterAll(async () => {
   await sendline.stop();
@@ -20,10 +26,10 @@ const draft = (overrides: Record<string, unknown> = {}) => ({
   name: 'Spring news',
   subject: 'Hello {{ first_name | default: "there" }}',
   from_email: 'news@shop.example',
-  content: '<html><body><p>Hi {{ first_name | default: "there" }} from {{ city }}!</p><a href="https://shop.example/sale?x=1&amp;y=2">Sale</a> <a href="mailto:help@shop.example">Help</a></body></html>',
+  content:
+    '<html><body><p>Hi {{ first_name | default: "there" }} from {{ city }}!</p><a href="https://shop.example/sale?x=1&amp;y=2">Sale</a> <a href="mailto:help@shop.example">Help</a></body></html>',
   ...overrides,
 });
-
 
 const finished = (account: TestAccount, id: string, status = 'completed') =>
   waitFor(async () => {
@@ -44,7 +50,14 @@ describe('campaign drafts', () => {
   it('the seed fields make a draft with defaults', async () => {
     const res = await account.api('POST', '/api/campaigns', { body: draft() });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'draft', track_opens: true, track_clicks: true, audience: {}, text_content: null, stats: { recipients: 0, sent: 0 } });
+    expect(res.body).toMatchObject({
+      status: 'draft',
+      track_opens: true,
+      track_clicks: true,
+      audience: {},
+      text_content: null,
+      stats: { recipients: 0, sent: 0 },
+    });
     expect(res.body.id).toMatch(/^cmp_/);
   });
 
@@ -65,7 +78,11 @@ describe('campaign drafts', () => {
 
   it('refuses templates that would load files from the server (include, render, layout)', async () => {
     const res = await account.api('POST', '/api/campaigns', {
-      body: draft({ content: "<p>Hi</p>\n{% include 'package.json' %}", text_content: "{% render 'data/jwt-secret' %}", preheader: "{% layout '/etc/hostname' %}" }),
+      body: draft({
+        content: "<p>Hi</p>\n{% include 'package.json' %}",
+        text_content: "{% render 'data/jwt-secret' %}",
+        preheader: "{% layout '/etc/hostname' %}",
+      }),
     });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([
@@ -124,7 +141,12 @@ describe('sending', () => {
     ];
     for (const p of people) await account.api('POST', '/api/contacts', { body: p });
     const { body: c } = await account.api('POST', '/api/campaigns', {
-      body: draft({ audience: { tags_any: ['vip'], exclude_tags: ['staff'] }, preheader: 'Big sale inside', from_name: 'The Shop', reply_to: 'care@shop.example' }),
+      body: draft({
+        audience: { tags_any: ['vip'], exclude_tags: ['staff'] },
+        preheader: 'Big sale inside',
+        from_name: 'The Shop',
+        reply_to: 'care@shop.example',
+      }),
     });
     const started = await account.api('POST', `/api/campaigns/${c.id}/send`);
     expect(started.body).toMatchObject({ status: 'sending', stats: { recipients: 2 } });
@@ -167,7 +189,10 @@ describe('sending', () => {
 
     const messages = await account.api('GET', `/api/campaigns/${c.id}/messages`);
     expect(messages.body.data.map((m: any) => [m.email, m.status])).toEqual(
-      expect.arrayContaining([['ann@inbox.example', 'delivered'], ['bob@inbox.example', 'delivered']]),
+      expect.arrayContaining([
+        ['ann@inbox.example', 'delivered'],
+        ['bob@inbox.example', 'delivered'],
+      ]),
     );
     expect((await events(account.accountId, 'email.sent')).length).toBe(2);
     expect((await events(account.accountId, 'email.delivered')).length).toBe(2);
@@ -179,7 +204,12 @@ describe('sending', () => {
     const account = await newAccount(sendline.url, 'texter');
     await account.api('POST', '/api/contacts', { body: { email: 'tim@inbox.example', first_name: 'Tim' } });
     const { body: c } = await account.api('POST', '/api/campaigns', {
-      body: draft({ content: '<p>Hi</p><a href="{{ unsubscribe_url }}">Leave</a>', text_content: 'Hi {{ first_name }}. Leave: {{ unsubscribe_url }}', track_opens: false, track_clicks: false }),
+      body: draft({
+        content: '<p>Hi</p><a href="{{ unsubscribe_url }}">Leave</a>',
+        text_content: 'Hi {{ first_name }}. Leave: {{ unsubscribe_url }}',
+        track_opens: false,
+        track_clicks: false,
+      }),
     });
     await account.api('POST', `/api/campaigns/${c.id}/send`);
     await finished(account, c.id);
@@ -201,7 +231,10 @@ describe('sending', () => {
     expect(done.stats).toMatchObject({ recipients: 3, sent: 2, delivered: 2, bounced: 1, deferred: 1, failed: 0 });
     expect(sink.to('busy@inbox.example')).toHaveLength(1);
     const analytics = (await account.api('GET', `/api/analytics/campaigns/${c.id}`)).body;
-    expect(analytics).toMatchObject({ bounces: { hard: done.stats.bounced, soft: 0 }, domains: [expect.objectContaining({ domain: 'inbox.example', bounces: 1 })] });
+    expect(analytics).toMatchObject({
+      bounces: { hard: done.stats.bounced, soft: 0 },
+      domains: [expect.objectContaining({ domain: 'inbox.example', bounces: 1 })],
+    });
     const contacts = await account.api('GET', '/api/contacts?status=bounced');
     expect(contacts.status, JSON.stringify(contacts.body)).toBe(200);
     expect(contacts.body.data.map((x: any) => x.email)).toEqual(['gone@inbox.example']);
@@ -333,7 +366,10 @@ describe('sending', () => {
     await account.api('POST', '/api/contacts', { body: { email: 'loop@inbox.example' } });
     const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ content: '<p>{% for i in (1..100000000) %}x{% endfor %}</p>' }) });
     const test = await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: ['qa@inbox.example'] } });
-    expect(test.body).toEqual({ accepted: [], rejected: [{ email: 'qa@inbox.example', reason: expect.stringMatching(/^rendering failed: memory alloc limit exceeded/) }] });
+    expect(test.body).toEqual({
+      accepted: [],
+      rejected: [{ email: 'qa@inbox.example', reason: expect.stringMatching(/^rendering failed: memory alloc limit exceeded/) }],
+    });
 
     await account.api('POST', `/api/campaigns/${c.id}/send`);
     const done = await finished(account, c.id);

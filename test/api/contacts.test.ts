@@ -59,7 +59,10 @@ describe('contacts', () => {
       expectProblem(refused, 400, 'validation_failed');
       expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/email']);
       const imported = await owner.api('POST', '/api/contacts/import', { body: { contacts: [{ email }] } });
-      expect(imported.body.errors.map((e: { code: string }) => e.code), email).toEqual(['invalid_email']);
+      expect(
+        imported.body.errors.map((e: { code: string }) => e.code),
+        email,
+      ).toEqual(['invalid_email']);
     }
     expect((await create(owner, { email: "o'brien+news@mail.example.co.uk" })).status).toBe(201);
   });

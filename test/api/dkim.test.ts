@@ -25,7 +25,9 @@ afterAll(async () => {
 describe('DKIM', () => {
   it('signs campaign mail with List-Unsubscribe and List-Unsubscribe-Post among the signed headers', async () => {
     const account = await newAccount(sendline.url, 'dkim');
-    const { body: c } = await account.api('POST', '/api/campaigns', { body: { name: 'd', subject: 'Signed', from_email: 'news@shop.example', content: '<p>Hi</p>' } });
+    const { body: c } = await account.api('POST', '/api/campaigns', {
+      body: { name: 'd', subject: 'Signed', from_email: 'news@shop.example', content: '<p>Hi</p>' },
+    });
     await account.api('POST', `/api/campaigns/${c.id}/test`, { body: { emails: ['signed@inbox.example'] } });
     const [received] = sink.to('signed@inbox.example');
     const signature = received.raw.replace(/\r?\n[ \t]+/g, ' ').match(/^DKIM-Signature: (.*)$/im)?.[1];

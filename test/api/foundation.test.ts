@@ -56,7 +56,9 @@ describe('the reference', () => {
         let body = '';
         res.on('data', (c) => (body += c));
         res.on('end', () => resolve(body));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(JSON.parse(proxied).servers).toEqual([{ url: 'http://mail.example.org/api/v1' }]);
   });

@@ -59,7 +59,13 @@ async function healthzLatencyDuring(work: () => Promise<void>): Promise<number> 
   return ms;
 }
 
-const draft = (content: string, extra: Record<string, unknown> = {}) => ({ name: 'Hostile', subject: 'Hi {{ first_name }}', from_email: 'news@shop.example', content, ...extra });
+const draft = (content: string, extra: Record<string, unknown> = {}) => ({
+  name: 'Hostile',
+  subject: 'Hi {{ first_name }}',
+  from_email: 'news@shop.example',
+  content,
+  ...extra,
+});
 
 describe('hostile content', () => {
   it('test-sends "<a " × 128000 in linear time without stalling /healthz', async () => {
@@ -110,7 +116,16 @@ describe('hostile content', () => {
     });
     console.log(`~1 MB hostile saves and test sends: /healthz at most ${Math.round(slowest)} ms; answers ${JSON.stringify(answers)}`);
     // Too deep to derive a text part from, or not Liquid: refused, with the field.
-    expect(answers).toMatchObject({ deepHtml: 400, deepHeadings: 400, deepLists: 400, liquidIfs: 400, liquidBlocks: 400, liquidMixed: 400, paragraphs: 201, nested: 201 });
+    expect(answers).toMatchObject({
+      deepHtml: 400,
+      deepHeadings: 400,
+      deepLists: 400,
+      liquidIfs: 400,
+      liquidBlocks: 400,
+      liquidMixed: 400,
+      paragraphs: 201,
+      nested: 201,
+    });
     expect(slowest).toBeLessThan(100);
     // Past the documented limit of 1,000,000 characters: a clear 400 as well.
     const tooLong = await account.api('POST', '/api/campaigns', { body: draft('x'.repeat(1_000_001)) });

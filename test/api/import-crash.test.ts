@@ -85,7 +85,9 @@ describe('an import survives the end of its server', () => {
     first.proc.kill('SIGKILL');
     await first.exited;
     // Two writers, each at its own checkpoint: resuming must skip, per writer, what it wrote.
-    const { rows: [{ checkpoints }] } = await db.query('select checkpoints from contact_imports where id = $1', [crashedId]);
+    const {
+      rows: [{ checkpoints }],
+    } = await db.query('select checkpoints from contact_imports where id = $1', [crashedId]);
     expect(checkpoints).toHaveLength(2);
     expect(checkpoints[0]).not.toBe(checkpoints[1]);
 
@@ -109,7 +111,9 @@ describe('an import survives the end of its server', () => {
     await poll(server.url, stopped, id, (b) => b.processed_rows > 0);
     server.proc.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    const { rows: [left] } = await db.query('select status, processed_rows from contact_imports where id = $1', [id]);
+    const {
+      rows: [left],
+    } = await db.query('select status, processed_rows from contact_imports where id = $1', [id]);
     expect(left.status).toBe('running');
     expect(left.processed_rows).toBeLessThan(60_000);
 

@@ -52,7 +52,17 @@ describe('JSON imports', () => {
       },
     });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'completed', mode: 'upsert', total_rows: 5, processed_rows: 5, created: 1, updated: 1, skipped: 1, failed: 2, failure: null });
+    expect(res.body).toMatchObject({
+      status: 'completed',
+      mode: 'upsert',
+      total_rows: 5,
+      processed_rows: 5,
+      created: 1,
+      updated: 1,
+      skipped: 1,
+      failed: 2,
+      failure: null,
+    });
     expect(res.body.id).toMatch(/^imp_/);
     expect(res.body.errors).toEqual([
       { row: 3, email: 'broken', code: 'invalid_email', detail: '"broken" is not a valid email address.' },
@@ -61,7 +71,12 @@ describe('JSON imports', () => {
     const contacts = await contactsOf(account);
     expect(contacts['new@example.com']).toMatchObject({ first_name: 'Newer', attributes: { plan: 'pro' }, tags: ['imported'] });
     expect(contacts['old@example.com']).toMatchObject({ first_name: 'Old', last_name: 'Timer', attributes: { a: 1, b: 2 }, tags: ['imported', 'x'] });
-    const events = await sendline.orm.em.getConnection().execute("select data from events where account_id = ? and type like 'import.%' or (account_id = ? and type = 'contact.created')", [account.accountId, account.accountId]);
+    const events = await sendline.orm.em
+      .getConnection()
+      .execute("select data from events where account_id = ? and type like 'import.%' or (account_id = ? and type = 'contact.created')", [
+        account.accountId,
+        account.accountId,
+      ]);
     // One import.completed with the counts; no event per row (the one contact.created is the API create).
     expect(events.map((e: any) => e.data.import_id ?? 'contact')).toEqual(['contact', res.body.id]);
     expect(events[1].data).toMatchObject({ status: 'completed', created: 1, updated: 1, skipped: 1, failed: 2, total_rows: 5 });
@@ -88,7 +103,12 @@ describe('JSON imports', () => {
     await account.api('POST', '/api/contacts', { body: { email: 'off@example.com', status: 'unsubscribed' } });
     await account.api('POST', '/api/contacts', { body: { email: 'on@example.com' } });
     await account.api('POST', '/api/contacts/import', {
-      body: { contacts: [{ email: 'off@example.com', status: 'subscribed' }, { email: 'on@example.com', status: 'complained' }] },
+      body: {
+        contacts: [
+          { email: 'off@example.com', status: 'subscribed' },
+          { email: 'on@example.com', status: 'complained' },
+        ],
+      },
     });
     const contacts = await contactsOf(account);
     expect(contacts['off@example.com'].status).toBe('unsubscribed');
@@ -128,7 +148,11 @@ describe('CSV imports', () => {
 
   it('reads `;` as the delimiter when the header uses it, and renames columns', async () => {
     const account = await newAccount(sendline.url, 'semicolon');
-    const res = await uploadCsv(account, 'E-Mail;Vorname;Stadt\nhans@example.de;Hans;Köln\n', '?mapping=' + encodeURIComponent('E-Mail:email,Vorname:first_name'));
+    const res = await uploadCsv(
+      account,
+      'E-Mail;Vorname;Stadt\nhans@example.de;Hans;Köln\n',
+      '?mapping=' + encodeURIComponent('E-Mail:email,Vorname:first_name'),
+    );
     const done = await finished(account, res.body.id);
     expect(done).toMatchObject({ status: 'completed', created: 1 });
     expect((await contactsOf(account))['hans@example.de']).toMatchObject({ first_name: 'Hans', attributes: { stadt: 'Köln' } });
@@ -248,10 +272,16 @@ describe('CSV imports', () => {
     const noEmail = await finished(account, (await uploadCsv(account, 'name,city\nAnn,Rome\n')).body.id);
     expect(noEmail).toMatchObject({ status: 'failed', failure: { code: 'missing_email_column', row: 0 }, created: 0 });
     const latin1 = Buffer.concat([Buffer.from('email,first_name\nok@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
-    const res = await fetch(`${sendline.url}/api/contacts/import`, { method: 'POST', body: latin1, headers: { 'content-type': 'text/csv', authorization: `Bearer ${account.token}` } });
+    const res = await fetch(`${sendline.url}/api/contacts/import`, {
+      method: 'POST',
+      body: latin1,
+      headers: { 'content-type': 'text/csv', authorization: `Bearer ${account.token}` },
+    });
     const notUtf8 = await finished(account, ((await res.json()) as { id: string }).id);
     expect(notUtf8).toMatchObject({ status: 'failed', failure: { code: 'invalid_encoding', row: 1 } });
-    const events = await sendline.orm.em.getConnection().execute("select data from events where account_id = ? and type = 'import.completed'", [account.accountId]);
+    const events = await sendline.orm.em
+      .getConnection()
+      .execute("select data from events where account_id = ? and type = 'import.completed'", [account.accountId]);
     expect(events.map((e: any) => e.data.status)).toEqual(['failed', 'failed']);
   });
 
@@ -268,9 +298,17 @@ describe('import limits', () => {
   it('answer 413 past the size or row limit and keep nothing', async () => {
     const account = await newAccount(limited.url, 'limits');
     const big = 'email\n' + 'someone@example.com\n'.repeat(200);
-    expectProblem(await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: big }), 413, 'payload_too_large');
+    expectProblem(
+      await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: big }),
+      413,
+      'payload_too_large',
+    );
     const many = 'email\n' + Array.from({ length: 6 }, (_, i) => `p${i}@example.com`).join('\n');
-    expectProblem(await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: many }), 413, 'too_many_rows');
+    expectProblem(
+      await client(limited.url, { authorization: `Bearer ${account.token}`, 'content-type': 'text/csv' })('POST', '/api/contacts/import', { raw: many }),
+      413,
+      'too_many_rows',
+    );
     const list = await client(limited.url, { authorization: `Bearer ${account.token}` })('GET', '/api/contacts/import');
     expect(list.body.data).toEqual([]);
   });

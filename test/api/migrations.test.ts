@@ -23,9 +23,10 @@ function envFor(databaseUrl: string): Record<string, string> {
   return { DATABASE_URL: databaseUrl, DATA_DIR: dir, JWT_SECRET: 'a-shared-secret-for-the-migration-tests-0123' };
 }
 
-
-const appliedIn = (url: string) => withClient(url, async (db) => (await db.query('select name, count(*)::int as n from mikro_orm_migrations group by name order by name')).rows);
-const hasTable = (url: string, table: string) => withClient(url, async (db) => (await db.query('select to_regclass($1) is not null as exists', [table])).rows[0].exists);
+const appliedIn = (url: string) =>
+  withClient(url, async (db) => (await db.query('select name, count(*)::int as n from mikro_orm_migrations group by name order by name')).rows);
+const hasTable = (url: string, table: string) =>
+  withClient(url, async (db) => (await db.query('select to_regclass($1) is not null as exists', [table])).rows[0].exists);
 
 describe('migrations', () => {
   it('are applied once, under a lock, when several processes start together on a new database', async () => {
@@ -36,7 +37,10 @@ describe('migrations', () => {
     await holder.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
     const starting = [1, 2, 3].map(() => spawnServer(envFor(url)));
     const waiting = () =>
-      holder.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1 and not granted and database = (select oid from pg_database where datname = current_database())", [SCHEMA_LOCK]);
+      holder.query(
+        "select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1 and not granted and database = (select oid from pg_database where datname = current_database())",
+        [SCHEMA_LOCK],
+      );
     await waitFor(async () => (await waiting()).rows[0].n === 3, 60_000);
     expect(await hasTable(url, 'public.mikro_orm_migrations')).toBe(false);
     await holder.end();
@@ -63,7 +67,9 @@ describe('migrations', () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain(`Applied ${names.length} migrations:`);
     expect(await appliedIn(url)).toEqual(names.map((name) => ({ name, n: 1 })));
-    expect((await runSendline(['migrate', '--dry-run'], env)).stdout).toBe(`The schema is at ${names.at(-1)} (${names.length} migrations applied).\nNothing would run.\n`);
+    expect((await runSendline(['migrate', '--dry-run'], env)).stdout).toBe(
+      `The schema is at ${names.at(-1)} (${names.length} migrations applied).\nNothing would run.\n`,
+    );
   });
 
   it('refuse, with a clear message, a schema that a newer release migrated', async () => {

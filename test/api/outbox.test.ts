@@ -18,7 +18,9 @@ afterAll(() => sendline.stop());
 
 describe('the transactional outbox', () => {
   it('knows exactly the event types of the contract', async () => {
-    const doc = (await (await fetch(sendline.url + '/api/openapi.json')).json()) as { components: { schemas: { Event: { discriminator: { mapping: object } } } } };
+    const doc = (await (await fetch(sendline.url + '/api/openapi.json')).json()) as {
+      components: { schemas: { Event: { discriminator: { mapping: object } } } };
+    };
     expect([...EVENT_TYPES].sort()).toEqual(Object.keys(doc.components.schemas.Event.discriminator.mapping).sort());
   });
 
@@ -64,7 +66,10 @@ describe('the dispatched flag', () => {
     await em.flush();
     const pool = await nativePool(sendline.orm);
     for (const webhook of webhooks) {
-      await pool.query("insert into webhooks (id, account_id, url, events, active, secret_sealed) values ($1, $2, 'https://example.com/hook', $3, $4, 'sealed')", [newId('wh'), accountId, webhook.events, webhook.active]);
+      await pool.query(
+        "insert into webhooks (id, account_id, url, events, active, secret_sealed) values ($1, $2, 'https://example.com/hook', $3, $4, 'sealed')",
+        [newId('wh'), accountId, webhook.events, webhook.active],
+      );
     }
     return accountId;
   }
@@ -74,7 +79,9 @@ describe('the dispatched flag', () => {
     const em = sendline.orm.em.fork();
     const viaUnitOfWork = await append(em, accountId, events);
     await em.flush();
-    const viaKysely = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, events));
+    const viaKysely = await sqlOf(sendline.orm.em.fork())
+      .transaction()
+      .execute((trx) => append(trx, accountId, events));
     const client = await (await nativePool(sendline.orm)).connect();
     const viaClient = await append(client, accountId, events).finally(() => client.release());
     const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'dispatched']).where('account_id', '=', accountId).execute();
@@ -103,10 +110,16 @@ describe('the dispatched flag', () => {
         ? { type: 'contact.deleted', data: { contact_id: `ct_${i}\t"\\\n` } }
         : { type: 'email.failed', data: { message_id: `msg_${i}`, campaign_id: 'cmp_x', contact_id: null, email: 'a@example.com', reason: 'x' } },
     );
-    const viaKysely = await sqlOf(sendline.orm.em.fork()).transaction().execute((trx) => append(trx, accountId, batch));
+    const viaKysely = await sqlOf(sendline.orm.em.fork())
+      .transaction()
+      .execute((trx) => append(trx, accountId, batch));
     const client = await (await nativePool(sendline.orm)).connect();
     const viaClient = await append(client, accountId, batch).finally(() => client.release());
-    const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'type', 'data', 'dispatched']).where('account_id', '=', accountId).execute();
+    const rows = await sqlOf(sendline.orm.em.fork())
+      .selectFrom('events')
+      .select(['id', 'type', 'data', 'dispatched'])
+      .where('account_id', '=', accountId)
+      .execute();
     const byId = new Map(rows.map((row) => [row.id, { type: row.type, data: row.data, dispatched: row.dispatched }]));
     const expected = batch.map((e) => ({ ...e, dispatched: e.type !== 'email.failed' }));
     expect(viaKysely.map((id) => byId.get(id))).toEqual(expected);

@@ -87,10 +87,19 @@ describe('the embedded default', () => {
     const body = JSON.stringify({ email: uniqueEmail(), password: 'long enough password', name: 'n', account_name: 'a' });
     const { hostname, port } = new URL(server.url);
     const answer = new Promise<number>((resolve, reject) => {
-      const req = request({ hostname, port, method: 'POST', path: '/api/auth/register', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = request(
+        {
+          hostname,
+          port,
+          method: 'POST',
+          path: '/api/auth/register',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       // Half the body now, SIGTERM, then the rest: the server must still answer.
       req.write(body.slice(0, 10));
@@ -121,7 +130,10 @@ describe('the embedded default', () => {
   });
 
   it('refuses bad configuration with a clear message', async () => {
-    const proc = spawn(process.execPath, ['server/main.ts'], { env: { PATH: process.env.PATH, PORT: 'eighty', DATA_DIR: freshDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['server/main.ts'], {
+      env: { PATH: process.env.PATH, PORT: 'eighty', DATA_DIR: freshDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     proc.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise((resolve) => proc.on('exit', resolve));

@@ -53,7 +53,8 @@ describe('public routes', () => {
         name: 'Unicode links',
         subject: 'Cześć',
         from_email: 'news@shop.example',
-        content: '<p>Hi</p><a href="https://shop.example/hi?name={{ first_name }}">Hi</a> <a href="https://example.com/☃">Snow</a> <a href="https://bücher.example/ä">Books</a>',
+        content:
+          '<p>Hi</p><a href="https://shop.example/hi?name={{ first_name }}">Hi</a> <a href="https://example.com/☃">Snow</a> <a href="https://bücher.example/ä">Books</a>',
         audience: { tags_any: ['pl'] },
       },
     });
@@ -84,10 +85,28 @@ describe('public routes', () => {
   it('answers hostile tokens, URLs, methods and headers with 4xx, and the process lives', async () => {
     const long = 'A'.repeat(6000);
     const tokens = [
-      '', '.', '..', 'a.b', 'a.b.c', '%00', '%FF%FE', '%E2%98%83', '%', '%%', '..%2F..%2Fetc%2Fpasswd', long, `${long}.${long}`,
-      randomBytes(48).toString('base64url'), `${randomBytes(40).toString('base64url')}.${randomBytes(16).toString('base64url')}`,
-      forged(['c', 'msg_x', '0', 'https://evil.example/☃']), forged(['c', 'msg_x', 'NaN', 'javascript:alert(1)']), forged(['u', 'msg_x']), forged(['o', null]),
-      forged({ __proto__: { polluted: true } }), `${Buffer.from('not json').toString('base64url')}.AAAA`, `${randomBytes(8).toString('base64url')}.${'A'.repeat(22)}`,
+      '',
+      '.',
+      '..',
+      'a.b',
+      'a.b.c',
+      '%00',
+      '%FF%FE',
+      '%E2%98%83',
+      '%',
+      '%%',
+      '..%2F..%2Fetc%2Fpasswd',
+      long,
+      `${long}.${long}`,
+      randomBytes(48).toString('base64url'),
+      `${randomBytes(40).toString('base64url')}.${randomBytes(16).toString('base64url')}`,
+      forged(['c', 'msg_x', '0', 'https://evil.example/☃']),
+      forged(['c', 'msg_x', 'NaN', 'javascript:alert(1)']),
+      forged(['u', 'msg_x']),
+      forged(['o', null]),
+      forged({ __proto__: { polluted: true } }),
+      `${Buffer.from('not json').toString('base64url')}.AAAA`,
+      `${randomBytes(8).toString('base64url')}.${'A'.repeat(22)}`,
     ];
     const prefixes = ['/t/o/', '/t/c/', '/u/'];
     const headerSets: Record<string, string>[] = [
@@ -97,7 +116,13 @@ describe('public routes', () => {
       { 'content-type': 'multipart/form-data; boundary=' + 'b'.repeat(70), cookie: 'a=%FF' },
       { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16', 'accept-language': 'xx' },
     ];
-    const bodies = [undefined, 'List-Unsubscribe=One-Click', '%%%=%%%&List-Unsubscribe=%E2%98', 'x'.repeat(10_000), '--bbb\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--bbb--'];
+    const bodies = [
+      undefined,
+      'List-Unsubscribe=One-Click',
+      '%%%=%%%&List-Unsubscribe=%E2%98',
+      'x'.repeat(10_000),
+      '--bbb\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--bbb--',
+    ];
     const statuses = new Set<number>();
     for (const prefix of prefixes) {
       for (const token of tokens) {
@@ -116,9 +141,17 @@ describe('public routes', () => {
     // Bytes above 0x7F and control characters straight in the request line and headers.
     const rawAnswers = await Promise.all(
       [
-        Buffer.concat([Buffer.from('GET /t/c/'), Buffer.from([0xc5, 0x81, 0xff, 0xfe, 0x80]), Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')]),
+        Buffer.concat([
+          Buffer.from('GET /t/c/'),
+          Buffer.from([0xc5, 0x81, 0xff, 0xfe, 0x80]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        ]),
         Buffer.concat([Buffer.from('GET /u/'), Buffer.from('☃'), Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')]),
-        Buffer.concat([Buffer.from('GET /t/o/x.gif HTTP/1.1\r\nHost: x\r\nUser-Agent: '), Buffer.from([0xff, 0x00, 0x7f]), Buffer.from('\r\nConnection: close\r\n\r\n')]),
+        Buffer.concat([
+          Buffer.from('GET /t/o/x.gif HTTP/1.1\r\nHost: x\r\nUser-Agent: '),
+          Buffer.from([0xff, 0x00, 0x7f]),
+          Buffer.from('\r\nConnection: close\r\n\r\n'),
+        ]),
         Buffer.from('POST /u/a.b HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=z\r\nContent-Length: 100\r\n\r\n--z\r\nhalf'),
         Buffer.from('POST /u/a.b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\nabc'),
         Buffer.from('GET /t/c/a.b HTTP/1.1\r\nHost: x\r\n' + 'X-Pad: y\r\n'.repeat(2000) + '\r\n'),

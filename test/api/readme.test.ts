@@ -32,6 +32,8 @@ describe("the README's first steps", () => {
     // curl prints each answer as it came, without a line break between them.
     const answers = JSON.parse(`[${stdout.replace(/}\s*{"/g, '},{"')}]`);
     expect(answers).toHaveLength(2);
-    expect(answers).toEqual([0, 1].map(() => expect.objectContaining({ auth: 'api_key', account: expect.objectContaining({ id: expect.stringMatching(/^acc_/) }) })));
+    expect(answers).toEqual(
+      [0, 1].map(() => expect.objectContaining({ auth: 'api_key', account: expect.objectContaining({ id: expect.stringMatching(/^acc_/) }) })),
+    );
   });
 });

@@ -64,7 +64,13 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     const email = `reader${++campaigns}@secrets.example`;
     expect((await owner.api('POST', '/api/contacts', { body: { email, tags: [`c${campaigns}`] } })).status).toBe(201);
     const { body: campaign } = await owner.api('POST', '/api/campaigns', {
-      body: { name: `Rotation ${campaigns}`, subject: `Rotation ${campaigns}`, from_email: 'news@shop.example', content: `<a href="https://shop.example/${campaigns}">Shop</a>`, audience: { tags_any: [`c${campaigns}`] } },
+      body: {
+        name: `Rotation ${campaigns}`,
+        subject: `Rotation ${campaigns}`,
+        from_email: 'news@shop.example',
+        content: `<a href="https://shop.example/${campaigns}">Shop</a>`,
+        audience: { tags_any: [`c${campaigns}`] },
+      },
     });
     expect((await owner.api('POST', `/api/campaigns/${campaign.id}/send`)).status).toBe(200);
     const mail = await waitFor(() => sink.received.find((m) => m.to === email));
@@ -96,7 +102,9 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
   };
   /** The key id each webhook secret is sealed under, as stored. */
   const sealedUnder = () =>
-    withClient(base.DATABASE_URL, async (db) => (await db.query<{ id: string }>(`select split_part(secret_sealed, '.', 1) as id from webhooks`)).rows.map((r) => r.id));
+    withClient(base.DATABASE_URL, async (db) =>
+      (await db.query<{ id: string }>(`select split_part(secret_sealed, '.', 1) as id from webhooks`)).rows.map((r) => r.id),
+    );
   const jwtAccepted = async () => (await owner.api('GET', '/api/auth/me')).status === 200;
 
   let legacyLinks: Links;
@@ -148,7 +156,11 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     }
     expect(await signsWithHandedOutSecret()).toBe(true);
     // One-click unsubscribe through a link mailed under k1, before the rotation.
-    const res = await follow(k1Links.unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await follow(k1Links.unsubscribe, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('will receive no more email');
     k2Links = await mailLinks();
@@ -180,7 +192,15 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
       expect(click.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await click.text()).toContain('This link is not valid');
       expect((await follow(links.unsubscribe)).status).toBe(404);
-      expect((await follow(links.unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(404);
+      expect(
+        (
+          await follow(links.unsubscribe, {
+            method: 'POST',
+            body: 'List-Unsubscribe=One-Click',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(404);
     }
     expect(await clicksThrough(k2Links)).toBe(true);
     expect(await unsubscribes(k2Links)).toBe(true);
@@ -251,7 +271,9 @@ describe('a backup taken before key rings', { timeout: 180_000 }, () => {
     expect(restored.code, restored.stderr).toBe(0);
     const server = await start({ ...env, PUBLIC_URL: fixture.public_url, SENDLINE_ROLE: 'api' });
     try {
-      expect(readFileSync(path.join(env.DATA_DIR, 'secret-keys'), 'utf8')).toContain(`legacy:${Buffer.from(readFileSync(path.join(RELEASE_0_1_0, 'data-dir', 'jwt-secret'), 'utf8').trim()).toString('base64')}`);
+      expect(readFileSync(path.join(env.DATA_DIR, 'secret-keys'), 'utf8')).toContain(
+        `legacy:${Buffer.from(readFileSync(path.join(RELEASE_0_1_0, 'data-dir', 'jwt-secret'), 'utf8').trim()).toString('base64')}`,
+      );
       const click = await fetch(server.url + fixture.links.click.url, { redirect: 'manual' });
       expect(click.status).toBe(302);
       expect(click.headers.get('location')).toBe(fixture.links.click.target);

@@ -62,7 +62,8 @@ describe('per-address throttling', () => {
   it('counts sign-ups per address, in parallel too, and answers 429 with Retry-After past the limit', async () => {
     for (let round = 0; round < 3; round++) {
       const from = client(limited.url, { 'x-forwarded-for': address() });
-      const register = (email: string) => from('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'R', account_name: 'R' } });
+      const register = (email: string) =>
+        from('POST', '/api/auth/register', { body: { email, password: 'long enough password', name: 'R', account_name: 'R' } });
       const answers = await Promise.all(Array.from({ length: 10 }, () => register(uniqueEmail('signup'))));
       expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
       const refused = answers.filter((a) => a.status !== 201);
@@ -74,7 +75,9 @@ describe('per-address throttling', () => {
     }
     // Another address signs up.
     const other = client(limited.url, { 'x-forwarded-for': address() });
-    expect((await other('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: 'long enough password', name: 'R', account_name: 'R' } })).status).toBe(201);
+    expect(
+      (await other('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: 'long enough password', name: 'R', account_name: 'R' } })).status,
+    ).toBe(201);
   });
 
   it('refuses API keys from an address that presented too many unknown ones, without looking them up', async () => {

@@ -44,7 +44,9 @@ async function campaignFor(url: string, account: TestAccount, count: number, lab
   const api = client(url, { authorization: `Bearer ${account.token}` });
   const imported = await api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
   expect(imported.body.created).toBe(count);
-  const { body: c } = await api('POST', '/api/campaigns', { body: { name: label, subject: 'Hi', from_email: 'news@shop.example', content: '<p>Hi {{ email }}</p>' } });
+  const { body: c } = await api('POST', '/api/campaigns', {
+    body: { name: label, subject: 'Hi', from_email: 'news@shop.example', content: '<p>Hi {{ email }}</p>' },
+  });
   return { api, emails, id: c.id as string };
 }
 
@@ -82,7 +84,7 @@ describe('sending with several processes', () => {
     expect(second.output()).toContain(`"campaignId":"${id}","msg":"sending campaign"`);
   }, 120_000);
 
-  it('a killed worker\'s campaign completes after restart, every recipient reached, duplicates bounded by the batch in flight', async () => {
+  it("a killed worker's campaign completes after restart, every recipient reached, duplicates bounded by the batch in flight", async () => {
     const first = await start();
     const account = await newAccount(first.url, 'crash');
     const { api: call, emails, id } = await campaignFor(first.url, account, 200, 'k');
@@ -121,7 +123,7 @@ describe('sending with several processes', () => {
     expect(resumed.body.status).toBe('sending');
   }, 60_000);
 
-  it('restarts do not multiply a campaign\'s send jobs', async () => {
+  it("restarts do not multiply a campaign's send jobs", async () => {
     const db = new pg.Client({ connectionString: inject('databaseUrl') });
     await db.connect();
     const sendJobs = async (id: string) =>

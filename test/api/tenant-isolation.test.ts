@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => sendline.stop());
 
-describe('tenant isolation: another account\'s resources do not exist', () => {
+describe("tenant isolation: another account's resources do not exist", () => {
   it('users', async () => {
     const member = await alice.api('POST', '/api/users', { body: { email: uniqueEmail(), password: 'member password', name: 'm' } });
     const id = member.body.id;

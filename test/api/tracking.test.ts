@@ -28,7 +28,6 @@ afterAll(async () => {
   await sink.stop();
 });
 
-
 const sql = (text: string, params: unknown[] = []) => sendline.pool.query(text, params).then((r) => r.rows);
 
 interface Sent {
@@ -74,8 +73,10 @@ async function sendCampaign(account: TestAccount, emails: string[], tag: string)
   return { campaign, sent };
 }
 
-const hit = (path: string, init: RequestInit = {}) => fetch(sendline.url + path, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
-const events = (accountId: string, type: string) => sql('select data from events where account_id = $1 and type = $2 order by seq', [accountId, type]).then((rows) => rows.map((r) => r.data));
+const hit = (path: string, init: RequestInit = {}) =>
+  fetch(sendline.url + path, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
+const events = (accountId: string, type: string) =>
+  sql('select data from events where account_id = $1 and type = $2 order by seq', [accountId, type]).then((rows) => rows.map((r) => r.data));
 
 describe('open pixel and clicks', () => {
   let account: TestAccount;
@@ -96,7 +97,11 @@ describe('open pixel and clicks', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('image/gif');
       expect(res.headers.get('cache-control')).toContain('no-store');
-      expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+      expect(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(0, 6)
+          .toString(),
+      ).toBe('GIF89a');
     }
     const opened = await waitFor(async () => {
       const list = await events(account.accountId, 'email.opened');
@@ -137,7 +142,11 @@ describe('open pixel and clicks', () => {
   it('flags opens from privacy proxies and scanners as machine opens', async () => {
     const [, , c] = sent;
     await hit(c.pixel, { headers: { 'user-agent': 'Mozilla/5.0' } });
-    const [row] = await waitFor(async () => (await sql('select machine, is_first, is_first_human from opens where message_id = $1', [c.messageId])).length === 1 && sql('select machine, is_first, is_first_human from opens where message_id = $1', [c.messageId]));
+    const [row] = await waitFor(
+      async () =>
+        (await sql('select machine, is_first, is_first_human from opens where message_id = $1', [c.messageId])).length === 1 &&
+        sql('select machine, is_first, is_first_human from opens where message_id = $1', [c.messageId]),
+    );
     expect(row).toEqual({ machine: true, is_first: true, is_first_human: false });
   });
 
@@ -231,7 +240,11 @@ describe('unsubscribe (RFC 8058)', () => {
 
   it('one-click POST unsubscribes at once, without cookies or redirects, and only once', async () => {
     for (let i = 0; i < 2; i++) {
-      const res = await hit(sent[0].unsubscribe, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      const res = await hit(sent[0].unsubscribe, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('set-cookie')).toBeNull();
       expect(res.headers.get('location')).toBeNull();
@@ -279,7 +292,13 @@ describe('bounces and complaints by mail', () => {
     campaignId = run.campaign.id;
   });
 
-  const values = (s: Sent, status: string, code: string) => ({ RETURN_PATH: `bounces+${s.messageId}@shop.example`, RECIPIENT: s.email, MESSAGE_ID: s.messageId, STATUS: status, CODE: code });
+  const values = (s: Sent, status: string, code: string) => ({
+    RETURN_PATH: `bounces+${s.messageId}@shop.example`,
+    RECIPIENT: s.email,
+    MESSAGE_ID: s.messageId,
+    STATUS: status,
+    CODE: code,
+  });
 
   it('a hard DSN to the VERP address bounces the message and the contact', async () => {
     const [, , gone] = sent.sort((a, b) => a.email.localeCompare(b.email));
@@ -288,7 +307,12 @@ describe('bounces and complaints by mail', () => {
     const contact = await account.api('GET', `/api/contacts/${gone.contactId}`);
     expect(contact.body.status).toBe('bounced');
     const list = await account.api('GET', `/api/tracking/bounces?campaign_id=${campaignId}`);
-    expect(list.body.data[0]).toMatchObject({ email: gone.email, type: 'hard', contact_id: gone.contactId, diagnostic_code: expect.stringContaining('550 5.1.1') });
+    expect(list.body.data[0]).toMatchObject({
+      email: gone.email,
+      type: 'hard',
+      contact_id: gone.contactId,
+      diagnostic_code: expect.stringContaining('550 5.1.1'),
+    });
     expect(await events(account.accountId, 'email.bounced')).toEqual([expect.objectContaining({ message_id: gone.messageId, bounce_type: 'hard' })]);
     expect((await account.api('GET', `/api/campaigns/${campaignId}`)).body.stats.bounced).toBe(1);
   });
@@ -317,7 +341,14 @@ describe('bounces and complaints by mail', () => {
   it('mail that is no report, or about no message of ours, is dropped', async () => {
     const before = (await sql('select count(*)::int as n from bounces')).at(0)!.n;
     await mailReport('From: a@example.org\r\nSubject: hi\r\n\r\nhello\r\n', 'postmaster@shop.example');
-    await mailReport(fixture('dsn-postfix.eml', { ...values(sent[0], '5.1.1', '550'), MESSAGE_ID: 'msg_0000000000000000000000', RETURN_PATH: 'bounces+msg_0000000000000000000000@shop.example' }), 'bounces+msg_0000000000000000000000@shop.example');
+    await mailReport(
+      fixture('dsn-postfix.eml', {
+        ...values(sent[0], '5.1.1', '550'),
+        MESSAGE_ID: 'msg_0000000000000000000000',
+        RETURN_PATH: 'bounces+msg_0000000000000000000000@shop.example',
+      }),
+      'bounces+msg_0000000000000000000000@shop.example',
+    );
     expect((await sql('select count(*)::int as n from bounces')).at(0)!.n).toBe(before);
   });
 
@@ -328,7 +359,7 @@ describe('bounces and complaints by mail', () => {
 });
 
 describe('bounces reported through the API', () => {
-  it('records by message id or by email, for the caller\'s account only', async () => {
+  it("records by message id or by email, for the caller's account only", async () => {
     const owner = await newAccount(sendline.url, 'relay');
     const other = await newAccount(sendline.url, 'stranger');
     const { sent } = await sendCampaign(owner, ['relay-1@example.org', 'relay-2@example.org'], 'relay');
@@ -336,7 +367,9 @@ describe('bounces reported through the API', () => {
     expectProblem(foreign, 404, 'not_found');
     expect((await owner.api('GET', `/api/contacts/${sent[0].contactId}`)).body.status).toBe('subscribed');
 
-    const byId = await owner.api('POST', '/api/tracking/bounces', { body: { message_id: sent[0].messageId, type: 'hard', reason: 'mailbox gone', diagnostic_code: 'smtp; 550 5.1.1', occurred_at: '2026-11-20T10:00:00Z' } });
+    const byId = await owner.api('POST', '/api/tracking/bounces', {
+      body: { message_id: sent[0].messageId, type: 'hard', reason: 'mailbox gone', diagnostic_code: 'smtp; 550 5.1.1', occurred_at: '2026-11-20T10:00:00Z' },
+    });
     expect(byId.status).toBe(201);
     expect(byId.body).toMatchObject({ type: 'hard', reason: 'mailbox gone', email: sent[0].email, occurred_at: '2026-11-20T10:00:00.000Z' });
     const byEmail = await owner.api('POST', '/api/tracking/bounces', { body: { email: sent[1].email.toUpperCase(), type: 'complaint' } });
@@ -356,11 +389,14 @@ describe('feedback reported more than once', () => {
     const v = { RETURN_PATH: `bounces+${gone.messageId}@shop.example`, RECIPIENT: gone.email, MESSAGE_ID: gone.messageId, STATUS: '5.1.1', CODE: '550' };
     // The same hard bounce by DSN, then by the API (by message and by address), then by DSN again.
     await mailReport(fixture('dsn-postfix.eml', v), v.RETURN_PATH);
-    expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: gone.messageId, type: 'hard', reason: 'mailbox gone' } })).status).toBe(201);
+    expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: gone.messageId, type: 'hard', reason: 'mailbox gone' } })).status).toBe(
+      201,
+    );
     expect((await account.api('POST', '/api/tracking/bounces', { body: { email: gone.email, type: 'hard' } })).status).toBe(201);
     await mailReport(fixture('dsn-postfix.eml', v), v.RETURN_PATH);
     // The same complaint twice.
-    for (let i = 0; i < 2; i++) expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: angry.messageId, type: 'complaint' } })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await account.api('POST', '/api/tracking/bounces', { body: { message_id: angry.messageId, type: 'complaint' } })).status).toBe(201);
 
     expect((await sql('select count(*)::int as n from bounces where campaign_id = $1', [campaign.id]))[0].n).toBe(6);
     const stats = (await account.api('GET', `/api/campaigns/${campaign.id}`)).body.stats;
@@ -389,23 +425,39 @@ describe('conversions and payments', () => {
 
   it('attributes by click token, by campaign id, by last click in the window, or not at all', async () => {
     const token = sent[1].clicks[0].replace('/t/c/', '');
-    const byToken = await account.api('POST', '/api/conversions', { body: { email: sent[1].email, click_token: token, type: 'purchase', value: '19.99', currency: 'EUR' } });
+    const byToken = await account.api('POST', '/api/conversions', {
+      body: { email: sent[1].email, click_token: token, type: 'purchase', value: '19.99', currency: 'EUR' },
+    });
     expect(byToken.status).toBe(201);
     expect(byToken.body).toMatchObject({ campaign_id: campaignId, attribution: 'click_token', value: '19.99', currency: 'EUR' });
 
     const byClick = await account.api('POST', '/api/conversions', { body: { contact_id: sent[0].contactId, type: 'signup' } });
     expect(byClick.body).toMatchObject({ campaign_id: campaignId, attribution: 'last_click' });
-    const late = await account.api('POST', '/api/conversions', { body: { contact_id: sent[0].contactId, type: 'signup', occurred_at: new Date(Date.now() + 8 * 86400_000).toISOString() } });
+    const late = await account.api('POST', '/api/conversions', {
+      body: { contact_id: sent[0].contactId, type: 'signup', occurred_at: new Date(Date.now() + 8 * 86400_000).toISOString() },
+    });
     expect(late.body).toMatchObject({ campaign_id: null, attribution: 'none' });
     const never = await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'signup' } });
     expect(never.body).toMatchObject({ campaign_id: null, attribution: 'none' });
     const named = await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'signup', campaign_id: campaignId } });
     expect(named.body.attribution).toBe('campaign_id');
 
-    expectProblem(await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', click_token: `${token.slice(0, -3)}abc` } }), 422, 'invalid_click_token');
+    expectProblem(
+      await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', click_token: `${token.slice(0, -3)}abc` } }),
+      422,
+      'invalid_click_token',
+    );
     expectProblem(await account.api('POST', '/api/conversions', { body: { email: 'stranger@example.com', type: 'x' } }), 422, 'contact_not_found');
-    expectProblem(await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', value: '1.00' } }), 400, 'validation_failed');
-    expectProblem(await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', value: '1.5e3', currency: 'EUR' } }), 400, 'validation_failed');
+    expectProblem(
+      await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', value: '1.00' } }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await account.api('POST', '/api/conversions', { body: { contact_id: sent[2].contactId, type: 'x', value: '1.5e3', currency: 'EUR' } }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('external_id makes a conversion idempotent; affiliates get their event', async () => {
@@ -536,9 +588,13 @@ describe('client addresses behind a proxy', () => {
       const { port } = new URL(proxied.url);
       await new Promise<void>((resolve, reject) => {
         const headers = { 'User-Agent': [HUMAN_AGENT, 'curl/8.0'], 'X-Forwarded-For': ['198.51.100.7', '203.0.113.77'] };
-        request({ host: '127.0.0.1', port, path: sent[0].pixel, headers }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+        request({ host: '127.0.0.1', port, path: sent[0].pixel, headers }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
       });
-      const rows = await waitFor(() => sql('select ip, user_agent from opens where message_id = $1 order by occurred_at', [sent[0].messageId]).then((r) => r.length === 2 && r));
+      const rows = await waitFor(() =>
+        sql('select ip, user_agent from opens where message_id = $1 order by occurred_at', [sent[0].messageId]).then((r) => r.length === 2 && r),
+      );
       expect(rows[1]).toEqual({ ip: '203.0.113.0', user_agent: HUMAN_AGENT });
     } finally {
       await proxied.stop();

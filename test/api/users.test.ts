@@ -59,7 +59,11 @@ describe('users', () => {
 
   it('admins cannot create, change or remove owners', async () => {
     const admin = await addUser(owner.api, 'admin');
-    expectProblem(await admin.api('POST', '/api/users', { body: { email: uniqueEmail(), password: PASSWORD, name: 'x', role: 'owner' } }), 403, 'insufficient_role');
+    expectProblem(
+      await admin.api('POST', '/api/users', { body: { email: uniqueEmail(), password: PASSWORD, name: 'x', role: 'owner' } }),
+      403,
+      'insufficient_role',
+    );
     expectProblem(await admin.api('DELETE', `/api/users/${owner.userId}`), 403, 'insufficient_role');
     const member = await addUser(admin.api, 'member');
     expect((await admin.api('PATCH', `/api/users/${member.user.id}`, { body: { role: 'admin' } })).body.role).toBe('admin');
@@ -93,7 +97,7 @@ describe('users', () => {
     }
   });
 
-  it('a password change ends the user\'s sessions', async () => {
+  it("a password change ends the user's sessions", async () => {
     const member = await addUser(owner.api, 'member');
     expect((await owner.api('PATCH', `/api/users/${member.user.id}`, { body: { password: 'a brand new password' } })).status).toBe(200);
     expectProblem(await member.api('GET', '/api/auth/me'), 401, 'invalid_token');
@@ -108,7 +112,9 @@ describe('users', () => {
   it('refuses a taken email to all but one of parallel requests', async () => {
     for (let round = 0; round < 5; round++) {
       const email = uniqueEmail('twin');
-      const answers = await Promise.all(Array.from({ length: 3 }, () => owner.api('POST', '/api/users', { body: { email, password: PASSWORD, name: 'twin' } })));
+      const answers = await Promise.all(
+        Array.from({ length: 3 }, () => owner.api('POST', '/api/users', { body: { email, password: PASSWORD, name: 'twin' } })),
+      );
       expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
       for (const res of answers.filter((a) => a.status !== 201)) expectProblem(res, 409, 'email_taken');
     }

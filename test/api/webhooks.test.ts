@@ -30,7 +30,6 @@ async function receiver(): Promise<WebhookReceiver> {
   return r;
 }
 
-
 const createContact = (account: TestAccount, email: string) => account.api('POST', '/api/contacts', { body: { email } });
 
 describe('webhook endpoints', () => {
@@ -52,7 +51,9 @@ describe('webhook endpoints', () => {
   });
 
   it('refuses unknown event types with the field at fault', async () => {
-    const res = await account.api('POST', '/api/webhooks', { body: { url: 'https://hooks.example.com/', events: ['email.opened', 'email.exploded', 'nope.*'] } });
+    const res = await account.api('POST', '/api/webhooks', {
+      body: { url: 'https://hooks.example.com/', events: ['email.opened', 'email.exploded', 'nope.*'] },
+    });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/events/1', '/events/2']);
   });
@@ -100,12 +101,25 @@ describe('webhook endpoints', () => {
     const { body: contact } = await createContact(account, 'hooked@example.com');
     const [delivered] = await waitFor(() => contacts.events('contact.created').length > 0 && contacts.received);
     const event = JSON.parse(delivered.body);
-    expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'contact.created', created_at: expect.any(String), account_id: account.accountId, data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }) });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'contact.created',
+      created_at: expect.any(String),
+      account_id: account.accountId,
+      data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }),
+    });
     expect(verifyStandardWebhook(hook.secret, delivered.headers, delivered.body)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     expect(emails.received).toHaveLength(0);
     const list = await account.api('GET', `/api/webhooks/${hook.id}/deliveries`);
-    expect(list.body.data[0]).toMatchObject({ event_id: event.id, event_type: 'contact.created', status: 'succeeded', attempts: 1, status_code: 200, response_excerpt: 'ok' });
+    expect(list.body.data[0]).toMatchObject({
+      event_id: event.id,
+      event_type: 'contact.created',
+      status: 'succeeded',
+      attempts: 1,
+      status_code: 200,
+      response_excerpt: 'ok',
+    });
   });
 
   it('retries failures on the schedule with the same webhook-id, and does not follow redirects', async () => {
@@ -217,7 +231,13 @@ describe('webhook endpoints', () => {
     const other = await newAccount(sendline.url, 'other-hooks');
     const r = await receiver();
     const { body: hook } = await account.api('POST', '/api/webhooks', { body: { url: r.url, events: ['*'] } });
-    for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/test'], ['POST', '/rotate-secret'], ['GET', '/deliveries']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/test'],
+      ['POST', '/rotate-secret'],
+      ['GET', '/deliveries'],
+    ] as const) {
       expectProblem(await other.api(method, `/api/webhooks/${hook.id}${suffix}`), 404, 'not_found');
     }
     expectProblem(await other.api('PUT', `/api/webhooks/${hook.id}`, { body: { url: r.url, events: ['*'] } }), 404, 'not_found');
@@ -258,7 +278,13 @@ describe('SSRF guard (private networks not allowed)', () => {
 
   it('refuses literal private addresses when saved, and private names when delivering', async () => {
     const account = await newAccount(strict.url, 'ssrf');
-    for (const url of ['http://127.0.0.1:9/hook', 'http://[::1]:9/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/', 'http://[::ffff:192.168.0.1]/']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://[::1]:9/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.5/',
+      'http://[::ffff:192.168.0.1]/',
+    ]) {
       const res = await account.api('POST', '/api/webhooks', { body: { url, events: ['*'] } });
       expectProblem(res, 422, 'unsafe_url');
       expect(res.body.errors[0].pointer).toBe('/url');
@@ -286,7 +312,14 @@ describe('SSRF guard (private networks not allowed)', () => {
 describe('delivery across a restart', () => {
   it('a delivery pending when its process was killed goes out from the restarted process', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sendline-hooks-'));
-    const env = { DATA_DIR: dir, JWT_SECRET: TEST_JWT_SECRET, ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '2' };
+    const env = {
+      DATA_DIR: dir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      ALLOW_SIGNUP: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '2',
+    };
     const r = await receiver();
     r.script = [500];
     const first = await spawnServer(env);

@@ -80,7 +80,7 @@ describe('the event socket', () => {
     expect(await refusal(`${wsUrl(sendline.url)}?token=${key.key}`)).toBe(401);
   });
 
-  it('streams the account\'s matching events in the envelope, by JWT, API key or ?token=', async () => {
+  it("streams the account's matching events in the envelope, by JWT, API key or ?token=", async () => {
     const { key } = await newApiKey(account, sendline.url);
     const byJwt = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.*']);
     const byKey = await subscribed(sendline.url, { 'x-api-key': key.key }, ['contact.created'], '/v1/ws');
@@ -92,11 +92,19 @@ describe('the event socket', () => {
     const { body: contact } = await account.api('POST', '/api/contacts', { body: { email: 'socket@example.com' } });
     for (const socket of [byJwt, byKey]) {
       const event = await socket.next((m) => m.type === 'contact.created');
-      expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'contact.created', created_at: expect.any(String), account_id: account.accountId, data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }) });
+      expect(event).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'contact.created',
+        created_at: expect.any(String),
+        account_id: account.accountId,
+        data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }),
+      });
     }
     await account.api('PATCH', `/api/contacts/${contact.id}`, { body: { first_name: 'Sock' } });
     await byJwt.next((m) => m.type === 'contact.updated');
-    const { body: campaign } = await account.api('POST', '/api/campaigns', { body: { name: 'S', subject: 'S', from_email: 'a@shop.example', content: '<p>x</p>' } });
+    const { body: campaign } = await account.api('POST', '/api/campaigns', {
+      body: { name: 'S', subject: 'S', from_email: 'a@shop.example', content: '<p>x</p>' },
+    });
     await account.api('POST', `/api/campaigns/${campaign.id}/cancel`);
     await byQuery.next((m) => m.type === 'campaign.cancelled');
     expect(byKey.messages.some((m) => m.type === 'contact.updated')).toBe(false);
@@ -104,7 +112,7 @@ describe('the event socket', () => {
     for (const s of [byJwt, byKey, byQuery]) s.close();
   });
 
-  it('never sends another account\'s events', async () => {
+  it("never sends another account's events", async () => {
     const other = await newAccount(sendline.url, 'socket-other');
     const socket = await subscribed(sendline.url, { authorization: `Bearer ${other.token}` }, ['*']);
     await account.api('POST', '/api/contacts', { body: { email: 'not-yours@example.com' } });
@@ -250,7 +258,7 @@ describe('sockets whose credential ends', () => {
     for (const s of staying) s.close();
   });
 
-  it('narrowing an API key\'s allow-list closes the sockets it no longer allows, in every process', async () => {
+  it("narrowing an API key's allow-list closes the sockets it no longer allows, in every process", async () => {
     const account = await newAccount(sendline.url, 'ws-ips');
     const { key } = await newApiKey(account, sendline.url, { allowed_ips: ['127.0.0.0/8'] });
     const sockets = await onBoth({ 'x-api-key': key.key });

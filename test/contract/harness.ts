@@ -17,7 +17,12 @@ export interface ContractEnvironment {
 export async function startContractEnvironment(): Promise<ContractEnvironment> {
   const sink = await new SmtpSink().start();
   const receiver = await new WebhookReceiver().start();
-  const sendline = await startTestServer({ SMTP_URL: sink.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const sendline = await startTestServer({
+    SMTP_URL: sink.url,
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
   const quickstart = async () => {
     const owner = await newAccount(sendline.url, 'quickstart');
     const { body: webhook } = await owner.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['webhook.test'] } });
@@ -27,7 +32,9 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
       SENDLINE_EMAIL: owner.email,
       SENDLINE_PASSWORD: owner.password,
       SENDLINE_WEBHOOK_SECRET: webhook.secret,
-      SENDLINE_WEBHOOK_HEADERS: JSON.stringify(Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, delivery.headers[h]]))),
+      SENDLINE_WEBHOOK_HEADERS: JSON.stringify(
+        Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, delivery.headers[h]])),
+      ),
       SENDLINE_WEBHOOK_BODY: delivery.body,
     };
   };

@@ -58,7 +58,8 @@ for (const scenario of loadScenarios()) {
         }
         if (step.expect) expect(subsetMismatch(body, interpolate(step.expect, vars)), where).toBeNull();
         if (step.contains) expect(String(body), where).toContain(step.contains);
-        for (const [path, type] of Object.entries(step.types ?? {})) expect(typeMatches(dig(body, path), type), `${where}: ${path} should be ${type}`).toBe(true);
+        for (const [path, type] of Object.entries(step.types ?? {}))
+          expect(typeMatches(dig(body, path), type), `${where}: ${path} should be ${type}`).toBe(true);
         for (const [name, path] of Object.entries(step.capture ?? {})) vars[name] = dig(body, path);
       }
     });
@@ -73,7 +74,9 @@ describe('sdk/node/README.md', () => {
     const file = path.join(dir, 'quickstart.ts');
     writeFileSync(file, code.replace("from '@sendline/sdk'", "from '../src/index.ts'"));
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, [file], { env: { ...process.env, ...(await env.quickstart()), SENDLINE_BASE_URL: env.baseUrl } });
+      const { stdout } = await promisify(execFile)(process.execPath, [file], {
+        env: { ...process.env, ...(await env.quickstart()), SENDLINE_BASE_URL: env.baseUrl },
+      });
       expect(stdout).toMatch(/^sent \d+, unique opens \d+\nada@example.com\n404 not_found\nwebhook.test\n$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

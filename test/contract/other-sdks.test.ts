@@ -19,7 +19,14 @@ async function run(command: string, args: string[], cwd: string, extraEnv: Recor
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, ...quickstart, SENDLINE_BASE_URL: env.baseUrl, SENDLINE_SERVER_URL: env.sendline.url, SENDLINE_WEBHOOK_URL: env.webhookUrl, ...extraEnv },
+      env: {
+        ...process.env,
+        ...quickstart,
+        SENDLINE_BASE_URL: env.baseUrl,
+        SENDLINE_SERVER_URL: env.sendline.url,
+        SENDLINE_WEBHOOK_URL: env.webhookUrl,
+        ...extraEnv,
+      },
     });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
@@ -30,7 +37,9 @@ async function run(command: string, args: string[], cwd: string, extraEnv: Recor
 
 describe('SDK runners', () => {
   it('Python (pytest)', async () => {
-    const { code, output } = await run(`${ROOT}/.venv/bin/python`, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'contract_tests'], `${ROOT}/sdk/python`, { PYTHONPATH: `${ROOT}/sdk/python` });
+    const { code, output } = await run(`${ROOT}/.venv/bin/python`, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'contract_tests'], `${ROOT}/sdk/python`, {
+      PYTHONPATH: `${ROOT}/sdk/python`,
+    });
     expect(code, output).toBe(0);
   });
 

@@ -26,7 +26,9 @@ describe('sdk/', () => {
     }
     // Files the generator made before but would not make now.
     for (const language of ['python', 'php', 'ruby']) {
-      const listed = readFileSync(path.join(ROOT, 'sdk', language, '.openapi-generator', 'FILES'), 'utf8').split('\n').filter(Boolean);
+      const listed = readFileSync(path.join(ROOT, 'sdk', language, '.openapi-generator', 'FILES'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
       for (const file of listed) if (!existsSync(path.join(out, language, file))) stale.push(`${language}/${file} (no longer generated)`);
     }
     expect(stale).toEqual([]);

@@ -24,10 +24,20 @@ function deliveries(): Delivery[] {
   const secret = newWebhookSecret();
   const other = newWebhookSecret();
   const id = 'evt_0VbnTestVerifiers00001';
-  const body = JSON.stringify({ id, type: 'webhook.test', created_at: new Date().toISOString(), account_id: 'acc_1', data: { webhook_id: 'wh_1', message: 'Grüße 🎉' } });
+  const body = JSON.stringify({
+    id,
+    type: 'webhook.test',
+    created_at: new Date().toISOString(),
+    account_id: 'acc_1',
+    data: { webhook_id: 'wh_1', message: 'Grüße 🎉' },
+  });
   const now = new Date();
   const sign = (key: string, at = now, payload = body) => new Webhook(key).sign(id, at, payload);
-  const headers = (signature: string, at = now) => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature });
+  const headers = (signature: string, at = now) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  });
   const old = new Date(now.getTime() - 10 * 60_000);
   return [
     { name: 'signed', secret, headers: headers(sign(secret)), body },
@@ -35,7 +45,12 @@ function deliveries(): Delivery[] {
     { name: 'another secret', secret, headers: headers(sign(other)), body },
     { name: 'altered body', secret, headers: headers(sign(secret)), body: body.replace('wh_1', 'wh_2') },
     { name: 'ten minutes old', secret, headers: headers(sign(secret, old), old), body },
-    { name: 'a timestamp other than the signed one', secret, headers: { ...headers(sign(secret)), 'webhook-timestamp': String(Math.floor(now.getTime() / 1000) + 1) }, body },
+    {
+      name: 'a timestamp other than the signed one',
+      secret,
+      headers: { ...headers(sign(secret)), 'webhook-timestamp': String(Math.floor(now.getTime() / 1000) + 1) },
+      body,
+    },
     { name: 'an unknown signature version', secret, headers: headers(sign(secret).replace(/^v1,/, 'v2,')), body },
     { name: 'no signature', secret, headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)) }, body },
   ];
@@ -54,32 +69,43 @@ const accepts = (verify: () => unknown) => {
 const RUNNERS: Record<string, { command: string; args: string[]; env?: Record<string, string> }> = {
   python: {
     command: `${ROOT}/.venv/bin/python`,
-    args: ['-c', `import json, sys
+    args: [
+      '-c',
+      `import json, sys
 from sendline.webhooks import verify_webhook
 for d in json.load(sys.stdin):
     try:
         verify_webhook(d["secret"], d["headers"], d["body"]); print("accepted")
     except Exception:
-        print("rejected")`],
+        print("rejected")`,
+    ],
     env: { PYTHONPATH: `${ROOT}/sdk/python` },
   },
   php: {
     command: 'php',
-    args: ['-r', `require '${ROOT}/sdk/php/contract-tests/bootstrap.php';
+    args: [
+      '-r',
+      `require '${ROOT}/sdk/php/contract-tests/bootstrap.php';
 foreach (json_decode(stream_get_contents(STDIN), true) as $d) {
   try { Sendline\\Webhooks::verify($d['secret'], $d['headers'], $d['body']); echo "accepted\\n"; }
   catch (Throwable $e) { echo "rejected\\n"; }
-}`],
+}`,
+    ],
   },
   ruby: {
     command: 'ruby',
-    args: ['-rjson', '-rsendline/webhooks', '-e', `JSON.parse($stdin.read).each do |d|
+    args: [
+      '-rjson',
+      '-rsendline/webhooks',
+      '-e',
+      `JSON.parse($stdin.read).each do |d|
   begin
     Sendline::Webhooks.verify(d['secret'], d['headers'], d['body']); puts 'accepted'
   rescue StandardError
     puts 'rejected'
   end
-end`],
+end`,
+    ],
     env: { RUBYLIB: `${ROOT}/sdk/ruby/lib` },
   },
 };

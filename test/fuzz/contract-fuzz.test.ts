@@ -74,7 +74,18 @@ function settingsWith(auth: string): string {
 }
 
 async function schemathesis(settings: string, extraArgs: string[] = []): Promise<{ code: number | null; output: string }> {
-  const args = ['-c', 'from schemathesis.cli import schemathesis; schemathesis()', '--config-file', settings, 'run', `${ROOT}/generated/openapi.yaml`, '--url', `${sendline.url}/api/v1`, '--no-color', ...extraArgs];
+  const args = [
+    '-c',
+    'from schemathesis.cli import schemathesis; schemathesis()',
+    '--config-file',
+    settings,
+    'run',
+    `${ROOT}/generated/openapi.yaml`,
+    '--url',
+    `${sendline.url}/api/v1`,
+    '--no-color',
+    ...extraArgs,
+  ];
   return new Promise((resolve) => {
     // Run in the scratch folder: schemathesis keeps a cache in its working directory.
     const child = spawn(`${ROOT}/.venv/bin/python`, args, {
@@ -104,18 +115,26 @@ async function schemathesis(settings: string, extraArgs: string[] = []): Promise
 const report = (output: string) => output.slice(Math.max(0, output.lastIndexOf('\n', output.indexOf('FAILURES')))).slice(0, 60_000);
 
 describe('fuzzing from the contract', () => {
-  it('keeps every operation within the contract with an API key', async () => {
-    const { key } = await newApiKey(owner, sendline.url, { scopes: ['read', 'write'] });
-    const run = await schemathesis(settingsWith(`[auth.openapi.ApiKeyAuth]\napi_key = "${key.key}"`));
-    expect(run.code, report(run.output)).toBe(0);
-  }, RUN_LIMIT_MS + 10_000);
+  it(
+    'keeps every operation within the contract with an API key',
+    async () => {
+      const { key } = await newApiKey(owner, sendline.url, { scopes: ['read', 'write'] });
+      const run = await schemathesis(settingsWith(`[auth.openapi.ApiKeyAuth]\napi_key = "${key.key}"`));
+      expect(run.code, report(run.output)).toBe(0);
+    },
+    RUN_LIMIT_MS + 10_000,
+  );
 
-  it('keeps every operation within the contract with a session', async () => {
-    // Logging out ends the session the run uses: that operation gets a run of its own, last.
-    const settings = settingsWith(`[auth.openapi.BearerAuth]\nbearer = "${owner.token}"`);
-    const run = await schemathesis(settings, ['--exclude-operation-id', 'Auth_logout']);
-    expect(run.code, report(run.output)).toBe(0);
-    const logout = await schemathesis(settings, ['--include-operation-id', 'Auth_logout']);
-    expect(logout.code, report(logout.output)).toBe(0);
-  }, 2 * RUN_LIMIT_MS + 10_000);
+  it(
+    'keeps every operation within the contract with a session',
+    async () => {
+      // Logging out ends the session the run uses: that operation gets a run of its own, last.
+      const settings = settingsWith(`[auth.openapi.BearerAuth]\nbearer = "${owner.token}"`);
+      const run = await schemathesis(settings, ['--exclude-operation-id', 'Auth_logout']);
+      expect(run.code, report(run.output)).toBe(0);
+      const logout = await schemathesis(settings, ['--include-operation-id', 'Auth_logout']);
+      expect(logout.code, report(logout.output)).toBe(0);
+    },
+    2 * RUN_LIMIT_MS + 10_000,
+  );
 });

@@ -19,7 +19,10 @@ afterAll(() => {
 
 function fakeNode(file: string, version: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `#!/bin/sh\nif [ "$1" = -p ]; then echo ${version}; elif [ "$1" = --version ]; then echo v${version}; else echo "ran ${version}: $*"; fi\n`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\nif [ "$1" = -p ]; then echo ${version}; elif [ "$1" = --version ]; then echo v${version}; else echo "ran ${version}: $*"; fi\n`,
+  );
   chmodSync(file, 0o755);
 }
 

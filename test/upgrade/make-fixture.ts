@@ -113,7 +113,8 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
   const url = sendline.url;
   const session = await login(url, owner);
   const me = await ok(session('GET', '/api/auth/me'), 200);
-  const hit = (p: string, init: RequestInit = {}) => fetch(url + p, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
+  const hit = (p: string, init: RequestInit = {}) =>
+    fetch(url + p, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
 
   // A second account, with rows of its own that the first must never see.
   await ok(client(url)('POST', '/api/auth/register', { body: { ...other, name: 'Other', account_name: 'Other Ltd' } }), 201);
@@ -122,7 +123,10 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
 
   // Users and API keys.
   await ok(session('POST', '/api/users', { body: { email: 'member@fixture.example', password: 'member password 0.1.0', name: 'Member' } }), 201);
-  await ok(session('POST', '/api/users', { body: { email: 'admin@fixture.example', password: 'admin password 0.1.0', name: 'Admin Two', role: 'admin' } }), 201);
+  await ok(
+    session('POST', '/api/users', { body: { email: 'admin@fixture.example', password: 'admin password 0.1.0', name: 'Admin Two', role: 'admin' } }),
+    201,
+  );
   const writeKey = await ok(session('POST', '/api/api-keys', { body: { name: 'backend', scopes: ['read', 'write'], rate_limit_per_minute: 6000 } }), 201);
   const readKey = await ok(session('POST', '/api/api-keys', { body: { name: 'reporting', scopes: ['read'], allowed_ips: ['127.0.0.0/8'] } }), 201);
   const api = client(url, { 'x-api-key': writeKey.key });
@@ -134,29 +138,72 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
   // Contacts: attributes, tags, every status.
   const newsletter = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald'].map((name) => `${name}@fixture.example`);
   for (const [i, email] of newsletter.entries()) {
-    await ok(api('POST', '/api/contacts', { body: { email, first_name: email.split('@')[0], last_name: 'Fixture', tags: ['newsletter', i % 2 ? 'odd' : 'even'], attributes: { plan: i % 2 ? 'pro' : 'free', seats: i + 1, flags: { beta: i === 0 } } } }), 201);
+    await ok(
+      api('POST', '/api/contacts', {
+        body: {
+          email,
+          first_name: email.split('@')[0],
+          last_name: 'Fixture',
+          tags: ['newsletter', i % 2 ? 'odd' : 'even'],
+          attributes: { plan: i % 2 ? 'pro' : 'free', seats: i + 1, flags: { beta: i === 0 } },
+        },
+      }),
+      201,
+    );
   }
-  const quiet = await ok(api('POST', '/api/contacts', { body: { email: 'Quiet@Fixture.Example', status: 'unsubscribed', attributes: { source: 'manual' } } }), 201);
+  const quiet = await ok(
+    api('POST', '/api/contacts', { body: { email: 'Quiet@Fixture.Example', status: 'unsubscribed', attributes: { source: 'manual' } } }),
+    201,
+  );
   await ok(api('PATCH', `/api/contacts/${quiet.id}`, { body: { first_name: 'Quiet' } }), 200);
   const gone = await ok(api('POST', '/api/contacts', { body: { email: 'gone@fixture.example', tags: ['newsletter'] } }), 201);
 
   // Imports: JSON with failed rows, a CSV with failed rows, a CSV that cannot be read on.
-  await ok(api('POST', '/api/contacts/import', {
-    body: { tags: ['imported'], contacts: [{ email: 'json-1@fixture.example', attributes: { plan: 'team' } }, { email: 'not an email' }, { email: 'json-2@fixture.example', status: 'vip' }, { email: 'json-3@fixture.example', first_name: 'Three' }] },
-  }), 202);
-  const csv = 'email,first_name,tags,company\r\ncsv-1@fixture.example,Csv,a;b,Acme\r\n,NoEmail,,\r\ncsv-2@fixture.example,"Two, Quoted",b,"Line\nbreak"\r\nbroken@,x,,\r\ncsv-1@fixture.example,Again,,\r\n';
+  await ok(
+    api('POST', '/api/contacts/import', {
+      body: {
+        tags: ['imported'],
+        contacts: [
+          { email: 'json-1@fixture.example', attributes: { plan: 'team' } },
+          { email: 'not an email' },
+          { email: 'json-2@fixture.example', status: 'vip' },
+          { email: 'json-3@fixture.example', first_name: 'Three' },
+        ],
+      },
+    }),
+    202,
+  );
+  const csv =
+    'email,first_name,tags,company\r\ncsv-1@fixture.example,Csv,a;b,Acme\r\n,NoEmail,,\r\ncsv-2@fixture.example,"Two, Quoted",b,"Line\nbreak"\r\nbroken@,x,,\r\ncsv-1@fixture.example,Again,,\r\n';
   const csvImport = await ok(api('POST', '/api/contacts/import?tags=csv', { raw: csv, headers: { 'content-type': 'text/csv' } }), 202);
-  const badImport = await ok(api('POST', '/api/contacts/import', { raw: 'email,first_name\ncsv-3@fixture.example,Three\ncsv-4@fixture.example,"never closed\n', headers: { 'content-type': 'text/csv' } }), 202);
+  const badImport = await ok(
+    api('POST', '/api/contacts/import', {
+      raw: 'email,first_name\ncsv-3@fixture.example,Three\ncsv-4@fixture.example,"never closed\n',
+      headers: { 'content-type': 'text/csv' },
+    }),
+    202,
+  );
   for (const id of [csvImport.id, badImport.id]) {
     await waitFor(`import ${id}`, async () => ['completed', 'failed'].includes((await api('GET', `/api/contacts/import/${id}`)).body.status));
   }
 
   // A completed campaign with every kind of tracking.
   sink.rejectHard.add('barbara@fixture.example');
-  const content = '<p>Hello {{ first_name | default: "there" }}, your plan is {{ plan }}.</p><a href="https://shop.example/a?x=1&y=2">Shop</a> <a href="https://shop.example/b">Blog</a>';
-  const newsletterCampaign = await ok(api('POST', '/api/campaigns', {
-    body: { name: 'Newsletter', subject: 'News of 0.1.0', from_email: 'news@shop.example', from_name: 'Shop', content, audience: { tags_any: ['newsletter'], exclude_tags: ['excluded'] } },
-  }), 201);
+  const content =
+    '<p>Hello {{ first_name | default: "there" }}, your plan is {{ plan }}.</p><a href="https://shop.example/a?x=1&y=2">Shop</a> <a href="https://shop.example/b">Blog</a>';
+  const newsletterCampaign = await ok(
+    api('POST', '/api/campaigns', {
+      body: {
+        name: 'Newsletter',
+        subject: 'News of 0.1.0',
+        from_email: 'news@shop.example',
+        from_name: 'Shop',
+        content,
+        audience: { tags_any: ['newsletter'], exclude_tags: ['excluded'] },
+      },
+    }),
+    201,
+  );
   await ok(api('POST', `/api/campaigns/${newsletterCampaign.id}/send`), 200);
   await waitFor('the newsletter', async () => (await api('GET', `/api/campaigns/${newsletterCampaign.id}`)).body.status === 'completed');
   const mailed = new Map(mailedLinks(sink, 'News of 0.1.0').map((m) => [m.email, m]));
@@ -170,14 +217,31 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
       link.target = res.headers.get('location') ?? '';
     }
   }
-  const unsubscribed = await hit(edsger.unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const unsubscribed = await hit(edsger.unsubscribe, {
+    method: 'POST',
+    body: 'List-Unsubscribe=One-Click',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   if (unsubscribed.status !== 200) throw new Error(`unsubscribe answered ${unsubscribed.status}`);
   await ok(api('POST', '/api/tracking/bounces', { body: { message_id: donald.messageId, type: 'complaint', reason: 'abuse report' } }), 201);
   await ok(api('POST', '/api/tracking/bounces', { body: { email: 'gone@fixture.example', type: 'soft', reason: 'mailbox full' } }), 201);
   await waitFor('the clicks', async () => (await api('GET', '/api/tracking/clicks')).body.data.length === 4);
 
   // Conversions and payments, attributed by click token, by campaign, by the last click.
-  await ok(api('POST', '/api/conversions', { body: { email: ada.email, click_token: ada.clicks[0].url, type: 'purchase', value: '49.90', currency: 'EUR', external_id: 'order-1', affiliate_id: 'aff-7' } }), 201);
+  await ok(
+    api('POST', '/api/conversions', {
+      body: {
+        email: ada.email,
+        click_token: ada.clicks[0].url,
+        type: 'purchase',
+        value: '49.90',
+        currency: 'EUR',
+        external_id: 'order-1',
+        affiliate_id: 'aff-7',
+      },
+    }),
+    201,
+  );
   await ok(api('POST', '/api/conversions', { body: { email: 'alan@fixture.example', type: 'signup' } }), 201);
   await ok(api('POST', '/api/conversions', { body: { email: 'json-1@fixture.example', campaign_id: newsletterCampaign.id, type: 'trial' } }), 201);
   await ok(api('POST', '/api/payments', { body: { email: 'ada@fixture.example', amount: '1234.56', currency: 'USD', external_id: 'pay-1' } }), 201);
@@ -186,7 +250,18 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
 
   // Campaigns in the other states.
   const campaign = (name: string, tag: string) =>
-    ok(api('POST', '/api/campaigns', { body: { name, subject: `${name} of 0.1.0`, from_email: 'news@shop.example', content: `<p>${name} for {{ email }}</p><a href="https://shop.example/${tag}">Go</a>`, audience: { tags_any: [tag] } } }), 201);
+    ok(
+      api('POST', '/api/campaigns', {
+        body: {
+          name,
+          subject: `${name} of 0.1.0`,
+          from_email: 'news@shop.example',
+          content: `<p>${name} for {{ email }}</p><a href="https://shop.example/${tag}">Go</a>`,
+          audience: { tags_any: [tag] },
+        },
+      }),
+      201,
+    );
   const draft = await campaign('Draft', 'newsletter');
   const scheduled = await campaign('Scheduled', 'newsletter');
   await ok(api('POST', `/api/campaigns/${scheduled.id}/schedule`, { body: { scheduled_at: '2099-01-01T09:00:00Z' } }), 200);
@@ -234,7 +309,15 @@ async function fill(sendline: Sendline, sink: SmtpSink, hooks: { ok: WebhookRece
     other,
     api_keys: { write: writeKey.key, read: readKey.key },
     webhook: { id: hook.id, secret: hook.secret },
-    campaigns: { completed: newsletterCampaign.id, draft: draft.id, scheduled: scheduled.id, cancelled: cancelled.id, failed: failed.id, paused: paused.id, sending: sending.id },
+    campaigns: {
+      completed: newsletterCampaign.id,
+      draft: draft.id,
+      scheduled: scheduled.id,
+      cancelled: cancelled.id,
+      failed: failed.id,
+      paused: paused.id,
+      sending: sending.id,
+    },
     links: {
       message_id: ada.messageId,
       email: ada.email,
@@ -282,7 +365,9 @@ async function main() {
       counts[tablename] = (await db.query(`select count(*)::int as n from "${tablename}"`)).rows[0].n;
     }
     const migrations = (await db.query('select name from mikro_orm_migrations order by id')).rows.map((r) => r.name);
-    const sentBeforeStop = (await db.query("select email from messages where campaign_id = $1 and status in ('sent', 'delivered') order by email", [facts.campaigns.sending])).rows.map((r) => r.email);
+    const sentBeforeStop = (
+      await db.query("select email from messages where campaign_id = $1 and status in ('sent', 'delivered') order by email", [facts.campaigns.sending])
+    ).rows.map((r) => r.email);
     const inFlight = (await db.query("select count(*)::int as n from messages where status = 'sending'")).rows[0].n;
     await db.end();
     if (inFlight) throw new Error(`${inFlight} messages were left claimed; run again`);
@@ -292,10 +377,22 @@ async function main() {
     await dumpDatabase(database.url, path.join(OUT, 'database.sql'));
     // The secrets a backup would keep (the embedded cluster's password stays with its cluster).
     for (const file of secretsOf(dataDir)) copyFileSync(path.join(dataDir, file), path.join(OUT, 'data-dir', file));
-    const fixture = { release: VERSION, written_at: new Date().toISOString(), public_url: PUBLIC_URL, ...facts, sending_sent_before_upgrade: sentBeforeStop, migrations, counts };
+    const fixture = {
+      release: VERSION,
+      written_at: new Date().toISOString(),
+      public_url: PUBLIC_URL,
+      ...facts,
+      sending_sent_before_upgrade: sentBeforeStop,
+      migrations,
+      counts,
+    };
     writeFileSync(path.join(OUT, 'fixture.json'), JSON.stringify(fixture, null, 2) + '\n');
     writeFileSync(path.join(OUT, 'api.json'), JSON.stringify({ account: snapshot, other: otherSnapshot }, null, 1) + '\n');
-    console.log(`wrote ${path.relative(ROOT, OUT)}: ${Object.entries(counts).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+    console.log(
+      `wrote ${path.relative(ROOT, OUT)}: ${Object.entries(counts)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}`,
+    );
   } catch (error) {
     // Stopping the database below ends any server still on it noisily: say why first.
     console.error(error);

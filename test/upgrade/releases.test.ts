@@ -43,7 +43,8 @@ describe.each(releases)('a database written by %s', (release) => {
   let receiver: WebhookReceiver;
   let db: pg.Client;
   const sql = (text: string, params: unknown[] = []) => db.query(text, params).then((r) => r.rows);
-  const hit = (p: string, init: RequestInit = {}) => fetch(sendline.url + p, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
+  const hit = (p: string, init: RequestInit = {}) =>
+    fetch(sendline.url + p, { redirect: 'manual', ...init, headers: { 'user-agent': HUMAN_AGENT, ...(init.headers ?? {}) } });
   const start = (env: Record<string, string> = {}) =>
     startSendline({
       DATABASE_URL: databaseUrl,
@@ -140,7 +141,11 @@ describe.each(releases)('a database written by %s', (release) => {
     const page = await hit(fixture.links.unsubscribe);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('List-Unsubscribe');
-    const res = await hit(fixture.links.unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await hit(fixture.links.unsubscribe, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(200);
     expect((await contact()).status).toBe('unsubscribed');
   });
@@ -170,9 +175,22 @@ describe.each(releases)('a database written by %s', (release) => {
       expect(mailedNow).toEqual(recipients.filter((email) => !fixture.sending_sent_before_upgrade.includes(email)));
       expect(campaign.stats).toMatchObject({ recipients: recipients.length, sent: recipients.length });
       const statuses = Object.fromEntries(
-        await Promise.all(Object.entries(fixture.campaigns as Record<string, string>).map(async ([state, id]) => [state, (await api('GET', `/api/campaigns/${id}`)).body.status])),
+        await Promise.all(
+          Object.entries(fixture.campaigns as Record<string, string>).map(async ([state, id]) => [
+            state,
+            (await api('GET', `/api/campaigns/${id}`)).body.status,
+          ]),
+        ),
       );
-      expect(statuses).toEqual({ completed: 'completed', draft: 'draft', scheduled: 'scheduled', cancelled: 'cancelled', failed: 'failed', paused: 'paused', sending: 'completed' });
+      expect(statuses).toEqual({
+        completed: 'completed',
+        draft: 'draft',
+        scheduled: 'scheduled',
+        cancelled: 'cancelled',
+        failed: 'failed',
+        paused: 'paused',
+        sending: 'completed',
+      });
     } finally {
       await sendline.stop();
       await sink.stop();

@@ -13,4 +13,18 @@ import { Migration20261123110000RevocationAnnouncements } from './Migration20261
 import { Migration20261123120000RollupsKeptByTheirWriters } from './Migration20261123120000RollupsKeptByTheirWriters.ts';
 
 /** Every migration, in order. New ones are appended here. */
-export const migrations = [Migration20261121000000Foundation, Migration20261121010000Contacts, Migration20261121020000Campaigns, Migration20261121030000Tracking, Migration20261121040000Webhooks, Migration20261121050000HotPaths, Migration20261121060000AscendingIndexes, Migration20261121070000ImportWriters, Migration20261121080000IdAlphabet, Migration20261121090000UncompressedUploads, Migration20261121100000LeanOutbox, Migration20261123110000RevocationAnnouncements, Migration20261123120000RollupsKeptByTheirWriters];
+export const migrations = [
+  Migration20261121000000Foundation,
+  Migration20261121010000Contacts,
+  Migration20261121020000Campaigns,
+  Migration20261121030000Tracking,
+  Migration20261121040000Webhooks,
+  Migration20261121050000HotPaths,
+  Migration20261121060000AscendingIndexes,
+  Migration20261121070000ImportWriters,
+  Migration20261121080000IdAlphabet,
+  Migration20261121090000UncompressedUploads,
+  Migration20261121100000LeanOutbox,
+  Migration20261123110000RevocationAnnouncements,
+  Migration20261123120000RollupsKeptByTheirWriters,
+];
