@@ -28,7 +28,7 @@ export const campaignJson = (c: CampaignRow): CampaignJson => ({
   stats: campaignStats(c),
 });
 
-const campaignStats = (c: CampaignRow): CampaignJson['stats'] => ({
+export const campaignStats = (c: CampaignRow): CampaignJson['stats'] => ({
   recipients: c.recipients,
   sent: c.sent,
   delivered: c.delivered,

@@ -5,7 +5,7 @@ import { sqlOf, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
-import { campaignEventData } from './json.ts';
+import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
 
 /**
@@ -210,19 +210,6 @@ export const campaigns = {
       .execute();
   },
 };
-
-const campaignStats = (c: CampaignRow) => ({
-  recipients: c.recipients,
-  sent: c.sent,
-  delivered: c.delivered,
-  deferred: c.deferred,
-  failed: c.failed,
-  bounced: c.bounced,
-  opened: c.opened,
-  clicked: c.clicked,
-  unsubscribed: c.unsubscribed,
-  complained: c.complained,
-});
 
 export const messages = {
   /** The audience, frozen into one queued message per subscribed contact. Suppressed contacts are left out. */
