@@ -1,5 +1,7 @@
 /** One live Sendline for the contract scenarios, with a real SMTP sink and a real webhook receiver. */
+import { randomUUID } from 'node:crypto';
 import type { Sendline } from '../../server/start.ts';
+import { freshDatabase } from '../databases.ts';
 import { newAccount, startTestServer } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { WebhookReceiver } from '../webhook-receiver.ts';
@@ -17,7 +19,10 @@ export interface ContractEnvironment {
 export async function startContractEnvironment(): Promise<ContractEnvironment> {
   const sink = await new SmtpSink().start();
   const receiver = await new WebhookReceiver().start();
+  // A database of its own: servers of other tests, configured to refuse webhooks on loopback,
+  // would otherwise claim this one's deliveries, as processes sharing a database do.
   const sendline = await startTestServer({
+    DATABASE_URL: await freshDatabase(`contract_${randomUUID().slice(0, 8)}`),
     SMTP_URL: sink.url,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
