@@ -31,19 +31,26 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
 };
 
 async function serve() {
-  const sendline = await startSendline();
+  const starting = startSendline();
+  // Listening before the server starts: a signal that comes while it starts stops it once it has.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      sendline.log.info({ signal }, 'shutting down');
-      sendline.stop().then(
-        () => process.exit(0),
-        (err) => {
-          sendline.log.error({ err }, 'shutdown failed');
-          process.exit(1);
+      void starting.then(
+        (sendline) => {
+          sendline.log.info({ signal }, 'shutting down');
+          return sendline.stop().then(
+            () => process.exit(0),
+            (err: unknown) => {
+              sendline.log.error({ err }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
         },
+        () => process.exit(1),
       );
     });
   }
+  await starting;
 }
 
 const [command, ...args] = process.argv.slice(2);
