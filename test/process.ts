@@ -40,7 +40,13 @@ export function spawnServer(env: Record<string, string>, options: { keepOutput?:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code, signal) => {
+      // A process ended by a signal has no exit code: say which, for the test that expected one.
+      if (signal) output += `\n[ended by ${signal}]`;
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
