@@ -1,12 +1,13 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
-import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
-import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
+import { recentRecords } from '../db/recent.ts';
+import { toPage, type Page } from '../http/pagination.ts';
 import { Problem, validationFailed } from '../http/problem.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 import { insertConversion, insertPayment, type ConversionRecord, type PaymentRecord } from './store.ts';
@@ -146,36 +147,13 @@ export class AttributionService {
   async listConversions(accountId: string, filters: AttributionFilters, limit: number, cursor?: string): Promise<Page<ConversionJson>> {
     let query = this.db.selectFrom('conversions').selectAll();
     if (filters.type) query = query.where('type', '=', filters.type);
-    const rows = await this.recent(query, accountId, filters, limit, cursor).execute();
+    const rows = await recentRecords(query, accountId, filters, limit, cursor).execute();
     return toPage(rows, limit, (r) => ({ at: r.occurred_at, id: r.id }), conversionJson);
   }
 
   async listPayments(accountId: string, filters: AttributionFilters, limit: number, cursor?: string): Promise<Page<PaymentJson>> {
-    const rows = await this.recent(this.db.selectFrom('payments').selectAll(), accountId, filters, limit, cursor).execute();
+    const rows = await recentRecords(this.db.selectFrom('payments').selectAll(), accountId, filters, limit, cursor).execute();
     return toPage(rows, limit, (r) => ({ at: r.occurred_at, id: r.id }), paymentJson);
-  }
-
-  /** One page of an account's records, newest first by `(occurred_at, id)` with keyset cursors. */
-  private recent<T extends 'conversions' | 'payments', O>(
-    query: SelectQueryBuilder<Database, T, O>,
-    accountId: string,
-    f: AttributionFilters,
-    limit: number,
-    cursor?: string,
-  ) {
-    // The columns both tables have, named through one of them for the builder's types.
-    let q = query as unknown as SelectQueryBuilder<Database, 'payments', O>;
-    const after = decodeCursor(cursor);
-    q = q.where('account_id', '=', accountId);
-    if (f.contact_id) q = q.where('contact_id', '=', f.contact_id);
-    if (f.campaign_id) q = q.where('campaign_id', '=', f.campaign_id);
-    if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
-    if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
-    if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
-    return q
-      .orderBy('occurred_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1);
   }
 
   private existingConversion(db: Db, accountId: string, externalId: string): Promise<ConversionRecord | undefined> {

@@ -1,6 +1,7 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
-import type { Database, Db } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
+import { recentRecords } from '../db/recent.ts';
 import { decodeCursor, toPage, type Cursor, type Page } from '../http/pagination.ts';
 import { notFound } from '../http/problem.ts';
 
@@ -19,8 +20,6 @@ export interface TrackingFilters {
   url?: string;
   type?: Schemas['BounceType'];
 }
-
-type RecordTable = 'opens' | 'clicks' | 'bounces';
 
 interface ActivityRow {
   id: string;
@@ -43,40 +42,22 @@ export class TrackingService {
 
   async opens(accountId: string, filters: TrackingFilters, limit: number, cursor?: string): Promise<Page<OpenRecord>> {
     const query = this.db.selectFrom('opens').select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'user_agent', 'ip', 'machine']);
-    const rows = await this.recent(query, accountId, filters, limit, cursor).execute();
+    const rows = await recentRecords(query, accountId, filters, limit, cursor).execute();
     return toPage(rows, limit, keyOf, (r) => ({ ...r, occurred_at: r.occurred_at.toISOString() }));
   }
 
   async clicks(accountId: string, filters: TrackingFilters, limit: number, cursor?: string): Promise<Page<ClickRecord>> {
     let query = this.db.selectFrom('clicks').select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'url', 'user_agent', 'ip']);
     if (filters.url) query = query.where('url', '=', filters.url);
-    const rows = await this.recent(query, accountId, filters, limit, cursor).execute();
+    const rows = await recentRecords(query, accountId, filters, limit, cursor).execute();
     return toPage(rows, limit, keyOf, (r) => ({ ...r, occurred_at: r.occurred_at.toISOString() }));
   }
 
   async bounces(accountId: string, filters: TrackingFilters, limit: number, cursor?: string): Promise<Page<BounceRecordJson>> {
     let query = this.db.selectFrom('bounces').select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'type', 'reason', 'diagnostic_code']);
     if (filters.type) query = query.where('type', '=', filters.type);
-    const rows = await this.recent(query, accountId, filters, limit, cursor).execute();
+    const rows = await recentRecords(query, accountId, filters, limit, cursor).execute();
     return toPage(rows, limit, keyOf, (r) => ({ ...r, occurred_at: r.occurred_at.toISOString() }));
-  }
-
-  /** One page of an account's records, newest first by `(occurred_at, id)` with keyset cursors. */
-  private recent<T extends RecordTable, O>(query: SelectQueryBuilder<Database, T, O>, accountId: string, f: TrackingFilters, limit: number, cursor?: string) {
-    // The columns every record table has, named through one of them for the builder's types.
-    let q = query as unknown as SelectQueryBuilder<Database, 'opens', O>;
-    const after = decodeCursor(cursor);
-    q = q.where('account_id', '=', accountId);
-    if (f.campaign_id) q = q.where('campaign_id', '=', f.campaign_id);
-    if (f.contact_id) q = q.where('contact_id', '=', f.contact_id);
-    if (f.email) q = q.where(sql<boolean>`lower(email) = lower(${f.email})`);
-    if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
-    if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
-    if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
-    return q
-      .orderBy('occurred_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1);
   }
 
   async contactActivity(accountId: string, contactId: string, limit: number, cursor?: string): Promise<Page<ContactActivity>> {
