@@ -9,18 +9,13 @@ import type { Logger } from '../logger.ts';
 import { Campaign, type CampaignRow } from '../campaigns/entities.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
-import { addSendRollup, recordSendBounces } from '../tracking/store.ts';
+import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
 import { campaignContent } from './render.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
 
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
-
-function countDomain(domains: Map<string, number>, email: string): void {
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  domains.set(domain, (domains.get(domain) ?? 0) + 1);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -155,7 +150,7 @@ export class CampaignSender {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: Parameters<typeof recordSendBounces>[3] = [];
-    const domains = new Map<string, number>();
+    const rollups = new Rollups();
     const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
@@ -169,7 +164,7 @@ export class CampaignSender {
           );
           counts.sent++;
           counts.delivered++;
-          countDomain(domains, message.email);
+          rollups.domain(campaignId, message.email, { sent: 1, delivered: 1 });
           break;
         case 'rejected':
           outcomes.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
@@ -217,13 +212,14 @@ export class CampaignSender {
           break;
       }
     }
+    rollups.hour(campaignId, accountId, now, { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed });
     // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
       await client.query(PER_ROW_LOOKUPS);
       await messages.recordOutcomes(tx, outcomes);
       await campaigns.addSendCounts(tx, campaignId, counts);
-      await addSendRollup(tx, accountId, campaignId, { ...counts, domains });
+      await writeRollups(tx, rollups);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
       await recordSendBounces(tx, accountId, campaignId, bounced);
       for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));

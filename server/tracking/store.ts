@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
@@ -199,34 +199,4 @@ export async function recordSendBounces(
   const rollups = new Rollups().hour(campaignId, accountId, at, { bounces_hard: bounces.length });
   for (const b of bounces) rollups.domain(campaignId, b.email, { bounces: 1 });
   await writeRollups(db, rollups);
-}
-
-// ---- What the send path writes about each batch
-
-export interface SendRollup {
-  sent: number;
-  delivered: number;
-  deferred: number;
-  failed: number;
-  /** Messages the relay accepted, per recipient domain (lower case). */
-  domains: Map<string, number>;
-}
-
-/**
- * Adds a batch's outcomes to the campaign's hourly and per-domain rollups. Domains go in a fixed
- * order, so concurrent batches lock their rows in the same order.
- */
-export async function addSendRollup(tx: Db, accountId: string, campaignId: string, rollup: SendRollup): Promise<void> {
-  await sql`
-    insert into campaign_hourly as h (campaign_id, bucket, account_id, sent, delivered, deferred, failed)
-    values (${campaignId}, date_trunc('hour', now(), 'UTC'), ${accountId}, ${rollup.sent}, ${rollup.delivered}, ${rollup.deferred}, ${rollup.failed})
-    on conflict (campaign_id, bucket) do update set sent = h.sent + excluded.sent, delivered = h.delivered + excluded.delivered,
-      deferred = h.deferred + excluded.deferred, failed = h.failed + excluded.failed`.execute(tx);
-  if (!rollup.domains.size) return;
-  const domains = [...rollup.domains.keys()].sort();
-  const accepted = domains.map((domain) => rollup.domains.get(domain) ?? 0);
-  await sql`
-    insert into campaign_domains as d (campaign_id, domain, sent, delivered)
-    select ${campaignId}, u.domain, u.accepted, u.accepted from unnest(${domains}::text[], ${accepted}::int[]) as u(domain, accepted)
-    on conflict (campaign_id, domain) do update set sent = d.sent + excluded.sent, delivered = d.delivered + excluded.delivered`.execute(tx);
 }
