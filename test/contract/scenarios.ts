@@ -21,6 +21,28 @@ export interface Step {
   attempts?: number;
   /** The response is text that contains this. */
   contains?: string;
+
+  /**
+   * A call through the SDK's own client rather than the generated operation: `resource.method`
+   * in snake_case (`contacts.create`, `contacts.import_csv`), each runner in its language's
+   * spelling. `args` are the call's arguments by name (`id` is the path parameter); a value
+   * `{ "$date": "…" }` is passed as the language's native date-time.
+   */
+  client?: string;
+  args?: Record<string, unknown>;
+  /** Sent as the call's `Idempotency-Key`. */
+  idempotency_key?: string;
+  /** A list call: iterate every item across pages and compare this field of each to `expect`. */
+  collect?: string;
+  /** An import: wait for it to finish and compare the finished import to `expect`. */
+  wait?: boolean;
+  /** The call must throw the SDK's error of this class, with these properties. */
+  error?: { class: string; status?: number; code?: string; existing_id?: string; pointer?: string };
+  /**
+   * Sign `event` with the SDK's webhook signer (altered after signing when `tamper`), then verify
+   * it with headers in capitalised form and the body as bytes: `expect` the parsed event, or `error`.
+   */
+  webhook?: { secret: string; event: Record<string, unknown>; tamper?: boolean };
 }
 
 export interface Scenario {
