@@ -51,7 +51,8 @@ module Sendline
     end
 
     # What a generated operation takes, read from the generated method: its required parameters
-    # (path parameters, then the body model) and the names of its options (query parameters).
+    # (path parameters, then the body model) and the names of its options (query parameters, and
+    # an optional body model such as `campaign_send_request`).
     class Operation
       @cache = {}
 
@@ -64,8 +65,12 @@ module Sendline
         required = method.parameters.select { |kind, _| kind == :req }.map(&:last)
         @body_param = required.find { |param| model?(param) }
         @path_params = required - [@body_param]
-        @body_model = @body_param && Sendline.const_get(camelize(@body_param))
         @options = option_names(method)
+        @optional_body = (@options.find { |option| model?(option) } unless @body_param)
+        @options -= [@optional_body]
+        @body_model = (@body_param || @optional_body) && Sendline.const_get(camelize(@body_param || @optional_body))
+        # The generator escapes options Ruby reserves (`until` is read as `_until`).
+        @renames = @options.select { |option| option.start_with?('_') }.to_h { |option| [option.to_s.delete_prefix('_').to_sym, option] }
         @name = "#{api_class.name.delete_prefix('Sendline::').delete_suffix('Api')}.#{generated.to_s.delete_suffix('_with_http_info')}"
       end
 
@@ -84,13 +89,15 @@ module Sendline
         raise ArgumentError, "#{@name}: too many positional arguments" if rest.size > (@body_model ? 1 : 0)
 
         body_fields = @body_model ? params.select { |key, _| @body_model.attribute_map.key?(key) } : {}
-        opts = params.reject { |key, _| body_fields.key?(key) }
+        opts = params.reject { |key, _| body_fields.key?(key) }.transform_keys { |key| @renames.fetch(key, key) }
         unknown = opts.keys - @options
         raise ArgumentError, "#{@name} takes no #{unknown.join(', ')}" unless unknown.empty?
 
-        positional = path
-        positional += [rest.first || @body_model.new(body_fields)] if @body_model
-        [positional, opts]
+        body = rest.first || (@body_model.new(body_fields) if @body_param || body_fields.any?)
+        return [path + [body], opts] if @body_param
+
+        opts[@optional_body] = body if body
+        [path, opts]
       end
 
       private
