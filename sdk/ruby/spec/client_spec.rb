@@ -58,6 +58,25 @@ RSpec.describe Sendline::Client do
       expect(server.requests.map { |r| r.header('idempotency-key') }).to eq(['create-ada-1', nil])
     end
 
+    it 'replays and refuses as a server keeping Idempotency-Keys does (the steps of 05-sdk-client.json)' do
+      seen = {}
+      server = serve do |r, i|
+        key = r.header('idempotency-key')
+        if seen.key?(key) && seen[key][0] != r.body
+          [422, PROBLEM_TYPE, problem(422, 'idempotency_key_reused', 'This key was used with another body.')]
+        else
+          seen[key] ||= [r.body, [201, JSON_TYPE.merge('Idempotent-Replayed' => 'true'), JSON.generate(CONTACT.merge(id: "ct_#{i}"))]]
+          seen[key][1]
+        end
+      end
+      client = client_for(server)
+      first = client.contacts.create(email: 'ada@example.com', idempotency_key: 'create-ada')
+      expect(client.contacts.create(email: 'ada@example.com', idempotency_key: 'create-ada').id).to eq(first.id)
+      expect { client.contacts.create(email: 'grace@example.com', idempotency_key: 'create-ada') }.to raise_error(Sendline::ValidationError) { |e|
+        expect([e.status, e.code]).to eq([422, 'idempotency_key_reused'])
+      }
+    end
+
     it 'gives up after max_retries and raises the last error' do
       server = serve { [502, PROBLEM_TYPE, problem(502, 'bad_gateway')] }
       expect { client_for(server, max_retries: 1).contacts.get('ct_1') }.to raise_error(Sendline::ServerError) { |e| expect(e.status).to eq(502) }
