@@ -92,6 +92,17 @@ RSpec.describe Sendline::Client do
       expect(other.requests.size).to eq(1)
     end
 
+    it 'retries a 408 and a 504, and reads Retry-After as an HTTP date too' do
+      answers = [[408, PROBLEM_TYPE, problem(408, 'request_timeout')],
+                 [504, PROBLEM_TYPE.merge('Retry-After' => (Time.now + 1).httpdate), problem(504, 'gateway_timeout')],
+                 [200, JSON_TYPE, JSON.generate(CONTACT)]]
+      server = serve { |_, i| answers[i] }
+      expect(client_for(server).contacts.get('ct_1').id).to eq('ct_1')
+      expect(server.requests.size).to eq(3)
+      expect(Sendline::SendlineError.retry_after_seconds((Time.now + 30).httpdate)).to be_between(28, 30)
+      expect(Sendline::SendlineError.retry_after_seconds('soon')).to be_nil
+    end
+
     it 'retries a 409 idempotency_key_in_use' do
       server = serve { |_, i| i.zero? ? [409, PROBLEM_TYPE, problem(409, 'idempotency_key_in_use')] : [201, JSON_TYPE, JSON.generate(CONTACT)] }
       expect(client_for(server).contacts.create(email: 'ada@example.com').id).to eq('ct_1')
