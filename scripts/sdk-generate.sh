@@ -3,6 +3,7 @@
 # openapi-generator; Node.js from openapi-typescript (types) under a small hand-written client.
 # Hand-written files are listed in each SDK's .openapi-generator-ignore and are never touched;
 # sdk/templates/ holds the few generator templates Sendline overrides (each marked 'Sendline:').
+# Ruby names the webhook endpoint model WebhookEndpoint (as Stripe does): Sendline::Webhook verifies deliveries.
 # With an argument, writes into that folder instead of sdk/ (the staleness test compares).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ generate() {
 
 generate python --package-name sendline --additional-properties=projectName=sendline,packageVersion=0.1.0,packageUrl=https://github.com/sendline/sendline
 generate php -t sdk/templates/php --additional-properties=invokerPackage=Sendline,composerPackageName=sendline/sendline,artifactVersion=0.1.0,artifactUrl=https://github.com/sendline/sendline,licenseName=MIT,developerOrganization=Sendline,developerOrganizationUrl=https://github.com/sendline/sendline
-generate ruby -t sdk/templates/ruby --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
+generate ruby -t sdk/templates/ruby --model-name-mappings Webhook=WebhookEndpoint --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
 
 mkdir -p "$OUT/node/src"
 scripts/node.sh node_modules/.bin/openapi-typescript "$SPEC" -o "$OUT/node/src/schema.d.ts" >/dev/null 2>&1

@@ -46,7 +46,7 @@ describe('SDK runners', () => {
   it('Ruby (RSpec)', async () => {
     const { code, output } = await run('rspec', ['--no-color', 'contract_spec'], `${ROOT}/sdk/ruby`, { RUBYLIB: `${ROOT}/sdk/ruby/lib` });
     expect(code, output).toBe(0);
-  });
+  }, 120_000);
 
   it('PHP (PHPUnit)', async () => {
     const { code, output } = await run('phpunit', ['--colors=never', '-c', 'phpunit.contract.xml'], `${ROOT}/sdk/php`);

@@ -96,12 +96,12 @@ foreach (json_decode(stream_get_contents(STDIN), true) as $d) {
     command: 'ruby',
     args: [
       '-rjson',
-      '-rsendline/webhooks',
+      '-rsendline',
       '-e',
       `JSON.parse($stdin.read).each do |d|
   begin
-    Sendline::Webhooks.verify(d['secret'], d['headers'], d['body']); puts 'accepted'
-  rescue StandardError
+    Sendline::Webhook.new(d['secret']).verify(d['body'], d['headers']); puts 'accepted'
+  rescue Sendline::WebhookVerificationError
     puts 'rejected'
   end
 end`,

@@ -1,5 +1,6 @@
 # The shared contract scenarios (test/contract/scenarios) through the Ruby SDK.
-# Operation ids map to SDK calls by rule: `Contacts_create` is `Sendline::ContactsApi#create`.
+# `op` steps call the generated layer by rule (`Contacts_create` is `Sendline::ContactsApi#create`);
+# `client` steps call Sendline::Client (`contacts.create` is `client.contacts.create(email: …)`).
 # Run by test/contract/other-sdks.test.ts against a live server (SENDLINE_BASE_URL).
 require 'json'
 require 'securerandom'
@@ -48,6 +49,15 @@ module ScenarioRules
     end
   end
 
+  # `{ "$date": "…" }` becomes a native Time.
+  def native(value)
+    case value
+    when Hash then value.keys == ['$date'] ? Time.iso8601(value['$date']) : value.to_h { |k, v| [k, native(v)] }
+    when Array then value.map { |v| native(v) }
+    else value
+    end
+  end
+
   def type_of(value)
     case value
     when nil then 'null'
@@ -75,6 +85,40 @@ class ScenarioRunner
     config.access_token = auth && auth['bearer']
     config.api_key['X-API-Key'] = auth['api_key'] if auth && auth['api_key']
     @client = Sendline::ApiClient.new(config)
+    key = auth && (auth['api_key'] || auth['bearer'])
+    @sdk = key && Sendline::Client.new(api_key: key, base_url: ENV.fetch('SENDLINE_BASE_URL'))
+  end
+
+  # A `client` step: [result as plain JSON, nil] or [nil, the Sendline::SendlineError raised].
+  def client_call(step, vars)
+    resource, method = step['client'].split('.')
+    args = ScenarioRules.native(ScenarioRules.interpolate(step['args'] || {}, vars)).transform_keys(&:to_sym)
+    args[:idempotency_key] = ScenarioRules.interpolate(step['idempotency_key'], vars) if step['idempotency_key']
+    target = @sdk.public_send(resource)
+    result =
+      if method == 'import_csv'
+        import = target.import_csv(args.delete(:csv), **args)
+        step['wait'] ? @sdk.contact_imports.wait(import.id, timeout: 20, interval: 0.1) : import
+      else
+        target.public_send(method, *[args.delete(:id)].compact, **args)
+      end
+    [step['collect'] ? result.map { |item| plain(item)[step['collect']] } : plain(result), nil]
+  rescue Sendline::SendlineError => e
+    [nil, e]
+  end
+
+  # A `webhook` step: signed with the SDK, altered when `tamper`, verified with capitalised
+  # headers and the body as bytes.
+  def webhook(step)
+    hook = Sendline::Webhook.new(step['secret'])
+    body = JSON.generate(step['event'])
+    id = step['event']['id']
+    at = Time.now.to_i
+    headers = { 'Webhook-Id' => id, 'Webhook-Timestamp' => at.to_s, 'Webhook-Signature' => hook.sign(id, at, body) }
+    body = body.sub('}}', ',"tampered":true}}') if step['tamper']
+    [plain(hook.verify(body.b, headers)), nil]
+  rescue Sendline::SendlineError => e
+    [nil, e]
   end
 
   def call(op, path, query, body)
@@ -113,13 +157,32 @@ end
 RSpec.describe 'contract scenarios (Ruby SDK)' do
   Dir[File.join(SCENARIOS, '*.json')].sort.each do |file|
     scenario = JSON.parse(File.read(file))
-    it "#{File.basename(file)}: #{scenario['name']}" do
+    # Every step runs even after one fails (when it can): the report lists all of them.
+    it "#{File.basename(file)}: #{scenario['name']}", :aggregate_failures do
       vars = { 'unique' => SecureRandom.hex(4), 'webhook_url' => ENV.fetch('SENDLINE_WEBHOOK_URL', '') }
       runner = ScenarioRunner.new
       scenario['steps'].each_with_index do |step, index|
         where = "#{File.basename(file)} step #{index + 1} (#{step['op'] || 'auth'})"
         if step.key?('auth')
           runner.authenticate(ScenarioRules.interpolate(step['auth'], vars))
+          next
+        end
+        if step['client'] || step['webhook']
+          where = "#{File.basename(file)} step #{index + 1} (#{step['client'] || 'webhook'})"
+          result, error = step['client'] ? runner.client_call(step, vars) : runner.webhook(ScenarioRules.interpolate(step['webhook'], vars))
+          if (wanted = ScenarioRules.interpolate(step['error'], vars))
+            expect(error).to be_a(Sendline.const_get(wanted['class'])), "#{where}: expected #{wanted['class']}, got #{error.inspect} / #{result.inspect}"
+            next unless error
+
+            expect(error.status).to eq(wanted['status']), "#{where}: #{error.message}" if wanted.key?('status')
+            expect(error.code).to eq(wanted['code']), "#{where}: #{error.message}" if wanted.key?('code')
+            expect(error.existing_id).to eq(wanted['existing_id']), where if wanted.key?('existing_id')
+            expect(error.errors.map(&:pointer)).to include(wanted['pointer']), where if wanted.key?('pointer')
+          else
+            expect(error).to be_nil, "#{where}: #{error&.class}: #{error&.message}"
+            expect(ScenarioRules.mismatch(result, ScenarioRules.interpolate(step['expect'], vars))).to be_nil, where if step.key?('expect')
+            (step['capture'] || {}).each { |name, path| vars[name] = ScenarioRules.dig(result, path) }
+          end
           next
         end
         started = Time.now

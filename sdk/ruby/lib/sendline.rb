@@ -177,10 +177,10 @@ require 'sendline/models/user_create'
 require 'sendline/models/user_page'
 require 'sendline/models/user_role'
 require 'sendline/models/user_update'
-require 'sendline/models/webhook'
 require 'sendline/models/webhook_create'
 require 'sendline/models/webhook_delivery'
 require 'sendline/models/webhook_delivery_page'
+require 'sendline/models/webhook_endpoint'
 require 'sendline/models/webhook_page'
 require 'sendline/models/webhook_recover_request'
 require 'sendline/models/webhook_recover_result'
@@ -223,3 +223,6 @@ module Sendline
     end
   end
 end
+
+# Sendline: the hand-written client over the generated code (Sendline::Client, errors, webhooks).
+require 'sendline/client'

@@ -32,7 +32,8 @@ module Sendline
     # @option config [Configuration] Configuration for initializing the object, default to Configuration.default
     def initialize(config = Configuration.default)
       @config = config
-      @user_agent = "OpenAPI-Generator/#{VERSION}/ruby"
+      # Sendline: the SDK names itself, not the generator.
+      @user_agent = "sendline-ruby/#{VERSION}"
       @default_headers = {
         'Content-Type' => 'application/json',
         'User-Agent' => @user_agent
@@ -41,6 +42,11 @@ module Sendline
 
     def self.default
       @@default ||= ApiClient.new
+    end
+
+    # Sendline: the configuration holds credentials; inspect names the server only.
+    def inspect
+      "#<#{self.class.name} #{@config.inspect}>"
     end
 
     # Call an API with given options.
@@ -108,7 +114,8 @@ module Sendline
       req_opts = {
         :method => http_method,
         :headers => header_params,
-        :params => query_params,
+        # Sendline: times in the query go as RFC 3339, like those in bodies.
+        :params => with_iso8601_times(query_params),
         :params_encoding => @config.params_encoding,
         :timeout => @config.timeout,
         :ssl_verifypeer => @config.verify_ssl,

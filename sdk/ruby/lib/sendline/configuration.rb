@@ -196,9 +196,17 @@ module Sendline
       @scheme = scheme.sub(/:\/\//, '')
     end
 
+    # Sendline: a scheme given with the host is kept, so that 'https://…' is never sent over http://.
     def host=(host)
+      given = host[/\A(https?):\/\//i, 1]
+      @scheme = given.downcase if given
       # remove http(s):// and anything after a slash
-      @host = host.sub(/https?:\/\//, '').split('/').first
+      @host = host.sub(/\Ahttps?:\/\//i, '').split('/').first
+    end
+
+    # Sendline: credentials (API keys, tokens, passwords) never appear in inspect, pp or error messages.
+    def inspect
+      "#<#{self.class.name} #{scheme}://#{host}#{base_path} credentials=[FILTERED]>"
     end
 
     def base_path=(base_path)

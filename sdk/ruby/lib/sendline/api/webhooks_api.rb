@@ -226,7 +226,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
-    # @return [Webhook]
+    # @return [WebhookEndpoint]
     def get(id, opts = {})
       data, _status_code, _headers = get_with_http_info(id, opts)
       data
@@ -234,7 +234,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
-    # @return [Array<(Webhook, Integer, Hash)>] Webhook data, response status code and response headers
+    # @return [Array<(WebhookEndpoint, Integer, Hash)>] WebhookEndpoint data, response status code and response headers
     def get_with_http_info(id, opts = {})
       if @api_client.config.debugging
         @api_client.config.logger.debug 'Calling API: WebhooksApi.get ...'
@@ -261,7 +261,7 @@ module Sendline
       post_body = opts[:debug_body]
 
       # return_type
-      return_type = opts[:debug_return_type] || 'Webhook'
+      return_type = opts[:debug_return_type] || 'WebhookEndpoint'
 
       # auth_names
       auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
@@ -614,7 +614,7 @@ module Sendline
     # @param id [String] 
     # @param webhook_replace [WebhookReplace] 
     # @param [Hash] opts the optional parameters
-    # @return [Webhook]
+    # @return [WebhookEndpoint]
     def update(id, webhook_replace, opts = {})
       data, _status_code, _headers = update_with_http_info(id, webhook_replace, opts)
       data
@@ -623,7 +623,7 @@ module Sendline
     # @param id [String] 
     # @param webhook_replace [WebhookReplace] 
     # @param [Hash] opts the optional parameters
-    # @return [Array<(Webhook, Integer, Hash)>] Webhook data, response status code and response headers
+    # @return [Array<(WebhookEndpoint, Integer, Hash)>] WebhookEndpoint data, response status code and response headers
     def update_with_http_info(id, webhook_replace, opts = {})
       if @api_client.config.debugging
         @api_client.config.logger.debug 'Calling API: WebhooksApi.update ...'
@@ -659,7 +659,7 @@ module Sendline
       post_body = opts[:debug_body] || @api_client.object_to_http_body(webhook_replace)
 
       # return_type
-      return_type = opts[:debug_return_type] || 'Webhook'
+      return_type = opts[:debug_return_type] || 'WebhookEndpoint'
 
       # auth_names
       auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']

@@ -45,7 +45,7 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'data' => :'Array<Webhook>',
+        :'data' => :'Array<WebhookEndpoint>',
         :'next_cursor' => :'String',
         :'has_more' => :'Boolean'
       }

@@ -1,0 +1,226 @@
+# The resource namespaces of Sendline::Client (client.contacts, client.campaigns, …). Each method is
+# one generated operation (`Contacts_create` is `client.contacts.create`): path parameters
+# positional, body fields and query parameters as keywords, the generated model back.
+# Hand-written; kept across regeneration.
+require 'tempfile'
+require 'sendline/errors'
+require 'sendline/pagination'
+
+module Sendline
+  module Resources
+    # Options every method takes, besides the operation's own.
+    CALL_OPTIONS = %i[idempotency_key timeout max_retries].freeze
+
+    class Resource
+      # Defines one method per operation of the generated API class (`call_send` becomes `send`).
+      def self.operations_of(api_class)
+        @api_class = api_class
+        api_class.instance_methods(false).grep(/_with_http_info\z/).each do |generated|
+          name = generated.to_s.delete_suffix('_with_http_info').delete_prefix('call_')
+          define_method(name) { |*args, **kwargs| invoke(generated, args, kwargs) }
+        end
+      end
+
+      class << self
+        attr_reader :api_class
+      end
+
+      def initialize(transport)
+        @api = self.class.api_class.new(transport)
+      end
+
+      def inspect
+        "#<#{self.class.name}>"
+      end
+
+      private
+
+      def invoke(generated, args, kwargs)
+        call = kwargs.slice(*CALL_OPTIONS).compact
+        params = kwargs.reject { |key, _| CALL_OPTIONS.include?(key) }
+        operation = Operation.of(@api.class, generated)
+        positional, opts = operation.arguments(args, params)
+        opts[:sendline] = call
+        if operation.paginated?
+          first_cursor = opts[:cursor]
+          ListCursor.new { |cursor| @api.public_send(generated, *positional, opts.merge(cursor: cursor || first_cursor)).first }
+        else
+          @api.public_send(generated, *positional, opts).first
+        end
+      end
+    end
+
+    # What a generated operation takes, read from the generated method: its required parameters
+    # (path parameters, then the body model) and the names of its options (query parameters, and
+    # an optional body model such as `campaign_send_request`).
+    class Operation
+      @cache = {}
+
+      def self.of(api_class, generated)
+        @cache[[api_class, generated]] ||= new(api_class, generated)
+      end
+
+      def initialize(api_class, generated)
+        method = api_class.instance_method(generated)
+        required = method.parameters.select { |kind, _| kind == :req }.map(&:last)
+        @body_param = required.find { |param| model?(param) }
+        @path_params = required - [@body_param]
+        @options = option_names(method)
+        @optional_body = (@options.find { |option| model?(option) } unless @body_param)
+        @options -= [@optional_body]
+        @body_model = (@body_param || @optional_body) && Sendline.const_get(camelize(@body_param || @optional_body))
+        # The generator escapes options Ruby reserves (`until` is read as `_until`).
+        @renames = @options.select { |option| option.start_with?('_') }.to_h { |option| [option.to_s.delete_prefix('_').to_sym, option] }
+        @name = "#{api_class.name.delete_prefix('Sendline::').delete_suffix('Api')}.#{generated.to_s.delete_suffix('_with_http_info')}"
+      end
+
+      def paginated?
+        @options.include?(:cursor)
+      end
+
+      # [positional arguments of the generated method, its opts] from the caller's arguments.
+      def arguments(args, params)
+        path = args.first(@path_params.size)
+        if path.size < @path_params.size || path.any?(&:nil?)
+          raise ArgumentError, "#{@name} needs #{@path_params.join(', ')} (#{@path_params.size} positional argument(s))"
+        end
+
+        rest = args.drop(@path_params.size)
+        raise ArgumentError, "#{@name}: too many positional arguments" if rest.size > (@body_model ? 1 : 0)
+
+        body_fields = @body_model ? params.select { |key, _| @body_model.attribute_map.key?(key) } : {}
+        opts = params.reject { |key, _| body_fields.key?(key) }.transform_keys { |key| @renames.fetch(key, key) }
+        unknown = opts.keys - @options
+        raise ArgumentError, "#{@name} takes no #{unknown.join(', ')}" unless unknown.empty?
+
+        body = rest.first || (@body_model.new(body_fields) if @body_param || body_fields.any?)
+        return [path + [body], opts] if @body_param
+
+        opts[@optional_body] = body if body
+        [path, opts]
+      end
+
+      private
+
+      def model?(param)
+        name = camelize(param)
+        Sendline.const_defined?(name, false) && Sendline.const_get(name).respond_to?(:build_from_hash)
+      end
+
+      def camelize(param)
+        param.to_s.split('_').map(&:capitalize).join
+      end
+
+      # The generated method reads each option as `opts[:'name']`.
+      def option_names(method)
+        file, line = method.source_location
+        source = File.readlines(file)[(line - 1)..].join
+        body = source[/\A.*?\n    end\n/m] || source
+        body.scan(/opts\[:'(\w+)'\]/).flatten.uniq.reject { |name| name.start_with?('debug_') }.map(&:to_sym)
+      end
+    end
+
+    class Contacts < Resource
+      operations_of ContactsApi
+
+      # Imports a CSV as multipart, streamed from disk. source: a path (a String without a line
+      # break, or a Pathname), CSV text (a String with a line break), or an open File/IO.
+      # mapping: { 'E-mail' => 'email' } renames columns. Answers the ContactImport; follow it with
+      # client.contact_imports.wait(import.id).
+      def import_csv(source, mode: nil, tags: nil, mapping: nil, idempotency_key: nil, timeout: nil, max_retries: nil)
+        with_file(source) do |file|
+          form = {
+            mode: mode&.to_s,
+            tags: tags.is_a?(Array) ? tags.join(',') : tags,
+            mapping: mapping.is_a?(Hash) ? mapping.map { |from, to| "#{from}:#{to}" }.join(',') : mapping,
+            file: file
+          }.compact
+          call = { idempotency_key: idempotency_key, timeout: timeout, max_retries: max_retries }.compact
+          data, = @api.api_client.call_api(:POST, '/contacts/import',
+                                           header_params: { 'Content-Type' => 'multipart/form-data', 'Accept' => 'application/json' },
+                                           form_params: form, return_type: 'ContactImport',
+                                           auth_names: %w[ApiKeyAuth BearerAuth], sendline: call)
+          data
+        end
+      end
+
+      private
+
+      # Yields a File curl can stream from: the caller's file, the file at a path, or a temporary
+      # copy of CSV text or of another IO (copied in chunks, never whole into memory).
+      def with_file(source)
+        if source.is_a?(::File)
+          yield source
+        elsif source.respond_to?(:read) || (source.is_a?(String) && source.match?(/[\r\n]/))
+          Tempfile.create(%w[sendline-import .csv], binmode: true) do |copy|
+            source.respond_to?(:read) ? IO.copy_stream(source, copy) : copy.write(source)
+            copy.flush
+            File.open(copy.path, 'rb') { |file| yield file }
+          end
+        else
+          path = source.to_s
+          raise ArgumentError, "import_csv: no file at #{path.inspect} (CSV text must contain a line break)" unless File.file?(path)
+
+          File.open(path, 'rb') { |file| yield file }
+        end
+      end
+    end
+
+    class ContactImports < Resource
+      operations_of ContactImportsApi
+
+      # Polls the import until it is `completed` or `failed` and answers it; APITimeoutError when
+      # it is still running after `timeout` seconds.
+      def wait(id, timeout: 300, interval: 1)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        loop do
+          import = get(id)
+          return import if %w[completed failed].include?(import.status.to_s)
+          raise APITimeoutError, "import #{id} is still #{import.status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+
+          sleep interval
+        end
+      end
+    end
+
+    class Campaigns < Resource
+      operations_of CampaignsApi
+    end
+
+    class ApiKeys < Resource
+      operations_of ApiKeysApi
+    end
+
+    class Webhooks < Resource
+      operations_of WebhooksApi
+    end
+
+    class Events < Resource
+      operations_of EventsApi
+    end
+
+    class Tracking < Resource
+      operations_of TrackingApi
+    end
+
+    class Analytics < Resource
+      operations_of AnalyticsApi
+    end
+
+    class Conversions < Resource
+      operations_of ConversionsApi
+    end
+
+    class Payments < Resource
+      operations_of PaymentsApi
+    end
+
+    class Users < Resource
+      operations_of UsersApi
+    end
+
+    class Auth < Resource
+      operations_of AuthApi
+    end
+  end
+end

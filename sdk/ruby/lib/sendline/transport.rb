@@ -1,0 +1,95 @@
+# The generated ApiClient with Sendline's policy: a timeout for the whole request, bounded retries
+# with backoff, an Idempotency-Key on every POST and typed errors. Hand-written; kept across regeneration.
+require 'securerandom'
+require 'sendline/errors'
+
+module Sendline
+  class Transport < ApiClient
+    BACKOFF_BASE = 0.5
+    BACKOFF_CAP = 8.0
+    # A Retry-After longer than this is not waited for: the RateLimitError is raised at once.
+    RETRY_AFTER_CAP = 20.0
+
+    attr_reader :timeout, :max_retries
+
+    def initialize(config, timeout:, max_retries:)
+      super(config)
+      @timeout = timeout
+      @max_retries = max_retries
+    end
+
+    # As ApiClient#call_api, plus the per-call options of opts[:sendline]: :timeout,
+    # :idempotency_key, :max_retries.
+    def call_api(http_method, path, opts = {})
+      call = opts[:sendline] || {}
+      opts = opts.merge(header_params: (opts[:header_params] || {}).dup)
+      if http_method.to_s.casecmp?('post')
+        # One key for the call, the same on every retry, so that a retried POST never acts twice.
+        opts[:header_params]['Idempotency-Key'] = call[:idempotency_key] || opts[:header_params]['Idempotency-Key'] || SecureRandom.uuid
+      end
+      retries = call.fetch(:max_retries, @max_retries)
+      attempt = 0
+      begin
+        perform(http_method, path, opts, call.fetch(:timeout, @timeout))
+      rescue SendlineError => e
+        delay = attempt < retries ? retry_delay(e, attempt) : nil
+        raise if delay.nil?
+
+        attempt += 1
+        sleep delay
+        retry
+      end
+    end
+
+    # Only `Authorization: Bearer <key or JWT>`, and nothing when there is no credential (login).
+    def update_params_for_auth!(header_params, _query_params, _auth_names)
+      token = @config.access_token_with_refresh
+      header_params['Authorization'] = "Bearer #{token}" unless token.nil? || token.to_s.empty?
+    end
+
+    def inspect
+      "#<#{self.class.name} #{@config.inspect} timeout=#{@timeout} max_retries=#{@max_retries}>"
+    end
+
+    private
+
+    def perform(http_method, path, opts, timeout)
+      request = build_request(http_method, path, opts)
+      request.options[:timeout] = timeout if timeout&.positive?
+      response = request.run
+      if response.timed_out?
+        raise APITimeoutError, "no answer from #{request.base_url} within #{timeout} s"
+      elsif response.code.zero?
+        raise APIConnectionError, "cannot reach #{request.base_url}: #{response.return_message} (#{response.return_code})"
+      elsif !response.success?
+        raise SendlineError.from_response(response.code, response.headers, response.body)
+      end
+
+      data = opts[:return_type] ? deserialize(response, opts[:return_type]) : nil
+      [data, response.code, response.headers]
+    end
+
+    # Seconds to wait before the next attempt, or nil when this error is not retried.
+    def retry_delay(error, attempt)
+      return backoff(attempt) if error.is_a?(APIConnectionError)
+      return nil unless retryable?(error)
+
+      after = error.retry_after
+      return nil if after && after > RETRY_AFTER_CAP
+
+      after || backoff(attempt)
+    end
+
+    def retryable?(error)
+      status = error.status
+      return false if status.nil?
+
+      status == 408 || status == 429 || status >= 500 || (status == 409 && error.code == 'idempotency_key_in_use')
+    end
+
+    # Exponential backoff with full jitter.
+    def backoff(attempt)
+      rand * [BACKOFF_BASE * (2**attempt), BACKOFF_CAP].min
+    end
+  end
+end
