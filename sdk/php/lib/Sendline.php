@@ -114,4 +114,9 @@ final class Sendline
     {
         return ['transport' => $this->transport];
     }
+
+    public function __serialize(): array
+    {
+        throw new \LogicException('a Sendline client cannot be serialized: it holds a credential');
+    }
 }
