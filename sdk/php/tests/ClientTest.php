@@ -174,6 +174,43 @@ final class ClientTest extends TestCase
         }
     }
 
+    public function testATimedOutPostIsRetriedWithTheSameKey(): void
+    {
+        $server = new LoopbackServer();
+        $server->respond([['sleep' => 0.8, 'status' => 201, 'body' => self::contact()], ['status' => 201, 'body' => self::contact()]]);
+        try {
+            (new Sendline(api_key: self::KEY, base_url: $server->url, timeout: 0.5, max_retries: 1))->contacts->create(email: 'ada@example.com');
+            [$first, $second] = $server->requests();
+            $this->assertSame($first['headers']['idempotency-key'], $second['headers']['idempotency-key']);
+        } finally {
+            $server->stop();
+        }
+    }
+
+    public function testAPerCallTimeoutOfZeroIsRefused(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        self::client()->contacts->get('ct_1', timeout: 0);
+    }
+
+    public function testLoginMakesAClientOfTheSessionsToken(): void
+    {
+        self::$server->respond([
+            ['body' => ['success' => true, 'token' => 'jwt.session.token', 'refresh_token' => 'rt_1', 'expires_in' => 900, 'user' => ['id' => 'usr_1', 'email' => 'ada@example.com', 'name' => 'Ada', 'role' => 'owner', 'account_id' => 'acc_1', 'created_at' => '2026-11-23T06:00:00.000Z']]],
+            ['body' => self::contact()],
+            self::problem(401, 'invalid_credentials'),
+        ]);
+        $client = Sendline::login(self::$server->url . '/api/', 'ada@example.com', 'a long password');
+        $client->contacts->get('ct_1');
+        [$login, $get] = self::$server->requests();
+        $this->assertSame('/api/v1/auth/login', $login['uri']);
+        $this->assertSame(['email' => 'ada@example.com', 'password' => 'a long password'], json_decode($login['body'], true));
+        $this->assertArrayNotHasKey('authorization', $login['headers']);
+        $this->assertSame('Bearer jwt.session.token', $get['headers']['authorization']);
+        $this->expectException(Errors\AuthenticationError::class);
+        Sendline::login(self::$server->url, 'ada@example.com', 'wrong');
+    }
+
     public function testARefusedConnectionIsAConnectionErrorAfterRetries(): void
     {
         $client = new Sendline(api_key: self::KEY, base_url: 'http://127.0.0.1:' . LoopbackServer::freePort(), max_retries: 1);

@@ -94,6 +94,10 @@ final class Transport
         }
         $timeout = (float) ($options['timeout'] ?? $this->timeout);
         $maxRetries = (int) ($options['max_retries'] ?? $this->maxRetries);
+        if ($timeout <= 0 || $maxRetries < 0) {
+            // Guzzle reads a timeout of 0 as "wait for ever".
+            throw new \InvalidArgumentException('timeout must be more than 0 seconds and max_retries 0 or more');
+        }
         $body = $request->getBody();
         $rewindable = $body->isSeekable();
         $credential = ($this->credential)();
