@@ -433,6 +433,28 @@ final class ClientTest extends TestCase
         $this->assertSame('GET', $poll2['method']);
     }
 
+    public function testALargeFileIsStreamedNotReadIntoMemory(): void
+    {
+        $path = tempnam(sys_get_temp_dir(), 'contacts');
+        $file = fopen($path, 'w');
+        fwrite($file, "email\n");
+        $row = str_repeat('x', 1000) . "@example.com\n";
+        for ($i = 0; $i < 30_000; $i++) {
+            fwrite($file, $row);
+        }
+        fclose($file);
+        self::$server->respond([['status' => 202, 'body' => ['id' => 'imp_1', 'status' => 'queued', 'mode' => 'upsert', 'total_rows' => 30_000, 'processed_rows' => 0, 'created' => 0, 'updated' => 0, 'skipped' => 0, 'failed' => 0, 'errors' => [], 'created_at' => '2026-11-23T06:00:00.000Z']]]);
+        $before = memory_get_peak_usage();
+        try {
+            self::client()->contacts->importCsv($path);
+        } finally {
+            $size = filesize($path);
+            unlink($path);
+        }
+        $this->assertGreaterThan($size, self::$server->requests()[0]['size']);
+        $this->assertLessThan(4 << 20, memory_get_peak_usage() - $before, "a $size-byte file took that much memory");
+    }
+
     public function testImportCsvTakesTextAndStreamsAndRefusesAMissingFile(): void
     {
         $import = ['id' => 'imp_1', 'status' => 'queued', 'mode' => 'upsert', 'total_rows' => 1, 'processed_rows' => 0, 'created' => 0, 'updated' => 0, 'skipped' => 0, 'failed' => 0, 'errors' => [], 'created_at' => '2026-11-23T06:00:00.000Z'];

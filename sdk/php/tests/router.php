@@ -12,7 +12,8 @@ file_put_contents("$dir/requests.jsonl", json_encode([
     'method' => $_SERVER['REQUEST_METHOD'],
     'uri' => $_SERVER['REQUEST_URI'],
     'headers' => array_change_key_case(getallheaders(), CASE_LOWER),
-    'body' => file_get_contents('php://input'),
+    'body' => strlen($body = file_get_contents('php://input')) > 1 << 20 ? '' : $body,
+    'size' => strlen($body),
 ]) . "\n", FILE_APPEND);
 flock($lock, LOCK_UN);
 
