@@ -332,6 +332,7 @@ final class ClientTest extends TestCase
         var_dump($client, $client->contacts);
         print_r($client);
         print_r($client->contacts);
+        var_export($client);
         var_export($client->contacts);
         echo json_encode($client);
         $dumped = ob_get_clean();
