@@ -12,7 +12,7 @@ JAR="$JAR_DIR/openapi-generator-cli-$GENERATOR_VERSION.jar"
 VENV=.venv
 PYTHON_REQUIREMENTS=(sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
 
-apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit ruby ruby-typhoeus ruby-rspec)
+apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

@@ -51,5 +51,5 @@ describe('SDK runners', () => {
   it('PHP (PHPUnit)', async () => {
     const { code, output } = await run('phpunit', ['--colors=never', '-c', 'phpunit.contract.xml'], `${ROOT}/sdk/php`);
     expect(code, output).toBe(0);
-  });
+  }, 120_000);
 });

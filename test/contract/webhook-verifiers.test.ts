@@ -87,8 +87,15 @@ for d in json.load(sys.stdin):
       '-r',
       `require '${ROOT}/sdk/php/contract-tests/bootstrap.php';
 foreach (json_decode(stream_get_contents(STDIN), true) as $d) {
-  try { Sendline\\Webhooks::verify($d['secret'], $d['headers'], $d['body']); echo "accepted\\n"; }
-  catch (Throwable $e) { echo "rejected\\n"; }
+  $accepts = function (array $headers) use ($d): bool {
+    try { (new Sendline\\Webhook($d['secret']))->verify($d['body'], $headers); return true; }
+    catch (Sendline\\Errors\\WebhookVerificationError $e) { return false; }
+  };
+  // As a plain array, and as PSR-7's getHeaders() gives them: capitalised names, lists of values.
+  $psr7 = [];
+  foreach ($d['headers'] as $name => $value) { $psr7[ucwords($name, '-')] = [$value]; }
+  $plain = $accepts($d['headers']);
+  echo $plain !== $accepts($psr7) ? "inconsistent\\n" : ($plain ? "accepted\\n" : "rejected\\n");
 }`,
     ],
   },

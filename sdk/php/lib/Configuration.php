@@ -100,7 +100,7 @@ class Configuration
      *
      * @var string
      */
-    protected $userAgent = 'OpenAPI-Generator/0.1.0/PHP';
+    protected $userAgent = 'sendline-php/0.1.0';
 
     /**
      * Debug switch (default set to false)

@@ -42,7 +42,8 @@ use Sendline\Model\ModelInterface;
 class ObjectSerializer
 {
     /** @var string */
-    private static $dateTimeFormat = \DateTime::ATOM;
+    // Sendline: RFC 3339 with milliseconds (`2026-11-23T06:00:00.000+00:00`), which the API takes.
+    private static $dateTimeFormat = \DATE_RFC3339_EXTENDED;
 
     /**
      * Change the date format
@@ -69,7 +70,8 @@ class ObjectSerializer
             return $data;
         }
 
-        if ($data instanceof \DateTime) {
+        // Sendline: any DateTimeInterface (DateTimeImmutable too), not only DateTime.
+        if ($data instanceof \DateTimeInterface) {
             return ($format === 'date') ? $data->format('Y-m-d') : $data->format(self::$dateTimeFormat);
         }
 
@@ -238,8 +240,9 @@ class ObjectSerializer
             }
         }
 
-        # Handle DateTime objects in query
-        if($openApiType === "\\DateTime" && $value instanceof \DateTime) {
+        // Sendline: a date-time query parameter is typed `string`, so a DateTime given for it was
+        // cast to an array (`2026-11-23 06:00:00.000000,2,Z`): format every DateTimeInterface.
+        if ($value instanceof \DateTimeInterface) {
             return ["{$paramName}" => $value->format(self::$dateTimeFormat)];
         }
 
@@ -335,7 +338,7 @@ class ObjectSerializer
      */
     public static function toString($value)
     {
-        if ($value instanceof \DateTime) { // datetime in ISO8601 format
+        if ($value instanceof \DateTimeInterface) { // Sendline: RFC 3339, DateTimeImmutable too
             return $value->format(self::$dateTimeFormat);
         } elseif (is_bool($value)) {
             return $value ? 'true' : 'false';

@@ -1,0 +1,138 @@
+<?php
+// Hand-written; kept across regeneration.
+
+namespace Sendline\Client;
+
+use Sendline\Model\ModelInterface;
+
+/**
+ * A namespace of the client (`$client->contacts`) over one generated API class: the generated
+ * `…Request()` builders make each request, Transport sends it, the generated models come back.
+ *
+ * Methods take the API's fields and query parameters by name (`create(email: 'ada@example.com')`)
+ * or as one array (`create(['email' => 'ada@example.com'])`), beside the per-call options
+ * `idempotency_key`, `timeout` (seconds) and `max_retries`.
+ *
+ * @internal
+ */
+abstract class Resource
+{
+    private readonly object $api;
+    /** @var array<string, list<string>> the parameter names of each request builder */
+    private array $builderParameters = [];
+
+    /**
+     * @param class-string $apiClass the generated API class (`Sendline\Api\ContactsApi`)
+     */
+    public function __construct(protected readonly Transport $transport, string $apiClass)
+    {
+        $this->api = new $apiClass(null, $transport->configuration());
+    }
+
+    /**
+     * One call: `$builder` is the generated request builder (`createRequest`), `$path` its path
+     * parameters, `$params` the caller's arguments; with `$body` (a model class) they make the
+     * JSON body, otherwise they are query parameters.
+     *
+     * @param array<string, mixed> $path
+     * @param array<string, mixed> $params
+     */
+    protected function call(string $builder, ?string $returns, array $path = [], array $params = [], ?string $body = null): mixed
+    {
+        [$params, $options] = self::options($params);
+        $args = $path;
+        if ($body !== null) {
+            $args[self::snake((new \ReflectionClass($body))->getShortName())] = self::model($body, $params, $builder);
+        } else {
+            $args += $this->query($builder, $params);
+        }
+        $response = $this->transport->send($this->api->$builder(...$args), $options);
+        return $this->transport->decode($response, $returns);
+    }
+
+    /**
+     * A list: a Paginator over every item, fetching pages as they are used.
+     *
+     * @param array<string, mixed> $path
+     * @param array<string, mixed> $params
+     */
+    protected function paginate(string $builder, string $returns, array $path = [], array $params = []): Paginator
+    {
+        [$query, $options] = self::options($params);
+        $args = $path + $this->query($builder, $query);
+        return new Paginator(fn (?string $cursor) => $this->transport->decode(
+            $this->transport->send($this->api->$builder(...[...$args, 'cursor' => $cursor ?? ($args['cursor'] ?? null)]), $options),
+            $returns,
+        ));
+    }
+
+    /**
+     * Merges arguments given as an array with those given by name.
+     *
+     * @param array<string, mixed> $params
+     * @param array<int|string, mixed> $named
+     * @return array<string, mixed>
+     */
+    protected static function merge(array $params, array $named): array
+    {
+        foreach ($named as $name => $value) {
+            if (is_int($name)) {
+                throw new \InvalidArgumentException('give the arguments by name (email: …) or as one array ([\'email\' => …])');
+            }
+            $params[$name] = $value;
+        }
+        return $params;
+    }
+
+    /**
+     * @param array<string, mixed> $params
+     * @return array{0: array<string, mixed>, 1: array<string, mixed>} the API's arguments, the per-call options
+     */
+    protected static function options(array $params): array
+    {
+        $options = array_intersect_key($params, array_flip(Transport::OPTIONS));
+        return [array_diff_key($params, $options), $options];
+    }
+
+    /**
+     * @param array<string, mixed> $params
+     * @return array<string, mixed>
+     */
+    private function query(string $builder, array $params): array
+    {
+        $known = $this->builderParameters[$builder] ??= array_map(
+            fn (\ReflectionParameter $p) => $p->getName(),
+            (new \ReflectionMethod($this->api, $builder))->getParameters(),
+        );
+        foreach (array_keys($params) as $name) {
+            if (!in_array($name, $known, true) || $name === 'contentType') {
+                throw new \InvalidArgumentException(static::class . ": unknown argument '$name'");
+            }
+        }
+        return $params;
+    }
+
+    /**
+     * @param class-string<ModelInterface> $class
+     * @param array<string, mixed> $params
+     */
+    private static function model(string $class, array $params, string $builder): ModelInterface
+    {
+        $unknown = array_diff(array_keys($params), array_keys($class::attributeMap()));
+        if ($unknown !== []) {
+            throw new \InvalidArgumentException(static::class . ': unknown argument \'' . implode("', '", $unknown) . "' (" . substr($builder, 0, -7) . ' takes ' . implode(', ', array_keys($class::attributeMap())) . ')');
+        }
+        return new $class($params);
+    }
+
+    /** @return array<string, mixed> */
+    public function __debugInfo(): array
+    {
+        return ['transport' => $this->transport];
+    }
+
+    private static function snake(string $name): string
+    {
+        return strtolower((string) preg_replace('/(?<!^)[A-Z]/', '_$0', $name));
+    }
+}

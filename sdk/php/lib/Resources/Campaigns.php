@@ -1,0 +1,107 @@
+<?php
+// Hand-written; kept across regeneration.
+
+namespace Sendline\Resources;
+
+use Sendline\Api\CampaignsApi;
+use Sendline\Client\Paginator;
+use Sendline\Client\Resource;
+use Sendline\Client\Transport;
+use Sendline\Model\Campaign;
+use Sendline\Model\CampaignCreate;
+use Sendline\Model\CampaignMessagePage;
+use Sendline\Model\CampaignPage;
+use Sendline\Model\CampaignReplace;
+use Sendline\Model\CampaignScheduleRequest;
+use Sendline\Model\CampaignSendRequest;
+use Sendline\Model\CampaignTestRequest;
+use Sendline\Model\CampaignTestResult;
+
+/** Campaigns: drafts, scheduling, sending and their messages. */
+class Campaigns extends Resource
+{
+    public function __construct(Transport $transport)
+    {
+        parent::__construct($transport, CampaignsApi::class);
+    }
+
+    /**
+     * Every item, page by page (a lazy iterator; `firstPage()` for one page).
+     *
+     * @return Paginator<\Sendline\Model\Campaign>
+     */
+    public function list(array $params = [], mixed ...$named): Paginator
+    {
+        return $this->paginate('callListRequest', CampaignPage::class, [], self::merge($params, $named));
+    }
+
+    public function create(array $params = [], mixed ...$named): Campaign
+    {
+        return $this->call('createRequest', Campaign::class, [], self::merge($params, $named), CampaignCreate::class);
+    }
+
+    public function get(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('getRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    public function update(string $id, array $params = [], mixed ...$named): Campaign
+    {
+        return $this->call('updateRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignReplace::class);
+    }
+
+    public function delete(string $id, mixed ...$options): void
+    {
+        $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
+    }
+
+    public function duplicate(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('duplicateRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    public function schedule(string $id, array $params = [], mixed ...$named): Campaign
+    {
+        return $this->call('scheduleRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignScheduleRequest::class);
+    }
+
+    public function unschedule(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('unscheduleRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    public function send(string $id, array $params = [], mixed ...$named): Campaign
+    {
+        return $this->call('sendRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignSendRequest::class);
+    }
+
+    public function test(string $id, array $params = [], mixed ...$named): CampaignTestResult
+    {
+        return $this->call('testRequest', CampaignTestResult::class, ['id' => $id], self::merge($params, $named), CampaignTestRequest::class);
+    }
+
+    public function pause(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('pauseRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    public function resume(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('resumeRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    public function cancel(string $id, mixed ...$options): Campaign
+    {
+        return $this->call('cancelRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    /**
+     * Every item, page by page (a lazy iterator; `firstPage()` for one page).
+     *
+     * @return Paginator<\Sendline\Model\CampaignMessage>
+     */
+    public function messages(string $id, array $params = [], mixed ...$named): Paginator
+    {
+        return $this->paginate('messagesRequest', CampaignMessagePage::class, ['id' => $id], self::merge($params, $named));
+    }
+}
