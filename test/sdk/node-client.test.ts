@@ -23,7 +23,10 @@ import {
   ServerError,
   ValidationError,
   VERSION,
+  Webhook,
+  WebhookVerificationError,
 } from '../../sdk/node/src/index.ts';
+import { Webhook as ReferenceWebhook } from 'standardwebhooks';
 
 interface Received {
   method: string;
@@ -400,5 +403,44 @@ describe('calls', () => {
     expect(answer.status).toBe(200);
     expect(answer.data.email).toBe('ada@example.com');
     expect(answer.headers.get('x-request-id')).toBe('req_1');
+  });
+});
+
+describe('webhooks', () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const webhook = new Webhook(secret);
+  const now = new Date();
+  const headersFor = (body: string | Uint8Array, at = now) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': webhook.sign('evt_1', at, body),
+  });
+
+  it('signs as the Standard Webhooks reference library does, with or without the whsec_ prefix', () => {
+    const body = '{"id":"evt_1","type":"webhook.test"}';
+    expect(webhook.sign('evt_1', now, body)).toBe(new ReferenceWebhook(secret).sign('evt_1', now, body));
+    expect(new Webhook(secret.slice('whsec_'.length)).sign('evt_1', now, body)).toBe(webhook.sign('evt_1', now, body));
+  });
+
+  it('returns an event of an unknown type as it is', () => {
+    const body = JSON.stringify({ id: 'evt_1', type: 'contact.teleported', created_at: now.toISOString(), account_id: 'acc_1', data: { where: 'Mars' } });
+    expect(webhook.verify(body, headersFor(body))).toMatchObject({ type: 'contact.teleported', data: { where: 'Mars' } });
+  });
+
+  it.each<[string, () => unknown]>([
+    ['no headers', () => webhook.verify('{}', null as never)],
+    ['a payload of another type', () => webhook.verify(42 as never, headersFor('42'))],
+    ['a malformed signature', () => webhook.verify('{}', { ...headersFor('{}'), 'webhook-signature': 'v1,%%%not base64' })],
+    ['a malformed timestamp', () => webhook.verify('{}', { ...headersFor('{}'), 'webhook-timestamp': '1e9' })],
+    ['a timestamp ten minutes ahead', () => webhook.verify('{}', headersFor('{}', new Date(now.getTime() + 10 * 60_000)))],
+    ['a signed body that is not JSON', () => webhook.verify('not json', headersFor('not json'))],
+    ['a signed body that is not UTF-8', () => webhook.verify(new Uint8Array([0xff, 0xfe]), headersFor(new Uint8Array([0xff, 0xfe])))],
+    ['a signed JSON that is not an event', () => webhook.verify('[1]', headersFor('[1]'))],
+  ])('throws WebhookVerificationError for %s', (_, verify) => {
+    expect(verify).toThrow(WebhookVerificationError);
+  });
+
+  it('refuses an empty secret', () => {
+    expect(() => new Webhook('whsec_')).toThrow(WebhookVerificationError);
   });
 });

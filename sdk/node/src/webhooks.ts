@@ -24,6 +24,7 @@ export type WebhookHeaders = Record<string, string | readonly string[] | undefin
 const TOLERANCE_SECONDS = 5 * 60;
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (!headers || typeof headers !== 'object') throw new WebhookVerificationError('The headers must be an object or a Headers');
   if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
     if (key.toLowerCase() !== name) continue;
