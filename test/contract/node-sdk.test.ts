@@ -34,9 +34,9 @@ function clients(credential?: string): Clients {
 }
 
 async function call(transport: sdk.Transport, step: Step, vars: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
-  const args = interpolate({ path: step.path, query: step.query, body: step.body }, vars) as sdk.Args<sdk.OperationId>;
+  const args = interpolate({ path: step.path, query: step.query, body: step.body }, vars) as sdk.UncheckedArgs;
   try {
-    const { status, data } = await transport.request(step.op as sdk.OperationId, args);
+    const { status, data } = await transport.send(step.op as sdk.OperationId, args);
     return { status, body: data };
   } catch (error) {
     if (error instanceof sdk.SendlineError && error.status) return { status: error.status, body: error.problem };

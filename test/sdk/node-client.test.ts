@@ -249,6 +249,17 @@ describe('errors', () => {
     expect((error as ServerError).problem).toBeUndefined();
     expect((error as ServerError).message).toBe('502');
   });
+
+  it('a 200 that is not JSON is a SendlineError, not retried as a connection error', async () => {
+    const server = await serve((_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>captive portal</html>');
+    });
+    const error = await thrown(new Sendline({ apiKey: KEY, baseUrl: server.url }).contacts.get('ct_1'));
+    expect(error).toBeInstanceOf(SendlineError);
+    expect(error).not.toBeInstanceOf(APIConnectionError);
+    expect(server.received).toHaveLength(1);
+  });
 });
 
 describe('configuration', () => {

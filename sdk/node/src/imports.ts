@@ -41,7 +41,7 @@ export async function importCsv(transport: Transport, source: CsvSource, params:
   const mapping = Object.entries(params.mapping ?? {});
   if (mapping.length) form.append('mapping', mapping.map(([from, to]) => `${from}:${to}`).join(','));
   form.append('file', blob, name);
-  const answer = await transport.request('ContactImports_create', { body: new RawBody(form) }, options);
+  const answer = await transport.send('ContactImports_create', { body: new RawBody(form) }, options);
   return answer.data;
 }
 

@@ -17,6 +17,16 @@ export {
 export type { ContactImport, CsvSource, ImportCsvParams, WaitOptions } from './imports.ts';
 export { PageIterator, type Page } from './pagination.ts';
 export type { Method, Params, Resources } from './resources.ts';
-export { Transport, VERSION, type Answer, type Args, type ClientOptions, type OperationId, type RequestOptions, type Result } from './transport.ts';
+export {
+  Transport,
+  VERSION,
+  type Answer,
+  type Args,
+  type ClientOptions,
+  type OperationId,
+  type RequestOptions,
+  type Result,
+  type UncheckedArgs,
+} from './transport.ts';
 export { Webhook, type KnownEvent, type UnknownEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.js';

@@ -53,7 +53,7 @@ function method(transport: Transport, id: OperationId): (...args: unknown[]) => 
     const params = takesParams ? (args[names.length] as Record<string, unknown> | undefined) : undefined;
     const options = args[names.length + (takesParams ? 1 : 0)] as RequestOptions | undefined;
     const call = (query: Record<string, unknown> | undefined) =>
-      transport.request(id, { path, ...(operation.body ? { body: params ?? {} } : { query }) }, options).then((answer) => answer.data);
+      transport.send(id, { path, ...(operation.body ? { body: params ?? {} } : { query }) }, options).then((answer) => answer.data);
     if (!operation.query.includes('cursor' as never)) return call(params);
     return new PageIterator((cursor) => call({ ...params, ...(cursor ? { cursor } : {}) }) as Promise<Page<unknown>>);
   };

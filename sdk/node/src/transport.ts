@@ -115,8 +115,8 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** Dates as RFC 3339 in query strings (bodies get theirs from `Date.prototype.toJSON`). */
-function queryWithDates(query: object | undefined): Record<string, unknown> | undefined {
-  if (!query) return undefined;
+function queryWithDates(query: unknown): Record<string, unknown> | undefined {
+  if (!query || typeof query !== 'object') return undefined;
   return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]));
 }
 
@@ -127,6 +127,13 @@ export class RawBody {
   constructor(body: FormData) {
     this.body = body;
   }
+}
+
+/** Arguments as `send` takes them: the shape of `Args`, without its types. */
+export interface UncheckedArgs {
+  path?: unknown;
+  query?: unknown;
+  body?: unknown;
 }
 
 type Call = (url: string, init: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
@@ -152,11 +159,12 @@ export class Transport {
   }
 
   /** Calls one operation by its id; throws the SendlineError subclass of any non-2xx answer. */
-  async request<O extends OperationId>(
-    id: O,
-    args: Args<O> | { path?: object; query?: object; body?: unknown },
-    options: RequestOptions = {},
-  ): Promise<Answer<O>> {
+  request<O extends OperationId>(id: O, args: Args<O>, options?: RequestOptions): Promise<Answer<O>> {
+    return this.send(id, args, options);
+  }
+
+  /** `request` for arguments built at run time, unchecked by the contract's types (a multipart `RawBody` among them). */
+  async send<O extends OperationId>(id: O, args: UncheckedArgs, options: RequestOptions = {}): Promise<Answer<O>> {
     const operation = operations[id];
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
@@ -204,6 +212,7 @@ export class Transport {
       return await this.#call(path, { ...init, signal: controller.signal });
     } catch (cause) {
       if (options.signal?.aborted) throw options.signal.reason as Error;
+      if (cause instanceof SyntaxError) throw new SendlineError(`The API answered something other than JSON: ${cause.message}`, { cause });
       if (controller.signal.reason instanceof APITimeoutError) throw new APITimeoutError(`No answer within ${timeout} ms`, { cause });
       throw new APIConnectionError(
         `Could not reach ${this.baseUrl}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
