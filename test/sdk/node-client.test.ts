@@ -165,6 +165,42 @@ describe('retries', () => {
   });
 });
 
+describe('idempotency against a stand-in server with the API’s semantics', () => {
+  /** Same key and body: the stored answer again; another body: 422; the first still running: 409. */
+  async function idempotentServer(busyFirst: number) {
+    const stored = new Map<string, { body: string; id: string }>();
+    let busy = busyFirst;
+    return serve((req, res) => {
+      const key = String(req.headers['idempotency-key']);
+      const body = req.body.toString();
+      const previous = stored.get(key);
+      if (previous && previous.body !== body) return problem(422, 'idempotency_key_reused')(req, res, 0);
+      if (previous && busy-- > 0) return problem(409, 'idempotency_key_in_use')(req, res, 0);
+      if (previous) return json(201, { id: previous.id, email: JSON.parse(body).email }, { 'idempotent-replayed': 'true' })(req, res, 0);
+      stored.set(key, { body, id: `ct_${stored.size + 1}` });
+      json(201, { id: `ct_${stored.size}`, email: JSON.parse(body).email })(req, res, 0);
+    });
+  }
+
+  it('replays the same key and body, refuses it with another body', async () => {
+    const server = await idempotentServer(0);
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
+    const first = await sendline.contacts.create({ email: 'ada@example.com' }, { idempotencyKey: 'k1' });
+    await expect(sendline.contacts.create({ email: 'ada@example.com' }, { idempotencyKey: 'k1' })).resolves.toEqual(first);
+    const error = await thrown(sendline.contacts.create({ email: 'grace@example.com' }, { idempotencyKey: 'k1' }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).code).toBe('idempotency_key_reused');
+  });
+
+  it('waits out a concurrent duplicate (409 idempotency_key_in_use) and gets the stored answer', async () => {
+    const server = await idempotentServer(1);
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
+    const first = await sendline.contacts.create({ email: 'ada@example.com' }, { idempotencyKey: 'k2' });
+    await expect(sendline.contacts.create({ email: 'ada@example.com' }, { idempotencyKey: 'k2' })).resolves.toEqual(first);
+    expect(server.received.map((r) => r.headers['idempotency-key'])).toEqual(['k2', 'k2', 'k2']);
+  });
+});
+
 describe('timeouts and connection errors', () => {
   const hang: Handler = () => {};
 
