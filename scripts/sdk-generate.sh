@@ -26,5 +26,5 @@ generate php -t sdk/templates/php --additional-properties=invokerPackage=Sendlin
 generate ruby -t sdk/templates/ruby --model-name-mappings Webhook=WebhookEndpoint --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
 
 mkdir -p "$OUT/node/src"
-scripts/node.sh node_modules/.bin/openapi-typescript "$SPEC" -o "$OUT/node/src/schema.d.ts" >/dev/null 2>&1
+scripts/node.sh node_modules/.bin/openapi-typescript "$SPEC" --default-non-nullable false -o "$OUT/node/src/schema.d.ts" >/dev/null 2>&1
 scripts/node.sh sdk/node/scripts/operations.ts > "$OUT/node/src/operations.ts"

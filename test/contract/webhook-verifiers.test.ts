@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../server/webhooks/signing.ts';
-import { verifyWebhook } from '../../sdk/node/src/webhooks.ts';
+import { Webhook as SendlineWebhook, type WebhookHeaders } from '../../sdk/node/src/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -126,7 +126,19 @@ describe('webhook verifiers against the Standard Webhooks reference library', ()
   });
 
   it('Node.js', () => {
-    expect(cases.map((d) => (accepts(() => verifyWebhook(d.secret, d.headers, d.body)) ? 'accepted' : 'rejected'))).toEqual(expected);
+    expect(cases.map((d) => (accepts(() => new SendlineWebhook(d.secret).verify(d.body, d.headers)) ? 'accepted' : 'rejected'))).toEqual(expected);
+  });
+
+  // As frameworks hand deliveries over: bytes, capitalised or array-valued headers, a Headers object.
+  it.each<[string, (d: Delivery) => [string | Uint8Array, WebhookHeaders]]>([
+    ['the body as a Buffer', (d: Delivery) => [Buffer.from(d.body), d.headers]],
+    ['the body as a Uint8Array', (d: Delivery) => [new TextEncoder().encode(d.body), d.headers]],
+    ['capitalised header keys', (d: Delivery) => [d.body, Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toUpperCase(), v]))]],
+    ['array header values', (d: Delivery) => [d.body, Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, [v]]))]],
+    ['a Headers object', (d: Delivery) => [d.body, new Headers(d.headers)]],
+  ])('Node.js, %s', (_, deliver) => {
+    const verdicts = cases.map((d) => (accepts(() => new SendlineWebhook(d.secret).verify(...deliver(d))) ? 'accepted' : 'rejected'));
+    expect(verdicts).toEqual(expected);
   });
 
   for (const [language, runner] of Object.entries(RUNNERS)) {

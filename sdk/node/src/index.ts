@@ -1,3 +1,32 @@
-export { createSendline, login, SendlineError, type Args, type OperationId, type Problem, type Result, type Sendline, type SendlineOptions } from './client.ts';
-export { verifyWebhook, WebhookVerificationError, type Event } from './webhooks.ts';
-export type { components, operations, paths } from './schema.d.ts';
+export { Sendline } from './client.ts';
+export {
+  APIConnectionError,
+  APITimeoutError,
+  AuthenticationError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  SendlineError,
+  ServerError,
+  ValidationError,
+  WebhookVerificationError,
+  type FieldError,
+  type Problem,
+} from './errors.ts';
+export type { ContactImport, CsvSource, ImportCsvParams, WaitOptions } from './imports.ts';
+export { PageIterator, type Page } from './pagination.ts';
+export type { Method, Params, Resources } from './resources.ts';
+export {
+  Transport,
+  VERSION,
+  type Answer,
+  type Args,
+  type ClientOptions,
+  type OperationId,
+  type RequestOptions,
+  type Result,
+  type UncheckedArgs,
+} from './transport.ts';
+export { Webhook, type KnownEvent, type UnknownEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
+export type { components, operations, paths } from './schema.js';

@@ -1175,9 +1175,9 @@ export interface components {
             preheader?: string | null;
             audience?: components["schemas"]["Audience"];
             /** @default true */
-            track_opens: boolean;
+            track_opens?: boolean;
             /** @default true */
-            track_clicks: boolean;
+            track_clicks?: boolean;
         };
         CampaignEventData: {
             campaign_id: string;
@@ -1265,9 +1265,9 @@ export interface components {
             preheader?: string | null;
             audience?: components["schemas"]["Audience"];
             /** @default true */
-            track_opens: boolean;
+            track_opens?: boolean;
             /** @default true */
-            track_clicks: boolean;
+            track_clicks?: boolean;
         };
         /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
         CampaignResumedEvent: {
@@ -1537,7 +1537,7 @@ export interface components {
         ContactImportRequest: {
             contacts: components["schemas"]["ImportContactRow"][];
             /** @default upsert */
-            mode: components["schemas"]["ImportMode"];
+            mode?: components["schemas"]["ImportMode"];
             /** @description Added to every imported contact. */
             tags?: components["schemas"]["Tag"][];
         };
@@ -2753,7 +2753,7 @@ export interface components {
             password: string;
             name: string;
             /** @default member */
-            role: components["schemas"]["UserRole"];
+            role?: components["schemas"]["UserRole"];
         };
         /** @description One page of a list. */
         UserPage: {
@@ -2795,7 +2795,7 @@ export interface components {
             description?: string | null;
             events: string[];
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         /** @description One delivery of an event to a webhook, with its latest attempt. */
         WebhookDelivery: {
@@ -2858,7 +2858,7 @@ export interface components {
             description?: string | null;
             events: string[];
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         WebhookStats: {
             /**
