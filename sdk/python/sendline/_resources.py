@@ -106,6 +106,12 @@ def _native(value: Any) -> Any:
 
 
 def _body(model: type[M], fields: Dict[str, Any]) -> M:
+    """The request model of the fields given; a name it does not have is a TypeError, as a
+    misspelt keyword argument is in Python (the model would otherwise drop it silently)."""
+    known = set(model.model_fields) | {f.alias for f in model.model_fields.values() if f.alias}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise TypeError(f"{model.__name__} has no field {', '.join(map(repr, unknown))}; it has {', '.join(sorted(model.model_fields))}")
     return model.model_validate(_native(fields))
 
 

@@ -364,3 +364,15 @@ def test_wait_polls_the_import_until_it_finishes(server):
     server.answers = [Answer(200, import_answer("running"))] * 10
     with pytest.raises(sendline.APITimeoutError):
         client_of(server).contact_imports.wait("imp_1", timeout=0.2, interval=0.05)
+
+
+def test_a_misspelt_body_field_is_a_type_error_before_anything_is_sent(server):
+    with pytest.raises(TypeError, match="frist_name"):
+        client_of(server).contacts.update("ct_1", frist_name="Ada")
+    assert server.received == []
+
+
+def test_enum_filters_take_plain_strings(server):
+    server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
+    list(client_of(server).contacts.list(status="unsubscribed"))
+    assert parse_qs(urlsplit(server.received[0].path).query)["status"] == ["unsubscribed"]
