@@ -42,6 +42,14 @@ describe('the Python SDK', () => {
     expect(code, output).toBe(0);
   }, 120_000);
 
+  it('types its hand-written modules strictly (mypy --strict)', async () => {
+    const modules = ['_client', '_errors', '_imports', '_pagination', '_params', '_resources', 'webhooks'].map((m) => `sendline/${m}.py`);
+    const { code, output } = await run(DEV_PYTHON, ['-m', 'mypy', '--strict', '--follow-imports=silent', '--cache-dir=/dev/null', ...modules], {
+      cwd: `${ROOT}/sdk/python`,
+    });
+    expect(code, output).toBe(0);
+  }, 120_000);
+
   describe('installed from its wheel into a fresh virtualenv', () => {
     let env: ContractEnvironment;
     let dir: string;
@@ -112,7 +120,8 @@ describe('the Python SDK', () => {
       expect(bad.output).toMatch(/wrong\.py:6: error: Missing positional argument "id"/);
       expect(bad.output).toMatch(/wrong\.py:7: error: "Contact" has no attribute "emial"/);
       expect(bad.output).toMatch(/wrong\.py:9: error: "RateLimitError" has no attribute "existing_id"/);
-      expect(bad.output).toMatch(/Found 3 errors in 1 file/);
+      expect(bad.output).toMatch(/wrong\.py:4: error: Unexpected keyword argument "frist_name"/);
+      expect(bad.output).toMatch(/Found 4 errors in 1 file/);
     }, 120_000);
   });
 });
@@ -160,7 +169,7 @@ def run() -> None:
 const WRONG = `import sendline
 
 client = sendline.Sendline(api_key="sl_test")
-
+client.contacts.update("ct_1", frist_name="Ada")
 
 client.contacts.get()
 print(client.contacts.get("ct_1").emial)

@@ -6,14 +6,31 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, TypeVar
 
 from dateutil.parser import isoparse
 from pydantic import BaseModel
+from typing_extensions import Unpack
 
 from sendline._errors import APITimeoutError
 from sendline._imports import CsvSource, send_csv
 from sendline._pagination import Paginator
+from sendline._params import (
+    ApiKeyCreateParams,
+    ApiKeyUpdateParams,
+    BounceParams,
+    CampaignParams,
+    ContactCreateParams,
+    ContactImportParams,
+    ContactUpdateParams,
+    ConversionParams,
+    DateTime,
+    PaymentParams,
+    RegisterParams,
+    UserCreateParams,
+    UserUpdateParams,
+    WebhookParams,
+)
 from sendline.api.analytics_api import AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
@@ -79,7 +96,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
-DateTimeLike = Any  # a datetime (naive means UTC) or an RFC 3339 string
 
 
 def _utc(value: Any) -> Any:
@@ -105,7 +121,7 @@ def _native(value: Any) -> Any:
     return value
 
 
-def _body(model: type[M], fields: Dict[str, Any]) -> M:
+def _body(model: type[M], fields: Mapping[str, Any]) -> M:
     """The request model of the fields given; a name it does not have is a TypeError, as a
     misspelt keyword argument is in Python (the model would otherwise drop it silently)."""
     known = set(model.model_fields) | {f.alias for f in model.model_fields.values() if f.alias}
@@ -147,18 +163,18 @@ class ContactsResource(_Resource):
         super().__init__(client)
         self._api = ContactsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Contact:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
         """`email` and optionally `first_name`, `last_name`, `attributes`, `tags`, `status`, `status_reason`."""
         return self._call("POST", self._api.create, _body(ContactCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def get(self, id: str, *, timeout: Optional[float] = None) -> Contact:
         return self._call("GET", self._api.get, id, timeout=timeout)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Contact:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactUpdateParams]) -> Contact:
         """Changes the fields given (PATCH)."""
         return self._call("PATCH", self._api.update, id, _body(ContactUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
-    def replace(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Contact:
+    def replace(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
         return self._call("PUT", self._api.replace, id, _body(ContactReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -171,8 +187,8 @@ class ContactsResource(_Resource):
         tag: Optional[str] = None,
         email: Optional[str] = None,
         q: Optional[str] = None,
-        created_after: DateTimeLike = None,
-        created_before: DateTimeLike = None,
+        created_after: Optional[DateTime] = None,
+        created_before: Optional[DateTime] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -219,7 +235,7 @@ class ContactImportsResource(_Resource):
         super().__init__(client)
         self._api = ContactImportsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> ContactImport:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactImportParams]) -> ContactImport:
         """A JSON import: `contacts` (at most 10,000 rows), `mode`, `tags`. For CSV, `client.contacts.import_csv`."""
         return self._call("POST", self._api.create, _body(ContactImportRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
 
@@ -251,7 +267,7 @@ class CampaignsResource(_Resource):
         super().__init__(client)
         self._api = CampaignsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Campaign:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
         """`name`, `subject`, `from_email`, `content`, and optionally `from_name`, `reply_to`,
         `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
         return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
@@ -259,7 +275,7 @@ class CampaignsResource(_Resource):
     def get(self, id: str, *, timeout: Optional[float] = None) -> Campaign:
         return self._call("GET", self._api.get, id, timeout=timeout)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Campaign:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
         """Replaces a draft (PUT): the fields of `create`."""
         return self._call("PUT", self._api.update, id, _body(CampaignReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
 
@@ -274,12 +290,12 @@ class CampaignsResource(_Resource):
     ) -> Paginator[CampaignMessage]:
         return self._list(self._api.messages, id, timeout=timeout, cursor=cursor, status=status, limit=limit)
 
-    def send(self, id: str, *, scheduled_at: DateTimeLike = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+    def send(self, id: str, *, scheduled_at: Optional[DateTime] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
         """Sends now, or at `scheduled_at`."""
         body = CampaignSendRequest.model_validate({"scheduled_at": _utc(scheduled_at)}) if scheduled_at is not None else None
         return self._call("POST", self._api.send, id, body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def schedule(self, id: str, *, scheduled_at: DateTimeLike, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+    def schedule(self, id: str, *, scheduled_at: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
         body = CampaignScheduleRequest.model_validate({"scheduled_at": _utc(scheduled_at)})
         return self._call("POST", self._api.schedule, id, body, idempotency_key=idempotency_key, timeout=timeout)
 
@@ -309,14 +325,14 @@ class ApiKeysResource(_Resource):
         super().__init__(client)
         self._api = ApiKeysApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> ApiKeyWithSecret:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyCreateParams]) -> ApiKeyWithSecret:
         """`name`, `scopes`, and optionally `allowed_ips`, `rate_limit_per_minute`, `expires_at`."""
         return self._call("POST", self._api.create, _body(ApiKeyCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def get(self, id: str, *, timeout: Optional[float] = None) -> ApiKey:
         return self._call("GET", self._api.get, id, timeout=timeout)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> ApiKey:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyUpdateParams]) -> ApiKey:
         return self._call("PATCH", self._api.update, id, _body(ApiKeyUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -331,14 +347,14 @@ class WebhooksResource(_Resource):
         super().__init__(client)
         self._api = WebhooksApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> WebhookWithSecret:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> WebhookWithSecret:
         """`url`, `events`, and optionally `description`, `active`. The answer holds the signing `secret`."""
         return self._call("POST", self._api.create, _body(WebhookCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def get(self, id: str, *, timeout: Optional[float] = None) -> Webhook:
         return self._call("GET", self._api.get, id, timeout=timeout)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Webhook:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> Webhook:
         return self._call("PUT", self._api.update, id, _body(WebhookReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -358,7 +374,7 @@ class WebhooksResource(_Resource):
     def rotate_secret(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookWithSecret:
         return self._call("POST", self._api.rotate_secret, id, idempotency_key=idempotency_key, timeout=timeout)
 
-    def recover(self, id: str, *, since: DateTimeLike, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookRecoverResult:
+    def recover(self, id: str, *, since: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookRecoverResult:
         body = WebhookRecoverRequest.model_validate({"since": _utc(since)})
         return self._call("POST", self._api.recover, id, body, idempotency_key=idempotency_key, timeout=timeout)
 
@@ -372,7 +388,7 @@ class EventsResource(_Resource):
         self._api = EventsApi(client.api_client)
 
     def list(
-        self, *, type: Optional[str] = None, since: DateTimeLike = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+        self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
     ) -> Paginator[Any]:
         """Every event (the typed event models), oldest first."""
         query = {k: _utc(v) for k, v in {"type": type, "since": since, "limit": limit}.items() if v is not None}
@@ -408,7 +424,7 @@ class TrackingResource(_Resource):
         """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`, `type`."""
         return self._list(self._api.bounces, timeout=timeout, cursor=cursor, limit=limit, **filters)
 
-    def record_bounce(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> BounceRecord:
+    def record_bounce(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[BounceParams]) -> BounceRecord:
         """`email` or `message_id`, `type`, and optionally `reason`, `diagnostic_code`, `occurred_at`."""
         return self._call("POST", self._api.record_bounce, _body(BounceReport, fields), idempotency_key=idempotency_key, timeout=timeout)
 
@@ -418,7 +434,7 @@ class AnalyticsResource(_Resource):
         super().__init__(client)
         self._api = AnalyticsApi(client.api_client)
 
-    def overview(self, *, since: DateTimeLike = None, until: DateTimeLike = None, timeout: Optional[float] = None) -> AnalyticsOverview:
+    def overview(self, *, since: Optional[DateTime] = None, until: Optional[DateTime] = None, timeout: Optional[float] = None) -> AnalyticsOverview:
         query = {k: _utc(v) for k, v in {"since": since, "until": until}.items() if v is not None}
         return self._call("GET", self._api.overview, timeout=timeout, **query)
 
@@ -431,7 +447,7 @@ class ConversionsResource(_Resource):
         super().__init__(client)
         self._api = ConversionsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Conversion:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ConversionParams]) -> Conversion:
         return self._call("POST", self._api.create, _body(ConversionCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Conversion]:
@@ -444,7 +460,7 @@ class PaymentsResource(_Resource):
         super().__init__(client)
         self._api = PaymentsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Payment:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[PaymentParams]) -> Payment:
         return self._call("POST", self._api.create, _body(PaymentCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Payment]:
@@ -457,13 +473,13 @@ class UsersResource(_Resource):
         super().__init__(client)
         self._api = UsersApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> User:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserCreateParams]) -> User:
         return self._call("POST", self._api.create, _body(UserCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def get(self, id: str, *, timeout: Optional[float] = None) -> User:
         return self._call("GET", self._api.get, id, timeout=timeout)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> User:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserUpdateParams]) -> User:
         return self._call("PATCH", self._api.update, id, _body(UserUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -485,7 +501,7 @@ class AuthResource(_Resource):
         """A session for the user (see also `Sendline.login`)."""
         return self._call("POST", self._api.login, LoginRequest(email=email, password=password), timeout=timeout)
 
-    def register(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Any) -> Session:
+    def register(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[RegisterParams]) -> Session:
         """`email`, `password`, and optionally `name`, `account_name` (when the server allows sign-up)."""
         return self._call("POST", self._api.register, _body(RegisterRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
 
