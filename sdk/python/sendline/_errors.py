@@ -38,7 +38,7 @@ class SendlineError(Exception):
         code = self.problem.get("code")
         self.code = code if isinstance(code, str) else None
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
-        self.request_id = self.headers.get("x-request-id") or self.headers.get("request-id")
+        self.request_id = self.headers.get("x-request-id")
 
     def __str__(self) -> str:
         return self.message
@@ -139,6 +139,9 @@ def error_for_response(
     code = problem.get("code")
     detail = problem.get("detail") or problem.get("title") or (body or "")[:200]
     message = f"{status}" + (f" {code}" if code else "") + (f": {detail}" if detail else "")
+    request_id = {k.lower(): v for k, v in headers.items()}.get("x-request-id")
+    if request_id:
+        message += f" (request {request_id})"
     if status == 429:
         return RateLimitError(message, status=status, problem=problem, headers=headers, retry_after=retry_after)
     cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else SendlineError)

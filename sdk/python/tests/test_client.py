@@ -153,7 +153,7 @@ def test_errors_by_status(server, status, error_class):
     assert type(error) is error_class and isinstance(error, sendline.SendlineError)
     assert error.status == status and error.code == "some_code" and error.request_id == "req_7"
     assert error.problem["detail"] == "some_code detail"
-    assert str(status) in str(error) and "some_code" in str(error) and "some_code detail" in str(error)
+    assert str(error) == f"{status} some_code: some_code detail (request req_7)"
     if error_class is sendline.ValidationError:
         assert error.errors == [sendline.FieldError(pointer="/email", detail="must be an email address")]
 
