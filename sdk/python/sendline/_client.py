@@ -150,7 +150,7 @@ class Sendline:
         anonymous = cls.__new__(cls)
         anonymous._configure(None, base_url, timeout, max_retries)
         api = AuthApi(anonymous.api_client)
-        session = anonymous.request(
+        session = anonymous._request(
             "POST",
             lambda headers, limit: api.login(
                 LoginRequest(email=email, password=password), _headers=headers, _request_timeout=limit
@@ -161,7 +161,7 @@ class Sendline:
     def __repr__(self) -> str:
         return f"Sendline(base_url={self.base_url!r})"
 
-    def request(
+    def _request(
         self,
         method: str,
         send: Callable[[Dict[str, str], float], T],

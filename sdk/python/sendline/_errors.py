@@ -2,16 +2,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
-
-@dataclass(frozen=True)
-class FieldError:
-    """One field at fault in a `ValidationError`: a JSON Pointer into the request and what is wrong."""
-
-    pointer: str
-    detail: str
+from sendline.models.field_error import FieldError
 
 
 class SendlineError(Exception):
@@ -45,7 +38,8 @@ class SendlineError(Exception):
 
 
 class ValidationError(SendlineError):
-    """400 or 422: the request does not fit the contract; `errors` names the fields at fault."""
+    """400 or 422: the request does not fit the contract; `errors` names the fields at fault
+    (`sendline.FieldError`: `pointer`, a JSON Pointer into the request, and `detail`)."""
 
     @property
     def errors(self) -> List[FieldError]:

@@ -129,4 +129,4 @@ def send_csv(
         answer.read()  # type: ignore[no-untyped-call]
         return cast(ContactImport, api_client.response_deserialize(answer, {"202": "ContactImport"}).data)
 
-    return client.request("POST", send, idempotency_key=idempotency_key, timeout=timeout, rewind=rewind)
+    return client._request("POST", send, idempotency_key=idempotency_key, timeout=timeout, rewind=rewind)

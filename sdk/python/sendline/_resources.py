@@ -144,7 +144,7 @@ class _Resource:
         timeout: Optional[float] = None,
         **kwargs: Any,
     ) -> T:
-        return self._client.request(
+        return self._client._request(
             method,
             lambda headers, limit: operation(*args, **kwargs, _headers=headers, _request_timeout=limit),
             idempotency_key=idempotency_key,
