@@ -16,6 +16,9 @@ class Page(Protocol[T_co]):
     @property
     def next_cursor(self) -> Optional[str]: ...
 
+    @property
+    def has_more(self) -> bool: ...
+
 
 class Paginator(Generic[T]):
     """Every item of a list, across pages, fetched lazily one page at a time as iteration needs them.

@@ -376,3 +376,27 @@ def test_enum_filters_take_plain_strings(server):
     server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
     list(client_of(server).contacts.list(status="unsubscribed"))
     assert parse_qs(urlsplit(server.received[0].path).query)["status"] == ["unsubscribed"]
+
+
+def test_a_replayed_or_reused_idempotency_key_as_a_server_answers_it(server):
+    """The shape of 05-sdk-client.json's idempotency steps, against a stand-in for the server's rules."""
+    stored = {}
+
+    def idempotent(request):
+        key, body = request.headers["idempotency-key"], request.body
+        if key not in stored:
+            stored[key] = (body, contact(f"ct_{len(stored) + 1}", json.loads(body)["email"]))
+            return Answer(201, stored[key][1])
+        if stored[key][0] != body:
+            return Answer(422, problem(422, "idempotency_key_reused"))
+        return Answer(201, stored[key][1], {"Idempotent-Replayed": "true"})
+
+    server.answers = [idempotent] * 3
+    client = client_of(server)
+    first = client.contacts.create(email="ada@example.com", tags=["vip"], idempotency_key="create-ada")
+    again = client.contacts.create(email="ada@example.com", tags=["vip"], idempotency_key="create-ada")
+    assert again.id == first.id
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.contacts.create(email="grace@example.com", idempotency_key="create-ada")
+    assert raised.value.status == 422 and raised.value.code == "idempotency_key_reused"
+    assert len(server.received) == 3
