@@ -390,7 +390,7 @@ class EventsResource(_Resource):
     def list(
         self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
     ) -> Paginator[Any]:
-        """Every event (the typed event models), oldest first."""
+        """Every event of the account, as the typed event models."""
         query = {k: _utc(v) for k, v in {"type": type, "since": since, "limit": limit}.items() if v is not None}
         return Paginator(lambda page: _Unwrapped(self._call("GET", self._api.list, timeout=timeout, cursor=page, **query)), cursor)
 
