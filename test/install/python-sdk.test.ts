@@ -43,7 +43,9 @@ describe('the Python SDK', () => {
   }, 120_000);
 
   it('types its hand-written modules strictly (mypy --strict)', async () => {
-    const modules = ['__init__', '_client', '_errors', '_imports', '_pagination', '_params', '_resources', 'webhooks'].map((m) => `sendline/${m}.py`);
+    const modules = ['__init__', '_client', '_deadline', '_errors', '_imports', '_pagination', '_params', '_resources', 'webhooks'].map(
+      (m) => `sendline/${m}.py`,
+    );
     const { code, output } = await run(DEV_PYTHON, ['-m', 'mypy', '--strict', '--follow-imports=silent', '--cache-dir=/dev/null', ...modules], {
       cwd: `${ROOT}/sdk/python`,
     });

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import urllib3
 
+from sendline._deadline import Deadline, enforce_deadlines
 from sendline._errors import (
     APIConnectionError,
     APITimeoutError,
@@ -122,6 +123,7 @@ class Sendline:
         self.api_client = ApiClient(configuration)
         """The generated client underneath, for the generated `…Api` classes."""
         self.api_client.user_agent = USER_AGENT
+        enforce_deadlines(self.api_client.rest_client.pool_manager)
 
         self.contacts = ContactsResource(self)
         self.contact_imports = ContactImportsResource(self)
@@ -181,15 +183,20 @@ class Sendline:
         retries = self.max_retries if max_retries is None else max_retries
         attempt = 0
         while True:
-            try:
-                # A copy each time: the generated code adds its own headers to the dict it gets.
-                return send(dict(headers), limit)
-            except ApiException as exception:
-                cause: BaseException = exception
-                error = self._response_error(exception)
-            except urllib3.exceptions.HTTPError as exception:
-                cause = exception
-                error = self._connection_error(exception, limit)
+            with Deadline(limit) as deadline:
+                try:
+                    # A copy each time: the generated code adds its own headers to the dict it gets.
+                    return send(dict(headers), limit)
+                except ApiException as exception:
+                    cause: BaseException = exception
+                    error = self._response_error(exception)
+                except (urllib3.exceptions.HTTPError, OSError) as exception:
+                    if not (isinstance(exception, urllib3.exceptions.HTTPError) or deadline.expired):
+                        raise  # not the network's: e.g. a file to upload that cannot be read
+                    cause = exception
+                    error = self._connection_error(exception, limit)
+            if deadline.expired and isinstance(error, APIConnectionError):
+                error = APITimeoutError(f"No response within {limit:g} s")
             delay = self._retry_delay(error, attempt, retries)
             if delay is None or (rewind is not None and not rewind()):
                 raise error from cause
@@ -208,7 +215,7 @@ class Sendline:
         )
 
     @staticmethod
-    def _connection_error(exception: urllib3.exceptions.HTTPError, limit: float) -> APIConnectionError:
+    def _connection_error(exception: BaseException, limit: float) -> APIConnectionError:
         # NewConnectionError (refused, unresolvable) subclasses urllib3's ConnectTimeoutError.
         if isinstance(exception, urllib3.exceptions.TimeoutError) and not isinstance(
             exception, urllib3.exceptions.NewConnectionError

@@ -24,6 +24,7 @@ class Answer:
     body: Union[dict, list, str, None] = None
     headers: Dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    trickle: float = 0.0  # seconds between the bytes of the body
 
 
 class Server:
@@ -69,7 +70,14 @@ class Server:
                     for name, value in answer.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if answer.trickle:
+                        for byte in data:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            if server.done.wait(answer.trickle):
+                                return
+                    else:
+                        self.wfile.write(data)
                 except OSError:
                     pass  # the client gave up (a timeout test)
 

@@ -400,3 +400,24 @@ def test_a_replayed_or_reused_idempotency_key_as_a_server_answers_it(server):
         client.contacts.create(email="grace@example.com", idempotency_key="create-ada")
     assert raised.value.status == 422 and raised.value.code == "idempotency_key_reused"
     assert len(server.received) == 3
+
+
+def test_a_server_trickling_its_answer_times_out_as_a_whole(server):
+    """Each byte comes well within the timeout, the whole answer does not."""
+    server.answers = [Answer(200, contact(), trickle=0.1)]
+    started = time.monotonic()
+    with pytest.raises(sendline.APITimeoutError) as raised:
+        client_of(server, timeout=0.5, max_retries=0).contacts.get("ct_1")
+    assert 0.45 <= elapsed(started) < 1.5
+    assert raised.value.__cause__ is not None
+
+
+def test_a_deadline_leaves_the_next_call_alone(server):
+    server.answers = [Answer(200, contact(), trickle=0.1), Answer(200, contact())]
+    client = client_of(server, timeout=0.5, max_retries=0)
+    with pytest.raises(sendline.APITimeoutError):
+        client.contacts.get("ct_1")
+    assert client.contacts.get("ct_1").id == "ct_1"
+    time.sleep(0.6)
+    server.answers = [Answer(200, contact())]
+    assert client.contacts.get("ct_1").id == "ct_1"
