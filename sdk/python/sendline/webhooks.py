@@ -26,6 +26,7 @@ __all__ = ["Webhook", "WebhookEvent", "UnknownEvent", "WebhookVerificationError"
 
 DEFAULT_TOLERANCE_SECONDS = 300
 HeaderValue = Union[str, bytes, Sequence[Union[str, bytes]]]
+_SIGNATURE_HEADERS = frozenset({"webhook-id", "webhook-timestamp", "webhook-signature"})
 
 
 class WebhookEvent(Protocol):
@@ -73,6 +74,8 @@ def _header_map(headers: Union[Mapping[str, HeaderValue], Iterable[Any]]) -> Dic
         key = _text(name).lower().replace("_", "-")
         if key.startswith("http-"):
             key = key[len("http-") :]
+        if key not in _SIGNATURE_HEADERS:
+            continue  # e.g. the rest of a WSGI environ, whose values are not all strings
         if isinstance(value, (list, tuple)):
             text = " ".join(_text(v) for v in value)
         else:

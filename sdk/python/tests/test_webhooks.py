@@ -42,6 +42,8 @@ def test_headers_in_any_case_as_lists_or_wsgi_keys():
     assert verifier.verify(body, {k.upper(): [v] for k, v in headers.items()}).id == "evt_1"
     assert verifier.verify(body, {"HTTP_" + k.upper().replace("-", "_"): v for k, v in headers.items()}).id == "evt_1"
     assert verifier.verify(body, list(headers.items())).id == "evt_1"
+    environ = {"wsgi.version": (1, 0), "wsgi.input": object(), "CONTENT_LENGTH": "12"}
+    assert verifier.verify(body, {**environ, **{"HTTP_" + k.upper().replace("-", "_"): v for k, v in headers.items()}}).id == "evt_1"
 
 
 def test_one_of_several_signatures_suffices():
