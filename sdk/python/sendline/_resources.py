@@ -96,6 +96,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+# The contract's date-time query parameters.
+DATE_TIME_QUERY = frozenset({"created_after", "created_before", "since", "until"})
 
 
 def _utc(value: Any) -> Any:
@@ -154,7 +156,7 @@ class _Resource:
     def _list(
         self, operation: Callable[..., Any], *args: Any, timeout: Optional[float], cursor: Optional[str], **query: Any
     ) -> Paginator[Any]:
-        given = {k: _utc(v) for k, v in query.items() if v is not None}
+        given = {k: _utc(v) if k in DATE_TIME_QUERY else v for k, v in query.items() if v is not None}
         return Paginator(lambda page: self._call("GET", operation, *args, timeout=timeout, cursor=page, **given), cursor)
 
 
@@ -391,7 +393,7 @@ class EventsResource(_Resource):
         self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
     ) -> Paginator[Any]:
         """Every event of the account, as the typed event models."""
-        query = {k: _utc(v) for k, v in {"type": type, "since": since, "limit": limit}.items() if v is not None}
+        query = {k: v for k, v in {"type": type, "since": _utc(since), "limit": limit}.items() if v is not None}
         return Paginator(lambda page: _Unwrapped(self._call("GET", self._api.list, timeout=timeout, cursor=page, **query)), cursor)
 
     def types(self, *, timeout: Optional[float] = None) -> EventsTypes200Response:

@@ -421,3 +421,10 @@ def test_a_deadline_leaves_the_next_call_alone(server):
     time.sleep(0.6)
     server.answers = [Answer(200, contact())]
     assert client.contacts.get("ct_1").id == "ct_1"
+
+
+def test_only_date_time_parameters_are_read_as_dates(server):
+    server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
+    list(client_of(server).contacts.list(tag="2026", q="2026-11-23", created_after="2026-11-23T08:00:00+02:00"))
+    query = parse_qs(urlsplit(server.received[0].path).query)
+    assert (query["tag"], query["q"], query["created_after"]) == (["2026"], ["2026-11-23"], ["2026-11-23T06:00:00.000000Z"])
