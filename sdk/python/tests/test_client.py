@@ -428,3 +428,11 @@ def test_only_date_time_parameters_are_read_as_dates(server):
     list(client_of(server).contacts.list(tag="2026", q="2026-11-23", created_after="2026-11-23T08:00:00+02:00"))
     query = parse_qs(urlsplit(server.received[0].path).query)
     assert (query["tag"], query["q"], query["created_after"]) == (["2026"], ["2026-11-23"], ["2026-11-23T06:00:00.000000Z"])
+
+
+def test_backoff_is_full_jitter_doubling_from_half_a_second_up_to_eight():
+    error = sendline.ServerError("503", status=503)
+    for attempt, cap in enumerate([0.5, 1, 2, 4, 8, 8, 8]):
+        delays = [sendline.Sendline._retry_delay(error, attempt, 10) for _ in range(200)]
+        assert all(0 <= d <= cap for d in delays) and max(delays) > cap / 2
+    assert sendline.Sendline._retry_delay(error, 2, 2) is None
