@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the SDKs and the fuzzing step need when it is missing, and says nothing when
 # everything is there: PHP and Ruby with their HTTP and test libraries (Debian packages), a Python
-# virtualenv with the Python SDK's dependencies and schemathesis (PyPI), and the pinned
-# openapi-generator jar (Maven Central).
+# virtualenv with the Python SDK's dependencies and schemathesis (PyPI), wheels of the SDK's
+# pinned dependencies, and the pinned openapi-generator jar (Maven Central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +10,8 @@ GENERATOR_VERSION=7.17.0
 JAR_DIR=.cache/openapi-generator
 JAR="$JAR_DIR/openapi-generator-cli-$GENERATOR_VERSION.jar"
 VENV=.venv
-PYTHON_REQUIREMENTS=(sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
+PYTHON_REQUIREMENTS=(sdk/python/requirements.txt sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
+PYTHON_WHEELS=.cache/python-wheels
 
 apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec)
 missing=()
@@ -30,6 +31,14 @@ if [ ! -x "$VENV/bin/python" ] || ! cat "${PYTHON_REQUIREMENTS[@]}" | cmp -s - "
   # Through the interpreter: pip's script names the path the virtualenv was made at, which a copy of it does not have.
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PYTHON_REQUIREMENTS[@]/#/-r}"
   cat "${PYTHON_REQUIREMENTS[@]}" > "$VENV/.requirements"
+fi
+# The wheels of the Python SDK's pinned dependencies: its install test puts the built SDK into a
+# fresh virtualenv from these, with no index.
+if ! cmp -s sdk/python/requirements.txt "$PYTHON_WHEELS/.requirements"; then
+  echo "ensure-toolchains: fetching the Python SDK's dependency wheels" >&2
+  rm -rf "$PYTHON_WHEELS" && mkdir -p "$PYTHON_WHEELS"
+  "$VENV/bin/python" -m pip download -q --disable-pip-version-check --only-binary=:all: -d "$PYTHON_WHEELS" -r sdk/python/requirements.txt
+  cp sdk/python/requirements.txt "$PYTHON_WHEELS/.requirements"
 fi
 
 bash scripts/ensure-pg-tools.sh

@@ -21,7 +21,7 @@ generate() {
   java -jar "$JAR" generate -i "$SPEC" -g "$language" -o "$OUT/$language" "${COMMON[@]}" "$@" >/dev/null
 }
 
-generate python --package-name sendline --additional-properties=projectName=sendline,packageVersion=0.1.0,packageUrl=https://github.com/sendline/sendline
+generate python -t sdk/templates/python --package-name sendline --additional-properties=projectName=sendline,packageVersion=0.1.0,packageUrl=https://github.com/sendline/sendline,httpUserAgent=sendline-python/0.1.0
 generate php -t sdk/templates/php --additional-properties=invokerPackage=Sendline,composerPackageName=sendline/sendline,artifactVersion=0.1.0,artifactUrl=https://github.com/sendline/sendline,licenseName=MIT,developerOrganization=Sendline,developerOrganizationUrl=https://github.com/sendline/sendline,httpUserAgent=sendline-php/0.1.0
 generate ruby -t sdk/templates/ruby --model-name-mappings Webhook=WebhookEndpoint --additional-properties=gemName=sendline,moduleName=Sendline,gemVersion=0.1.0,gemHomepage=https://github.com/sendline/sendline,gemSummary="Sendline API client",gemAuthor=Sendline,gemLicense=MIT
 

@@ -41,7 +41,7 @@ describe('SDK runners', () => {
       PYTHONPATH: `${ROOT}/sdk/python`,
     });
     expect(code, output).toBe(0);
-  });
+  }, 180_000);
 
   it('Ruby (RSpec)', async () => {
     const { code, output } = await run('rspec', ['--no-color', 'contract_spec'], `${ROOT}/sdk/ruby`, { RUBYLIB: `${ROOT}/sdk/ruby/lib` });

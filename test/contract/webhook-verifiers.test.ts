@@ -72,11 +72,11 @@ const RUNNERS: Record<string, { command: string; args: string[]; env?: Record<st
     args: [
       '-c',
       `import json, sys
-from sendline.webhooks import verify_webhook
+from sendline.webhooks import Webhook, WebhookVerificationError
 for d in json.load(sys.stdin):
     try:
-        verify_webhook(d["secret"], d["headers"], d["body"]); print("accepted")
-    except Exception:
+        Webhook(d["secret"]).verify(d["body"].encode(), d["headers"]); print("accepted")
+    except WebhookVerificationError:
         print("rejected")`,
     ],
     env: { PYTHONPATH: `${ROOT}/sdk/python` },

@@ -414,3 +414,39 @@ from sendline.models.webhook_test_result import WebhookTestResult as WebhookTest
 from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse as WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret as WebhookWithSecret
 
+
+# Sendline: the hand-written client over the generated code (sendline/_client.py and the modules
+# beside it, listed in .openapi-generator-ignore). The webhook verifier is `sendline.webhooks.Webhook`:
+# `sendline.Webhook` is the generated model of a webhook endpoint.
+from sendline._client import Sendline as Sendline
+from sendline._errors import (
+    APIConnectionError as APIConnectionError,
+    APITimeoutError as APITimeoutError,
+    AuthenticationError as AuthenticationError,
+    ConflictError as ConflictError,
+    NotFoundError as NotFoundError,
+    PermissionDeniedError as PermissionDeniedError,
+    RateLimitError as RateLimitError,
+    SendlineError as SendlineError,
+    ServerError as ServerError,
+    ValidationError as ValidationError,
+    WebhookVerificationError as WebhookVerificationError,
+)
+from sendline._pagination import Page as Page, Paginator as Paginator
+
+__all__ += [
+    "Sendline",
+    "SendlineError",
+    "APIConnectionError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ConflictError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServerError",
+    "ValidationError",
+    "WebhookVerificationError",
+    "Page",
+    "Paginator",
+]

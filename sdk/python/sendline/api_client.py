@@ -91,7 +91,7 @@ class ApiClient:
             self.default_headers[header_name] = header_value
         self.cookie = cookie
         # Set default User-Agent.
-        self.user_agent = 'OpenAPI-Generator/0.1.0/python'
+        self.user_agent = 'sendline-python/0.1.0'
         self.client_side_validation = configuration.client_side_validation
 
     def __enter__(self):

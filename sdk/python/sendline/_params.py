@@ -1,0 +1,136 @@
+"""The keyword arguments of the client's methods that send a body: the fields of the contract's
+request models, typed for type checkers (a misspelt or missing field is an error before running).
+Hand-written; kept across regeneration."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from typing_extensions import Required, TypedDict
+
+from sendline.models.audience import Audience
+from sendline.models.import_contact_row import ImportContactRow
+
+DateTime = Union[datetime, str]
+"""A `datetime` (naive means UTC) or an RFC 3339 string."""
+
+
+class _ContactFields(TypedDict, total=False):
+    first_name: Optional[str]
+    last_name: Optional[str]
+    attributes: Optional[Mapping[str, Any]]
+    tags: Optional[Sequence[str]]
+    status: str
+    status_reason: Optional[str]
+
+
+class ContactCreateParams(_ContactFields, total=False):
+    """`contacts.create` and `contacts.replace`."""
+
+    email: Required[str]
+
+
+class ContactUpdateParams(_ContactFields, total=False):
+    """`contacts.update`: the fields to change."""
+
+    email: str
+
+
+class AudienceParams(TypedDict, total=False):
+    tags_any: Sequence[str]
+    tags_all: Sequence[str]
+    exclude_tags: Sequence[str]
+
+
+class CampaignParams(TypedDict, total=False):
+    name: Required[str]
+    subject: Required[str]
+    from_email: Required[str]
+    content: Required[str]
+    from_name: Optional[str]
+    reply_to: Optional[str]
+    text_content: Optional[str]
+    preheader: Optional[str]
+    audience: Union[Audience, AudienceParams, None]
+    track_opens: bool
+    track_clicks: bool
+
+
+class ContactImportParams(TypedDict, total=False):
+    contacts: Required[Sequence[Union[ImportContactRow, Mapping[str, Any]]]]
+    mode: str
+    tags: Sequence[str]
+
+
+class ApiKeyCreateParams(TypedDict, total=False):
+    name: Required[str]
+    scopes: Sequence[str]
+    allowed_ips: Optional[Sequence[str]]
+    rate_limit_per_minute: Optional[int]
+    expires_at: Optional[DateTime]
+
+
+class ApiKeyUpdateParams(TypedDict, total=False):
+    name: str
+    scopes: Sequence[str]
+    allowed_ips: Optional[Sequence[str]]
+    rate_limit_per_minute: Optional[int]
+
+
+class WebhookParams(TypedDict, total=False):
+    url: Required[str]
+    events: Required[Sequence[str]]
+    description: Optional[str]
+    active: bool
+
+
+class ConversionParams(TypedDict, total=False):
+    type: Required[str]
+    contact_id: str
+    email: str
+    campaign_id: str
+    click_token: str
+    value: Optional[str]
+    currency: Optional[str]
+    affiliate_id: Optional[str]
+    external_id: Optional[str]
+    occurred_at: DateTime
+
+
+class PaymentParams(TypedDict, total=False):
+    amount: Required[str]
+    currency: Required[str]
+    external_id: Required[str]
+    contact_id: str
+    email: str
+    campaign_id: str
+    occurred_at: DateTime
+
+
+class BounceParams(TypedDict, total=False):
+    type: Required[str]
+    message_id: str
+    email: str
+    reason: Optional[str]
+    diagnostic_code: Optional[str]
+    occurred_at: DateTime
+
+
+class UserCreateParams(TypedDict, total=False):
+    email: Required[str]
+    password: Required[str]
+    name: Required[str]
+    role: str
+
+
+class UserUpdateParams(TypedDict, total=False):
+    name: str
+    role: str
+    password: str
+
+
+class RegisterParams(TypedDict, total=False):
+    email: Required[str]
+    password: Required[str]
+    name: Required[str]
+    account_name: Required[str]

@@ -1,0 +1,514 @@
+"""The client's resource namespaces (`client.contacts`, `client.campaigns`, …): one method per
+operation of the contract, named after its id (`Contacts_create` is `contacts.create`), path
+parameters positional, everything else keyword arguments; body fields are the fields of the
+operation's generated request model. Hand-written; kept across regeneration."""
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, TypeVar
+
+from dateutil.parser import isoparse
+from pydantic import BaseModel
+from typing_extensions import Unpack
+
+from sendline._errors import APITimeoutError
+from sendline._imports import CsvSource, send_csv
+from sendline._pagination import Paginator
+from sendline._params import (
+    ApiKeyCreateParams,
+    ApiKeyUpdateParams,
+    BounceParams,
+    CampaignParams,
+    ContactCreateParams,
+    ContactImportParams,
+    ContactUpdateParams,
+    ConversionParams,
+    DateTime,
+    PaymentParams,
+    RegisterParams,
+    UserCreateParams,
+    UserUpdateParams,
+    WebhookParams,
+)
+from sendline.api.analytics_api import AnalyticsApi
+from sendline.api.api_keys_api import ApiKeysApi
+from sendline.api.auth_api import AuthApi
+from sendline.api.campaigns_api import CampaignsApi
+from sendline.api.contact_imports_api import ContactImportsApi
+from sendline.api.contacts_api import ContactsApi
+from sendline.api.conversions_api import ConversionsApi
+from sendline.api.events_api import EventsApi
+from sendline.api.payments_api import PaymentsApi
+from sendline.api.tracking_api import TrackingApi
+from sendline.api.users_api import UsersApi
+from sendline.api.webhooks_api import WebhooksApi
+from sendline.models.analytics_overview import AnalyticsOverview
+from sendline.models.api_key import ApiKey
+from sendline.models.api_key_create import ApiKeyCreate
+from sendline.models.api_key_update import ApiKeyUpdate
+from sendline.models.api_key_with_secret import ApiKeyWithSecret
+from sendline.models.bounce_record import BounceRecord
+from sendline.models.bounce_report import BounceReport
+from sendline.models.campaign import Campaign
+from sendline.models.campaign_analytics import CampaignAnalytics
+from sendline.models.campaign_create import CampaignCreate
+from sendline.models.campaign_message import CampaignMessage
+from sendline.models.campaign_replace import CampaignReplace
+from sendline.models.campaign_schedule_request import CampaignScheduleRequest
+from sendline.models.campaign_send_request import CampaignSendRequest
+from sendline.models.campaign_test_request import CampaignTestRequest
+from sendline.models.campaign_test_result import CampaignTestResult
+from sendline.models.click_record import ClickRecord
+from sendline.models.contact import Contact
+from sendline.models.contact_activity import ContactActivity
+from sendline.models.contact_create import ContactCreate
+from sendline.models.contact_import import ContactImport
+from sendline.models.contact_import_request import ContactImportRequest
+from sendline.models.contact_replace import ContactReplace
+from sendline.models.contact_update import ContactUpdate
+from sendline.models.conversion import Conversion
+from sendline.models.conversion_create import ConversionCreate
+from sendline.models.event_page import EventPage
+from sendline.models.events_types200_response import EventsTypes200Response
+from sendline.models.login_request import LoginRequest
+from sendline.models.me import Me
+from sendline.models.open_record import OpenRecord
+from sendline.models.payment import Payment
+from sendline.models.payment_create import PaymentCreate
+from sendline.models.refresh_request import RefreshRequest
+from sendline.models.register_request import RegisterRequest
+from sendline.models.session import Session
+from sendline.models.user import User
+from sendline.models.user_create import UserCreate
+from sendline.models.user_update import UserUpdate
+from sendline.models.webhook import Webhook
+from sendline.models.webhook_create import WebhookCreate
+from sendline.models.webhook_delivery import WebhookDelivery
+from sendline.models.webhook_recover_request import WebhookRecoverRequest
+from sendline.models.webhook_recover_result import WebhookRecoverResult
+from sendline.models.webhook_replace import WebhookReplace
+from sendline.models.webhook_test_result import WebhookTestResult
+from sendline.models.webhook_with_secret import WebhookWithSecret
+
+if TYPE_CHECKING:
+    from sendline._client import Sendline
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+# The contract's date-time query parameters.
+DATE_TIME_QUERY = frozenset({"created_after", "created_before", "since", "until"})
+
+
+def _utc(value: Any) -> Any:
+    """A date-time argument as an aware UTC datetime (naive ones are UTC); anything else as given."""
+    if isinstance(value, str):
+        try:
+            value = isoparse(value)
+        except ValueError:
+            return value
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return value
+
+
+def _native(value: Any) -> Any:
+    """Body fields with every native datetime made UTC, so that it goes out with an offset."""
+    if isinstance(value, datetime):
+        return _utc(value)
+    if isinstance(value, dict):
+        return {k: _native(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_native(v) for v in value]
+    return value
+
+
+def _body(model: type[M], fields: Mapping[str, Any]) -> M:
+    """The request model of the fields given; a name it does not have is a TypeError, as a
+    misspelt keyword argument is in Python (the model would otherwise drop it silently)."""
+    known = set(model.model_fields) | {f.alias for f in model.model_fields.values() if f.alias}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise TypeError(f"{model.__name__} has no field {', '.join(map(repr, unknown))}; it has {', '.join(sorted(model.model_fields))}")
+    return model.model_validate(_native(fields))
+
+
+class _Resource:
+    def __init__(self, client: "Sendline") -> None:
+        self._client = client
+
+    def _call(
+        self,
+        method: str,
+        operation: Callable[..., T],
+        *args: Any,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        **kwargs: Any,
+    ) -> T:
+        return self._client._request(
+            method,
+            lambda headers, limit: operation(*args, **kwargs, _headers=headers, _request_timeout=limit),
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
+    def _list(
+        self, operation: Callable[..., Any], *args: Any, timeout: Optional[float], cursor: Optional[str], **query: Any
+    ) -> Paginator[Any]:
+        given = {k: _utc(v) if k in DATE_TIME_QUERY else v for k, v in query.items() if v is not None}
+        return Paginator(lambda page: self._call("GET", operation, *args, timeout=timeout, cursor=page, **given), cursor)
+
+
+class ContactsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
+        """`email` and optionally `first_name`, `last_name`, `attributes`, `tags`, `status`, `status_reason`."""
+        return self._call("POST", self._api.create, _body(ContactCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> Contact:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactUpdateParams]) -> Contact:
+        """Changes the fields given (PATCH)."""
+        return self._call("PATCH", self._api.update, id, _body(ContactUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def replace(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
+        return self._call("PUT", self._api.replace, id, _body(ContactReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(
+        self,
+        *,
+        status: Optional[str] = None,
+        tag: Optional[str] = None,
+        email: Optional[str] = None,
+        q: Optional[str] = None,
+        created_after: Optional[DateTime] = None,
+        created_before: Optional[DateTime] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Paginator[Contact]:
+        """Every contact matching the filters, fetched `limit` (default 50) at a time."""
+        return self._list(
+            self._api.list,
+            timeout=timeout,
+            cursor=cursor,
+            status=status,
+            tag=tag,
+            email=email,
+            q=q,
+            created_after=created_after,
+            created_before=created_before,
+            limit=limit,
+        )
+
+    def activity(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ContactActivity]:
+        return self._list(self._api.activity, id, timeout=timeout, cursor=cursor, limit=limit)
+
+    def import_csv(
+        self,
+        source: CsvSource,
+        *,
+        mode: Optional[str] = None,
+        tags: Optional[List[str]] = None,
+        mapping: Optional[Dict[str, str]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ContactImport:
+        """Imports a CSV file, streamed as a multipart upload; answers the queued import (see
+        `client.contact_imports.wait`). `source` is a path (`pathlib.Path`, or a `str` without a
+        line break), CSV text (a `str` with one), `bytes`, or a file opened for reading.
+        `mode`: `upsert` (default), `create_only` or `update_only`; `tags` are added to every
+        contact; `mapping` renames columns (`{"E-mail": "email"}`)."""
+        return send_csv(
+            self._client, source, mode=mode, tags=tags, mapping=mapping, idempotency_key=idempotency_key, timeout=timeout
+        )
+
+
+class ContactImportsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactImportsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactImportParams]) -> ContactImport:
+        """A JSON import: `contacts` (at most 10,000 rows), `mode`, `tags`. For CSV, `client.contacts.import_csv`."""
+        return self._call("POST", self._api.create, _body(ContactImportRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> ContactImport:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ContactImport]:
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+
+    def errors(self, id: str, *, timeout: Optional[float] = None) -> str:
+        """The failed rows as CSV text."""
+        return self._call("GET", self._api.errors, id, timeout=timeout)
+
+    def wait(self, id: str, *, timeout: float = 600.0, interval: float = 0.5) -> ContactImport:
+        """Polls the import until it is `completed` or `failed` and answers it; `APITimeoutError`
+        when it is still running after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.get(id)
+            if found.status in ("completed", "failed"):
+                return found
+            if time.monotonic() + interval > deadline:
+                raise APITimeoutError(f"Import {id} still {found.status} after {timeout:g} s")
+            time.sleep(interval)
+
+
+class CampaignsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = CampaignsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
+        """`name`, `subject`, `from_email`, `content`, and optionally `from_name`, `reply_to`,
+        `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
+        return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> Campaign:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
+        """Replaces a draft (PUT): the fields of `create`."""
+        return self._call("PUT", self._api.update, id, _body(CampaignReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[Campaign]:
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, status=status, limit=limit)
+
+    def messages(
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+    ) -> Paginator[CampaignMessage]:
+        return self._list(self._api.messages, id, timeout=timeout, cursor=cursor, status=status, limit=limit)
+
+    def send(self, id: str, *, scheduled_at: Optional[DateTime] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        """Sends now, or at `scheduled_at`."""
+        body = CampaignSendRequest.model_validate({"scheduled_at": _utc(scheduled_at)}) if scheduled_at is not None else None
+        return self._call("POST", self._api.send, id, body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def schedule(self, id: str, *, scheduled_at: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        body = CampaignScheduleRequest.model_validate({"scheduled_at": _utc(scheduled_at)})
+        return self._call("POST", self._api.schedule, id, body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def unschedule(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        return self._call("POST", self._api.unschedule, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def pause(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        return self._call("POST", self._api.pause, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def resume(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        return self._call("POST", self._api.resume, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def duplicate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+        return self._call("POST", self._api.duplicate, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def test(self, id: str, *, emails: List[str], idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> CampaignTestResult:
+        """Sends a test of the campaign to `emails`."""
+        body = CampaignTestRequest.model_validate({"emails": emails})
+        return self._call("POST", self._api.test, id, body, idempotency_key=idempotency_key, timeout=timeout)
+
+
+class ApiKeysResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ApiKeysApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyCreateParams]) -> ApiKeyWithSecret:
+        """`name`, `scopes`, and optionally `allowed_ips`, `rate_limit_per_minute`, `expires_at`."""
+        return self._call("POST", self._api.create, _body(ApiKeyCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> ApiKey:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyUpdateParams]) -> ApiKey:
+        return self._call("PATCH", self._api.update, id, _body(ApiKeyUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ApiKey]:
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+
+
+class WebhooksResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = WebhooksApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> WebhookWithSecret:
+        """`url`, `events`, and optionally `description`, `active`. The answer holds the signing `secret`."""
+        return self._call("POST", self._api.create, _body(WebhookCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> Webhook:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> Webhook:
+        return self._call("PUT", self._api.update, id, _body(WebhookReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[Webhook]:
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+
+    def deliveries(
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+    ) -> Paginator[WebhookDelivery]:
+        return self._list(self._api.deliveries, id, timeout=timeout, cursor=cursor, status=status, limit=limit)
+
+    def test(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookTestResult:
+        return self._call("POST", self._api.test, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def rotate_secret(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookWithSecret:
+        return self._call("POST", self._api.rotate_secret, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def recover(self, id: str, *, since: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookRecoverResult:
+        body = WebhookRecoverRequest.model_validate({"since": _utc(since)})
+        return self._call("POST", self._api.recover, id, body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def retry_delivery(self, id: str, delivery_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookDelivery:
+        return self._call("POST", self._api.retry_delivery, id, delivery_id, idempotency_key=idempotency_key, timeout=timeout)
+
+
+class EventsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = EventsApi(client.api_client)
+
+    def list(
+        self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+    ) -> Paginator[Any]:
+        """Every event of the account, as the typed event models."""
+        query = {k: v for k, v in {"type": type, "since": _utc(since), "limit": limit}.items() if v is not None}
+        return Paginator(lambda page: _Unwrapped(self._call("GET", self._api.list, timeout=timeout, cursor=page, **query)), cursor)
+
+    def types(self, *, timeout: Optional[float] = None) -> EventsTypes200Response:
+        return self._call("GET", self._api.types, timeout=timeout)
+
+
+class _Unwrapped:
+    """An event page with each event out of its one-of wrapper."""
+
+    def __init__(self, page: EventPage) -> None:
+        self.data = [getattr(e, "actual_instance", e) for e in page.data]
+        self.next_cursor = page.next_cursor
+        self.has_more = page.has_more
+
+
+class TrackingResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = TrackingApi(client.api_client)
+
+    def opens(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[OpenRecord]:
+        """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`."""
+        return self._list(self._api.opens, timeout=timeout, cursor=cursor, limit=limit, **filters)
+
+    def clicks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[ClickRecord]:
+        """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`, `url`."""
+        return self._list(self._api.clicks, timeout=timeout, cursor=cursor, limit=limit, **filters)
+
+    def bounces(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[BounceRecord]:
+        """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`, `type`."""
+        return self._list(self._api.bounces, timeout=timeout, cursor=cursor, limit=limit, **filters)
+
+    def record_bounce(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[BounceParams]) -> BounceRecord:
+        """`email` or `message_id`, `type`, and optionally `reason`, `diagnostic_code`, `occurred_at`."""
+        return self._call("POST", self._api.record_bounce, _body(BounceReport, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+
+class AnalyticsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = AnalyticsApi(client.api_client)
+
+    def overview(self, *, since: Optional[DateTime] = None, until: Optional[DateTime] = None, timeout: Optional[float] = None) -> AnalyticsOverview:
+        query = {k: _utc(v) for k, v in {"since": since, "until": until}.items() if v is not None}
+        return self._call("GET", self._api.overview, timeout=timeout, **query)
+
+    def campaign(self, id: str, *, timeout: Optional[float] = None) -> CampaignAnalytics:
+        return self._call("GET", self._api.campaign, id, timeout=timeout)
+
+
+class ConversionsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ConversionsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ConversionParams]) -> Conversion:
+        return self._call("POST", self._api.create, _body(ConversionCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Conversion]:
+        """Filters: `contact_id`, `campaign_id`, `since`, `until`, `type`."""
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit, **filters)
+
+
+class PaymentsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = PaymentsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[PaymentParams]) -> Payment:
+        return self._call("POST", self._api.create, _body(PaymentCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Payment]:
+        """Filters: `contact_id`, `campaign_id`, `since`, `until`."""
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit, **filters)
+
+
+class UsersResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = UsersApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserCreateParams]) -> User:
+        return self._call("POST", self._api.create, _body(UserCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> User:
+        return self._call("GET", self._api.get, id, timeout=timeout)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserUpdateParams]) -> User:
+        return self._call("PATCH", self._api.update, id, _body(UserUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[User]:
+        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+
+
+class AuthResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = AuthApi(client.api_client)
+
+    def me(self, *, timeout: Optional[float] = None) -> Me:
+        return self._call("GET", self._api.me, timeout=timeout)
+
+    def login(self, *, email: str, password: str, timeout: Optional[float] = None) -> Session:
+        """A session for the user (see also `Sendline.login`)."""
+        return self._call("POST", self._api.login, LoginRequest(email=email, password=password), timeout=timeout)
+
+    def register(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[RegisterParams]) -> Session:
+        """`email`, `password`, and optionally `name`, `account_name` (when the server allows sign-up)."""
+        return self._call("POST", self._api.register, _body(RegisterRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
+
+    def refresh(self, *, refresh_token: str, timeout: Optional[float] = None) -> Session:
+        return self._call("POST", self._api.refresh, RefreshRequest(refresh_token=refresh_token), timeout=timeout)
+
+    def logout(self, *, timeout: Optional[float] = None) -> None:
+        self._call("POST", self._api.logout, timeout=timeout)
