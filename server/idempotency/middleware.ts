@@ -119,6 +119,12 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
       const body = new PassThrough();
       pipeline(req, body, () => {});
       standInForBody(req, body);
+      // A body the handler left unread is read and dropped, as Node does for a request nobody read.
+      res.once('finish', () => {
+        if (req.readableEnded) return;
+        req.unpipe(body);
+        req.resume();
+      });
       bodyHash = () => (req.readableEnded ? Promise.race([hashing, delay(BODY_HASH_WAIT_MS)]) : Promise.resolve(null));
     }
     captureAnswer(res, async (chunks) => {

@@ -297,6 +297,25 @@ describe('Idempotency-Key on uploads', () => {
     expect(imports.body.data.filter((i: any) => i.id === firstBody.id)).toHaveLength(1);
   });
 
+  it('does not store an upload refused before its body was read, and drops the unread body', async () => {
+    const busy = await newAccount(a.url, 'busy');
+    for (let i = 0; i < 2; i++) {
+      await a.orm.em
+        .getConnection()
+        .execute("insert into contact_imports (id, account_id, status, mode) values (?, ?, 'running', 'upsert')", [
+          `imp_busy${i}${randomUUID().slice(0, 8)}`,
+          busy.accountId,
+        ]);
+    }
+    const k = key();
+    const csv = 'email\n' + Array.from({ length: 40_000 }, (_, i) => `busy-${i}@example.com`).join('\n');
+    const refused = await busy.api('POST', '/api/contacts/import', { raw: csv, ...withKey(k, { 'content-type': 'text/csv' }) });
+    expectProblem(refused, 429, 'too_many_imports');
+    expect((await rows(busy.accountId)).filter((r) => r.key === k)).toEqual([]);
+    // The connection is free again: the next request on it is answered.
+    expect((await busy.api('GET', '/api/auth/me')).status).toBe(200);
+  });
+
   it('runs exactly one of two duplicates sent at once to two servers', async () => {
     const secret: string = (await newApiKey(owner, a.url)).key.key;
     for (let i = 0; i < 10; i++) {
