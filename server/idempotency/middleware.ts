@@ -81,10 +81,15 @@ export interface IdempotencyOptions {
  */
 export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
   const { db, box, log } = options;
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  // Without a key, nothing more than this look-up (not even a promise).
+  return (req: Request, res: Response, next: NextFunction): Promise<void> | void => {
     const k = keyed.get(req);
     const principal = (res.locals as { principal?: Principal | null }).principal;
     if (!k || !principal) return next();
+    return once(req, res, next, k, principal);
+  };
+
+  async function once(req: Request, res: Response, next: NextFunction, k: Keyed, principal: Principal): Promise<void> {
     const r: Reservation = {
       accountId: principal.accountId,
       credential: principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId}`,
@@ -145,7 +150,7 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
       }
     });
     next();
-  };
+  }
 }
 
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && timingSafeEqual(a, b);
