@@ -104,14 +104,15 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
       const existing = await store.existing(db, r);
       if (existing.state === 'running' || (existing.state === 'none' && attempt >= 2)) throw inUse();
       if (existing.state === 'none') continue;
+      if (existing.method !== r.method || existing.path !== r.path) throw reused(existing);
       let bodyHash = k.bodyHash ?? EMPTY_BODY;
       if (streamed) {
+        // Read to its end (and no further than any stored request's could be) to compare it.
         const hashing = watchBody(req, options.maxStreamedBytes);
         req.resume();
         bodyHash = (await hashing) ?? Buffer.alloc(0);
       }
-      const same = existing.method === r.method && existing.path === r.path && equal(fingerprint(req, bodyHash), existing.requestHash);
-      if (!same) throw reused(existing);
+      if (!equal(fingerprint(req, bodyHash), existing.requestHash)) throw reused(existing);
       const plain = box.open(existing.answer, r);
       if (!plain) throw new Error(`the stored answer of an Idempotency-Key is sealed under key "${existing.answer.keyId}", which SECRET_KEYS no longer holds`);
       return replay(res, existing.status, plain);

@@ -256,6 +256,8 @@ describe('Idempotency-Key on uploads', () => {
   });
 
   it('answers 409 to a duplicate arriving while the first is still running, on another server', async () => {
+    // An account of its own: the imports of the tests above may still count against its limit.
+    const owner = await newAccount(a.url, 'slow');
     const k = key();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -314,6 +316,24 @@ describe('Idempotency-Key on uploads', () => {
     expect((await rows(busy.accountId)).filter((r) => r.key === k)).toEqual([]);
     // The connection is free again: the next request on it is answered.
     expect((await busy.api('GET', '/api/auth/me')).status).toBe(200);
+  });
+
+  it('runs one of two slow duplicates sent at once to two servers (a 5,000-row JSON import)', async () => {
+    const racer = await newAccount(a.url, 'racer');
+    const contacts = Array.from({ length: 5000 }, (_, i) => ({ email: `race-${i}@example.com`, first_name: `N${i}` }));
+    const k = key();
+    const send = (server: Sendline) =>
+      client(server.url, { authorization: `Bearer ${racer.token}` })('POST', '/api/contacts/import', { body: { contacts }, ...withKey(k) });
+    const answers = await Promise.all([send(a), send(b)]);
+    const ran = answers.filter((r) => r.status === 202 && r.headers.get('idempotent-replayed') === null);
+    expect(ran).toHaveLength(1);
+    const other = answers.find((r) => r !== ran[0])!;
+    if (other.status === 409) expectProblem(other, 409, 'idempotency_key_in_use');
+    else expect([other.status, other.headers.get('idempotent-replayed'), other.body.id]).toEqual([202, 'true', ran[0].body.id]);
+    const imports = await racer.api('GET', '/api/contacts/import');
+    expect(imports.body.data).toHaveLength(1);
+    const [{ count }] = await a.orm.em.getConnection().execute('select count(*)::int as count from contacts where account_id = ?', [racer.accountId]);
+    expect(count).toBe(5000);
   });
 
   it('runs exactly one of two duplicates sent at once to two servers', async () => {
