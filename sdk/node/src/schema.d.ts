@@ -4079,11 +4079,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The request has succeeded and a new resource has been created as a result. */
+            /** @description The new account's first session (never a replay: registering ignores `Idempotency-Key`). */
             201: {
                 headers: {
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
