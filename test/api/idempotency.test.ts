@@ -197,6 +197,25 @@ describe('Idempotency-Key', () => {
     expect(jobs).toHaveLength(1);
   });
 
+  it('frees the key of a request that never answered (its process died) after 10 minutes', async () => {
+    const k = key();
+    const credential = `user:${owner.userId}`;
+    const reserve = (minutesAgo: number) =>
+      a.orm.em.getConnection().execute(
+        `insert into idempotency_keys (account_id, credential, key, holder, method, path, created_at)
+           values (?, ?, ?, 'a dead process', 'POST', '/api/v1/contacts', now() - make_interval(mins => ?))
+           on conflict (account_id, credential, key) do update set created_at = excluded.created_at`,
+        [owner.accountId, credential, k, minutesAgo],
+      );
+    const body = { email: uniqueEmail('orphan') };
+    await reserve(9);
+    expectProblem(await owner.api('POST', '/api/contacts', { body, ...withKey(k) }), 409, 'idempotency_key_in_use');
+    await reserve(11);
+    expect((await owner.api('POST', '/api/contacts', { body, ...withKey(k) })).status).toBe(201);
+    const [row] = (await rows(owner.accountId)).filter((r) => r.key === k);
+    expect([row.status, row.holder]).toEqual([201, expect.not.stringMatching('a dead process')]);
+  });
+
   it('is accepted and ignored where no one is authenticated (login)', async () => {
     const k = key();
     const login = () => client(a.url)('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password }, ...withKey(k) });
