@@ -4,7 +4,19 @@ import { implementedHandlers } from '../../server/app.ts';
 import { sqlOf } from '../../server/db/kysely.ts';
 import { idempotencyStore } from '../../server/idempotency/store.ts';
 import type { Sendline } from '../../server/start.ts';
-import { client, expectProblem, newAccount, newApiKey, startTestServer, uniqueEmail, waitFor, type Client, type TestAccount } from '../helpers.ts';
+import type { ServerProcess } from '../process.ts';
+import {
+  client,
+  expectProblem,
+  newAccount,
+  newApiKey,
+  spawnTestServer,
+  startTestServer,
+  uniqueEmail,
+  waitFor,
+  type Client,
+  type TestAccount,
+} from '../helpers.ts';
 
 // A contact created with this first name fails once with a server error (a handler that throws),
 // as a database outage would, and succeeds when tried again.
@@ -20,13 +32,16 @@ const createContact = implementedHandlers.Contacts_create;
 };
 
 let a: Sendline;
-let b: Sendline;
+let b: ServerProcess;
 
 beforeAll(async () => {
-  // Two servers on one database, as two processes behind a load balancer.
-  [a, b] = await Promise.all([startTestServer(), startTestServer()]);
+  // Two processes on one database, as behind a load balancer: this one, and one started as `npm start` does.
+  [a, b] = await Promise.all([startTestServer(), spawnTestServer({}, { keepOutput: false })]);
 });
-afterAll(() => Promise.all([a?.stop(), b?.stop()]));
+afterAll(async () => {
+  b?.proc.kill('SIGTERM');
+  await Promise.all([a?.stop(), b?.exited]);
+});
 
 const key = () => `k-${randomUUID()}`;
 const withKey = (k: string, headers: Record<string, string> = {}) => ({ headers: { 'idempotency-key': k, ...headers } });
@@ -341,7 +356,7 @@ describe('Idempotency-Key on uploads', () => {
     const racer = await newAccount(a.url, 'racer');
     const contacts = Array.from({ length: 5000 }, (_, i) => ({ email: `race-${i}@example.com`, first_name: `N${i}` }));
     const k = key();
-    const send = (server: Sendline) =>
+    const send = (server: { url: string }) =>
       client(server.url, { authorization: `Bearer ${racer.token}` })('POST', '/api/contacts/import', { body: { contacts }, ...withKey(k) });
     const answers = await Promise.all([send(a), send(b)]);
     const ran = answers.filter((r) => r.status === 202 && r.headers.get('idempotent-replayed') === null);
@@ -360,7 +375,7 @@ describe('Idempotency-Key on uploads', () => {
     for (let i = 0; i < 10; i++) {
       const k = key();
       const email = uniqueEmail('race');
-      const send = (server: Sendline) => client(server.url, { 'x-api-key': secret })('POST', '/api/contacts', { body: { email }, ...withKey(k) });
+      const send = (server: { url: string }) => client(server.url, { 'x-api-key': secret })('POST', '/api/contacts', { body: { email }, ...withKey(k) });
       const answers = await Promise.all([send(a), send(b)]);
       const ran = answers.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
       expect(ran).toHaveLength(1);
