@@ -929,7 +929,7 @@ export interface components {
             /** @description The secret (`sl_live_…`). Stored only as a hash: keep it now. */
             key: string;
         };
-        /** @description The contact, the campaign or the click token names nothing of this account. */
+        /** @description The contact, the campaign or the click token names nothing of this account, or the `Idempotency-Key` was used for another request. */
         AttributionRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -941,7 +941,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "contact_not_found" | "campaign_not_found" | "invalid_click_token";
+            code: "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "idempotency_key_reused";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -1041,6 +1041,28 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             stats: components["schemas"]["CampaignStats"];
+        };
+        /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
+        CampaignActionConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_state_transition" | "idempotency_key_in_use";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         CampaignAnalytics: {
             campaign_id: string;
@@ -1435,6 +1457,28 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             status?: components["schemas"]["ContactStatus"];
             status_reason?: string | null;
+        };
+        /** @description A contact with this email exists (`existing_id` names it), or a request with the same `Idempotency-Key` is still running. */
+        ContactCreateConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "contact_exists" | "idempotency_key_in_use";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         ContactCreatedData: {
             contact: components["schemas"]["Contact"];
@@ -2094,7 +2138,51 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request, its JSON or its multipart body does not fit the contract. */
+        /** @description A request with the same `Idempotency-Key` is still running. */
+        IdempotencyKeyInUseResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "idempotency_key_in_use";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The `Idempotency-Key` was used for a different request. */
+        IdempotencyKeyReusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "idempotency_key_reused";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
         ImportBadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -2106,7 +2194,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "invalid_multipart";
+            code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2248,6 +2336,50 @@ export interface components {
              * @enum {string}
              */
             code: "invalid_credentials";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+        InvalidPostBodyResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+        InvalidPostResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_idempotency_key";
             /** @enum {boolean} */
             success: false;
             /** @description The fields at fault, for validation errors. */
@@ -2489,7 +2621,7 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "internal_error" | "not_implemented";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "not_implemented";
         /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
         RateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -2544,6 +2676,8 @@ export interface components {
             name: string;
             account_name: string;
         };
+        /** @description On the answer of a POST replayed for a repeated `Idempotency-Key`. */
+        ReplayedHeader: Record<string, never>;
         /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
         RoleRequiredResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -2755,6 +2889,28 @@ export interface components {
             /** @default member */
             role: components["schemas"]["UserRole"];
         };
+        /** @description A user with this email exists, or a request with the same `Idempotency-Key` is still running. */
+        UserCreateConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "email_taken" | "idempotency_key_in_use";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description One page of a list. */
         UserPage: {
             data: components["schemas"]["User"][];
@@ -2796,6 +2952,28 @@ export interface components {
             events: string[];
             /** @default true */
             active: boolean;
+        };
+        /** @description The webhook URL is refused, or the `Idempotency-Key` was used for another request. */
+        WebhookCreateRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_url" | "insecure_url" | "unsafe_url" | "idempotency_key_reused";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         /** @description One delivery of an event to a webhook, with its latest attempt. */
         WebhookDelivery: {
@@ -2948,6 +3126,13 @@ export interface components {
         "AttributionFilters.contact_id": string;
         "AttributionFilters.since": string;
         "AttributionFilters.until": string;
+        /**
+         * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+         *     distinct request. The same request with the same key within 24 hours gets the first one's
+         *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+         *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+         */
+        IdempotencyKeyHeader: string;
         /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
         "ImportCsvOptions.mapping": string;
         "ImportCsvOptions.mode": components["schemas"]["ImportMode"];
@@ -3189,7 +3374,15 @@ export interface operations {
     ApiKeys_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3202,19 +3395,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -3235,6 +3430,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -3251,6 +3455,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -3528,7 +3741,15 @@ export interface operations {
     Auth_login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3547,13 +3768,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description The email or the password is wrong. */
@@ -3607,7 +3828,15 @@ export interface operations {
     Auth_logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3620,13 +3849,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -3645,6 +3874,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SessionRequiredResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -3737,7 +3984,15 @@ export interface operations {
     Auth_refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3756,13 +4011,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description The refresh token is not valid or its session has ended, or it was used before (the session is then revoked). */
@@ -3806,7 +4061,15 @@ export interface operations {
     Auth_register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3816,7 +4079,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The request has succeeded and a new resource has been created as a result. */
+            /** @description The new account's first session (never a replay: registering ignores `Idempotency-Key`). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3825,13 +4088,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description Sign-up is disabled on this server. */
@@ -3966,7 +4229,15 @@ export interface operations {
     Campaigns_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3979,19 +4250,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4012,6 +4285,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -4028,6 +4310,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4323,7 +4614,15 @@ export interface operations {
     Campaigns_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4334,19 +4633,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4376,13 +4677,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4409,7 +4719,15 @@ export interface operations {
     Campaigns_duplicate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4420,19 +4738,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4460,6 +4780,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4569,7 +4907,15 @@ export interface operations {
     Campaigns_pause: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4580,19 +4926,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4622,13 +4970,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4655,7 +5012,15 @@ export interface operations {
     Campaigns_resume: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4666,19 +5031,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4708,13 +5075,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4741,7 +5117,15 @@ export interface operations {
     Campaigns_schedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4756,19 +5140,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4798,13 +5184,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
                 };
             };
             /** @description The body is larger than allowed. */
@@ -4823,6 +5209,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4849,7 +5244,15 @@ export interface operations {
     Campaigns_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4864,19 +5267,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -4906,13 +5311,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
                 };
             };
             /** @description The body is larger than allowed. */
@@ -4931,6 +5336,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -4957,7 +5371,15 @@ export interface operations {
     Campaigns_test: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -4972,19 +5394,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -5014,6 +5438,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -5030,6 +5463,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -5056,7 +5498,15 @@ export interface operations {
     Campaigns_unschedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -5067,19 +5517,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -5109,13 +5561,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The campaign's status does not allow the action; `current_status` says which it is. */
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -5221,7 +5682,15 @@ export interface operations {
     Contacts_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5234,19 +5703,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -5267,13 +5738,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description A contact with this email exists in the account; `existing_id` names it. */
+            /** @description A contact with this email exists (`existing_id` names it), or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ContactExistsResponse"];
+                    "application/problem+json": components["schemas"]["ContactCreateConflictResponse"];
                 };
             };
             /** @description The body is larger than allowed. */
@@ -5292,6 +5763,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -5395,7 +5875,15 @@ export interface operations {
                 /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                 mapping?: components["parameters"]["ImportCsvOptions.mapping"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5416,13 +5904,15 @@ export interface operations {
             /** @description The request has been accepted for processing, but processing has not yet completed. */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description The request, its JSON or its multipart body does not fit the contract. */
+            /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5449,6 +5939,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The import is larger than allowed, in bytes or in rows. */
             413: {
                 headers: {
@@ -5465,6 +5964,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Too many requests, or as many imports queued or running in the account as allowed. */
@@ -6171,7 +6679,15 @@ export interface operations {
     Conversions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6184,6 +6700,8 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,19 +6711,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Conversion"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -6226,6 +6746,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -6244,7 +6773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The contact, the campaign or the click token names nothing of this account. */
+            /** @description The contact, the campaign or the click token names nothing of this account, or the `Idempotency-Key` was used for another request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6494,7 +7023,15 @@ export interface operations {
     Payments_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6507,6 +7044,8 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,19 +7055,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -6549,6 +7090,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -6567,7 +7117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The contact, the campaign or the click token names nothing of this account. */
+            /** @description The contact, the campaign or the click token names nothing of this account, or the `Idempotency-Key` was used for another request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6677,7 +7227,15 @@ export interface operations {
     Tracking_recordBounce: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6690,19 +7248,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BounceRecord"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -6732,6 +7292,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -6748,6 +7317,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -6998,7 +7576,15 @@ export interface operations {
     Users_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7011,19 +7597,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -7044,13 +7632,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RoleRequiredResponse"];
                 };
             };
-            /** @description A user with this email exists. */
+            /** @description A user with this email exists, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["EmailTakenResponse"];
+                    "application/problem+json": components["schemas"]["UserCreateConflictResponse"];
                 };
             };
             /** @description The body is larger than allowed. */
@@ -7069,6 +7657,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -7435,7 +8032,15 @@ export interface operations {
     Webhooks_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7448,19 +8053,21 @@ export interface operations {
             /** @description The request has succeeded and a new resource has been created as a result. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -7481,6 +8088,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -7499,13 +8115,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The URL is not one Sendline delivers to. */
+            /** @description The webhook URL is refused, or the `Idempotency-Key` was used for another request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["WebhookUrlRefusedResponse"];
+                    "application/problem+json": components["schemas"]["WebhookCreateRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -7875,7 +8491,15 @@ export interface operations {
     Webhooks_retryDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
                 delivery_id: string;
@@ -7887,19 +8511,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -7927,6 +8553,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -7953,7 +8597,15 @@ export interface operations {
     Webhooks_recover: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -7968,19 +8620,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRecoverResult"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -8010,6 +8664,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -8026,6 +8689,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -8052,7 +8724,15 @@ export interface operations {
     Webhooks_rotateSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -8063,19 +8743,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -8103,6 +8785,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -8129,7 +8829,15 @@ export interface operations {
     Webhooks_test: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path: {
                 id: string;
             };
@@ -8140,19 +8848,21 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -8180,6 +8890,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

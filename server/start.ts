@@ -19,6 +19,7 @@ import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { SecretBox } from './webhooks/signing.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
+import { idempotencyStore } from './idempotency/store.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
@@ -97,6 +98,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     await startImportWorker(runtime, shutdown.signal);
     sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
+    queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
     await queue.start();

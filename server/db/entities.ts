@@ -8,6 +8,7 @@ import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactSta
 import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 import { RateLimitCounter } from '../http/entities.ts';
 import { ContactImport, ContactImportChunk, ContactImportError } from '../imports/entities.ts';
+import { IdempotencyKey } from '../idempotency/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -36,4 +37,5 @@ export const entities = [
   ContactImport,
   ContactImportChunk,
   ContactImportError,
+  IdempotencyKey,
 ] as const;

@@ -12,6 +12,9 @@ import { isValidEmail } from '../email.ts';
 import { applyRateLimit } from './rate-limit.ts';
 import { rememberRoutePatterns } from './route-patterns.ts';
 import { isStorableDateTime, toUtc } from './timestamps.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { checkIdempotencyKey, hashJsonBody, idempotent } from '../idempotency/middleware.ts';
+import { AnswerBox } from '../idempotency/sealing.ts';
 
 interface ApiLocals {
   services: Services;
@@ -126,14 +129,24 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
     serDes: [{ format: 'date-time', deserialize: toUtc, serialize: serializeDateTime }],
   });
+  const idempotency = {
+    db: sqlOf(runtime.orm.em.fork()),
+    box: new AnswerBox(config.secretKeys),
+    log: runtime.log,
+    maxStreamedBytes: config.imports.maxBytes + 1024 * 1024,
+  };
   for (const op of operations) {
     const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
     const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
-    const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
+    const post = op.method === 'post';
+    const json = express.json({ limit, type: ['application/json', 'application/*+json'], ...(post ? { verify: hashJsonBody } : {}) });
     // Only operations that declare a body read one (a GET with a large body is no 413).
     const body = op.takesBody ? [json, leaveStreamedBodies] : [];
     const codeCheck = config.validateResponses ? [refuseUndeclaredCodes(op.operationId, declaredProblemCodes(doc, op.path, op.method))] : [];
-    const chain = [...(op.authenticated ? [guard(op)] : []), ...body, rejectUnusableInput, ...validator, run(handler), ...codeCheck];
+    // Every POST takes an Idempotency-Key; without a caller to scope it to, it is checked and ignored.
+    const keyCheck = post ? [checkIdempotencyKey] : [];
+    const once = post && op.authenticated ? [idempotent(idempotency, op.takesBody)] : [];
+    const chain = [...(op.authenticated ? [guard(op)] : []), ...keyCheck, ...body, rejectUnusableInput, ...validator, ...once, run(handler), ...codeCheck];
     // Express types each method of a Router apart; op.method is one of get, put, post, patch, delete.
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }

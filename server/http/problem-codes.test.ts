@@ -80,14 +80,33 @@ describe('the problem code catalogue', () => {
   it('declares the codes an operation answers beyond the common ones', () => {
     const codesOf = (operation: string, status: number) => responses.find((r) => r.operation === operation && r.status === status)?.codes;
     const responses = errorResponses();
-    expect(codesOf('Campaigns_pause', 409)).toEqual(['invalid_state_transition']);
-    expect(codesOf('Contacts_create', 409)).toEqual(['contact_exists']);
+    expect(codesOf('Campaigns_pause', 409)).toEqual(['invalid_state_transition', 'idempotency_key_in_use']);
+    expect(codesOf('Contacts_create', 409)).toEqual(['contact_exists', 'idempotency_key_in_use']);
+    expect(codesOf('Contacts_replace', 409)).toEqual(['contact_exists']);
     expect(codesOf('Users_delete', 409)).toEqual(['last_owner']);
     expect(codesOf('Users_create', 403)).toEqual(['insufficient_scope', 'ip_not_allowed', 'session_required', 'insufficient_role']);
     expect(codesOf('Auth_login', 401)).toEqual(['invalid_credentials']);
     expect(codesOf('ContactImports_create', 413)).toEqual(['payload_too_large', 'too_many_rows']);
-    expect(codesOf('Webhooks_create', 422)).toEqual(['invalid_url', 'insecure_url', 'unsafe_url']);
+    expect(codesOf('Webhooks_create', 422)).toEqual(['invalid_url', 'insecure_url', 'unsafe_url', 'idempotency_key_reused']);
     expect(codesOf('Contacts_get', 404)).toEqual(['not_found']);
+  });
+
+  it('declares the Idempotency-Key codes on every POST that stores answers, and only there', () => {
+    const responses = errorResponses();
+    const unauthenticated = ['Auth_login', 'Auth_register', 'Auth_refresh'];
+    const posts = Object.values<any>(raw.paths)
+      .map((item) => item.post?.operationId as string | undefined)
+      .filter((id): id is string => Boolean(id));
+    expect(posts.length).toBeGreaterThan(20);
+    for (const operation of posts) {
+      expect(responses.find((r) => r.operation === operation && r.status === 400)?.codes, operation).toContain('invalid_idempotency_key');
+      if (unauthenticated.includes(operation)) continue;
+      expect(responses.find((r) => r.operation === operation && r.status === 409)?.codes, operation).toContain('idempotency_key_in_use');
+      expect(responses.find((r) => r.operation === operation && r.status === 422)?.codes, operation).toContain('idempotency_key_reused');
+    }
+    const idempotencyCodes = ['invalid_idempotency_key', 'idempotency_key_in_use', 'idempotency_key_reused'];
+    const elsewhere = responses.filter((r) => !posts.includes(r.operation) && r.codes.some((code) => idempotencyCodes.includes(code)));
+    expect(elsewhere).toEqual([]);
   });
 });
 

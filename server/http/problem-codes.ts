@@ -47,6 +47,9 @@ export const PROBLEM_STATUS = {
   too_many_invalid_api_keys: 429,
   too_many_imports: 429,
   headers_too_large: 431,
+  invalid_idempotency_key: 400,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   internal_error: 500,
   not_implemented: 501,
 } as const satisfies Record<ProblemCode, number>;

@@ -1,4 +1,5 @@
 import { handlers } from '../http/operations.ts';
+import { streamedBody } from '../http/streamed-body.ts';
 import { multipartUpload, parseMapping, parseTags } from './upload.ts';
 
 export const importHandlers = handlers({
@@ -10,7 +11,7 @@ export const importHandlers = handlers({
     }
     if (type === 'text/csv') {
       const options = { mode: query.mode ?? 'upsert', tags: parseTags(query.tags), mapping: parseMapping(query.mapping, 'query.mapping') };
-      return { status: 202, body: await services.imports.importUpload(principal.accountId, req, () => options) };
+      return { status: 202, body: await services.imports.importUpload(principal.accountId, streamedBody(req), () => options) };
     }
     const upload = await multipartUpload(req, services.imports.maxBytes);
     return { status: 202, body: await services.imports.importUpload(principal.accountId, upload.file, upload.options) };

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { Problem, validationFailed } from '../http/problem.ts';
+import { streamedBody } from '../http/streamed-body.ts';
 import type { ImportOptions } from './service.ts';
 
 const MODES = ['upsert', 'create_only', 'update_only'] as const;
@@ -88,6 +89,6 @@ export function multipartUpload(req: Request, maxBytes: number): Promise<{ file:
       },
       (error) => reject(unreadable(error)),
     );
-    req.pipe(parser);
+    streamedBody(req).pipe(parser);
   });
 }

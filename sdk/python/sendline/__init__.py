@@ -65,6 +65,7 @@ __all__ = [
     "BounceReport",
     "BounceType",
     "Campaign",
+    "CampaignActionConflictResponse",
     "CampaignAnalytics",
     "CampaignCancelledEvent",
     "CampaignCompletedData",
@@ -95,6 +96,7 @@ __all__ = [
     "ContactActivity",
     "ContactActivityPage",
     "ContactCreate",
+    "ContactCreateConflictResponse",
     "ContactCreatedData",
     "ContactCreatedEvent",
     "ContactDeletedData",
@@ -149,6 +151,8 @@ __all__ = [
     "FieldError",
     "ForbiddenResponse",
     "HeaderFieldsTooLargeResponse",
+    "IdempotencyKeyInUseResponse",
+    "IdempotencyKeyReusedResponse",
     "ImportBadRequestResponse",
     "ImportCompletedData",
     "ImportCompletedEvent",
@@ -160,6 +164,8 @@ __all__ = [
     "ImportTooLargeResponse",
     "InvalidBodyResponse",
     "InvalidCredentialsResponse",
+    "InvalidPostBodyResponse",
+    "InvalidPostResponse",
     "InvalidStateTransitionResponse",
     "LastOwnerResponse",
     "LinkStats",
@@ -195,11 +201,13 @@ __all__ = [
     "UnsupportedMediaTypeResponse",
     "User",
     "UserCreate",
+    "UserCreateConflictResponse",
     "UserPage",
     "UserRole",
     "UserUpdate",
     "Webhook",
     "WebhookCreate",
+    "WebhookCreateRefusedResponse",
     "WebhookDelivery",
     "WebhookDeliveryPage",
     "WebhookPage",
@@ -266,6 +274,7 @@ from sendline.models.bounce_record_page import BounceRecordPage as BounceRecordP
 from sendline.models.bounce_report import BounceReport as BounceReport
 from sendline.models.bounce_type import BounceType as BounceType
 from sendline.models.campaign import Campaign as Campaign
+from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse as CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics as CampaignAnalytics
 from sendline.models.campaign_cancelled_event import CampaignCancelledEvent as CampaignCancelledEvent
 from sendline.models.campaign_completed_data import CampaignCompletedData as CampaignCompletedData
@@ -296,6 +305,7 @@ from sendline.models.contact import Contact as Contact
 from sendline.models.contact_activity import ContactActivity as ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage as ContactActivityPage
 from sendline.models.contact_create import ContactCreate as ContactCreate
+from sendline.models.contact_create_conflict_response import ContactCreateConflictResponse as ContactCreateConflictResponse
 from sendline.models.contact_created_data import ContactCreatedData as ContactCreatedData
 from sendline.models.contact_created_event import ContactCreatedEvent as ContactCreatedEvent
 from sendline.models.contact_deleted_data import ContactDeletedData as ContactDeletedData
@@ -350,6 +360,8 @@ from sendline.models.events_types200_response import EventsTypes200Response as E
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.forbidden_response import ForbiddenResponse as ForbiddenResponse
 from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse as HeaderFieldsTooLargeResponse
+from sendline.models.idempotency_key_in_use_response import IdempotencyKeyInUseResponse as IdempotencyKeyInUseResponse
+from sendline.models.idempotency_key_reused_response import IdempotencyKeyReusedResponse as IdempotencyKeyReusedResponse
 from sendline.models.import_bad_request_response import ImportBadRequestResponse as ImportBadRequestResponse
 from sendline.models.import_completed_data import ImportCompletedData as ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent as ImportCompletedEvent
@@ -361,6 +373,8 @@ from sendline.models.import_status import ImportStatus as ImportStatus
 from sendline.models.import_too_large_response import ImportTooLargeResponse as ImportTooLargeResponse
 from sendline.models.invalid_body_response import InvalidBodyResponse as InvalidBodyResponse
 from sendline.models.invalid_credentials_response import InvalidCredentialsResponse as InvalidCredentialsResponse
+from sendline.models.invalid_post_body_response import InvalidPostBodyResponse as InvalidPostBodyResponse
+from sendline.models.invalid_post_response import InvalidPostResponse as InvalidPostResponse
 from sendline.models.invalid_state_transition_response import InvalidStateTransitionResponse as InvalidStateTransitionResponse
 from sendline.models.last_owner_response import LastOwnerResponse as LastOwnerResponse
 from sendline.models.link_stats import LinkStats as LinkStats
@@ -396,11 +410,13 @@ from sendline.models.unauthorized_response import UnauthorizedResponse as Unauth
 from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse as UnsupportedMediaTypeResponse
 from sendline.models.user import User as User
 from sendline.models.user_create import UserCreate as UserCreate
+from sendline.models.user_create_conflict_response import UserCreateConflictResponse as UserCreateConflictResponse
 from sendline.models.user_page import UserPage as UserPage
 from sendline.models.user_role import UserRole as UserRole
 from sendline.models.user_update import UserUpdate as UserUpdate
 from sendline.models.webhook import Webhook as Webhook
 from sendline.models.webhook_create import WebhookCreate as WebhookCreate
+from sendline.models.webhook_create_refused_response import WebhookCreateRefusedResponse as WebhookCreateRefusedResponse
 from sendline.models.webhook_delivery import WebhookDelivery as WebhookDelivery
 from sendline.models.webhook_delivery_page import WebhookDeliveryPage as WebhookDeliveryPage
 from sendline.models.webhook_page import WebhookPage as WebhookPage

@@ -141,15 +141,16 @@ class AuthApi
      * Operation login
      *
      * @param  \Sendline\Model\LoginRequest $login_request login_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function login($login_request, string $contentType = self::contentTypes['login'][0])
+    public function login($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
-        list($response) = $this->loginWithHttpInfo($login_request, $contentType);
+        list($response) = $this->loginWithHttpInfo($login_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -157,15 +158,16 @@ class AuthApi
      * Operation loginWithHttpInfo
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function loginWithHttpInfo($login_request, string $contentType = self::contentTypes['login'][0])
+    public function loginWithHttpInfo($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
-        $request = $this->loginRequest($login_request, $contentType);
+        $request = $this->loginRequest($login_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -199,7 +201,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -268,7 +270,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -324,14 +326,15 @@ class AuthApi
      * Operation loginAsync
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function loginAsync($login_request, string $contentType = self::contentTypes['login'][0])
+    public function loginAsync($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
-        return $this->loginAsyncWithHttpInfo($login_request, $contentType)
+        return $this->loginAsyncWithHttpInfo($login_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -343,15 +346,16 @@ class AuthApi
      * Operation loginAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function loginAsyncWithHttpInfo($login_request, string $contentType = self::contentTypes['login'][0])
+    public function loginAsyncWithHttpInfo($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
         $returnType = '\Sendline\Model\Session';
-        $request = $this->loginRequest($login_request, $contentType);
+        $request = $this->loginRequest($login_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -393,12 +397,13 @@ class AuthApi
      * Create request for operation 'login'
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function loginRequest($login_request, string $contentType = self::contentTypes['login'][0])
+    public function loginRequest($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
 
         // verify the required parameter 'login_request' is set
@@ -408,6 +413,16 @@ class AuthApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.login, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.login, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling AuthApi.login, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/auth/login';
         $formParams = [];
@@ -417,6 +432,10 @@ class AuthApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 
@@ -492,29 +511,31 @@ class AuthApi
     /**
      * Operation logout
      *
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
-    public function logout(string $contentType = self::contentTypes['logout'][0])
+    public function logout($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
     {
-        $this->logoutWithHttpInfo($contentType);
+        $this->logoutWithHttpInfo($idempotency_key, $contentType);
     }
 
     /**
      * Operation logoutWithHttpInfo
      *
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
-    public function logoutWithHttpInfo(string $contentType = self::contentTypes['logout'][0])
+    public function logoutWithHttpInfo($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
     {
-        $request = $this->logoutRequest($contentType);
+        $request = $this->logoutRequest($idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -545,7 +566,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -562,6 +583,22 @@ class AuthApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\SessionRequiredResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -592,14 +629,15 @@ class AuthApi
     /**
      * Operation logoutAsync
      *
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function logoutAsync(string $contentType = self::contentTypes['logout'][0])
+    public function logoutAsync($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
     {
-        return $this->logoutAsyncWithHttpInfo($contentType)
+        return $this->logoutAsyncWithHttpInfo($idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -610,15 +648,16 @@ class AuthApi
     /**
      * Operation logoutAsyncWithHttpInfo
      *
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function logoutAsyncWithHttpInfo(string $contentType = self::contentTypes['logout'][0])
+    public function logoutAsyncWithHttpInfo($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
     {
         $returnType = '';
-        $request = $this->logoutRequest($contentType);
+        $request = $this->logoutRequest($idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -646,14 +685,25 @@ class AuthApi
     /**
      * Create request for operation 'logout'
      *
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function logoutRequest(string $contentType = self::contentTypes['logout'][0])
+    public function logoutRequest($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
     {
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.logout, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.logout, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling AuthApi.logout, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/auth/logout';
         $formParams = [];
@@ -663,6 +713,10 @@ class AuthApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 
@@ -1051,15 +1105,16 @@ class AuthApi
      * Operation refresh
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request refresh_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function refresh($refresh_request, string $contentType = self::contentTypes['refresh'][0])
+    public function refresh($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
-        list($response) = $this->refreshWithHttpInfo($refresh_request, $contentType);
+        list($response) = $this->refreshWithHttpInfo($refresh_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1067,15 +1122,16 @@ class AuthApi
      * Operation refreshWithHttpInfo
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function refreshWithHttpInfo($refresh_request, string $contentType = self::contentTypes['refresh'][0])
+    public function refreshWithHttpInfo($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
-        $request = $this->refreshRequest($refresh_request, $contentType);
+        $request = $this->refreshRequest($refresh_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1109,7 +1165,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1172,7 +1228,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1220,14 +1276,15 @@ class AuthApi
      * Operation refreshAsync
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function refreshAsync($refresh_request, string $contentType = self::contentTypes['refresh'][0])
+    public function refreshAsync($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
-        return $this->refreshAsyncWithHttpInfo($refresh_request, $contentType)
+        return $this->refreshAsyncWithHttpInfo($refresh_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1239,15 +1296,16 @@ class AuthApi
      * Operation refreshAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function refreshAsyncWithHttpInfo($refresh_request, string $contentType = self::contentTypes['refresh'][0])
+    public function refreshAsyncWithHttpInfo($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
         $returnType = '\Sendline\Model\Session';
-        $request = $this->refreshRequest($refresh_request, $contentType);
+        $request = $this->refreshRequest($refresh_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1289,12 +1347,13 @@ class AuthApi
      * Create request for operation 'refresh'
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function refreshRequest($refresh_request, string $contentType = self::contentTypes['refresh'][0])
+    public function refreshRequest($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
 
         // verify the required parameter 'refresh_request' is set
@@ -1304,6 +1363,16 @@ class AuthApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.refresh, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.refresh, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling AuthApi.refresh, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/auth/refresh';
         $formParams = [];
@@ -1313,6 +1382,10 @@ class AuthApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 
@@ -1389,15 +1462,16 @@ class AuthApi
      * Operation register
      *
      * @param  \Sendline\Model\RegisterRequest $register_request register_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function register($register_request, string $contentType = self::contentTypes['register'][0])
+    public function register($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
-        list($response) = $this->registerWithHttpInfo($register_request, $contentType);
+        list($response) = $this->registerWithHttpInfo($register_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1405,15 +1479,16 @@ class AuthApi
      * Operation registerWithHttpInfo
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function registerWithHttpInfo($register_request, string $contentType = self::contentTypes['register'][0])
+    public function registerWithHttpInfo($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
-        $request = $this->registerRequest($register_request, $contentType);
+        $request = $this->registerRequest($register_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1447,7 +1522,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1522,7 +1597,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1586,14 +1661,15 @@ class AuthApi
      * Operation registerAsync
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function registerAsync($register_request, string $contentType = self::contentTypes['register'][0])
+    public function registerAsync($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
-        return $this->registerAsyncWithHttpInfo($register_request, $contentType)
+        return $this->registerAsyncWithHttpInfo($register_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1605,15 +1681,16 @@ class AuthApi
      * Operation registerAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function registerAsyncWithHttpInfo($register_request, string $contentType = self::contentTypes['register'][0])
+    public function registerAsyncWithHttpInfo($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
         $returnType = '\Sendline\Model\Session';
-        $request = $this->registerRequest($register_request, $contentType);
+        $request = $this->registerRequest($register_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1655,12 +1732,13 @@ class AuthApi
      * Create request for operation 'register'
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function registerRequest($register_request, string $contentType = self::contentTypes['register'][0])
+    public function registerRequest($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
 
         // verify the required parameter 'register_request' is set
@@ -1670,6 +1748,16 @@ class AuthApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.register, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling AuthApi.register, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling AuthApi.register, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/auth/register';
         $formParams = [];
@@ -1679,6 +1767,10 @@ class AuthApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 

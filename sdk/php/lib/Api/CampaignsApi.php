@@ -541,15 +541,16 @@ class CampaignsApi
      * Operation cancel
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function cancel($id, string $contentType = self::contentTypes['cancel'][0])
+    public function cancel($id, $idempotency_key = null, string $contentType = self::contentTypes['cancel'][0])
     {
-        list($response) = $this->cancelWithHttpInfo($id, $contentType);
+        list($response) = $this->cancelWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -557,15 +558,16 @@ class CampaignsApi
      * Operation cancelWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function cancelWithHttpInfo($id, string $contentType = self::contentTypes['cancel'][0])
+    public function cancelWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['cancel'][0])
     {
-        $request = $this->cancelRequest($id, $contentType);
+        $request = $this->cancelRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -599,7 +601,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -623,7 +625,13 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -674,7 +682,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -706,7 +714,15 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -738,14 +754,15 @@ class CampaignsApi
      * Operation cancelAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function cancelAsync($id, string $contentType = self::contentTypes['cancel'][0])
+    public function cancelAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['cancel'][0])
     {
-        return $this->cancelAsyncWithHttpInfo($id, $contentType)
+        return $this->cancelAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -757,15 +774,16 @@ class CampaignsApi
      * Operation cancelAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function cancelAsyncWithHttpInfo($id, string $contentType = self::contentTypes['cancel'][0])
+    public function cancelAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['cancel'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->cancelRequest($id, $contentType);
+        $request = $this->cancelRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -807,12 +825,13 @@ class CampaignsApi
      * Create request for operation 'cancel'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function cancelRequest($id, string $contentType = self::contentTypes['cancel'][0])
+    public function cancelRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['cancel'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -822,6 +841,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.cancel, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.cancel, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.cancel, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/cancel';
         $formParams = [];
@@ -831,6 +860,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -908,15 +941,16 @@ class CampaignsApi
      * Operation create
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create campaign_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($campaign_create, string $contentType = self::contentTypes['create'][0])
+    public function create($campaign_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($campaign_create, $contentType);
+        list($response) = $this->createWithHttpInfo($campaign_create, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -924,15 +958,16 @@ class CampaignsApi
      * Operation createWithHttpInfo
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($campaign_create, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($campaign_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($campaign_create, $contentType);
+        $request = $this->createRequest($campaign_create, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -966,7 +1001,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -982,6 +1017,12 @@ class CampaignsApi
                         $request,
                         $response,
                     );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
                 case 413:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\PayloadTooLargeResponse',
@@ -991,6 +1032,12 @@ class CampaignsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -1041,7 +1088,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1062,6 +1109,14 @@ class CampaignsApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1074,6 +1129,14 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1105,14 +1168,15 @@ class CampaignsApi
      * Operation createAsync
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($campaign_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($campaign_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($campaign_create, $contentType)
+        return $this->createAsyncWithHttpInfo($campaign_create, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1124,15 +1188,16 @@ class CampaignsApi
      * Operation createAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($campaign_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($campaign_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->createRequest($campaign_create, $contentType);
+        $request = $this->createRequest($campaign_create, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1174,12 +1239,13 @@ class CampaignsApi
      * Create request for operation 'create'
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($campaign_create, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($campaign_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'campaign_create' is set
@@ -1189,6 +1255,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.create, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.create, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.create, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns';
         $formParams = [];
@@ -1198,6 +1274,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 
@@ -1549,15 +1629,16 @@ class CampaignsApi
      * Operation duplicate
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function duplicate($id, string $contentType = self::contentTypes['duplicate'][0])
+    public function duplicate($id, $idempotency_key = null, string $contentType = self::contentTypes['duplicate'][0])
     {
-        list($response) = $this->duplicateWithHttpInfo($id, $contentType);
+        list($response) = $this->duplicateWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1565,15 +1646,16 @@ class CampaignsApi
      * Operation duplicateWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function duplicateWithHttpInfo($id, string $contentType = self::contentTypes['duplicate'][0])
+    public function duplicateWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['duplicate'][0])
     {
-        $request = $this->duplicateRequest($id, $contentType);
+        $request = $this->duplicateRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1607,7 +1689,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -1626,6 +1708,18 @@ class CampaignsApi
                 case 404:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\NotFoundResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -1676,7 +1770,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1701,6 +1795,22 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\NotFoundResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1732,14 +1842,15 @@ class CampaignsApi
      * Operation duplicateAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function duplicateAsync($id, string $contentType = self::contentTypes['duplicate'][0])
+    public function duplicateAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['duplicate'][0])
     {
-        return $this->duplicateAsyncWithHttpInfo($id, $contentType)
+        return $this->duplicateAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1751,15 +1862,16 @@ class CampaignsApi
      * Operation duplicateAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function duplicateAsyncWithHttpInfo($id, string $contentType = self::contentTypes['duplicate'][0])
+    public function duplicateAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['duplicate'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->duplicateRequest($id, $contentType);
+        $request = $this->duplicateRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1801,12 +1913,13 @@ class CampaignsApi
      * Create request for operation 'duplicate'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function duplicateRequest($id, string $contentType = self::contentTypes['duplicate'][0])
+    public function duplicateRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['duplicate'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -1816,6 +1929,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.duplicate, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.duplicate, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.duplicate, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/duplicate';
         $formParams = [];
@@ -1825,6 +1948,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -2662,15 +2789,16 @@ class CampaignsApi
      * Operation pause
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function pause($id, string $contentType = self::contentTypes['pause'][0])
+    public function pause($id, $idempotency_key = null, string $contentType = self::contentTypes['pause'][0])
     {
-        list($response) = $this->pauseWithHttpInfo($id, $contentType);
+        list($response) = $this->pauseWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -2678,15 +2806,16 @@ class CampaignsApi
      * Operation pauseWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function pauseWithHttpInfo($id, string $contentType = self::contentTypes['pause'][0])
+    public function pauseWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['pause'][0])
     {
-        $request = $this->pauseRequest($id, $contentType);
+        $request = $this->pauseRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -2720,7 +2849,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -2744,7 +2873,13 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -2795,7 +2930,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2827,7 +2962,15 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2859,14 +3002,15 @@ class CampaignsApi
      * Operation pauseAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function pauseAsync($id, string $contentType = self::contentTypes['pause'][0])
+    public function pauseAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['pause'][0])
     {
-        return $this->pauseAsyncWithHttpInfo($id, $contentType)
+        return $this->pauseAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -2878,15 +3022,16 @@ class CampaignsApi
      * Operation pauseAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function pauseAsyncWithHttpInfo($id, string $contentType = self::contentTypes['pause'][0])
+    public function pauseAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['pause'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->pauseRequest($id, $contentType);
+        $request = $this->pauseRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -2928,12 +3073,13 @@ class CampaignsApi
      * Create request for operation 'pause'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function pauseRequest($id, string $contentType = self::contentTypes['pause'][0])
+    public function pauseRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['pause'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -2943,6 +3089,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.pause, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.pause, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.pause, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/pause';
         $formParams = [];
@@ -2952,6 +3108,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -3029,15 +3189,16 @@ class CampaignsApi
      * Operation resume
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function resume($id, string $contentType = self::contentTypes['resume'][0])
+    public function resume($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
-        list($response) = $this->resumeWithHttpInfo($id, $contentType);
+        list($response) = $this->resumeWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -3045,15 +3206,16 @@ class CampaignsApi
      * Operation resumeWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function resumeWithHttpInfo($id, string $contentType = self::contentTypes['resume'][0])
+    public function resumeWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
-        $request = $this->resumeRequest($id, $contentType);
+        $request = $this->resumeRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -3087,7 +3249,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -3111,7 +3273,13 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -3162,7 +3330,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3194,7 +3362,15 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3226,14 +3402,15 @@ class CampaignsApi
      * Operation resumeAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function resumeAsync($id, string $contentType = self::contentTypes['resume'][0])
+    public function resumeAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
-        return $this->resumeAsyncWithHttpInfo($id, $contentType)
+        return $this->resumeAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -3245,15 +3422,16 @@ class CampaignsApi
      * Operation resumeAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function resumeAsyncWithHttpInfo($id, string $contentType = self::contentTypes['resume'][0])
+    public function resumeAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->resumeRequest($id, $contentType);
+        $request = $this->resumeRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -3295,12 +3473,13 @@ class CampaignsApi
      * Create request for operation 'resume'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function resumeRequest($id, string $contentType = self::contentTypes['resume'][0])
+    public function resumeRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -3310,6 +3489,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.resume, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.resume, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.resume, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/resume';
         $formParams = [];
@@ -3319,6 +3508,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -3397,15 +3590,16 @@ class CampaignsApi
      *
      * @param  string $id id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request campaign_schedule_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['schedule'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function schedule($id, $campaign_schedule_request, string $contentType = self::contentTypes['schedule'][0])
+    public function schedule($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
-        list($response) = $this->scheduleWithHttpInfo($id, $campaign_schedule_request, $contentType);
+        list($response) = $this->scheduleWithHttpInfo($id, $campaign_schedule_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -3414,15 +3608,16 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['schedule'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function scheduleWithHttpInfo($id, $campaign_schedule_request, string $contentType = self::contentTypes['schedule'][0])
+    public function scheduleWithHttpInfo($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
-        $request = $this->scheduleRequest($id, $campaign_schedule_request, $contentType);
+        $request = $this->scheduleRequest($id, $campaign_schedule_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -3456,7 +3651,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -3480,7 +3675,7 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
                         $request,
                         $response,
                     );
@@ -3493,6 +3688,12 @@ class CampaignsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -3543,7 +3744,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3575,7 +3776,7 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3592,6 +3793,14 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3624,14 +3833,15 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['schedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function scheduleAsync($id, $campaign_schedule_request, string $contentType = self::contentTypes['schedule'][0])
+    public function scheduleAsync($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
-        return $this->scheduleAsyncWithHttpInfo($id, $campaign_schedule_request, $contentType)
+        return $this->scheduleAsyncWithHttpInfo($id, $campaign_schedule_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -3644,15 +3854,16 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['schedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function scheduleAsyncWithHttpInfo($id, $campaign_schedule_request, string $contentType = self::contentTypes['schedule'][0])
+    public function scheduleAsyncWithHttpInfo($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->scheduleRequest($id, $campaign_schedule_request, $contentType);
+        $request = $this->scheduleRequest($id, $campaign_schedule_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -3695,12 +3906,13 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['schedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function scheduleRequest($id, $campaign_schedule_request, string $contentType = self::contentTypes['schedule'][0])
+    public function scheduleRequest($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -3717,6 +3929,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.schedule, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.schedule, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.schedule, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/schedule';
         $formParams = [];
@@ -3726,6 +3948,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -3810,16 +4036,17 @@ class CampaignsApi
      * Operation send
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request campaign_send_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['send'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function send($id, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
+    public function send($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
-        list($response) = $this->sendWithHttpInfo($id, $campaign_send_request, $contentType);
+        list($response) = $this->sendWithHttpInfo($id, $idempotency_key, $campaign_send_request, $contentType);
         return $response;
     }
 
@@ -3827,16 +4054,17 @@ class CampaignsApi
      * Operation sendWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['send'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function sendWithHttpInfo($id, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
+    public function sendWithHttpInfo($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
-        $request = $this->sendRequest($id, $campaign_send_request, $contentType);
+        $request = $this->sendRequest($id, $idempotency_key, $campaign_send_request, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -3870,7 +4098,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -3894,7 +4122,7 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
                         $request,
                         $response,
                     );
@@ -3907,6 +4135,12 @@ class CampaignsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -3957,7 +4191,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3989,7 +4223,7 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4006,6 +4240,14 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4037,15 +4279,16 @@ class CampaignsApi
      * Operation sendAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['send'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function sendAsync($id, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
+    public function sendAsync($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
-        return $this->sendAsyncWithHttpInfo($id, $campaign_send_request, $contentType)
+        return $this->sendAsyncWithHttpInfo($id, $idempotency_key, $campaign_send_request, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -4057,16 +4300,17 @@ class CampaignsApi
      * Operation sendAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['send'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function sendAsyncWithHttpInfo($id, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
+    public function sendAsyncWithHttpInfo($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->sendRequest($id, $campaign_send_request, $contentType);
+        $request = $this->sendRequest($id, $idempotency_key, $campaign_send_request, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -4108,13 +4352,14 @@ class CampaignsApi
      * Create request for operation 'send'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['send'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function sendRequest($id, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
+    public function sendRequest($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -4124,6 +4369,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.send, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.send, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.send, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
 
         $resourcePath = '/campaigns/{id}/send';
@@ -4134,6 +4389,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -4219,15 +4478,16 @@ class CampaignsApi
      *
      * @param  string $id id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request campaign_test_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function test($id, $campaign_test_request, string $contentType = self::contentTypes['test'][0])
+    public function test($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        list($response) = $this->testWithHttpInfo($id, $campaign_test_request, $contentType);
+        list($response) = $this->testWithHttpInfo($id, $campaign_test_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -4236,15 +4496,16 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function testWithHttpInfo($id, $campaign_test_request, string $contentType = self::contentTypes['test'][0])
+    public function testWithHttpInfo($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        $request = $this->testRequest($id, $campaign_test_request, $contentType);
+        $request = $this->testRequest($id, $campaign_test_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -4278,7 +4539,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -4300,6 +4561,12 @@ class CampaignsApi
                         $request,
                         $response,
                     );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
                 case 413:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\PayloadTooLargeResponse',
@@ -4309,6 +4576,12 @@ class CampaignsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -4359,7 +4632,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4388,6 +4661,14 @@ class CampaignsApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -4400,6 +4681,14 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4432,14 +4721,15 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function testAsync($id, $campaign_test_request, string $contentType = self::contentTypes['test'][0])
+    public function testAsync($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        return $this->testAsyncWithHttpInfo($id, $campaign_test_request, $contentType)
+        return $this->testAsyncWithHttpInfo($id, $campaign_test_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -4452,15 +4742,16 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function testAsyncWithHttpInfo($id, $campaign_test_request, string $contentType = self::contentTypes['test'][0])
+    public function testAsyncWithHttpInfo($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
         $returnType = '\Sendline\Model\CampaignTestResult';
-        $request = $this->testRequest($id, $campaign_test_request, $contentType);
+        $request = $this->testRequest($id, $campaign_test_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -4503,12 +4794,13 @@ class CampaignsApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function testRequest($id, $campaign_test_request, string $contentType = self::contentTypes['test'][0])
+    public function testRequest($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -4525,6 +4817,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.test, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.test, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.test, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/test';
         $formParams = [];
@@ -4534,6 +4836,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -4618,15 +4924,16 @@ class CampaignsApi
      * Operation unschedule
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function unschedule($id, string $contentType = self::contentTypes['unschedule'][0])
+    public function unschedule($id, $idempotency_key = null, string $contentType = self::contentTypes['unschedule'][0])
     {
-        list($response) = $this->unscheduleWithHttpInfo($id, $contentType);
+        list($response) = $this->unscheduleWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -4634,15 +4941,16 @@ class CampaignsApi
      * Operation unscheduleWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\InvalidStateTransitionResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function unscheduleWithHttpInfo($id, string $contentType = self::contentTypes['unschedule'][0])
+    public function unscheduleWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['unschedule'][0])
     {
-        $request = $this->unscheduleRequest($id, $contentType);
+        $request = $this->unscheduleRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -4676,7 +4984,7 @@ class CampaignsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -4700,7 +5008,13 @@ class CampaignsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -4751,7 +5065,7 @@ class CampaignsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4783,7 +5097,15 @@ class CampaignsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidStateTransitionResponse',
+                        '\Sendline\Model\CampaignActionConflictResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4815,14 +5137,15 @@ class CampaignsApi
      * Operation unscheduleAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function unscheduleAsync($id, string $contentType = self::contentTypes['unschedule'][0])
+    public function unscheduleAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['unschedule'][0])
     {
-        return $this->unscheduleAsyncWithHttpInfo($id, $contentType)
+        return $this->unscheduleAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -4834,15 +5157,16 @@ class CampaignsApi
      * Operation unscheduleAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function unscheduleAsyncWithHttpInfo($id, string $contentType = self::contentTypes['unschedule'][0])
+    public function unscheduleAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['unschedule'][0])
     {
         $returnType = '\Sendline\Model\Campaign';
-        $request = $this->unscheduleRequest($id, $contentType);
+        $request = $this->unscheduleRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -4884,12 +5208,13 @@ class CampaignsApi
      * Create request for operation 'unschedule'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function unscheduleRequest($id, string $contentType = self::contentTypes['unschedule'][0])
+    public function unscheduleRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['unschedule'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -4899,6 +5224,16 @@ class CampaignsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.unschedule, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling CampaignsApi.unschedule, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling CampaignsApi.unschedule, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/campaigns/{id}/unschedule';
         $formParams = [];
@@ -4908,6 +5243,10 @@ class CampaignsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {

@@ -498,6 +498,7 @@ class ContactImportsApi
      * Operation create
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request contact_import_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode mode (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
@@ -505,11 +506,11 @@ class ContactImportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function create($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($contact_import_request, $mode, $tags, $mapping, $contentType);
+        list($response) = $this->createWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
         return $response;
     }
 
@@ -517,6 +518,7 @@ class ContactImportsApi
      * Operation createWithHttpInfo
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
@@ -524,11 +526,11 @@ class ContactImportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($contact_import_request, $mode, $tags, $mapping, $contentType);
+        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -578,6 +580,12 @@ class ContactImportsApi
                         $request,
                         $response,
                     );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
                 case 413:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\ImportTooLargeResponse',
@@ -587,6 +595,12 @@ class ContactImportsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -658,6 +672,14 @@ class ContactImportsApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -670,6 +692,14 @@ class ContactImportsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -701,6 +731,7 @@ class ContactImportsApi
      * Operation createAsync
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
@@ -709,9 +740,9 @@ class ContactImportsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($contact_import_request, $mode, $tags, $mapping, $contentType)
+        return $this->createAsyncWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -723,6 +754,7 @@ class ContactImportsApi
      * Operation createAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
@@ -731,10 +763,10 @@ class ContactImportsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\ContactImport';
-        $request = $this->createRequest($contact_import_request, $mode, $tags, $mapping, $contentType);
+        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -776,6 +808,7 @@ class ContactImportsApi
      * Create request for operation 'create'
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
@@ -784,7 +817,7 @@ class ContactImportsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($contact_import_request, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'contact_import_request' is set
@@ -794,6 +827,16 @@ class ContactImportsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactImportsApi.create, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactImportsApi.create, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling ContactImportsApi.create, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         if ($tags !== null && strlen($tags) > 2000) {
             throw new \InvalidArgumentException('invalid length for "$tags" when calling ContactImportsApi.create, must be smaller than or equal to 2000.');
@@ -839,6 +882,10 @@ class ContactImportsApi
             false // required
         ) ?? []);
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 

@@ -996,15 +996,16 @@ class ContactsApi
      * Operation create
      *
      * @param  \Sendline\Model\ContactCreate $contact_create contact_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Contact|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ContactExistsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Contact|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ContactCreateConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($contact_create, string $contentType = self::contentTypes['create'][0])
+    public function create($contact_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($contact_create, $contentType);
+        list($response) = $this->createWithHttpInfo($contact_create, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1012,15 +1013,16 @@ class ContactsApi
      * Operation createWithHttpInfo
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Contact|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ContactExistsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Contact|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\ContactCreateConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($contact_create, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($contact_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($contact_create, $contentType);
+        $request = $this->createRequest($contact_create, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1054,7 +1056,7 @@ class ContactsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1072,7 +1074,7 @@ class ContactsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\ContactExistsResponse',
+                        '\Sendline\Model\ContactCreateConflictResponse',
                         $request,
                         $response,
                     );
@@ -1085,6 +1087,12 @@ class ContactsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -1135,7 +1143,7 @@ class ContactsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1159,7 +1167,7 @@ class ContactsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\ContactExistsResponse',
+                        '\Sendline\Model\ContactCreateConflictResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1176,6 +1184,14 @@ class ContactsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1207,14 +1223,15 @@ class ContactsApi
      * Operation createAsync
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($contact_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($contact_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($contact_create, $contentType)
+        return $this->createAsyncWithHttpInfo($contact_create, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1226,15 +1243,16 @@ class ContactsApi
      * Operation createAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($contact_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($contact_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\Contact';
-        $request = $this->createRequest($contact_create, $contentType);
+        $request = $this->createRequest($contact_create, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1276,12 +1294,13 @@ class ContactsApi
      * Create request for operation 'create'
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($contact_create, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($contact_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'contact_create' is set
@@ -1291,6 +1310,16 @@ class ContactsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactsApi.create, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactsApi.create, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling ContactsApi.create, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/contacts';
         $formParams = [];
@@ -1300,6 +1329,10 @@ class ContactsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 

@@ -550,15 +550,16 @@ class PaymentsApi
      * Operation create
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create payment_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($payment_create, string $contentType = self::contentTypes['create'][0])
+    public function create($payment_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($payment_create, $contentType);
+        list($response) = $this->createWithHttpInfo($payment_create, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -566,15 +567,16 @@ class PaymentsApi
      * Operation createWithHttpInfo
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Payment|\Sendline\Model\Payment|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\AttributionRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($payment_create, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($payment_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($payment_create, $contentType);
+        $request = $this->createRequest($payment_create, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -614,7 +616,7 @@ class PaymentsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -627,6 +629,12 @@ class PaymentsApi
                 case 403:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\ForbiddenResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
                         $request,
                         $response,
                     );
@@ -703,7 +711,7 @@ class PaymentsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -720,6 +728,14 @@ class PaymentsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\ForbiddenResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -775,14 +791,15 @@ class PaymentsApi
      * Operation createAsync
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($payment_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($payment_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($payment_create, $contentType)
+        return $this->createAsyncWithHttpInfo($payment_create, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -794,15 +811,16 @@ class PaymentsApi
      * Operation createAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($payment_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($payment_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\Payment';
-        $request = $this->createRequest($payment_create, $contentType);
+        $request = $this->createRequest($payment_create, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -844,12 +862,13 @@ class PaymentsApi
      * Create request for operation 'create'
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($payment_create, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($payment_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'payment_create' is set
@@ -859,6 +878,16 @@ class PaymentsApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling PaymentsApi.create, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling PaymentsApi.create, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling PaymentsApi.create, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/payments';
         $formParams = [];
@@ -868,6 +897,10 @@ class PaymentsApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 

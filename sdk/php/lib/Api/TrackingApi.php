@@ -1479,15 +1479,16 @@ class TrackingApi
      * Operation recordBounce
      *
      * @param  \Sendline\Model\BounceReport $bounce_report bounce_report (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\BounceRecord|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\BounceRecord|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function recordBounce($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
+    public function recordBounce($bounce_report, $idempotency_key = null, string $contentType = self::contentTypes['recordBounce'][0])
     {
-        list($response) = $this->recordBounceWithHttpInfo($bounce_report, $contentType);
+        list($response) = $this->recordBounceWithHttpInfo($bounce_report, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1495,15 +1496,16 @@ class TrackingApi
      * Operation recordBounceWithHttpInfo
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\BounceRecord|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\BounceRecord|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function recordBounceWithHttpInfo($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
+    public function recordBounceWithHttpInfo($bounce_report, $idempotency_key = null, string $contentType = self::contentTypes['recordBounce'][0])
     {
-        $request = $this->recordBounceRequest($bounce_report, $contentType);
+        $request = $this->recordBounceRequest($bounce_report, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1537,7 +1539,7 @@ class TrackingApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1559,6 +1561,12 @@ class TrackingApi
                         $request,
                         $response,
                     );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
                 case 413:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\PayloadTooLargeResponse',
@@ -1568,6 +1576,12 @@ class TrackingApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -1618,7 +1632,7 @@ class TrackingApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1647,6 +1661,14 @@ class TrackingApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1659,6 +1681,14 @@ class TrackingApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1690,14 +1720,15 @@ class TrackingApi
      * Operation recordBounceAsync
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function recordBounceAsync($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
+    public function recordBounceAsync($bounce_report, $idempotency_key = null, string $contentType = self::contentTypes['recordBounce'][0])
     {
-        return $this->recordBounceAsyncWithHttpInfo($bounce_report, $contentType)
+        return $this->recordBounceAsyncWithHttpInfo($bounce_report, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1709,15 +1740,16 @@ class TrackingApi
      * Operation recordBounceAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function recordBounceAsyncWithHttpInfo($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
+    public function recordBounceAsyncWithHttpInfo($bounce_report, $idempotency_key = null, string $contentType = self::contentTypes['recordBounce'][0])
     {
         $returnType = '\Sendline\Model\BounceRecord';
-        $request = $this->recordBounceRequest($bounce_report, $contentType);
+        $request = $this->recordBounceRequest($bounce_report, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1759,12 +1791,13 @@ class TrackingApi
      * Create request for operation 'recordBounce'
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function recordBounceRequest($bounce_report, string $contentType = self::contentTypes['recordBounce'][0])
+    public function recordBounceRequest($bounce_report, $idempotency_key = null, string $contentType = self::contentTypes['recordBounce'][0])
     {
 
         // verify the required parameter 'bounce_report' is set
@@ -1774,6 +1807,16 @@ class TrackingApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling TrackingApi.recordBounce, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling TrackingApi.recordBounce, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling TrackingApi.recordBounce, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/tracking/bounces';
         $formParams = [];
@@ -1783,6 +1826,10 @@ class TrackingApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 

@@ -514,15 +514,16 @@ class WebhooksApi
      * Operation create
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create webhook_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\WebhookUrlRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\WebhookCreateRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($webhook_create, string $contentType = self::contentTypes['create'][0])
+    public function create($webhook_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($webhook_create, $contentType);
+        list($response) = $this->createWithHttpInfo($webhook_create, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -530,15 +531,16 @@ class WebhooksApi
      * Operation createWithHttpInfo
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\WebhookUrlRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\WebhookCreateRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($webhook_create, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($webhook_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($webhook_create, $contentType);
+        $request = $this->createRequest($webhook_create, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -572,7 +574,7 @@ class WebhooksApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -585,6 +587,12 @@ class WebhooksApi
                 case 403:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\ForbiddenResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
                         $request,
                         $response,
                     );
@@ -602,7 +610,7 @@ class WebhooksApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\WebhookUrlRefusedResponse',
+                        '\Sendline\Model\WebhookCreateRefusedResponse',
                         $request,
                         $response,
                     );
@@ -653,7 +661,7 @@ class WebhooksApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -670,6 +678,14 @@ class WebhooksApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\ForbiddenResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -693,7 +709,7 @@ class WebhooksApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\WebhookUrlRefusedResponse',
+                        '\Sendline\Model\WebhookCreateRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -725,14 +741,15 @@ class WebhooksApi
      * Operation createAsync
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($webhook_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($webhook_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($webhook_create, $contentType)
+        return $this->createAsyncWithHttpInfo($webhook_create, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -744,15 +761,16 @@ class WebhooksApi
      * Operation createAsyncWithHttpInfo
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($webhook_create, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($webhook_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\WebhookWithSecret';
-        $request = $this->createRequest($webhook_create, $contentType);
+        $request = $this->createRequest($webhook_create, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -794,12 +812,13 @@ class WebhooksApi
      * Create request for operation 'create'
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($webhook_create, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($webhook_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'webhook_create' is set
@@ -809,6 +828,16 @@ class WebhooksApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.create, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.create, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling WebhooksApi.create, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/webhooks';
         $formParams = [];
@@ -818,6 +847,10 @@ class WebhooksApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
 
 
@@ -1922,15 +1955,16 @@ class WebhooksApi
      *
      * @param  string $id id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request webhook_recover_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recover'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\WebhookRecoverResult|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\WebhookRecoverResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function recover($id, $webhook_recover_request, string $contentType = self::contentTypes['recover'][0])
+    public function recover($id, $webhook_recover_request, $idempotency_key = null, string $contentType = self::contentTypes['recover'][0])
     {
-        list($response) = $this->recoverWithHttpInfo($id, $webhook_recover_request, $contentType);
+        list($response) = $this->recoverWithHttpInfo($id, $webhook_recover_request, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -1939,15 +1973,16 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recover'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\WebhookRecoverResult|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\WebhookRecoverResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function recoverWithHttpInfo($id, $webhook_recover_request, string $contentType = self::contentTypes['recover'][0])
+    public function recoverWithHttpInfo($id, $webhook_recover_request, $idempotency_key = null, string $contentType = self::contentTypes['recover'][0])
     {
-        $request = $this->recoverRequest($id, $webhook_recover_request, $contentType);
+        $request = $this->recoverRequest($id, $webhook_recover_request, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1981,7 +2016,7 @@ class WebhooksApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -2003,6 +2038,12 @@ class WebhooksApi
                         $request,
                         $response,
                     );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
                 case 413:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\PayloadTooLargeResponse',
@@ -2012,6 +2053,12 @@ class WebhooksApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -2062,7 +2109,7 @@ class WebhooksApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidBodyResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2091,6 +2138,14 @@ class WebhooksApi
                     );
                     $e->setResponseObject($data);
                     throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2103,6 +2158,14 @@ class WebhooksApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2135,14 +2198,15 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recover'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function recoverAsync($id, $webhook_recover_request, string $contentType = self::contentTypes['recover'][0])
+    public function recoverAsync($id, $webhook_recover_request, $idempotency_key = null, string $contentType = self::contentTypes['recover'][0])
     {
-        return $this->recoverAsyncWithHttpInfo($id, $webhook_recover_request, $contentType)
+        return $this->recoverAsyncWithHttpInfo($id, $webhook_recover_request, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -2155,15 +2219,16 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recover'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function recoverAsyncWithHttpInfo($id, $webhook_recover_request, string $contentType = self::contentTypes['recover'][0])
+    public function recoverAsyncWithHttpInfo($id, $webhook_recover_request, $idempotency_key = null, string $contentType = self::contentTypes['recover'][0])
     {
         $returnType = '\Sendline\Model\WebhookRecoverResult';
-        $request = $this->recoverRequest($id, $webhook_recover_request, $contentType);
+        $request = $this->recoverRequest($id, $webhook_recover_request, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -2206,12 +2271,13 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recover'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function recoverRequest($id, $webhook_recover_request, string $contentType = self::contentTypes['recover'][0])
+    public function recoverRequest($id, $webhook_recover_request, $idempotency_key = null, string $contentType = self::contentTypes['recover'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -2228,6 +2294,16 @@ class WebhooksApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.recover, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.recover, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling WebhooksApi.recover, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/webhooks/{id}/recover';
         $formParams = [];
@@ -2237,6 +2313,10 @@ class WebhooksApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -2322,15 +2402,16 @@ class WebhooksApi
      *
      * @param  string $id id (required)
      * @param  string $delivery_id delivery_id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\WebhookDelivery|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\WebhookDelivery|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function retryDelivery($id, $delivery_id, string $contentType = self::contentTypes['retryDelivery'][0])
+    public function retryDelivery($id, $delivery_id, $idempotency_key = null, string $contentType = self::contentTypes['retryDelivery'][0])
     {
-        list($response) = $this->retryDeliveryWithHttpInfo($id, $delivery_id, $contentType);
+        list($response) = $this->retryDeliveryWithHttpInfo($id, $delivery_id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -2339,15 +2420,16 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\WebhookDelivery|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\WebhookDelivery|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function retryDeliveryWithHttpInfo($id, $delivery_id, string $contentType = self::contentTypes['retryDelivery'][0])
+    public function retryDeliveryWithHttpInfo($id, $delivery_id, $idempotency_key = null, string $contentType = self::contentTypes['retryDelivery'][0])
     {
-        $request = $this->retryDeliveryRequest($id, $delivery_id, $contentType);
+        $request = $this->retryDeliveryRequest($id, $delivery_id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -2381,7 +2463,7 @@ class WebhooksApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -2400,6 +2482,18 @@ class WebhooksApi
                 case 404:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\NotFoundResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -2450,7 +2544,7 @@ class WebhooksApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2475,6 +2569,22 @@ class WebhooksApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\NotFoundResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2507,14 +2617,15 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function retryDeliveryAsync($id, $delivery_id, string $contentType = self::contentTypes['retryDelivery'][0])
+    public function retryDeliveryAsync($id, $delivery_id, $idempotency_key = null, string $contentType = self::contentTypes['retryDelivery'][0])
     {
-        return $this->retryDeliveryAsyncWithHttpInfo($id, $delivery_id, $contentType)
+        return $this->retryDeliveryAsyncWithHttpInfo($id, $delivery_id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -2527,15 +2638,16 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function retryDeliveryAsyncWithHttpInfo($id, $delivery_id, string $contentType = self::contentTypes['retryDelivery'][0])
+    public function retryDeliveryAsyncWithHttpInfo($id, $delivery_id, $idempotency_key = null, string $contentType = self::contentTypes['retryDelivery'][0])
     {
         $returnType = '\Sendline\Model\WebhookDelivery';
-        $request = $this->retryDeliveryRequest($id, $delivery_id, $contentType);
+        $request = $this->retryDeliveryRequest($id, $delivery_id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -2578,12 +2690,13 @@ class WebhooksApi
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function retryDeliveryRequest($id, $delivery_id, string $contentType = self::contentTypes['retryDelivery'][0])
+    public function retryDeliveryRequest($id, $delivery_id, $idempotency_key = null, string $contentType = self::contentTypes['retryDelivery'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -2600,6 +2713,16 @@ class WebhooksApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.retryDelivery, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.retryDelivery, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling WebhooksApi.retryDelivery, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/webhooks/{id}/deliveries/{delivery_id}/retry';
         $formParams = [];
@@ -2609,6 +2732,10 @@ class WebhooksApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -2694,15 +2821,16 @@ class WebhooksApi
      * Operation rotateSecret
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\WebhookWithSecret|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function rotateSecret($id, string $contentType = self::contentTypes['rotateSecret'][0])
+    public function rotateSecret($id, $idempotency_key = null, string $contentType = self::contentTypes['rotateSecret'][0])
     {
-        list($response) = $this->rotateSecretWithHttpInfo($id, $contentType);
+        list($response) = $this->rotateSecretWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -2710,15 +2838,16 @@ class WebhooksApi
      * Operation rotateSecretWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\WebhookWithSecret|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\WebhookWithSecret|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function rotateSecretWithHttpInfo($id, string $contentType = self::contentTypes['rotateSecret'][0])
+    public function rotateSecretWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['rotateSecret'][0])
     {
-        $request = $this->rotateSecretRequest($id, $contentType);
+        $request = $this->rotateSecretRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -2752,7 +2881,7 @@ class WebhooksApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -2771,6 +2900,18 @@ class WebhooksApi
                 case 404:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\NotFoundResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -2821,7 +2962,7 @@ class WebhooksApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2846,6 +2987,22 @@ class WebhooksApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\NotFoundResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -2877,14 +3034,15 @@ class WebhooksApi
      * Operation rotateSecretAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function rotateSecretAsync($id, string $contentType = self::contentTypes['rotateSecret'][0])
+    public function rotateSecretAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['rotateSecret'][0])
     {
-        return $this->rotateSecretAsyncWithHttpInfo($id, $contentType)
+        return $this->rotateSecretAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -2896,15 +3054,16 @@ class WebhooksApi
      * Operation rotateSecretAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function rotateSecretAsyncWithHttpInfo($id, string $contentType = self::contentTypes['rotateSecret'][0])
+    public function rotateSecretAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['rotateSecret'][0])
     {
         $returnType = '\Sendline\Model\WebhookWithSecret';
-        $request = $this->rotateSecretRequest($id, $contentType);
+        $request = $this->rotateSecretRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -2946,12 +3105,13 @@ class WebhooksApi
      * Create request for operation 'rotateSecret'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function rotateSecretRequest($id, string $contentType = self::contentTypes['rotateSecret'][0])
+    public function rotateSecretRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['rotateSecret'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -2961,6 +3121,16 @@ class WebhooksApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.rotateSecret, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.rotateSecret, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling WebhooksApi.rotateSecret, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/webhooks/{id}/rotate-secret';
         $formParams = [];
@@ -2970,6 +3140,10 @@ class WebhooksApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {
@@ -3047,15 +3221,16 @@ class WebhooksApi
      * Operation test
      *
      * @param  string $id id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\WebhookTestResult|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\WebhookTestResult|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function test($id, string $contentType = self::contentTypes['test'][0])
+    public function test($id, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        list($response) = $this->testWithHttpInfo($id, $contentType);
+        list($response) = $this->testWithHttpInfo($id, $idempotency_key, $contentType);
         return $response;
     }
 
@@ -3063,15 +3238,16 @@ class WebhooksApi
      * Operation testWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\WebhookTestResult|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\WebhookTestResult|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function testWithHttpInfo($id, string $contentType = self::contentTypes['test'][0])
+    public function testWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        $request = $this->testRequest($id, $contentType);
+        $request = $this->testRequest($id, $idempotency_key, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -3105,7 +3281,7 @@ class WebhooksApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $request,
                         $response,
                     );
@@ -3124,6 +3300,18 @@ class WebhooksApi
                 case 404:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\NotFoundResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -3174,7 +3362,7 @@ class WebhooksApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\BadRequestResponse',
+                        '\Sendline\Model\InvalidPostResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3199,6 +3387,22 @@ class WebhooksApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\NotFoundResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -3230,14 +3434,15 @@ class WebhooksApi
      * Operation testAsync
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function testAsync($id, string $contentType = self::contentTypes['test'][0])
+    public function testAsync($id, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
-        return $this->testAsyncWithHttpInfo($id, $contentType)
+        return $this->testAsyncWithHttpInfo($id, $idempotency_key, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -3249,15 +3454,16 @@ class WebhooksApi
      * Operation testAsyncWithHttpInfo
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function testAsyncWithHttpInfo($id, string $contentType = self::contentTypes['test'][0])
+    public function testAsyncWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
         $returnType = '\Sendline\Model\WebhookTestResult';
-        $request = $this->testRequest($id, $contentType);
+        $request = $this->testRequest($id, $idempotency_key, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -3299,12 +3505,13 @@ class WebhooksApi
      * Create request for operation 'test'
      *
      * @param  string $id (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function testRequest($id, string $contentType = self::contentTypes['test'][0])
+    public function testRequest($id, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
 
         // verify the required parameter 'id' is set
@@ -3314,6 +3521,16 @@ class WebhooksApi
             );
         }
 
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.test, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling WebhooksApi.test, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling WebhooksApi.test, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
 
         $resourcePath = '/webhooks/{id}/test';
         $formParams = [];
@@ -3323,6 +3540,10 @@ class WebhooksApi
         $multipart = false;
 
 
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
 
         // path params
         if ($id !== null) {

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * AttributionRefusedResponse Class Doc Comment
  *
  * @category Class
- * @description The contact, the campaign or the click token names nothing of this account.
+ * @description The contact, the campaign or the click token names nothing of this account, or the &#x60;Idempotency-Key&#x60; was used for another request.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -280,6 +280,7 @@ class AttributionRefusedResponse implements ModelInterface, ArrayAccess, \JsonSe
     public const CODE_CONTACT_NOT_FOUND = 'contact_not_found';
     public const CODE_CAMPAIGN_NOT_FOUND = 'campaign_not_found';
     public const CODE_INVALID_CLICK_TOKEN = 'invalid_click_token';
+    public const CODE_IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
 
     /**
      * Gets allowable values of the enum
@@ -292,6 +293,7 @@ class AttributionRefusedResponse implements ModelInterface, ArrayAccess, \JsonSe
             self::CODE_CONTACT_NOT_FOUND,
             self::CODE_CAMPAIGN_NOT_FOUND,
             self::CODE_INVALID_CLICK_TOKEN,
+            self::CODE_IDEMPOTENCY_KEY_REUSED,
         ];
     }
 

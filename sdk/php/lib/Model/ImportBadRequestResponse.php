@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * ImportBadRequestResponse Class Doc Comment
  *
  * @category Class
- * @description The request, its JSON or its multipart body does not fit the contract.
+ * @description The request, its JSON or its multipart body, or its &#x60;Idempotency-Key&#x60; header does not fit the contract.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -280,6 +280,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     public const CODE_VALIDATION_FAILED = 'validation_failed';
     public const CODE_INVALID_JSON = 'invalid_json';
     public const CODE_INVALID_MULTIPART = 'invalid_multipart';
+    public const CODE_INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key';
 
     /**
      * Gets allowable values of the enum
@@ -292,6 +293,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
             self::CODE_VALIDATION_FAILED,
             self::CODE_INVALID_JSON,
             self::CODE_INVALID_MULTIPART,
+            self::CODE_INVALID_IDEMPOTENCY_KEY,
         ];
     }
 

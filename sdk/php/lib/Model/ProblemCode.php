@@ -224,6 +224,21 @@ class ProblemCode
     public const HEADERS_TOO_LARGE = 'headers_too_large';
 
     /**
+     * The &#x60;Idempotency-Key&#x60; header is empty, longer than 255 characters, or has characters other than printable ASCII.
+     */
+    public const INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key';
+
+    /**
+     * A request with this &#x60;Idempotency-Key&#x60; is still being answered; retry once it is done.
+     */
+    public const IDEMPOTENCY_KEY_IN_USE = 'idempotency_key_in_use';
+
+    /**
+     * This &#x60;Idempotency-Key&#x60; was used in the last 24 hours for a different request (another method, path or body); use a new key.
+     */
+    public const IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
+
+    /**
      * Something went wrong on the server; it has been logged.
      */
     public const INTERNAL_ERROR = 'internal_error';
@@ -276,6 +291,9 @@ class ProblemCode
             self::TOO_MANY_INVALID_API_KEYS,
             self::TOO_MANY_IMPORTS,
             self::HEADERS_TOO_LARGE,
+            self::INVALID_IDEMPOTENCY_KEY,
+            self::IDEMPOTENCY_KEY_IN_USE,
+            self::IDEMPOTENCY_KEY_REUSED,
             self::INTERNAL_ERROR,
             self::NOT_IMPLEMENTED
         ];

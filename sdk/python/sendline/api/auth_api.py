@@ -16,6 +16,9 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
+from pydantic import Field, field_validator
+from typing import Optional
+from typing_extensions import Annotated
 from sendline.models.login_request import LoginRequest
 from sendline.models.me import Me
 from sendline.models.refresh_request import RefreshRequest
@@ -44,6 +47,7 @@ class AuthApi:
     def login(
         self,
         login_request: LoginRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -63,6 +67,8 @@ class AuthApi:
 
         :param login_request: (required)
         :type login_request: LoginRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -87,6 +93,7 @@ class AuthApi:
 
         _param = self._login_serialize(
             login_request=login_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -95,7 +102,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -117,6 +124,7 @@ class AuthApi:
     def login_with_http_info(
         self,
         login_request: LoginRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -136,6 +144,8 @@ class AuthApi:
 
         :param login_request: (required)
         :type login_request: LoginRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -160,6 +170,7 @@ class AuthApi:
 
         _param = self._login_serialize(
             login_request=login_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -168,7 +179,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -190,6 +201,7 @@ class AuthApi:
     def login_without_preload_content(
         self,
         login_request: LoginRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -209,6 +221,8 @@ class AuthApi:
 
         :param login_request: (required)
         :type login_request: LoginRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -233,6 +247,7 @@ class AuthApi:
 
         _param = self._login_serialize(
             login_request=login_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -241,7 +256,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -258,6 +273,7 @@ class AuthApi:
     def _login_serialize(
         self,
         login_request,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -281,6 +297,8 @@ class AuthApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if login_request is not None:
@@ -337,6 +355,7 @@ class AuthApi:
     @validate_call
     def logout(
         self,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -354,6 +373,8 @@ class AuthApi:
 
         End the current session: its access and refresh tokens stop working at once.
 
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -377,6 +398,7 @@ class AuthApi:
         """ # noqa: E501
 
         _param = self._logout_serialize(
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -385,9 +407,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "BadRequestResponse",
+            '400': "InvalidPostResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -405,6 +429,7 @@ class AuthApi:
     @validate_call
     def logout_with_http_info(
         self,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -422,6 +447,8 @@ class AuthApi:
 
         End the current session: its access and refresh tokens stop working at once.
 
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -445,6 +472,7 @@ class AuthApi:
         """ # noqa: E501
 
         _param = self._logout_serialize(
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -453,9 +481,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "BadRequestResponse",
+            '400': "InvalidPostResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -473,6 +503,7 @@ class AuthApi:
     @validate_call
     def logout_without_preload_content(
         self,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -490,6 +521,8 @@ class AuthApi:
 
         End the current session: its access and refresh tokens stop working at once.
 
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -513,6 +546,7 @@ class AuthApi:
         """ # noqa: E501
 
         _param = self._logout_serialize(
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -521,9 +555,11 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "BadRequestResponse",
+            '400': "InvalidPostResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -536,6 +572,7 @@ class AuthApi:
 
     def _logout_serialize(
         self,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -559,6 +596,8 @@ class AuthApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
 
@@ -863,6 +902,7 @@ class AuthApi:
     def refresh(
         self,
         refresh_request: RefreshRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -882,6 +922,8 @@ class AuthApi:
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -906,6 +948,7 @@ class AuthApi:
 
         _param = self._refresh_serialize(
             refresh_request=refresh_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -914,7 +957,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -935,6 +978,7 @@ class AuthApi:
     def refresh_with_http_info(
         self,
         refresh_request: RefreshRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -954,6 +998,8 @@ class AuthApi:
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -978,6 +1024,7 @@ class AuthApi:
 
         _param = self._refresh_serialize(
             refresh_request=refresh_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -986,7 +1033,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1007,6 +1054,7 @@ class AuthApi:
     def refresh_without_preload_content(
         self,
         refresh_request: RefreshRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1026,6 +1074,8 @@ class AuthApi:
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1050,6 +1100,7 @@ class AuthApi:
 
         _param = self._refresh_serialize(
             refresh_request=refresh_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1058,7 +1109,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1074,6 +1125,7 @@ class AuthApi:
     def _refresh_serialize(
         self,
         refresh_request,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -1097,6 +1149,8 @@ class AuthApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if refresh_request is not None:
@@ -1154,6 +1208,7 @@ class AuthApi:
     def register(
         self,
         register_request: RegisterRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1173,6 +1228,8 @@ class AuthApi:
 
         :param register_request: (required)
         :type register_request: RegisterRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1197,6 +1254,7 @@ class AuthApi:
 
         _param = self._register_serialize(
             register_request=register_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1205,7 +1263,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
@@ -1228,6 +1286,7 @@ class AuthApi:
     def register_with_http_info(
         self,
         register_request: RegisterRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1247,6 +1306,8 @@ class AuthApi:
 
         :param register_request: (required)
         :type register_request: RegisterRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1271,6 +1332,7 @@ class AuthApi:
 
         _param = self._register_serialize(
             register_request=register_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1279,7 +1341,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
@@ -1302,6 +1364,7 @@ class AuthApi:
     def register_without_preload_content(
         self,
         register_request: RegisterRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1321,6 +1384,8 @@ class AuthApi:
 
         :param register_request: (required)
         :type register_request: RegisterRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1345,6 +1410,7 @@ class AuthApi:
 
         _param = self._register_serialize(
             register_request=register_request,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1353,7 +1419,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
@@ -1371,6 +1437,7 @@ class AuthApi:
     def _register_serialize(
         self,
         register_request,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -1394,6 +1461,8 @@ class AuthApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if register_request is not None:

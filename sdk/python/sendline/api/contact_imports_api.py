@@ -16,7 +16,7 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
-from pydantic import Field, StrictStr
+from pydantic import Field, StrictStr, field_validator
 from typing import Any, Optional
 from typing_extensions import Annotated
 from sendline.models.contact_import import ContactImport
@@ -45,6 +45,7 @@ class ContactImportsApi:
     def create(
         self,
         contact_import_request: ContactImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Optional[Any] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
@@ -67,6 +68,8 @@ class ContactImportsApi:
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param mode:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
@@ -97,6 +100,7 @@ class ContactImportsApi:
 
         _param = self._create_serialize(
             contact_import_request=contact_import_request,
+            idempotency_key=idempotency_key,
             mode=mode,
             tags=tags,
             mapping=mapping,
@@ -111,8 +115,10 @@ class ContactImportsApi:
             '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -131,6 +137,7 @@ class ContactImportsApi:
     def create_with_http_info(
         self,
         contact_import_request: ContactImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Optional[Any] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
@@ -153,6 +160,8 @@ class ContactImportsApi:
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param mode:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
@@ -183,6 +192,7 @@ class ContactImportsApi:
 
         _param = self._create_serialize(
             contact_import_request=contact_import_request,
+            idempotency_key=idempotency_key,
             mode=mode,
             tags=tags,
             mapping=mapping,
@@ -197,8 +207,10 @@ class ContactImportsApi:
             '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -217,6 +229,7 @@ class ContactImportsApi:
     def create_without_preload_content(
         self,
         contact_import_request: ContactImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Optional[Any] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
@@ -239,6 +252,8 @@ class ContactImportsApi:
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param mode:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
@@ -269,6 +284,7 @@ class ContactImportsApi:
 
         _param = self._create_serialize(
             contact_import_request=contact_import_request,
+            idempotency_key=idempotency_key,
             mode=mode,
             tags=tags,
             mapping=mapping,
@@ -283,8 +299,10 @@ class ContactImportsApi:
             '400': "ImportBadRequestResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "ImportTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "ImportRateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -298,6 +316,7 @@ class ContactImportsApi:
     def _create_serialize(
         self,
         contact_import_request,
+        idempotency_key,
         mode,
         tags,
         mapping,
@@ -336,6 +355,8 @@ class ContactImportsApi:
             _query_params.append(('mapping', mapping))
             
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if contact_import_request is not None:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
 from datetime import datetime
-from pydantic import Field, StrictStr
+from pydantic import Field, StrictStr, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from sendline.models.contact import Contact
@@ -365,6 +365,7 @@ class ContactsApi:
     def create(
         self,
         contact_create: ContactCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -384,6 +385,8 @@ class ContactsApi:
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -408,6 +411,7 @@ class ContactsApi:
 
         _param = self._create_serialize(
             contact_create=contact_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -416,12 +420,13 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ContactExistsResponse",
+            '409': "ContactCreateConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -440,6 +445,7 @@ class ContactsApi:
     def create_with_http_info(
         self,
         contact_create: ContactCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -459,6 +465,8 @@ class ContactsApi:
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -483,6 +491,7 @@ class ContactsApi:
 
         _param = self._create_serialize(
             contact_create=contact_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -491,12 +500,13 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ContactExistsResponse",
+            '409': "ContactCreateConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -515,6 +525,7 @@ class ContactsApi:
     def create_without_preload_content(
         self,
         contact_create: ContactCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -534,6 +545,8 @@ class ContactsApi:
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -558,6 +571,7 @@ class ContactsApi:
 
         _param = self._create_serialize(
             contact_create=contact_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -566,12 +580,13 @@ class ContactsApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Contact",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
-            '409': "ContactExistsResponse",
+            '409': "ContactCreateConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -585,6 +600,7 @@ class ContactsApi:
     def _create_serialize(
         self,
         contact_create,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -608,6 +624,8 @@ class ContactsApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if contact_create is not None:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
 from datetime import datetime
-from pydantic import Field, StrictStr
+from pydantic import Field, StrictStr, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from sendline.models.payment import Payment
@@ -46,6 +46,7 @@ class PaymentsApi:
     def create(
         self,
         payment_create: PaymentCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -65,6 +66,8 @@ class PaymentsApi:
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -89,6 +92,7 @@ class PaymentsApi:
 
         _param = self._create_serialize(
             payment_create=payment_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -98,9 +102,10 @@ class PaymentsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Payment",
             '201': "Payment",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '422': "AttributionRefusedResponse",
@@ -122,6 +127,7 @@ class PaymentsApi:
     def create_with_http_info(
         self,
         payment_create: PaymentCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -141,6 +147,8 @@ class PaymentsApi:
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -165,6 +173,7 @@ class PaymentsApi:
 
         _param = self._create_serialize(
             payment_create=payment_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -174,9 +183,10 @@ class PaymentsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Payment",
             '201': "Payment",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '422': "AttributionRefusedResponse",
@@ -198,6 +208,7 @@ class PaymentsApi:
     def create_without_preload_content(
         self,
         payment_create: PaymentCreate,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -217,6 +228,8 @@ class PaymentsApi:
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -241,6 +254,7 @@ class PaymentsApi:
 
         _param = self._create_serialize(
             payment_create=payment_create,
+            idempotency_key=idempotency_key,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -250,9 +264,10 @@ class PaymentsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Payment",
             '201': "Payment",
-            '400': "InvalidBodyResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '422': "AttributionRefusedResponse",
@@ -269,6 +284,7 @@ class PaymentsApi:
     def _create_serialize(
         self,
         payment_create,
+        idempotency_key,
         _request_auth,
         _content_type,
         _headers,
@@ -292,6 +308,8 @@ class PaymentsApi:
         # process the path parameters
         # process the query parameters
         # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
         if payment_create is not None:

@@ -39,6 +39,7 @@ from sendline.models.bounce_record_page import BounceRecordPage
 from sendline.models.bounce_report import BounceReport
 from sendline.models.bounce_type import BounceType
 from sendline.models.campaign import Campaign
+from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics
 from sendline.models.campaign_cancelled_event import CampaignCancelledEvent
 from sendline.models.campaign_completed_data import CampaignCompletedData
@@ -69,6 +70,7 @@ from sendline.models.contact import Contact
 from sendline.models.contact_activity import ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage
 from sendline.models.contact_create import ContactCreate
+from sendline.models.contact_create_conflict_response import ContactCreateConflictResponse
 from sendline.models.contact_created_data import ContactCreatedData
 from sendline.models.contact_created_event import ContactCreatedEvent
 from sendline.models.contact_deleted_data import ContactDeletedData
@@ -123,6 +125,8 @@ from sendline.models.events_types200_response import EventsTypes200Response
 from sendline.models.field_error import FieldError
 from sendline.models.forbidden_response import ForbiddenResponse
 from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse
+from sendline.models.idempotency_key_in_use_response import IdempotencyKeyInUseResponse
+from sendline.models.idempotency_key_reused_response import IdempotencyKeyReusedResponse
 from sendline.models.import_bad_request_response import ImportBadRequestResponse
 from sendline.models.import_completed_data import ImportCompletedData
 from sendline.models.import_completed_event import ImportCompletedEvent
@@ -134,6 +138,8 @@ from sendline.models.import_status import ImportStatus
 from sendline.models.import_too_large_response import ImportTooLargeResponse
 from sendline.models.invalid_body_response import InvalidBodyResponse
 from sendline.models.invalid_credentials_response import InvalidCredentialsResponse
+from sendline.models.invalid_post_body_response import InvalidPostBodyResponse
+from sendline.models.invalid_post_response import InvalidPostResponse
 from sendline.models.invalid_state_transition_response import InvalidStateTransitionResponse
 from sendline.models.last_owner_response import LastOwnerResponse
 from sendline.models.link_stats import LinkStats
@@ -169,11 +175,13 @@ from sendline.models.unauthorized_response import UnauthorizedResponse
 from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse
 from sendline.models.user import User
 from sendline.models.user_create import UserCreate
+from sendline.models.user_create_conflict_response import UserCreateConflictResponse
 from sendline.models.user_page import UserPage
 from sendline.models.user_role import UserRole
 from sendline.models.user_update import UserUpdate
 from sendline.models.webhook import Webhook
 from sendline.models.webhook_create import WebhookCreate
+from sendline.models.webhook_create_refused_response import WebhookCreateRefusedResponse
 from sendline.models.webhook_delivery import WebhookDelivery
 from sendline.models.webhook_delivery_page import WebhookDeliveryPage
 from sendline.models.webhook_page import WebhookPage

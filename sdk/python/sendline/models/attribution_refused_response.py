@@ -25,7 +25,7 @@ from typing_extensions import Self
 
 class AttributionRefusedResponse(BaseModel):
     """
-    The contact, the campaign or the click token names nothing of this account.
+    The contact, the campaign or the click token names nothing of this account, or the `Idempotency-Key` was used for another request.
     """ # noqa: E501
     type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr
@@ -41,8 +41,8 @@ class AttributionRefusedResponse(BaseModel):
     @field_validator('code')
     def code_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['contact_not_found', 'campaign_not_found', 'invalid_click_token']):
-            raise ValueError("must be one of enum values ('contact_not_found', 'campaign_not_found', 'invalid_click_token')")
+        if value not in set(['contact_not_found', 'campaign_not_found', 'invalid_click_token', 'idempotency_key_reused']):
+            raise ValueError("must be one of enum values ('contact_not_found', 'campaign_not_found', 'invalid_click_token', 'idempotency_key_reused')")
         return value
 
     model_config = ConfigDict(

@@ -62,6 +62,9 @@ class ProblemCode(str, Enum):
     TOO_MANY_INVALID_API_KEYS = 'too_many_invalid_api_keys'
     TOO_MANY_IMPORTS = 'too_many_imports'
     HEADERS_TOO_LARGE = 'headers_too_large'
+    INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key'
+    IDEMPOTENCY_KEY_IN_USE = 'idempotency_key_in_use'
+    IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused'
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
 

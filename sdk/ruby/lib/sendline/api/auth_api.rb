@@ -22,6 +22,7 @@ module Sendline
     # Log in with email and password. Repeated failures per email and per IP answer 429.
     # @param login_request [LoginRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Session]
     def login(login_request, opts = {})
       data, _status_code, _headers = login_with_http_info(login_request, opts)
@@ -31,6 +32,7 @@ module Sendline
     # Log in with email and password. Repeated failures per email and per IP answer 429.
     # @param login_request [LoginRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Session, Integer, Hash)>] Session data, response status code and response headers
     def login_with_http_info(login_request, opts = {})
       if @api_client.config.debugging
@@ -40,6 +42,19 @@ module Sendline
       if @api_client.config.client_side_validation && login_request.nil?
         fail ArgumentError, "Missing the required parameter 'login_request' when calling AuthApi.login"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.login, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.login, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling AuthApi.login, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/auth/login'
 
@@ -55,6 +70,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -87,6 +103,7 @@ module Sendline
 
     # End the current session: its access and refresh tokens stop working at once.
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [nil]
     def logout(opts = {})
       logout_with_http_info(opts)
@@ -95,11 +112,25 @@ module Sendline
 
     # End the current session: its access and refresh tokens stop working at once.
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
     def logout_with_http_info(opts = {})
       if @api_client.config.debugging
         @api_client.config.logger.debug 'Calling API: AuthApi.logout ...'
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.logout, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.logout, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling AuthApi.logout, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/auth/logout'
 
@@ -110,6 +141,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -198,6 +230,7 @@ module Sendline
     # Exchange a refresh token for a new session; the old refresh token stops working.
     # @param refresh_request [RefreshRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Session]
     def refresh(refresh_request, opts = {})
       data, _status_code, _headers = refresh_with_http_info(refresh_request, opts)
@@ -207,6 +240,7 @@ module Sendline
     # Exchange a refresh token for a new session; the old refresh token stops working.
     # @param refresh_request [RefreshRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Session, Integer, Hash)>] Session data, response status code and response headers
     def refresh_with_http_info(refresh_request, opts = {})
       if @api_client.config.debugging
@@ -216,6 +250,19 @@ module Sendline
       if @api_client.config.client_side_validation && refresh_request.nil?
         fail ArgumentError, "Missing the required parameter 'refresh_request' when calling AuthApi.refresh"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.refresh, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.refresh, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling AuthApi.refresh, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/auth/refresh'
 
@@ -231,6 +278,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -264,6 +312,7 @@ module Sendline
     # Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`.
     # @param register_request [RegisterRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Session]
     def register(register_request, opts = {})
       data, _status_code, _headers = register_with_http_info(register_request, opts)
@@ -273,6 +322,7 @@ module Sendline
     # Create a new account and its owner. Enabled only when the server runs with &#x60;ALLOW_SIGNUP&#x3D;true&#x60;.
     # @param register_request [RegisterRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Session, Integer, Hash)>] Session data, response status code and response headers
     def register_with_http_info(register_request, opts = {})
       if @api_client.config.debugging
@@ -282,6 +332,19 @@ module Sendline
       if @api_client.config.client_side_validation && register_request.nil?
         fail ArgumentError, "Missing the required parameter 'register_request' when calling AuthApi.register"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.register, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.register, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling AuthApi.register, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/auth/register'
 
@@ -297,6 +360,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

@@ -22,6 +22,7 @@ module Sendline
     # Send now, or schedule when `scheduled_at` is given.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [CampaignSendRequest] :campaign_send_request 
     # @return [Campaign]
     def call_send(id, opts = {})
@@ -32,6 +33,7 @@ module Sendline
     # Send now, or schedule when &#x60;scheduled_at&#x60; is given.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [CampaignSendRequest] :campaign_send_request 
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def call_send_with_http_info(id, opts = {})
@@ -42,6 +44,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.call_send"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.call_send, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.call_send, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.call_send, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/send'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -57,6 +72,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -89,6 +105,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def cancel(id, opts = {})
       data, _status_code, _headers = cancel_with_http_info(id, opts)
@@ -97,6 +114,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def cancel_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -106,6 +124,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.cancel"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.cancel, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.cancel, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.cancel, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/cancel'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -116,6 +147,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -149,6 +181,7 @@ module Sendline
     # Create a draft. A template that does not parse answers 400 with its position.
     # @param campaign_create [CampaignCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def create(campaign_create, opts = {})
       data, _status_code, _headers = create_with_http_info(campaign_create, opts)
@@ -158,6 +191,7 @@ module Sendline
     # Create a draft. A template that does not parse answers 400 with its position.
     # @param campaign_create [CampaignCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def create_with_http_info(campaign_create, opts = {})
       if @api_client.config.debugging
@@ -167,6 +201,19 @@ module Sendline
       if @api_client.config.client_side_validation && campaign_create.nil?
         fail ArgumentError, "Missing the required parameter 'campaign_create' when calling CampaignsApi.create"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.create, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.create, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.create, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns'
 
@@ -182,6 +229,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -276,6 +324,7 @@ module Sendline
     # Copy a campaign into a new draft.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def duplicate(id, opts = {})
       data, _status_code, _headers = duplicate_with_http_info(id, opts)
@@ -285,6 +334,7 @@ module Sendline
     # Copy a campaign into a new draft.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def duplicate_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -294,6 +344,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.duplicate"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.duplicate, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.duplicate, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.duplicate, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/duplicate'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -304,6 +367,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -552,6 +616,7 @@ module Sendline
     # Stop sending within one batch; `resume` continues where it stopped.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def pause(id, opts = {})
       data, _status_code, _headers = pause_with_http_info(id, opts)
@@ -561,6 +626,7 @@ module Sendline
     # Stop sending within one batch; &#x60;resume&#x60; continues where it stopped.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def pause_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -570,6 +636,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.pause"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.pause, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.pause, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.pause, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/pause'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -580,6 +659,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -612,6 +692,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def resume(id, opts = {})
       data, _status_code, _headers = resume_with_http_info(id, opts)
@@ -620,6 +701,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def resume_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -629,6 +711,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.resume"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.resume, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.resume, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.resume, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/resume'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -639,6 +734,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -672,6 +768,7 @@ module Sendline
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def schedule(id, campaign_schedule_request, opts = {})
       data, _status_code, _headers = schedule_with_http_info(id, campaign_schedule_request, opts)
@@ -681,6 +778,7 @@ module Sendline
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def schedule_with_http_info(id, campaign_schedule_request, opts = {})
       if @api_client.config.debugging
@@ -694,6 +792,19 @@ module Sendline
       if @api_client.config.client_side_validation && campaign_schedule_request.nil?
         fail ArgumentError, "Missing the required parameter 'campaign_schedule_request' when calling CampaignsApi.schedule"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.schedule, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.schedule, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.schedule, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/schedule'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -709,6 +820,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -743,6 +855,7 @@ module Sendline
     # @param id [String] 
     # @param campaign_test_request [CampaignTestRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [CampaignTestResult]
     def test(id, campaign_test_request, opts = {})
       data, _status_code, _headers = test_with_http_info(id, campaign_test_request, opts)
@@ -753,6 +866,7 @@ module Sendline
     # @param id [String] 
     # @param campaign_test_request [CampaignTestRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(CampaignTestResult, Integer, Hash)>] CampaignTestResult data, response status code and response headers
     def test_with_http_info(id, campaign_test_request, opts = {})
       if @api_client.config.debugging
@@ -766,6 +880,19 @@ module Sendline
       if @api_client.config.client_side_validation && campaign_test_request.nil?
         fail ArgumentError, "Missing the required parameter 'campaign_test_request' when calling CampaignsApi.test"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.test, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.test, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.test, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/test'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -781,6 +908,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -813,6 +941,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Campaign]
     def unschedule(id, opts = {})
       data, _status_code, _headers = unschedule_with_http_info(id, opts)
@@ -821,6 +950,7 @@ module Sendline
 
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
     def unschedule_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -830,6 +960,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.unschedule"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.unschedule, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.unschedule, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.unschedule, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/campaigns/{id}/unschedule'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -840,6 +983,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

@@ -22,6 +22,7 @@ module Sendline
     # Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file.
     # @param contact_import_request [ContactImportRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [ImportMode] :mode 
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
@@ -34,6 +35,7 @@ module Sendline
     # Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (&#x60;text/csv&#x60;); options in the query. Import an uploaded CSV file.
     # @param contact_import_request [ContactImportRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [ImportMode] :mode 
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
@@ -46,6 +48,19 @@ module Sendline
       if @api_client.config.client_side_validation && contact_import_request.nil?
         fail ArgumentError, "Missing the required parameter 'contact_import_request' when calling ContactImportsApi.create"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactImportsApi.create, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactImportsApi.create, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling ContactImportsApi.create, must conform to the pattern #{pattern}."
+      end
+
       if @api_client.config.client_side_validation && !opts[:'tags'].nil? && opts[:'tags'].to_s.length > 2000
         fail ArgumentError, 'invalid value for "opts[:"tags"]" when calling ContactImportsApi.create, the character length must be smaller than or equal to 2000.'
       end
@@ -72,6 +87,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

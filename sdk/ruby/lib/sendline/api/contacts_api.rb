@@ -101,6 +101,7 @@ module Sendline
     # Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`.
     # @param contact_create [ContactCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Contact]
     def create(contact_create, opts = {})
       data, _status_code, _headers = create_with_http_info(contact_create, opts)
@@ -110,6 +111,7 @@ module Sendline
     # Create a contact. A duplicate email answers 409 &#x60;contact_exists&#x60; with &#x60;existing_id&#x60;.
     # @param contact_create [ContactCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Contact, Integer, Hash)>] Contact data, response status code and response headers
     def create_with_http_info(contact_create, opts = {})
       if @api_client.config.debugging
@@ -119,6 +121,19 @@ module Sendline
       if @api_client.config.client_side_validation && contact_create.nil?
         fail ArgumentError, "Missing the required parameter 'contact_create' when calling ContactsApi.create"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.create, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.create, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling ContactsApi.create, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/contacts'
 
@@ -134,6 +149,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

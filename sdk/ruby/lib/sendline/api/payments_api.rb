@@ -22,6 +22,7 @@ module Sendline
     # Record a payment; `external_id` makes it idempotent.
     # @param payment_create [PaymentCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Payment]
     def create(payment_create, opts = {})
       data, _status_code, _headers = create_with_http_info(payment_create, opts)
@@ -31,6 +32,7 @@ module Sendline
     # Record a payment; &#x60;external_id&#x60; makes it idempotent.
     # @param payment_create [PaymentCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Payment, Integer, Hash)>] Payment data, response status code and response headers
     def create_with_http_info(payment_create, opts = {})
       if @api_client.config.debugging
@@ -40,6 +42,19 @@ module Sendline
       if @api_client.config.client_side_validation && payment_create.nil?
         fail ArgumentError, "Missing the required parameter 'payment_create' when calling PaymentsApi.create"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling PaymentsApi.create, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling PaymentsApi.create, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling PaymentsApi.create, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/payments'
 
@@ -55,6 +70,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

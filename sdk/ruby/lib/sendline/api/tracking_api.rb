@@ -308,6 +308,7 @@ module Sendline
     # Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
     # @param bounce_report [BounceReport] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [BounceRecord]
     def record_bounce(bounce_report, opts = {})
       data, _status_code, _headers = record_bounce_with_http_info(bounce_report, opts)
@@ -317,6 +318,7 @@ module Sendline
     # Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
     # @param bounce_report [BounceReport] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(BounceRecord, Integer, Hash)>] BounceRecord data, response status code and response headers
     def record_bounce_with_http_info(bounce_report, opts = {})
       if @api_client.config.debugging
@@ -326,6 +328,19 @@ module Sendline
       if @api_client.config.client_side_validation && bounce_report.nil?
         fail ArgumentError, "Missing the required parameter 'bounce_report' when calling TrackingApi.record_bounce"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling TrackingApi.record_bounce, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling TrackingApi.record_bounce, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling TrackingApi.record_bounce, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/tracking/bounces'
 
@@ -341,6 +356,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

@@ -22,6 +22,7 @@ module Sendline
     # Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`.
     # @param webhook_create [WebhookCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookWithSecret]
     def create(webhook_create, opts = {})
       data, _status_code, _headers = create_with_http_info(webhook_create, opts)
@@ -31,6 +32,7 @@ module Sendline
     # Create an endpoint. Literal private or loopback addresses answer 422 &#x60;unsafe_url&#x60;.
     # @param webhook_create [WebhookCreate] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookWithSecret, Integer, Hash)>] WebhookWithSecret data, response status code and response headers
     def create_with_http_info(webhook_create, opts = {})
       if @api_client.config.debugging
@@ -40,6 +42,19 @@ module Sendline
       if @api_client.config.client_side_validation && webhook_create.nil?
         fail ArgumentError, "Missing the required parameter 'webhook_create' when calling WebhooksApi.create"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.create, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.create, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling WebhooksApi.create, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/webhooks'
 
@@ -55,6 +70,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -357,6 +373,7 @@ module Sendline
     # @param id [String] 
     # @param webhook_recover_request [WebhookRecoverRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookRecoverResult]
     def recover(id, webhook_recover_request, opts = {})
       data, _status_code, _headers = recover_with_http_info(id, webhook_recover_request, opts)
@@ -366,6 +383,7 @@ module Sendline
     # @param id [String] 
     # @param webhook_recover_request [WebhookRecoverRequest] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookRecoverResult, Integer, Hash)>] WebhookRecoverResult data, response status code and response headers
     def recover_with_http_info(id, webhook_recover_request, opts = {})
       if @api_client.config.debugging
@@ -379,6 +397,19 @@ module Sendline
       if @api_client.config.client_side_validation && webhook_recover_request.nil?
         fail ArgumentError, "Missing the required parameter 'webhook_recover_request' when calling WebhooksApi.recover"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.recover, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.recover, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling WebhooksApi.recover, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/webhooks/{id}/recover'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -394,6 +425,7 @@ module Sendline
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -427,6 +459,7 @@ module Sendline
     # @param id [String] 
     # @param delivery_id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookDelivery]
     def retry_delivery(id, delivery_id, opts = {})
       data, _status_code, _headers = retry_delivery_with_http_info(id, delivery_id, opts)
@@ -436,6 +469,7 @@ module Sendline
     # @param id [String] 
     # @param delivery_id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookDelivery, Integer, Hash)>] WebhookDelivery data, response status code and response headers
     def retry_delivery_with_http_info(id, delivery_id, opts = {})
       if @api_client.config.debugging
@@ -449,6 +483,19 @@ module Sendline
       if @api_client.config.client_side_validation && delivery_id.nil?
         fail ArgumentError, "Missing the required parameter 'delivery_id' when calling WebhooksApi.retry_delivery"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.retry_delivery, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.retry_delivery, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling WebhooksApi.retry_delivery, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/webhooks/{id}/deliveries/{delivery_id}/retry'.sub('{' + 'id' + '}', CGI.escape(id.to_s)).sub('{' + 'delivery_id' + '}', CGI.escape(delivery_id.to_s))
 
@@ -459,6 +506,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -492,6 +540,7 @@ module Sendline
     # Make a new secret; the old one keeps signing beside it for 24 hours.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookWithSecret]
     def rotate_secret(id, opts = {})
       data, _status_code, _headers = rotate_secret_with_http_info(id, opts)
@@ -501,6 +550,7 @@ module Sendline
     # Make a new secret; the old one keeps signing beside it for 24 hours.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookWithSecret, Integer, Hash)>] WebhookWithSecret data, response status code and response headers
     def rotate_secret_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -510,6 +560,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling WebhooksApi.rotate_secret"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.rotate_secret, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.rotate_secret, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling WebhooksApi.rotate_secret, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/webhooks/{id}/rotate-secret'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -520,6 +583,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
@@ -553,6 +617,7 @@ module Sendline
     # Send a signed `webhook.test` event now and answer the outcome.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookTestResult]
     def test(id, opts = {})
       data, _status_code, _headers = test_with_http_info(id, opts)
@@ -562,6 +627,7 @@ module Sendline
     # Send a signed &#x60;webhook.test&#x60; event now and answer the outcome.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookTestResult, Integer, Hash)>] WebhookTestResult data, response status code and response headers
     def test_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -571,6 +637,19 @@ module Sendline
       if @api_client.config.client_side_validation && id.nil?
         fail ArgumentError, "Missing the required parameter 'id' when calling WebhooksApi.test"
       end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.test, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling WebhooksApi.test, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling WebhooksApi.test, must conform to the pattern #{pattern}."
+      end
+
       # resource path
       local_var_path = '/webhooks/{id}/test'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
 
@@ -581,6 +660,7 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The contact, the campaign or the click token names nothing of this account.
+  # The contact, the campaign or the click token names nothing of this account, or the `Idempotency-Key` was used for another request.
   class AttributionRefusedResponse < ApiModelBase
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
@@ -208,7 +208,7 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
-      code_validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token"])
+      code_validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token", "idempotency_key_reused"])
       return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
@@ -247,7 +247,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] code Object to be assigned
     def code=(code)
-      validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token"])
+      validator = EnumAttributeValidator.new('String', ["contact_not_found", "campaign_not_found", "invalid_click_token", "idempotency_key_reused"])
       unless validator.valid?(code)
         fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end

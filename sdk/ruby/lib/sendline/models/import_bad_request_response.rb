@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The request, its JSON or its multipart body does not fit the contract.
+  # The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract.
   class ImportBadRequestResponse < ApiModelBase
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
@@ -208,7 +208,7 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
-      code_validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "invalid_multipart"])
+      code_validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "invalid_multipart", "invalid_idempotency_key"])
       return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
@@ -247,7 +247,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] code Object to be assigned
     def code=(code)
-      validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "invalid_multipart"])
+      validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "invalid_multipart", "invalid_idempotency_key"])
       unless validator.valid?(code)
         fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end

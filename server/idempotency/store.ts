@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/kysely.ts';
+import type { AnswerOwner, SealedAnswer } from './sealing.ts';
+
+/** How long a key and its answer are kept. */
+export const KEEP_HOURS = 24;
+/** How long a reservation whose request never answered (its process died) blocks its key. */
+export const RUNNING_LEASE_MINUTES = 10;
+
+export interface Reservation extends AnswerOwner {
+  holder: string;
+  method: string;
+  path: string;
+}
+
+/** What a key already holds: a request still running, or a stored answer. */
+export type Existing =
+  { state: 'running' } | { state: 'answered'; method: string; path: string; requestHash: Uint8Array; status: number; answer: SealedAnswer } | { state: 'none' };
+
+const ofOwner = (o: AnswerOwner) => ({ account_id: o.accountId, credential: o.credential, key: o.key });
+
+/** `idempotency_keys`: the only code that writes it. */
+export const idempotencyStore = {
+  /**
+   * Reserves the key for this request in one statement (INSERT … ON CONFLICT), so of concurrent
+   * duplicates on any number of processes exactly one wins. An expired row, or a reservation
+   * whose lease ran out, is taken over. Answers whether this request holds the key now.
+   */
+  async reserve(db: Db, r: Reservation): Promise<boolean> {
+    const row = await db
+      .insertInto('idempotency_keys')
+      .values({ ...ofOwner(r), holder: r.holder, method: r.method, path: r.path })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'credential', 'key'])
+          .doUpdateSet({
+            holder: r.holder,
+            method: r.method,
+            path: r.path,
+            request_hash: null,
+            status: null,
+            seal_key_id: null,
+            sealed_answer: null,
+            created_at: sql<Date>`now()`,
+          })
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(hours => ${KEEP_HOURS})`),
+              eb.and([
+                eb('idempotency_keys.status', 'is', null),
+                eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(mins => ${RUNNING_LEASE_MINUTES})`),
+              ]),
+            ]),
+          ),
+      )
+      .returning('holder')
+      .executeTakeFirst();
+    return row?.holder === r.holder;
+  },
+
+  async existing(db: Db, owner: AnswerOwner): Promise<Existing> {
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['method', 'path', 'request_hash', 'status', 'seal_key_id', 'sealed_answer'])
+      .where('account_id', '=', owner.accountId)
+      .where('credential', '=', owner.credential)
+      .where('key', '=', owner.key)
+      .executeTakeFirst();
+    if (!row) return { state: 'none' };
+    if (row.status === null || !row.request_hash || !row.seal_key_id || !row.sealed_answer) return { state: 'running' };
+    return {
+      state: 'answered',
+      method: row.method,
+      path: row.path,
+      requestHash: row.request_hash,
+      status: row.status,
+      answer: { keyId: row.seal_key_id, sealed: row.sealed_answer },
+    };
+  },
+
+  /** Stores the answer of the request holding the key. */
+  async answer(db: Db, r: Reservation, requestHash: Buffer, status: number, answer: SealedAnswer): Promise<void> {
+    await db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: requestHash, status, seal_key_id: answer.keyId, sealed_answer: answer.sealed })
+      .where('account_id', '=', r.accountId)
+      .where('credential', '=', r.credential)
+      .where('key', '=', r.key)
+      .where('holder', '=', r.holder)
+      .execute();
+  },
+
+  /** Frees the key (an answer that is not stored): the next request with it runs. */
+  async release(db: Db, r: Reservation): Promise<void> {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', r.accountId)
+      .where('credential', '=', r.credential)
+      .where('key', '=', r.key)
+      .where('holder', '=', r.holder)
+      .execute();
+  },
+
+  /** Drops keys older than KEEP_HOURS; answers how many. */
+  async prune(db: Db): Promise<number> {
+    const result = await db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${KEEP_HOURS})`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};
