@@ -13,7 +13,7 @@ export const importHandlers = handlers({
       const options = { mode: query.mode ?? 'upsert', tags: parseTags(query.tags), mapping: parseMapping(query.mapping, 'query.mapping') };
       return { status: 202, body: await services.imports.importUpload(principal.accountId, streamedBody(req), () => options) };
     }
-    const upload = await multipartUpload(req, services.imports.maxBytes);
+    const upload = await multipartUpload(req, services.imports.maxBytes, query);
     return { status: 202, body: await services.imports.importUpload(principal.accountId, upload.file, upload.options) };
   },
 

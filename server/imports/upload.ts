@@ -33,11 +33,19 @@ export function parseMode(text: string | undefined, pointer: string): ImportOpti
 const unreadable = (error: unknown) =>
   error instanceof Problem ? error : new Problem(400, 'invalid_multipart', `The multipart body cannot be read: ${(error as Error).message}`);
 
+/** The options the contract also takes in the query string, as sent. */
+export interface ImportQuery {
+  mode?: string;
+  tags?: string;
+  mapping?: string;
+}
+
 /**
  * A multipart upload: the file streams on as it arrives; the other fields may come before or
- * after it, so the options are read once the file has been consumed.
+ * after it, so the options are read once the file has been consumed. An option given as a form
+ * field wins over the same option in the query.
  */
-export function multipartUpload(req: Request, maxBytes: number): Promise<{ file: AsyncIterable<Buffer>; options: () => ImportOptions }> {
+export function multipartUpload(req: Request, maxBytes: number, query: ImportQuery): Promise<{ file: AsyncIterable<Buffer>; options: () => ImportOptions }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -77,9 +85,9 @@ export function multipartUpload(req: Request, maxBytes: number): Promise<{ file:
           }
         })(),
         options: () => ({
-          mode: parseMode(fields.mode, '/mode'),
-          tags: parseTags(fields.tags),
-          mapping: parseMapping(fields.mapping, '/mapping'),
+          mode: 'mode' in fields ? parseMode(fields.mode, '/mode') : parseMode(query.mode, 'query.mode'),
+          tags: parseTags(fields.tags ?? query.tags),
+          mapping: 'mapping' in fields ? parseMapping(fields.mapping, '/mapping') : parseMapping(query.mapping, 'query.mapping'),
         }),
       });
     });

@@ -178,6 +178,22 @@ describe('CSV imports', () => {
     expect(contacts['mfalse@example.com'].attributes).toEqual({ name: 'M' });
   });
 
+  it("takes a multipart upload's options from the query where the form has none", async () => {
+    const account = await newAccount(sendline.url, 'multipart-query');
+    const form = new FormData();
+    form.append('file', new Blob(['E-mail,plan\nq@example.com,pro\n'], { type: 'text/csv' }), 'people.csv');
+    form.append('tags', 'from-form');
+    const res = await fetch(`${sendline.url}/api/contacts/import?mode=create_only&tags=from-query&mapping=E-mail:email`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    expect(res.status).toBe(202);
+    const done = await finished(account, ((await res.json()) as { id: string }).id);
+    expect(done).toMatchObject({ status: 'completed', mode: 'create_only', created: 1 });
+    expect((await contactsOf(account))['q@example.com']).toMatchObject({ tags: ['from-form'], attributes: { plan: 'pro' } });
+  });
+
   it('report every failed row in errors.csv', async () => {
     const account = await newAccount(sendline.url, 'report');
     const rows = ['email,status'];
