@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf, type Database, type Db, type Tx } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
@@ -116,6 +116,23 @@ function insertBatch(accountId: string, ids: string[], events: PendingEvent[]): 
 }
 
 type DispatchedRow = { type: string; dispatched: boolean };
+
+/**
+ * `append` as a fragment, for a data-modifying CTE: a writer whose change and its few events go
+ * in one statement (one round trip, one implicit transaction). The events are written only
+ * `when` holds (e.g. `exists (select 1 from changed)`); `dispatched` follows `bornDispatched`,
+ * evaluated per event.
+ */
+export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
+  const ids = events.map(() => newId('evt'));
+  const insert = sql`insert into events (id, account_id, type, data, dispatched)
+    select e.id, a.id, e.type, d.value, ${sql.raw(bornDispatched('a.id', 'e.type'))}
+    from (select ${accountId}::text as id) a,
+      unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
+      join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n
+    where ${when}`;
+  return { ids, insert };
+}
 
 async function run<Row>(tx: Db | PoolClient, statement: Statement): Promise<Row[]> {
   if (!isKysely(tx)) return (await tx.query<Row & object>(statement.sql, statement.parameters)).rows;
