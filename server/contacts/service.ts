@@ -10,7 +10,7 @@ import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
 import { insertContact, suppressedEvent } from './store.ts';
-import { sqlOf } from '../db/kysely.ts';
+import type { Pool } from 'pg';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
@@ -45,9 +45,13 @@ export class ContactService {
   private readonly repo: ContactRepository;
   private readonly em: EntityManager;
 
-  constructor(repo: ContactRepository, em: EntityManager) {
+  /** The ORM's pool, for the one-statement create (`insertContact`). */
+  private readonly pool: Pool;
+
+  constructor(repo: ContactRepository, em: EntityManager, pool: Pool) {
     this.repo = repo;
     this.em = em;
+    this.pool = pool;
   }
 
   /** A new contact and its `contact.created` event, written in one statement. */
@@ -70,7 +74,7 @@ export class ContactService {
     };
     const json = contactJson(contact);
     const created = await insertContact(
-      sqlOf(this.em),
+      this.pool,
       {
         id: contact.id,
         account_id: accountId,

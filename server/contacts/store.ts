@@ -1,7 +1,7 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
-import type { ClientBase } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import { copyBytes } from '../db/copy.ts';
-import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
+import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending } from '../events/store.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import type { components } from '../../generated/openapi.d.ts';
@@ -82,17 +82,18 @@ export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id'
  * implicit transaction); answers false, having written nothing, when the account already has
  * a contact with that address.
  */
-export async function insertContact(db: Db, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
-  const inserted = db
+export async function insertContact(pool: Pool, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+  const inserted = statement
     .insertInto('contacts')
     .values(contact)
     .onConflict((oc) => oc.doNothing())
     .returning('id');
   const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
-  const { rows } = await sql<{
-    created: boolean;
-  }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`.execute(db);
-  return rows[0].created;
+  const [row] = await prepared(
+    pool,
+    sql<{ created: boolean }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`,
+  );
+  return row.created;
 }
 
 // ---- Soft bounces in a row, which tracking counts toward suppression.

@@ -125,11 +125,11 @@ type DispatchedRow = { type: string; dispatched: boolean };
  */
 export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
   const ids = events.map(() => newId('evt'));
+  // A row of VALUES per event: for a few events, cheaper to plan and run than unnest().
+  const rows = events.map((e, i) => sql`(${ids[i]}, ${e.type}, ${JSON.stringify(e.data)}::json)`);
   const insert = sql`insert into events (id, account_id, type, data, dispatched)
-    select e.id, a.id, e.type, d.value, ${sql.raw(bornDispatched('a.id', 'e.type'))}
-    from (select ${accountId}::text as id) a,
-      unnest(${ids}::text[], ${events.map((e) => e.type)}::text[]) with ordinality as e(id, type, n)
-      join json_array_elements(${JSON.stringify(events.map((e) => e.data))}::json) with ordinality as d(value, n) on d.n = e.n
+    select e.id, a.id, e.type, e.data, ${sql.raw(bornDispatched('a.id', 'e.type'))}
+    from (select ${accountId}::text as id) a, (values ${sql.join(rows)}) as e(id, type, data)
     where ${when}`;
   return { ids, insert };
 }
