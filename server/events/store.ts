@@ -125,6 +125,7 @@ type DispatchedRow = { type: string; dispatched: boolean };
  */
 export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
   const ids = events.map(() => newId('evt'));
+  if (!events.length) return { ids, insert: sql`select where false` };
   // A row of VALUES per event: for a few events, cheaper to plan and run than unnest().
   const rows = events.map((e, i) => sql`(${ids[i]}, ${e.type}, ${JSON.stringify(e.data)}::json)`);
   const insert = sql`insert into events (id, account_id, type, data, dispatched)
