@@ -1,8 +1,8 @@
 /**
  * The cost of the API stack: an authenticated call (API key, shared rate-limit counter, contract
- * validation) against a bare Express route answering the same JSON, in the same run; then
- * creating contacts and reading pages of 20,000 contacts, with the CPU each request costs the
- * server and its PostgreSQL.
+ * validation) against a bare Express route answering the same JSON, in the same run; then a page
+ * of every list endpoint over 20,000 records each, and creating contacts, with the CPU each
+ * request costs the server and its PostgreSQL.
  */
 import autocannon from 'autocannon';
 import { createLogger } from '../server/logger.ts';
@@ -54,6 +54,43 @@ async function hammer(options: autocannon.Options, status: number, measured: Mea
 
 const row = (label: string, run: Run) => `| ${label} | ${run.requestsPerSecond} | ${run.p50} | ${run.p99} | ${run.cpu.server} | ${run.cpu.postgres ?? '–'} |`;
 
+/**
+ * What the other list endpoints read, written in SQL as the send and tracking paths would leave
+ * it: a message to each contact, an open, a click and a bounce of each, an event each, and a
+ * webhook delivery of each event.
+ */
+async function seedLists(pool: ReturnType<typeof benchPool>, ids: { accountId: string; campaignId: string; webhookId: string }): Promise<void> {
+  await pool.query(
+    `insert into messages (id, account_id, campaign_id, contact_id, email, status, sent_at)
+     select sendline_id('msg'), account_id, $2, id, email, 'delivered', now() - interval '1 hour' from contacts where account_id = $1`,
+    [ids.accountId, ids.campaignId],
+  );
+  for (const [table, columns, values] of [
+    ['opens', 'user_agent, machine, is_first, is_first_human', `'Mozilla/5.0', false, true, true`],
+    ['clicks', 'link, url, is_first, is_first_for_link', `0, 'https://shop.example/p', true, true`],
+    ['bounces', 'type, reason, source', `'hard', 'mailbox unknown', 'dsn'`],
+  ]) {
+    await pool.query(
+      `insert into ${table} (id, account_id, campaign_id, message_id, contact_id, email, occurred_at, ${columns})
+       select sendline_id('${table.slice(0, 2)}'), account_id, campaign_id, id, contact_id, email, now() - interval '30 minutes', ${values}
+       from messages where campaign_id = $1`,
+      [ids.campaignId],
+    );
+  }
+  await pool.query(
+    `insert into events (id, account_id, type, data, dispatched)
+     select sendline_id('evt'), account_id, 'email.delivered',
+            json_build_object('message_id', id, 'campaign_id', campaign_id, 'contact_id', contact_id, 'email', email), true
+     from messages where campaign_id = $1`,
+    [ids.campaignId],
+  );
+  await pool.query(
+    `insert into webhook_deliveries (id, webhook_id, account_id, event_id, event_type, status, attempts, status_code, latency_ms)
+     select sendline_id('whd'), $2, account_id, id, type, 'succeeded', 1, 200, 12 from events where account_id = $1 and type = 'email.delivered'`,
+    [ids.accountId, ids.webhookId],
+  );
+}
+
 export async function apiBenchmark(): Promise<void> {
   const dir = scratchDir('api');
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
@@ -86,7 +123,11 @@ export async function apiBenchmark(): Promise<void> {
     // Statistics as autovacuum leaves them within a minute of the import: without them PostgreSQL
     // plans a page of 20,000 contacts as for a few dozen.
     const pool = benchPool(database.url);
-    await pool.query('analyze contacts');
+    const { body: hook } = await api('POST', '/api/webhooks', { body: { url: 'https://hooks.example/in', events: ['payment.received'] } });
+    const campaignId = ((await api('GET', CAMPAIGNS)).body as { data: { id: string }[] }).data[0].id;
+    await seedLists(pool, { accountId: owner.accountId, campaignId, webhookId: (hook as { id: string }).id });
+    // Vacuumed too, as autovacuum would soon after such inserts: not during the runs below.
+    await pool.query('vacuum analyze');
     await pool.end();
     const body = (await api('GET', CAMPAIGNS)).body;
     const bare = await spawnListening(['bench/bare-express.ts', CAMPAIGNS, JSON.stringify(body)]);
@@ -103,6 +144,17 @@ export async function apiBenchmark(): Promise<void> {
       200,
       sendline,
     );
+    const lists: [string, Run][] = [];
+    for (const path of [
+      `/api/campaigns/${campaignId}/messages?limit=50`,
+      '/api/events?limit=50',
+      '/api/tracking/opens?limit=50',
+      '/api/tracking/clicks?limit=50',
+      '/api/tracking/bounces?limit=50',
+      `/api/webhooks/${(hook as { id: string }).id}/deliveries?limit=50`,
+    ]) {
+      lists.push([path.replace(/(cmp|wh)_\w+/, '{id}'), await hammer({ url: server.url + path, headers: { 'x-api-key': await newKey() } }, 200, sendline)]);
+    }
     let created = 0;
     const creating = await hammer(
       {
@@ -123,7 +175,7 @@ export async function apiBenchmark(): Promise<void> {
     const rss = peakRssMb(server.proc.pid!);
     const ratio = (campaigns.requestsPerSecond / baseline.requestsPerSecond).toFixed(2);
     const table = [
-      `Run: ${runContext()}; ${SECONDS} s per target after a 2 s warm-up, ${CONNECTIONS} connections, autocannon in the harness process; ${CONTACTS.toLocaleString('en')} contacts.`,
+      `Run: ${runContext()}; ${SECONDS} s per target after a 2 s warm-up, ${CONNECTIONS} connections, autocannon in the harness process; ${CONTACTS.toLocaleString('en')} contacts, and as many messages, events, opens, clicks, bounces and deliveries.`,
       '',
       '| target | requests/s | p50 ms | p99 ms | CPU µs per request: server | PostgreSQL |',
       '|---|---|---|---|---|---|',
@@ -131,6 +183,7 @@ export async function apiBenchmark(): Promise<void> {
       row(`\`GET ${CAMPAIGNS}\` (3 campaigns)`, campaigns),
       row('`GET /api/contacts?limit=50`', contactsPage),
       row('`GET /api/contacts?limit=50&status=subscribed&tag=news`', filteredPage),
+      ...lists.map(([path, run]) => row(`\`GET ${path}\``, run)),
       row('`POST /api/contacts`', creating),
       '',
       `Ratio \`GET ${CAMPAIGNS}\` / bare: **${ratio}**. Sendline peak RSS: ${rss} MB.`,

@@ -71,7 +71,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
-    contacts: new ContactService(new ContactRepository(em), em),
+    contacts: new ContactService(new ContactRepository(em), em, runtime.pool),
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool, sqlOf(em)),
     tracking: new TrackingService(sqlOf(em)),

@@ -128,8 +128,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const stop = () =>
     (stopping ??= (async () => {
       shutdown.abort();
-      sockets.close();
       await Promise.all([
+        sockets.close(),
         webhooks?.stop(),
         new Promise<void>((resolve) => {
           // Keep-alive sockets become idle as their last request ends; close them as they do.

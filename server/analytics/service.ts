@@ -104,8 +104,9 @@ export class AnalyticsService {
     const [contacts, campaigns, totals, money] = await Promise.all([
       this.db
         .selectFrom('contact_status_counts')
-        .select(['status', sql<number>`count::int`.as('count')])
+        .select(['status', sql<number>`sum(count)::int`.as('count')])
         .where('account_id', '=', accountId)
+        .groupBy('status')
         .execute(),
       this.db
         .selectFrom('campaigns')

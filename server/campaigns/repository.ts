@@ -17,6 +17,12 @@ export class CampaignRepository {
     return campaigns.byId(this.em, accountId, id);
   }
 
+  /** Whether the account has the campaign, as one plain row: no entity to hydrate. */
+  async exists(accountId: string, id: string): Promise<boolean> {
+    const row = await sqlOf(this.em).selectFrom('campaigns').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row !== undefined;
+  }
+
   page(accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
     return campaigns.page(this.em, accountId, status, after, limit);
   }

@@ -216,8 +216,9 @@ export class CampaignService {
   }
 
   async messages(accountId: string, id: string, status: MessageStatus | undefined, limit: number, cursor?: string) {
-    await this.get(accountId, id);
-    const rows = await this.repo.messages(id, status, decodeCursor(cursor), limit);
+    // Both at once: the page is thrown away unless the account has the campaign.
+    const [found, rows] = await Promise.all([this.repo.exists(accountId, id), this.repo.messages(id, status, decodeCursor(cursor), limit)]);
+    if (!found) throw notFound('campaign');
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.id }), messageJson);
   }
 

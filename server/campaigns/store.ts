@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
-import { sqlOf, type Database, type Db } from '../db/kysely.ts';
+import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
@@ -71,8 +71,8 @@ export const campaigns = {
   },
 
   /** One page in `(created_at, id)` order, read as plain rows: a list needs no identity map. */
-  page(em: EntityManager, accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
-    let query = sqlOf(em)
+  async page(em: EntityManager, accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
+    let query = statement
       .selectFrom('campaigns')
       .select([
         'id',
@@ -109,11 +109,13 @@ export const campaigns = {
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    return prepared(
+      await em.getConnection().getNativeClient(),
+      query
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit + 1),
+    );
   },
 
   create(em: EntityManager, data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {

@@ -71,10 +71,6 @@ export class ContactRepository {
       .execute();
   }
 
-  create(data: Omit<ContactRow, 'createdAt' | 'updatedAt' | 'lastImportId' | 'softBounces'>): ContactRow {
-    return this.em.create(Contact, { ...data, lastImportId: null, softBounces: 0 });
-  }
-
   remove(contact: ContactRow): void {
     this.em.remove(contact);
   }

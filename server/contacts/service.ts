@@ -8,8 +8,9 @@ import { conflict, notFound, validationFailed } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
-import { contactJson, type ContactJson } from './json.ts';
-import { suppressedEvent } from './store.ts';
+import { contactJson, type ContactJson, type ShownContact } from './json.ts';
+import { insertContact, suppressedEvent } from './store.ts';
+import type { Pool } from 'pg';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
@@ -37,21 +38,29 @@ function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: strin
   }
 }
 
+const conflictWith = (email: string, existingId: string) =>
+  conflict('contact_exists', `A contact with the email ${email} exists.`, { existing_id: existingId });
+
 export class ContactService {
   private readonly repo: ContactRepository;
   private readonly em: EntityManager;
 
-  constructor(repo: ContactRepository, em: EntityManager) {
+  /** The ORM's pool, for the one-statement create (`insertContact`). */
+  private readonly pool: Pool;
+
+  constructor(repo: ContactRepository, em: EntityManager, pool: Pool) {
     this.repo = repo;
     this.em = em;
+    this.pool = pool;
   }
 
+  /** A new contact and its `contact.created` event, written in one statement. */
   async create(accountId: string, input: ContactCreate): Promise<ContactJson> {
     checkAttributes(input.attributes ?? {});
     const status = input.status ?? 'subscribed';
-    const contact = this.repo.create({
+    const now = new Date();
+    const contact: ShownContact = {
       id: newId('ct'),
-      accountId,
       email: normaliseEmail(input.email),
       firstName: input.first_name ?? null,
       lastName: input.last_name ?? null,
@@ -59,11 +68,31 @@ export class ContactService {
       tags: uniqueTags(input.tags ?? []),
       status,
       statusReason: input.status_reason ?? null,
-      statusChangedAt: isSuppressed(status) ? new Date() : null,
-    });
-    await append(this.em, accountId, [{ type: 'contact.created', data: { contact: contactJson(contact) } }]);
-    await this.flushOrConflict(accountId, contact.email);
-    return contactJson(contact);
+      statusChangedAt: isSuppressed(status) ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const json = contactJson(contact);
+    const created = await insertContact(
+      this.pool,
+      {
+        id: contact.id,
+        account_id: accountId,
+        email: contact.email,
+        first_name: contact.firstName,
+        last_name: contact.lastName,
+        attributes: contact.attributes,
+        tags: contact.tags,
+        status,
+        status_reason: contact.statusReason,
+        status_changed_at: contact.statusChangedAt,
+        created_at: now,
+        updated_at: now,
+      },
+      { type: 'contact.created', data: { contact: json } },
+    );
+    if (!created) throw await this.exists(accountId, contact.email);
+    return json;
   }
 
   async list(accountId: string, filters: ContactFilters, limit: number, cursor?: string) {
@@ -153,8 +182,10 @@ export class ContactService {
 
   private async flushOrConflict(accountId: string, email: string): Promise<void> {
     const duplicate = await this.repo.flush(accountId, email);
-    if (duplicate) {
-      throw conflict('contact_exists', `A contact with the email ${email} exists.`, { existing_id: duplicate.duplicateOf });
-    }
+    if (duplicate) throw conflictWith(email, duplicate.duplicateOf);
+  }
+
+  private async exists(accountId: string, email: string): Promise<Error> {
+    return conflictWith(email, (await this.repo.idByEmail(accountId, email)) ?? 'unknown');
   }
 }

@@ -1,7 +1,8 @@
-import { sql, type RawBuilder } from 'kysely';
-import type { ClientBase } from 'pg';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import type { ClientBase, Pool } from 'pg';
 import { copyBytes } from '../db/copy.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
+import { appending } from '../events/store.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import type { EventData, PendingEvent } from '../events/outbox.ts';
@@ -69,6 +70,30 @@ export function suppressedEvent(
 ): PendingEvent & { type: 'contact.suppressed' } {
   const data: EventData<'contact.suppressed'> = { contact_id: contactId, email, status, reason };
   return { type: 'contact.suppressed', data };
+}
+
+// ---- Creating one contact through the API.
+
+/** A contact as `insertContact` writes it: every column but the ones only imports and tracking keep. */
+export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id' | 'soft_bounces'>;
+
+/**
+ * Writes a new contact and its `contact.created` event in one statement (one round trip, one
+ * implicit transaction); answers false, having written nothing, when the account already has
+ * a contact with that address.
+ */
+export async function insertContact(pool: Pool, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+  const inserted = statement
+    .insertInto('contacts')
+    .values(contact)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id');
+  const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
+  const [row] = await prepared(
+    pool,
+    sql<{ created: boolean }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`,
+  );
+  return row.created;
 }
 
 // ---- Soft bounces in a row, which tracking counts toward suppression.

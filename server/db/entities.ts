@@ -1,6 +1,6 @@
 import { Account, Session, User } from '../auth/entities.ts';
 import { ApiKey } from '../api-keys/entities.ts';
-import { Event } from '../events/entities.ts';
+import { Event, EventSubscriber } from '../events/entities.ts';
 import { Contact } from '../contacts/entities.ts';
 import { Campaign, Message } from '../campaigns/entities.ts';
 import { Webhook, WebhookDelivery } from '../webhooks/entities.ts';
@@ -17,6 +17,7 @@ export const entities = [
   Session,
   ApiKey,
   Event,
+  EventSubscriber,
   Contact,
   Campaign,
   Message,

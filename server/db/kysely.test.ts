@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { sqlOnClient } from './kysely.ts';
+import { prepared, sqlOnClient } from './kysely.ts';
 
 describe('typed SQL on a borrowed client', () => {
   it('runs in the caller transaction on that connection, and leaves the client borrowed', async () => {
@@ -28,6 +28,21 @@ describe('typed SQL on a borrowed client', () => {
       await client.query('rollback');
     } finally {
       client.release();
+      await pool.end();
+    }
+  });
+});
+
+describe('prepared statements', () => {
+  it('are parsed once per connection and run with each call’s parameters', async () => {
+    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
+    try {
+      const double = (n: number) => sql<{ doubled: number }>`select ${n}::int * 2 as doubled`;
+      expect(await prepared(pool, double(2))).toEqual([{ doubled: 4 }]);
+      expect(await prepared(pool, double(21))).toEqual([{ doubled: 42 }]);
+      const { rows } = await pool.query<{ statement: string }>("select statement from pg_prepared_statements where name like 'sendline\\_%'");
+      expect(rows.map((r) => r.statement)).toEqual(['select $1::int * 2 as doubled']);
+    } finally {
       await pool.end();
     }
   });

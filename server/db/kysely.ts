@@ -1,5 +1,16 @@
-import { Kysely, PostgresDialect, type PostgresPoolClient, type Transaction } from 'kysely';
-import type { ClientBase } from 'pg';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type Compilable,
+  type RawBuilder,
+  type PostgresPoolClient,
+  type Transaction,
+} from 'kysely';
+import type { ClientBase, Pool } from 'pg';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { entities } from './entities.ts';
@@ -33,4 +44,38 @@ export function sqlOnClient(client: ClientBase): Db {
     onClient.set(client, db);
   }
   return db;
+}
+
+/** Builds and compiles queries without a connection, for `prepared`: it cannot run them. */
+export const statement = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** Names of the statements `prepared` has run, by their SQL text. */
+const statementNames = new Map<string, string>();
+const MAX_PREPARED = 100;
+
+/**
+ * Runs a query (built on `statement`) as a named prepared statement on one of the pool's
+ * connections, for a hot path whose statement PostgreSQL would otherwise plan on every call:
+ * each connection parses and plans it once. A contact's create (a CTE of two inserts) cost
+ * PostgreSQL 300 µs of planning a call, a page of campaigns 70. Only for statements whose plan
+ * does not depend on the values (PostgreSQL may settle on one generic plan after five calls).
+ * Past MAX_PREPARED distinct texts it runs them unnamed: each connection keeps every statement
+ * it prepared.
+ */
+export async function prepared<Row>(pool: Pool, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+  const { sql: text, parameters } = 'isRawBuilder' in query ? query.compile(statement) : query.compile();
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED) {
+    name = `sendline_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  const result = await pool.query<Row & object>({ name, text, values: parameters as unknown[] });
+  return result.rows;
 }

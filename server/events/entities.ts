@@ -17,3 +17,14 @@ export const Event = defineEntity({
 });
 
 export type EventRow = InferEntity<typeof Event>;
+
+/** The accounts a process holds WebSocket clients of: see `EventSubscribers` (subscribers.ts). */
+export const EventSubscriber = defineEntity({
+  name: 'EventSubscriber',
+  tableName: 'event_subscribers',
+  properties: {
+    accountId: p.string().primary(),
+    listener: p.string().primary(),
+    seenAt: p.datetime(),
+  },
+});

@@ -11,8 +11,9 @@ export interface Announcement {
 
 /**
  * One LISTEN connection per process, on two channels:
- * - `sendline_events`: every committed batch of events, as `account:seq,seq,…` (see the
- *   LeanOutbox migration), in any process that wrote it;
+ * - `sendline_events`: every committed batch of events someone listens to (an account with
+ *   WebSocket clients in some process, or events a webhook waits for), as `account:seq,seq,…`
+ *   (see the ConcurrentContactWrites migration), in any process that wrote it;
  * - `sendline_revocations`: every credential that ended, as `session:<id>` or `key:<id>`, and
  *   every key whose allow-list changed, as `key-restricted:<id>` (see the RevocationAnnouncements
  *   migration).

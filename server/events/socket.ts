@@ -16,6 +16,9 @@ import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
 import { eventEnvelope } from './envelope.ts';
+import { EventSubscribers } from './subscribers.ts';
+import { hostname } from 'node:os';
+import { randomToken } from '../db/ids.ts';
 
 const PATHS = new Set(['/api/ws', '/api/v1/ws', '/v1/ws']);
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -29,6 +32,8 @@ const CREDENTIAL_ENDED = 4001;
  * before it ended may finish its upgrade after the announcement arrived.
  */
 const REMEMBER_REVOKED_MS = 60_000;
+/** How often this process confirms (and trims) the accounts it holds clients of: see `EventSubscribers`. */
+const SUBSCRIBERS_REFRESH_MS = 60_000;
 /** Announces a key whose allow-list changed (other announcements name a credential that ended). */
 const RESTRICTED = 'key-restricted:';
 
@@ -80,6 +85,7 @@ export function attachEventSocket(
   /** Announced revocations and allow-list changes of the last REMEMBER_REVOKED_MS, with when they arrived. */
   const revoked = new Map<string, number>();
   const restricted = new Map<string, number>();
+  const subscribers = new EventSubscribers(db, `${hostname()}:${process.pid}:${randomToken(8)}`);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -92,16 +98,23 @@ export function attachEventSocket(
     if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
     const ip = clientAddress(req, deps.trustProxy);
     const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip };
-    authenticate(pseudo, deps.services()).then(
-      (principal) => {
-        wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal), ip));
-      },
-      (err) => {
-        if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
-        if (err instanceof Problem) refuse(socket, err.status, err.code, err.headers);
-        else refuse(socket, 401, 'authentication_required');
-      },
-    );
+    authenticate(pseudo, deps.services())
+      // Events are announced only for accounts registered as listened to: registered first, the
+      // socket hears every event committed after it opens.
+      .then(async (principal) => {
+        await subscribers.register(principal.accountId);
+        return principal;
+      })
+      .then(
+        (principal) => {
+          wss.handleUpgrade(req, socket, head, (ws) => connected(ws, principal.accountId, credentialOf(principal), ip));
+        },
+        (err) => {
+          if (!(err instanceof Problem)) log.error({ err }, 'WebSocket authentication failed');
+          if (err instanceof Problem) refuse(socket, err.status, err.code, err.headers);
+          else refuse(socket, 401, 'authentication_required');
+        },
+      );
   });
 
   function send(client: Client, text: string): void {
@@ -119,6 +132,8 @@ export function attachEventSocket(
     if (revoked.has(credential)) return void socket.close(CREDENTIAL_ENDED, 'credential ended');
     const client: Client = { socket, accountId, credential, ip, patterns: null, alive: true, held: null, lastSeq: 0 };
     clients.add(client);
+    // A refresh during the upgrade may have released the account: a no-op otherwise.
+    subscribers.register(accountId).catch((err) => log.warn({ err }, 'registering an event subscriber failed'));
     // Its allow-list may have changed while the upgrade was under way.
     if (restricted.has(credential)) recheck([client]);
     socket.on('pong', () => (client.alive = true));
@@ -275,12 +290,19 @@ export function attachEventSocket(
     }
   }, config.websocket.pingMs);
   pinger.unref();
+  const refresher = setInterval(() => {
+    subscribers.refresh(new Set([...clients].map((client) => client.accountId))).catch((err) => log.warn({ err }, 'refreshing event subscribers failed'));
+  }, SUBSCRIBERS_REFRESH_MS);
+  refresher.unref();
 
   return {
-    close(): void {
+    /** Resolves once this process no longer asks for announcements. */
+    async close(): Promise<void> {
       clearInterval(pinger);
+      clearInterval(refresher);
       for (const client of clients) client.socket.close(1001, 'server stopping');
       wss.close();
+      await subscribers.close().catch((err) => log.warn({ err }, 'removing event subscribers failed'));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf, type Database, type Db, type Tx } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
@@ -116,6 +116,24 @@ function insertBatch(accountId: string, ids: string[], events: PendingEvent[]): 
 }
 
 type DispatchedRow = { type: string; dispatched: boolean };
+
+/**
+ * `append` as a fragment, for a data-modifying CTE: a writer whose change and its few events go
+ * in one statement (one round trip, one implicit transaction). The events are written only
+ * `when` holds (e.g. `exists (select 1 from changed)`); `dispatched` follows `bornDispatched`,
+ * evaluated per event.
+ */
+export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
+  const ids = events.map(() => newId('evt'));
+  if (!events.length) return { ids, insert: sql`select where false` };
+  // A row of VALUES per event: for a few events, cheaper to plan and run than unnest().
+  const rows = events.map((e, i) => sql`(${ids[i]}, ${e.type}, ${JSON.stringify(e.data)}::json)`);
+  const insert = sql`insert into events (id, account_id, type, data, dispatched)
+    select e.id, a.id, e.type, e.data, ${sql.raw(bornDispatched('a.id', 'e.type'))}
+    from (select ${accountId}::text as id) a, (values ${sql.join(rows)}) as e(id, type, data)
+    where ${when}`;
+  return { ids, insert };
+}
 
 async function run<Row>(tx: Db | PoolClient, statement: Statement): Promise<Row[]> {
   if (!isKysely(tx)) return (await tx.query<Row & object>(statement.sql, statement.parameters)).rows;

@@ -128,13 +128,18 @@ export const CampaignDomain = defineEntity({
   },
 });
 
-/** Contacts by status, kept by statement triggers on `contacts` (every writer, COPY included). */
+/**
+ * Contacts by status, kept by statement triggers on `contacts` (every writer, COPY included), in
+ * shards chosen by the writing connection so that concurrent writers do not queue on one row:
+ * a status's count is the sum of its shards.
+ */
 export const ContactStatusCount = defineEntity({
   name: 'ContactStatusCount',
   tableName: 'contact_status_counts',
   properties: {
     accountId: p.string().primary(),
     status: p.string().primary(),
+    shard: p.integer().columnType('smallint').primary(),
     count: p.bigint('string').default('0'),
   },
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { expectProblem, newAccount, newApiKey, startTestServer, uniqueEmail, type TestAccount } from '../helpers.ts';
+import { expectProblem, newAccount, newApiKey, startTestServer, uniqueEmail, waitFor, type TestAccount } from '../helpers.ts';
 
 let sendline: Sendline;
 let alice: TestAccount;
@@ -37,5 +37,16 @@ describe("tenant isolation: another account's resources do not exist", () => {
   it('a key acts only for its own account', async () => {
     const { api } = await newApiKey(bob, sendline.url);
     expect((await api('GET', '/api/auth/me')).body.account.id).toBe(bob.accountId);
+  });
+
+  it("webhook deliveries: a page of them stays with the endpoint's account", async () => {
+    const { body: hook } = await alice.api('POST', '/api/webhooks', { body: { url: 'https://hooks.example/in', events: ['contact.created'] } });
+    await alice.api('POST', '/api/contacts', { body: { email: uniqueEmail() } });
+    const delivered = await waitFor(async () => {
+      const page = await alice.api('GET', `/api/webhooks/${hook.id}/deliveries`);
+      return page.body.data.length === 1 && page;
+    });
+    expect(delivered.status).toBe(200);
+    expectProblem(await bob.api('GET', `/api/webhooks/${hook.id}/deliveries`), 404, 'not_found');
   });
 });

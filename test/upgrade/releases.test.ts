@@ -98,6 +98,19 @@ describe.each(releases)('a database written by %s', (release) => {
     }
   });
 
+  it('carries the contact counts by status over exactly, and the overview reads them', async () => {
+    const stored = await sql('select account_id, status, count(*)::int as n from contacts group by 1, 2 order by 1, 2');
+    expect(stored.length).toBeGreaterThan(0);
+    const counted = await sql('select account_id, status, sum(count)::int as n from contact_status_counts group by 1, 2 having sum(count) <> 0 order by 1, 2');
+    expect(counted).toEqual(stored);
+    const owner = await login(fixture.owner);
+    const { body: overview } = await owner('GET', '/api/analytics/overview');
+    const ownerAccount = (await owner('GET', '/api/auth/me')).body.account.id;
+    const own = stored.filter((row) => row.account_id === ownerAccount);
+    expect(overview.contacts.total).toBe(own.reduce((sum, row) => sum + row.n, 0));
+    for (const row of own) expect(overview.contacts[row.status], row.status).toBe(row.n);
+  });
+
   it('logs the owner in with the password of then, and answers what that release answered', async () => {
     const owner = await login(fixture.owner);
     expect(withoutLogins(await snapshotAccount(owner))).toMatchObject(withoutLogins(recorded.account));

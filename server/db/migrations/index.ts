@@ -11,6 +11,7 @@ import { Migration20261121090000UncompressedUploads } from './Migration202611210
 import { Migration20261121100000LeanOutbox } from './Migration20261121100000LeanOutbox.ts';
 import { Migration20261123110000RevocationAnnouncements } from './Migration20261123110000RevocationAnnouncements.ts';
 import { Migration20261123120000RollupsKeptByTheirWriters } from './Migration20261123120000RollupsKeptByTheirWriters.ts';
+import { Migration20261123150000ConcurrentContactWrites } from './Migration20261123150000ConcurrentContactWrites.ts';
 import { Migration20261123161500IdempotencyKeys } from './Migration20261123161500IdempotencyKeys.ts';
 
 /** Every migration, in order. New ones are appended here. */
@@ -28,5 +29,6 @@ export const migrations = [
   Migration20261121100000LeanOutbox,
   Migration20261123110000RevocationAnnouncements,
   Migration20261123120000RollupsKeptByTheirWriters,
+  Migration20261123150000ConcurrentContactWrites,
   Migration20261123161500IdempotencyKeys,
 ];
