@@ -9,6 +9,8 @@ module Sendline
     BACKOFF_CAP = 8.0
     # A Retry-After longer than this is not waited for: the RateLimitError is raised at once.
     RETRY_AFTER_CAP = 20.0
+    # The server's rule for an Idempotency-Key: 1–255 printable ASCII, no space at either end.
+    IDEMPOTENCY_KEY = /\A[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?\z/n
 
     attr_reader :timeout, :max_retries
 
@@ -23,10 +25,13 @@ module Sendline
     def call_api(http_method, path, opts = {})
       call = opts[:sendline] || {}
       opts = opts.merge(header_params: (opts[:header_params] || {}).dup)
+      given_key = call[:idempotency_key]
+      check_idempotency_key(given_key) unless given_key.nil?
       if http_method.to_s.casecmp?('post')
         # One key for the call, the same on every retry, so that a retried POST never acts twice.
-        opts[:header_params]['Idempotency-Key'] = call[:idempotency_key] || opts[:header_params]['Idempotency-Key'] || SecureRandom.uuid
+        opts[:header_params]['Idempotency-Key'] = given_key || opts[:header_params]['Idempotency-Key'] || SecureRandom.uuid
       end
+      check_header_values(opts[:header_params])
       retries = call.fetch(:max_retries, @max_retries)
       attempt = 0
       begin
@@ -67,6 +72,25 @@ module Sendline
 
       data = opts[:return_type] ? deserialize(response, opts[:return_type]) : nil
       [data, response.code, response.headers]
+    end
+
+    # A caller's Idempotency-Key outside the server's rule is refused here: never sent, never retried.
+    def check_idempotency_key(key)
+      text = key.to_s.b
+      return if text.match?(IDEMPOTENCY_KEY)
+
+      detail = 'must be 1 to 255 printable ASCII characters (0x20-0x7E), without a space at either end'
+      raise SendlineError.local_validation('header.Idempotency-Key', detail, code: 'invalid_idempotency_key',
+                                                                           message: "invalid idempotency_key: it #{detail}")
+    end
+
+    # No value may add a header line (CR/LF injection) or carry a control character.
+    def check_header_values(headers)
+      headers.each do |name, value|
+        next unless value.to_s.b.match?(/[\x00-\x08\x0A-\x1F\x7F]/n)
+
+        raise SendlineError.local_validation("header.#{name}", 'must not contain a line break or a control character')
+      end
     end
 
     # Seconds to wait before the next attempt, or nil when this error is not retried.

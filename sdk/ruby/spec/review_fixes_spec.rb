@@ -1,0 +1,63 @@
+# The review's findings (issue 20), each against a real loopback server: header injection, local
+# validation as Sendline errors, answers that are not JSON, connection errors, plain dates, events.
+require 'base64'
+require 'date'
+require 'json'
+require 'sendline'
+require_relative 'support/loopback_server'
+
+RSpec.describe 'Sendline::Client after the review' do
+  secret_key = 'sl_live_supersecretkey0123456789'
+  contact = { id: 'ct_1', email: 'ada@example.com', tags: [], status: 'subscribed', attributes: {},
+              created_at: '2026-11-23T06:00:00.000Z', updated_at: '2026-11-23T06:00:00.000Z' }
+  empty_page = '{"data":[],"next_cursor":null,"has_more":false}'
+  json = { 'Content-Type' => 'application/json' }
+
+  servers = []
+  after { servers.each(&:close).clear }
+
+  define_method(:serve) do |&handler|
+    LoopbackServer.new(&handler).tap { |server| servers << server }
+  end
+
+  define_method(:echo) { serve { |r, _| [200, json, r.method == 'GET' && r.path.end_with?('/contacts') ? empty_page : JSON.generate(contact)] } }
+
+  def client_for(server, key: 'sl_live_supersecretkey0123456789', **options)
+    Sendline::Client.new(api_key: key, base_url: server.is_a?(String) ? server : server.url, **options)
+  end
+
+  describe 'credentials and header values' do
+    it 'refuses a key with CR/LF or other invisible characters, without showing any of it' do
+      ["sl_live_abc\r\nX-Injected: yes", "sl_live_abc\nX-Injected: yes", "sl_live_a bc", "sl_live_a\tbc", "sl_live_abcé", "sl_live_\u0000abc"].each do |key|
+        expect { client_for(echo, key: key) }.to raise_error(Sendline::ConfigurationError) { |e|
+          expect(e.message).not_to include('abc')
+          expect(e.message).not_to include('sl_live')
+        }
+      end
+    end
+
+    it 'strips whitespace around the key (a trailing newline from a file)' do
+      server = echo
+      client_for(server, key: " #{secret_key}\n").contacts.get('ct_1')
+      expect(server.requests.first.header('authorization')).to eq("Bearer #{secret_key}")
+    end
+
+    it 'refuses an Idempotency-Key outside the server rule locally, never sent nor retried' do
+      server = echo
+      client = client_for(server)
+      ["x\r\nX-Injected2: yes", "x\n", ' lead', 'trail ', '', 'a' * 256, 'clé'].each do |key|
+        expect { client.contacts.create(email: 'ada@example.com', idempotency_key: key) }.to raise_error(Sendline::ValidationError) { |e|
+          expect(e.status).to be_nil
+          expect(e.code).to eq('invalid_idempotency_key')
+          expect(e.errors.map(&:pointer)).to eq(['header.Idempotency-Key'])
+          expect(e.errors.first.detail).not_to be_empty
+        }
+      end
+      expect { client.contacts.import_csv("email\na@example.com\n", idempotency_key: "x\r\nX: y") }.to raise_error(Sendline::ValidationError)
+      expect(server.requests).to be_empty
+      client.contacts.create(email: 'ada@example.com', idempotency_key: 'a key with inner spaces ~!')
+      expect(server.requests.first.header('idempotency-key')).to eq('a key with inner spaces ~!')
+      expect(server.requests.first.headers.keys).not_to include('x-injected2')
+    end
+  end
+end
