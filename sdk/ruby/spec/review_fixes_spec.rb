@@ -60,4 +60,35 @@ RSpec.describe 'Sendline::Client after the review' do
       expect(server.requests.first.headers.keys).not_to include('x-injected2')
     end
   end
+
+  describe 'local validation' do
+    it 'raises ValidationError for an empty, blank or nil path id before any request' do
+      server = echo
+      client = client_for(server)
+      [-> { client.contacts.get('') }, -> { client.contacts.delete('  ') }, -> { client.contacts.get(nil) },
+       -> { client.contacts.update('', first_name: 'A') }].each do |call|
+        expect { call.call }.to raise_error(Sendline::ValidationError) { |e|
+          expect([e.status, e.code]).to eq([nil, 'validation_failed'])
+          expect(e.errors.map(&:pointer)).to eq(['path.id'])
+        }
+      end
+      expect(server.requests).to be_empty
+      expect { client.contacts.get }.to raise_error(ArgumentError)
+    end
+
+    it "lets the server answer for arguments it checks (limit), and turns the models' checks into ValidationError" do
+      server = serve { [400, { 'Content-Type' => 'application/problem+json' }, JSON.generate(status: 400, code: 'validation_failed', detail: 'Bad.', errors: [{ pointer: 'query.limit', detail: 'too big' }])] }
+      client = client_for(server)
+      expect { client.contacts.list(limit: 1000).first_page }.to raise_error(Sendline::ValidationError) { |e|
+        expect(e.status).to eq(400)
+        expect(e.errors.map(&:pointer)).to eq(['query.limit'])
+      }
+      expect(server.requests.first.query).to eq('limit' => '1000')
+      expect { client.contacts.create(email: 'a' * 300) }.to raise_error(Sendline::ValidationError) { |e|
+        expect([e.status, e.code]).to eq([nil, 'validation_failed'])
+        expect(e.errors.map(&:pointer)).to eq(['/email'])
+      }
+      expect(server.requests.size).to eq(1)
+    end
+  end
 end

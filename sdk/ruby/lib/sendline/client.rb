@@ -91,6 +91,9 @@ module Sendline
       config.base_path = uri.path
       config.access_token = token
       config.logger = Logger.new(nil)
+      # The server checks arguments (limits, lengths, patterns) and answers a 400 with pointers, the
+      # same answer in every SDK; the generated layer's own checks would raise a bare ArgumentError.
+      config.client_side_validation = false
       Transport.new(config, timeout: timeout, max_retries: max_retries)
     end
 
