@@ -91,4 +91,49 @@ RSpec.describe 'Sendline::Client after the review' do
       expect(server.requests.size).to eq(1)
     end
   end
+
+  describe 'answers' do
+    it 'raises SendlineError invalid_response for a 2xx answer that is not JSON' do
+      [[{ 'Content-Type' => 'text/html' }, '<html>hi</html>'], [json, 'not json{']].each do |headers, body|
+        server = serve { [200, headers, body] }
+        expect { client_for(server).contacts.get('ct_1') }.to raise_error(Sendline::SendlineError) { |e|
+          expect(e.class).to eq(Sendline::SendlineError)
+          expect([e.status, e.code]).to eq([200, 'invalid_response'])
+          expect(e.message).to start_with('200')
+        }
+      end
+    end
+
+    it 'still answers a text answer where the operation gives one (an import errors CSV)' do
+      server = serve { [200, { 'Content-Type' => 'text/csv' }, "row,error\n2,bad email\n"] }
+      expect(client_for(server).contact_imports.errors('imp_1')).to eq("row,error\n2,bad email\n")
+    end
+
+    it 'names the URL (without its query) it could not reach, and chains the cause' do
+      url = LoopbackServer.refused_url
+      expect { client_for(url, max_retries: 0).contacts.list(tag: 'hushhush').first_page }.to raise_error(Sendline::APIConnectionError) { |e|
+        expect(e.message).to start_with("Could not reach #{url}/api/v1/contacts: ")
+        expect(e.message).not_to include('hushhush')
+        expect(e.cause).not_to be_nil
+      }
+    end
+
+    it 'raises APITimeoutError naming the import and its status when wait runs out of time' do
+      server = serve { [200, json, JSON.generate(id: 'imp_1', status: 'queued', mode: 'upsert', total_rows: 0, processed_rows: 0, created: 0, updated: 0, skipped: 0, failed: 0, errors: [], created_at: '2026-11-23T06:00:00Z')] }
+      expect { client_for(server).contact_imports.wait('imp_1', timeout: 0.1, interval: 0.05) }.to raise_error(Sendline::APITimeoutError, /imp_1.*\bqueued\b/)
+      params = Sendline::Resources::ContactImports.instance_method(:wait).source_location
+      expect(File.readlines(params[0])[params[1] - 1]).to include('timeout: 600, interval: 1')
+    end
+  end
+
+  describe 'dates' do
+    it 'sends a plain Date as that day at 00:00:00Z, in queries and bodies' do
+      server = serve { |r, _| [200, json, r.method == 'GET' ? empty_page : '{}'] }
+      client = client_for(server)
+      client.contacts.list(created_after: Date.new(2026, 1, 1)).first_page
+      expect(server.requests.first.query).to eq('created_after' => '2026-01-01T00:00:00Z')
+      client.campaigns.schedule('cmp_1', scheduled_at: Date.new(2026, 11, 23)) rescue nil # rubocop:disable Style/RescueModifier
+      expect(JSON.parse(server.requests.last.body)).to eq('scheduled_at' => '2026-11-23T00:00:00Z')
+    end
+  end
 end

@@ -187,14 +187,15 @@ module Sendline
     class ContactImports < Resource
       operations_of ContactImportsApi
 
-      # Polls the import until it is `completed` or `failed` and answers it; APITimeoutError when
-      # it is still running after `timeout` seconds.
-      def wait(id, timeout: 300, interval: 1)
+      # Polls the import every `interval` seconds until it is `completed` or `failed` and answers it;
+      # APITimeoutError naming the import and its last status when it still runs after `timeout` seconds.
+      def wait(id, timeout: 600, interval: 1)
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
         loop do
           import = get(id)
-          return import if %w[completed failed].include?(import.status.to_s)
-          raise APITimeoutError, "import #{id} is still #{import.status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+          status = import.status.to_s
+          return import if %w[completed failed].include?(status)
+          raise APITimeoutError, "import #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
 
           sleep interval
         end
