@@ -137,3 +137,44 @@ RSpec.describe 'Sendline::Client after the review' do
     end
   end
 end
+
+RSpec.describe Sendline::Webhook do
+  let(:secret) { "whsec_#{Base64.strict_encode64('k' * 24)}" }
+  let(:hook) { described_class.new(secret) }
+  let(:now) { Time.now.to_i }
+
+  def signed(body, at: now)
+    { 'webhook-id' => 'evt_1', 'webhook-timestamp' => at.to_s, 'webhook-signature' => hook.sign('evt_1', at, body) }
+  end
+
+  def event(type, data)
+    JSON.generate(id: 'evt_1', type: type, created_at: '2026-11-23T06:00:00.000Z', account_id: 'acc_1', data: data)
+  end
+
+  it 'answers UnknownEvent for an unknown type and for a known type whose data does not fit' do
+    [event('contact.teleported', { where: 'Mars' }), event('contact.created', {}), event('contact.created', { contact: { id: 'ct_1' } })].each do |body|
+      got = hook.verify(body, signed(body))
+      expect(got).to be_a(Sendline::UnknownEvent)
+      expect([got.id, got.account_id]).to eq(%w[evt_1 acc_1])
+    end
+    expect(Sendline.const_defined?(:GenericEvent)).to be(false)
+  end
+
+  it 'words its errors as the other SDKs do' do
+    body = event('contact.teleported', {})
+    {
+      'missing webhook-id, webhook-timestamp or webhook-signature header' => [body, signed(body).except('webhook-id')],
+      'webhook timestamp is not a number' => [body, signed(body).merge('webhook-timestamp' => 'soon')],
+      'webhook timestamp is more than 300 s from now' => [body, signed(body, at: now - 400)],
+      'no webhook signature matches' => [body, signed(body).merge('webhook-signature' => "v1,#{Base64.strict_encode64('x' * 32)}")],
+      'webhook body is not a JSON event' => ['[1]', signed('[1]')]
+    }.each do |message, (payload, headers)|
+      expect { hook.verify(payload, headers) }.to raise_error(Sendline::WebhookVerificationError) { |e| expect(e.message).to eq(message) }
+    end
+    expect { hook.verify(body, signed(body, at: now + 400)) }.to raise_error(Sendline::WebhookVerificationError, 'webhook timestamp is more than 300 s from now')
+    expect { hook.verify('nope', signed('nope')) }.to raise_error(Sendline::WebhookVerificationError, 'webhook body is not a JSON event')
+    ['whsec_***', 'not base64!!', ''].each do |bad|
+      expect { described_class.new(bad) }.to raise_error(Sendline::WebhookVerificationError, 'webhook secret is not a whsec_ base64 secret')
+    end
+  end
+end
