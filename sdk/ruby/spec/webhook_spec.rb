@@ -21,9 +21,9 @@ RSpec.describe Sendline::Webhook do
     expect(event.data.message).to eq('Grüße 🎉')
   end
 
-  it 'answers a GenericEvent for a type it does not know' do
+  it 'answers an UnknownEvent for a type it does not know' do
     event = hook.verify(unknown, headers(unknown, id: 'evt_2'))
-    expect(event).to be_a(Sendline::GenericEvent)
+    expect(event).to be_a(Sendline::UnknownEvent)
     expect([event.id, event.type, event.account_id, event.data]).to eq(['evt_2', 'contact.teleported', 'acc_1', { where: 'Mars' }])
     expect(event.created_at).to eq(Time.utc(2026, 11, 23, 6))
   end

@@ -36,14 +36,11 @@ module Sendline
     # timeout: seconds for a whole request (nil or 0: none); max_retries: 0 disables retries.
     def initialize(api_key: ENV.fetch('SENDLINE_API_KEY', nil), base_url: ENV.fetch('SENDLINE_BASE_URL', nil),
                    timeout: DEFAULT_TIMEOUT, max_retries: DEFAULT_MAX_RETRIES)
-      if api_key.nil? || api_key.to_s.strip.empty?
-        raise ConfigurationError, 'no API key: pass api_key: (an API key or a JWT from Sendline::Client.login) or set SENDLINE_API_KEY'
-      end
-
+      key = self.class.checked_key(api_key)
       @base_url = self.class.normalize_base_url(base_url)
       @timeout = timeout
       @max_retries = max_retries
-      @transport = self.class.transport(@base_url, api_key.to_s, timeout, max_retries)
+      @transport = self.class.transport(@base_url, key, timeout, max_retries)
       RESOURCES.each { |name, resource| instance_variable_set(:"@#{name}", resource.new(@transport)) }
     end
 
@@ -53,6 +50,21 @@ module Sendline
       url = normalize_base_url(base_url)
       session = Resources::Auth.new(transport(url, nil, timeout, max_retries)).login(email: email, password: password)
       new(api_key: session.token, base_url: url, timeout: timeout, max_retries: max_retries)
+    end
+
+    # The key without surrounding whitespace (a trailing newline from a file); ConfigurationError when
+    # it is missing, or holds anything but visible ASCII (a header line must never be injectable).
+    # The message never shows the key or any part of it.
+    def self.checked_key(api_key)
+      key = api_key.to_s.dup.force_encoding(Encoding::BINARY).strip
+      if key.empty?
+        raise ConfigurationError, 'no API key: pass api_key: (an API key or a JWT from Sendline::Client.login) or set SENDLINE_API_KEY'
+      end
+      unless key.match?(/\A[\x21-\x7E]+\z/n)
+        raise ConfigurationError, 'the API key holds a character other than visible ASCII (a space, tab, line break or control character inside it?)'
+      end
+
+      key.force_encoding(Encoding::UTF_8)
     end
 
     # <origin>[/prefix]/api/v1 from https://host, https://host/, …/api, …/api/v1 or …/v1 (any trailing
@@ -79,6 +91,9 @@ module Sendline
       config.base_path = uri.path
       config.access_token = token
       config.logger = Logger.new(nil)
+      # The server checks arguments (limits, lengths, patterns) and answers a 400 with pointers, the
+      # same answer in every SDK; the generated layer's own checks would raise a bare ArgumentError.
+      config.client_side_validation = false
       Transport.new(config, timeout: timeout, max_retries: max_retries)
     end
 

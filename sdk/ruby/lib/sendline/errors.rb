@@ -38,6 +38,13 @@ module Sendline
       end
     end
 
+    # A ValidationError raised before any request (status nil): one field error at `pointer`.
+    def self.local_validation(pointer, detail, code: 'validation_failed', message: nil)
+      problem = { title: 'Invalid argument', code: code, detail: message || "#{pointer}: #{detail}",
+                  errors: [{ pointer: pointer, detail: detail }] }
+      ValidationError.new(problem[:detail], code: code, problem: problem)
+    end
+
     # Retry-After in seconds, from a number of seconds or an HTTP date; nil when absent or unreadable.
     def self.retry_after_seconds(value)
       return nil if value.nil? || value.to_s.strip.empty?

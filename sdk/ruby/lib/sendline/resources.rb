@@ -81,8 +81,15 @@ module Sendline
       # [positional arguments of the generated method, its opts] from the caller's arguments.
       def arguments(args, params)
         path = args.first(@path_params.size)
-        if path.size < @path_params.size || path.any?(&:nil?)
+        if path.size < @path_params.size
           raise ArgumentError, "#{@name} needs #{@path_params.join(', ')} (#{@path_params.size} positional argument(s))"
+        end
+
+        # An empty id would call another URL (the collection's): refused before any request.
+        @path_params.zip(path).each do |name, value|
+          next unless value.nil? || value.to_s.strip.empty?
+
+          raise SendlineError.local_validation("path.#{name}", "#{name} must not be #{value.nil? ? 'nil' : 'empty'}")
         end
 
         rest = args.drop(@path_params.size)
@@ -93,7 +100,7 @@ module Sendline
         unknown = opts.keys - @options
         raise ArgumentError, "#{@name} takes no #{unknown.join(', ')}" unless unknown.empty?
 
-        body = rest.first || (@body_model.new(body_fields) if @body_param || body_fields.any?)
+        body = rest.first || (build_body(body_fields) if @body_param || body_fields.any?)
         return [path + [body], opts] if @body_param
 
         opts[@optional_body] = body if body
@@ -101,6 +108,17 @@ module Sendline
       end
 
       private
+
+      # The body model; the checks its setters make (lengths, counts, required fields) raise
+      # ValidationError with the field's JSON pointer, as the server's 400 would.
+      def build_body(fields)
+        @body_model.new(fields)
+      rescue ArgumentError => e
+        field = e.message[/"(\w+)"/, 1] || e.message[/\A(\w+) cannot be nil/, 1]
+        raise unless field && @body_model.attribute_map.key?(field.to_sym)
+
+        raise SendlineError.local_validation("/#{@body_model.attribute_map[field.to_sym]}", e.message)
+      end
 
       def model?(param)
         name = camelize(param)
@@ -169,14 +187,15 @@ module Sendline
     class ContactImports < Resource
       operations_of ContactImportsApi
 
-      # Polls the import until it is `completed` or `failed` and answers it; APITimeoutError when
-      # it is still running after `timeout` seconds.
-      def wait(id, timeout: 300, interval: 1)
+      # Polls the import every `interval` seconds until it is `completed` or `failed` and answers it;
+      # APITimeoutError naming the import and its last status when it still runs after `timeout` seconds.
+      def wait(id, timeout: 600, interval: 1)
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
         loop do
           import = get(id)
-          return import if %w[completed failed].include?(import.status.to_s)
-          raise APITimeoutError, "import #{id} is still #{import.status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+          status = import.status.to_s
+          return import if %w[completed failed].include?(status)
+          raise APITimeoutError, "import #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
 
           sleep interval
         end

@@ -1,6 +1,9 @@
 # The generated ApiClient with Sendline's policy: a timeout for the whole request, bounded retries
 # with backoff, an Idempotency-Key on every POST and typed errors. Hand-written; kept across regeneration.
+require 'date'
 require 'securerandom'
+require 'socket'
+require 'timeout'
 require 'sendline/errors'
 
 module Sendline
@@ -9,6 +12,12 @@ module Sendline
     BACKOFF_CAP = 8.0
     # A Retry-After longer than this is not waited for: the RateLimitError is raised at once.
     RETRY_AFTER_CAP = 20.0
+    # The server's rule for an Idempotency-Key: 1–255 printable ASCII, no space at either end.
+    IDEMPOTENCY_KEY = /\A[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?\z/n
+    # The exception given as `cause` of an APIConnectionError, by libcurl's return code.
+    CURL_ERRORS = { couldnt_connect: Errno::ECONNREFUSED, operation_timedout: Timeout::Error,
+                    couldnt_resolve_host: SocketError, got_nothing: EOFError, recv_error: Errno::ECONNRESET,
+                    send_error: Errno::EPIPE }.freeze
 
     attr_reader :timeout, :max_retries
 
@@ -23,10 +32,13 @@ module Sendline
     def call_api(http_method, path, opts = {})
       call = opts[:sendline] || {}
       opts = opts.merge(header_params: (opts[:header_params] || {}).dup)
+      given_key = call[:idempotency_key]
+      check_idempotency_key(given_key) unless given_key.nil?
       if http_method.to_s.casecmp?('post')
         # One key for the call, the same on every retry, so that a retried POST never acts twice.
-        opts[:header_params]['Idempotency-Key'] = call[:idempotency_key] || opts[:header_params]['Idempotency-Key'] || SecureRandom.uuid
+        opts[:header_params]['Idempotency-Key'] = given_key || opts[:header_params]['Idempotency-Key'] || SecureRandom.uuid
       end
+      check_header_values(opts[:header_params])
       retries = call.fetch(:max_retries, @max_retries)
       attempt = 0
       begin
@@ -57,16 +69,84 @@ module Sendline
       request = build_request(http_method, path, opts)
       request.options[:timeout] = timeout if timeout&.positive?
       response = request.run
-      if response.timed_out?
-        raise APITimeoutError, "no answer from #{request.base_url} within #{timeout} s"
-      elsif response.code.zero?
-        raise APIConnectionError, "cannot reach #{request.base_url}: #{response.return_message} (#{response.return_code})"
-      elsif !response.success?
-        raise SendlineError.from_response(response.code, response.headers, response.body)
+      raise_connection_error(request, response, timeout) if response.timed_out? || response.code.zero?
+      raise SendlineError.from_response(response.code, response.headers, response.body) unless response.success?
+
+      data = opts[:return_type] ? parse_answer(response, opts[:return_type]) : nil
+      [data, response.code, response.headers]
+    end
+
+    # A caller's Idempotency-Key outside the server's rule is refused here: never sent, never retried.
+    def check_idempotency_key(key)
+      text = key.to_s.b
+      return if text.match?(IDEMPOTENCY_KEY)
+
+      detail = 'must be 1 to 255 printable ASCII characters (0x20-0x7E), without a space at either end'
+      raise SendlineError.local_validation('header.Idempotency-Key', detail, code: 'invalid_idempotency_key',
+                                                                           message: "invalid idempotency_key: it #{detail}")
+    end
+
+    # No value may add a header line (CR/LF injection) or carry a control character.
+    def check_header_values(headers)
+      headers.each do |name, value|
+        next unless value.to_s.b.match?(/[\x00-\x08\x0A-\x1F\x7F]/n)
+
+        raise SendlineError.local_validation("header.#{name}", 'must not contain a line break or a control character')
+      end
+    end
+
+    # APITimeoutError / APIConnectionError naming the URL (never its query), the libcurl failure as cause.
+    def raise_connection_error(request, response, timeout)
+      url = request.base_url.to_s.sub(/[?#].*\z/m, '')
+      reason = "#{response.return_message} (#{response.return_code})"
+      begin
+        raise CURL_ERRORS.fetch(response.timed_out? ? :operation_timedout : response.return_code, SocketError), reason
+      rescue StandardError
+        if response.timed_out?
+          raise APITimeoutError, "Could not reach #{url}: no answer within #{timeout} s"
+        end
+
+        raise APIConnectionError, "Could not reach #{url}: #{reason}"
+      end
+    end
+
+    # The model of a 2xx answer; SendlineError `invalid_response` when the answer is not that JSON.
+    def parse_answer(response, return_type)
+      body = response.body.to_s
+      return body if return_type == 'String' # a text answer (an import's errors as CSV)
+
+      content_type = response.headers['Content-Type'] || 'application/json'
+      unless json_mime?(content_type) && !body.strip.empty?
+        raise invalid_response(response, "the answer is not JSON (#{content_type.empty? ? 'no Content-Type' : content_type})")
       end
 
-      data = opts[:return_type] ? deserialize(response, opts[:return_type]) : nil
-      [data, response.code, response.headers]
+      begin
+        data = JSON.parse(body, symbolize_names: true)
+      rescue JSON::ParserError
+        raise invalid_response(response, 'the answer is not JSON')
+      end
+      if return_type !~ /\A(Array|Hash)</ && Sendline.const_defined?(return_type, false) && !data.is_a?(Hash)
+        raise invalid_response(response, "the answer is not a #{return_type} object")
+      end
+
+      convert_to_type(data, return_type)
+    rescue SendlineError
+      raise
+    rescue StandardError
+      raise invalid_response(response, "the answer is not a #{return_type}")
+    end
+
+    def invalid_response(response, detail)
+      SendlineError.new("#{response.code}: #{detail}", status: response.code, code: 'invalid_response',
+                                                       request_id: response.headers['X-Request-Id'])
+    end
+
+    # Times go as RFC 3339; a plain Date (not a DateTime) where a date-time is expected is that day
+    # at 00:00:00Z (the API has no date-only field).
+    def with_iso8601_times(value)
+      return "#{value.iso8601}T00:00:00Z" if value.is_a?(Date) && !value.is_a?(DateTime)
+
+      super
     end
 
     # Seconds to wait before the next attempt, or nil when this error is not retried.
