@@ -19,24 +19,6 @@ type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipp
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Paces sends to `perSecond` in this process (0: no limit). */
-class Pacer {
-  private next = 0;
-  private readonly gap: number;
-
-  constructor(perSecond: number) {
-    this.gap = perSecond > 0 ? 1000 / perSecond : 0;
-  }
-
-  async wait(): Promise<void> {
-    if (!this.gap) return;
-    const now = performance.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.gap;
-    if (at > now) await sleep(at - now);
-  }
-}
-
 /**
  * Sends one campaign's queued messages, batch by batch, together with any other worker on the
  * same campaign: batches are claimed with SKIP LOCKED, so no message goes to two workers. A
@@ -50,7 +32,6 @@ export class CampaignSender {
   private readonly templates: TemplateThread;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
-  private readonly pacer: Pacer;
 
   constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
     this.orm = orm;
@@ -59,7 +40,6 @@ export class CampaignSender {
     this.templates = templates;
     this.settings = settings;
     this.log = log;
-    this.pacer = new Pacer(settings.ratePerSecond);
   }
 
   /** Sends until the campaign is no longer `sending`, or `signal` stops the process: then answers `'interrupted'`. */
@@ -113,35 +93,30 @@ export class CampaignSender {
     return 'interrupted';
   }
 
-  /** Renders and sends a batch, as many at once as the SMTP pool has connections. */
+  /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
   private async deliver(campaign: CampaignRow, batch: ClaimedMessage[]): Promise<Result[]> {
     const results = new Array<Result>(batch.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < batch.length) {
-        const i = next++;
+    const sendable: number[] = [];
+    for (const [i, message] of batch.entries()) {
+      if (!message.contact_id || message.contact_status === null) results[i] = { message, outcome: { kind: 'skipped', reason: 'contact_deleted' } };
+      else if (message.contact_status !== 'subscribed') results[i] = { message, outcome: { kind: 'skipped', reason: 'suppressed' } };
+      else sendable.push(i);
+    }
+    const outcomes = await this.threads.sendAll(
+      campaign,
+      sendable.map((i) => {
         const message = batch[i];
-        if (!message.contact_id || message.contact_status === null) {
-          results[i] = { message, outcome: { kind: 'skipped', reason: 'contact_deleted' } };
-          continue;
-        }
-        if (message.contact_status !== 'subscribed') {
-          results[i] = { message, outcome: { kind: 'skipped', reason: 'suppressed' } };
-          continue;
-        }
-        await this.pacer.wait();
-        const outcome = await this.threads.send(campaign, {
+        return {
           messageId: message.id,
           email: message.email,
           firstName: message.first_name,
           lastName: message.last_name,
           tags: message.tags ?? [],
           attributes: message.attributes ?? {},
-        });
-        results[i] = { message, outcome };
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.settings.poolSize, batch.length) }, worker));
+        };
+      }),
+    );
+    for (const [n, i] of sendable.entries()) results[i] = { message: batch[i], outcome: outcomes[n] };
     return results;
   }
 
