@@ -66,6 +66,12 @@ export class SendThreads {
     this.log = log;
   }
 
+  /** Starts the threads not running yet, so that a campaign's first batch does not wait for them to load. */
+  warm(): void {
+    if (this.closed) return;
+    for (let slot = 0; slot < this.threads.length; slot++) if (!this.threads[slot]) this.start(slot);
+  }
+
   async send(campaign: CampaignRow, recipient: Recipient): Promise<ThreadOutcome> {
     return (await this.sendAll(campaign, [recipient]))[0];
   }

@@ -53,6 +53,7 @@ export class CampaignSender {
     const campaign = await this.orm.em.fork().findOne(Campaign, { id: campaignId });
     if (campaign?.status !== 'sending') return 'done';
     this.log.info({ campaignId }, 'sending campaign');
+    this.threads.warm();
     // Templates are checked when saved; should one still not compile, stop rather than loop.
     // Compiled in the template thread: this thread also answers requests.
     const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
