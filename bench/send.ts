@@ -21,7 +21,8 @@ import { SEND_STAGES, stagesOf } from './cpu-stages.ts';
 import { benchPool, childPostgresPid, cpuSeconds, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const SIZES = (process.env.BENCH_SEND_CONTACTS ?? '20000,100000').split(',').map(Number);
-const PROFILE = process.env.BENCH_SEND_PROFILE === '1';
+/** `1`, or a folder to keep the profiles in (one per size). */
+const PROFILE = process.env.BENCH_SEND_PROFILE;
 const POOL = 10;
 const BATCH = 500;
 const BASELINE_MESSAGES = 20_000;
@@ -82,6 +83,7 @@ async function smtpPoolAlone(port: number, count: number) {
 
 /** Statements of the send path, by what they do: [stage, test of the statement's text]. */
 const STATEMENT_STAGES: [string, RegExp][] = [
+  ['audience snapshot (in the `send` request)', /with recipients as/],
   ['claim', /with claimed as/],
   ['record outcomes', /update messages m set status = u\.status/],
   ['events', /insert into events|copy events|from unnest\(\$2::text\[\]\) as t\(type\)/i],
@@ -127,8 +129,8 @@ async function sendRun(contacts: number): Promise<SizeRun> {
   writeFileSync(firstFile, '');
   const relay = await spawnListening(['bench/smtp-discard.ts', firstFile]);
   const { database, stats } = await databaseWithStatements(dir);
-  const profileDir = path.join(dir, 'profile');
-  if (PROFILE) mkdirSync(profileDir);
+  const profileDir = PROFILE && PROFILE !== '1' ? path.join(PROFILE, String(contacts)) : path.join(dir, 'profile');
+  if (PROFILE) mkdirSync(profileDir, { recursive: true });
   const tuning = serverTuning();
   if (PROFILE) tuning.NODE_OPTIONS = `${tuning.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
   const server = await spawnServer(
@@ -167,6 +169,7 @@ async function sendRun(contacts: number): Promise<SizeRun> {
     const campaign = (await created.json()) as { id: string };
     const postgres = childPostgresPid();
     await stats.query('select pg_stat_statements_reset()');
+    resetPeakRss(server.proc.pid!);
     const before = { server: cpuSeconds(server.proc.pid!), postgres: cpuSeconds(postgres) };
     const [started, startedAt, from] = [performance.now(), Date.now(), Number(process.hrtime.bigint() / 1000n)];
     await fetch(`${server.url}/api/campaigns/${campaign.id}/send`, { method: 'POST', headers: auth });
@@ -216,6 +219,9 @@ async function sendRun(contacts: number): Promise<SizeRun> {
     await database.stop();
   }
 }
+
+/** Starts the process's peak RSS (VmHWM) afresh (Linux), so that it tells of the send alone, not of the import before it. */
+const resetPeakRss = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
 const us = (n: number) => Math.round(n).toLocaleString('en');
 
