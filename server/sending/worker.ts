@@ -101,17 +101,25 @@ export class CampaignSender {
     const { batchSize, leaseSeconds } = this.settings;
     try {
       return await inTransaction(this.pool, async (client) => {
-        // A worker alive but stuck mid-batch lets go of it after the lease, as a dead one does at once.
-        await client.query(`${PER_ROW_LOOKUPS}; set local idle_in_transaction_session_timeout = ${leaseSeconds * 1000}`);
-        const tx = sqlOnClient(client);
-        let batch = await messages.claim(tx, campaign.id, cursor, batchSize, leaseSeconds);
-        if (!batch.length && cursor) batch = await messages.claim(tx, campaign.id, '', batchSize, leaseSeconds);
-        if (!batch.length) return { kind: 'empty' } as const;
-        const results = await this.deliver(campaign, batch);
-        const failed = results.find((r) => r.outcome.kind === 'transport_error');
-        if (failed && results.every((r) => r.outcome.kind === 'transport_error')) throw new RelayFailing((failed.outcome as { error: string }).error);
-        await this.record(client, campaign.accountId, campaign.id, results);
-        return { kind: 'recorded', last: batch.at(-1)!.id } as const;
+        // The connection may end while the batch is sent (the lease ran out, PostgreSQL went
+        // away): that fails recording the batch, which is claimed again, and not the process.
+        const lost = (err: Error) => this.log.warn({ err, campaignId: campaign.id }, 'the connection holding a batch ended');
+        client.on('error', lost);
+        try {
+          // A worker alive but stuck mid-batch lets go of it after the lease, as a dead one does at once.
+          await client.query(`${PER_ROW_LOOKUPS}; set local idle_in_transaction_session_timeout = ${leaseSeconds * 1000}`);
+          const tx = sqlOnClient(client);
+          let batch = await messages.claim(tx, campaign.id, cursor, batchSize, leaseSeconds);
+          if (!batch.length && cursor) batch = await messages.claim(tx, campaign.id, '', batchSize, leaseSeconds);
+          if (!batch.length) return { kind: 'empty' } as const;
+          const results = await this.deliver(campaign, batch);
+          const failed = results.find((r) => r.outcome.kind === 'transport_error');
+          if (failed && results.every((r) => r.outcome.kind === 'transport_error')) throw new RelayFailing((failed.outcome as { error: string }).error);
+          await this.record(client, campaign.accountId, campaign.id, results);
+          return { kind: 'recorded', last: batch.at(-1)!.id } as const;
+        } finally {
+          client.off('error', lost);
+        }
       });
     } catch (error) {
       if (error instanceof RelayFailing) return { kind: 'relay_failing', error: error.message };
