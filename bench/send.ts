@@ -183,7 +183,12 @@ async function sendRun(contacts: number): Promise<SizeRun> {
     const to = Number(process.hrtime.bigint() / 1000n);
     const cpu = { server: cpuSeconds(server.proc.pid!) - before.server, postgres: cpuSeconds(postgres) - before.postgres };
     const rss = peakRssMb(server.proc.pid!);
-    if (final.status !== 'completed' || final.stats.sent !== contacts) throw new Error(`campaign ended ${final.status} with ${JSON.stringify(final.stats)}`);
+    if (final.status !== 'completed' || final.stats.sent !== contacts) {
+      const { rows } = await stats.query<{ status: string; reason: string | null }>(
+        `select status, reason from messages where status not in ('delivered', 'queued') limit 5`,
+      );
+      throw new Error(`campaign ended ${final.status} with ${JSON.stringify(final.stats)}; for example ${JSON.stringify(rows)}`);
+    }
     const { rows } = await stats.query<StatementStats>(
       `select query, calls::text, total_exec_time + total_plan_time as ms from pg_stat_statements where query not like '%pg_stat_statements%'`,
     );
