@@ -1,6 +1,12 @@
-/** An SMTP server that accepts every message and throws it away: the benchmarks' relay. */
+/**
+ * An SMTP server that accepts every message and throws it away: the benchmarks' relay. Given a
+ * file (its first argument), it writes there the time (`Date.now()`) its first message arrived,
+ * so that a benchmark can time start → first message.
+ */
+import { writeFileSync } from 'node:fs';
 import { SMTPServer } from 'smtp-server';
 
+const firstFile = process.argv[2];
 let received = 0;
 const server = new SMTPServer({
   authOptional: true,
@@ -10,7 +16,7 @@ const server = new SMTPServer({
   onData(stream, _session, callback) {
     stream.on('data', () => {});
     stream.on('end', () => {
-      received++;
+      if (received++ === 0 && firstFile) writeFileSync(firstFile, String(Date.now()));
       callback();
     });
   },

@@ -1,32 +1,56 @@
 /**
  * A sending thread: renders and sends the messages the main thread hands over, on a core of its
- * own. Each thread keeps its own SMTP pool and its own compiled copy of each campaign.
+ * own. Each thread keeps its own SMTP pool, its share of the process's sending rate, and its own
+ * compiled copy of each campaign.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { Mailer } from './mailer.ts';
-import { prepareCampaign, type CampaignForRender } from './render.ts';
-import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type ThreadReply } from './send-threads.ts';
+import { Pacer } from './pacer.ts';
+import { prepareCampaign, type CampaignForRender, type Recipient } from './render.ts';
+import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type ThreadOutcome, type ThreadReply } from './send-threads.ts';
 import { MailTransport } from './transport.ts';
 
 const data = workerData as SendThreadData;
 const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), new TokenSigner(data.secretKeys), data.publicUrl);
+const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
 
-async function handle(request: SendRequest): Promise<ThreadReply> {
-  let campaign = campaigns.get(request.campaignId);
+async function sendOne(campaign: CampaignForRender, recipient: Recipient): Promise<ThreadOutcome> {
   try {
-    if (request.campaign) {
-      if (campaigns.size >= CAMPAIGNS_PER_THREAD) campaigns.delete(campaigns.keys().next().value!);
-      campaign = prepareCampaign(request.campaign);
-      campaigns.set(request.campaignId, campaign);
-    }
-    if (!campaign) return { kind: 'campaign_needed' };
-    return await mailer.send(campaign, request.recipient);
+    await pacer.wait();
+    return await mailer.send(campaign, recipient);
   } catch (error) {
     return { kind: 'render_failed', reason: (error as Error).message };
   }
+}
+
+/** Every recipient of the request, as many at once as this thread's share of the pool has connections. */
+async function handle(request: SendRequest): Promise<ThreadReply> {
+  let campaign = campaigns.get(request.campaignId);
+  if (request.campaign) {
+    if (campaigns.size >= CAMPAIGNS_PER_THREAD) campaigns.delete(campaigns.keys().next().value!);
+    try {
+      campaign = prepareCampaign(request.campaign);
+    } catch (error) {
+      const reason = (error as Error).message;
+      return { kind: 'outcomes', outcomes: request.recipients.map(() => ({ kind: 'render_failed', reason })) };
+    }
+    campaigns.set(request.campaignId, campaign);
+  }
+  if (!campaign) return { kind: 'campaign_needed' };
+  const prepared = campaign;
+  const outcomes = new Array<ThreadOutcome>(request.recipients.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < request.recipients.length) {
+      const i = next++;
+      outcomes[i] = await sendOne(prepared, request.recipients[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(data.sending.poolSize, request.recipients.length) }, worker));
+  return { kind: 'outcomes', outcomes };
 }
 
 port.on('message', (message: SendRequest | 'close') => {
