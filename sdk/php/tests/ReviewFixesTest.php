@@ -110,10 +110,11 @@ final class ReviewFixesTest extends TestCase
     public function testTheLongestAndShortestIdempotencyKeysAreSent(): void
     {
         $contact = ['id' => 'ct_1', 'email' => 'ada@example.com', 'status' => 'subscribed', 'tags' => [], 'fields' => new stdClass(), 'created_at' => '2026-11-23T06:00:00.000Z', 'updated_at' => '2026-11-23T06:00:00.000Z'];
-        self::$server->respond([['status' => 201, 'body' => $contact], ['status' => 201, 'body' => $contact]]);
+        self::$server->respond([['status' => 201, 'body' => $contact], ['status' => 201, 'body' => $contact], ['status' => 201, 'body' => $contact]]);
         self::client()->contacts->create(email: 'ada@example.com', idempotency_key: str_repeat('k', 255));
         self::client()->contacts->create(email: 'ada@example.com', idempotency_key: 'a b');
-        $this->assertSame([str_repeat('k', 255), 'a b'], array_column(array_column(self::$server->requests(), 'headers'), 'idempotency-key'));
+        self::client()->contacts->create(email: 'ada@example.com', idempotency_key: 42);
+        $this->assertSame([str_repeat('k', 255), 'a b', '42'], array_column(array_column(self::$server->requests(), 'headers'), 'idempotency-key'));
     }
 
     public static function emptyIds(): array

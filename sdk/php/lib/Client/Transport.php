@@ -97,6 +97,8 @@ final class Transport
     {
         $request = $request->withHeader('User-Agent', self::USER_AGENT)->withoutHeader('X-API-Key');
         if (isset($options['idempotency_key'])) {
+            // A number (an order's id) is a fine key, sent as its digits.
+            $options['idempotency_key'] = is_int($options['idempotency_key']) ? (string) $options['idempotency_key'] : $options['idempotency_key'];
             self::checkIdempotencyKey($options['idempotency_key']);
         }
         if (strtoupper($request->getMethod()) === 'POST') {
