@@ -85,6 +85,18 @@ final class ReviewFixesTest extends TestCase
         $this->assertSame([], self::$server->requests());
     }
 
+    public function testABaseUrlWithALineBreakOrSpaceIsAConfigurationError(): void
+    {
+        foreach (['http://127.0.0.1:9/\r\nX-Injected: yes', 'http://exa mple.com', "http://127.0.0.1:9/a\tb"] as $url) {
+            try {
+                new Sendline(api_key: self::KEY, base_url: $url);
+                $this->fail("accepted '$url'");
+            } catch (Errors\ConfigurationError $e) {
+                $this->assertStringContainsString('base_url', $e->getMessage());
+            }
+        }
+    }
+
     public static function badIdempotencyKeys(): array
     {
         return [

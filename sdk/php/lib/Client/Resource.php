@@ -96,7 +96,10 @@ abstract class Resource
         try {
             return $this->api->$builder(...$args);
         } catch (\InvalidArgumentException $e) {
-            $name = self::culprit($e) ?? 'query';
+            $name = self::culprit($e);
+            if ($name === null) {
+                throw $e; // not a check of an argument
+            }
             throw ValidationError::local('validation_failed', (array_key_exists($name, $path) ? 'path.' : 'query.') . $name, self::detail($e), $e);
         }
     }

@@ -72,14 +72,22 @@ final class Transport
      */
     public static function normaliseBaseUrl(string $url): string
     {
-        $parts = parse_url(trim($url));
+        $url = trim($url);
+        // parse_url() would turn a line break into `_`: refuse spaces and control characters.
+        $parts = preg_match('/[\x00-\x20\x7F]/', $url) === 1 ? false : parse_url($url);
         $scheme = strtolower($parts['scheme'] ?? '');
         if ($parts === false || !in_array($scheme, ['http', 'https'], true) || ($parts['host'] ?? '') === '') {
-            throw new ConfigurationError("base_url must be an http:// or https:// URL, not '$url'");
+            throw new ConfigurationError('base_url must be an http:// or https:// URL, not ' . json_encode($url, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE));
         }
         $authority = $parts['host'] . (isset($parts['port']) ? ":{$parts['port']}" : '');
         $path = preg_replace('#/(api/v1|api|v1)$#', '', rtrim($parts['path'] ?? '', '/'));
-        return "$scheme://$authority$path/api/v1";
+        $normalised = "$scheme://$authority$path/api/v1";
+        try {
+            new \GuzzleHttp\Psr7\Uri($normalised);
+        } catch (\InvalidArgumentException $e) {
+            throw new ConfigurationError("base_url is not a valid URL: {$e->getMessage()}", null, null, null, null, $e);
+        }
+        return $normalised;
     }
 
     public function configuration(): Configuration
