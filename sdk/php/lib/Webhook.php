@@ -27,14 +27,15 @@ final class Webhook
     {
         $key = base64_decode(str_starts_with($secret, self::PREFIX) ? substr($secret, strlen(self::PREFIX)) : $secret, true);
         if ($key === false || $key === '') {
-            throw new WebhookVerificationError('the webhook secret is not a whsec_… secret (base64)');
+            throw new WebhookVerificationError('webhook secret is not a whsec_ base64 secret');
         }
         $this->key = static fn (): string => $key;
     }
 
     /**
      * Checks the delivery and answers its event: the typed model of its type (a
-     * Model\ContactCreatedEvent …), or a GenericEvent for a type this SDK does not know.
+     * Model\ContactCreatedEvent …), or an UnknownEvent for a type this SDK does not know
+     * or a payload that does not fit its type's model.
      *
      * @param string $payload the raw body, exactly as received (not re-encoded JSON)
      * @param array<string, string|list<string>> $headers any case; values as strings or lists of
@@ -51,10 +52,10 @@ final class Webhook
             throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
         }
         if (!ctype_digit($timestamp)) {
-            throw new WebhookVerificationError('webhook-timestamp is not a Unix time');
+            throw new WebhookVerificationError('webhook timestamp is not a number');
         }
         if (abs(time() - (int) $timestamp) > $this->tolerance) {
-            throw new WebhookVerificationError("webhook-timestamp is more than {$this->tolerance} s away from now");
+            throw new WebhookVerificationError("webhook timestamp is more than {$this->tolerance} s from now");
         }
         $expected = $this->signature($id, $timestamp, $payload);
         $matched = false;
@@ -66,7 +67,7 @@ final class Webhook
             }
         }
         if (!$matched) {
-            throw new WebhookVerificationError('no signature matches');
+            throw new WebhookVerificationError('no webhook signature matches');
         }
         return self::parse($payload);
     }
@@ -109,29 +110,75 @@ final class Webhook
         try {
             $event = json_decode($payload, false, 512, JSON_THROW_ON_ERROR);
         } catch (\JsonException $e) {
-            throw new WebhookVerificationError('the payload is not JSON', null, null, null, null, $e);
+            throw new WebhookVerificationError('webhook body is not a JSON event', null, null, null, null, $e);
         }
         if (!is_object($event) || !is_string($event->type ?? null) || !is_string($event->id ?? null)) {
-            throw new WebhookVerificationError('the payload is not a Sendline event');
+            throw new WebhookVerificationError('webhook body is not a JSON event');
         }
-        try {
-            // Each known type has its model: `contact.created` is Model\ContactCreatedEvent.
-            $model = 'Sendline\\Model\\' . str_replace(' ', '', ucwords(str_replace(['.', '_'], ' ', $event->type))) . 'Event';
-            if (str_contains($event->type, '.') && is_subclass_of($model, ModelInterface::class)) {
-                return ObjectSerializer::deserialize($event, '\\' . $model);
+        // Each known type has its model: `contact.created` is Model\ContactCreatedEvent.
+        $model = 'Sendline\\Model\\' . str_replace(' ', '', ucwords(str_replace(['.', '_'], ' ', $event->type))) . 'Event';
+        if (str_contains($event->type, '.') && is_subclass_of($model, ModelInterface::class)) {
+            try {
+                $typed = ObjectSerializer::deserialize($event, '\\' . $model);
+            } catch (\Throwable) {
+                $typed = null;
             }
-            $raw = json_decode($payload, true);
-            return new GenericEvent(
-                $event->id,
-                $event->type,
-                is_string($raw['created_at'] ?? null) ? new \DateTimeImmutable($raw['created_at']) : null,
-                is_string($raw['account_id'] ?? null) ? $raw['account_id'] : null,
-                is_array($raw['data'] ?? null) ? $raw['data'] : [],
-                $raw,
-            );
-        } catch (\Exception $e) {
-            throw new WebhookVerificationError("the payload is not a valid {$event->type} event: {$e->getMessage()}", null, null, null, null, $e);
+            // A payload without the fields its type promises is not shown as that type with nulls.
+            if ($typed instanceof ModelInterface && self::complete($typed, $event)) {
+                return $typed;
+            }
         }
+        $raw = json_decode($payload, true);
+        try {
+            $createdAt = is_string($raw['created_at'] ?? null) ? new \DateTimeImmutable($raw['created_at']) : null;
+        } catch (\Exception) {
+            $createdAt = null;
+        }
+        return new UnknownEvent(
+            $event->id,
+            $event->type,
+            $createdAt,
+            is_string($raw['account_id'] ?? null) ? $raw['account_id'] : null,
+            is_array($raw['data'] ?? null) ? $raw['data'] : [],
+            $raw,
+        );
+    }
+
+    /**
+     * Whether the model and every model inside it have all their required fields in `$raw`, the
+     * JSON they were read from (the generated reader makes an absent nullable field null).
+     */
+    private static function complete(mixed $value, mixed $raw): bool
+    {
+        if (is_array($value)) {
+            foreach ($value as $index => $item) {
+                if (!self::complete($item, is_array($raw) ? $raw[$index] ?? null : null)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (!$value instanceof ModelInterface) {
+            return true;
+        }
+        if (!is_object($raw)) {
+            return false;
+        }
+        $names = $value::attributeMap();
+        foreach ($value->listInvalidProperties() as $problem) {
+            // A required field that may be null is there when the payload gives it as null.
+            $given = preg_match("/^'(\\w+)' can't be null$/", $problem, $m) === 1 && $value::isNullable($m[1])
+                && property_exists($raw, $names[$m[1]] ?? $m[1]) && $raw->{$names[$m[1]] ?? $m[1]} === null;
+            if (!$given) {
+                return false;
+            }
+        }
+        foreach ($value::getters() as $property => $getter) {
+            if (!self::complete($value->$getter(), $raw->{$names[$property]} ?? null)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return array<string, mixed> */

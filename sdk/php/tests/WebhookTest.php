@@ -5,7 +5,7 @@ use GuzzleHttp\Psr7\ServerRequest;
 use PHPUnit\Framework\TestCase;
 use Sendline\Errors\SendlineError;
 use Sendline\Errors\WebhookVerificationError;
-use Sendline\GenericEvent;
+use Sendline\UnknownEvent;
 use Sendline\Model\WebhookTestEvent;
 use Sendline\Webhook;
 
@@ -34,11 +34,11 @@ final class WebhookTest extends TestCase
         $this->assertEquals(new DateTime('2026-11-23T06:00:00Z'), $event->getCreatedAt());
     }
 
-    public function testAnUnknownTypeGivesAGenericEvent(): void
+    public function testAnUnknownTypeGivesAUnknownEvent(): void
     {
         $body = self::event('contact.teleported', ['contact_id' => 'ct_1', 'where' => 'Mars']);
         $event = (new Webhook(self::SECRET))->verify($body, self::headers($body));
-        $this->assertInstanceOf(GenericEvent::class, $event);
+        $this->assertInstanceOf(UnknownEvent::class, $event);
         $this->assertSame(['evt_1', 'contact.teleported', 'acc_1', ['contact_id' => 'ct_1', 'where' => 'Mars']], [$event->getId(), $event->getType(), $event->getAccountId(), $event->getData()]);
         $this->assertSame('2026-11-23T06:00:00+00:00', $event->getCreatedAt()->format(DATE_ATOM));
         $this->assertSame(json_decode($body, true), json_decode(json_encode($event), true));
@@ -78,6 +78,75 @@ final class WebhookTest extends TestCase
                 $this->fail('accepted a timestamp 6 minutes away');
             } catch (WebhookVerificationError $e) {
                 $this->assertStringContainsString('300 s', $e->getMessage());
+            }
+        }
+    }
+
+    public function testAKnownTypeWhosePayloadDoesNotFitItsModelIsAnUnknownEvent(): void
+    {
+        $verifier = new Webhook(self::SECRET);
+        foreach ([
+            self::event('contact.created', ['contact' => ['id' => 'ct_1']]),
+            self::event('contact.created', []),
+            self::event('contact.created', ['contact' => 'ct_1']),
+            json_encode(['id' => 'evt_1', 'type' => 'contact.created', 'data' => ['contact' => ['id' => 'ct_1']]]),
+            json_encode(['id' => 'evt_1', 'type' => 'contact.created', 'created_at' => 'yesterday', 'account_id' => 'acc_1', 'data' => []]),
+        ] as $body) {
+            $event = $verifier->verify($body, self::headers($body));
+            $this->assertInstanceOf(UnknownEvent::class, $event, $body);
+            $this->assertSame(['evt_1', 'contact.created'], [$event->getId(), $event->getType()]);
+            $this->assertSame(json_decode($body, true)['data'] === 'ct_1' ? [] : json_decode($body, true)['data'], $event->getData());
+        }
+    }
+
+    public function testAKnownTypeWithAllItsFieldsIsTyped(): void
+    {
+        $contact = ['id' => 'ct_1', 'email' => 'ada@example.com', 'first_name' => null, 'last_name' => 'Lovelace', 'attributes' => ['plan' => 'pro'], 'tags' => [], 'status' => 'subscribed', 'status_reason' => null, 'status_changed_at' => null, 'created_at' => '2026-11-23T06:00:00.000Z', 'updated_at' => '2026-11-23T06:00:00.000Z'];
+        $body = self::event('contact.created', ['contact' => $contact]);
+        $event = (new Webhook(self::SECRET))->verify($body, self::headers($body));
+        $this->assertInstanceOf(Sendline\Model\ContactCreatedEvent::class, $event);
+        $this->assertSame('ada@example.com', $event->getData()->getContact()->getEmail());
+        unset($contact['first_name']);
+        $body = self::event('contact.created', ['contact' => $contact]);
+        $this->assertInstanceOf(UnknownEvent::class, (new Webhook(self::SECRET))->verify($body, self::headers($body)));
+    }
+
+    public static function messages(): array
+    {
+        $body = self::event('webhook.test', ['webhook_id' => 'wh_1', 'message' => 'hi']);
+        $good = self::headers($body);
+        $missing = 'missing webhook-id, webhook-timestamp or webhook-signature header';
+        return [
+            'no headers' => [$body, [], $missing],
+            'no signature' => [$body, array_diff_key($good, ['webhook-signature' => 1]), $missing],
+            'a timestamp that is not a number' => [$body, ['webhook-timestamp' => 'yesterday'] + $good, 'webhook timestamp is not a number'],
+            'an old timestamp' => [$body, self::headers($body, time() - 400), 'webhook timestamp is more than 300 s from now'],
+            'a future timestamp' => [$body, self::headers($body, time() + 400), 'webhook timestamp is more than 300 s from now'],
+            'an altered body' => [str_replace('hi', 'ho', $body), $good, 'no webhook signature matches'],
+            'a signed body that is not JSON' => ['not json', self::headers('not json'), 'webhook body is not a JSON event'],
+            'a signed body that is not an event' => ['[1, 2]', self::headers('[1, 2]'), 'webhook body is not a JSON event'],
+        ];
+    }
+
+    /** @dataProvider messages */
+    public function testEachFailureHasTheMessageAllFourSdksShare(string $body, array $headers, string $message): void
+    {
+        try {
+            (new Webhook(self::SECRET))->verify($body, $headers);
+            $this->fail('accepted');
+        } catch (WebhookVerificationError $e) {
+            $this->assertSame($message, $e->getMessage());
+        }
+    }
+
+    public function testASecretThatIsNotBase64IsRefusedWithTheSharedMessage(): void
+    {
+        foreach (['not base64!!', 'whsec_***', 'whsec_', ''] as $secret) {
+            try {
+                new Webhook($secret);
+                $this->fail("accepted '$secret'");
+            } catch (WebhookVerificationError $e) {
+                $this->assertSame('webhook secret is not a whsec_ base64 secret', $e->getMessage());
             }
         }
     }

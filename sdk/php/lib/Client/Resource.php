@@ -3,6 +3,7 @@
 
 namespace Sendline\Client;
 
+use Sendline\Errors\ValidationError;
 use Sendline\Model\ModelInterface;
 
 /**
@@ -40,13 +41,14 @@ abstract class Resource
     protected function call(string $builder, ?string $returns, array $path = [], array $params = [], ?string $body = null): mixed
     {
         [$params, $options] = self::options($params);
+        self::checkPath($path);
         $args = $path;
         if ($body !== null) {
             $args[self::snake((new \ReflectionClass($body))->getShortName())] = self::model($body, $params, $builder);
         } else {
             $args += $this->query($builder, $params);
         }
-        $response = $this->transport->send($this->api->$builder(...$args), $options);
+        $response = $this->transport->send($this->build($builder, $args, $path), $options);
         return $this->transport->decode($response, $returns);
     }
 
@@ -59,11 +61,59 @@ abstract class Resource
     protected function paginate(string $builder, string $returns, array $path = [], array $params = []): Paginator
     {
         [$query, $options] = self::options($params);
+        self::checkPath($path);
         $args = $path + $this->query($builder, $query);
         return new Paginator(fn (?string $cursor) => $this->transport->decode(
-            $this->transport->send($this->api->$builder(...[...$args, 'cursor' => $cursor ?? ($args['cursor'] ?? null)]), $options),
+            $this->transport->send($this->build($builder, [...$args, 'cursor' => $cursor ?? ($args['cursor'] ?? null)], $path), $options),
             $returns,
         ));
+    }
+
+    /**
+     * An empty or missing id would make the collection's URL (`/contacts/` is not `/contacts/ct_1`).
+     *
+     * @param array<string, mixed> $path
+     * @throws ValidationError
+     */
+    private static function checkPath(array $path): void
+    {
+        foreach ($path as $name => $value) {
+            if ($value === null || trim((string) $value) === '') {
+                throw ValidationError::local('validation_failed', "path.$name", 'must not be empty');
+            }
+        }
+    }
+
+    /**
+     * The generated request builder's request. Its own checks of the arguments (a `limit` above
+     * the maximum …) become a ValidationError with the server's pointer (`query.limit`).
+     *
+     * @param array<string, mixed> $args
+     * @param array<string, mixed> $path
+     */
+    private function build(string $builder, array $args, array $path): \Psr\Http\Message\RequestInterface
+    {
+        try {
+            return $this->api->$builder(...$args);
+        } catch (\InvalidArgumentException $e) {
+            $name = self::culprit($e);
+            if ($name === null) {
+                throw $e; // not a check of an argument
+            }
+            throw ValidationError::local('validation_failed', (array_key_exists($name, $path) ? 'path.' : 'query.') . $name, self::detail($e), $e);
+        }
+    }
+
+    /** The argument a generated check names (`"$limit"`, `$email`, `'status'`), if any. */
+    private static function culprit(\InvalidArgumentException $e): ?string
+    {
+        return preg_match('/(?:\$|non-nullable |for \'?)([a-z][a-z0-9_]*)/', $e->getMessage(), $m) === 1 ? $m[1] : null;
+    }
+
+    /** The generated message without the generator's "when calling X.y," part. */
+    private static function detail(\InvalidArgumentException $e): string
+    {
+        return (string) preg_replace('/ when calling [\w.]+,?/', '', $e->getMessage());
     }
 
     /**
@@ -122,7 +172,22 @@ abstract class Resource
         if ($unknown !== []) {
             throw new \InvalidArgumentException(static::class . ': unknown argument \'' . implode("', '", $unknown) . "' (" . substr($builder, 0, -7) . ' takes ' . implode(', ', array_keys($class::attributeMap())) . ')');
         }
-        return new $class($params);
+        try {
+            $model = new $class($params);
+        } catch (\InvalidArgumentException $e) {
+            $name = self::culprit($e);
+            throw ValidationError::local('validation_failed', $name !== null ? '/' . ($class::attributeMap()[$name] ?? $name) : '', self::detail($e), $e);
+        }
+        // An enum's value is checked when the body is serialised, with a message that does not
+        // name the field: check it here, named as the server would.
+        foreach ($class::openAPITypes() as $property => $type) {
+            $allowed = [$type, 'getAllowableEnumValues'];
+            $value = $params[$property] ?? null;
+            if ($value !== null && is_callable($allowed) && !in_array($value, $allowed(), true)) {
+                throw ValidationError::local('validation_failed', '/' . $class::attributeMap()[$property], "must be one of '" . implode("', '", $allowed()) . "'");
+            }
+        }
+        return $model;
     }
 
     /** @return array<string, mixed> */

@@ -17,6 +17,7 @@ use Sendline\Errors\APITimeoutError;
 use Sendline\Errors\ConfigurationError;
 use Sendline\Errors\RateLimitError;
 use Sendline\Errors\SendlineError;
+use Sendline\Errors\ValidationError;
 use Sendline\ObjectSerializer;
 use Sendline\Sendline;
 
@@ -54,6 +55,14 @@ final class Transport
         $this->baseUrl = self::normaliseBaseUrl($baseUrl);
         $this->http = $http ?? new GuzzleClient();
         $this->configuration = (new Configuration())->setHost($this->baseUrl)->setUserAgent(self::USER_AGENT);
+        if ($apiKey !== null) {
+            // A key read from a file keeps its line break; any other character outside visible
+            // ASCII would make an invalid (or an injected) header line. Never quote the key.
+            $apiKey = trim($apiKey);
+            if (preg_match('/^[\x21-\x7E]+$/D', $apiKey) !== 1) {
+                throw new ConfigurationError('the API key holds a character that is not visible ASCII (a space, a control character or a non-ASCII letter): check the value given');
+            }
+        }
         $this->credential = static fn (): ?string => $apiKey;
     }
 
@@ -63,14 +72,22 @@ final class Transport
      */
     public static function normaliseBaseUrl(string $url): string
     {
-        $parts = parse_url(trim($url));
+        $url = trim($url);
+        // parse_url() would turn a line break into `_`: refuse spaces and control characters.
+        $parts = preg_match('/[\x00-\x20\x7F]/', $url) === 1 ? false : parse_url($url);
         $scheme = strtolower($parts['scheme'] ?? '');
         if ($parts === false || !in_array($scheme, ['http', 'https'], true) || ($parts['host'] ?? '') === '') {
-            throw new ConfigurationError("base_url must be an http:// or https:// URL, not '$url'");
+            throw new ConfigurationError('base_url must be an http:// or https:// URL, not ' . json_encode($url, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE));
         }
         $authority = $parts['host'] . (isset($parts['port']) ? ":{$parts['port']}" : '');
         $path = preg_replace('#/(api/v1|api|v1)$#', '', rtrim($parts['path'] ?? '', '/'));
-        return "$scheme://$authority$path/api/v1";
+        $normalised = "$scheme://$authority$path/api/v1";
+        try {
+            new \GuzzleHttp\Psr7\Uri($normalised);
+        } catch (\InvalidArgumentException $e) {
+            throw new ConfigurationError("base_url is not a valid URL: {$e->getMessage()}", null, null, null, null, $e);
+        }
+        return $normalised;
     }
 
     public function configuration(): Configuration
@@ -87,6 +104,11 @@ final class Transport
     public function send(RequestInterface $request, array $options = []): ResponseInterface
     {
         $request = $request->withHeader('User-Agent', self::USER_AGENT)->withoutHeader('X-API-Key');
+        if (isset($options['idempotency_key'])) {
+            // A number (an order's id) is a fine key, sent as its digits.
+            $options['idempotency_key'] = is_int($options['idempotency_key']) ? (string) $options['idempotency_key'] : $options['idempotency_key'];
+            self::checkIdempotencyKey($options['idempotency_key']);
+        }
         if (strtoupper($request->getMethod()) === 'POST') {
             // The same key on every attempt: the server answers a retry of a POST that did reach
             // it with the stored answer instead of acting twice.
@@ -151,10 +173,34 @@ final class Transport
         if ($returns === 'string') {
             return $text;
         }
+        $status = $response->getStatusCode();
+        $requestId = $response->getHeaderLine('X-Request-Id') ?: null;
         try {
-            return ObjectSerializer::deserialize(json_decode($text, false, 512, JSON_THROW_ON_ERROR), '\\' . ltrim($returns, '\\'), $response->getHeaders());
+            $data = json_decode($text, false, 512, JSON_THROW_ON_ERROR);
         } catch (\JsonException $e) {
-            throw new SendlineError("{$response->getStatusCode()}: the answer is not JSON", $response->getStatusCode(), null, null, $response->getHeaderLine('X-Request-Id') ?: null, $e);
+            throw new SendlineError("$status: the answer is not JSON", $status, 'invalid_response', null, $requestId, $e);
+        }
+        if (!is_object($data)) {
+            // Every answer of the API is a JSON object; anything else would make an empty model.
+            throw new SendlineError("$status: the answer is not a JSON object", $status, 'invalid_response', null, $requestId);
+        }
+        try {
+            return ObjectSerializer::deserialize($data, '\\' . ltrim($returns, '\\'), $response->getHeaders());
+        } catch (\Exception $e) {
+            throw new SendlineError("$status: the answer does not fit " . ltrim($returns, '\\') . ": {$e->getMessage()}", $status, 'invalid_response', null, $requestId, $e);
+        }
+    }
+
+    /**
+     * The server's rule for an Idempotency-Key: 1 to 255 printable ASCII characters, no space at
+     * either end (so no caller value can add a header line).
+     *
+     * @throws ValidationError
+     */
+    private static function checkIdempotencyKey(mixed $key): void
+    {
+        if (!is_string($key) || preg_match('/^[\x21-\x7E]([\x20-\x7E]{0,253}[\x21-\x7E])?$/D', $key) !== 1) {
+            throw ValidationError::local('invalid_idempotency_key', 'header.Idempotency-Key', 'must be 1 to 255 printable ASCII characters without a space at either end');
         }
     }
 
@@ -185,11 +231,16 @@ final class Transport
         $cause = $e instanceof RequestException && $e->getResponse() !== null
             ? new RequestException($e->getMessage(), $request, null, null, $context)
             : new ConnectException($e->getMessage(), $request, null, $context);
-        $where = "{$request->getMethod()} {$request->getUri()}";
+        // The URL without its query string (nor any user info): what could not be reached.
+        $where = (string) $request->getUri()->withQuery('')->withFragment('')->withUserInfo('');
         $timedOut = ($context['errno'] ?? null) === self::CURLE_OPERATION_TIMEDOUT || stripos($e->getMessage(), 'timed out') !== false;
+        $reason = is_string($context['error'] ?? null) && $context['error'] !== ''
+            ? $context['error']
+            // Guzzle's own message ends with " for <the whole URL>"; the URL is named already.
+            : (string) preg_replace('/ \(see https?:\S+\)| for https?:\S+$/', '', $e->getMessage());
         return $timedOut
-            ? new APITimeoutError("no answer to $where within {$timeout} s", null, null, null, null, $cause)
-            : new APIConnectionError("no answer to $where: {$e->getMessage()}", null, null, null, null, $cause);
+            ? new APITimeoutError("Could not reach $where: no answer within {$timeout} s", null, null, null, null, $cause)
+            : new APIConnectionError("Could not reach $where: $reason", null, null, null, null, $cause);
     }
 
     private static function uuid4(): string

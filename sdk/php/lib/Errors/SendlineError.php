@@ -54,7 +54,8 @@ class SendlineError extends \RuntimeException
         $problem = is_array($decoded) && !array_is_list($decoded) ? $decoded : null;
         $code = is_string($problem['code'] ?? null) ? $problem['code'] : null;
         $detail = $problem['detail'] ?? $problem['title'] ?? $response->getReasonPhrase();
-        $message = trim("$status " . ($code ?? '') . (is_string($detail) && $detail !== '' ? ": $detail" : ''));
+        // `404 not_found: No contact ct_1`, or `503: Service Unavailable` without a problem body.
+        $message = $status . ($code !== null ? " $code" : '') . (is_string($detail) && $detail !== '' ? ": $detail" : '');
         $requestId = $response->getHeaderLine('X-Request-Id') ?: null;
         return match (true) {
             $status === 400, $status === 422 => new ValidationError($message, $status, $code, $problem, $requestId),

@@ -24,6 +24,16 @@ class ValidationError extends SendlineError
         ));
     }
 
+    /**
+     * An error found before sending (status null): `$code` with one field error at `$pointer`
+     * (`path.id`, `query.limit`, `/email`, `header.Idempotency-Key`).
+     */
+    public static function local(string $code, string $pointer, string $detail, ?\Throwable $previous = null): self
+    {
+        $problem = ['code' => $code, 'detail' => "$pointer: $detail", 'errors' => [['pointer' => $pointer, 'detail' => $detail]]];
+        return new self("$code: $pointer: $detail", null, $code, $problem, null, $previous);
+    }
+
     /** @return list<FieldError> */
     public function getErrors(): array
     {

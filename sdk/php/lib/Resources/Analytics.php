@@ -17,7 +17,7 @@ class Analytics extends Resource
         parent::__construct($transport, AnalyticsApi::class);
     }
 
-    public function campaign(string $id, mixed ...$options): CampaignAnalytics
+    public function campaign(?string $id, mixed ...$options): CampaignAnalytics
     {
         return $this->call('campaignRequest', CampaignAnalytics::class, ['id' => $id], self::merge([], $options));
     }

@@ -37,17 +37,17 @@ class ApiKeys extends Resource
         return $this->call('createRequest', ApiKeyWithSecret::class, [], self::merge($params, $named), ApiKeyCreate::class);
     }
 
-    public function get(string $id, mixed ...$options): ApiKey
+    public function get(?string $id, mixed ...$options): ApiKey
     {
         return $this->call('getRequest', ApiKey::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function update(string $id, array $params = [], mixed ...$named): ApiKey
+    public function update(?string $id, array $params = [], mixed ...$named): ApiKey
     {
         return $this->call('updateRequest', ApiKey::class, ['id' => $id], self::merge($params, $named), ApiKeyUpdate::class);
     }
 
-    public function delete(string $id, mixed ...$options): void
+    public function delete(?string $id, mixed ...$options): void
     {
         $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
     }

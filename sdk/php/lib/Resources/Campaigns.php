@@ -40,57 +40,57 @@ class Campaigns extends Resource
         return $this->call('createRequest', Campaign::class, [], self::merge($params, $named), CampaignCreate::class);
     }
 
-    public function get(string $id, mixed ...$options): Campaign
+    public function get(?string $id, mixed ...$options): Campaign
     {
         return $this->call('getRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function update(string $id, array $params = [], mixed ...$named): Campaign
+    public function update(?string $id, array $params = [], mixed ...$named): Campaign
     {
         return $this->call('updateRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignReplace::class);
     }
 
-    public function delete(string $id, mixed ...$options): void
+    public function delete(?string $id, mixed ...$options): void
     {
         $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
     }
 
-    public function duplicate(string $id, mixed ...$options): Campaign
+    public function duplicate(?string $id, mixed ...$options): Campaign
     {
         return $this->call('duplicateRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function schedule(string $id, array $params = [], mixed ...$named): Campaign
+    public function schedule(?string $id, array $params = [], mixed ...$named): Campaign
     {
         return $this->call('scheduleRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignScheduleRequest::class);
     }
 
-    public function unschedule(string $id, mixed ...$options): Campaign
+    public function unschedule(?string $id, mixed ...$options): Campaign
     {
         return $this->call('unscheduleRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function send(string $id, array $params = [], mixed ...$named): Campaign
+    public function send(?string $id, array $params = [], mixed ...$named): Campaign
     {
         return $this->call('sendRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignSendRequest::class);
     }
 
-    public function test(string $id, array $params = [], mixed ...$named): CampaignTestResult
+    public function test(?string $id, array $params = [], mixed ...$named): CampaignTestResult
     {
         return $this->call('testRequest', CampaignTestResult::class, ['id' => $id], self::merge($params, $named), CampaignTestRequest::class);
     }
 
-    public function pause(string $id, mixed ...$options): Campaign
+    public function pause(?string $id, mixed ...$options): Campaign
     {
         return $this->call('pauseRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function resume(string $id, mixed ...$options): Campaign
+    public function resume(?string $id, mixed ...$options): Campaign
     {
         return $this->call('resumeRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function cancel(string $id, mixed ...$options): Campaign
+    public function cancel(?string $id, mixed ...$options): Campaign
     {
         return $this->call('cancelRequest', Campaign::class, ['id' => $id], self::merge([], $options));
     }
@@ -100,7 +100,7 @@ class Campaigns extends Resource
      *
      * @return Paginator<\Sendline\Model\CampaignMessage>
      */
-    public function messages(string $id, array $params = [], mixed ...$named): Paginator
+    public function messages(?string $id, array $params = [], mixed ...$named): Paginator
     {
         return $this->paginate('messagesRequest', CampaignMessagePage::class, ['id' => $id], self::merge($params, $named));
     }

@@ -36,13 +36,13 @@ class ContactImports extends Resource
         return $this->call('createRequest', ContactImport::class, [], self::merge($params, $named), ContactImportRequest::class);
     }
 
-    public function get(string $id, mixed ...$options): ContactImport
+    public function get(?string $id, mixed ...$options): ContactImport
     {
         return $this->call('getRequest', ContactImport::class, ['id' => $id], self::merge([], $options));
     }
 
     /** The rows that failed, as CSV text. */
-    public function errors(string $id, mixed ...$options): string
+    public function errors(?string $id, mixed ...$options): string
     {
         return $this->call('errorsRequest', 'string', ['id' => $id], self::merge([], $options));
     }
@@ -51,7 +51,7 @@ class ContactImports extends Resource
      * Polls the import until it is `completed` or `failed` and answers it; throws
      * APITimeoutError when it is still running after `$timeout` seconds.
      */
-    public function wait(string $id, float $timeout = 600.0, float $interval = 1.0, mixed ...$options): ContactImport
+    public function wait(?string $id, float $timeout = 600.0, float $interval = 1.0, mixed ...$options): ContactImport
     {
         $deadline = microtime(true) + $timeout;
         while (true) {

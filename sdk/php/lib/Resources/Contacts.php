@@ -43,23 +43,23 @@ class Contacts extends Resource
         return $this->call('createRequest', Contact::class, [], self::merge($params, $named), ContactCreate::class);
     }
 
-    public function get(string $id, mixed ...$options): Contact
+    public function get(?string $id, mixed ...$options): Contact
     {
         return $this->call('getRequest', Contact::class, ['id' => $id], self::merge([], $options));
     }
 
     /** Changes the fields given, leaves the others. */
-    public function update(string $id, array $params = [], mixed ...$named): Contact
+    public function update(?string $id, array $params = [], mixed ...$named): Contact
     {
         return $this->call('updateRequest', Contact::class, ['id' => $id], self::merge($params, $named), ContactUpdate::class);
     }
 
-    public function replace(string $id, array $params = [], mixed ...$named): Contact
+    public function replace(?string $id, array $params = [], mixed ...$named): Contact
     {
         return $this->call('replaceRequest', Contact::class, ['id' => $id], self::merge($params, $named), ContactReplace::class);
     }
 
-    public function delete(string $id, mixed ...$options): void
+    public function delete(?string $id, mixed ...$options): void
     {
         $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
     }
@@ -69,7 +69,7 @@ class Contacts extends Resource
      *
      * @return Paginator<\Sendline\Model\ContactActivity>
      */
-    public function activity(string $id, array $params = [], mixed ...$named): Paginator
+    public function activity(?string $id, array $params = [], mixed ...$named): Paginator
     {
         return $this->paginate('activityRequest', ContactActivityPage::class, ['id' => $id], self::merge($params, $named));
     }

@@ -35,17 +35,17 @@ class Users extends Resource
         return $this->call('createRequest', User::class, [], self::merge($params, $named), UserCreate::class);
     }
 
-    public function get(string $id, mixed ...$options): User
+    public function get(?string $id, mixed ...$options): User
     {
         return $this->call('getRequest', User::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function update(string $id, array $params = [], mixed ...$named): User
+    public function update(?string $id, array $params = [], mixed ...$named): User
     {
         return $this->call('updateRequest', User::class, ['id' => $id], self::merge($params, $named), UserUpdate::class);
     }
 
-    public function delete(string $id, mixed ...$options): void
+    public function delete(?string $id, mixed ...$options): void
     {
         $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
     }

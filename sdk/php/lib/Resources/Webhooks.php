@@ -42,17 +42,17 @@ class Webhooks extends Resource
         return $this->call('createRequest', WebhookWithSecret::class, [], self::merge($params, $named), WebhookCreate::class);
     }
 
-    public function get(string $id, mixed ...$options): Webhook
+    public function get(?string $id, mixed ...$options): Webhook
     {
         return $this->call('getRequest', Webhook::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function update(string $id, array $params = [], mixed ...$named): Webhook
+    public function update(?string $id, array $params = [], mixed ...$named): Webhook
     {
         return $this->call('updateRequest', Webhook::class, ['id' => $id], self::merge($params, $named), WebhookReplace::class);
     }
 
-    public function delete(string $id, mixed ...$options): void
+    public function delete(?string $id, mixed ...$options): void
     {
         $this->call('deleteRequest', null, ['id' => $id], self::merge([], $options));
     }
@@ -62,27 +62,27 @@ class Webhooks extends Resource
      *
      * @return Paginator<\Sendline\Model\WebhookDelivery>
      */
-    public function deliveries(string $id, array $params = [], mixed ...$named): Paginator
+    public function deliveries(?string $id, array $params = [], mixed ...$named): Paginator
     {
         return $this->paginate('deliveriesRequest', WebhookDeliveryPage::class, ['id' => $id], self::merge($params, $named));
     }
 
-    public function recover(string $id, array $params = [], mixed ...$named): WebhookRecoverResult
+    public function recover(?string $id, array $params = [], mixed ...$named): WebhookRecoverResult
     {
         return $this->call('recoverRequest', WebhookRecoverResult::class, ['id' => $id], self::merge($params, $named), WebhookRecoverRequest::class);
     }
 
-    public function retryDelivery(string $id, string $deliveryId, mixed ...$options): WebhookDelivery
+    public function retryDelivery(?string $id, string $deliveryId, mixed ...$options): WebhookDelivery
     {
         return $this->call('retryDeliveryRequest', WebhookDelivery::class, ['id' => $id, 'delivery_id' => $deliveryId], self::merge([], $options));
     }
 
-    public function rotateSecret(string $id, mixed ...$options): WebhookWithSecret
+    public function rotateSecret(?string $id, mixed ...$options): WebhookWithSecret
     {
         return $this->call('rotateSecretRequest', WebhookWithSecret::class, ['id' => $id], self::merge([], $options));
     }
 
-    public function test(string $id, mixed ...$options): WebhookTestResult
+    public function test(?string $id, mixed ...$options): WebhookTestResult
     {
         return $this->call('testRequest', WebhookTestResult::class, ['id' => $id], self::merge([], $options));
     }

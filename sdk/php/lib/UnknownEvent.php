@@ -5,9 +5,10 @@ namespace Sendline;
 
 /**
  * A verified webhook event of a type this SDK does not know yet (the server has more event
- * types than when the SDK was built). Same getters as the typed events; `getData()` is an array.
+ * types than when the SDK was built), or of a known type whose payload does not fit its model.
+ * Same getters as the typed events; `getData()` is an array.
  */
-final class GenericEvent implements \JsonSerializable
+final class UnknownEvent implements \JsonSerializable
 {
     /**
      * @param array<string, mixed> $data
