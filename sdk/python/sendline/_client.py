@@ -13,6 +13,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Dict, Mapping, Optional, TypeVar
 from urllib.parse import urlsplit
 
+import pydantic
 import urllib3
 
 from sendline._deadline import Deadline, enforce_deadlines
@@ -92,7 +93,9 @@ def _shown_url(url: str) -> str:
 def _checked_key(key: Optional[str]) -> str:
     """The API key without surrounding whitespace (a key read from a file ends with a newline);
     `ConfigurationError` when missing or not visible ASCII. The message never shows the key."""
-    stripped = key.strip() if isinstance(key, str) else ""
+    if key is not None and not isinstance(key, str):
+        raise ConfigurationError(f"The API key must be a str, not {type(key).__name__}")
+    stripped = key.strip() if key is not None else ""
     if not stripped:
         raise ConfigurationError("No API key: pass Sendline(api_key=\"sl_…\") or set SENDLINE_API_KEY")
     if not _VISIBLE_ASCII.fullmatch(stripped):
@@ -243,11 +246,14 @@ class Sendline:
         anonymous = cls.__new__(cls)
         anonymous._configure(None, base_url, timeout, max_retries)
         api = AuthApi(anonymous.api_client)
+        try:
+            credentials = LoginRequest(email=email, password=password)
+        except pydantic.ValidationError as error:
+            found = [("/" + "/".join(map(str, e["loc"])), str(e["msg"])) for e in error.errors()]
+            raise local_validation_error("validation_failed", found) from None
         session = anonymous._request(
             "POST",
-            lambda headers, limit: api.login(
-                LoginRequest(email=email, password=password), _headers=headers, _request_timeout=limit
-            ),
+            lambda headers, limit: api.login(credentials, _headers=headers, _request_timeout=limit),
         )
         return cls(session.token, anonymous.base_url, timeout=timeout, max_retries=max_retries)
 

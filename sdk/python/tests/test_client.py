@@ -617,3 +617,12 @@ def test_a_plain_date_is_sent_as_midnight_utc(server):
     with pytest.raises(sendline.ValidationError):
         client.campaigns.schedule("cmp_1", scheduled_at=date(2026, 12, 1))
     assert json.loads(server.received[1].body) == {"scheduled_at": "2026-12-01T00:00:00+00:00"}
+
+
+def test_login_with_arguments_of_the_wrong_type_is_a_validation_error(server):
+    with pytest.raises(sendline.ValidationError) as raised:
+        sendline.Sendline.login(server.url, None, "pw")
+    assert raised.value.status is None and [e.pointer for e in raised.value.errors] == ["/email"]
+    with pytest.raises(sendline.ConfigurationError, match="must be a str"):
+        sendline.Sendline(api_key=KEY.encode(), base_url=server.url)
+    assert server.received == []
