@@ -2,23 +2,29 @@
 timeout and idempotency policy of every call. Hand-written; kept across regeneration."""
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
+import threading
 import time
 import uuid
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Dict, Mapping, Optional, TypeVar
 from urllib.parse import urlsplit
 
+import pydantic
 import urllib3
 
 from sendline._deadline import Deadline, enforce_deadlines
 from sendline._errors import (
     APIConnectionError,
     APITimeoutError,
+    ConfigurationError,
     ConflictError,
     SendlineError,
     error_for_response,
+    local_validation_error,
 )
 from sendline._resources import (
     AnalyticsResource,
@@ -40,7 +46,7 @@ from sendline.configuration import Configuration
 from sendline.exceptions import ApiException
 from sendline.models.login_request import LoginRequest
 
-__all__ = ["Sendline", "normalize_base_url", "USER_AGENT", "VERSION"]
+__all__ = ["Sendline", "SendlineApiClient", "check_idempotency_key", "normalize_base_url", "USER_AGENT", "VERSION"]
 
 VERSION = "0.1.0"
 USER_AGENT = f"sendline-python/{VERSION}"
@@ -53,21 +59,111 @@ BACKOFF_BASE = 0.5
 BACKOFF_CAP = 8.0
 RETRY_AFTER_CAP = 20.0
 RETRY_STATUSES = frozenset({408, 429})
+# Header values: a key is visible ASCII; an Idempotency-Key is the server's rule (1–255 printable
+# ASCII, no space at either end). Nothing a caller gives can add a header line.
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?")
 
 T = TypeVar("T")
 
 
 def normalize_base_url(base_url: str) -> str:
     """`https://host`, `…/`, `…/api`, `…/api/v1` or `…/v1` (any path before them kept): `…/api/v1`."""
-    parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise SendlineError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
+    given = base_url.strip()
+    try:
+        parts = urlsplit(given)
+    except ValueError as error:
+        raise ConfigurationError(f"base_url must be an http:// or https:// URL, not {base_url!r}") from error
+    if parts.scheme not in ("http", "https") or not parts.netloc or not _VISIBLE_ASCII.fullmatch(given):
+        raise ConfigurationError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
     path = parts.path.rstrip("/")
     for suffix in ("/api/v1", "/api", "/v1"):
         if path.endswith(suffix):
             path = path[: -len(suffix)]
             break
     return f"{parts.scheme}://{parts.netloc}{path}/api/v1"
+
+
+def _shown_url(url: str) -> str:
+    """A request's URL as an error may show it: no user info, no query string (it may hold secrets)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
+
+
+def _checked_key(key: Optional[str]) -> str:
+    """The API key without surrounding whitespace (a key read from a file ends with a newline);
+    `ConfigurationError` when missing or not visible ASCII. The message never shows the key."""
+    if key is not None and not isinstance(key, str):
+        raise ConfigurationError(f"The API key must be a str, not {type(key).__name__}")
+    stripped = key.strip() if key is not None else ""
+    if not stripped:
+        raise ConfigurationError("No API key: pass Sendline(api_key=\"sl_…\") or set SENDLINE_API_KEY")
+    if not _VISIBLE_ASCII.fullmatch(stripped):
+        raise ConfigurationError(
+            "The API key contains a character that is not visible ASCII (a space, a line break or a "
+            "non-ASCII letter): check how it was copied"
+        )
+    return stripped
+
+
+def check_idempotency_key(key: str) -> None:
+    """The server's rule for an `Idempotency-Key`, checked before anything is sent."""
+    if not isinstance(key, str) or not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise local_validation_error(
+            "invalid_idempotency_key",
+            [("header.Idempotency-Key", "must be 1 to 255 printable ASCII characters, without a space at either end")],
+        )
+
+
+class SendlineApiClient(ApiClient):
+    """The generated `ApiClient`, which also remembers the URL of each thread's last request
+    (for connection errors) and refuses a 2xx answer that is not the JSON expected."""
+
+    def __init__(self, configuration: Configuration) -> None:
+        super().__init__(configuration)
+        self._last = threading.local()
+
+    @property
+    def last_url(self) -> Optional[str]:
+        found: Optional[str] = getattr(self._last, "url", None)
+        return found
+
+    def remember_url(self, url: Optional[str]) -> None:
+        self._last.url = url
+
+    def call_api(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        self.remember_url(url)
+        return super().call_api(method, url, *args, **kwargs)
+
+    def response_deserialize(self, response_data: Any, response_types_map: Any = None) -> Any:
+        status = response_data.status
+        if not isinstance(status, int) or not 200 <= status <= 299:
+            return super().response_deserialize(response_data, response_types_map)
+        try:
+            answer = super().response_deserialize(response_data, response_types_map)
+        except Exception as error:  # the generated layer's ValueError, pydantic's, ApiException…
+            raise self._invalid(response_data) from error
+        expected = (response_types_map or {}).get(str(status))
+        if expected not in (None, "str", "bytearray", "object", "file") and answer.data is None:
+            raise self._invalid(response_data)
+        return answer
+
+    @staticmethod
+    def _invalid(response_data: Any) -> SendlineError:
+        status = int(response_data.status)
+        try:
+            json.loads(response_data.data or b"")
+            what = "the JSON expected"
+        except ValueError:
+            what = "JSON"
+        content_type = response_data.getheader("content-type") or "none"
+        headers = {str(k): str(v) for k, v in (response_data.getheaders() or {}).items()}
+        return SendlineError(
+            f"{status}: the answer is not {what} (Content-Type: {content_type})",
+            status=status,
+            code="invalid_response",
+            headers=headers,
+        )
 
 
 def _retry_after_seconds(value: Optional[str]) -> Optional[float]:
@@ -101,16 +197,14 @@ class Sendline:
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get("SENDLINE_API_KEY")
-        if not key:
-            raise SendlineError("No API key: pass Sendline(api_key=\"sl_…\") or set SENDLINE_API_KEY")
+        key = _checked_key(api_key if api_key is not None else os.environ.get("SENDLINE_API_KEY"))
         self._configure(key, base_url, timeout, max_retries)
 
     def _configure(self, key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
         if timeout <= 0:
-            raise SendlineError("timeout must be a positive number of seconds")
+            raise ConfigurationError("timeout must be a positive number of seconds")
         if max_retries < 0:
-            raise SendlineError("max_retries must be 0 (no retries) or more")
+            raise ConfigurationError("max_retries must be 0 (no retries) or more")
         self.base_url = normalize_base_url(base_url or os.environ.get("SENDLINE_BASE_URL") or DEFAULT_BASE_URL)
         self.timeout = float(timeout)
         self.max_retries = max_retries
@@ -120,7 +214,7 @@ class Sendline:
         configuration.retries = False
         # RFC 3339 in queries: the client hands the generated code UTC date-times only.
         configuration.datetime_format = "%Y-%m-%dT%H:%M:%S.%fZ"
-        self.api_client = ApiClient(configuration)
+        self.api_client = SendlineApiClient(configuration)
         """The generated client underneath, for the generated `…Api` classes."""
         self.api_client.user_agent = USER_AGENT
         enforce_deadlines(self.api_client.rest_client.pool_manager)
@@ -152,11 +246,14 @@ class Sendline:
         anonymous = cls.__new__(cls)
         anonymous._configure(None, base_url, timeout, max_retries)
         api = AuthApi(anonymous.api_client)
+        try:
+            credentials = LoginRequest(email=email, password=password)
+        except pydantic.ValidationError as error:
+            found = [("/" + "/".join(map(str, e["loc"])), str(e["msg"])) for e in error.errors()]
+            raise local_validation_error("validation_failed", found) from None
         session = anonymous._request(
             "POST",
-            lambda headers, limit: api.login(
-                LoginRequest(email=email, password=password), _headers=headers, _request_timeout=limit
-            ),
+            lambda headers, limit: api.login(credentials, _headers=headers, _request_timeout=limit),
         )
         return cls(session.token, anonymous.base_url, timeout=timeout, max_retries=max_retries)
 
@@ -177,12 +274,18 @@ class Sendline:
         `Idempotency-Key` on POSTs, the same on every attempt; retries with backoff; errors mapped
         to `SendlineError`s. `rewind` readies a streamed body for another attempt (False: it cannot)."""
         headers: Dict[str, str] = {}
-        if idempotency_key is not None or method.upper() == "POST":
-            headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+        if idempotency_key is not None:
+            check_idempotency_key(idempotency_key)
+            headers["Idempotency-Key"] = idempotency_key
+        elif method.upper() == "POST":
+            headers["Idempotency-Key"] = str(uuid.uuid4())
+        if max_retries is not None and (not isinstance(max_retries, int) or max_retries < 0):
+            raise ConfigurationError("max_retries must be 0 (no retries) or more")
         limit = self.timeout if timeout is None else float(timeout)
         retries = self.max_retries if max_retries is None else max_retries
         attempt = 0
         while True:
+            self.api_client.remember_url(None)
             with Deadline(limit) as deadline:
                 try:
                     # A copy each time: the generated code adds its own headers to the dict it gets.
@@ -194,20 +297,20 @@ class Sendline:
                     if not (isinstance(exception, urllib3.exceptions.HTTPError) or deadline.expired):
                         raise  # not the network's: e.g. a file to upload that cannot be read
                     cause = exception
-                    error = self._connection_error(exception, limit)
+                    error = self._connection_error(exception, limit, self.api_client.last_url)
             if deadline.expired and isinstance(error, APIConnectionError):
-                error = APITimeoutError(f"No response within {limit:g} s")
+                error = APITimeoutError(self._timeout_message(limit, self.api_client.last_url))
             delay = self._retry_delay(error, attempt, retries)
             if delay is None or (rewind is not None and not rewind()):
                 raise error from cause
             attempt += 1
             time.sleep(delay)
 
-    @staticmethod
-    def _response_error(exception: ApiException) -> SendlineError:
+    def _response_error(self, exception: ApiException) -> SendlineError:
         if not exception.status:
             # The generated layer's own failures before any answer (TLS, an unsendable body).
-            return APIConnectionError(f"No response: {exception.reason}")
+            url = self.api_client.last_url
+            return APIConnectionError(f"Could not reach {_shown_url(url)}: {exception.reason}" if url else f"No response: {exception.reason}")
         headers: Mapping[str, str] = dict(exception.headers or {})
         lowered = {k.lower(): v for k, v in headers.items()}
         return error_for_response(
@@ -215,15 +318,19 @@ class Sendline:
         )
 
     @staticmethod
-    def _connection_error(exception: BaseException, limit: float) -> APIConnectionError:
+    def _timeout_message(limit: float, url: Optional[str]) -> str:
+        return f"No response from {_shown_url(url)} within {limit:g} s" if url else f"No response within {limit:g} s"
+
+    @classmethod
+    def _connection_error(cls, exception: BaseException, limit: float, url: Optional[str] = None) -> APIConnectionError:
         # NewConnectionError (refused, unresolvable) subclasses urllib3's ConnectTimeoutError.
         if isinstance(exception, urllib3.exceptions.TimeoutError) and not isinstance(
             exception, urllib3.exceptions.NewConnectionError
         ):
-            return APITimeoutError(f"No response within {limit:g} s")
+            return APITimeoutError(cls._timeout_message(limit, url))
         # urllib3 words its errors after the connection object's repr: keep what follows it.
         reason = str(getattr(exception, "reason", None) or exception).split(">: ", 1)[-1]
-        return APIConnectionError(f"Connection error: {reason}")
+        return APIConnectionError(f"Could not reach {_shown_url(url)}: {reason}" if url else f"Connection error: {reason}")
 
     @staticmethod
     def _retry_delay(error: SendlineError, attempt: int, retries: int) -> Optional[float]:

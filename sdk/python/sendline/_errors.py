@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from sendline.models.field_error import FieldError
 
@@ -23,13 +23,14 @@ class SendlineError(Exception):
         status: Optional[int] = None,
         problem: Optional[Mapping[str, Any]] = None,
         headers: Optional[Mapping[str, str]] = None,
+        code: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.problem = dict(problem or {})
-        code = self.problem.get("code")
-        self.code = code if isinstance(code, str) else None
+        found = self.problem.get("code") if code is None else code
+        self.code = found if isinstance(found, str) else None
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.request_id = self.headers.get("x-request-id")
 
@@ -51,6 +52,19 @@ class ValidationError(SendlineError):
             for e in found
             if isinstance(e, dict)
         ]
+
+
+def local_validation_error(code: str, errors: Sequence[Tuple[str, str]]) -> "ValidationError":
+    """A `ValidationError` found before sending (no status): `errors` as (pointer, detail) pairs,
+    the pointers in the server's form (`path.id`, `query.limit`, `header.Idempotency-Key`, `/email`)."""
+    listed = [{"pointer": pointer, "detail": detail} for pointer, detail in errors]
+    message = f"{code}: " + "; ".join(f"{pointer} {detail}" for pointer, detail in errors)
+    return ValidationError(message, problem={"code": code, "detail": message, "errors": listed})
+
+
+class ConfigurationError(SendlineError):
+    """The client cannot be set up as given: a missing or malformed API key, a base URL that is
+    not http(s), a timeout or retry count out of range. Raised at construction; no status."""
 
 
 class AuthenticationError(SendlineError):

@@ -80,6 +80,7 @@ def send_csv(
     mapping: Optional[Dict[str, str]],
     idempotency_key: Optional[str],
     timeout: Optional[float],
+    max_retries: Optional[int] = None,
 ) -> ContactImport:
     chunks, size, rewind, filename = _open(source)
     boundary = f"sendline-{uuid.uuid4().hex}"
@@ -115,6 +116,7 @@ def send_csv(
         _, url, request_headers, _, _ = api_client.param_serialize(
             "POST", "/contacts/import", header_params=headers, auth_settings=["ApiKeyAuth", "BearerAuth"]
         )
+        api_client.remember_url(url)
         response = api_client.rest_client.pool_manager.request(
             "POST",
             url,
@@ -129,4 +131,4 @@ def send_csv(
         answer.read()  # type: ignore[no-untyped-call]
         return cast(ContactImport, api_client.response_deserialize(answer, {"202": "ContactImport"}).data)
 
-    return client._request("POST", send, idempotency_key=idempotency_key, timeout=timeout, rewind=rewind)
+    return client._request("POST", send, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries, rewind=rewind)

@@ -3,7 +3,7 @@ request models, typed for type checkers (a misspelt or missing field is an error
 Hand-written; kept across regeneration."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from typing_extensions import Required, TypedDict
@@ -11,8 +11,8 @@ from typing_extensions import Required, TypedDict
 from sendline.models.audience import Audience
 from sendline.models.import_contact_row import ImportContactRow
 
-DateTime = Union[datetime, str]
-"""A `datetime` (naive means UTC) or an RFC 3339 string."""
+DateTime = Union[datetime, date, str]
+"""A `datetime` (naive means UTC), a `date` (that day at 00:00:00Z) or an RFC 3339 string."""
 
 
 class _ContactFields(TypedDict, total=False):

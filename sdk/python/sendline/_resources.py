@@ -4,15 +4,17 @@ parameters positional, everything else keyword arguments; body fields are the fi
 operation's generated request model. Hand-written; kept across regeneration."""
 from __future__ import annotations
 
+import inspect
 import time
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, TypeVar
+from datetime import date, datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
+import pydantic
 from dateutil.parser import isoparse
 from pydantic import BaseModel
 from typing_extensions import Unpack
 
-from sendline._errors import APITimeoutError
+from sendline._errors import APITimeoutError, ValidationError, local_validation_error
 from sendline._imports import CsvSource, send_csv
 from sendline._pagination import Paginator
 from sendline._params import (
@@ -109,12 +111,14 @@ def _utc(value: Any) -> Any:
             return value
     if isinstance(value, datetime):
         return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)  # that day at 00:00:00Z
     return value
 
 
 def _native(value: Any) -> Any:
     """Body fields with every native datetime made UTC, so that it goes out with an offset."""
-    if isinstance(value, datetime):
+    if isinstance(value, date):
         return _utc(value)
     if isinstance(value, dict):
         return {k: _native(v) for k, v in value.items()}
@@ -130,7 +134,32 @@ def _body(model: type[M], fields: Mapping[str, Any]) -> M:
     unknown = sorted(set(fields) - known)
     if unknown:
         raise TypeError(f"{model.__name__} has no field {', '.join(map(repr, unknown))}; it has {', '.join(sorted(model.model_fields))}")
-    return model.model_validate(_native(fields))
+    return _validated(model, _native(fields))
+
+
+def _field_errors(error: pydantic.ValidationError, pointer: Callable[[Tuple[Any, ...]], str]) -> ValidationError:
+    """pydantic's complaint about the caller's arguments as a `sendline.ValidationError`."""
+    found: List[Tuple[str, str]] = [(pointer(tuple(e["loc"])), str(e["msg"])) for e in error.errors()]
+    return local_validation_error("validation_failed", found or [("", str(error))])
+
+
+def _body_pointer(loc: Tuple[Any, ...]) -> str:
+    return "/" + "/".join(str(part) for part in loc)
+
+
+def _validated(model: type[M], fields: Mapping[str, Any]) -> M:
+    """The request model of the fields; a value it refuses is a `ValidationError` (`/email`, `/tags`)."""
+    try:
+        return model.model_validate(fields)
+    except pydantic.ValidationError as error:
+        raise _field_errors(error, _body_pointer) from None
+
+
+def _positional_names(operation: Callable[..., Any]) -> Sequence[str]:
+    try:
+        return [p.name for p in inspect.signature(operation).parameters.values()]
+    except (TypeError, ValueError):
+        return []
 
 
 class _Resource:
@@ -144,20 +173,48 @@ class _Resource:
         *args: Any,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
         **kwargs: Any,
     ) -> T:
-        return self._client._request(
-            method,
-            lambda headers, limit: operation(*args, **kwargs, _headers=headers, _request_timeout=limit),
-            idempotency_key=idempotency_key,
-            timeout=timeout,
-        )
+        # The operation's positional arguments are its path parameters (then its body): an empty
+        # id would otherwise call another URL (`/contacts/` is the list).
+        names = _positional_names(operation)[: len(args)]
+        path = {name for name in names if name == "id" or name.endswith("_id")}
+        for name, value in zip(names, args):
+            if name in path and (value is None or (isinstance(value, str) and not value.strip())):
+                raise local_validation_error("validation_failed", [(f"path.{name}", "must be a non-empty id")])
+        try:
+            return self._client._request(
+                method,
+                lambda headers, limit: operation(*args, **kwargs, _headers=headers, _request_timeout=limit),
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+            )
+        except pydantic.ValidationError as error:
+            # The generated method's own check of its arguments (`limit` above 500, an unknown `status`).
+            def pointer(loc: Tuple[Any, ...]) -> str:
+                index = loc[0] - (1 if inspect.ismethod(operation) else 0) if loc and isinstance(loc[0], int) else -1
+                if 0 <= index < len(names):
+                    loc = (names[index], *loc[1:])  # a positional argument, named by its index (after `self`)
+                where = "path" if loc and loc[0] in names else "query"
+                return f"{where}." + ".".join(str(part) for part in loc)
+
+            raise _field_errors(error, pointer) from None
 
     def _list(
-        self, operation: Callable[..., Any], *args: Any, timeout: Optional[float], cursor: Optional[str], **query: Any
+        self,
+        operation: Callable[..., Any],
+        *args: Any,
+        timeout: Optional[float],
+        cursor: Optional[str],
+        max_retries: Optional[int] = None,
+        **query: Any,
     ) -> Paginator[Any]:
         given = {k: _utc(v) if k in DATE_TIME_QUERY else v for k, v in query.items() if v is not None}
-        return Paginator(lambda page: self._call("GET", operation, *args, timeout=timeout, cursor=page, **given), cursor)
+        return Paginator(
+            lambda page: self._call("GET", operation, *args, timeout=timeout, max_retries=max_retries, cursor=page, **given), cursor
+        )
 
 
 class ContactsResource(_Resource):
@@ -165,22 +222,22 @@ class ContactsResource(_Resource):
         super().__init__(client)
         self._api = ContactsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
         """`email` and optionally `first_name`, `last_name`, `attributes`, `tags`, `status`, `status_reason`."""
-        return self._call("POST", self._api.create, _body(ContactCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.create, _body(ContactCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> Contact:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Contact:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactUpdateParams]) -> Contact:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ContactUpdateParams]) -> Contact:
         """Changes the fields given (PATCH)."""
-        return self._call("PATCH", self._api.update, id, _body(ContactUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("PATCH", self._api.update, id, _body(ContactUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def replace(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
-        return self._call("PUT", self._api.replace, id, _body(ContactReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def replace(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ContactCreateParams]) -> Contact:
+        return self._call("PUT", self._api.replace, id, _body(ContactReplace, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
-        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def list(
         self,
@@ -193,12 +250,12 @@ class ContactsResource(_Resource):
         created_before: Optional[DateTime] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
     ) -> Paginator[Contact]:
         """Every contact matching the filters, fetched `limit` (default 50) at a time."""
         return self._list(
             self._api.list,
-            timeout=timeout,
+            timeout=timeout, max_retries=max_retries,
             cursor=cursor,
             status=status,
             tag=tag,
@@ -209,8 +266,8 @@ class ContactsResource(_Resource):
             limit=limit,
         )
 
-    def activity(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ContactActivity]:
-        return self._list(self._api.activity, id, timeout=timeout, cursor=cursor, limit=limit)
+    def activity(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[ContactActivity]:
+        return self._list(self._api.activity, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
     def import_csv(
         self,
@@ -220,7 +277,7 @@ class ContactsResource(_Resource):
         tags: Optional[List[str]] = None,
         mapping: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
-        timeout: Optional[float] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
     ) -> ContactImport:
         """Imports a CSV file, streamed as a multipart upload; answers the queued import (see
         `client.contact_imports.wait`). `source` is a path (`pathlib.Path`, or a `str` without a
@@ -228,7 +285,7 @@ class ContactsResource(_Resource):
         `mode`: `upsert` (default), `create_only` or `update_only`; `tags` are added to every
         contact; `mapping` renames columns (`{"E-mail": "email"}`)."""
         return send_csv(
-            self._client, source, mode=mode, tags=tags, mapping=mapping, idempotency_key=idempotency_key, timeout=timeout
+            self._client, source, mode=mode, tags=tags, mapping=mapping, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries
         )
 
 
@@ -237,30 +294,32 @@ class ContactImportsResource(_Resource):
         super().__init__(client)
         self._api = ContactImportsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ContactImportParams]) -> ContactImport:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ContactImportParams]) -> ContactImport:
         """A JSON import: `contacts` (at most 10,000 rows), `mode`, `tags`. For CSV, `client.contacts.import_csv`."""
-        return self._call("POST", self._api.create, _body(ContactImportRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.create, _body(ContactImportRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> ContactImport:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactImport:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ContactImport]:
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[ContactImport]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
-    def errors(self, id: str, *, timeout: Optional[float] = None) -> str:
+    def errors(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:
         """The failed rows as CSV text."""
-        return self._call("GET", self._api.errors, id, timeout=timeout)
+        return self._call("GET", self._api.errors, id, timeout=timeout, max_retries=max_retries)
 
-    def wait(self, id: str, *, timeout: float = 600.0, interval: float = 0.5) -> ContactImport:
-        """Polls the import until it is `completed` or `failed` and answers it; `APITimeoutError`
-        when it is still running after `timeout` seconds."""
+    def wait(self, id: str, *, timeout: float = 600.0, interval: float = 1.0, max_retries: Optional[int] = None) -> ContactImport:
+        """Polls the import every `interval` seconds (default 1) until it is `completed` or
+        `failed` and answers it; `APITimeoutError` naming the import and its last status when it
+        is still `queued` or `running` after `timeout` seconds (default 600)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = self.get(id)
-            if found.status in ("completed", "failed"):
+            found = self.get(id, max_retries=max_retries)
+            status = str(getattr(found.status, "value", found.status))
+            if status in ("completed", "failed"):
                 return found
             if time.monotonic() + interval > deadline:
-                raise APITimeoutError(f"Import {id} still {found.status} after {timeout:g} s")
+                raise APITimeoutError(f"Import {id} still {status} after {timeout:g} s")
             time.sleep(interval)
 
 
@@ -269,57 +328,57 @@ class CampaignsResource(_Resource):
         super().__init__(client)
         self._api = CampaignsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CampaignParams]) -> Campaign:
         """`name`, `subject`, `from_email`, `content`, and optionally `from_name`, `reply_to`,
         `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
-        return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> Campaign:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[CampaignParams]) -> Campaign:
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CampaignParams]) -> Campaign:
         """Replaces a draft (PUT): the fields of `create`."""
-        return self._call("PUT", self._api.update, id, _body(CampaignReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("PUT", self._api.update, id, _body(CampaignReplace, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
-        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[Campaign]:
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, status=status, limit=limit)
+    def list(self, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Campaign]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
 
     def messages(
-        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> Paginator[CampaignMessage]:
-        return self._list(self._api.messages, id, timeout=timeout, cursor=cursor, status=status, limit=limit)
+        return self._list(self._api.messages, id, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
 
-    def send(self, id: str, *, scheduled_at: Optional[DateTime] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
+    def send(self, id: str, *, scheduled_at: Optional[DateTime] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
         """Sends now, or at `scheduled_at`."""
-        body = CampaignSendRequest.model_validate({"scheduled_at": _utc(scheduled_at)}) if scheduled_at is not None else None
-        return self._call("POST", self._api.send, id, body, idempotency_key=idempotency_key, timeout=timeout)
+        body = _validated(CampaignSendRequest, {"scheduled_at": _utc(scheduled_at)}) if scheduled_at is not None else None
+        return self._call("POST", self._api.send, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def schedule(self, id: str, *, scheduled_at: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        body = CampaignScheduleRequest.model_validate({"scheduled_at": _utc(scheduled_at)})
-        return self._call("POST", self._api.schedule, id, body, idempotency_key=idempotency_key, timeout=timeout)
+    def schedule(self, id: str, *, scheduled_at: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        body = _validated(CampaignScheduleRequest, {"scheduled_at": _utc(scheduled_at)})
+        return self._call("POST", self._api.schedule, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def unschedule(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        return self._call("POST", self._api.unschedule, id, idempotency_key=idempotency_key, timeout=timeout)
+    def unschedule(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("POST", self._api.unschedule, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def pause(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        return self._call("POST", self._api.pause, id, idempotency_key=idempotency_key, timeout=timeout)
+    def pause(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("POST", self._api.pause, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def resume(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        return self._call("POST", self._api.resume, id, idempotency_key=idempotency_key, timeout=timeout)
+    def resume(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("POST", self._api.resume, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout)
+    def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def duplicate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Campaign:
-        return self._call("POST", self._api.duplicate, id, idempotency_key=idempotency_key, timeout=timeout)
+    def duplicate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        return self._call("POST", self._api.duplicate, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def test(self, id: str, *, emails: List[str], idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> CampaignTestResult:
+    def test(self, id: str, *, emails: List[str], idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> CampaignTestResult:
         """Sends a test of the campaign to `emails`."""
-        body = CampaignTestRequest.model_validate({"emails": emails})
-        return self._call("POST", self._api.test, id, body, idempotency_key=idempotency_key, timeout=timeout)
+        body = _validated(CampaignTestRequest, {"emails": emails})
+        return self._call("POST", self._api.test, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
 class ApiKeysResource(_Resource):
@@ -327,21 +386,21 @@ class ApiKeysResource(_Resource):
         super().__init__(client)
         self._api = ApiKeysApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyCreateParams]) -> ApiKeyWithSecret:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ApiKeyCreateParams]) -> ApiKeyWithSecret:
         """`name`, `scopes`, and optionally `allowed_ips`, `rate_limit_per_minute`, `expires_at`."""
-        return self._call("POST", self._api.create, _body(ApiKeyCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.create, _body(ApiKeyCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> ApiKey:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ApiKey:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ApiKeyUpdateParams]) -> ApiKey:
-        return self._call("PATCH", self._api.update, id, _body(ApiKeyUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ApiKeyUpdateParams]) -> ApiKey:
+        return self._call("PATCH", self._api.update, id, _body(ApiKeyUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
-        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[ApiKey]:
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[ApiKey]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
 
 class WebhooksResource(_Resource):
@@ -349,39 +408,39 @@ class WebhooksResource(_Resource):
         super().__init__(client)
         self._api = WebhooksApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> WebhookWithSecret:
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[WebhookParams]) -> WebhookWithSecret:
         """`url`, `events`, and optionally `description`, `active`. The answer holds the signing `secret`."""
-        return self._call("POST", self._api.create, _body(WebhookCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.create, _body(WebhookCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> Webhook:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Webhook:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[WebhookParams]) -> Webhook:
-        return self._call("PUT", self._api.update, id, _body(WebhookReplace, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[WebhookParams]) -> Webhook:
+        return self._call("PUT", self._api.update, id, _body(WebhookReplace, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
-        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[Webhook]:
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Webhook]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
     def deliveries(
-        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> Paginator[WebhookDelivery]:
-        return self._list(self._api.deliveries, id, timeout=timeout, cursor=cursor, status=status, limit=limit)
+        return self._list(self._api.deliveries, id, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
 
-    def test(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookTestResult:
-        return self._call("POST", self._api.test, id, idempotency_key=idempotency_key, timeout=timeout)
+    def test(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> WebhookTestResult:
+        return self._call("POST", self._api.test, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def rotate_secret(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookWithSecret:
-        return self._call("POST", self._api.rotate_secret, id, idempotency_key=idempotency_key, timeout=timeout)
+    def rotate_secret(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> WebhookWithSecret:
+        return self._call("POST", self._api.rotate_secret, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def recover(self, id: str, *, since: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookRecoverResult:
-        body = WebhookRecoverRequest.model_validate({"since": _utc(since)})
-        return self._call("POST", self._api.recover, id, body, idempotency_key=idempotency_key, timeout=timeout)
+    def recover(self, id: str, *, since: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> WebhookRecoverResult:
+        body = _validated(WebhookRecoverRequest, {"since": _utc(since)})
+        return self._call("POST", self._api.recover, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def retry_delivery(self, id: str, delivery_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> WebhookDelivery:
-        return self._call("POST", self._api.retry_delivery, id, delivery_id, idempotency_key=idempotency_key, timeout=timeout)
+    def retry_delivery(self, id: str, delivery_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> WebhookDelivery:
+        return self._call("POST", self._api.retry_delivery, id, delivery_id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
 class EventsResource(_Resource):
@@ -390,14 +449,14 @@ class EventsResource(_Resource):
         self._api = EventsApi(client.api_client)
 
     def list(
-        self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None
+        self, *, type: Optional[str] = None, since: Optional[DateTime] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> Paginator[Any]:
         """Every event of the account, as the typed event models."""
         query = {k: v for k, v in {"type": type, "since": _utc(since), "limit": limit}.items() if v is not None}
-        return Paginator(lambda page: _Unwrapped(self._call("GET", self._api.list, timeout=timeout, cursor=page, **query)), cursor)
+        return Paginator(lambda page: _Unwrapped(self._call("GET", self._api.list, timeout=timeout, max_retries=max_retries, cursor=page, **query)), cursor)
 
-    def types(self, *, timeout: Optional[float] = None) -> EventsTypes200Response:
-        return self._call("GET", self._api.types, timeout=timeout)
+    def types(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> EventsTypes200Response:
+        return self._call("GET", self._api.types, timeout=timeout, max_retries=max_retries)
 
 
 class _Unwrapped:
@@ -414,21 +473,21 @@ class TrackingResource(_Resource):
         super().__init__(client)
         self._api = TrackingApi(client.api_client)
 
-    def opens(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[OpenRecord]:
+    def opens(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[OpenRecord]:
         """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`."""
-        return self._list(self._api.opens, timeout=timeout, cursor=cursor, limit=limit, **filters)
+        return self._list(self._api.opens, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
 
-    def clicks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[ClickRecord]:
+    def clicks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[ClickRecord]:
         """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`, `url`."""
-        return self._list(self._api.clicks, timeout=timeout, cursor=cursor, limit=limit, **filters)
+        return self._list(self._api.clicks, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
 
-    def bounces(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[BounceRecord]:
+    def bounces(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[BounceRecord]:
         """Filters: `campaign_id`, `contact_id`, `email`, `since`, `until`, `type`."""
-        return self._list(self._api.bounces, timeout=timeout, cursor=cursor, limit=limit, **filters)
+        return self._list(self._api.bounces, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
 
-    def record_bounce(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[BounceParams]) -> BounceRecord:
+    def record_bounce(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[BounceParams]) -> BounceRecord:
         """`email` or `message_id`, `type`, and optionally `reason`, `diagnostic_code`, `occurred_at`."""
-        return self._call("POST", self._api.record_bounce, _body(BounceReport, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.record_bounce, _body(BounceReport, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
 class AnalyticsResource(_Resource):
@@ -436,12 +495,12 @@ class AnalyticsResource(_Resource):
         super().__init__(client)
         self._api = AnalyticsApi(client.api_client)
 
-    def overview(self, *, since: Optional[DateTime] = None, until: Optional[DateTime] = None, timeout: Optional[float] = None) -> AnalyticsOverview:
+    def overview(self, *, since: Optional[DateTime] = None, until: Optional[DateTime] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> AnalyticsOverview:
         query = {k: _utc(v) for k, v in {"since": since, "until": until}.items() if v is not None}
-        return self._call("GET", self._api.overview, timeout=timeout, **query)
+        return self._call("GET", self._api.overview, timeout=timeout, max_retries=max_retries, **query)
 
-    def campaign(self, id: str, *, timeout: Optional[float] = None) -> CampaignAnalytics:
-        return self._call("GET", self._api.campaign, id, timeout=timeout)
+    def campaign(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> CampaignAnalytics:
+        return self._call("GET", self._api.campaign, id, timeout=timeout, max_retries=max_retries)
 
 
 class ConversionsResource(_Resource):
@@ -449,12 +508,12 @@ class ConversionsResource(_Resource):
         super().__init__(client)
         self._api = ConversionsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[ConversionParams]) -> Conversion:
-        return self._call("POST", self._api.create, _body(ConversionCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ConversionParams]) -> Conversion:
+        return self._call("POST", self._api.create, _body(ConversionCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Conversion]:
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[Conversion]:
         """Filters: `contact_id`, `campaign_id`, `since`, `until`, `type`."""
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit, **filters)
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
 
 
 class PaymentsResource(_Resource):
@@ -462,12 +521,12 @@ class PaymentsResource(_Resource):
         super().__init__(client)
         self._api = PaymentsApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[PaymentParams]) -> Payment:
-        return self._call("POST", self._api.create, _body(PaymentCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[PaymentParams]) -> Payment:
+        return self._call("POST", self._api.create, _body(PaymentCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, **filters: Any) -> Paginator[Payment]:
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[Payment]:
         """Filters: `contact_id`, `campaign_id`, `since`, `until`."""
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit, **filters)
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
 
 
 class UsersResource(_Resource):
@@ -475,20 +534,20 @@ class UsersResource(_Resource):
         super().__init__(client)
         self._api = UsersApi(client.api_client)
 
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserCreateParams]) -> User:
-        return self._call("POST", self._api.create, _body(UserCreate, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[UserCreateParams]) -> User:
+        return self._call("POST", self._api.create, _body(UserCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def get(self, id: str, *, timeout: Optional[float] = None) -> User:
-        return self._call("GET", self._api.get, id, timeout=timeout)
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> User:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[UserUpdateParams]) -> User:
-        return self._call("PATCH", self._api.update, id, _body(UserUpdate, fields), idempotency_key=idempotency_key, timeout=timeout)
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[UserUpdateParams]) -> User:
+        return self._call("PATCH", self._api.update, id, _body(UserUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> None:
-        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout)
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None) -> Paginator[User]:
-        return self._list(self._api.list, timeout=timeout, cursor=cursor, limit=limit)
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[User]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
 
 class AuthResource(_Resource):
@@ -496,19 +555,19 @@ class AuthResource(_Resource):
         super().__init__(client)
         self._api = AuthApi(client.api_client)
 
-    def me(self, *, timeout: Optional[float] = None) -> Me:
-        return self._call("GET", self._api.me, timeout=timeout)
+    def me(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Me:
+        return self._call("GET", self._api.me, timeout=timeout, max_retries=max_retries)
 
-    def login(self, *, email: str, password: str, timeout: Optional[float] = None) -> Session:
+    def login(self, *, email: str, password: str, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Session:
         """A session for the user (see also `Sendline.login`)."""
-        return self._call("POST", self._api.login, LoginRequest(email=email, password=password), timeout=timeout)
+        return self._call("POST", self._api.login, _validated(LoginRequest, {"email": email, "password": password}), timeout=timeout, max_retries=max_retries)
 
-    def register(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, **fields: Unpack[RegisterParams]) -> Session:
+    def register(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[RegisterParams]) -> Session:
         """`email`, `password`, and optionally `name`, `account_name` (when the server allows sign-up)."""
-        return self._call("POST", self._api.register, _body(RegisterRequest, fields), idempotency_key=idempotency_key, timeout=timeout)
+        return self._call("POST", self._api.register, _body(RegisterRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def refresh(self, *, refresh_token: str, timeout: Optional[float] = None) -> Session:
-        return self._call("POST", self._api.refresh, RefreshRequest(refresh_token=refresh_token), timeout=timeout)
+    def refresh(self, *, refresh_token: str, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Session:
+        return self._call("POST", self._api.refresh, _validated(RefreshRequest, {"refresh_token": refresh_token}), timeout=timeout, max_retries=max_retries)
 
-    def logout(self, *, timeout: Optional[float] = None) -> None:
-        self._call("POST", self._api.logout, timeout=timeout)
+    def logout(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("POST", self._api.logout, timeout=timeout, max_retries=max_retries)

@@ -94,9 +94,9 @@ class Webhook:
         try:
             self._key = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError) as error:
-            raise WebhookVerificationError("The webhook secret is not a whsec_ base64 secret") from error
+            raise WebhookVerificationError("webhook secret is not a whsec_ base64 secret") from error
         if not self._key:
-            raise WebhookVerificationError("The webhook secret is empty")
+            raise WebhookVerificationError("webhook secret is not a whsec_ base64 secret")
         self._tolerance = tolerance_seconds
 
     def __repr__(self) -> str:
@@ -115,15 +115,15 @@ class Webhook:
         found = _header_map(headers)
         msg_id, timestamp, signatures = found.get("webhook-id"), found.get("webhook-timestamp"), found.get("webhook-signature")
         if not msg_id or not timestamp or not signatures:
-            raise WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header")
+            raise WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature header")
         timestamp = timestamp.strip()
         if not timestamp.isdigit():
-            raise WebhookVerificationError("The webhook-timestamp header is not a number of seconds")
+            raise WebhookVerificationError("webhook timestamp is not a number")
         if abs(time.time() - int(timestamp)) > self._tolerance:
-            raise WebhookVerificationError("The webhook-timestamp is outside the tolerance")
+            raise WebhookVerificationError(f"webhook timestamp is more than {self._tolerance} s from now")
         expected = self._digest(msg_id, timestamp, payload)
         if not any(self._matches(entry, expected) for entry in signatures.split()):
-            raise WebhookVerificationError("No signature matches")
+            raise WebhookVerificationError("no webhook signature matches")
         return self._event(payload)
 
     def _digest(self, msg_id: str, timestamp: str, payload: Union[bytes, str]) -> bytes:
@@ -146,9 +146,9 @@ class Webhook:
         try:
             parsed = json.loads(payload)
         except (ValueError, UnicodeDecodeError) as error:
-            raise WebhookVerificationError("The webhook body is not JSON") from error
+            raise WebhookVerificationError("webhook body is not a JSON event") from error
         if not isinstance(parsed, dict):
-            raise WebhookVerificationError("The webhook body is not an event")
+            raise WebhookVerificationError("webhook body is not a JSON event")
         try:
             typed: Optional[Any] = Event.from_dict(parsed).actual_instance
         except ValueError:
@@ -158,4 +158,4 @@ class Webhook:
         try:
             return UnknownEvent.model_validate(parsed)
         except ValueError as error:
-            raise WebhookVerificationError("The webhook body is not an event") from error
+            raise WebhookVerificationError("webhook body is not a JSON event") from error

@@ -65,7 +65,8 @@ class Server:
                 content_type = "application/problem+json" if answer.status >= 400 else "application/json"
                 try:
                     self.send_response(answer.status)
-                    self.send_header("Content-Type", content_type)
+                    if not any(name.lower() == "content-type" for name in answer.headers):
+                        self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     for name, value in answer.headers.items():
                         self.send_header(name, value)

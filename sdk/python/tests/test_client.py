@@ -436,3 +436,193 @@ def test_backoff_is_full_jitter_doubling_from_half_a_second_up_to_eight():
         delays = [sendline.Sendline._retry_delay(error, attempt, 10) for _ in range(200)]
         assert all(0 <= d <= cap for d in delays) and max(delays) > cap / 2
     assert sendline.Sendline._retry_delay(error, 2, 2) is None
+
+
+# Credentials and header values: a key is stripped, then must be visible ASCII; an Idempotency-Key
+# follows the server's rule. Neither can add a header line, and neither is ever shown.
+
+
+@pytest.mark.parametrize("given", [KEY + "\n", f"  {KEY}\r\n", f"\t{KEY} "])
+def test_a_key_is_stripped_of_surrounding_whitespace(server, given):
+    server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
+    sendline.Sendline(api_key=given, base_url=server.url).contacts.list(limit=1).first_page()
+    assert server.received[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("given", ["sl_live_SECRETPART\r\nX-Injected: yes", "sl_live_SECRET PART", "sl_live_SECRÉTPART", "sl_live_SECRET\x00PART"])
+def test_a_key_that_is_not_visible_ascii_is_a_configuration_error_that_hides_it(server, given):
+    with pytest.raises(sendline.ConfigurationError) as raised:
+        sendline.Sendline(api_key=given, base_url=server.url)
+    error = raised.value
+    assert isinstance(error, sendline.SendlineError) and error.status is None
+    assert "SECRET" not in str(error) and "PART" not in str(error) and "SECRET" not in repr(error)
+    assert server.received == []
+
+
+def test_a_missing_key_or_a_bad_base_url_is_a_configuration_error(monkeypatch):
+    monkeypatch.delenv("SENDLINE_API_KEY", raising=False)
+    for make in (lambda: sendline.Sendline(), lambda: sendline.Sendline(api_key=" \n"),
+                 lambda: sendline.Sendline(api_key=KEY, base_url="mail.example.com"),
+                 lambda: sendline.Sendline(api_key=KEY, base_url="https://mail.example.com\r\nX: y"),
+                 lambda: sendline.Sendline(api_key=KEY, timeout=0), lambda: sendline.Sendline(api_key=KEY, max_retries=-1)):
+        with pytest.raises(sendline.ConfigurationError) as raised:
+            make()
+        assert raised.value.status is None and KEY not in str(raised.value)
+
+
+@pytest.mark.parametrize("given", ["x\r\nX-Injected2: yes", "", " leading", "trailing ", "a" * 256, "clé", "tab\there"])
+def test_an_invalid_idempotency_key_is_a_local_validation_error(server, given):
+    server.answers = [Answer(201, contact())] * 3
+    client = client_of(server)
+    for call in (lambda: client.contacts.create(email="ada@example.com", idempotency_key=given),
+                 lambda: client.contacts.delete("ct_1", idempotency_key=given),
+                 lambda: client.contacts.import_csv(CSV, idempotency_key=given)):
+        with pytest.raises(sendline.ValidationError) as raised:
+            call()
+        error = raised.value
+        assert error.status is None and error.code == "invalid_idempotency_key"
+        assert [e.pointer for e in error.errors] == ["header.Idempotency-Key"] and error.errors[0].detail
+    assert server.received == []
+
+
+def test_idempotency_keys_at_the_edges_of_the_rule_are_sent(server):
+    server.answers = [Answer(201, contact()), Answer(201, contact())]
+    client = client_of(server)
+    client.contacts.create(email="ada@example.com", idempotency_key="a" * 255)
+    client.contacts.create(email="ada@example.com", idempotency_key="a b~!")
+    assert [r.headers["idempotency-key"] for r in server.received] == ["a" * 255, "a b~!"]
+
+
+# Arguments checked before sending surface as sendline.ValidationError, with the server's pointers.
+
+
+@pytest.mark.parametrize("given", ["", "   ", None])
+def test_an_empty_path_id_is_a_validation_error_before_any_request(server, given):
+    client = client_of(server)
+    for call in (lambda: client.contacts.get(given), lambda: client.contacts.delete(given),
+                 lambda: client.contacts.update(given, first_name="Ada"), lambda: list(client.contacts.activity(given)),
+                 lambda: client.contact_imports.wait(given)):
+        with pytest.raises(sendline.ValidationError) as raised:
+            call()
+        assert raised.value.status is None and raised.value.code == "validation_failed"
+        assert [e.pointer for e in raised.value.errors] == ["path.id"]
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.webhooks.retry_delivery("wh_1", given)
+    assert [e.pointer for e in raised.value.errors] == ["path.delivery_id"]
+    assert server.received == []
+
+
+def test_arguments_the_generated_layer_refuses_are_validation_errors(server):
+    client = client_of(server)
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.contacts.list(limit=1000, status="weird").first_page()
+    assert raised.value.status is None and raised.value.code == "validation_failed"
+    assert sorted(e.pointer for e in raised.value.errors) == ["query.limit", "query.status"]
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.contacts.update("ct_1", tags="x")
+    assert [e.pointer for e in raised.value.errors] == ["/tags"]
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.contacts.create(email="ada@example.com", status="weird")
+    assert [e.pointer for e in raised.value.errors] == ["/status"]
+    with pytest.raises(sendline.ValidationError) as raised:
+        client.campaigns.test("cmp_1", emails="ada@example.com")
+    assert [e.pointer for e in raised.value.errors] == ["/emails"]
+    assert server.received == []
+
+
+# A 2xx answer that is not the JSON expected.
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [Answer(200, "<html>Welcome to nginx</html>", {"Content-Type": "text/html"}), Answer(200, "not json at all"),
+     Answer(200, {"unexpected": True}), Answer(200, "null")],
+)
+def test_a_2xx_answer_that_is_not_the_json_expected_is_an_invalid_response(server, answer):
+    server.answers = [answer, Answer(200, contact())]
+    with pytest.raises(sendline.SendlineError) as raised:
+        client_of(server).contacts.get("ct_1")
+    error = raised.value
+    assert type(error) is sendline.SendlineError
+    assert error.status == 200 and error.code == "invalid_response" and str(error).startswith("200: the answer is not")
+    assert len(server.received) == 1
+
+
+# wait(): 600 s and 1 s by default; its timeout names the import and its status as a plain string.
+
+
+def test_wait_defaults_and_its_timeout_message(server):
+    import inspect
+
+    parameters = inspect.signature(sendline.Sendline(api_key=KEY).contact_imports.wait).parameters
+    assert (parameters["timeout"].default, parameters["interval"].default) == (600, 1)
+    server.answers = [Answer(200, import_answer("queued"))] * 10
+    with pytest.raises(sendline.APITimeoutError) as raised:
+        client_of(server).contact_imports.wait("imp_1", timeout=0.2, interval=0.05)
+    assert "imp_1" in str(raised.value) and "still queued" in str(raised.value) and "ImportStatus" not in str(raised.value)
+
+
+def test_enums_print_as_their_value(server):
+    server.answers = [Answer(200, import_answer("running")), Answer(200, contact())]
+    client = client_of(server)
+    status = client.contact_imports.get("imp_1").status
+    assert (str(status), f"{status}", f"{status:>8}", "%s" % status) == ("running", "running", " running", "running")
+    assert f"{client.contacts.get('ct_1').status}" == "subscribed"
+
+
+# A connection error names the URL (without its query string) and chains its cause.
+
+
+def test_a_connection_error_names_the_url_it_could_not_reach(refused_url):
+    client = sendline.Sendline(api_key=KEY, base_url=refused_url, max_retries=0)
+    with pytest.raises(sendline.APIConnectionError) as raised:
+        client.contacts.list(email="secret@example.com").first_page()
+    message = str(raised.value)
+    assert message.startswith(f"Could not reach {refused_url}/api/v1/contacts: ")
+    assert "secret" not in message and KEY not in message and raised.value.__cause__ is not None
+    with pytest.raises(sendline.APIConnectionError) as raised:
+        client.contacts.import_csv(CSV)
+    assert str(raised.value).startswith(f"Could not reach {refused_url}/api/v1/contacts/import: ")
+
+
+# Per-call max_retries.
+
+
+def test_max_retries_per_call(server):
+    server.answers = [Answer(503, problem(503, "unavailable"))] * 10
+    with pytest.raises(sendline.ServerError):
+        client_of(server, max_retries=2).contacts.get("ct_1", max_retries=0)
+    assert len(server.received) == 1
+    server.answers = [Answer(503, problem(503, "unavailable")), Answer(201, contact())]
+    client_of(server, max_retries=0).contacts.create(email="ada@example.com", max_retries=1)
+    assert len(server.received) == 3
+    server.answers = [Answer(503, problem(503, "unavailable"))] * 10
+    with pytest.raises(sendline.ServerError):
+        client_of(server, max_retries=2).contacts.list(max_retries=0).first_page()
+    with pytest.raises(sendline.ServerError):
+        client_of(server, max_retries=2).contacts.import_csv(CSV, max_retries=0)
+    assert len(server.received) == 5
+
+
+# A plain date where a date-time is expected is that day at 00:00:00Z.
+
+
+def test_a_plain_date_is_sent_as_midnight_utc(server):
+    from datetime import date
+
+    server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False}), Answer(400, problem(400, "validation_failed"))]
+    client = client_of(server)
+    client.contacts.list(created_after=date(2026, 1, 1)).first_page()
+    assert parse_qs(urlsplit(server.received[0].path).query)["created_after"] == ["2026-01-01T00:00:00.000000Z"]
+    with pytest.raises(sendline.ValidationError):
+        client.campaigns.schedule("cmp_1", scheduled_at=date(2026, 12, 1))
+    assert json.loads(server.received[1].body) == {"scheduled_at": "2026-12-01T00:00:00+00:00"}
+
+
+def test_login_with_arguments_of_the_wrong_type_is_a_validation_error(server):
+    with pytest.raises(sendline.ValidationError) as raised:
+        sendline.Sendline.login(server.url, None, "pw")
+    assert raised.value.status is None and [e.pointer for e in raised.value.errors] == ["/email"]
+    with pytest.raises(sendline.ConfigurationError, match="must be a str"):
+        sendline.Sendline(api_key=KEY.encode(), base_url=server.url)
+    assert server.received == []

@@ -84,7 +84,7 @@ def test_anything_amiss_is_a_verification_error(alter):
 @pytest.mark.parametrize("skew", [-301, 301])
 def test_the_tolerance_is_five_minutes_either_way(skew):
     body, headers = delivery(at=time.time() + skew)
-    with pytest.raises(sendline.WebhookVerificationError, match="tolerance"):
+    with pytest.raises(sendline.WebhookVerificationError, match="^webhook timestamp is more than 300 s from now$"):
         Webhook(SECRET).verify(body, headers)
     body, headers = delivery(at=time.time() + (290 if skew > 0 else -290))
     assert Webhook(SECRET).verify(body, headers).id == "evt_1"
@@ -101,3 +101,44 @@ def test_a_signed_body_that_is_not_json_is_a_verification_error():
 def test_a_malformed_secret_is_a_verification_error():
     with pytest.raises(sendline.WebhookVerificationError):
         Webhook("whsec_***")
+
+
+@pytest.mark.parametrize(
+    "alter, message",
+    [
+        (lambda body, headers: (body, {k: v for k, v in headers.items() if k != "webhook-signature"}),
+         "missing webhook-id, webhook-timestamp or webhook-signature header"),
+        (lambda body, headers: (body, {**headers, "webhook-timestamp": "soon"}), "webhook timestamp is not a number"),
+        (lambda body, headers: (body, {**headers, "webhook-timestamp": str(int(headers["webhook-timestamp"]) - 301)}),
+         "webhook timestamp is more than 300 s from now"),
+        (lambda body, headers: (body + b" ", headers), "no webhook signature matches"),
+    ],
+)
+def test_verification_errors_are_worded_as_in_every_sdk(alter, message):
+    body, headers = alter(*delivery())
+    with pytest.raises(sendline.WebhookVerificationError) as raised:
+        Webhook(SECRET).verify(body, headers)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"id": "evt_1"}'])
+def test_a_signed_body_that_is_not_an_event_is_worded_as_in_every_sdk(body):
+    verifier = Webhook(SECRET)
+    timestamp = int(time.time())
+    headers = {"webhook-id": "evt_1", "webhook-timestamp": str(timestamp), "webhook-signature": verifier.sign("evt_1", timestamp, body)}
+    with pytest.raises(sendline.WebhookVerificationError) as raised:
+        verifier.verify(body, headers)
+    assert str(raised.value) == "webhook body is not a JSON event"
+
+
+@pytest.mark.parametrize("secret", ["whsec_***", "not base64!!", "whsec_", ""])
+def test_a_secret_that_is_not_base64_is_refused_with_the_common_wording(secret):
+    with pytest.raises(sendline.WebhookVerificationError) as raised:
+        Webhook(secret)
+    assert str(raised.value) == "webhook secret is not a whsec_ base64 secret"
+
+
+def test_a_known_type_whose_data_does_not_fit_is_an_unknown_event():
+    body, headers = delivery("contact.created", {"contact": {"id": "ct_1"}})
+    event = Webhook(SECRET).verify(body, headers)
+    assert type(event) is UnknownEvent and event.type == "contact.created" and event.data == {"contact": {"id": "ct_1"}}

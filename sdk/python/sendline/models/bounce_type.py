@@ -35,4 +35,11 @@ class BounceType(str, Enum):
         """Create an instance of BounceType from a JSON string"""
         return cls(json.loads(json_str))
 
+    # Sendline: the value, not `BounceType.MEMBER`, in str(), f-strings and format().
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
 

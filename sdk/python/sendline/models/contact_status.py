@@ -36,4 +36,11 @@ class ContactStatus(str, Enum):
         """Create an instance of ContactStatus from a JSON string"""
         return cls(json.loads(json_str))
 
+    # Sendline: the value, not `ContactStatus.MEMBER`, in str(), f-strings and format().
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
 

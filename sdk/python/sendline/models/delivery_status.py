@@ -35,4 +35,11 @@ class DeliveryStatus(str, Enum):
         """Create an instance of DeliveryStatus from a JSON string"""
         return cls(json.loads(json_str))
 
+    # Sendline: the value, not `DeliveryStatus.MEMBER`, in str(), f-strings and format().
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
 

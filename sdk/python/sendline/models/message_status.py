@@ -40,4 +40,11 @@ class MessageStatus(str, Enum):
         """Create an instance of MessageStatus from a JSON string"""
         return cls(json.loads(json_str))
 
+    # Sendline: the value, not `MessageStatus.MEMBER`, in str(), f-strings and format().
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
 

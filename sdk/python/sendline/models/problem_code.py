@@ -73,4 +73,11 @@ class ProblemCode(str, Enum):
         """Create an instance of ProblemCode from a JSON string"""
         return cls(json.loads(json_str))
 
+    # Sendline: the value, not `ProblemCode.MEMBER`, in str(), f-strings and format().
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
+
 
