@@ -214,6 +214,7 @@ describe('timeouts and connection errors', () => {
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe(`No answer from ${server.url}/api/v1/contacts/ct_1 within 500 ms`);
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(2_000);
   });
@@ -344,6 +345,7 @@ describe('credentials and header values', () => {
     try {
       expect(() => new Sendline()).toThrow(ConfigurationError);
       expect(() => new Sendline({ apiKey: ' \n' })).toThrow(ConfigurationError);
+      expect(() => new Sendline({ apiKey: 42 as never })).toThrow(ConfigurationError);
       expect(() => new Sendline({ apiKey: KEY, baseUrl: 'not a url' })).toThrow(ConfigurationError);
       expect(() => new Sendline({ apiKey: KEY, baseUrl: 'ftp://mail.example.com' })).toThrow(ConfigurationError);
     } finally {

@@ -90,7 +90,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
 /** The API key, trimmed (a key read from a file keeps its newline); refused unless visible ASCII. Never quoted back. */
 function checkedApiKey(apiKey: string | undefined): string {
-  const key = apiKey?.trim();
+  const key = typeof apiKey === 'string' ? apiKey.trim() : undefined;
   if (!key) throw new ConfigurationError('No API key: pass { apiKey } (an sl_… key or a session token) or set SENDLINE_API_KEY, or use Sendline.login()');
   if (!/^[\x21-\x7e]+$/.test(key)) throw new ConfigurationError('Invalid API key: it contains a character other than visible ASCII (a space, a line break, a control or non-ASCII character)');
   return key;
@@ -240,7 +240,7 @@ export class Transport {
   async #attempt(path: string, url: string, init: Record<string, unknown>, options: RequestOptions) {
     const timeout = options.timeout ?? this.timeout;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new APITimeoutError(`No answer within ${timeout} ms`)), timeout);
+    const timer = setTimeout(() => controller.abort(new APITimeoutError(`No answer from ${url} within ${timeout} ms`)), timeout);
     const abort = () => controller.abort(options.signal!.reason);
     if (options.signal?.aborted) abort();
     options.signal?.addEventListener('abort', abort, { once: true });
@@ -248,7 +248,7 @@ export class Transport {
       return await this.#call(path, { ...init, signal: controller.signal });
     } catch (cause) {
       if (options.signal?.aborted) throw options.signal.reason as Error;
-      if (controller.signal.reason instanceof APITimeoutError) throw new APITimeoutError(`No answer within ${timeout} ms`, { cause });
+      if (controller.signal.reason instanceof APITimeoutError) throw new APITimeoutError(`No answer from ${url} within ${timeout} ms`, { cause });
       throw new APIConnectionError(
         `Could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
         { cause },
