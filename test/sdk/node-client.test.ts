@@ -303,6 +303,23 @@ describe('errors', () => {
     expect((error as Error).message).toBe('200: the answer is not JSON');
   });
 
+  it('a 201 with an empty body is an invalid_response; a 204 answers undefined', async () => {
+    const server = await serve(
+      (_, res) => {
+        res.writeHead(201, { 'content-length': '0' });
+        res.end();
+      },
+      (_, res) => {
+        res.writeHead(204);
+        res.end();
+      },
+    );
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
+    const error = await thrown(sendline.contacts.create({ email: 'a@b.co' }));
+    expect({ status: (error as SendlineError).status, code: (error as SendlineError).code }).toEqual({ status: 201, code: 'invalid_response' });
+    await expect(sendline.contacts.delete('ct_1')).resolves.toBeUndefined();
+  });
+
   it('names the URL it could not reach, without the query string', async () => {
     const server = await serve(json(200, contact));
     await new Promise((resolve) => servers.pop()!.close(resolve));

@@ -140,9 +140,9 @@ function queryWithDates(query: unknown): Record<string, unknown> | undefined {
   return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]));
 }
 
-/** A 2xx answer's JSON; `undefined` for an empty answer (204). */
+/** A 2xx answer's JSON; `undefined` for a 204 (the contract's only answers without content). */
 function parsed(status: number, text: unknown): unknown {
-  if (text === undefined || text === '') return undefined;
+  if (status === 204) return undefined;
   try {
     return JSON.parse(String(text));
   } catch (cause) {
@@ -220,7 +220,7 @@ export class Transport {
       let wait: number | undefined;
       try {
         const { data, error, response } = await this.#attempt(operation.path, url, init, options);
-        if (response.ok) return { status: response.status, data: (operation.text ? data : parsed(response.status, data)) as Result<O>, headers: response.headers };
+        if (response.ok) return { status: response.status, data: (operation.text ? (data ?? '') : parsed(response.status, data)) as Result<O>, headers: response.headers };
         const problem = error && typeof error === 'object' ? (error as Problem) : undefined;
         const retryAfter = retryAfterSeconds(response.headers);
         failure = errorFor(response.status, problem, response.headers.get('x-request-id') ?? undefined, retryAfter);
