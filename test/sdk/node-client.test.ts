@@ -658,7 +658,7 @@ describe('webhooks', () => {
     const partial = JSON.stringify({ ...envelope, type: 'contact.created', data: { contact: { id: 'ct_1' } } });
     const unfit = webhook.verify(partial, headersFor(partial));
     expect(unfit).toBeInstanceOf(UnknownEvent);
-    expect(unfit).toMatchObject({ id: 'evt_1', type: 'contact.created', data: { contact: { id: 'ct_1' } } });
+    expect(JSON.parse(JSON.stringify(unfit))).toEqual(JSON.parse(partial));
     const newer = JSON.stringify({ ...envelope, type: 'contact.teleported', data: {} });
     expect(webhook.verify(newer, headersFor(newer))).toBeInstanceOf(UnknownEvent);
   });

@@ -20,8 +20,8 @@ export class UnknownEvent {
   readonly created_at: string;
   readonly account_id: string;
   readonly data: Record<string, unknown>;
-  /** Not a KnownEvent: `instanceof UnknownEvent` narrows both ways. */
-  readonly known = false as const;
+  /** Types it apart from every KnownEvent, so that `instanceof UnknownEvent` narrows both ways (no field at run time). */
+  private declare readonly unknownEvent: true;
 
   constructor(event: { id: string; type: string; created_at: string; account_id: string; data: Record<string, unknown> }) {
     this.id = event.id;
