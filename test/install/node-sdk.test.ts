@@ -139,7 +139,7 @@ const sendline = new Sendline();
       // What the types must refuse, and what they must accept without the fields the server defaults.
       writeFileSync(
         path.join(dir, 'types.ts'),
-        `import { ConflictError, Sendline, type WebhookEvent } from '@sendline/sdk';
+        `import { ConflictError, Sendline, UnknownEvent, Webhook, type WebhookEvent } from '@sendline/sdk';
 const sendline = new Sendline({ apiKey: 'sl_x', baseUrl: 'https://mail.example.com' });
 // @ts-expect-error the id is required
 void sendline.contacts.get();
@@ -153,6 +153,18 @@ void sendline.webhooks.create({ url: 'https://example.com/hook', events: ['conta
 void sendline.contacts.list({ created_after: new Date() }).firstPage().then((page) => page.next_cursor);
 const email: Promise<string> = sendline.contacts.get('ct_1').then((c) => c.email);
 export const checks: [Promise<string>, typeof ConflictError, WebhookEvent | undefined] = [email, ConflictError, undefined];
+// After instanceof UnknownEvent, the type narrows the data (as the README's webhook example does).
+const event = new Webhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').verify('{}', {});
+export function described(): string {
+  if (event instanceof UnknownEvent) return event.type;
+  if (event.type === 'contact.created') return event.data.contact.email;
+  switch (event.type) {
+    case 'email.bounced':
+      return event.data.bounce_type;
+    default:
+      return event.type;
+  }
+}
 `,
       );
       writeFileSync(

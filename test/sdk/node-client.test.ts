@@ -14,6 +14,7 @@ import {
   APIConnectionError,
   APITimeoutError,
   AuthenticationError,
+  ConfigurationError,
   ConflictError,
   NotFoundError,
   PermissionDeniedError,
@@ -21,12 +22,14 @@ import {
   Sendline,
   SendlineError,
   ServerError,
+  UnknownEvent,
   ValidationError,
   VERSION,
   Webhook,
   WebhookVerificationError,
 } from '../../sdk/node/src/index.ts';
 import { Webhook as ReferenceWebhook } from 'standardwebhooks';
+import { vi } from 'vitest';
 
 interface Received {
   method: string;
@@ -211,6 +214,7 @@ describe('timeouts and connection errors', () => {
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe(`No answer from ${server.url}/api/v1/contacts/ct_1 within 500 ms`);
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(2_000);
   });
@@ -295,6 +299,100 @@ describe('errors', () => {
     expect(error).toBeInstanceOf(SendlineError);
     expect(error).not.toBeInstanceOf(APIConnectionError);
     expect(server.received).toHaveLength(1);
+    expect({ status: (error as SendlineError).status, code: (error as SendlineError).code }).toEqual({ status: 200, code: 'invalid_response' });
+    expect((error as Error).message).toBe('200: the answer is not JSON');
+  });
+
+  it('a 201 with an empty body is an invalid_response; a 204 answers undefined', async () => {
+    const server = await serve(
+      (_, res) => {
+        res.writeHead(201, { 'content-length': '0' });
+        res.end();
+      },
+      (_, res) => {
+        res.writeHead(204);
+        res.end();
+      },
+    );
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
+    const error = await thrown(sendline.contacts.create({ email: 'a@b.co' }));
+    expect({ status: (error as SendlineError).status, code: (error as SendlineError).code }).toEqual({ status: 201, code: 'invalid_response' });
+    await expect(sendline.contacts.delete('ct_1')).resolves.toBeUndefined();
+  });
+
+  it('names the URL it could not reach, without the query string', async () => {
+    const server = await serve(json(200, contact));
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 });
+    const error = await thrown(sendline.contacts.list({ tag: 'secret-tag' }).firstPage());
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toMatch(new RegExp(`^Could not reach ${server.url}/api/v1/contacts: .*ECONNREFUSED`));
+    expect((error as Error).message).not.toContain('secret');
+    const byId = await thrown(sendline.contacts.get('ct_1'));
+    expect((byId as Error).message).toContain(`${server.url}/api/v1/contacts/ct_1:`);
+  });
+});
+
+describe('credentials and header values', () => {
+  it('trims the key: one read from a file with its newline works', async () => {
+    const server = await serve(json(200, contact));
+    await new Sendline({ apiKey: `  ${KEY}\n`, baseUrl: server.url }).contacts.get('ct_1');
+    expect(server.received[0].headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it.each(['sl_live_SECRETPART\r\nX-Injected: yes', 'sl_live_SECRETPART more', 'sl_live_SECRETPARTé', 'sl_live_SECRETPART\u0000'])(
+    'refuses key %j with a ConfigurationError that does not quote it',
+    (apiKey) => {
+      let error: unknown;
+      try {
+        new Sendline({ apiKey, baseUrl: 'http://127.0.0.1:9' });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toBeInstanceOf(SendlineError);
+      expect((error as SendlineError).status).toBeUndefined();
+      expect(`${(error as Error).message} ${inspect(error)}`).not.toMatch(/SECRET|sl_live/);
+    },
+  );
+
+  it('refuses a missing key or a bad base URL with a ConfigurationError', () => {
+    const saved = process.env.SENDLINE_API_KEY;
+    delete process.env.SENDLINE_API_KEY;
+    try {
+      expect(() => new Sendline()).toThrow(ConfigurationError);
+      expect(() => new Sendline({ apiKey: ' \n' })).toThrow(ConfigurationError);
+      expect(() => new Sendline({ apiKey: 42 as never })).toThrow(ConfigurationError);
+      expect(() => new Sendline({ apiKey: KEY, baseUrl: 'not a url' })).toThrow(ConfigurationError);
+      expect(() => new Sendline({ apiKey: KEY, baseUrl: 'ftp://mail.example.com' })).toThrow(ConfigurationError);
+    } finally {
+      if (saved !== undefined) process.env.SENDLINE_API_KEY = saved;
+    }
+  });
+
+  it.each(['x\r\nX-Injected2: yes', '', ' leading', 'trailing ', 'k'.repeat(256), 'clé'])(
+    'refuses Idempotency-Key %j locally: ValidationError, nothing sent, no retry',
+    async (idempotencyKey) => {
+      const server = await serve(json(201, contact));
+      const started = Date.now();
+      const error = await thrown(new Sendline({ apiKey: KEY, baseUrl: server.url }).contacts.create({ email: 'a@b.co' }, { idempotencyKey }));
+      expect(Date.now() - started).toBeLessThan(200);
+      expect(error).toBeInstanceOf(ValidationError);
+      const e = error as ValidationError;
+      expect({ status: e.status, code: e.code, pointers: e.errors.map((f) => f.pointer) }).toEqual({
+        status: undefined,
+        code: 'invalid_idempotency_key',
+        pointers: ['header.Idempotency-Key'],
+      });
+      expect(server.received).toHaveLength(0);
+    },
+  );
+
+  it('accepts an Idempotency-Key of 255 printable characters with inner spaces', async () => {
+    const server = await serve(json(201, contact));
+    const idempotencyKey = `a ${'k'.repeat(252)}z`;
+    await new Sendline({ apiKey: KEY, baseUrl: server.url }).contacts.create({ email: 'a@b.co' }, { idempotencyKey });
+    expect(server.received[0].headers['idempotency-key']).toBe(idempotencyKey);
   });
 });
 
@@ -317,7 +415,7 @@ describe('configuration', () => {
     delete process.env.SENDLINE_API_KEY;
     try {
       expect(() => new Sendline()).toThrow(/SENDLINE_API_KEY/);
-      expect(() => new Sendline({ apiKey: '' })).toThrow(SendlineError);
+      expect(() => new Sendline({ apiKey: '' })).toThrow(ConfigurationError);
     } finally {
       if (saved !== undefined) process.env.SENDLINE_API_KEY = saved;
     }
@@ -364,11 +462,25 @@ describe('configuration', () => {
 });
 
 describe('calls', () => {
-  it('refuses a missing path parameter before sending anything', async () => {
+  it('refuses a missing, empty or blank path id with a ValidationError before sending anything', async () => {
     const server = await serve(json(200, contact));
     const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
-    // @ts-expect-error the id is required
-    expect(() => sendline.contacts.get()).toThrow(/contacts\.get\(\) needs id/);
+    const calls: [string, () => Promise<unknown>][] = [
+      // @ts-expect-error the id is required
+      ['id', () => sendline.contacts.get()],
+      ['id', () => sendline.contacts.get('')],
+      ['id', () => sendline.contacts.delete('  ')],
+      ['id', () => sendline.contacts.get(null as never)],
+      ['id', () => sendline.contacts.activity('').firstPage()],
+      ['delivery_id', () => sendline.webhooks.retryDelivery('wh_1', '')],
+      ['id', () => sendline.request('Contacts_get', { path: { id: '' } })],
+    ];
+    for (const [name, call] of calls) {
+      const error = await thrown(call());
+      expect(error).toBeInstanceOf(ValidationError);
+      const e = error as ValidationError;
+      expect({ status: e.status, code: e.code, errors: e.errors.map((f) => f.pointer) }).toEqual({ status: undefined, code: 'validation_failed', errors: [`path.${name}`] });
+    }
     expect(server.received).toHaveLength(0);
   });
 
@@ -444,6 +556,37 @@ describe('calls', () => {
     expect(server.received.map((r) => `${r.method} ${r.url}`).slice(2)).toEqual(['GET /api/v1/contacts/import/imp_2', 'GET /api/v1/contacts/import/imp_2']);
   });
 
+  it('names the path of a CSV file it cannot open', async () => {
+    const server = await serve(json(202, { id: 'imp_1', status: 'queued' }));
+    const missing = path.join(tmpdir(), `sendline-missing-${randomUUID()}.csv`);
+    const error = await thrown(new Sendline({ apiKey: KEY, baseUrl: server.url }).contacts.importCsv({ path: missing }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toContain(missing);
+    expect((error as Error).message).toContain('ENOENT');
+    expect((error as Error).cause).toBeDefined();
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('wait() gives up after ten minutes by default, naming the import and its status', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      const server = await serve(
+        (req, res, index) => {
+          // Each poll moves the clock: 5 min, then 9 min 59 s, then 10 min 1 s after the start.
+          vi.setSystemTime(start + [300_000, 599_000, 601_000][Math.min(index, 2)]);
+          json(200, { id: 'imp_7', status: 'queued' })(req, res, index);
+        },
+      );
+      const error = await thrown(new Sendline({ apiKey: KEY, baseUrl: server.url }).contactImports.wait('imp_7', { interval: 10 }));
+      expect(error).toBeInstanceOf(APITimeoutError);
+      expect((error as Error).message).toBe('Import imp_7 is still queued after 600000 ms');
+      expect(server.received).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('the operations layer answers status, typed data and headers', async () => {
     const server = await serve(json(200, contact, { 'x-request-id': 'req_1' }));
     const answer = await new Sendline({ apiKey: KEY, baseUrl: server.url }).request('Contacts_get', { path: { id: randomUUID() } });
@@ -487,7 +630,44 @@ describe('webhooks', () => {
     expect(verify).toThrow(WebhookVerificationError);
   });
 
-  it('refuses an empty secret', () => {
-    expect(() => new Webhook('whsec_')).toThrow(WebhookVerificationError);
+  it.each(['whsec_', '', 'not base64!!', 'whsec_abc', 'whsec_MfKQ9r8G KYqrTwjUPD8ILPZIo2LaLaSw'])('refuses secret %j at construction', (bad) => {
+    expect(() => new Webhook(bad)).toThrow(new WebhookVerificationError('webhook secret is not a whsec_ base64 secret'));
+  });
+
+  it.each<[string, string, () => unknown]>([
+    ['missing webhook-id, webhook-timestamp or webhook-signature header', 'no signature', () => webhook.verify('{}', { 'webhook-id': 'evt_1', 'webhook-timestamp': '1' })],
+    ['webhook timestamp is not a number', 'a malformed timestamp', () => webhook.verify('{}', { ...headersFor('{}'), 'webhook-timestamp': '1e9' })],
+    ['webhook timestamp is more than 300 s from now', 'an old timestamp', () => webhook.verify('{}', headersFor('{}', new Date(now.getTime() - 301_000)))],
+    ['no webhook signature matches', 'another body', () => webhook.verify('{"a":1}', headersFor('{}'))],
+    ['webhook body is not a JSON event', 'a body that is not JSON', () => webhook.verify('nope', headersFor('nope'))],
+    ['webhook body is not a JSON event', 'JSON without the envelope', () => webhook.verify('{"type":"x"}', headersFor('{"type":"x"}'))],
+  ])('says "%s" for %s', (message, _, verify) => {
+    expect(verify).toThrow(new WebhookVerificationError(message));
+  });
+
+  it('answers a known event typed, and one whose payload does not fit its type as an UnknownEvent', () => {
+    const envelope = { id: 'evt_1', created_at: now.toISOString(), account_id: 'acc_1' };
+    const full = JSON.stringify({
+      ...envelope,
+      type: 'webhook.test',
+      data: { webhook_id: 'wh_1', message: 'hello' },
+    });
+    const event = webhook.verify(full, headersFor(full));
+    expect(event).not.toBeInstanceOf(UnknownEvent);
+    if (!(event instanceof UnknownEvent) && event.type === 'webhook.test') expect(event.data.message).toBe('hello');
+    const partial = JSON.stringify({ ...envelope, type: 'contact.created', data: { contact: { id: 'ct_1' } } });
+    const unfit = webhook.verify(partial, headersFor(partial));
+    expect(unfit).toBeInstanceOf(UnknownEvent);
+    expect(JSON.parse(JSON.stringify(unfit))).toEqual(JSON.parse(partial));
+    const newer = JSON.stringify({ ...envelope, type: 'contact.teleported', data: {} });
+    expect(webhook.verify(newer, headersFor(newer))).toBeInstanceOf(UnknownEvent);
+  });
+
+  it('signs with a timestamp in seconds or a Date, and refuses milliseconds', () => {
+    const body = '{}';
+    const seconds = Math.floor(now.getTime() / 1000);
+    expect(webhook.sign('evt_1', seconds, body)).toBe(webhook.sign('evt_1', now, body));
+    expect(() => webhook.sign('evt_1', now.getTime(), body)).toThrow(/milliseconds/);
+    expect(() => webhook.sign('evt_1', now.getTime(), body)).toThrow(WebhookVerificationError);
   });
 });

@@ -10,6 +10,8 @@ interface ErrorDetails {
   problem?: Problem;
   requestId?: string;
   cause?: unknown;
+  /** The code when there is no problem document (a local check, an answer that is not JSON). */
+  code?: string;
 }
 
 /** Every error the SDK throws: API answers (`status`, `code`, `problem`), no answer, bad configuration, bad webhooks. */
@@ -28,15 +30,22 @@ export class SendlineError extends Error {
     this.name = new.target.name;
     this.status = details.status;
     this.problem = details.problem;
-    this.code = details.problem?.code;
+    this.code = details.problem?.code ?? details.code;
     this.requestId = details.requestId;
   }
 }
 
 /** 400 or 422: the request does not fit the contract; `errors` lists the fields at fault. */
 export class ValidationError extends SendlineError {
+  readonly #errors: FieldError[] | undefined;
+
+  constructor(message: string, details: ErrorDetails & { errors?: FieldError[] } = {}) {
+    super(message, details);
+    this.#errors = details.errors;
+  }
+
   get errors(): FieldError[] {
-    return this.problem?.errors ?? [];
+    return this.#errors ?? this.problem?.errors ?? [];
   }
 }
 /** 401: no valid API key or session. */
@@ -66,6 +75,8 @@ export class ServerError extends SendlineError {}
 export class APIConnectionError extends SendlineError {}
 /** No answer within the timeout. */
 export class APITimeoutError extends APIConnectionError {}
+/** The client is set up wrong: no or an invalid API key, a bad base URL (never names the key). */
+export class ConfigurationError extends SendlineError {}
 /** A webhook delivery that is not signed with the secret, too old or malformed. */
 export class WebhookVerificationError extends SendlineError {}
 
@@ -82,4 +93,9 @@ export function errorFor(status: number, problem: Problem | undefined, requestId
   if (status === 429) return new RateLimitError(message, { ...details, retryAfter });
   if (status >= 500) return new ServerError(message, details);
   return new SendlineError(message, details);
+}
+
+/** A `ValidationError` raised before anything is sent (no `status`): the argument at `pointer` is wrong. */
+export function localValidationError(code: string, pointer: string, detail: string, cause?: unknown): ValidationError {
+  return new ValidationError(`${code}: ${detail}`, { code, errors: [{ pointer, detail }], cause });
 }

@@ -1,7 +1,8 @@
 /** CSV imports: `contacts.importCsv(source, …)` uploads a file as multipart; `contactImports.wait(id)` polls it to the end. */
 import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { APITimeoutError } from './errors.ts';
+import { APITimeoutError, localValidationError } from './errors.ts';
 import type { components } from './schema.js';
 import { RawBody, type RequestOptions, type Transport } from './transport.ts';
 
@@ -19,8 +20,11 @@ export interface ImportCsvParams {
   mapping?: Record<string, string>;
 }
 
+const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
+const DEFAULT_WAIT_INTERVAL_MS = 1_000;
+
 export interface WaitOptions {
-  /** Milliseconds to wait in all (default 300 000). */
+  /** Milliseconds to wait in all (default 600 000: ten minutes). */
   timeout?: number;
   /** Milliseconds between polls (default 1 000). */
   interval?: number;
@@ -29,7 +33,17 @@ export interface WaitOptions {
 async function file(source: CsvSource): Promise<{ blob: Blob; name: string }> {
   if (typeof source === 'string' || source instanceof Uint8Array) return { blob: new Blob([source], { type: 'text/csv' }), name: 'contacts.csv' };
   if (source instanceof Blob) return { blob: source, name: 'contacts.csv' };
-  return { blob: await openAsBlob(source.path, { type: 'text/csv' }), name: basename(source.path) };
+  const filePath: unknown = source && typeof source === 'object' ? source.path : undefined;
+  if (typeof filePath !== 'string' || filePath === '')
+    throw localValidationError('validation_failed', 'file', 'the CSV source must be a string, Uint8Array, Blob or { path: string }');
+  try {
+    // openAsBlob's own error says neither the path nor why: stat first.
+    if (!(await stat(filePath)).isFile()) throw new Error('not a file');
+    return { blob: await openAsBlob(filePath, { type: 'text/csv' }), name: basename(filePath) };
+  } catch (cause) {
+    const reason = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    throw localValidationError('validation_failed', 'file', `cannot read the CSV file ${filePath}: ${reason}`, cause);
+  }
 }
 
 export async function importCsv(transport: Transport, source: CsvSource, params: ImportCsvParams = {}, options?: RequestOptions): Promise<ContactImport> {
@@ -46,11 +60,12 @@ export async function importCsv(transport: Transport, source: CsvSource, params:
 }
 
 export async function waitForImport(transport: Transport, id: string, wait: WaitOptions = {}, options?: RequestOptions): Promise<ContactImport> {
-  const deadline = Date.now() + (wait.timeout ?? 300_000);
+  const timeout = wait.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const deadline = Date.now() + timeout;
   for (;;) {
     const { data } = await transport.request('ContactImports_get', { path: { id } }, options);
     if (data.status === 'completed' || data.status === 'failed') return data;
-    if (Date.now() >= deadline) throw new APITimeoutError(`Import ${id} is still ${data.status} after ${wait.timeout ?? 300_000} ms`);
-    await new Promise((resolve) => setTimeout(resolve, wait.interval ?? 1_000));
+    if (Date.now() >= deadline) throw new APITimeoutError(`Import ${id} is still ${data.status} after ${timeout} ms`);
+    await new Promise((resolve) => setTimeout(resolve, wait.interval ?? DEFAULT_WAIT_INTERVAL_MS));
   }
 }

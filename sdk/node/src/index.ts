@@ -3,6 +3,7 @@ export {
   APIConnectionError,
   APITimeoutError,
   AuthenticationError,
+  ConfigurationError,
   ConflictError,
   NotFoundError,
   PermissionDeniedError,
@@ -28,5 +29,5 @@ export {
   type Result,
   type UncheckedArgs,
 } from './transport.ts';
-export { Webhook, type KnownEvent, type UnknownEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
+export { UnknownEvent, Webhook, type KnownEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.js';

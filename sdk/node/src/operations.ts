@@ -64,3 +64,33 @@ export const operations = {
   Webhooks_test: { method: 'POST', path: '/webhooks/{id}/test', query: [], body: false, dates: [], text: false },
   Webhooks_update: { method: 'PUT', path: '/webhooks/{id}', query: [], body: true, dates: [], text: false },
 } as const;
+
+/** Every event type and the shape of its `data`: the members it must have and their JSON types. */
+export const events: Record<string, unknown> = {
+  'affiliate.conversion': {"affiliate_id":"string","conversion":{"id":"string","contact_id":"any","campaign_id":"any","type":"string","value":"any","currency":"any","affiliate_id":"any","external_id":"any","attribution":"string","occurred_at":"string","created_at":"string"}},
+  'campaign.cancelled': {"campaign_id":"string","name":"string","status":"string"},
+  'campaign.completed': {"campaign_id":"string","name":"string","status":"string","stats":{"recipients":"number","sent":"number","delivered":"number","deferred":"number","failed":"number","bounced":"number","opened":"number","clicked":"number","unsubscribed":"number","complained":"number"}},
+  'campaign.failed': {"campaign_id":"string","name":"string","status":"string","reason":"string"},
+  'campaign.paused': {"campaign_id":"string","name":"string","status":"string"},
+  'campaign.resumed': {"campaign_id":"string","name":"string","status":"string"},
+  'campaign.scheduled': {"campaign_id":"string","name":"string","status":"string","scheduled_at":"string"},
+  'campaign.started': {"campaign_id":"string","name":"string","status":"string"},
+  'contact.created': {"contact":{"id":"string","email":"string","first_name":"any","last_name":"any","attributes":{},"tags":"array","status":"string","status_reason":"any","status_changed_at":"any","created_at":"string","updated_at":"string"}},
+  'contact.deleted': {"contact_id":"string"},
+  'contact.subscribed': {"contact_id":"string","email":"string","previous_status":"string"},
+  'contact.suppressed': {"contact_id":"string","email":"string","status":"string","reason":"any"},
+  'contact.updated': {"contact":{"id":"string","email":"string","first_name":"any","last_name":"any","attributes":{},"tags":"array","status":"string","status_reason":"any","status_changed_at":"any","created_at":"string","updated_at":"string"},"changed":"array"},
+  'conversion.created': {"conversion":{"id":"string","contact_id":"any","campaign_id":"any","type":"string","value":"any","currency":"any","affiliate_id":"any","external_id":"any","attribution":"string","occurred_at":"string","created_at":"string"}},
+  'email.bounced': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","bounce_type":"string","reason":"any","diagnostic_code":"any"},
+  'email.clicked': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","url":"string","first_click":"boolean","user_agent":"any"},
+  'email.complained': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","feedback_type":"any"},
+  'email.deferred': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","reason":"string","attempt":"number","next_attempt_at":"any"},
+  'email.delivered': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","smtp_response":"any"},
+  'email.failed': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","reason":"string"},
+  'email.opened': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","first_open":"boolean","machine":"boolean","user_agent":"any"},
+  'email.sent': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","sent_at":"string"},
+  'email.unsubscribed': {"message_id":"string","campaign_id":"string","contact_id":"any","email":"string","source":"string"},
+  'import.completed': {"import_id":"string","status":"string","total_rows":"number","created":"number","updated":"number","skipped":"number","failed":"number"},
+  'payment.received': {"payment":{"id":"string","contact_id":"any","campaign_id":"any","amount":"string","currency":"string","external_id":"string","attribution":"string","occurred_at":"string","created_at":"string"}},
+  'webhook.test': {"webhook_id":"string","message":"string"},
+};

@@ -3,7 +3,6 @@
  * the contract: path parameters positional, then one object of body fields or query parameters,
  * then the call's options. List operations answer a lazy `PageIterator` over every item.
  */
-import { SendlineError } from './errors.ts';
 import { operations } from './operations.ts';
 import { PageIterator, type Page } from './pagination.ts';
 import type { Body, OperationId, QueryParams, RequestOptions, Result, Transport } from './transport.ts';
@@ -41,15 +40,9 @@ function method(transport: Transport, id: OperationId): (...args: unknown[]) => 
   const operation = operations[id];
   const names = pathNames(operation.path);
   const takesParams = operation.body || operation.query.length > 0;
-  const [resource, name] = id.split('_');
   return (...args: unknown[]) => {
-    const path: Record<string, string> = {};
-    names.forEach((param, index) => {
-      const value = args[index];
-      if (typeof value !== 'string' || value === '')
-        throw new SendlineError(`${resource[0].toLowerCase()}${resource.slice(1)}.${name}() needs ${param} (a non-empty string) as argument ${index + 1}`);
-      path[param] = value;
-    });
+    // Checked by the transport: a missing or blank id rejects with a ValidationError, nothing sent.
+    const path = Object.fromEntries(names.map((param, index) => [param, args[index]]));
     const params = takesParams ? (args[names.length] as Record<string, unknown> | undefined) : undefined;
     const options = args[names.length + (takesParams ? 1 : 0)] as RequestOptions | undefined;
     const call = (query: Record<string, unknown> | undefined) =>

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
-import { APIConnectionError, APITimeoutError, errorFor, SendlineError, type Problem } from './errors.ts';
+import { APIConnectionError, APITimeoutError, ConfigurationError, errorFor, localValidationError, SendlineError, type Problem } from './errors.ts';
 import { operations } from './operations.ts';
 import type { operations as Operations, paths } from './schema.js';
 
@@ -77,12 +77,32 @@ export function normaliseBaseUrl(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch (cause) {
-    throw new SendlineError(`Invalid base URL ${JSON.stringify(baseUrl)}: expected e.g. https://mail.example.com`, { cause });
+    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(baseUrl)}: expected e.g. https://mail.example.com`, { cause });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new SendlineError(`Invalid base URL ${JSON.stringify(baseUrl)}: expected http:// or https://`);
+    throw new ConfigurationError(`Invalid base URL ${JSON.stringify(baseUrl)}: expected http:// or https://`);
   const path = url.pathname.replace(/\/+$/, '').replace(/(\/api\/v1|\/api|\/v1)$/, '');
   return `${url.origin}${path}/api/v1`;
+}
+
+/** The server's rule for `Idempotency-Key`: 1–255 printable ASCII characters, no space at either end. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+
+/** The API key, trimmed (a key read from a file keeps its newline); refused unless visible ASCII. Never quoted back. */
+function checkedApiKey(apiKey: string | undefined): string {
+  const key = typeof apiKey === 'string' ? apiKey.trim() : undefined;
+  if (!key) throw new ConfigurationError('No API key: pass { apiKey } (an sl_… key or a session token) or set SENDLINE_API_KEY, or use Sendline.login()');
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new ConfigurationError('Invalid API key: it contains a character other than visible ASCII (a space, a line break, a control or non-ASCII character)');
+  return key;
+}
+
+/** A path parameter must be a non-blank string: an empty id would call the collection's URL. */
+function checkedPath(template: string, path: unknown): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = path && typeof path === 'object' ? (path as Record<string, unknown>)[name] : undefined;
+    if (typeof value !== 'string' || value.trim() === '') throw localValidationError('validation_failed', `path.${name}`, `${name} must be a non-empty string`);
+    return encodeURIComponent(value);
+  });
 }
 
 /** Seconds from a `Retry-After` header: a number of seconds or an HTTP date. */
@@ -120,6 +140,16 @@ function queryWithDates(query: unknown): Record<string, unknown> | undefined {
   return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]));
 }
 
+/** A 2xx answer's JSON; `undefined` for a 204 (the contract's only answers without content). */
+function parsed(status: number, text: unknown): unknown {
+  if (status === 204) return undefined;
+  try {
+    return JSON.parse(String(text));
+  } catch (cause) {
+    throw new SendlineError(`${status}: the answer is not JSON`, { status, code: 'invalid_response', cause });
+  }
+}
+
 /** A request body the client sends as it is (multipart), rather than as JSON. */
 export class RawBody {
   readonly body: FormData;
@@ -146,10 +176,7 @@ export class Transport {
   readonly #call: Call;
 
   constructor(options: ClientOptions & { anonymous?: boolean } = {}) {
-    const apiKey = options.apiKey ?? process.env.SENDLINE_API_KEY;
-    if (!options.anonymous && !apiKey)
-      throw new SendlineError('No API key: pass { apiKey } (an sl_… key or a session token) or set SENDLINE_API_KEY, or use Sendline.login()');
-    this.#apiKey = options.anonymous ? undefined : apiKey;
+    this.#apiKey = options.anonymous ? undefined : checkedApiKey(options.apiKey ?? process.env.SENDLINE_API_KEY);
     this.baseUrl = normaliseBaseUrl(options.baseUrl || process.env.SENDLINE_BASE_URL || DEFAULT_BASE_URL);
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -166,6 +193,14 @@ export class Transport {
   /** `request` for arguments built at run time, unchecked by the contract's types (a multipart `RawBody` among them). */
   async send<O extends OperationId>(id: O, args: UncheckedArgs, options: RequestOptions = {}): Promise<Answer<O>> {
     const operation = operations[id];
+    // Checked before anything is sent: no caller value reaches a header line or the wrong URL.
+    const url = `${this.baseUrl}${checkedPath(operation.path, args.path)}`;
+    if (options.idempotencyKey !== undefined && (typeof options.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(options.idempotencyKey)))
+      throw localValidationError(
+        'invalid_idempotency_key',
+        'header.Idempotency-Key',
+        'the Idempotency-Key must be 1 to 255 printable ASCII characters, without a space at either end',
+      );
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
     if (operation.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
@@ -175,7 +210,8 @@ export class Transport {
       params: { path: args.path, query: queryWithDates(args.query) },
       body: raw ?? args.body,
       ...(raw ? { bodySerializer: (body: unknown) => body } : {}),
-      parseAs: operation.text ? 'text' : 'json',
+      // Parsed here, so that a 2xx that is not JSON is told apart with its status.
+      parseAs: 'text',
       headers,
     };
     const maxRetries = options.maxRetries ?? this.maxRetries;
@@ -183,8 +219,8 @@ export class Transport {
       let failure: SendlineError;
       let wait: number | undefined;
       try {
-        const { data, error, response } = await this.#attempt(operation.path, init, options);
-        if (response.ok) return { status: response.status, data: data as Result<O>, headers: response.headers };
+        const { data, error, response } = await this.#attempt(operation.path, url, init, options);
+        if (response.ok) return { status: response.status, data: (operation.text ? (data ?? '') : parsed(response.status, data)) as Result<O>, headers: response.headers };
         const problem = error && typeof error === 'object' ? (error as Problem) : undefined;
         const retryAfter = retryAfterSeconds(response.headers);
         failure = errorFor(response.status, problem, response.headers.get('x-request-id') ?? undefined, retryAfter);
@@ -201,10 +237,10 @@ export class Transport {
   }
 
   /** One attempt, answer read, within the timeout; no answer becomes an APIConnectionError. */
-  async #attempt(path: string, init: Record<string, unknown>, options: RequestOptions) {
+  async #attempt(path: string, url: string, init: Record<string, unknown>, options: RequestOptions) {
     const timeout = options.timeout ?? this.timeout;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new APITimeoutError(`No answer within ${timeout} ms`)), timeout);
+    const timer = setTimeout(() => controller.abort(new APITimeoutError(`No answer from ${url} within ${timeout} ms`)), timeout);
     const abort = () => controller.abort(options.signal!.reason);
     if (options.signal?.aborted) abort();
     options.signal?.addEventListener('abort', abort, { once: true });
@@ -212,10 +248,9 @@ export class Transport {
       return await this.#call(path, { ...init, signal: controller.signal });
     } catch (cause) {
       if (options.signal?.aborted) throw options.signal.reason as Error;
-      if (cause instanceof SyntaxError) throw new SendlineError(`The API answered something other than JSON: ${cause.message}`, { cause });
-      if (controller.signal.reason instanceof APITimeoutError) throw new APITimeoutError(`No answer within ${timeout} ms`, { cause });
+      if (controller.signal.reason instanceof APITimeoutError) throw new APITimeoutError(`No answer from ${url} within ${timeout} ms`, { cause });
       throw new APIConnectionError(
-        `Could not reach ${this.baseUrl}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
+        `Could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`,
         { cause },
       );
     } finally {
