@@ -234,17 +234,13 @@ export const messages = {
     return rows[0].n;
   },
 
-  /**
-   * Cancels what is left to send. Messages a worker holds (its batch in flight) are left to it:
-   * waiting for them would hold the campaign's lock against the batch recording its counters.
-   */
   async cancelPending(tx: Db, campaignId: string): Promise<void> {
-    await sql`
-      update messages set status = 'cancelled', next_attempt_at = null
-      where id = any(array(
-        select id from messages where campaign_id = ${campaignId} and status in ('queued', 'deferred')
-        for no key update skip locked
-      ))`.execute(tx);
+    await tx
+      .updateTable('messages')
+      .set({ status: 'cancelled', next_attempt_at: null })
+      .where('campaign_id', '=', campaignId)
+      .where('status', 'in', ['queued', 'deferred'])
+      .execute();
   },
 
   page(db: Db, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
@@ -262,41 +258,50 @@ export const messages = {
   },
 
   /**
-   * Claims up to `size` messages after `cursor` (an id; '' for the start) for the rest of `tx`'s
-   * transaction, by locking them (SKIP LOCKED: no message goes to two workers): queued ones,
-   * deferred ones due again, and ones a worker of an earlier release marked `sending` and left
-   * longer than `leaseSeconds`. The lock is the claim: it ends with the transaction that records
-   * the batch, or with the worker's connection when it dies, and writes nothing to the messages
-   * (marking them `sending` updated every message, and its six indexes, twice). `attempts` is the
-   * attempt this one is. The cursor matters: the claimable index keeps entries of sent messages
-   * until vacuum, and a scan from the start would step over all of them each time.
+   * Claims up to `size` messages after `cursor` (an id; '' for the start): queued ones, deferred
+   * ones due again, and ones a dead worker held longer than `leaseSeconds`. SKIP LOCKED: no
+   * message goes to two workers. The cursor matters: the claimable index keeps entries of sent
+   * messages until vacuum, and a scan from the start would step over all of them each time.
    */
-  async claim(tx: Db, campaignId: string, cursor: string, size: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
+  async claim(db: Db, campaignId: string, cursor: string, size: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
     const { rows } = await sql<ClaimedMessage>`
       with claimed as (
-        select id, contact_id, email, attempts + 1 as attempts from messages
-        where campaign_id = ${campaignId} and id > ${cursor} and (
-          status = 'queued'
-          or (status = 'deferred' and next_attempt_at <= now())
-          or (status = 'sending' and claimed_at < now() - make_interval(secs => ${leaseSeconds}))
-        )
-        order by id limit ${size}
-        for no key update skip locked
+        update messages m set status = 'sending', claimed_at = now(), attempts = m.attempts + 1
+        where m.id = any(array(
+          select id from messages
+          where campaign_id = ${campaignId} and id > ${cursor} and (
+            status = 'queued'
+            or (status = 'deferred' and next_attempt_at <= now())
+            or (status = 'sending' and claimed_at < now() - make_interval(secs => ${leaseSeconds}))
+          )
+          order by id limit ${size}
+          for update skip locked
+        ))
+        returning m.id, m.contact_id, m.email, m.attempts
       )
       select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
       from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
-      order by claimed.id`.execute(tx);
+      order by claimed.id`.execute(db);
     return rows;
   },
 
-  /** Writes a batch's outcomes in one statement, each an attempt but for a message put back (`queued`). */
+  /** Puts claimed messages back untouched (the relay failed, not the recipients). */
+  async release(db: Db, ids: string[]): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set((eb) => ({ status: 'queued', claimed_at: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
   async recordOutcomes(tx: Db, batch: MessageOutcome[]): Promise<void> {
     if (!batch.length) return;
     await sql`
       update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
         sent_at = case when u.sent then now() else m.sent_at end,
         bounced_at = case when u.status = 'bounced' then now() else m.bounced_at end,
-        attempts = case when u.status = 'queued' then m.attempts else m.attempts + 1 end
+        attempts = case when u.status = 'queued' then m.attempts - 1 else m.attempts end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
       where m.id = u.id`.execute(tx);

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import type { Pool, PoolClient } from '../db/pool.ts';
+import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { sqlOf, sqlOnClient } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
@@ -15,11 +15,6 @@ import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
 
-type BatchResult = { kind: 'empty' } | { kind: 'recorded'; last: string } | { kind: 'relay_failing'; error: string };
-
-/** Every message of a batch met a transport error: the batch is rolled back, its messages claimable again. */
-class RelayFailing extends Error {}
-
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,8 +22,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Sends one campaign's queued messages, batch by batch, together with any other worker on the
  * same campaign: batches are claimed with SKIP LOCKED, so no message goes to two workers. A
- * batch claimed by a worker that died is claimed again as soon as its connection is gone (one
- * stuck mid-batch, after the lease); at most the batches in flight at the crash can be sent twice.
+ * message claimed by a worker that died is claimed again after the lease; at most the batches
+ * in flight at the crash can be sent twice.
  */
 export class CampaignSender {
   private readonly orm: Orm;
@@ -67,64 +62,36 @@ export class CampaignSender {
     let failingSince: number | null = null;
     while (!signal.aborted) {
       if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
-      const batch = await this.sendBatch(campaign, cursor);
-      if (batch.kind === 'empty') {
-        cursor = '';
+      let batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
+      if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
+      cursor = batch.at(-1)?.id ?? '';
+      if (!batch.length) {
         if (await this.tryComplete(campaignId)) return 'done';
         await sleep(250);
         continue;
       }
-      if (batch.kind === 'relay_failing') {
+      const results = await this.deliver(campaign, batch);
+      const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
+      if (transportErrors.length === results.length) {
+        await messages.release(
+          db,
+          batch.map((m) => m.id),
+        );
         cursor = '';
         failingSince ??= Date.now();
-        this.log.warn({ campaignId, error: batch.error }, 'the relay is failing');
+        const error = transportErrors[0];
+        this.log.warn({ campaignId, error }, 'the relay is failing');
         if (Date.now() - failingSince > this.settings.failureSeconds * 1000) {
-          await this.fail(campaignId, `The relay kept failing for ${this.settings.failureSeconds} s: ${batch.error}`);
+          await this.fail(campaignId, `The relay kept failing for ${this.settings.failureSeconds} s: ${error}`);
           return 'done';
         }
         await sleep(1000);
         continue;
       }
       failingSince = null;
-      cursor = batch.last;
+      await this.record(campaign.accountId, campaignId, results);
     }
     return 'interrupted';
-  }
-
-  /**
-   * Claims a batch after `cursor` (from the start when none is left after it), sends it and
-   * records it, in one transaction whose row locks are the claim: a worker that dies mid-batch
-   * lets go of it with its connection, and a relay failing for every message of the batch rolls
-   * it back untouched.
-   */
-  private async sendBatch(campaign: CampaignRow, cursor: string): Promise<BatchResult> {
-    const { batchSize, leaseSeconds } = this.settings;
-    try {
-      return await inTransaction(this.pool, async (client) => {
-        // The connection may end while the batch is sent (the lease ran out, PostgreSQL went
-        // away): that fails recording the batch, which is claimed again, and not the process.
-        const lost = (err: Error) => this.log.warn({ err, campaignId: campaign.id }, 'the connection holding a batch ended');
-        client.on('error', lost);
-        try {
-          // A worker alive but stuck mid-batch lets go of it after the lease, as a dead one does at once.
-          await client.query(`${PER_ROW_LOOKUPS}; set local idle_in_transaction_session_timeout = ${leaseSeconds * 1000}`);
-          const tx = sqlOnClient(client);
-          let batch = await messages.claim(tx, campaign.id, cursor, batchSize, leaseSeconds);
-          if (!batch.length && cursor) batch = await messages.claim(tx, campaign.id, '', batchSize, leaseSeconds);
-          if (!batch.length) return { kind: 'empty' } as const;
-          const results = await this.deliver(campaign, batch);
-          const failed = results.find((r) => r.outcome.kind === 'transport_error');
-          if (failed && results.every((r) => r.outcome.kind === 'transport_error')) throw new RelayFailing((failed.outcome as { error: string }).error);
-          await this.record(client, campaign.accountId, campaign.id, results);
-          return { kind: 'recorded', last: batch.at(-1)!.id } as const;
-        } finally {
-          client.off('error', lost);
-        }
-      });
-    } catch (error) {
-      if (error instanceof RelayFailing) return { kind: 'relay_failing', error: error.message };
-      throw error;
-    }
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
@@ -154,8 +121,8 @@ export class CampaignSender {
     return results;
   }
 
-  /** Writes a batch's outcomes, counters, rollups, events and suppressions in the batch's transaction. */
-  private async record(client: PoolClient, accountId: string, campaignId: string, results: Result[]): Promise<void> {
+  /** Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction. */
+  private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: Parameters<typeof recordSendBounces>[3] = [];
@@ -222,15 +189,18 @@ export class CampaignSender {
       }
     }
     rollups.hour(campaignId, accountId, now, { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed });
-    // The statements below and the events' COPY share the batch's transaction on its client.
-    const tx = sqlOnClient(client);
-    await messages.recordOutcomes(tx, outcomes);
-    await campaigns.addSendCounts(tx, campaignId, counts);
-    await writeRollups(tx, rollups);
-    // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
-    await recordSendBounces(tx, accountId, campaignId, bounced);
-    for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));
-    await append(client, accountId, events);
+    // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.
+    await inTransaction(this.pool, async (client) => {
+      const tx = sqlOnClient(client);
+      await client.query(PER_ROW_LOOKUPS);
+      await messages.recordOutcomes(tx, outcomes);
+      await campaigns.addSendCounts(tx, campaignId, counts);
+      await writeRollups(tx, rollups);
+      // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
+      await recordSendBounces(tx, accountId, campaignId, bounced);
+      for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));
+      await append(client, accountId, events);
+    });
   }
 
   /** Completes the campaign when nothing is left to send, through the state machine. */
