@@ -21,6 +21,9 @@ export class SmtpSink {
   deferTimes = new Map<string, number>();
   delayMs = 0;
   connectionErrors = 0;
+  /** Sessions open now, and the most open at once. */
+  openConnections = 0;
+  peakConnections = 0;
   private server!: SMTPServer;
   url = '';
 
@@ -32,6 +35,13 @@ export class SmtpSink {
       // Stopping ends the connections a client keeps open after this long, as a relay going away would.
       closeTimeout: 500,
       logger: false,
+      onConnect: (_session, callback) => {
+        this.peakConnections = Math.max(this.peakConnections, ++this.openConnections);
+        callback();
+      },
+      onClose: () => {
+        this.openConnections--;
+      },
       onRcptTo: (address, _session, callback) => {
         const to = address.address.toLowerCase();
         if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));

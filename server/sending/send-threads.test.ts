@@ -61,6 +61,32 @@ describe('sending threads', () => {
     await sink.stop();
   });
 
+  it('never opens more connections in all than the pool has, however many threads are asked for', async () => {
+    const relay = await new SmtpSink().start();
+    relay.delayMs = 20;
+    const crowded = new SendThreads(
+      {
+        smtpUrl: relay.url,
+        sending: { ...sending, poolSize: 3 },
+        publicUrl: 'http://sendline.test',
+        secretKeys: [legacyKey('a-test-secret-that-is-long-enough-0123456789')],
+      },
+      4,
+      createLogger('silent'),
+    );
+    try {
+      const outcomes = await crowded.sendAll(
+        campaign('cmp_pool', 'Hello'),
+        Array.from({ length: 60 }, (_, i) => recipient(i)),
+      );
+      expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+      expect(relay.peakConnections).toBe(3);
+    } finally {
+      await crowded.close();
+      await relay.stop();
+    }
+  });
+
   it('renders and sends in the threads, and reports what the relay answered', async () => {
     sink.rejectHard.add('gone@inbox.example');
     const outcomes = await Promise.all([

@@ -59,11 +59,19 @@ export class SendThreads {
   private closed = false;
 
   constructor(data: SendThreadData, count: number, log: Logger) {
-    // The relay's connections and the process's sending rate are shared out among the threads.
-    const { poolSize, ratePerSecond } = data.sending;
-    this.data = { ...data, sending: { ...data.sending, poolSize: Math.max(1, Math.ceil(poolSize / count)), ratePerSecond: ratePerSecond / count } };
-    this.threads = Array.from({ length: count }, () => null);
+    // The relay's connections and the process's sending rate are shared out among the threads,
+    // never more connections in all than the pool has: no more threads than connections.
+    const threads = Math.max(1, Math.min(count, data.sending.poolSize));
+    this.data = { ...data, sending: { ...data.sending, ratePerSecond: data.sending.ratePerSecond / threads } };
+    this.threads = Array.from({ length: threads }, () => null);
     this.log = log;
+  }
+
+  /** A slot's share of the pool's connections: the remainder goes to the first slots. */
+  private dataFor(slot: number): SendThreadData {
+    const { poolSize } = this.data.sending;
+    const count = this.threads.length;
+    return { ...this.data, sending: { ...this.data.sending, poolSize: Math.floor(poolSize / count) + (slot < poolSize % count ? 1 : 0) } };
   }
 
   /** Starts the threads not running yet, so that a campaign's first batch does not wait for them to load. */
@@ -136,7 +144,7 @@ export class SendThreads {
     // A thread holds a few compiled campaigns and the messages in flight; without a cap, each
     // thread's heap would grow as lazily as the main thread's.
     const worker = new Worker(new URL('./send-thread.ts', import.meta.url), {
-      workerData: this.data,
+      workerData: this.dataFor(slot),
       resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
     });
     const thread: Thread = { worker, pending: new Map(), campaigns: new Set(), load: 0 };
