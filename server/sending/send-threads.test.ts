@@ -61,6 +61,8 @@ describe('sending threads', () => {
     await sink.stop();
   });
 
+  const sendOne = async (c: ReturnType<typeof campaign>, r: ReturnType<typeof recipient>) => (await threads.sendAll(c, [r]))[0];
+
   it('never opens more connections in all than the pool has, however many threads are asked for', async () => {
     const relay = await new SmtpSink().start();
     relay.delayMs = 20;
@@ -90,8 +92,8 @@ describe('sending threads', () => {
   it('renders and sends in the threads, and reports what the relay answered', async () => {
     sink.rejectHard.add('gone@inbox.example');
     const outcomes = await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => threads.send(campaign('cmp_a', 'Hello {{ first_name }}'), recipient(i))),
-      threads.send(campaign('cmp_a', 'Hello {{ first_name }}'), recipient(99, 'gone@inbox.example')),
+      ...Array.from({ length: 20 }, (_, i) => sendOne(campaign('cmp_a', 'Hello {{ first_name }}'), recipient(i))),
+      sendOne(campaign('cmp_a', 'Hello {{ first_name }}'), recipient(99, 'gone@inbox.example')),
     ]);
     expect(outcomes.slice(0, 20).every((o) => o.kind === 'accepted')).toBe(true);
     expect(outcomes[20]).toMatchObject({ kind: 'rejected', code: 550 });
@@ -100,14 +102,14 @@ describe('sending threads', () => {
 
   it('hands a thread a campaign again once it has dropped it from its cache', async () => {
     const many = Array.from({ length: CAMPAIGNS_PER_THREAD + 5 }, (_, i) => campaign(`cmp_${i}`, `Campaign ${i}`));
-    for (const [i, c] of many.entries()) expect(await threads.send(c, recipient(1000 + i))).toMatchObject({ kind: 'accepted' });
+    for (const [i, c] of many.entries()) expect(await sendOne(c, recipient(1000 + i))).toMatchObject({ kind: 'accepted' });
     // The first campaigns fell out of the threads' caches: they are handed over again, not lost.
-    expect(await threads.send(many[0], recipient(2000))).toMatchObject({ kind: 'accepted' });
+    expect(await sendOne(many[0], recipient(2000))).toMatchObject({ kind: 'accepted' });
     expect(sink.to('reader2000@inbox.example')[0].mail.subject).toBe('Campaign 0');
   });
 
   it('answers with a transport error once closed, so the messages go back to the queue', async () => {
     await threads.close();
-    expect(await threads.send(campaign('cmp_a', 'Hi'), recipient(3000))).toMatchObject({ kind: 'transport_error' });
+    expect(await sendOne(campaign('cmp_a', 'Hi'), recipient(3000))).toMatchObject({ kind: 'transport_error' });
   });
 });

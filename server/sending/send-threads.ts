@@ -80,10 +80,6 @@ export class SendThreads {
     for (let slot = 0; slot < this.threads.length; slot++) if (!this.threads[slot]) this.start(slot);
   }
 
-  async send(campaign: CampaignRow, recipient: Recipient): Promise<ThreadOutcome> {
-    return (await this.sendAll(campaign, [recipient]))[0];
-  }
-
   /** Renders and sends to every recipient, shared out among the threads; answers their outcomes in order. */
   async sendAll(campaign: CampaignRow, recipients: Recipient[]): Promise<ThreadOutcome[]> {
     const shares = Math.min(this.threads.length, recipients.length);
