@@ -46,9 +46,12 @@ function multipartSink(req: IncomingMessage, done: (hash: Buffer | null) => void
     return rawSink(done);
   }
   const hash = createHash('sha256');
-  parser.on('field', (name, value, info) => hash.update(`field ${lengthPrefixed(name)} ${info.valueTruncated} ${lengthPrefixed(value)}`));
-  parser.on('file', (name, stream, info) => {
-    hash.update(`file ${lengthPrefixed(name)} ${lengthPrefixed(info.filename ?? '')} `);
+  // A part without a name is malformed, and busboy hands it over with `name` undefined.
+  parser.on('field', (name?: string, value?: string, info?: busboy.FieldInfo) =>
+    hash.update(`field ${lengthPrefixed(name ?? '')} ${info?.valueTruncated} ${lengthPrefixed(value ?? '')}`),
+  );
+  parser.on('file', (name: string | undefined, stream, info) => {
+    hash.update(`file ${lengthPrefixed(name ?? '')} ${lengthPrefixed(info.filename ?? '')} `);
     stream.on('data', (chunk: Buffer) => hash.update(chunk));
     stream.on('end', () => hash.update(' '));
   });

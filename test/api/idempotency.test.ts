@@ -289,6 +289,26 @@ describe('Idempotency-Key on uploads', () => {
     expect((await upload(`email\n${uniqueEmail('multi')}\n`, 'vip')).status).toBe(422);
   });
 
+  it('refuses a multipart body whose parts have no name, and keeps serving', async () => {
+    const boundary = 'xyz';
+    const raw = [
+      `--${boundary}`,
+      'Content-Disposition: form-data',
+      '',
+      'value',
+      `--${boundary}`,
+      'Content-Disposition: form-data; filename="a.csv"',
+      '',
+      'email',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const res = await owner.api('POST', '/api/contacts/import', { raw, ...withKey(key(), { 'content-type': `multipart/form-data; boundary=${boundary}` }) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect((await owner.api('GET', '/api/contacts?limit=1')).status).toBe(200);
+  });
+
   it('answers 409 to a duplicate arriving while the first is still running, on another server', async () => {
     // An account of its own: the imports of the tests above may still count against its limit.
     const owner = await newAccount(a.url, 'slow');
