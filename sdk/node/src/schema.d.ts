@@ -348,10 +348,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List contacts, oldest first (by `created_at`, then `id`). */
+        /**
+         * List contacts
+         * @description List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email
+         *     prefix, name prefix or creation time. Every filter is served by an index; combine them
+         *     freely and page with `cursor`.
+         */
         get: operations["Contacts_list"];
         put?: never;
-        /** @description Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`. */
+        /**
+         * Create a contact
+         * @description Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the
+         *     account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the
+         *     contact to update instead. Emits `contact.created`. For many contacts at once use
+         *     `POST /contacts/import`.
+         */
         post: operations["Contacts_create"];
         delete?: never;
         options?: never;
@@ -417,13 +428,36 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a contact
+         * @description Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
+         */
         get: operations["Contacts_get"];
+        /**
+         * Replace a contact
+         * @description Replace a contact with the record given: fields left out are cleared (attributes and tags
+         *     become empty). Emits `contact.updated` with the names of the fields that changed, and on a
+         *     status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some
+         *     fields only.
+         */
         put: operations["Contacts_replace"];
         post?: never;
-        /** @description Delete a contact and its personal data; aggregate statistics keep their counts. */
+        /**
+         * Delete a contact
+         * @description Delete a contact and its personal data. Campaign logs keep the address they sent to, and
+         *     aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages
+         *     still queued for the contact are cancelled (`contact_deleted`).
+         */
         delete: operations["Contacts_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update a contact
+         * @description Change some fields of a contact; the others keep their values. `attributes` are merged into
+         *     the stored ones (a null value removes a key). A suppressed contact is brought back to
+         *     `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change
+         *     also `contact.subscribed` or `contact.suppressed`.
+         */
         patch: operations["Contacts_update"];
         trace?: never;
     };
@@ -434,7 +468,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Everything that happened to one contact, newest first. */
+        /**
+         * List a contact's activity
+         * @description Everything that happened to one contact, newest first: messages sent, delivered, deferred,
+         *     failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
+         */
         get: operations["Contacts_activity"];
         put?: never;
         post?: never;
@@ -1413,27 +1451,46 @@ export interface components {
             id: string;
             /** @description Stored trimmed, with the domain lower-cased; unique per account, case-insensitive. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters; null when unknown. */
             first_name: string | null;
+            /** @description Family name, up to 200 characters; null when unknown. */
             last_name: string | null;
-            /** @description Custom fields (at most 16 KB as JSON). */
+            /** @description Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`. */
             attributes: {
                 [key: string]: unknown;
             };
+            /** @description Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates. */
             tags: string[];
+            /** @description Whether campaigns send to the contact: only `subscribed` contacts receive them. */
             status: components["schemas"]["ContactStatus"];
+            /** @description Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API. */
             status_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the status last changed; null if it never did.
+             */
             status_changed_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the contact was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When any field last changed.
+             */
             updated_at: string;
         };
         /** @description One thing that happened to a contact. */
         ContactActivity: {
+            /** @description What happened. */
             type: components["schemas"]["ActivityType"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The campaign (`cmp_…`) it concerns; null for conversions and payments without one. */
             campaign_id: string | null;
             /** @description The link, for clicks. */
             url?: string;
@@ -1448,14 +1505,21 @@ export interface components {
             has_more: boolean;
         };
         ContactCreate: {
+            /** @description Unique in the account, whatever the case; stored trimmed with the domain lower-cased. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         /** @description A contact with this email exists (`existing_id` names it), or a request with the same `Idempotency-Key` is still running. */
@@ -1594,14 +1658,21 @@ export interface components {
         };
         /** @description The whole record: fields left out are cleared. */
         ContactReplace: {
+            /** @description Unique in the account, whatever the case; another contact's email answers 409 `contact_exists`. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         /**
@@ -1650,14 +1721,21 @@ export interface components {
         };
         /** @description A partial change: `attributes` are merged into the stored ones (a null value removes a key). */
         ContactUpdate: {
+            /** @description A new address; another contact's email answers 409 `contact_exists`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         ContactUpdatedData: {
@@ -2759,6 +2837,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description A tag: 1–100 characters. */
         Tag: string;
         TimeSeriesPoint: {
             /**
@@ -5607,13 +5686,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only contacts with this status. */
                 status?: components["schemas"]["ContactStatus"];
+                /** @description Only contacts with this tag (exact match). */
                 tag?: string;
                 /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
                 email?: string;
                 /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
                 q?: string;
+                /** @description Only contacts created at or after this time. */
                 created_after?: string;
+                /** @description Only contacts created before this time. */
                 created_before?: string;
             };
             header?: never;

@@ -340,7 +340,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param \Sendline\Model\ActivityType $type type
+     * @param \Sendline\Model\ActivityType $type What happened.
      *
      * @return self
      */
@@ -367,7 +367,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it happened.
      *
      * @return self
      */
@@ -394,7 +394,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`) it concerns; null for conversions and payments without one.
      *
      * @return self
      */

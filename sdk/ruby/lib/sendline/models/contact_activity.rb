@@ -16,10 +16,13 @@ require 'time'
 module Sendline
   # One thing that happened to a contact.
   class ContactActivity < ApiModelBase
+    # What happened.
     attr_accessor :type
 
+    # When it happened.
     attr_accessor :occurred_at
 
+    # The campaign (`cmp_…`) it concerns; null for conversions and payments without one.
     attr_accessor :campaign_id
 
     # The link, for clicks.
