@@ -165,9 +165,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List campaigns
+         * @description List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+         */
         get: operations["Campaigns_list"];
         put?: never;
-        /** @description Create a draft. A template that does not parse answers 400 with its position. */
+        /**
+         * Create a campaign
+         * @description Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid
+         *     when saved: one that does not parse answers 400 `validation_failed` with the field and the
+         *     line and column. Nothing is sent until `send` or `schedule`.
+         */
         post: operations["Campaigns_create"];
         delete?: never;
         options?: never;
@@ -182,10 +191,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a campaign
+         * @description Fetch one campaign with its content, audience and message counts so far.
+         */
         get: operations["Campaigns_get"];
+        /**
+         * Replace a campaign
+         * @description Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out
+         *     take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps
+         *     its `scheduled_at`.
+         */
         put: operations["Campaigns_update"];
         post?: never;
-        /** @description Delete a campaign that is not sending. */
+        /**
+         * Delete a campaign
+         * @description Delete a campaign that is not sending (pause or cancel it first), with its message log.
+         *     Account-wide analytics keep their counts.
+         */
         delete: operations["Campaigns_delete"];
         options?: never;
         head?: never;
@@ -201,6 +224,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Cancel a campaign
+         * @description Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent
+         *     are marked `cancelled`. Emits `campaign.cancelled`.
+         */
         post: operations["Campaigns_cancel"];
         delete?: never;
         options?: never;
@@ -217,7 +245,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Copy a campaign into a new draft. */
+        /**
+         * Duplicate a campaign
+         * @description Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same
+         *     content, audience and tracking settings.
+         */
         post: operations["Campaigns_duplicate"];
         delete?: never;
         options?: never;
@@ -232,7 +264,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The per-recipient log. */
+        /**
+         * List a campaign's messages
+         * @description The per-recipient log: one message per recipient with its status, attempts and first open and click.
+         */
         get: operations["Campaigns_messages"];
         put?: never;
         post?: never;
@@ -251,7 +286,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Stop sending within one batch; `resume` continues where it stopped. */
+        /**
+         * Pause a campaign
+         * @description Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume`
+         *     continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
+         */
         post: operations["Campaigns_pause"];
         delete?: never;
         options?: never;
@@ -268,6 +307,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Resume a campaign
+         * @description Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the
+         *     messages not yet sent. Emits `campaign.resumed`.
+         */
         post: operations["Campaigns_resume"];
         delete?: never;
         options?: never;
@@ -284,6 +328,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Schedule a campaign
+         * @description Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the
+         *     future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+         */
         post: operations["Campaigns_schedule"];
         delete?: never;
         options?: never;
@@ -300,7 +349,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send now, or schedule when `scheduled_at` is given. */
+        /**
+         * Send a campaign
+         * @description Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is
+         *     given. Sending freezes the audience into one message per subscribed recipient and emits
+         *     `campaign.started`; then each message emits `email.sent` and `email.delivered` (or
+         *     `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with
+         *     `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+         */
         post: operations["Campaigns_send"];
         delete?: never;
         options?: never;
@@ -317,7 +373,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send the campaign to up to 10 addresses, marked as a test; counts in no statistics. */
+        /**
+         * Send a test
+         * @description Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`,
+         *     whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes
+         *     nothing. Addresses of contacts are personalised with their fields.
+         */
         post: operations["Campaigns_test"];
         delete?: never;
         options?: never;
@@ -334,6 +395,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Unschedule a campaign
+         * @description Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
+         */
         post: operations["Campaigns_unschedule"];
         delete?: never;
         options?: never;
@@ -1054,30 +1119,56 @@ export interface components {
         Campaign: {
             /** @description `cmp_…` */
             id: string;
+            /** @description Internal name, shown to the team only. */
             name: string;
+            /** @description The subject line; Liquid like `content`. */
             subject: string;
+            /** @description The sender address; its domain names the `Message-ID` and the bounce address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description The sender's display name. */
             from_name: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to: (string & components["schemas"]["EmailAddress"]) | null;
             /** @description HTML with Liquid personalisation: `{{ first_name | default: "there" }}`, `{{ unsubscribe_url }}`. */
             content: string;
             /** @description Plain-text part; derived from `content` when null. */
             text_content: string | null;
+            /** @description The preview text inbox lists show after the subject. */
             preheader: string | null;
+            /** @description Who receives the campaign, frozen into messages when it starts sending. */
             audience: components["schemas"]["Audience"];
+            /** @description Whether a 1×1 pixel records opens. */
             track_opens: boolean;
+            /** @description Whether `http(s)` links go through signed click URLs that record clicks. */
             track_clicks: boolean;
+            /** @description Where the campaign is in its life cycle. */
             status: components["schemas"]["CampaignStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a scheduled campaign starts sending (within a second or two).
+             */
             scheduled_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When sending started.
+             */
             started_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When every message had its outcome.
+             */
             completed_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign last changed (content, audience or status).
+             */
             updated_at: string;
+            /** @description Message counts so far. */
             stats: components["schemas"]["CampaignStats"];
         };
         /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
@@ -1225,18 +1316,33 @@ export interface components {
         };
         /** @description `name`, `subject`, `from_email` and `content` make a draft. */
         CampaignCreate: {
+            /** @description Internal name, 1–200 characters. */
             name: string;
+            /** @description The subject line, 1–998 characters; Liquid like `content`. */
             subject: string;
+            /** @description The sender address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). */
             content: string;
+            /** @description The sender's display name, up to 200 characters. */
             from_name?: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The plain-text part, up to 1,000,000 characters; derived from `content` when left out. */
             text_content?: string | null;
+            /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @default true */
+            /**
+             * @description Add an open-tracking pixel.
+             * @default true
+             */
             track_opens?: boolean;
-            /** @default true */
+            /**
+             * @description Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
+             * @default true
+             */
             track_clicks?: boolean;
         };
         CampaignEventData: {
@@ -1268,21 +1374,40 @@ export interface components {
         CampaignMessage: {
             /** @description `msg_…` */
             id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The address the message went to (kept after the contact is deleted). */
             email: string;
+            /** @description Where the message is in its delivery. */
             status: components["schemas"]["MessageStatus"];
             /** @description Why the message failed, bounced or was deferred. */
             reason: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description SMTP attempts so far (temporary refusals are retried with backoff).
+             */
             attempts: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the relay accepted it.
+             */
             sent_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first open.
+             */
             opened_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first tracked click.
+             */
             clicked_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign started and the message was queued.
+             */
             created_at: string;
         };
         /** @description One page of a list. */
@@ -1315,18 +1440,33 @@ export interface components {
         };
         /** @description Replace an editable (`draft` or `scheduled`) campaign. */
         CampaignReplace: {
+            /** @description Internal name, 1–200 characters. */
             name: string;
+            /** @description The subject line, 1–998 characters; Liquid like `content`. */
             subject: string;
+            /** @description The sender address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). */
             content: string;
+            /** @description The sender's display name, up to 200 characters. */
             from_name?: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The plain-text part, up to 1,000,000 characters; derived from `content` when left out. */
             text_content?: string | null;
+            /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @default true */
+            /**
+             * @description Add an open-tracking pixel.
+             * @default true
+             */
             track_opens?: boolean;
-            /** @default true */
+            /**
+             * @description Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
+             * @default true
+             */
             track_clicks?: boolean;
         };
         /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
@@ -1344,7 +1484,10 @@ export interface components {
             data: components["schemas"]["CampaignEventData"];
         };
         CampaignScheduleRequest: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When to start sending; must be in the future.
+             */
             scheduled_at: string;
         };
         CampaignScheduledData: {
@@ -1371,7 +1514,7 @@ export interface components {
         CampaignSendRequest: {
             /**
              * Format: date-time
-             * @description Schedule for this time instead of sending now.
+             * @description Schedule for this time (in the future) instead of sending now.
              */
             scheduled_at?: string;
         };
@@ -1389,26 +1532,57 @@ export interface components {
             account_id: string;
             data: components["schemas"]["CampaignEventData"];
         };
+        /** @description Counts of the campaign's messages, kept as they happen; test sends count nowhere. */
         CampaignStats: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Who will be sent to: the audience frozen at send time, suppressed contacts left out.
+             */
             recipients: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted (Sendline's delivery ends at the relay).
+             */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages waiting for a retry after a temporary (4xx) refusal.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good (retries exhausted, or a refusal of the command).
+             */
             failed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that bounced hard (counted once per message, however reported).
+             */
             bounced: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages opened at least once.
+             */
             opened: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages with at least one tracked click.
+             */
             clicked: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Recipients who unsubscribed through this campaign.
+             */
             unsubscribed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Recipients who reported this campaign as spam.
+             */
             complained: number;
         };
         /**
@@ -1418,13 +1592,16 @@ export interface components {
          */
         CampaignStatus: "draft" | "scheduled" | "sending" | "paused" | "completed" | "cancelled" | "failed";
         CampaignTestRequest: {
+            /** @description 1–10 addresses; a contact with the address personalises its copy, others get empty fields. */
             emails: components["schemas"]["EmailAddress"][];
         };
         CampaignTestResult: {
             /** @description Addresses the relay accepted. */
             accepted: string[];
+            /** @description Addresses the relay refused, or whose message could not be rendered, with why. */
             rejected: {
                 email: string;
+                /** @description The relay's answer or the rendering error. */
                 reason: string;
             }[];
         };
@@ -4240,6 +4417,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only campaigns in this status. */
                 status?: components["schemas"]["CampaignStatus"];
             };
             header?: never;
@@ -4907,6 +5085,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only messages in this status. */
                 status?: components["schemas"]["MessageStatus"];
             };
             header?: never;
