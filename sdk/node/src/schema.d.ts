@@ -707,9 +707,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List webhook endpoints
+         * @description List the account's webhook endpoints, oldest first, with their last day's delivery figures.
+         */
         get: operations["Webhooks_list"];
         put?: never;
-        /** @description Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`. */
+        /**
+         * Create a webhook endpoint
+         * @description Create an endpoint that receives the account's events of the types it names, each as a signed
+         *     `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and
+         *     on rotation, so keep it. URLs must be `https` and must not point to loopback, private,
+         *     link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
+         */
         post: operations["Webhooks_create"];
         delete?: never;
         options?: never;
@@ -724,9 +734,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a webhook endpoint
+         * @description Fetch one endpoint with its last day's delivery figures (never its secret).
+         */
         get: operations["Webhooks_get"];
+        /**
+         * Replace a webhook endpoint
+         * @description Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting
+         *     `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
+         */
         put: operations["Webhooks_update"];
         post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
+         */
         delete: operations["Webhooks_delete"];
         options?: never;
         head?: never;
@@ -740,6 +763,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a webhook's deliveries
+         * @description The endpoint's deliveries, newest first, each with its latest attempt.
+         */
         get: operations["Webhooks_deliveries"];
         put?: never;
         post?: never;
@@ -758,6 +785,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Retry a webhook delivery
+         * @description Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at
+         *     once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop
+         *     events it has already handled.
+         */
         post: operations["Webhooks_retryDelivery"];
         delete?: never;
         options?: never;
@@ -774,6 +807,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
+         */
         post: operations["Webhooks_recover"];
         delete?: never;
         options?: never;
@@ -790,7 +827,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Make a new secret; the old one keeps signing beside it for 24 hours. */
+        /**
+         * Rotate a webhook secret
+         * @description Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside
+         *     it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
+         */
         post: operations["Webhooks_rotateSecret"];
         delete?: never;
         options?: never;
@@ -807,7 +848,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send a signed `webhook.test` event now and answer the outcome. */
+        /**
+         * Test a webhook endpoint
+         * @description Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is
+         *     listed among the deliveries and counts in the endpoint's last success or failure; it is never
+         *     retried on the schedule and never disables the endpoint.
+         */
         post: operations["Webhooks_test"];
         delete?: never;
         options?: never;
@@ -3184,18 +3230,30 @@ export interface components {
         Webhook: {
             /** @description `wh_…` */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where deliveries are posted.
+             */
             url: string;
+            /** @description A note for the team. */
             description: string | null;
             /** @description Event types, patterns such as `email.*`, or `["*"]` for all. */
             events: string[];
+            /** @description Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`. */
             active: boolean;
-            /** @description Why the endpoint was disabled (`gone`, `failing`), or null. */
+            /** @description Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null. */
             disabled_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed.
+             */
             updated_at: string;
+            /** @description Recent delivery figures. */
             stats: components["schemas"]["WebhookStats"];
         };
         WebhookCreate: {
@@ -3204,9 +3262,14 @@ export interface components {
              * @description `https` only, unless the server allows `http` for development.
              */
             url: string;
+            /** @description A note for the team, up to 500 characters. */
             description?: string | null;
+            /** @description 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all. */
             events: string[];
-            /** @default true */
+            /**
+             * @description `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
+             * @default true
+             */
             active?: boolean;
         };
         /** @description The webhook URL is refused, or the `Idempotency-Key` was used for another request. */
@@ -3235,24 +3298,47 @@ export interface components {
         WebhookDelivery: {
             /** @description `whd_…` */
             id: string;
+            /** @description The endpoint (`wh_…`). */
             webhook_id: string;
+            /** @description The event (`evt_…`), also the `webhook-id` header of each attempt. */
             event_id: string;
+            /** @description The event's type, e.g. `email.opened`. */
             event_type: string;
+            /** @description `pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retry schedule is spent. */
             status: components["schemas"]["DeliveryStatus"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Attempts made so far.
+             */
             attempts: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status of the latest attempt; null when it got no answer.
+             */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Milliseconds the latest attempt took.
+             */
             latency_ms: number | null;
             /** @description The first 1 KB of the response body. */
             response_excerpt: string | null;
+            /** @description Why the latest attempt failed, when it did. */
             error: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while `pending`.
+             */
             next_retry_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event was fanned out to the endpoint.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the latest attempt was recorded.
+             */
             updated_at: string;
         };
         /** @description One page of a list. */
@@ -3289,9 +3375,14 @@ export interface components {
              * @description `https` only, unless the server allows `http` for development.
              */
             url: string;
+            /** @description A note for the team, up to 500 characters. */
             description?: string | null;
+            /** @description 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all. */
             events: string[];
-            /** @default true */
+            /**
+             * @description `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
+             * @default true
+             */
             active?: boolean;
         };
         WebhookStats: {
@@ -3300,11 +3391,20 @@ export interface components {
              * @description Deliveries in the last 24 hours.
              */
             delivered_24h: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Deliveries that failed for good in the last 24 hours.
+             */
             failed_24h: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The last attempt answered with a 2xx.
+             */
             last_success_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The last attempt that failed (not 2xx, a timeout or a refused connection).
+             */
             last_failure_at: string | null;
         };
         WebhookTestData: {
@@ -3325,12 +3425,21 @@ export interface components {
             account_id: string;
             data: components["schemas"]["WebhookTestData"];
         };
+        /** @description The outcome of one signed `webhook.test` delivery. */
         WebhookTestResult: {
+            /** @description The endpoint answered 2xx. */
             success: boolean;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The endpoint's HTTP status; null when it did not answer.
+             */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Milliseconds from connecting to the last byte of the answer.
+             */
             latency_ms: number;
+            /** @description Why the attempt failed (timeout, refused connection, unsafe address); null on success. */
             error: string | null;
         };
         /** @description The URL is not one Sendline delivers to. */
@@ -3359,18 +3468,30 @@ export interface components {
         WebhookWithSecret: {
             /** @description `wh_…` */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where deliveries are posted.
+             */
             url: string;
+            /** @description A note for the team. */
             description: string | null;
             /** @description Event types, patterns such as `email.*`, or `["*"]` for all. */
             events: string[];
+            /** @description Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`. */
             active: boolean;
-            /** @description Why the endpoint was disabled (`gone`, `failing`), or null. */
+            /** @description Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null. */
             disabled_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed.
+             */
             updated_at: string;
+            /** @description Recent delivery figures. */
             stats: components["schemas"]["WebhookStats"];
             /** @description `whsec_…`: verify `webhook-signature` with it (Standard Webhooks). */
             secret: string;
@@ -8674,6 +8795,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only deliveries in this status. */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
