@@ -47,8 +47,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List API keys
+         * @description List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
+         */
         get: operations["ApiKeys_list"];
         put?: never;
+        /**
+         * Create an API key
+         * @description Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only
+         *     and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes
+         *     a logged-in owner or admin.
+         */
         post: operations["ApiKeys_create"];
         delete?: never;
         options?: never;
@@ -63,13 +73,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get an API key
+         * @description Fetch one API key, without its secret.
+         */
         get: operations["ApiKeys_get"];
         put?: never;
         post?: never;
-        /** @description Revoke a key; it stops working at once. */
+        /**
+         * Revoke an API key
+         * @description Revoke a key: it stops working at once on every process, and its WebSockets are closed.
+         */
         delete: operations["ApiKeys_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update an API key
+         * @description Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on
+         *     every process within a second; WebSockets from addresses no longer allowed are closed.
+         */
         patch: operations["ApiKeys_update"];
         trace?: never;
     };
@@ -82,7 +104,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Log in with email and password. Repeated failures per email and per IP answer 429. */
+        /**
+         * Log in
+         * @description Log in with email and password and get a session: a 15-minute JWT access token and a
+         *     single-use refresh token (the session lasts 30 days). A wrong email and a wrong password
+         *     answer the same 401 `invalid_credentials`; repeated failures per email
+         *     (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
+         */
         post: operations["Auth_login"];
         delete?: never;
         options?: never;
@@ -99,7 +127,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description End the current session: its access and refresh tokens stop working at once. */
+        /**
+         * Log out
+         * @description End the current session: its access and refresh tokens stop working at once, on every
+         *     process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+         */
         post: operations["Auth_logout"];
         delete?: never;
         options?: never;
@@ -114,7 +146,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Who is calling: the user, the account and how the request authenticated. */
+        /**
+         * Get the caller
+         * @description Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
+         */
         get: operations["Auth_me"];
         put?: never;
         post?: never;
@@ -133,7 +168,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Exchange a refresh token for a new session; the old refresh token stops working. */
+        /**
+         * Refresh a session
+         * @description Exchange the refresh token for a new session (a new access token and a new refresh token);
+         *     the old refresh token stops working. Presenting a refresh token a second time revokes the
+         *     whole session (401 `refresh_token_reused`): someone else may hold a copy.
+         */
         post: operations["Auth_refresh"];
         delete?: never;
         options?: never;
@@ -150,7 +190,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`. */
+        /**
+         * Sign up
+         * @description Create a new account with its first user as `owner`, and answer that user's first session.
+         *     Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403
+         *     `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
+         */
         post: operations["Auth_register"];
         delete?: never;
         options?: never;
@@ -674,8 +719,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List users
+         * @description List the account's users, oldest first. Any logged-in user may.
+         */
         get: operations["Users_list"];
         put?: never;
+        /**
+         * Create a user
+         * @description Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their
+         *     own. Emails are unique across the server (409 `email_taken`).
+         */
         post: operations["Users_create"];
         delete?: never;
         options?: never;
@@ -690,13 +744,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a user
+         * @description Fetch one user of the account. Any logged-in user may.
+         */
         get: operations["Users_get"];
         put?: never;
         post?: never;
-        /** @description Remove a user. The last owner cannot be removed. */
+        /**
+         * Delete a user
+         * @description Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin
+         *     ranking at least as high as the user; the last owner cannot be removed.
+         */
         delete: operations["Users_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update a user
+         * @description Change a user's name, role or password. Users may rename themselves; anything else takes an
+         *     owner or admin ranking at least as high as the user. A new password ends every session of
+         *     the user; a role change takes effect on every process within a second.
+         */
         patch: operations["Users_update"];
         trace?: never;
     };
@@ -868,8 +936,12 @@ export interface components {
         Account: {
             /** @description `acc_…` */
             id: string;
+            /** @description The account's (organisation's) name. */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the account was created.
+             */
             created_at: string;
         };
         /** @enum {string} */
@@ -1009,33 +1081,51 @@ export interface components {
         ApiKey: {
             /** @description `key_…` */
             id: string;
+            /** @description What the key is for, e.g. the service that uses it. */
             name: string;
-            /** @description The first characters of the key, to recognise it. */
+            /** @description The first 14 characters of the key (`sl_live_` and six more), to recognise it. */
             prefix: string;
+            /** @description What the key may do: `read` (GET only) and `write` (everything else). */
             scopes: components["schemas"]["ApiKeyScope"][];
             /** @description CIDR blocks the key may be used from; empty means anywhere. */
             allowed_ips: string[];
             /**
              * Format: int32
-             * @description Requests per minute allowed for this key.
+             * @description Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
              */
             rate_limit_per_minute: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was last used, to the minute; null if never.
+             */
             last_used_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null if never.
+             */
             expires_at: string | null;
         };
         ApiKeyCreate: {
+            /** @description What the key is for, 1–200 characters. */
             name: string;
             /** @description `["read"]` or `["read", "write"]` (the default). */
             scopes?: components["schemas"]["ApiKeyScope"][];
-            /** @description IPv4 or IPv6 CIDR blocks, e.g. `203.0.113.0/24`, `2001:db8::/32`. */
+            /** @description Up to 100 IPv4 or IPv6 CIDR blocks (or single addresses) the key may be used from, e.g. `203.0.113.0/24`, `2001:db8::/32`; left out, anywhere. */
             allowed_ips?: string[];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Requests per minute, 1–100,000; left out, the server's `API_KEY_RATE_LIMIT` (600 by default).
+             */
             rate_limit_per_minute?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; left out, never.
+             */
             expires_at?: string;
         };
         /** @description One page of a list. */
@@ -1045,35 +1135,55 @@ export interface components {
             next_cursor: string | null;
             has_more: boolean;
         };
-        /** @enum {string} */
+        /**
+         * @description `read` allows GET; `write` allows everything else too.
+         * @enum {string}
+         */
         ApiKeyScope: "read" | "write";
         ApiKeyUpdate: {
+            /** @description A new name, 1–200 characters. */
             name?: string;
+            /** @description `["read"]` or `["read", "write"]`; takes effect on every process within a second. */
             scopes?: components["schemas"]["ApiKeyScope"][];
+            /** @description The CIDR blocks the key may be used from (replacing the list; empty means anywhere). */
             allowed_ips?: string[];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Requests per minute, 1–100,000.
+             */
             rate_limit_per_minute?: number;
         };
         /** @description The key as answered on creation: the only time the secret is shown. */
         ApiKeyWithSecret: {
             /** @description `key_…` */
             id: string;
+            /** @description What the key is for, e.g. the service that uses it. */
             name: string;
-            /** @description The first characters of the key, to recognise it. */
+            /** @description The first 14 characters of the key (`sl_live_` and six more), to recognise it. */
             prefix: string;
+            /** @description What the key may do: `read` (GET only) and `write` (everything else). */
             scopes: components["schemas"]["ApiKeyScope"][];
             /** @description CIDR blocks the key may be used from; empty means anywhere. */
             allowed_ips: string[];
             /**
              * Format: int32
-             * @description Requests per minute allowed for this key.
+             * @description Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
              */
             rate_limit_per_minute: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was last used, to the minute; null if never.
+             */
             last_used_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null if never.
+             */
             expires_at: string | null;
             /** @description The secret (`sl_live_…`). Stored only as a hash: keep it now. */
             key: string;
@@ -2742,19 +2852,22 @@ export interface components {
             total_clicks: number;
         };
         LoginRequest: {
+            /** @description The user's email, in any case. */
             email: components["schemas"]["EmailAddress"];
+            /** @description The password, up to 1024 characters. */
             password: string;
         };
         Me: {
             /** @description The logged-in user; null when the request used an API key. */
             user: components["schemas"]["User"] | null;
+            /** @description The account the credential belongs to. */
             account: components["schemas"]["Account"];
             /**
              * @description How the request authenticated.
              * @enum {string}
              */
             auth: "session" | "api_key";
-            /** @description With an API key, its scopes. */
+            /** @description The scopes the request has: an API key's, or both `read` and `write` for a session. */
             scopes: components["schemas"]["ApiKeyScope"][];
         };
         /** @enum {string} */
@@ -2968,13 +3081,17 @@ export interface components {
             existing_id?: string;
         };
         RefreshRequest: {
+            /** @description The `refresh_token` of the latest session answer (`ses_….<secret>`). */
             refresh_token: string;
         };
         RegisterRequest: {
+            /** @description The owner's login email; must not belong to any user of the server. */
             email: components["schemas"]["EmailAddress"];
-            /** @description At least 10 characters. */
+            /** @description 10–1024 characters; stored only as an argon2id hash. */
             password: string;
+            /** @description The owner's display name, 1–200 characters. */
             name: string;
+            /** @description The new account's (organisation's) name, 1–200 characters. */
             account_name: string;
         };
         /** @description On the answer of a POST replayed for a repeated `Idempotency-Key`. */
@@ -3003,7 +3120,10 @@ export interface components {
         };
         /** @description A session: a short-lived access token and a single-use refresh token. */
         Session: {
-            /** @enum {boolean} */
+            /**
+             * @description Always `true`.
+             * @enum {boolean}
+             */
             success: true;
             /** @description JWT access token, sent as `Authorization: Bearer <token>`. */
             token: string;
@@ -3011,9 +3131,10 @@ export interface components {
             refresh_token: string;
             /**
              * Format: int32
-             * @description Seconds until `token` expires.
+             * @description Seconds until `token` expires (900: 15 minutes); refresh before then.
              */
             expires_in: number;
+            /** @description The logged-in user. */
             user: components["schemas"]["User"];
         };
         /** @description The operation takes a logged-in user (not an API key). */
@@ -3176,19 +3297,31 @@ export interface components {
         User: {
             /** @description `usr_…` */
             readonly id: string;
+            /** @description The login email, unique on the server (stored with the domain lower-cased). */
             email: components["schemas"]["EmailAddress"];
+            /** @description The user's display name, up to 200 characters. */
             name: string;
+            /** @description What the user may manage. */
             role: components["schemas"]["UserRole"];
             /** @description `acc_…` */
             readonly account_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user was created.
+             */
             readonly created_at: string;
         };
         UserCreate: {
+            /** @description The login email; must not belong to any user of the server. */
             email: components["schemas"]["EmailAddress"];
+            /** @description 10–1024 characters; stored only as an argon2id hash. */
             password: string;
+            /** @description The display name, 1–200 characters. */
             name: string;
-            /** @default member */
+            /**
+             * @description At most the caller's own role.
+             * @default member
+             */
             role: components["schemas"]["UserRole"];
         };
         /** @description A user with this email exists, or a request with the same `Idempotency-Key` is still running. */
@@ -3220,11 +3353,17 @@ export interface components {
             next_cursor: string | null;
             has_more: boolean;
         };
-        /** @enum {string} */
+        /**
+         * @description `owner`: everything, including granting the owner role; `admin`: manages users and API keys below owner; `member`: uses the API, manages nothing.
+         * @enum {string}
+         */
         UserRole: "owner" | "admin" | "member";
         UserUpdate: {
+            /** @description A new display name, 1–200 characters (users may change their own). */
             name?: string;
+            /** @description A new role, at most the caller's own; the last owner keeps the owner role. */
             role?: components["schemas"]["UserRole"];
+            /** @description A new password, 10–1024 characters; ends every session of the user. */
             password?: string;
         };
         Webhook: {
