@@ -487,9 +487,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List imports
+         * @description List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
+         */
         get: operations["ContactImports_list"];
         put?: never;
-        /** @description Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file. */
+        /**
+         * Import contacts
+         * @description Import contacts in bulk, in one of three forms:
+         *
+         *     - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`).
+         *     - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`).
+         *     - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.
+         *
+         *     A CSV body or file is stored as it streams in and read by a background job: the answer is the
+         *     `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event.
+         *     CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and
+         *     `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span
+         *     lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and
+         *     `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.
+         *
+         *     Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An
+         *     import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the
+         *     counts (no `contact.created` or `contact.updated` per row).
+         */
         post: operations["ContactImports_create"];
         delete?: never;
         options?: never;
@@ -504,7 +526,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Progress and counts of one import. */
+        /**
+         * Get an import
+         * @description Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
+         */
         get: operations["ContactImports_get"];
         put?: never;
         post?: never;
@@ -521,7 +546,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every failed row with its reason, as CSV. */
+        /**
+         * Download an import's failed rows
+         * @description Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
+         */
         get: operations["ContactImports_errors"];
         put?: never;
         post?: never;
@@ -1937,35 +1965,63 @@ export interface components {
         ContactImport: {
             /** @description `imp_…` */
             id: string;
+            /** @description Where the import is. */
             status: components["schemas"]["ImportStatus"];
+            /** @description How rows for new and existing emails are treated. */
             mode: components["schemas"]["ImportMode"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Data rows in the import (the CSV header not counted).
+             */
             total_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows read so far; `total_rows` once done.
+             */
             processed_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts created.
+             */
             created: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Existing contacts updated.
+             */
             updated: number;
             /**
              * Format: int32
              * @description Rows merged into a later row with the same email, or left alone by the mode.
              */
             skipped: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows refused (no or invalid email, …); each is in `errors.csv`.
+             */
             failed: number;
             /** @description The first failed rows; every one is in `errors.csv`. */
             errors: components["schemas"]["ImportRowError"][];
             /** @description Why the whole import failed, when `status` is `failed`. */
             failure: {
+                /** @description `malformed_csv`, `unterminated_quote`, `row_too_large`, `internal_error`, … */
                 code: string;
+                /** @description The reason, in words. */
                 detail: string;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description The data row where it stopped, when one is to blame.
+                 */
                 row: number | null;
             } | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the import was received.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it completed or failed.
+             */
             finished_at: string | null;
         };
         /** @description One page of a list. */
@@ -1976,8 +2032,12 @@ export interface components {
             has_more: boolean;
         };
         ContactImportRequest: {
+            /** @description Up to 10,000 rows; a later row with the same email wins. */
             contacts: components["schemas"]["ImportContactRow"][];
-            /** @default upsert */
+            /**
+             * @description How rows for new and existing emails are treated.
+             * @default upsert
+             */
             mode: components["schemas"]["ImportMode"];
             /** @description Added to every imported contact. */
             tags?: components["schemas"]["Tag"][];
@@ -2645,13 +2705,19 @@ export interface components {
             data: components["schemas"]["ImportCompletedData"];
         };
         ImportContactRow: {
+            /** @description The contact's email; a row without a valid one fails (listed in `errors`), the others go on. */
             email: string;
+            /** @description Given name. */
             first_name?: string | null;
+            /** @description Family name. */
             last_name?: string | null;
+            /** @description Custom fields, merged into the contact's. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Tags added to the contact. */
             tags?: string[];
+            /** @description `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes. */
             status?: string;
         };
         /** @enum {string} */
@@ -2684,11 +2750,17 @@ export interface components {
              * @description 1-based data row (the CSV header is row 0).
              */
             row: number;
+            /** @description The row's email as given; null when it had none. */
             email: string | null;
+            /** @description Why the row failed: `missing_email`, `invalid_email`, `invalid_text`, … */
             code: string;
+            /** @description The reason, in words. */
             detail: string;
         };
-        /** @enum {string} */
+        /**
+         * @description `queued` until a worker takes it, `running` while rows are written, then `completed` (even with failed rows) or `failed` (the whole import stopped).
+         * @enum {string}
+         */
         ImportStatus: "queued" | "running" | "completed" | "failed";
         /** @description The import is larger than allowed, in bytes or in rows. */
         ImportTooLargeResponse: {
@@ -3651,6 +3723,7 @@ export interface components {
         IdempotencyKeyHeader: string;
         /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
         "ImportCsvOptions.mapping": string;
+        /** @description How rows for new and existing emails are treated. */
         "ImportCsvOptions.mode": components["schemas"]["ImportMode"];
         /** @description Comma-separated tags added to every imported contact. */
         "ImportCsvOptions.tags": string;
@@ -6391,6 +6464,7 @@ export interface operations {
     ContactImports_create: {
         parameters: {
             query?: {
+                /** @description How rows for new and existing emails are treated. */
                 mode?: components["parameters"]["ImportCsvOptions.mode"];
                 /** @description Comma-separated tags added to every imported contact. */
                 tags?: components["parameters"]["ImportCsvOptions.tags"];
@@ -6414,10 +6488,16 @@ export interface operations {
                 "application/json": components["schemas"]["ContactImportRequest"];
                 "text/csv": string;
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description The CSV file.
+                     */
                     file: string;
+                    /** @description How rows for new and existing emails are treated (default `upsert`). */
                     mode?: components["schemas"]["ImportMode"];
+                    /** @description Comma-separated tags added to every imported contact. */
                     tags?: string;
+                    /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                     mapping?: string;
                 };
             };
