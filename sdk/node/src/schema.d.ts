@@ -627,9 +627,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List conversions
+         * @description List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
+         */
         get: operations["Conversions_list"];
         put?: never;
-        /** @description Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click. */
+        /**
+         * Record a conversion
+         * @description Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by
+         *     `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`,
+         *     else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201;
+         *     a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits
+         *     `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count
+         *     in the campaign's and the account's revenue.
+         */
         post: operations["Conversions_create"];
         delete?: never;
         options?: never;
@@ -678,9 +690,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List payments
+         * @description List payments, newest first (by `occurred_at`), by contact, campaign or time.
+         */
         get: operations["Payments_list"];
         put?: never;
-        /** @description Record a payment; `external_id` makes it idempotent. */
+        /**
+         * Record a payment
+         * @description Record a payment of a contact (from your billing system), attributed to `campaign_id` when
+         *     given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes
+         *     it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`;
+         *     amounts count in the campaign's and the account's revenue.
+         */
         post: operations["Payments_create"];
         delete?: never;
         options?: never;
@@ -695,10 +717,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Bounces and complaints, newest first. */
+        /**
+         * List bounces and complaints
+         * @description Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
+         */
         get: operations["Tracking_bounces"];
         put?: never;
-        /** @description Record a bounce or complaint from an external relay; suppresses the contact as a DSN would. */
+        /**
+         * Report a bounce or complaint
+         * @description Record a bounce or complaint reported by an external relay or provider, matched to a message
+         *     by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce
+         *     makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`.
+         *     Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's
+         *     status changes.
+         */
         post: operations["Tracking_recordBounce"];
         delete?: never;
         options?: never;
@@ -713,7 +745,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Clicks, newest first. */
+        /**
+         * List clicks
+         * @description Every recorded click, newest first, by campaign, contact, address, link or time.
+         */
         get: operations["Tracking_clicks"];
         put?: never;
         post?: never;
@@ -730,7 +765,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Opens, newest first. */
+        /**
+         * List opens
+         * @description Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
+         */
         get: operations["Tracking_opens"];
         put?: never;
         post?: never;
@@ -1270,14 +1308,24 @@ export interface components {
             existing_id?: string;
         };
         BounceRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description What kind of bounce, or a complaint. */
             type: components["schemas"]["BounceType"];
+            /** @description Why, in the reporter's words (the SMTP answer, the DSN's text). */
             reason: string | null;
+            /** @description The DSN's `Diagnostic-Code`, e.g. `smtp; 550 5.1.1 user unknown`. */
             diagnostic_code: string | null;
         };
         /** @description One page of a list. */
@@ -1291,14 +1339,24 @@ export interface components {
         BounceReport: {
             /** @description The Sendline message (`msg_…`). */
             message_id?: string;
+            /** @description The recipient's address; the latest message to it is the one that bounced. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description What kind of bounce, or a complaint. */
             type: components["schemas"]["BounceType"];
+            /** @description Why, up to 1000 characters. */
             reason?: string;
+            /** @description The provider's diagnostic code, up to 1000 characters. */
             diagnostic_code?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now.
+             */
             occurred_at?: string;
         };
-        /** @enum {string} */
+        /**
+         * @description `hard`: permanent (the contact becomes `bounced`); `soft`: temporary (the third in a row without an open or click bounces the contact); `complaint`: reported as spam (the contact becomes `complained`).
+         * @enum {string}
+         */
         BounceType: "hard" | "soft" | "complaint";
         Campaign: {
             /** @description `cmp_…` */
@@ -1790,14 +1848,24 @@ export interface components {
             }[];
         };
         ClickRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The link clicked, as it was redirected to. */
             url: string;
+            /** @description The `User-Agent` of the request. */
             user_agent: string | null;
+            /** @description The client address, anonymised as for opens. */
             ip: string | null;
         };
         /** @description One page of a list. */
@@ -2153,35 +2221,60 @@ export interface components {
         Conversion: {
             /** @description `cnv_…` */
             id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The campaign credited (`cmp_…`), or null when none was found. */
             campaign_id: string | null;
+            /** @description What the contact did, in your words: `signup`, `trial_started`, `purchase`, … */
             type: string;
+            /** @description The conversion's value, exact to the minor unit; null when it has none. */
             value: (string & components["schemas"]["DecimalAmount"]) | null;
+            /** @description The currency of `value`. */
             currency: (string & components["schemas"]["CurrencyCode"]) | null;
+            /** @description The affiliate credited, as given; a conversion with one also emits `affiliate.conversion`. */
             affiliate_id: string | null;
+            /** @description Your id for the conversion; repeating it answers the stored conversion. */
             external_id: string | null;
             /**
              * @description How the campaign was chosen: `click_token`, `campaign_id`, `last_click` or `none`.
              * @enum {string}
              */
             attribution: "click_token" | "campaign_id" | "last_click" | "none";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (as given, or when it was recorded).
+             */
             occurred_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
             created_at: string;
         };
         /** @description Give `contact_id` or `email`. Repeating an `external_id` answers the stored conversion. */
         ConversionCreate: {
+            /** @description The contact (`ct_…`); or give `email`. */
             contact_id?: string;
+            /** @description The contact's email; or give `contact_id`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description Credit this campaign (`cmp_…`) when there is no `click_token`. */
             campaign_id?: string;
+            /** @description The token of a tracked click URL, or the whole URL (up to 2048 characters): credits the campaign of that click. */
             click_token?: string;
+            /** @description What the contact did, 1–100 characters, e.g. `signup` or `purchase`. */
             type: string;
+            /** @description The value, a decimal string such as `"49.90"`; given with `currency`. */
             value?: components["schemas"]["DecimalAmount"];
+            /** @description The ISO 4217 currency of `value`; given with `value`. */
             currency?: components["schemas"]["CurrencyCode"];
+            /** @description The affiliate to credit, up to 200 characters; also emits `affiliate.conversion`. */
             affiliate_id?: string;
+            /** @description Your id for the conversion, up to 200 characters; repeating it answers the stored one (200). */
             external_id?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now.
+             */
             occurred_at?: string;
         };
         ConversionCreatedData: {
@@ -2993,16 +3086,24 @@ export interface components {
             existing_id?: string;
         };
         OpenRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The `User-Agent` of the request. */
             user_agent: string | null;
-            /** @description Anonymised unless the server is configured otherwise. */
+            /** @description The client address: anonymised (IPv4 /24, IPv6 /48) unless `TRACKING_IP` says `full`; null with `none`. */
             ip: string | null;
-            /** @description Flagged as a link scanner or privacy proxy. */
+            /** @description Flagged as a scanner or privacy proxy (a known agent, or within `TRACKING_MACHINE_OPEN_SECONDS` of delivery). */
             machine: boolean;
         };
         /** @description One page of a list. */
@@ -3037,26 +3138,49 @@ export interface components {
         Payment: {
             /** @description `pay_…` */
             id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The campaign credited (`cmp_…`), or null. */
             campaign_id: string | null;
+            /** @description The amount, exact to the minor unit. */
             amount: components["schemas"]["DecimalAmount"];
+            /** @description The currency of `amount`. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description Your id for the payment (an invoice or charge id); unique per account. */
             external_id: string;
-            /** @enum {string} */
+            /**
+             * @description How the campaign was chosen: the `campaign_id` given, the contact's last click within `ATTRIBUTION_WINDOW_DAYS`, or `none`.
+             * @enum {string}
+             */
             attribution: "campaign_id" | "last_click" | "none";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was paid (as given, or when it was recorded).
+             */
             occurred_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
             created_at: string;
         };
         PaymentCreate: {
+            /** @description The contact (`ct_…`); or give `email`. */
             contact_id?: string;
+            /** @description The contact's email; or give `contact_id`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description The amount, a decimal string such as `"129.00"`. */
             amount: components["schemas"]["DecimalAmount"];
+            /** @description The ISO 4217 currency of `amount`. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description Your id for the payment, 1–200 characters; repeating it answers the stored payment (200). */
             external_id: string;
+            /** @description Credit this campaign (`cmp_…`); left out, the contact's last click within the attribution window. */
             campaign_id?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was paid; defaults to now.
+             */
             occurred_at?: string;
         };
         /** @description One page of a list. */
@@ -3315,11 +3439,18 @@ export interface components {
             existing_id?: string;
         };
         TrackingRecordBase: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
         };
         /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -3710,9 +3841,13 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description Only those credited to this campaign. */
         "AttributionFilters.campaign_id": string;
+        /** @description Only this contact's. */
         "AttributionFilters.contact_id": string;
+        /** @description Only those that occurred at or after this time. */
         "AttributionFilters.since": string;
+        /** @description Only those that occurred before this time. */
         "AttributionFilters.until": string;
         /**
          * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
@@ -3731,10 +3866,15 @@ export interface components {
         "PageQuery.cursor": string;
         /** @description How many items to return (1–500). */
         "PageQuery.limit": number;
+        /** @description Only this campaign's. */
         "TrackingFilters.campaign_id": string;
+        /** @description Only this contact's. */
         "TrackingFilters.contact_id": string;
+        /** @description Only this address's (exact match). */
         "TrackingFilters.email": string;
+        /** @description Only those at or after this time. */
         "TrackingFilters.since": string;
+        /** @description Only those before this time. */
         "TrackingFilters.until": string;
     };
     requestBodies: never;
@@ -7209,10 +7349,15 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["AttributionFilters.contact_id"];
+                /** @description Only those credited to this campaign. */
                 campaign_id?: components["parameters"]["AttributionFilters.campaign_id"];
+                /** @description Only those that occurred at or after this time. */
                 since?: components["parameters"]["AttributionFilters.since"];
+                /** @description Only those that occurred before this time. */
                 until?: components["parameters"]["AttributionFilters.until"];
+                /** @description Only conversions of this type. */
                 type?: string;
             };
             header?: never;
@@ -7554,9 +7699,13 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["AttributionFilters.contact_id"];
+                /** @description Only those credited to this campaign. */
                 campaign_id?: components["parameters"]["AttributionFilters.campaign_id"];
+                /** @description Only those that occurred at or after this time. */
                 since?: components["parameters"]["AttributionFilters.since"];
+                /** @description Only those that occurred before this time. */
                 until?: components["parameters"]["AttributionFilters.until"];
             };
             header?: never;
@@ -7756,11 +7905,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
+                /** @description Only this type. */
                 type?: components["schemas"]["BounceType"];
             };
             header?: never;
@@ -7958,11 +8113,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
+                /** @description Only clicks on this link (exact match). */
                 url?: string;
             };
             header?: never;
@@ -8035,10 +8196,15 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
             };
             header?: never;
