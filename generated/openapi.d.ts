@@ -11,6 +11,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get campaign analytics
+         * @description One campaign's figures: engagement, rates and revenue, an hourly time series for the first
+         *     72 hours after the start (daily after that), the most clicked links and the figures per
+         *     recipient domain. The same counts as the campaign's `stats`.
+         */
         get: operations["Analytics_campaign"];
         put?: never;
         post?: never;
@@ -28,6 +34,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Get account analytics
          * @description Account-wide figures, from counters kept as events are recorded. `since` and `until` select
          *     whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
          */
@@ -656,7 +663,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Recent events of the account, newest first. */
+        /**
+         * List events
+         * @description The account's recent events, newest first: the same envelopes webhooks and the WebSocket
+         *     deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by
+         *     type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
+         */
         get: operations["Events_list"];
         put?: never;
         post?: never;
@@ -673,7 +685,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The event catalogue. */
+        /**
+         * List event types
+         * @description The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
+         */
         get: operations["Events_types"];
         put?: never;
         post?: never;
@@ -1013,30 +1028,47 @@ export interface components {
         /** @enum {string} */
         ActivityType: "sent" | "delivered" | "deferred" | "failed" | "opened" | "clicked" | "bounced" | "complained" | "unsubscribed" | "conversion" | "payment";
         AffiliateConversionData: {
+            /** @description The affiliate credited. */
             affiliate_id: string;
+            /** @description The conversion as recorded. */
             conversion: components["schemas"]["Conversion"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `affiliate.conversion`: A conversion with an affiliate was recorded. */
         AffiliateConversionEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "affiliate.conversion";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["AffiliateConversionData"];
         };
         AnalyticsOverview: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The start of the first hour counted, as asked; null for since the beginning.
+             */
             since: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end of the period, as asked; null for up to now.
+             */
             until: string | null;
+            /** @description Contacts now, by status (not limited to the period). */
             contacts: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every contact of the account.
+                 */
                 total: number;
                 /** Format: int32 */
                 subscribed: number;
@@ -1047,6 +1079,7 @@ export interface components {
                 /** Format: int32 */
                 complained: number;
             };
+            /** @description Campaigns now, by status. */
             campaigns: {
                 /** Format: int32 */
                 draft: number;
@@ -1073,14 +1106,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -1088,24 +1134,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -1436,6 +1506,7 @@ export interface components {
             existing_id?: string;
         };
         CampaignAnalytics: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
             /**
              * Format: int32
@@ -1447,14 +1518,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -1462,24 +1546,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -1519,41 +1627,57 @@ export interface components {
             };
             /** @description Hourly for the first 72 hours after the start, daily after that. */
             time_series: components["schemas"]["TimeSeriesPoint"][];
+            /** @description The 20 most clicked links. */
             top_links: components["schemas"]["LinkStats"][];
+            /** @description The 20 recipient domains with the most messages sent. */
             domains: components["schemas"]["DomainStats"][];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.cancelled`: A campaign was cancelled. */
         CampaignCancelledEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         CampaignCompletedData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
+            /** @description The final message counts. */
             stats: components["schemas"]["CampaignStats"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.completed`: Every message of a campaign was processed. */
         CampaignCompletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignCompletedData"];
         };
         /** @description `name`, `subject`, `from_email` and `content` make a draft. */
@@ -1587,29 +1711,42 @@ export interface components {
              */
             track_clicks: boolean;
         };
+        /** @description What every `campaign.*` event carries. */
         CampaignEventData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
         };
         CampaignFailedData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
+            /** @description Why it stopped, e.g. the relay's last error. */
             reason: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.failed`: The relay kept failing; the campaign stopped (resume retries). */
         CampaignFailedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignFailedData"];
         };
         /** @description One recipient of a campaign. */
@@ -1666,18 +1803,23 @@ export interface components {
             next_cursor: string | null;
             has_more: boolean;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.paused`: A sending campaign was paused. */
         CampaignPausedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.paused";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         /** @description Replace an editable (`draft` or `scheduled`) campaign. */
@@ -1711,18 +1853,23 @@ export interface components {
              */
             track_clicks: boolean;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.resumed`: A paused or failed campaign was resumed. */
         CampaignResumedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.resumed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         CampaignScheduleRequest: {
@@ -1733,24 +1880,35 @@ export interface components {
             scheduled_at: string;
         };
         CampaignScheduledData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it will start.
+             */
             scheduled_at: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.scheduled`: A campaign was scheduled. */
         CampaignScheduledEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.scheduled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignScheduledData"];
         };
         CampaignSendRequest: {
@@ -1760,18 +1918,23 @@ export interface components {
              */
             scheduled_at?: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.started`: A campaign started sending. */
         CampaignStartedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.started";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         /** @description Counts of the campaign's messages, kept as they happen; test sends count nowhere. */
@@ -1974,38 +2137,50 @@ export interface components {
             existing_id?: string;
         };
         ContactCreatedData: {
+            /** @description The contact as created. */
             contact: components["schemas"]["Contact"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.created`: A contact was created through the API. */
         ContactCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactCreatedData"];
         };
         /** @description Personal data is gone; only the id remains. */
         ContactDeletedData: {
+            /** @description The deleted contact's id (`ct_…`). */
             contact_id: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.deleted`: A contact was deleted. */
         ContactDeletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.deleted";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactDeletedData"];
         };
         /** @description A contact with this email exists in the account; `existing_id` names it. */
@@ -2142,42 +2317,59 @@ export interface components {
          */
         ContactStatus: "subscribed" | "unsubscribed" | "bounced" | "complained";
         ContactSubscribedData: {
+            /** @description The contact (`ct_…`). */
             contact_id: string;
+            /** @description The contact's email. */
             email: string;
+            /** @description The suppressed status it left. */
             previous_status: components["schemas"]["ContactStatus"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.subscribed`: A suppressed contact was brought back to subscribed. */
         ContactSubscribedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.subscribed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactSubscribedData"];
         };
         ContactSuppressedData: {
+            /** @description The contact (`ct_…`). */
             contact_id: string;
+            /** @description The contact's email. */
             email: string;
+            /** @description The new status: `unsubscribed`, `bounced` or `complained`. */
             status: components["schemas"]["ContactStatus"];
+            /** @description Why, e.g. the bounce's reason. */
             reason: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.suppressed`: A contact became unsubscribed, bounced or complained. */
         ContactSuppressedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.suppressed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactSuppressedData"];
         };
         /** @description A partial change: `attributes` are merged into the stored ones (a null value removes a key). */
@@ -2200,22 +2392,28 @@ export interface components {
             status_reason?: string | null;
         };
         ContactUpdatedData: {
+            /** @description The contact after the change. */
             contact: components["schemas"]["Contact"];
             /** @description Names of the fields that changed. */
             changed: string[];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.updated`: A contact was changed through the API. */
         ContactUpdatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.updated";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactUpdatedData"];
         };
         Conversion: {
@@ -2278,20 +2476,26 @@ export interface components {
             occurred_at?: string;
         };
         ConversionCreatedData: {
+            /** @description The conversion as recorded. */
             conversion: components["schemas"]["Conversion"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `conversion.created`: A conversion was recorded. */
         ConversionCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "conversion.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ConversionCreatedData"];
         };
         /** @description One page of a list. */
@@ -2307,17 +2511,34 @@ export interface components {
         DecimalAmount: string;
         /** @enum {string} */
         DeliveryStatus: "pending" | "succeeded" | "failed";
+        /** @description A campaign's figures for one recipient domain. */
         DomainStats: {
+            /** @description The recipients' domain, e.g. `gmail.com`. */
             domain: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages delivered.
+             */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unique opens.
+             */
             opens: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unique clicks.
+             */
             clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Bounces.
+             */
             bounces: number;
         };
         /**
@@ -2326,190 +2547,291 @@ export interface components {
          */
         EmailAddress: string;
         EmailBouncedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description `hard` (permanent) or `soft` (temporary).
+             * @enum {string}
+             */
             bounce_type: "hard" | "soft";
+            /** @description Why, as reported. */
             reason: string | null;
+            /** @description The SMTP or DSN diagnostic, e.g. `smtp; 550`. */
             diagnostic_code: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.bounced`: The message bounced: a 5xx while sending, a DSN, or a provider report. */
         EmailBouncedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.bounced";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailBouncedData"];
         };
         EmailClickedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The link followed. */
             url: string;
+            /** @description The message's first click. */
             first_click: boolean;
+            /** @description The `User-Agent` that followed the link. */
             user_agent: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.clicked`: A tracked link was followed (every click; `first_click` on the first). */
         EmailClickedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.clicked";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailClickedData"];
         };
         EmailComplainedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The ARF `Feedback-Type` (`abuse`, …), when the complaint came as ARF. */
             feedback_type: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.complained`: The recipient reported the message as spam (ARF or a provider report). */
         EmailComplainedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.complained";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailComplainedData"];
         };
         EmailDeferredData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The relay's temporary (4xx) answer. */
             reason: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Which attempt was deferred (1 for the first).
+             */
             attempt: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due.
+             */
             next_attempt_at: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.deferred`: The relay answered 4xx; the message will be retried. */
         EmailDeferredEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.deferred";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailDeferredData"];
         };
         /** @description The relay accepted the recipient (it took responsibility for delivery). */
         EmailDeliveredData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`. */
             smtp_response: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.delivered`: The relay accepted the recipient. */
         EmailDeliveredEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.delivered";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailDeliveredData"];
         };
+        /** @description What every `email.*` event carries. */
         EmailEventData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
         };
         EmailFailedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description Why: the relay's last answer, or `rendering failed: …`. */
             reason: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.failed`: The message could not be sent (retries exhausted or rendering failed). */
         EmailFailedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailFailedData"];
         };
         EmailOpenedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The message's first open. */
             first_open: boolean;
+            /** @description Flagged as a scanner or privacy proxy. */
             machine: boolean;
+            /** @description The `User-Agent` that loaded the pixel. */
             user_agent: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.opened`: The open pixel was loaded (every open; `first_open` on the first). */
         EmailOpenedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.opened";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailOpenedData"];
         };
         EmailSentData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the relay accepted the message.
+             */
             sent_at: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.sent`: A campaign message was handed to the relay. */
         EmailSentEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.sent";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailSentData"];
         };
         /** @description A user with this email exists. */
@@ -2535,25 +2857,37 @@ export interface components {
             existing_id?: string;
         };
         EmailUnsubscribedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
+             * @enum {string}
+             */
             source: "link" | "one_click" | "api";
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.unsubscribed`: The recipient unsubscribed through the message (link or one-click). */
         EmailUnsubscribedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.unsubscribed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailUnsubscribedData"];
         };
         EngagementFigures: {
@@ -2567,14 +2901,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -2582,24 +2929,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -2650,6 +3021,7 @@ export interface components {
         EventType: {
             /** @description e.g. `email.opened` */
             type: string;
+            /** @description When the event is emitted. */
             description: string;
         };
         /** @description The field at fault in a validation error. */
@@ -2769,32 +3141,56 @@ export interface components {
             existing_id?: string;
         };
         ImportCompletedData: {
+            /** @description The import (`imp_…`). */
             import_id: string;
-            /** @enum {string} */
+            /**
+             * @description `completed` (even with failed rows) or `failed` (the whole import stopped).
+             * @enum {string}
+             */
             status: "completed" | "failed";
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Data rows in the import.
+             */
             total_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts created.
+             */
             created: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts updated.
+             */
             updated: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows merged into a later one or left alone by the mode.
+             */
             skipped: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows refused.
+             */
             failed: number;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `import.completed`: A contact import finished (completed or failed), with its counts. */
         ImportCompletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "import.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ImportCompletedData"];
         };
         ImportContactRow: {
@@ -3009,11 +3405,19 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description Clicks on one link of a campaign. */
         LinkStats: {
+            /** @description The link, as in the content. */
             url: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages in which the link was clicked.
+             */
             unique_clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Every click on the link.
+             */
             total_clicks: number;
         };
         LoginRequest: {
@@ -3037,8 +3441,11 @@ export interface components {
         };
         /** @enum {string} */
         MessageStatus: "queued" | "sending" | "sent" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
+        /** @description A sum of money in one currency. */
         MoneyTotal: {
+            /** @description The currency. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description The sum, exact to the minor unit. */
             amount: components["schemas"]["DecimalAmount"];
         };
         /** @description No such resource in this account. */
@@ -3191,20 +3598,26 @@ export interface components {
             has_more: boolean;
         };
         PaymentReceivedData: {
+            /** @description The payment as recorded. */
             payment: components["schemas"]["Payment"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `payment.received`: A payment was recorded. */
         PaymentReceivedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "payment.received";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["PaymentReceivedData"];
         };
         /** @description An RFC 9457 problem document. */
@@ -3385,13 +3798,25 @@ export interface components {
              * @description Start of the bucket.
              */
             at: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Opens in the bucket (every open).
+             */
             opens: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Clicks in the bucket (every click).
+             */
             clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Hard and soft bounces in the bucket.
+             */
             bounces: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes in the bucket.
+             */
             unsubscribes: number;
         };
         /** @description Too many failed logins for this email or from this address. */
@@ -3750,21 +4175,28 @@ export interface components {
             last_failure_at: string | null;
         };
         WebhookTestData: {
+            /** @description The endpoint tested (`wh_…`). */
             webhook_id: string;
+            /** @description `This is a test event from Sendline.` */
             message: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `webhook.test`: Sent by `POST /webhooks/{id}/test` to that endpoint only. */
         WebhookTestEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description The outcome of one signed `webhook.test` delivery. */
@@ -3963,7 +4395,9 @@ export interface operations {
     Analytics_overview: {
         parameters: {
             query?: {
+                /** @description From this time (its whole UTC hour). */
                 since?: string;
+                /** @description Up to this time (its whole UTC hour included). */
                 until?: string;
             };
             header?: never;
@@ -7559,6 +7993,7 @@ export interface operations {
                 cursor?: components["parameters"]["PageQuery.cursor"];
                 /** @description An event type or a pattern such as `email.*`. */
                 type?: string;
+                /** @description Only events created at or after this time. */
                 since?: string;
             };
             header?: never;
