@@ -1266,9 +1266,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ApiKeyPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ApiKey"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /**
@@ -1328,16 +1330,24 @@ export interface components {
         AttributionRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1359,16 +1369,24 @@ export interface components {
         BadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1400,9 +1418,11 @@ export interface components {
         };
         /** @description One page of a list. */
         BounceRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["BounceRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description A bounce or complaint reported by an external relay; give `message_id` or `email`. */
@@ -1487,16 +1507,24 @@ export interface components {
         CampaignActionConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_state_transition" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1791,16 +1819,20 @@ export interface components {
         };
         /** @description One page of a list. */
         CampaignMessagePage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["CampaignMessage"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description One page of a list. */
         CampaignPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Campaign"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description `campaign.paused`: A sending campaign was paused. */
@@ -2033,9 +2065,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ClickRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ClickRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         Contact: {
@@ -2091,9 +2125,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ContactActivityPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ContactActivity"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         ContactCreate: {
@@ -2118,16 +2154,24 @@ export interface components {
         ContactCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_exists" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2187,16 +2231,24 @@ export interface components {
         ContactExistsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_exists";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2269,9 +2321,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ContactImportPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ContactImport"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         ContactImportRequest: {
@@ -2287,9 +2341,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ContactPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Contact"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description The whole record: fields left out are cleared. */
@@ -2500,9 +2556,11 @@ export interface components {
         };
         /** @description One page of a list. */
         ConversionPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Conversion"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description An ISO 4217 currency code. */
@@ -2838,16 +2896,24 @@ export interface components {
         EmailTakenResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "email_taken";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3013,9 +3079,11 @@ export interface components {
         Event: components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailDeliveredEvent"] | components["schemas"]["EmailDeferredEvent"] | components["schemas"]["EmailOpenedEvent"] | components["schemas"]["EmailClickedEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["EmailComplainedEvent"] | components["schemas"]["EmailUnsubscribedEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CampaignScheduledEvent"] | components["schemas"]["CampaignStartedEvent"] | components["schemas"]["CampaignPausedEvent"] | components["schemas"]["CampaignResumedEvent"] | components["schemas"]["CampaignCompletedEvent"] | components["schemas"]["CampaignCancelledEvent"] | components["schemas"]["CampaignFailedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactSubscribedEvent"] | components["schemas"]["ContactSuppressedEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ConversionCreatedEvent"] | components["schemas"]["AffiliateConversionEvent"] | components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** @description One page of a list. */
         EventPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Event"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         EventType: {
@@ -3028,22 +3096,31 @@ export interface components {
         FieldError: {
             /** @description JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`. */
             pointer: string;
+            /** @description What is wrong with it, e.g. `must match format "email"` or `is not a known field`. */
             detail: string;
         };
         /** @description The API key lacks the scope, or is used from an address it does not allow. */
         ForbiddenResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3056,16 +3133,24 @@ export interface components {
         HeaderFieldsTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "headers_too_large";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3078,16 +3163,24 @@ export interface components {
         IdempotencyKeyInUseResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3100,16 +3193,24 @@ export interface components {
         IdempotencyKeyReusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3122,16 +3223,24 @@ export interface components {
         ImportBadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3215,16 +3324,24 @@ export interface components {
         ImportRateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_imports";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3255,16 +3372,24 @@ export interface components {
         ImportTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "payload_too_large" | "too_many_rows";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3277,16 +3402,24 @@ export interface components {
         InvalidBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3299,16 +3432,24 @@ export interface components {
         InvalidCredentialsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_credentials";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3321,16 +3462,24 @@ export interface components {
         InvalidPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3343,16 +3492,24 @@ export interface components {
         InvalidPostResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3365,16 +3522,24 @@ export interface components {
         InvalidStateTransitionResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_state_transition";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3387,16 +3552,24 @@ export interface components {
         LastOwnerResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "last_owner";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3452,16 +3625,24 @@ export interface components {
         NotFoundResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "not_found";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3474,16 +3655,24 @@ export interface components {
         NotImplementedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "not_implemented";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3515,25 +3704,35 @@ export interface components {
         };
         /** @description One page of a list. */
         OpenRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["OpenRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description The body is larger than allowed. */
         PayloadTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "payload_too_large";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3592,9 +3791,11 @@ export interface components {
         };
         /** @description One page of a list. */
         PaymentPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Payment"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         PaymentReceivedData: {
@@ -3624,13 +3825,21 @@ export interface components {
         Problem: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /** @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all). */
             code: components["schemas"]["ProblemCode"];
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3649,16 +3858,24 @@ export interface components {
         RateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "rate_limited" | "too_many_invalid_api_keys";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3671,16 +3888,24 @@ export interface components {
         RefreshRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_token" | "refresh_token_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3709,16 +3934,24 @@ export interface components {
         RoleRequiredResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed" | "session_required" | "insufficient_role";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3750,16 +3983,24 @@ export interface components {
         SessionRequiredResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed" | "session_required";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3772,16 +4013,24 @@ export interface components {
         SignupDisabledResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "signup_disabled";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3823,16 +4072,24 @@ export interface components {
         TooManyLoginAttemptsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "too_many_login_attempts";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3845,16 +4102,24 @@ export interface components {
         TooManySignupsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "too_many_signups";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3882,16 +4147,24 @@ export interface components {
         UnauthorizedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "authentication_required" | "invalid_token" | "invalid_api_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3904,16 +4177,24 @@ export interface components {
         UnsupportedMediaTypeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "unsupported_media_type";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3956,16 +4237,24 @@ export interface components {
         UserCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "email_taken" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3976,9 +4265,11 @@ export interface components {
         };
         /** @description One page of a list. */
         UserPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["User"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /**
@@ -4043,16 +4334,24 @@ export interface components {
         WebhookCreateRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_url" | "insecure_url" | "unsafe_url" | "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -4110,16 +4409,20 @@ export interface components {
         };
         /** @description One page of a list. */
         WebhookDeliveryPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["WebhookDelivery"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description One page of a list. */
         WebhookPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Webhook"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         WebhookRecoverRequest: {
@@ -4220,16 +4523,24 @@ export interface components {
         WebhookUrlRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_url" | "insecure_url" | "unsafe_url";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
