@@ -27,7 +27,8 @@ describe('the reference', () => {
     const placeholders = contractExamples(doc).flatMap((example) => {
       const found: string[] = [];
       JSON.stringify(example.value, (key, value: unknown) => {
-        if (value === 'string' || value === '' || (typeof value === 'string' && /^(foo|bar|test|example|xxx)$/i.test(value))) found.push(`${key}: ${JSON.stringify(value)}`);
+        if (value === 'string' || value === '' || (typeof value === 'string' && /^(foo|bar|test|example|xxx)$/i.test(value)))
+          found.push(`${key}: ${JSON.stringify(value)}`);
         return value;
       });
       return found.length ? [{ example: example.name, found }] : [];
