@@ -4,6 +4,10 @@ import { contractExamples, missingReferenceParts, referenceOperations, schemaVal
 
 const doc = loadContract();
 
+const SENDLINE_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
+/** `*_id` fields that hold the caller's own ids, not Sendline's. */
+const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id']);
+
 describe('the reference', () => {
   it('gives every operation a summary, a description, request and response examples and an error example', () => {
     const gaps = referenceOperations(doc)
@@ -28,6 +32,9 @@ describe('the reference', () => {
       const found: string[] = [];
       JSON.stringify(example.value, (key, value: unknown) => {
         if (value === 'string' || value === '' || (typeof value === 'string' && /^(foo|bar|test|example|xxx)$/i.test(value)))
+          found.push(`${key}: ${JSON.stringify(value)}`);
+        // Ids look like the server's (server/db/ids.ts): a type prefix, 8 characters of time, 14 random.
+        if ((key === 'id' || (key.endsWith('_id') && !NOT_SENDLINE_IDS.has(key))) && typeof value === 'string' && !SENDLINE_ID.test(value))
           found.push(`${key}: ${JSON.stringify(value)}`);
         return value;
       });
