@@ -258,8 +258,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a campaign
-         * @description Delete a campaign that is not sending (pause or cancel it first), with its message log.
-         *     Account-wide analytics keep their counts.
+         * @description Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks,
+         *     bounces and figures go with it, so account analytics no longer count them; conversions and
+         *     payments stay, without the campaign.
          */
         delete: operations["Campaigns_delete"];
         options?: never;
@@ -1055,12 +1056,12 @@ export interface components {
         AnalyticsOverview: {
             /**
              * Format: date-time
-             * @description The start of the first hour counted, as asked; null for since the beginning.
+             * @description The `since` asked for; null when none was given (since the beginning).
              */
             since: string | null;
             /**
              * Format: date-time
-             * @description The end of the period, as asked; null for up to now.
+             * @description The `until` asked for; null when none was given (up to now).
              */
             until: string | null;
             /** @description Contacts now, by status (not limited to the period). */
@@ -2120,7 +2121,7 @@ export interface components {
             campaign_id: string | null;
             /** @description The link, for clicks. */
             url?: string;
-            /** @description Bounce type or failure reason. */
+            /** @description Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency. */
             detail?: string;
         };
         /** @description One page of a list. */
@@ -4706,9 +4707,9 @@ export interface operations {
     Analytics_overview: {
         parameters: {
             query?: {
-                /** @description From this time (its whole UTC hour). */
+                /** @description From the start of this time's UTC hour. */
                 since?: string;
-                /** @description Up to this time (its whole UTC hour included). */
+                /** @description Up to this time: hours that start before it count. */
                 until?: string;
             };
             header?: never;

@@ -494,8 +494,8 @@ class AnalyticsApi
      *
      * Get account analytics
      *
-     * @param  \DateTime|null $since From this time (its whole UTC hour). (optional)
-     * @param  \DateTime|null $until Up to this time (its whole UTC hour included). (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -513,8 +513,8 @@ class AnalyticsApi
      *
      * Get account analytics
      *
-     * @param  \DateTime|null $since From this time (its whole UTC hour). (optional)
-     * @param  \DateTime|null $until Up to this time (its whole UTC hour included). (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -669,8 +669,8 @@ class AnalyticsApi
      *
      * Get account analytics
      *
-     * @param  \DateTime|null $since From this time (its whole UTC hour). (optional)
-     * @param  \DateTime|null $until Up to this time (its whole UTC hour included). (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -691,8 +691,8 @@ class AnalyticsApi
      *
      * Get account analytics
      *
-     * @param  \DateTime|null $since From this time (its whole UTC hour). (optional)
-     * @param  \DateTime|null $until Up to this time (its whole UTC hour included). (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -742,8 +742,8 @@ class AnalyticsApi
     /**
      * Create request for operation 'overview'
      *
-     * @param  \DateTime|null $since From this time (its whole UTC hour). (optional)
-     * @param  \DateTime|null $until Up to this time (its whole UTC hour included). (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException

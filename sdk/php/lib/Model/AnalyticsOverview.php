@@ -445,7 +445,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets since
      *
-     * @param \DateTime $since The start of the first hour counted, as asked; null for since the beginning.
+     * @param \DateTime $since The `since` asked for; null when none was given (since the beginning).
      *
      * @return self
      */
@@ -479,7 +479,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets until
      *
-     * @param \DateTime $until The end of the period, as asked; null for up to now.
+     * @param \DateTime $until The `until` asked for; null when none was given (up to now).
      *
      * @return self
      */

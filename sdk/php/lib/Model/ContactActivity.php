@@ -455,7 +455,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string|null $detail Bounce type or failure reason.
+     * @param string|null $detail Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency.
      *
      * @return self
      */

@@ -325,8 +325,8 @@ class AnalyticsApi:
     @validate_call
     def overview(
         self,
-        since: Annotated[Optional[datetime], Field(description="From this time (its whole UTC hour).")] = None,
-        until: Annotated[Optional[datetime], Field(description="Up to this time (its whole UTC hour included).")] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -344,9 +344,9 @@ class AnalyticsApi:
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since: From this time (its whole UTC hour).
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until: Up to this time (its whole UTC hour included).
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -401,8 +401,8 @@ class AnalyticsApi:
     @validate_call
     def overview_with_http_info(
         self,
-        since: Annotated[Optional[datetime], Field(description="From this time (its whole UTC hour).")] = None,
-        until: Annotated[Optional[datetime], Field(description="Up to this time (its whole UTC hour included).")] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -420,9 +420,9 @@ class AnalyticsApi:
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since: From this time (its whole UTC hour).
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until: Up to this time (its whole UTC hour included).
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -477,8 +477,8 @@ class AnalyticsApi:
     @validate_call
     def overview_without_preload_content(
         self,
-        since: Annotated[Optional[datetime], Field(description="From this time (its whole UTC hour).")] = None,
-        until: Annotated[Optional[datetime], Field(description="Up to this time (its whole UTC hour included).")] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -496,9 +496,9 @@ class AnalyticsApi:
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since: From this time (its whole UTC hour).
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until: Up to this time (its whole UTC hour included).
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

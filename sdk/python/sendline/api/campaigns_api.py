@@ -688,7 +688,7 @@ class CampaignsApi:
     ) -> None:
         """Delete a campaign
 
-        Delete a campaign that is not sending (pause or cancel it first), with its message log. Account-wide analytics keep their counts.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str
@@ -762,7 +762,7 @@ class CampaignsApi:
     ) -> ApiResponse[None]:
         """Delete a campaign
 
-        Delete a campaign that is not sending (pause or cancel it first), with its message log. Account-wide analytics keep their counts.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str
@@ -836,7 +836,7 @@ class CampaignsApi:
     ) -> RESTResponseType:
         """Delete a campaign
 
-        Delete a campaign that is not sending (pause or cancel it first), with its message log. Account-wide analytics keep their counts.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str

@@ -34,8 +34,8 @@ class AnalyticsOverview(BaseModel):
     """
     AnalyticsOverview
     """ # noqa: E501
-    since: Optional[datetime] = Field(description="The start of the first hour counted, as asked; null for since the beginning.")
-    until: Optional[datetime] = Field(description="The end of the period, as asked; null for up to now.")
+    since: Optional[datetime] = Field(description="The `since` asked for; null when none was given (since the beginning).")
+    until: Optional[datetime] = Field(description="The `until` asked for; null when none was given (up to now).")
     contacts: AnalyticsOverviewContacts
     campaigns: AnalyticsOverviewCampaigns
     sent: StrictInt = Field(description="Messages the relay accepted.")

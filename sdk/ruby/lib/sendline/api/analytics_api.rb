@@ -85,8 +85,8 @@ module Sendline
     # Get account analytics
     # Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
     # @param [Hash] opts the optional parameters
-    # @option opts [Time] :since From this time (its whole UTC hour).
-    # @option opts [Time] :_until Up to this time (its whole UTC hour included).
+    # @option opts [Time] :since From the start of this time&#39;s UTC hour.
+    # @option opts [Time] :_until Up to this time: hours that start before it count.
     # @return [AnalyticsOverview]
     def overview(opts = {})
       data, _status_code, _headers = overview_with_http_info(opts)
@@ -96,8 +96,8 @@ module Sendline
     # Get account analytics
     # Account-wide figures, from counters kept as events are recorded. &#x60;since&#x60; and &#x60;until&#x60; select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
     # @param [Hash] opts the optional parameters
-    # @option opts [Time] :since From this time (its whole UTC hour).
-    # @option opts [Time] :_until Up to this time (its whole UTC hour included).
+    # @option opts [Time] :since From the start of this time&#39;s UTC hour.
+    # @option opts [Time] :_until Up to this time: hours that start before it count.
     # @return [Array<(AnalyticsOverview, Integer, Hash)>] AnalyticsOverview data, response status code and response headers
     def overview_with_http_info(opts = {})
       if @api_client.config.debugging

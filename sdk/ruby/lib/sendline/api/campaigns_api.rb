@@ -269,7 +269,7 @@ module Sendline
     end
 
     # Delete a campaign
-    # Delete a campaign that is not sending (pause or cancel it first), with its message log. Account-wide analytics keep their counts.
+    # Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -279,7 +279,7 @@ module Sendline
     end
 
     # Delete a campaign
-    # Delete a campaign that is not sending (pause or cancel it first), with its message log. Account-wide analytics keep their counts.
+    # Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers

@@ -15,10 +15,10 @@ require 'time'
 
 module Sendline
   class AnalyticsOverview < ApiModelBase
-    # The start of the first hour counted, as asked; null for since the beginning.
+    # The `since` asked for; null when none was given (since the beginning).
     attr_accessor :since
 
-    # The end of the period, as asked; null for up to now.
+    # The `until` asked for; null when none was given (up to now).
     attr_accessor :_until
 
     attr_accessor :contacts

@@ -28,7 +28,7 @@ module Sendline
     # The link, for clicks.
     attr_accessor :url
 
-    # Bounce type or failure reason.
+    # Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency.
     attr_accessor :detail
 
     class EnumAttributeValidator
