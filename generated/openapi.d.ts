@@ -1215,6 +1215,24 @@ export interface components {
                 unsubscribe_rate: number;
             };
         };
+        /**
+         * @example {
+         *       "id": "key_0Vbp7Rz1565yiBNS4t9FfS",
+         *       "name": "CRM sync (production)",
+         *       "prefix": "sl_live_dNN6kf",
+         *       "scopes": [
+         *         "read",
+         *         "write"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "rate_limit_per_minute": 600,
+         *       "created_at": "2026-11-03T12:30:05.118Z",
+         *       "last_used_at": "2026-11-23T17:59:00.000Z",
+         *       "expires_at": null
+         *     }
+         */
         ApiKey: {
             /** @description `key_…` */
             id: string;
@@ -1396,6 +1414,18 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "bnc_0Vbp7Rz2kAHama2ppb0FOp",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "contact_id": "ct_0Vbp7Rz2650GIH058VI0LU",
+         *       "email": "grace.hopper@example.org",
+         *       "occurred_at": "2026-11-20T13:02:41.000Z",
+         *       "type": "hard",
+         *       "reason": "mailbox does not exist",
+         *       "diagnostic_code": "smtp; 550 5.1.1 The email account that you tried to reach does not exist"
+         *     }
+         */
         BounceRecord: {
             /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
@@ -1449,6 +1479,47 @@ export interface components {
          * @enum {string}
          */
         BounceType: "hard" | "soft" | "complaint";
+        /**
+         * @example {
+         *       "id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "name": "November product update",
+         *       "subject": "{{ first_name | default: \"Hello\" }}, here is what shipped in November",
+         *       "from_email": "news@acme.example",
+         *       "from_name": "Acme Product Team",
+         *       "reply_to": "support@acme.example",
+         *       "content": "<h1>Hi {{ first_name | default: \"there\" }}</h1><p>Scheduled exports are here. <a href=\"https://acme.example/changelog\">Read the changelog</a>.</p><p><a href=\"{{ unsubscribe_url }}\">Unsubscribe</a></p>",
+         *       "text_content": null,
+         *       "preheader": "Scheduled exports, faster search and a new API",
+         *       "audience": {
+         *         "tags_any": [
+         *           "newsletter"
+         *         ],
+         *         "exclude_tags": [
+         *           "churned"
+         *         ]
+         *       },
+         *       "track_opens": true,
+         *       "track_clicks": true,
+         *       "status": "completed",
+         *       "scheduled_at": null,
+         *       "started_at": "2026-11-20T13:00:00.412Z",
+         *       "completed_at": "2026-11-20T13:04:51.907Z",
+         *       "created_at": "2026-11-18T10:12:44.031Z",
+         *       "updated_at": "2026-11-20T13:04:51.907Z",
+         *       "stats": {
+         *         "recipients": 12480,
+         *         "sent": 12452,
+         *         "delivered": 12452,
+         *         "deferred": 0,
+         *         "failed": 3,
+         *         "bounced": 25,
+         *         "opened": 5311,
+         *         "clicked": 1207,
+         *         "unsubscribed": 18,
+         *         "complained": 2
+         *       }
+         *     }
+         */
         Campaign: {
             /** @description `cmp_…` */
             id: string;
@@ -2073,6 +2144,27 @@ export interface components {
             /** @description Whether another page follows. */
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "email": "ada.lovelace@example.com",
+         *       "first_name": "Ada",
+         *       "last_name": "Lovelace",
+         *       "attributes": {
+         *         "plan": "pro",
+         *         "company": "Analytical Engines Ltd"
+         *       },
+         *       "tags": [
+         *         "newsletter",
+         *         "beta"
+         *       ],
+         *       "status": "subscribed",
+         *       "status_reason": null,
+         *       "status_changed_at": null,
+         *       "created_at": "2026-11-02T09:14:27.512Z",
+         *       "updated_at": "2026-11-02T09:14:27.512Z"
+         *     }
+         */
         Contact: {
             /** @description `ct_…` */
             id: string;
@@ -2258,6 +2350,36 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "imp_0Vbp7Rz2oLTQbLzBH6C5LI",
+         *       "status": "completed",
+         *       "mode": "upsert",
+         *       "total_rows": 48213,
+         *       "processed_rows": 48213,
+         *       "created": 45102,
+         *       "updated": 3067,
+         *       "skipped": 42,
+         *       "failed": 2,
+         *       "errors": [
+         *         {
+         *           "row": 1207,
+         *           "email": "jane.doe@example",
+         *           "code": "invalid_email",
+         *           "detail": "\"jane.doe@example\" is not a valid email address."
+         *         },
+         *         {
+         *           "row": 30915,
+         *           "email": null,
+         *           "code": "missing_email",
+         *           "detail": "The row has no email."
+         *         }
+         *       ],
+         *       "failure": null,
+         *       "created_at": "2026-11-22T10:00:41.380Z",
+         *       "finished_at": "2026-11-22T10:00:49.912Z"
+         *     }
+         */
         ContactImport: {
             /** @description `imp_…` */
             id: string;
@@ -2473,6 +2595,21 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["ContactUpdatedData"];
         };
+        /**
+         * @example {
+         *       "id": "cnv_0Vbp7Rz2DRIpxfENT0EPFB",
+         *       "contact_id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "type": "purchase",
+         *       "value": "49.90",
+         *       "currency": "EUR",
+         *       "affiliate_id": "partner-berlin-07",
+         *       "external_id": "order-2026-118734",
+         *       "attribution": "click_token",
+         *       "occurred_at": "2026-11-20T14:12:09.000Z",
+         *       "created_at": "2026-11-20T14:12:09.731Z"
+         *     }
+         */
         Conversion: {
             /** @description `cnv_…` */
             id: string;
@@ -3742,6 +3879,19 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "pay_0Vbp7Rz25SWkk9HSuBYLyp",
+         *       "contact_id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "amount": "129.00",
+         *       "currency": "USD",
+         *       "external_id": "in_1QxY7rAcmeInvoice0042",
+         *       "attribution": "last_click",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z",
+         *       "created_at": "2026-11-21T09:30:01.204Z"
+         *     }
+         */
         Payment: {
             /** @description `pay_…` */
             id: string;
@@ -3961,7 +4111,23 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description A session: a short-lived access token and a single-use refresh token. */
+        /**
+         * @description A session: a short-lived access token and a single-use refresh token.
+         * @example {
+         *       "success": true,
+         *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzaWQiOiJzZXNfMFZicDdSejNIcTJMbU44dlRjNEt3RSIsImFjYyI6ImFjY18wVmJwN1J6MVJacnRhSnVCd3BtdDNEIiwiaWF0IjoxNzk1NDYwMTc5LCJleHAiOjE3OTU0NjEwNzksImF1ZCI6InNlbmRsaW5lLWFwaSIsImlzcyI6InNlbmRsaW5lIiwic3ViIjoidXNyXzBWYnA3UnoxeFNUSHRBdXZCNzFFQXQifQ.J9pHuPbsPnFv3qUbTJbaCdf-IjD43Z_ReldApoBsk30",
+         *       "refresh_token": "ses_0Vbp7Rz3Hq2LmN8vTc4KwE.m6P34okjdIHmz5Nb2R063TXxQCzRCvKTgfE1Z4av814",
+         *       "expires_in": 900,
+         *       "user": {
+         *         "id": "usr_0Vbp7Rz1xSTHtAuvB71EAt",
+         *         "email": "ada.lovelace@acme.example",
+         *         "name": "Ada Lovelace",
+         *         "role": "owner",
+         *         "account_id": "acc_0Vbp7Rz1RZrtaJuBwpmt3D",
+         *         "created_at": "2026-11-01T08:00:12.907Z"
+         *       }
+         *     }
+         */
         Session: {
             /**
              * @description Always `true`.
@@ -4204,6 +4370,16 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "usr_0Vbp7Rz1xSTHtAuvB71EAt",
+         *       "email": "ada.lovelace@acme.example",
+         *       "name": "Ada Lovelace",
+         *       "role": "owner",
+         *       "account_id": "acc_0Vbp7Rz1RZrtaJuBwpmt3D",
+         *       "created_at": "2026-11-01T08:00:12.907Z"
+         *     }
+         */
         User: {
             /** @description `usr_…` */
             readonly id: string;
@@ -4286,6 +4462,28 @@ export interface components {
             /** @description A new password, 10–1024 characters; ends every session of the user. */
             password?: string;
         };
+        /**
+         * @example {
+         *       "id": "wh_0Vbp7Rz2s9gKskeBGlTSP9",
+         *       "url": "https://hooks.acme.example/sendline",
+         *       "description": "Bounces and complaints into the CRM",
+         *       "events": [
+         *         "email.bounced",
+         *         "email.complained",
+         *         "contact.*"
+         *       ],
+         *       "active": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-11-10T08:21:37.645Z",
+         *       "updated_at": "2026-11-10T08:21:37.645Z",
+         *       "stats": {
+         *         "delivered_24h": 342,
+         *         "failed_24h": 1,
+         *         "last_success_at": "2026-11-23T17:58:12.003Z",
+         *         "last_failure_at": "2026-11-23T03:12:40.517Z"
+         *       }
+         *     }
+         */
         Webhook: {
             /** @description `wh_…` */
             id: string;
@@ -4361,7 +4559,24 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description One delivery of an event to a webhook, with its latest attempt. */
+        /**
+         * @description One delivery of an event to a webhook, with its latest attempt.
+         * @example {
+         *       "id": "whd_0Vbp7Rz2aXHQBD3YQcMOKx",
+         *       "webhook_id": "wh_0Vbp7Rz2s9gKskeBGlTSP9",
+         *       "event_id": "evt_0Vbp7Rz1cR63wVCCgfxQ9H",
+         *       "event_type": "email.bounced",
+         *       "status": "failed",
+         *       "attempts": 8,
+         *       "status_code": 503,
+         *       "latency_ms": 211,
+         *       "response_excerpt": "<html><body><h1>503 Service Unavailable</h1></body></html>",
+         *       "error": "HTTP 503",
+         *       "next_retry_at": null,
+         *       "created_at": "2026-11-21T02:00:03.118Z",
+         *       "updated_at": "2026-11-22T07:01:44.902Z"
+         *     }
+         */
         WebhookDelivery: {
             /** @description `whd_…` */
             id: string;

@@ -91,9 +91,12 @@ function mediaExamples(name: string, pointer: string, media: MediaType): Example
   return cases;
 }
 
-/** Every request and response example of the contract, with the schema it must fit. */
+/** Every request, response and schema example of the contract, with the schema it must fit. */
 export function contractExamples(doc: OpenApiDocument): ExampleCase[] {
-  return referenceOperations(doc).flatMap(({ method, path, operation }) => {
+  const schemas = Object.entries((doc.components?.schemas ?? {}) as Record<string, { example?: unknown }>).flatMap(([name, schema]) =>
+    schema.example === undefined ? [] : [{ name: `schema ${name}`, value: schema.example, schemaPointer: `#/components/schemas/${escapePointer(name)}` }],
+  );
+  const operations = referenceOperations(doc).flatMap(({ method, path, operation }) => {
     const base = `#/paths/${escapePointer(path)}/${method}`;
     const label = `${method.toUpperCase()} ${path}`;
     const requests = Object.entries(operation.requestBody?.content ?? {}).flatMap(([type, media]) =>
@@ -106,6 +109,7 @@ export function contractExamples(doc: OpenApiDocument): ExampleCase[] {
     );
     return [...requests, ...responses];
   });
+  return [...schemas, ...operations];
 }
 
 /**
