@@ -61,13 +61,21 @@ export function missingReferenceParts({ operation }: ReferenceOperation): string
     const contents = Object.entries(response.content ?? {});
     if (contents.length && !contents.some(([, media]) => hasExample(media))) missing.push(`${status} response example`);
   }
-  const errorExample = Object.entries(operation.responses ?? {}).some(
-    ([status, response]) => /^[45]/.test(status) && Object.values(response.content ?? {}).some(hasExample),
-  );
-  if (!errorExample) missing.push('error response example');
   const langs = new Set((operation['x-codeSamples'] ?? []).filter((s) => s.source?.trim()).map((s) => s.lang));
   for (const lang of REQUIRED_CODE_SAMPLE_LANGS) if (!langs.has(lang)) missing.push(`${lang} code sample`);
   return missing;
+}
+
+const hasErrorExample = ({ operation }: ReferenceOperation) =>
+  Object.entries(operation.responses ?? {}).some(([status, response]) => /^[45]/.test(status) && Object.values(response.content ?? {}).some(hasExample));
+
+/** Operation families (tags) of which no operation shows an error response. */
+export function familiesWithoutErrorExample(operations: ReferenceOperation[]): string[] {
+  const families = new Map<string, boolean>();
+  for (const op of operations) {
+    for (const tag of op.operation.tags ?? ['(untagged)']) families.set(tag, (families.get(tag) ?? false) || hasErrorExample(op));
+  }
+  return [...families].filter(([, shown]) => !shown).map(([tag]) => tag);
 }
 
 export interface ExampleCase {
