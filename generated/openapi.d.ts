@@ -11,6 +11,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get campaign analytics
+         * @description One campaign's figures: engagement, rates and revenue, an hourly time series for the first
+         *     72 hours after the start (daily after that), the most clicked links and the figures per
+         *     recipient domain. The same counts as the campaign's `stats`.
+         */
         get: operations["Analytics_campaign"];
         put?: never;
         post?: never;
@@ -28,6 +34,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Get account analytics
          * @description Account-wide figures, from counters kept as events are recorded. `since` and `until` select
          *     whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
          */
@@ -47,8 +54,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List API keys
+         * @description List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
+         */
         get: operations["ApiKeys_list"];
         put?: never;
+        /**
+         * Create an API key
+         * @description Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only
+         *     and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes
+         *     a logged-in owner or admin.
+         */
         post: operations["ApiKeys_create"];
         delete?: never;
         options?: never;
@@ -63,13 +80,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get an API key
+         * @description Fetch one API key, without its secret.
+         */
         get: operations["ApiKeys_get"];
         put?: never;
         post?: never;
-        /** @description Revoke a key; it stops working at once. */
+        /**
+         * Revoke an API key
+         * @description Revoke a key: it stops working at once on every process, and its WebSockets are closed.
+         */
         delete: operations["ApiKeys_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update an API key
+         * @description Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on
+         *     every process within a second; WebSockets from addresses no longer allowed are closed.
+         */
         patch: operations["ApiKeys_update"];
         trace?: never;
     };
@@ -82,7 +111,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Log in with email and password. Repeated failures per email and per IP answer 429. */
+        /**
+         * Log in
+         * @description Log in with email and password and get a session: a 15-minute JWT access token and a
+         *     single-use refresh token (the session lasts 30 days). A wrong email and a wrong password
+         *     answer the same 401 `invalid_credentials`; repeated failures per email
+         *     (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
+         */
         post: operations["Auth_login"];
         delete?: never;
         options?: never;
@@ -99,7 +134,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description End the current session: its access and refresh tokens stop working at once. */
+        /**
+         * Log out
+         * @description End the current session: its access and refresh tokens stop working at once, on every
+         *     process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+         */
         post: operations["Auth_logout"];
         delete?: never;
         options?: never;
@@ -114,7 +153,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Who is calling: the user, the account and how the request authenticated. */
+        /**
+         * Get the caller
+         * @description Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
+         */
         get: operations["Auth_me"];
         put?: never;
         post?: never;
@@ -133,7 +175,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Exchange a refresh token for a new session; the old refresh token stops working. */
+        /**
+         * Refresh a session
+         * @description Exchange the refresh token for a new session (a new access token and a new refresh token);
+         *     the old refresh token stops working. Presenting a refresh token a second time revokes the
+         *     whole session (401 `refresh_token_reused`): someone else may hold a copy.
+         */
         post: operations["Auth_refresh"];
         delete?: never;
         options?: never;
@@ -150,7 +197,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`. */
+        /**
+         * Sign up
+         * @description Create a new account with its first user as `owner`, and answer that user's first session.
+         *     Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403
+         *     `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
+         */
         post: operations["Auth_register"];
         delete?: never;
         options?: never;
@@ -165,9 +217,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List campaigns
+         * @description List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+         */
         get: operations["Campaigns_list"];
         put?: never;
-        /** @description Create a draft. A template that does not parse answers 400 with its position. */
+        /**
+         * Create a campaign
+         * @description Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid
+         *     when saved: one that does not parse answers 400 `validation_failed` with the field and the
+         *     line and column. Nothing is sent until `send` or `schedule`.
+         */
         post: operations["Campaigns_create"];
         delete?: never;
         options?: never;
@@ -182,10 +243,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a campaign
+         * @description Fetch one campaign with its content, audience and message counts so far.
+         */
         get: operations["Campaigns_get"];
+        /**
+         * Replace a campaign
+         * @description Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out
+         *     take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps
+         *     its `scheduled_at`.
+         */
         put: operations["Campaigns_update"];
         post?: never;
-        /** @description Delete a campaign that is not sending. */
+        /**
+         * Delete a campaign
+         * @description Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks,
+         *     bounces and figures go with it, so account analytics no longer count them; conversions and
+         *     payments stay, without the campaign.
+         */
         delete: operations["Campaigns_delete"];
         options?: never;
         head?: never;
@@ -201,6 +277,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Cancel a campaign
+         * @description Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent
+         *     are marked `cancelled`. Emits `campaign.cancelled`.
+         */
         post: operations["Campaigns_cancel"];
         delete?: never;
         options?: never;
@@ -217,7 +298,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Copy a campaign into a new draft. */
+        /**
+         * Duplicate a campaign
+         * @description Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same
+         *     content, audience and tracking settings.
+         */
         post: operations["Campaigns_duplicate"];
         delete?: never;
         options?: never;
@@ -232,7 +317,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The per-recipient log. */
+        /**
+         * List a campaign's messages
+         * @description The per-recipient log: one message per recipient with its status, attempts and first open and click.
+         */
         get: operations["Campaigns_messages"];
         put?: never;
         post?: never;
@@ -251,7 +339,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Stop sending within one batch; `resume` continues where it stopped. */
+        /**
+         * Pause a campaign
+         * @description Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume`
+         *     continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
+         */
         post: operations["Campaigns_pause"];
         delete?: never;
         options?: never;
@@ -268,6 +360,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Resume a campaign
+         * @description Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the
+         *     messages not yet sent. Emits `campaign.resumed`.
+         */
         post: operations["Campaigns_resume"];
         delete?: never;
         options?: never;
@@ -284,6 +381,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Schedule a campaign
+         * @description Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the
+         *     future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+         */
         post: operations["Campaigns_schedule"];
         delete?: never;
         options?: never;
@@ -300,7 +402,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send now, or schedule when `scheduled_at` is given. */
+        /**
+         * Send a campaign
+         * @description Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is
+         *     given. Sending freezes the audience into one message per subscribed recipient and emits
+         *     `campaign.started`; then each message emits `email.sent` and `email.delivered` (or
+         *     `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with
+         *     `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+         */
         post: operations["Campaigns_send"];
         delete?: never;
         options?: never;
@@ -317,7 +426,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send the campaign to up to 10 addresses, marked as a test; counts in no statistics. */
+        /**
+         * Send a test
+         * @description Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`,
+         *     whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes
+         *     nothing. Addresses of contacts are personalised with their fields.
+         */
         post: operations["Campaigns_test"];
         delete?: never;
         options?: never;
@@ -334,6 +448,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Unschedule a campaign
+         * @description Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
+         */
         post: operations["Campaigns_unschedule"];
         delete?: never;
         options?: never;
@@ -348,10 +466,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List contacts, oldest first (by `created_at`, then `id`). */
+        /**
+         * List contacts
+         * @description List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email
+         *     prefix, name prefix or creation time. Every filter is served by an index; combine them
+         *     freely and page with `cursor`.
+         */
         get: operations["Contacts_list"];
         put?: never;
-        /** @description Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`. */
+        /**
+         * Create a contact
+         * @description Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the
+         *     account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the
+         *     contact to update instead. Emits `contact.created`. For many contacts at once use
+         *     `POST /contacts/import`.
+         */
         post: operations["Contacts_create"];
         delete?: never;
         options?: never;
@@ -366,9 +495,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List imports
+         * @description List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
+         */
         get: operations["ContactImports_list"];
         put?: never;
-        /** @description Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file. */
+        /**
+         * Import contacts
+         * @description Import contacts in bulk, in one of three forms:
+         *
+         *     - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`).
+         *     - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`).
+         *     - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.
+         *
+         *     A CSV body or file is stored as it streams in and read by a background job: the answer is the
+         *     `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event.
+         *     CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and
+         *     `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span
+         *     lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and
+         *     `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.
+         *
+         *     Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An
+         *     import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the
+         *     counts (no `contact.created` or `contact.updated` per row).
+         */
         post: operations["ContactImports_create"];
         delete?: never;
         options?: never;
@@ -383,7 +534,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Progress and counts of one import. */
+        /**
+         * Get an import
+         * @description Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
+         */
         get: operations["ContactImports_get"];
         put?: never;
         post?: never;
@@ -400,7 +554,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every failed row with its reason, as CSV. */
+        /**
+         * Download an import's failed rows
+         * @description Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
+         */
         get: operations["ContactImports_errors"];
         put?: never;
         post?: never;
@@ -417,13 +574,36 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a contact
+         * @description Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
+         */
         get: operations["Contacts_get"];
+        /**
+         * Replace a contact
+         * @description Replace a contact with the record given: fields left out are cleared (attributes and tags
+         *     become empty). Emits `contact.updated` with the names of the fields that changed, and on a
+         *     status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some
+         *     fields only.
+         */
         put: operations["Contacts_replace"];
         post?: never;
-        /** @description Delete a contact and its personal data; aggregate statistics keep their counts. */
+        /**
+         * Delete a contact
+         * @description Delete a contact and its personal data. Campaign logs keep the address they sent to, and
+         *     aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages
+         *     still queued for the contact are cancelled (`contact_deleted`).
+         */
         delete: operations["Contacts_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update a contact
+         * @description Change some fields of a contact; the others keep their values. `attributes` are merged into
+         *     the stored ones (a null value removes a key). A suppressed contact is brought back to
+         *     `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change
+         *     also `contact.subscribed` or `contact.suppressed`.
+         */
         patch: operations["Contacts_update"];
         trace?: never;
     };
@@ -434,7 +614,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Everything that happened to one contact, newest first. */
+        /**
+         * List a contact's activity
+         * @description Everything that happened to one contact, newest first: messages sent, delivered, deferred,
+         *     failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
+         */
         get: operations["Contacts_activity"];
         put?: never;
         post?: never;
@@ -451,9 +635,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List conversions
+         * @description List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
+         */
         get: operations["Conversions_list"];
         put?: never;
-        /** @description Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click. */
+        /**
+         * Record a conversion
+         * @description Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by
+         *     `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`,
+         *     else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201;
+         *     a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits
+         *     `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count
+         *     in the campaign's and the account's revenue.
+         */
         post: operations["Conversions_create"];
         delete?: never;
         options?: never;
@@ -468,7 +664,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Recent events of the account, newest first. */
+        /**
+         * List events
+         * @description The account's recent events, newest first: the same envelopes webhooks and the WebSocket
+         *     deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by
+         *     type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
+         */
         get: operations["Events_list"];
         put?: never;
         post?: never;
@@ -485,7 +686,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The event catalogue. */
+        /**
+         * List event types
+         * @description The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
+         */
         get: operations["Events_types"];
         put?: never;
         post?: never;
@@ -502,9 +706,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List payments
+         * @description List payments, newest first (by `occurred_at`), by contact, campaign or time.
+         */
         get: operations["Payments_list"];
         put?: never;
-        /** @description Record a payment; `external_id` makes it idempotent. */
+        /**
+         * Record a payment
+         * @description Record a payment of a contact (from your billing system), attributed to `campaign_id` when
+         *     given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes
+         *     it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`;
+         *     amounts count in the campaign's and the account's revenue.
+         */
         post: operations["Payments_create"];
         delete?: never;
         options?: never;
@@ -519,10 +733,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Bounces and complaints, newest first. */
+        /**
+         * List bounces and complaints
+         * @description Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
+         */
         get: operations["Tracking_bounces"];
         put?: never;
-        /** @description Record a bounce or complaint from an external relay; suppresses the contact as a DSN would. */
+        /**
+         * Report a bounce or complaint
+         * @description Record a bounce or complaint reported by an external relay or provider, matched to a message
+         *     by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce
+         *     makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`.
+         *     Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's
+         *     status changes.
+         */
         post: operations["Tracking_recordBounce"];
         delete?: never;
         options?: never;
@@ -537,7 +761,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Clicks, newest first. */
+        /**
+         * List clicks
+         * @description Every recorded click, newest first, by campaign, contact, address, link or time.
+         */
         get: operations["Tracking_clicks"];
         put?: never;
         post?: never;
@@ -554,7 +781,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Opens, newest first. */
+        /**
+         * List opens
+         * @description Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
+         */
         get: operations["Tracking_opens"];
         put?: never;
         post?: never;
@@ -571,8 +801,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List users
+         * @description List the account's users, oldest first. Any logged-in user may.
+         */
         get: operations["Users_list"];
         put?: never;
+        /**
+         * Create a user
+         * @description Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their
+         *     own. Emails are unique across the server (409 `email_taken`).
+         */
         post: operations["Users_create"];
         delete?: never;
         options?: never;
@@ -587,13 +826,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a user
+         * @description Fetch one user of the account. Any logged-in user may.
+         */
         get: operations["Users_get"];
         put?: never;
         post?: never;
-        /** @description Remove a user. The last owner cannot be removed. */
+        /**
+         * Delete a user
+         * @description Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin
+         *     ranking at least as high as the user; the last owner cannot be removed.
+         */
         delete: operations["Users_delete"];
         options?: never;
         head?: never;
+        /**
+         * Update a user
+         * @description Change a user's name, role or password. Users may rename themselves; anything else takes an
+         *     owner or admin ranking at least as high as the user. A new password ends every session of
+         *     the user; a role change takes effect on every process within a second.
+         */
         patch: operations["Users_update"];
         trace?: never;
     };
@@ -604,9 +857,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List webhook endpoints
+         * @description List the account's webhook endpoints, oldest first, with their last day's delivery figures.
+         */
         get: operations["Webhooks_list"];
         put?: never;
-        /** @description Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`. */
+        /**
+         * Create a webhook endpoint
+         * @description Create an endpoint that receives the account's events of the types it names, each as a signed
+         *     `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and
+         *     on rotation, so keep it. URLs must be `https` and must not point to loopback, private,
+         *     link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
+         */
         post: operations["Webhooks_create"];
         delete?: never;
         options?: never;
@@ -621,9 +884,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a webhook endpoint
+         * @description Fetch one endpoint with its last day's delivery figures (never its secret).
+         */
         get: operations["Webhooks_get"];
+        /**
+         * Replace a webhook endpoint
+         * @description Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting
+         *     `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
+         */
         put: operations["Webhooks_update"];
         post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
+         */
         delete: operations["Webhooks_delete"];
         options?: never;
         head?: never;
@@ -637,6 +913,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a webhook's deliveries
+         * @description The endpoint's deliveries, newest first, each with its latest attempt.
+         */
         get: operations["Webhooks_deliveries"];
         put?: never;
         post?: never;
@@ -655,6 +935,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Retry a webhook delivery
+         * @description Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at
+         *     once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop
+         *     events it has already handled.
+         */
         post: operations["Webhooks_retryDelivery"];
         delete?: never;
         options?: never;
@@ -671,6 +957,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
+         */
         post: operations["Webhooks_recover"];
         delete?: never;
         options?: never;
@@ -687,7 +977,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Make a new secret; the old one keeps signing beside it for 24 hours. */
+        /**
+         * Rotate a webhook secret
+         * @description Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside
+         *     it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
+         */
         post: operations["Webhooks_rotateSecret"];
         delete?: never;
         options?: never;
@@ -704,7 +998,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Send a signed `webhook.test` event now and answer the outcome. */
+        /**
+         * Test a webhook endpoint
+         * @description Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is
+         *     listed among the deliveries and counts in the endpoint's last success or failure; it is never
+         *     retried on the schedule and never disables the endpoint.
+         */
         post: operations["Webhooks_test"];
         delete?: never;
         options?: never;
@@ -719,37 +1018,58 @@ export interface components {
         Account: {
             /** @description `acc_…` */
             id: string;
+            /** @description The account's (organisation's) name. */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the account was created.
+             */
             created_at: string;
         };
         /** @enum {string} */
         ActivityType: "sent" | "delivered" | "deferred" | "failed" | "opened" | "clicked" | "bounced" | "complained" | "unsubscribed" | "conversion" | "payment";
         AffiliateConversionData: {
+            /** @description The affiliate credited. */
             affiliate_id: string;
+            /** @description The conversion as recorded. */
             conversion: components["schemas"]["Conversion"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `affiliate.conversion`: A conversion with an affiliate was recorded. */
         AffiliateConversionEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "affiliate.conversion";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["AffiliateConversionData"];
         };
         AnalyticsOverview: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The `since` asked for; null when none was given (since the beginning).
+             */
             since: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The `until` asked for; null when none was given (up to now).
+             */
             until: string | null;
+            /** @description Contacts now, by status (not limited to the period). */
             contacts: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every contact of the account.
+                 */
                 total: number;
                 /** Format: int32 */
                 subscribed: number;
@@ -760,6 +1080,7 @@ export interface components {
                 /** Format: int32 */
                 complained: number;
             };
+            /** @description Campaigns now, by status. */
             campaigns: {
                 /** Format: int32 */
                 draft: number;
@@ -786,14 +1107,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -801,24 +1135,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -857,74 +1215,132 @@ export interface components {
                 unsubscribe_rate: number;
             };
         };
+        /**
+         * @example {
+         *       "id": "key_0Vbp7Rz1565yiBNS4t9FfS",
+         *       "name": "CRM sync (production)",
+         *       "prefix": "sl_live_dNN6kf",
+         *       "scopes": [
+         *         "read",
+         *         "write"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "rate_limit_per_minute": 600,
+         *       "created_at": "2026-11-03T12:30:05.118Z",
+         *       "last_used_at": "2026-11-23T17:59:00.000Z",
+         *       "expires_at": null
+         *     }
+         */
         ApiKey: {
             /** @description `key_…` */
             id: string;
+            /** @description What the key is for, e.g. the service that uses it. */
             name: string;
-            /** @description The first characters of the key, to recognise it. */
+            /** @description The first 14 characters of the key (`sl_live_` and six more), to recognise it. */
             prefix: string;
+            /** @description What the key may do: `read` (GET only) and `write` (everything else). */
             scopes: components["schemas"]["ApiKeyScope"][];
             /** @description CIDR blocks the key may be used from; empty means anywhere. */
             allowed_ips: string[];
             /**
              * Format: int32
-             * @description Requests per minute allowed for this key.
+             * @description Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
              */
             rate_limit_per_minute: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was last used, to the minute; null if never.
+             */
             last_used_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null if never.
+             */
             expires_at: string | null;
         };
         ApiKeyCreate: {
+            /** @description What the key is for, 1–200 characters. */
             name: string;
             /** @description `["read"]` or `["read", "write"]` (the default). */
             scopes?: components["schemas"]["ApiKeyScope"][];
-            /** @description IPv4 or IPv6 CIDR blocks, e.g. `203.0.113.0/24`, `2001:db8::/32`. */
+            /** @description Up to 100 IPv4 or IPv6 CIDR blocks (or single addresses) the key may be used from, e.g. `203.0.113.0/24`, `2001:db8::/32`; left out, anywhere. */
             allowed_ips?: string[];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Requests per minute, 1–100,000; left out, the server's `API_KEY_RATE_LIMIT` (600 by default).
+             */
             rate_limit_per_minute?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; left out, never.
+             */
             expires_at?: string;
         };
         /** @description One page of a list. */
         ApiKeyPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ApiKey"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
-        /** @enum {string} */
+        /**
+         * @description `read` allows GET; `write` allows everything else too.
+         * @enum {string}
+         */
         ApiKeyScope: "read" | "write";
         ApiKeyUpdate: {
+            /** @description A new name, 1–200 characters. */
             name?: string;
+            /** @description `["read"]` or `["read", "write"]`; takes effect on every process within a second. */
             scopes?: components["schemas"]["ApiKeyScope"][];
+            /** @description The CIDR blocks the key may be used from (replacing the list; empty means anywhere). */
             allowed_ips?: string[];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Requests per minute, 1–100,000.
+             */
             rate_limit_per_minute?: number;
         };
         /** @description The key as answered on creation: the only time the secret is shown. */
         ApiKeyWithSecret: {
             /** @description `key_…` */
             id: string;
+            /** @description What the key is for, e.g. the service that uses it. */
             name: string;
-            /** @description The first characters of the key, to recognise it. */
+            /** @description The first 14 characters of the key (`sl_live_` and six more), to recognise it. */
             prefix: string;
+            /** @description What the key may do: `read` (GET only) and `write` (everything else). */
             scopes: components["schemas"]["ApiKeyScope"][];
             /** @description CIDR blocks the key may be used from; empty means anywhere. */
             allowed_ips: string[];
             /**
              * Format: int32
-             * @description Requests per minute allowed for this key.
+             * @description Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
              */
             rate_limit_per_minute: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was last used, to the minute; null if never.
+             */
             last_used_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; null if never.
+             */
             expires_at: string | null;
             /** @description The secret (`sl_live_…`). Stored only as a hash: keep it now. */
             key: string;
@@ -933,16 +1349,24 @@ export interface components {
         AttributionRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -964,16 +1388,24 @@ export interface components {
         BadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -982,80 +1414,189 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "bnc_0Vbp7Rz2kAHama2ppb0FOp",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "contact_id": "ct_0Vbp7Rz2650GIH058VI0LU",
+         *       "email": "grace.hopper@example.org",
+         *       "occurred_at": "2026-11-20T13:02:41.000Z",
+         *       "type": "hard",
+         *       "reason": "mailbox does not exist",
+         *       "diagnostic_code": "smtp; 550 5.1.1 The email account that you tried to reach does not exist"
+         *     }
+         */
         BounceRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description What kind of bounce, or a complaint. */
             type: components["schemas"]["BounceType"];
+            /** @description Why, in the reporter's words (the SMTP answer, the DSN's text). */
             reason: string | null;
+            /** @description The DSN's `Diagnostic-Code`, e.g. `smtp; 550 5.1.1 user unknown`. */
             diagnostic_code: string | null;
         };
         /** @description One page of a list. */
         BounceRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["BounceRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description A bounce or complaint reported by an external relay; give `message_id` or `email`. */
         BounceReport: {
             /** @description The Sendline message (`msg_…`). */
             message_id?: string;
+            /** @description The recipient's address; the latest message to it is the one that bounced. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description What kind of bounce, or a complaint. */
             type: components["schemas"]["BounceType"];
+            /** @description Why, up to 1000 characters. */
             reason?: string;
+            /** @description The provider's diagnostic code, up to 1000 characters. */
             diagnostic_code?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now.
+             */
             occurred_at?: string;
         };
-        /** @enum {string} */
+        /**
+         * @description `hard`: permanent (the contact becomes `bounced`); `soft`: temporary (the third in a row without an open or click bounces the contact); `complaint`: reported as spam (the contact becomes `complained`).
+         * @enum {string}
+         */
         BounceType: "hard" | "soft" | "complaint";
+        /**
+         * @example {
+         *       "id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "name": "November product update",
+         *       "subject": "{{ first_name | default: \"Hello\" }}, here is what shipped in November",
+         *       "from_email": "news@acme.example",
+         *       "from_name": "Acme Product Team",
+         *       "reply_to": "support@acme.example",
+         *       "content": "<h1>Hi {{ first_name | default: \"there\" }}</h1><p>Scheduled exports are here. <a href=\"https://acme.example/changelog\">Read the changelog</a>.</p><p><a href=\"{{ unsubscribe_url }}\">Unsubscribe</a></p>",
+         *       "text_content": null,
+         *       "preheader": "Scheduled exports, faster search and a new API",
+         *       "audience": {
+         *         "tags_any": [
+         *           "newsletter"
+         *         ],
+         *         "exclude_tags": [
+         *           "churned"
+         *         ]
+         *       },
+         *       "track_opens": true,
+         *       "track_clicks": true,
+         *       "status": "completed",
+         *       "scheduled_at": null,
+         *       "started_at": "2026-11-20T13:00:00.412Z",
+         *       "completed_at": "2026-11-20T13:04:51.907Z",
+         *       "created_at": "2026-11-18T10:12:44.031Z",
+         *       "updated_at": "2026-11-20T13:04:51.907Z",
+         *       "stats": {
+         *         "recipients": 12480,
+         *         "sent": 12452,
+         *         "delivered": 12452,
+         *         "deferred": 0,
+         *         "failed": 3,
+         *         "bounced": 25,
+         *         "opened": 5311,
+         *         "clicked": 1207,
+         *         "unsubscribed": 18,
+         *         "complained": 2
+         *       }
+         *     }
+         */
         Campaign: {
             /** @description `cmp_…` */
             id: string;
+            /** @description Internal name, shown to the team only. */
             name: string;
+            /** @description The subject line; Liquid like `content`. */
             subject: string;
+            /** @description The sender address; its domain names the `Message-ID` and the bounce address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description The sender's display name. */
             from_name: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to: (string & components["schemas"]["EmailAddress"]) | null;
             /** @description HTML with Liquid personalisation: `{{ first_name | default: "there" }}`, `{{ unsubscribe_url }}`. */
             content: string;
             /** @description Plain-text part; derived from `content` when null. */
             text_content: string | null;
+            /** @description The preview text inbox lists show after the subject. */
             preheader: string | null;
+            /** @description Who receives the campaign, frozen into messages when it starts sending. */
             audience: components["schemas"]["Audience"];
+            /** @description Whether a 1×1 pixel records opens. */
             track_opens: boolean;
+            /** @description Whether `http(s)` links go through signed click URLs that record clicks. */
             track_clicks: boolean;
+            /** @description Where the campaign is in its life cycle. */
             status: components["schemas"]["CampaignStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a scheduled campaign starts sending (within a second or two).
+             */
             scheduled_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When sending started.
+             */
             started_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When every message had its outcome.
+             */
             completed_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign last changed (content, audience or status).
+             */
             updated_at: string;
+            /** @description Message counts so far. */
             stats: components["schemas"]["CampaignStats"];
         };
         /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
         CampaignActionConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_state_transition" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1065,6 +1606,7 @@ export interface components {
             existing_id?: string;
         };
         CampaignAnalytics: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
             /**
              * Format: int32
@@ -1076,14 +1618,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -1091,24 +1646,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -1148,229 +1727,371 @@ export interface components {
             };
             /** @description Hourly for the first 72 hours after the start, daily after that. */
             time_series: components["schemas"]["TimeSeriesPoint"][];
+            /** @description The 20 most clicked links. */
             top_links: components["schemas"]["LinkStats"][];
+            /** @description The 20 recipient domains with the most messages sent. */
             domains: components["schemas"]["DomainStats"][];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.cancelled`: A campaign was cancelled. */
         CampaignCancelledEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         CampaignCompletedData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
+            /** @description The final message counts. */
             stats: components["schemas"]["CampaignStats"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.completed`: Every message of a campaign was processed. */
         CampaignCompletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignCompletedData"];
         };
         /** @description `name`, `subject`, `from_email` and `content` make a draft. */
         CampaignCreate: {
+            /** @description Internal name, 1–200 characters. */
             name: string;
+            /** @description The subject line, 1–998 characters; Liquid like `content`. */
             subject: string;
+            /** @description The sender address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). */
             content: string;
+            /** @description The sender's display name, up to 200 characters. */
             from_name?: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The plain-text part, up to 1,000,000 characters; derived from `content` when left out. */
             text_content?: string | null;
+            /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @default true */
+            /**
+             * @description Add an open-tracking pixel.
+             * @default true
+             */
             track_opens: boolean;
-            /** @default true */
+            /**
+             * @description Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
+             * @default true
+             */
             track_clicks: boolean;
         };
+        /** @description What every `campaign.*` event carries. */
         CampaignEventData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
         };
         CampaignFailedData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
+            /** @description Why it stopped, e.g. the relay's last error. */
             reason: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.failed`: The relay kept failing; the campaign stopped (resume retries). */
         CampaignFailedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignFailedData"];
         };
         /** @description One recipient of a campaign. */
         CampaignMessage: {
             /** @description `msg_…` */
             id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The address the message went to (kept after the contact is deleted). */
             email: string;
+            /** @description Where the message is in its delivery. */
             status: components["schemas"]["MessageStatus"];
             /** @description Why the message failed, bounced or was deferred. */
             reason: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description SMTP attempts so far (temporary refusals are retried with backoff).
+             */
             attempts: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the relay accepted it.
+             */
             sent_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first open.
+             */
             opened_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first tracked click.
+             */
             clicked_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the campaign started and the message was queued.
+             */
             created_at: string;
         };
         /** @description One page of a list. */
         CampaignMessagePage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["CampaignMessage"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description One page of a list. */
         CampaignPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Campaign"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.paused`: A sending campaign was paused. */
         CampaignPausedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.paused";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         /** @description Replace an editable (`draft` or `scheduled`) campaign. */
         CampaignReplace: {
+            /** @description Internal name, 1–200 characters. */
             name: string;
+            /** @description The subject line, 1–998 characters; Liquid like `content`. */
             subject: string;
+            /** @description The sender address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). */
             content: string;
+            /** @description The sender's display name, up to 200 characters. */
             from_name?: string | null;
+            /** @description Where replies go, when not to `from_email`. */
             reply_to?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The plain-text part, up to 1,000,000 characters; derived from `content` when left out. */
             text_content?: string | null;
+            /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @default true */
+            /**
+             * @description Add an open-tracking pixel.
+             * @default true
+             */
             track_opens: boolean;
-            /** @default true */
+            /**
+             * @description Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
+             * @default true
+             */
             track_clicks: boolean;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.resumed`: A paused or failed campaign was resumed. */
         CampaignResumedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.resumed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
         CampaignScheduleRequest: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When to start sending; must be in the future.
+             */
             scheduled_at: string;
         };
         CampaignScheduledData: {
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The campaign's name. */
             name: string;
+            /** @description Its status after the change. */
             status: components["schemas"]["CampaignStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it will start.
+             */
             scheduled_at: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.scheduled`: A campaign was scheduled. */
         CampaignScheduledEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.scheduled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignScheduledData"];
         };
         CampaignSendRequest: {
             /**
              * Format: date-time
-             * @description Schedule for this time instead of sending now.
+             * @description Schedule for this time (in the future) instead of sending now.
              */
             scheduled_at?: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `campaign.started`: A campaign started sending. */
         CampaignStartedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "campaign.started";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
+        /** @description Counts of the campaign's messages, kept as they happen; test sends count nowhere. */
         CampaignStats: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Who will be sent to: the audience frozen at send time, suppressed contacts left out.
+             */
             recipients: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted (Sendline's delivery ends at the relay).
+             */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages waiting for a retry after a temporary (4xx) refusal.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good (retries exhausted, or a refusal of the command).
+             */
             failed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that bounced hard (counted once per message, however reported).
+             */
             bounced: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages opened at least once.
+             */
             opened: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages with at least one tracked click.
+             */
             clicked: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Recipients who unsubscribed through this campaign.
+             */
             unsubscribed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Recipients who reported this campaign as spam.
+             */
             complained: number;
         };
         /**
@@ -1380,98 +2101,170 @@ export interface components {
          */
         CampaignStatus: "draft" | "scheduled" | "sending" | "paused" | "completed" | "cancelled" | "failed";
         CampaignTestRequest: {
+            /** @description 1–10 addresses; a contact with the address personalises its copy, others get empty fields. */
             emails: components["schemas"]["EmailAddress"][];
         };
         CampaignTestResult: {
             /** @description Addresses the relay accepted. */
             accepted: string[];
+            /** @description Addresses the relay refused, or whose message could not be rendered, with why. */
             rejected: {
                 email: string;
+                /** @description The relay's answer or the rendering error. */
                 reason: string;
             }[];
         };
         ClickRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The link clicked, as it was redirected to. */
             url: string;
+            /** @description The `User-Agent` of the request. */
             user_agent: string | null;
+            /** @description The client address, anonymised as for opens. */
             ip: string | null;
         };
         /** @description One page of a list. */
         ClickRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ClickRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "email": "ada.lovelace@example.com",
+         *       "first_name": "Ada",
+         *       "last_name": "Lovelace",
+         *       "attributes": {
+         *         "plan": "pro",
+         *         "company": "Analytical Engines Ltd"
+         *       },
+         *       "tags": [
+         *         "newsletter",
+         *         "beta"
+         *       ],
+         *       "status": "subscribed",
+         *       "status_reason": null,
+         *       "status_changed_at": null,
+         *       "created_at": "2026-11-02T09:14:27.512Z",
+         *       "updated_at": "2026-11-02T09:14:27.512Z"
+         *     }
+         */
         Contact: {
             /** @description `ct_…` */
             id: string;
             /** @description Stored trimmed, with the domain lower-cased; unique per account, case-insensitive. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters; null when unknown. */
             first_name: string | null;
+            /** @description Family name, up to 200 characters; null when unknown. */
             last_name: string | null;
-            /** @description Custom fields (at most 16 KB as JSON). */
+            /** @description Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`. */
             attributes: {
                 [key: string]: unknown;
             };
+            /** @description Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates. */
             tags: string[];
+            /** @description Whether campaigns send to the contact: only `subscribed` contacts receive them. */
             status: components["schemas"]["ContactStatus"];
+            /** @description Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API. */
             status_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the status last changed; null if it never did.
+             */
             status_changed_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the contact was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When any field last changed.
+             */
             updated_at: string;
         };
         /** @description One thing that happened to a contact. */
         ContactActivity: {
+            /** @description What happened. */
             type: components["schemas"]["ActivityType"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The campaign (`cmp_…`) it concerns; null for conversions and payments without one. */
             campaign_id: string | null;
             /** @description The link, for clicks. */
             url?: string;
-            /** @description Bounce type or failure reason. */
+            /** @description Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency. */
             detail?: string;
         };
         /** @description One page of a list. */
         ContactActivityPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ContactActivity"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         ContactCreate: {
+            /** @description Unique in the account, whatever the case; stored trimmed with the domain lower-cased. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         /** @description A contact with this email exists (`existing_id` names it), or a request with the same `Idempotency-Key` is still running. */
         ContactCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_exists" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1481,54 +2274,74 @@ export interface components {
             existing_id?: string;
         };
         ContactCreatedData: {
+            /** @description The contact as created. */
             contact: components["schemas"]["Contact"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.created`: A contact was created through the API. */
         ContactCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactCreatedData"];
         };
         /** @description Personal data is gone; only the id remains. */
         ContactDeletedData: {
+            /** @description The deleted contact's id (`ct_…`). */
             contact_id: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.deleted`: A contact was deleted. */
         ContactDeletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.deleted";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactDeletedData"];
         };
         /** @description A contact with this email exists in the account; `existing_id` names it. */
         ContactExistsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "contact_exists";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1537,71 +2350,144 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "imp_0Vbp7Rz2oLTQbLzBH6C5LI",
+         *       "status": "completed",
+         *       "mode": "upsert",
+         *       "total_rows": 48213,
+         *       "processed_rows": 48213,
+         *       "created": 45102,
+         *       "updated": 3067,
+         *       "skipped": 42,
+         *       "failed": 2,
+         *       "errors": [
+         *         {
+         *           "row": 1207,
+         *           "email": "jane.doe@example",
+         *           "code": "invalid_email",
+         *           "detail": "\"jane.doe@example\" is not a valid email address."
+         *         },
+         *         {
+         *           "row": 30915,
+         *           "email": null,
+         *           "code": "missing_email",
+         *           "detail": "The row has no email."
+         *         }
+         *       ],
+         *       "failure": null,
+         *       "created_at": "2026-11-22T10:00:41.380Z",
+         *       "finished_at": "2026-11-22T10:00:49.912Z"
+         *     }
+         */
         ContactImport: {
             /** @description `imp_…` */
             id: string;
+            /** @description Where the import is. */
             status: components["schemas"]["ImportStatus"];
+            /** @description How rows for new and existing emails are treated. */
             mode: components["schemas"]["ImportMode"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Data rows in the import (the CSV header not counted).
+             */
             total_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows read so far; `total_rows` once done.
+             */
             processed_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts created.
+             */
             created: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Existing contacts updated.
+             */
             updated: number;
             /**
              * Format: int32
              * @description Rows merged into a later row with the same email, or left alone by the mode.
              */
             skipped: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows refused (no or invalid email, …); each is in `errors.csv`.
+             */
             failed: number;
             /** @description The first failed rows; every one is in `errors.csv`. */
             errors: components["schemas"]["ImportRowError"][];
             /** @description Why the whole import failed, when `status` is `failed`. */
             failure: {
+                /** @description `malformed_csv`, `unterminated_quote`, `row_too_large`, `internal_error`, … */
                 code: string;
+                /** @description The reason, in words. */
                 detail: string;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description The data row where it stopped, when one is to blame.
+                 */
                 row: number | null;
             } | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the import was received.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it completed or failed.
+             */
             finished_at: string | null;
         };
         /** @description One page of a list. */
         ContactImportPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["ContactImport"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         ContactImportRequest: {
+            /** @description Up to 10,000 rows; a later row with the same email wins. */
             contacts: components["schemas"]["ImportContactRow"][];
-            /** @default upsert */
+            /**
+             * @description How rows for new and existing emails are treated.
+             * @default upsert
+             */
             mode: components["schemas"]["ImportMode"];
             /** @description Added to every imported contact. */
             tags?: components["schemas"]["Tag"][];
         };
         /** @description One page of a list. */
         ContactPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Contact"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description The whole record: fields left out are cleared. */
         ContactReplace: {
+            /** @description Unique in the account, whatever the case; another contact's email answers 409 `contact_exists`. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         /**
@@ -1610,131 +2496,209 @@ export interface components {
          */
         ContactStatus: "subscribed" | "unsubscribed" | "bounced" | "complained";
         ContactSubscribedData: {
+            /** @description The contact (`ct_…`). */
             contact_id: string;
+            /** @description The contact's email. */
             email: string;
+            /** @description The suppressed status it left. */
             previous_status: components["schemas"]["ContactStatus"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.subscribed`: A suppressed contact was brought back to subscribed. */
         ContactSubscribedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.subscribed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactSubscribedData"];
         };
         ContactSuppressedData: {
+            /** @description The contact (`ct_…`). */
             contact_id: string;
+            /** @description The contact's email. */
             email: string;
+            /** @description The new status: `unsubscribed`, `bounced` or `complained`. */
             status: components["schemas"]["ContactStatus"];
+            /** @description Why, e.g. the bounce's reason. */
             reason: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.suppressed`: A contact became unsubscribed, bounced or complained. */
         ContactSuppressedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.suppressed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactSuppressedData"];
         };
         /** @description A partial change: `attributes` are merged into the stored ones (a null value removes a key). */
         ContactUpdate: {
+            /** @description A new address; another contact's email answers 409 `contact_exists`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters. */
             first_name?: string | null;
+            /** @description Family name, up to 200 characters. */
             last_name?: string | null;
+            /** @description Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
         ContactUpdatedData: {
+            /** @description The contact after the change. */
             contact: components["schemas"]["Contact"];
             /** @description Names of the fields that changed. */
             changed: string[];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `contact.updated`: A contact was changed through the API. */
         ContactUpdatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "contact.updated";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ContactUpdatedData"];
         };
+        /**
+         * @example {
+         *       "id": "cnv_0Vbp7Rz2DRIpxfENT0EPFB",
+         *       "contact_id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "type": "purchase",
+         *       "value": "49.90",
+         *       "currency": "EUR",
+         *       "affiliate_id": "partner-berlin-07",
+         *       "external_id": "order-2026-118734",
+         *       "attribution": "click_token",
+         *       "occurred_at": "2026-11-20T14:12:09.000Z",
+         *       "created_at": "2026-11-20T14:12:09.731Z"
+         *     }
+         */
         Conversion: {
             /** @description `cnv_…` */
             id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The campaign credited (`cmp_…`), or null when none was found. */
             campaign_id: string | null;
+            /** @description What the contact did, in your words: `signup`, `trial_started`, `purchase`, … */
             type: string;
+            /** @description The conversion's value, exact to the minor unit; null when it has none. */
             value: (string & components["schemas"]["DecimalAmount"]) | null;
+            /** @description The currency of `value`. */
             currency: (string & components["schemas"]["CurrencyCode"]) | null;
+            /** @description The affiliate credited, as given; a conversion with one also emits `affiliate.conversion`. */
             affiliate_id: string | null;
+            /** @description Your id for the conversion; repeating it answers the stored conversion. */
             external_id: string | null;
             /**
              * @description How the campaign was chosen: `click_token`, `campaign_id`, `last_click` or `none`.
              * @enum {string}
              */
             attribution: "click_token" | "campaign_id" | "last_click" | "none";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (as given, or when it was recorded).
+             */
             occurred_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
             created_at: string;
         };
         /** @description Give `contact_id` or `email`. Repeating an `external_id` answers the stored conversion. */
         ConversionCreate: {
+            /** @description The contact (`ct_…`); or give `email`. */
             contact_id?: string;
+            /** @description The contact's email; or give `contact_id`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description Credit this campaign (`cmp_…`) when there is no `click_token`. */
             campaign_id?: string;
+            /** @description The token of a tracked click URL, or the whole URL (up to 2048 characters): credits the campaign of that click. */
             click_token?: string;
+            /** @description What the contact did, 1–100 characters, e.g. `signup` or `purchase`. */
             type: string;
+            /** @description The value, a decimal string such as `"49.90"`; given with `currency`. */
             value?: components["schemas"]["DecimalAmount"];
+            /** @description The ISO 4217 currency of `value`; given with `value`. */
             currency?: components["schemas"]["CurrencyCode"];
+            /** @description The affiliate to credit, up to 200 characters; also emits `affiliate.conversion`. */
             affiliate_id?: string;
+            /** @description Your id for the conversion, up to 200 characters; repeating it answers the stored one (200). */
             external_id?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened; defaults to now.
+             */
             occurred_at?: string;
         };
         ConversionCreatedData: {
+            /** @description The conversion as recorded. */
             conversion: components["schemas"]["Conversion"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `conversion.created`: A conversion was recorded. */
         ConversionCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "conversion.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ConversionCreatedData"];
         };
         /** @description One page of a list. */
         ConversionPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Conversion"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description An ISO 4217 currency code. */
@@ -1743,17 +2707,34 @@ export interface components {
         DecimalAmount: string;
         /** @enum {string} */
         DeliveryStatus: "pending" | "succeeded" | "failed";
+        /** @description A campaign's figures for one recipient domain. */
         DomainStats: {
+            /** @description The recipients' domain, e.g. `gmail.com`. */
             domain: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages delivered.
+             */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unique opens.
+             */
             opens: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unique clicks.
+             */
             clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Bounces.
+             */
             bounces: number;
         };
         /**
@@ -1762,206 +2743,315 @@ export interface components {
          */
         EmailAddress: string;
         EmailBouncedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description `hard` (permanent) or `soft` (temporary).
+             * @enum {string}
+             */
             bounce_type: "hard" | "soft";
+            /** @description Why, as reported. */
             reason: string | null;
+            /** @description The SMTP or DSN diagnostic, e.g. `smtp; 550`. */
             diagnostic_code: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.bounced`: The message bounced: a 5xx while sending, a DSN, or a provider report. */
         EmailBouncedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.bounced";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailBouncedData"];
         };
         EmailClickedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The link followed. */
             url: string;
+            /** @description The message's first click. */
             first_click: boolean;
+            /** @description The `User-Agent` that followed the link. */
             user_agent: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.clicked`: A tracked link was followed (every click; `first_click` on the first). */
         EmailClickedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.clicked";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailClickedData"];
         };
         EmailComplainedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The ARF `Feedback-Type` (`abuse`, …), when the complaint came as ARF. */
             feedback_type: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.complained`: The recipient reported the message as spam (ARF or a provider report). */
         EmailComplainedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.complained";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailComplainedData"];
         };
         EmailDeferredData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The relay's temporary (4xx) answer. */
             reason: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Which attempt was deferred (1 for the first).
+             */
             attempt: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due.
+             */
             next_attempt_at: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.deferred`: The relay answered 4xx; the message will be retried. */
         EmailDeferredEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.deferred";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailDeferredData"];
         };
         /** @description The relay accepted the recipient (it took responsibility for delivery). */
         EmailDeliveredData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`. */
             smtp_response: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.delivered`: The relay accepted the recipient. */
         EmailDeliveredEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.delivered";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailDeliveredData"];
         };
+        /** @description What every `email.*` event carries. */
         EmailEventData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
         };
         EmailFailedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description Why: the relay's last answer, or `rendering failed: …`. */
             reason: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.failed`: The message could not be sent (retries exhausted or rendering failed). */
         EmailFailedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailFailedData"];
         };
         EmailOpenedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
+            /** @description The message's first open. */
             first_open: boolean;
+            /** @description Flagged as a scanner or privacy proxy. */
             machine: boolean;
+            /** @description The `User-Agent` that loaded the pixel. */
             user_agent: string | null;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.opened`: The open pixel was loaded (every open; `first_open` on the first). */
         EmailOpenedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.opened";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailOpenedData"];
         };
         EmailSentData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the relay accepted the message.
+             */
             sent_at: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.sent`: A campaign message was handed to the relay. */
         EmailSentEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.sent";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailSentData"];
         };
         /** @description A user with this email exists. */
         EmailTakenResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "email_taken";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -1971,25 +3061,37 @@ export interface components {
             existing_id?: string;
         };
         EmailUnsubscribedData: {
+            /** @description The message (`msg_…`). */
             message_id: string;
+            /** @description The campaign (`cmp_…`). */
             campaign_id: string;
+            /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
+            /** @description The recipient's address. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
+             * @enum {string}
+             */
             source: "link" | "one_click" | "api";
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `email.unsubscribed`: The recipient unsubscribed through the message (link or one-click). */
         EmailUnsubscribedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "email.unsubscribed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["EmailUnsubscribedData"];
         };
         EngagementFigures: {
@@ -2003,14 +3105,27 @@ export interface components {
              * @description Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
              */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Temporary (4xx) refusals, each retried.
+             */
             deferred: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that failed for good.
+             */
             failed: number;
+            /** @description Opens of the pixel. */
             opens: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages opened at least once.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every open, repeats included.
+                 */
                 total: number;
                 /**
                  * Format: int32
@@ -2018,24 +3133,48 @@ export interface components {
                  */
                 human: number;
             };
+            /** @description Clicks on tracked links. */
             clicks: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Messages with at least one click.
+                 */
                 unique: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Every click, repeats included.
+                 */
                 total: number;
             };
+            /** @description Bounces, each message counted once. */
             bounces: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Permanent bounces.
+                 */
                 hard: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Temporary bounces.
+                 */
                 soft: number;
             };
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Spam complaints.
+             */
             complaints: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes through messages.
+             */
             unsubscribes: number;
+            /** @description Conversions and revenue attributed to campaigns (account-wide: all of them). */
             conversions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Conversions recorded.
+                 */
                 count: number;
                 /** @description Conversion values plus payments, per currency. */
                 revenue: components["schemas"]["MoneyTotal"][];
@@ -2078,36 +3217,48 @@ export interface components {
         Event: components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailDeliveredEvent"] | components["schemas"]["EmailDeferredEvent"] | components["schemas"]["EmailOpenedEvent"] | components["schemas"]["EmailClickedEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["EmailComplainedEvent"] | components["schemas"]["EmailUnsubscribedEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CampaignScheduledEvent"] | components["schemas"]["CampaignStartedEvent"] | components["schemas"]["CampaignPausedEvent"] | components["schemas"]["CampaignResumedEvent"] | components["schemas"]["CampaignCompletedEvent"] | components["schemas"]["CampaignCancelledEvent"] | components["schemas"]["CampaignFailedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactSubscribedEvent"] | components["schemas"]["ContactSuppressedEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ConversionCreatedEvent"] | components["schemas"]["AffiliateConversionEvent"] | components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** @description One page of a list. */
         EventPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Event"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         EventType: {
             /** @description e.g. `email.opened` */
             type: string;
+            /** @description When the event is emitted. */
             description: string;
         };
         /** @description The field at fault in a validation error. */
         FieldError: {
             /** @description JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`. */
             pointer: string;
+            /** @description What is wrong with it, e.g. `must match format "email"` or `is not a known field`. */
             detail: string;
         };
         /** @description The API key lacks the scope, or is used from an address it does not allow. */
         ForbiddenResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2120,16 +3271,24 @@ export interface components {
         HeaderFieldsTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "headers_too_large";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2142,16 +3301,24 @@ export interface components {
         IdempotencyKeyInUseResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2164,16 +3331,24 @@ export interface components {
         IdempotencyKeyReusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2186,16 +3361,24 @@ export interface components {
         ImportBadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2205,42 +3388,72 @@ export interface components {
             existing_id?: string;
         };
         ImportCompletedData: {
+            /** @description The import (`imp_…`). */
             import_id: string;
-            /** @enum {string} */
+            /**
+             * @description `completed` (even with failed rows) or `failed` (the whole import stopped).
+             * @enum {string}
+             */
             status: "completed" | "failed";
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Data rows in the import.
+             */
             total_rows: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts created.
+             */
             created: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Contacts updated.
+             */
             updated: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows merged into a later one or left alone by the mode.
+             */
             skipped: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Rows refused.
+             */
             failed: number;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `import.completed`: A contact import finished (completed or failed), with its counts. */
         ImportCompletedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "import.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["ImportCompletedData"];
         };
         ImportContactRow: {
+            /** @description The contact's email; a row without a valid one fails (listed in `errors`), the others go on. */
             email: string;
+            /** @description Given name. */
             first_name?: string | null;
+            /** @description Family name. */
             last_name?: string | null;
+            /** @description Custom fields, merged into the contact's. */
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Tags added to the contact. */
             tags?: string[];
+            /** @description `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes. */
             status?: string;
         };
         /** @enum {string} */
@@ -2249,16 +3462,24 @@ export interface components {
         ImportRateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_imports";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2273,26 +3494,40 @@ export interface components {
              * @description 1-based data row (the CSV header is row 0).
              */
             row: number;
+            /** @description The row's email as given; null when it had none. */
             email: string | null;
+            /** @description Why the row failed: `missing_email`, `invalid_email`, `invalid_text`, … */
             code: string;
+            /** @description The reason, in words. */
             detail: string;
         };
-        /** @enum {string} */
+        /**
+         * @description `queued` until a worker takes it, `running` while rows are written, then `completed` (even with failed rows) or `failed` (the whole import stopped).
+         * @enum {string}
+         */
         ImportStatus: "queued" | "running" | "completed" | "failed";
         /** @description The import is larger than allowed, in bytes or in rows. */
         ImportTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "payload_too_large" | "too_many_rows";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2305,16 +3540,24 @@ export interface components {
         InvalidBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2327,16 +3570,24 @@ export interface components {
         InvalidCredentialsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_credentials";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2349,16 +3600,24 @@ export interface components {
         InvalidPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2371,16 +3630,24 @@ export interface components {
         InvalidPostResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "validation_failed" | "invalid_idempotency_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2393,16 +3660,24 @@ export interface components {
         InvalidStateTransitionResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_state_transition";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2415,16 +3690,24 @@ export interface components {
         LastOwnerResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "last_owner";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2433,49 +3716,71 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description Clicks on one link of a campaign. */
         LinkStats: {
+            /** @description The link, as in the content. */
             url: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages in which the link was clicked.
+             */
             unique_clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Every click on the link.
+             */
             total_clicks: number;
         };
         LoginRequest: {
+            /** @description The user's email, in any case. */
             email: components["schemas"]["EmailAddress"];
+            /** @description The password, up to 1024 characters. */
             password: string;
         };
         Me: {
             /** @description The logged-in user; null when the request used an API key. */
             user: components["schemas"]["User"] | null;
+            /** @description The account the credential belongs to. */
             account: components["schemas"]["Account"];
             /**
              * @description How the request authenticated.
              * @enum {string}
              */
             auth: "session" | "api_key";
-            /** @description With an API key, its scopes. */
+            /** @description The scopes the request has: an API key's, or both `read` and `write` for a session. */
             scopes: components["schemas"]["ApiKeyScope"][];
         };
         /** @enum {string} */
         MessageStatus: "queued" | "sending" | "sent" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
+        /** @description A sum of money in one currency. */
         MoneyTotal: {
+            /** @description The currency. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description The sum, exact to the minor unit. */
             amount: components["schemas"]["DecimalAmount"];
         };
         /** @description No such resource in this account. */
         NotFoundResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "not_found";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2488,16 +3793,24 @@ export interface components {
         NotImplementedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "not_implemented";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2507,39 +3820,57 @@ export interface components {
             existing_id?: string;
         };
         OpenRecord: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
+            /** @description The `User-Agent` of the request. */
             user_agent: string | null;
-            /** @description Anonymised unless the server is configured otherwise. */
+            /** @description The client address: anonymised (IPv4 /24, IPv6 /48) unless `TRACKING_IP` says `full`; null with `none`. */
             ip: string | null;
-            /** @description Flagged as a link scanner or privacy proxy. */
+            /** @description Flagged as a scanner or privacy proxy (a known agent, or within `TRACKING_MACHINE_OPEN_SECONDS` of delivery). */
             machine: boolean;
         };
         /** @description One page of a list. */
         OpenRecordPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["OpenRecord"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description The body is larger than allowed. */
         PayloadTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "payload_too_large";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2548,66 +3879,118 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "pay_0Vbp7Rz25SWkk9HSuBYLyp",
+         *       "contact_id": "ct_0Vbp7Rz2P3qkaVD2lbaV53",
+         *       "campaign_id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "amount": "129.00",
+         *       "currency": "USD",
+         *       "external_id": "in_1QxY7rAcmeInvoice0042",
+         *       "attribution": "last_click",
+         *       "occurred_at": "2026-11-21T09:30:00.000Z",
+         *       "created_at": "2026-11-21T09:30:01.204Z"
+         *     }
+         */
         Payment: {
             /** @description `pay_…` */
             id: string;
+            /** @description The contact (`ct_…`); null once the contact is deleted. */
             contact_id: string | null;
+            /** @description The campaign credited (`cmp_…`), or null. */
             campaign_id: string | null;
+            /** @description The amount, exact to the minor unit. */
             amount: components["schemas"]["DecimalAmount"];
+            /** @description The currency of `amount`. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description Your id for the payment (an invoice or charge id); unique per account. */
             external_id: string;
-            /** @enum {string} */
+            /**
+             * @description How the campaign was chosen: the `campaign_id` given, the contact's last click within `ATTRIBUTION_WINDOW_DAYS`, or `none`.
+             * @enum {string}
+             */
             attribution: "campaign_id" | "last_click" | "none";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was paid (as given, or when it was recorded).
+             */
             occurred_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
             created_at: string;
         };
         PaymentCreate: {
+            /** @description The contact (`ct_…`); or give `email`. */
             contact_id?: string;
+            /** @description The contact's email; or give `contact_id`. */
             email?: components["schemas"]["EmailAddress"];
+            /** @description The amount, a decimal string such as `"129.00"`. */
             amount: components["schemas"]["DecimalAmount"];
+            /** @description The ISO 4217 currency of `amount`. */
             currency: components["schemas"]["CurrencyCode"];
+            /** @description Your id for the payment, 1–200 characters; repeating it answers the stored payment (200). */
             external_id: string;
+            /** @description Credit this campaign (`cmp_…`); left out, the contact's last click within the attribution window. */
             campaign_id?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was paid; defaults to now.
+             */
             occurred_at?: string;
         };
         /** @description One page of a list. */
         PaymentPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Payment"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         PaymentReceivedData: {
+            /** @description The payment as recorded. */
             payment: components["schemas"]["Payment"];
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `payment.received`: A payment was recorded. */
         PaymentReceivedEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "payment.received";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["PaymentReceivedData"];
         };
         /** @description An RFC 9457 problem document. */
         Problem: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /** @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all). */
             code: components["schemas"]["ProblemCode"];
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2626,16 +4009,24 @@ export interface components {
         RateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "rate_limited" | "too_many_invalid_api_keys";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2648,16 +4039,24 @@ export interface components {
         RefreshRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_token" | "refresh_token_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2667,13 +4066,17 @@ export interface components {
             existing_id?: string;
         };
         RefreshRequest: {
+            /** @description The `refresh_token` of the latest session answer (`ses_….<secret>`). */
             refresh_token: string;
         };
         RegisterRequest: {
+            /** @description The owner's login email; must not belong to any user of the server. */
             email: components["schemas"]["EmailAddress"];
-            /** @description At least 10 characters. */
+            /** @description 10–1024 characters; stored only as an argon2id hash. */
             password: string;
+            /** @description The owner's display name, 1–200 characters. */
             name: string;
+            /** @description The new account's (organisation's) name, 1–200 characters. */
             account_name: string;
         };
         /** @description On the answer of a POST replayed for a repeated `Idempotency-Key`. */
@@ -2682,16 +4085,24 @@ export interface components {
         RoleRequiredResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed" | "session_required" | "insufficient_role";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2700,9 +4111,28 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description A session: a short-lived access token and a single-use refresh token. */
+        /**
+         * @description A session: a short-lived access token and a single-use refresh token.
+         * @example {
+         *       "success": true,
+         *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzaWQiOiJzZXNfMFZicDdSejNIcTJMbU44dlRjNEt3RSIsImFjYyI6ImFjY18wVmJwN1J6MVJacnRhSnVCd3BtdDNEIiwiaWF0IjoxNzk1NDYwMTc5LCJleHAiOjE3OTU0NjEwNzksImF1ZCI6InNlbmRsaW5lLWFwaSIsImlzcyI6InNlbmRsaW5lIiwic3ViIjoidXNyXzBWYnA3UnoxeFNUSHRBdXZCNzFFQXQifQ.J9pHuPbsPnFv3qUbTJbaCdf-IjD43Z_ReldApoBsk30",
+         *       "refresh_token": "ses_0Vbp7Rz3Hq2LmN8vTc4KwE.m6P34okjdIHmz5Nb2R063TXxQCzRCvKTgfE1Z4av814",
+         *       "expires_in": 900,
+         *       "user": {
+         *         "id": "usr_0Vbp7Rz1xSTHtAuvB71EAt",
+         *         "email": "ada.lovelace@acme.example",
+         *         "name": "Ada Lovelace",
+         *         "role": "owner",
+         *         "account_id": "acc_0Vbp7Rz1RZrtaJuBwpmt3D",
+         *         "created_at": "2026-11-01T08:00:12.907Z"
+         *       }
+         *     }
+         */
         Session: {
-            /** @enum {boolean} */
+            /**
+             * @description Always `true`.
+             * @enum {boolean}
+             */
             success: true;
             /** @description JWT access token, sent as `Authorization: Bearer <token>`. */
             token: string;
@@ -2710,25 +4140,34 @@ export interface components {
             refresh_token: string;
             /**
              * Format: int32
-             * @description Seconds until `token` expires.
+             * @description Seconds until `token` expires (900: 15 minutes); refresh before then.
              */
             expires_in: number;
+            /** @description The logged-in user. */
             user: components["schemas"]["User"];
         };
         /** @description The operation takes a logged-in user (not an API key). */
         SessionRequiredResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "insufficient_scope" | "ip_not_allowed" | "session_required";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2741,16 +4180,24 @@ export interface components {
         SignupDisabledResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "signup_disabled";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2759,6 +4206,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description A tag: 1–100 characters. */
         Tag: string;
         TimeSeriesPoint: {
             /**
@@ -2766,29 +4214,49 @@ export interface components {
              * @description Start of the bucket.
              */
             at: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Opens in the bucket (every open).
+             */
             opens: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Clicks in the bucket (every click).
+             */
             clicks: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Hard and soft bounces in the bucket.
+             */
             bounces: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsubscribes in the bucket.
+             */
             unsubscribes: number;
         };
         /** @description Too many failed logins for this email or from this address. */
         TooManyLoginAttemptsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "too_many_login_attempts";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2801,16 +4269,24 @@ export interface components {
         TooManySignupsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "too_many_signups";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2820,27 +4296,42 @@ export interface components {
             existing_id?: string;
         };
         TrackingRecordBase: {
+            /** @description `opn_…`, `clk_…` or `bnc_…`. */
             id: string;
+            /** @description The campaign of the message (`cmp_…`); null for a bounce matched to no message. */
             campaign_id: string | null;
+            /** @description The contact (`ct_…`); null once deleted, or when none matched. */
             contact_id: string | null;
+            /** @description The recipient's address, when known. */
             email: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             occurred_at: string;
         };
         /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
         UnauthorizedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "authentication_required" | "invalid_token" | "invalid_api_key";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2853,16 +4344,24 @@ export interface components {
         UnsupportedMediaTypeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "unsupported_media_type";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2871,38 +4370,68 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /**
+         * @example {
+         *       "id": "usr_0Vbp7Rz1xSTHtAuvB71EAt",
+         *       "email": "ada.lovelace@acme.example",
+         *       "name": "Ada Lovelace",
+         *       "role": "owner",
+         *       "account_id": "acc_0Vbp7Rz1RZrtaJuBwpmt3D",
+         *       "created_at": "2026-11-01T08:00:12.907Z"
+         *     }
+         */
         User: {
             /** @description `usr_…` */
             readonly id: string;
+            /** @description The login email, unique on the server (stored with the domain lower-cased). */
             email: components["schemas"]["EmailAddress"];
+            /** @description The user's display name, up to 200 characters. */
             name: string;
+            /** @description What the user may manage. */
             role: components["schemas"]["UserRole"];
             /** @description `acc_…` */
             readonly account_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user was created.
+             */
             readonly created_at: string;
         };
         UserCreate: {
+            /** @description The login email; must not belong to any user of the server. */
             email: components["schemas"]["EmailAddress"];
+            /** @description 10–1024 characters; stored only as an argon2id hash. */
             password: string;
+            /** @description The display name, 1–200 characters. */
             name: string;
-            /** @default member */
+            /**
+             * @description At most the caller's own role.
+             * @default member
+             */
             role: components["schemas"]["UserRole"];
         };
         /** @description A user with this email exists, or a request with the same `Idempotency-Key` is still running. */
         UserCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "email_taken" | "idempotency_key_in_use";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2913,33 +4442,75 @@ export interface components {
         };
         /** @description One page of a list. */
         UserPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["User"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
-        /** @enum {string} */
+        /**
+         * @description `owner`: everything, including granting the owner role; `admin`: manages users and API keys below owner; `member`: uses the API, manages nothing.
+         * @enum {string}
+         */
         UserRole: "owner" | "admin" | "member";
         UserUpdate: {
+            /** @description A new display name, 1–200 characters (users may change their own). */
             name?: string;
+            /** @description A new role, at most the caller's own; the last owner keeps the owner role. */
             role?: components["schemas"]["UserRole"];
+            /** @description A new password, 10–1024 characters; ends every session of the user. */
             password?: string;
         };
+        /**
+         * @example {
+         *       "id": "wh_0Vbp7Rz2s9gKskeBGlTSP9",
+         *       "url": "https://hooks.acme.example/sendline",
+         *       "description": "Bounces and complaints into the CRM",
+         *       "events": [
+         *         "email.bounced",
+         *         "email.complained",
+         *         "contact.*"
+         *       ],
+         *       "active": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-11-10T08:21:37.645Z",
+         *       "updated_at": "2026-11-10T08:21:37.645Z",
+         *       "stats": {
+         *         "delivered_24h": 342,
+         *         "failed_24h": 1,
+         *         "last_success_at": "2026-11-23T17:58:12.003Z",
+         *         "last_failure_at": "2026-11-23T03:12:40.517Z"
+         *       }
+         *     }
+         */
         Webhook: {
             /** @description `wh_…` */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where deliveries are posted.
+             */
             url: string;
+            /** @description A note for the team. */
             description: string | null;
             /** @description Event types, patterns such as `email.*`, or `["*"]` for all. */
             events: string[];
+            /** @description Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`. */
             active: boolean;
-            /** @description Why the endpoint was disabled (`gone`, `failing`), or null. */
+            /** @description Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null. */
             disabled_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed.
+             */
             updated_at: string;
+            /** @description Recent delivery figures. */
             stats: components["schemas"]["WebhookStats"];
         };
         WebhookCreate: {
@@ -2948,25 +4519,38 @@ export interface components {
              * @description `https` only, unless the server allows `http` for development.
              */
             url: string;
+            /** @description A note for the team, up to 500 characters. */
             description?: string | null;
+            /** @description 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all. */
             events: string[];
-            /** @default true */
+            /**
+             * @description `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
+             * @default true
+             */
             active: boolean;
         };
         /** @description The webhook URL is refused, or the `Idempotency-Key` was used for another request. */
         WebhookCreateRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_url" | "insecure_url" | "unsafe_url" | "idempotency_key_reused";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -2975,42 +4559,86 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description One delivery of an event to a webhook, with its latest attempt. */
+        /**
+         * @description One delivery of an event to a webhook, with its latest attempt.
+         * @example {
+         *       "id": "whd_0Vbp7Rz2aXHQBD3YQcMOKx",
+         *       "webhook_id": "wh_0Vbp7Rz2s9gKskeBGlTSP9",
+         *       "event_id": "evt_0Vbp7Rz1cR63wVCCgfxQ9H",
+         *       "event_type": "email.bounced",
+         *       "status": "failed",
+         *       "attempts": 8,
+         *       "status_code": 503,
+         *       "latency_ms": 211,
+         *       "response_excerpt": "<html><body><h1>503 Service Unavailable</h1></body></html>",
+         *       "error": "HTTP 503",
+         *       "next_retry_at": null,
+         *       "created_at": "2026-11-21T02:00:03.118Z",
+         *       "updated_at": "2026-11-22T07:01:44.902Z"
+         *     }
+         */
         WebhookDelivery: {
             /** @description `whd_…` */
             id: string;
+            /** @description The endpoint (`wh_…`). */
             webhook_id: string;
+            /** @description The event (`evt_…`), also the `webhook-id` header of each attempt. */
             event_id: string;
+            /** @description The event's type, e.g. `email.opened`. */
             event_type: string;
+            /** @description `pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retry schedule is spent. */
             status: components["schemas"]["DeliveryStatus"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Attempts made so far.
+             */
             attempts: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status of the latest attempt; null when it got no answer.
+             */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Milliseconds the latest attempt took.
+             */
             latency_ms: number | null;
             /** @description The first 1 KB of the response body. */
             response_excerpt: string | null;
+            /** @description Why the latest attempt failed, when it did. */
             error: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while `pending`.
+             */
             next_retry_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event was fanned out to the endpoint.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the latest attempt was recorded.
+             */
             updated_at: string;
         };
         /** @description One page of a list. */
         WebhookDeliveryPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["WebhookDelivery"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         /** @description One page of a list. */
         WebhookPage: {
+            /** @description The items of this page, at most `limit`. */
             data: components["schemas"]["Webhook"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /** @description Whether another page follows. */
             has_more: boolean;
         };
         WebhookRecoverRequest: {
@@ -3033,9 +4661,14 @@ export interface components {
              * @description `https` only, unless the server allows `http` for development.
              */
             url: string;
+            /** @description A note for the team, up to 500 characters. */
             description?: string | null;
+            /** @description 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all. */
             events: string[];
-            /** @default true */
+            /**
+             * @description `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
+             * @default true
+             */
             active: boolean;
         };
         WebhookStats: {
@@ -3044,53 +4677,86 @@ export interface components {
              * @description Deliveries in the last 24 hours.
              */
             delivered_24h: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Deliveries that failed for good in the last 24 hours.
+             */
             failed_24h: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The last attempt answered with a 2xx.
+             */
             last_success_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The last attempt that failed (not 2xx, a timeout or a refused connection).
+             */
             last_failure_at: string | null;
         };
         WebhookTestData: {
+            /** @description The endpoint tested (`wh_…`). */
             webhook_id: string;
+            /** @description `This is a test event from Sendline.` */
             message: string;
         };
-        /** @description The envelope every event shares, on webhooks, the WebSocket and `GET /events`. */
+        /** @description `webhook.test`: Sent by `POST /webhooks/{id}/test` to that endpoint only. */
         WebhookTestEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
             id: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description The event type, e.g. `email.opened`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
             created_at: string;
+            /** @description The account (`acc_…`) the event belongs to. */
             account_id: string;
+            /** @description The payload of this type. */
             data: components["schemas"]["WebhookTestData"];
         };
+        /** @description The outcome of one signed `webhook.test` delivery. */
         WebhookTestResult: {
+            /** @description The endpoint answered 2xx. */
             success: boolean;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The endpoint's HTTP status; null when it did not answer.
+             */
             status_code: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Milliseconds from connecting to the last byte of the answer.
+             */
             latency_ms: number;
+            /** @description Why the attempt failed (timeout, refused connection, unsafe address); null on success. */
             error: string | null;
         };
         /** @description The URL is not one Sendline delivers to. */
         WebhookUrlRefusedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
             title: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
             status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
             detail?: string;
             /**
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
             code: "invalid_url" | "insecure_url" | "unsafe_url";
-            /** @enum {boolean} */
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
             success: false;
             /** @description The fields at fault, for validation errors. */
             errors?: components["schemas"]["FieldError"][];
@@ -3103,18 +4769,30 @@ export interface components {
         WebhookWithSecret: {
             /** @description `wh_…` */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where deliveries are posted.
+             */
             url: string;
+            /** @description A note for the team. */
             description: string | null;
             /** @description Event types, patterns such as `email.*`, or `["*"]` for all. */
             events: string[];
+            /** @description Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`. */
             active: boolean;
-            /** @description Why the endpoint was disabled (`gone`, `failing`), or null. */
+            /** @description Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null. */
             disabled_reason: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed.
+             */
             updated_at: string;
+            /** @description Recent delivery figures. */
             stats: components["schemas"]["WebhookStats"];
             /** @description `whsec_…`: verify `webhook-signature` with it (Standard Webhooks). */
             secret: string;
@@ -3122,9 +4800,13 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description Only those credited to this campaign. */
         "AttributionFilters.campaign_id": string;
+        /** @description Only this contact's. */
         "AttributionFilters.contact_id": string;
+        /** @description Only those that occurred at or after this time. */
         "AttributionFilters.since": string;
+        /** @description Only those that occurred before this time. */
         "AttributionFilters.until": string;
         /**
          * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
@@ -3135,6 +4817,7 @@ export interface components {
         IdempotencyKeyHeader: string;
         /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
         "ImportCsvOptions.mapping": string;
+        /** @description How rows for new and existing emails are treated. */
         "ImportCsvOptions.mode": components["schemas"]["ImportMode"];
         /** @description Comma-separated tags added to every imported contact. */
         "ImportCsvOptions.tags": string;
@@ -3142,10 +4825,15 @@ export interface components {
         "PageQuery.cursor": string;
         /** @description How many items to return (1–500). */
         "PageQuery.limit": number;
+        /** @description Only this campaign's. */
         "TrackingFilters.campaign_id": string;
+        /** @description Only this contact's. */
         "TrackingFilters.contact_id": string;
+        /** @description Only this address's (exact match). */
         "TrackingFilters.email": string;
+        /** @description Only those at or after this time. */
         "TrackingFilters.since": string;
+        /** @description Only those before this time. */
         "TrackingFilters.until": string;
     };
     requestBodies: never;
@@ -3234,7 +4922,9 @@ export interface operations {
     Analytics_overview: {
         parameters: {
             query?: {
+                /** @description From the start of this time's UTC hour. */
                 since?: string;
+                /** @description Up to this time: hours that start before it count. */
                 until?: string;
             };
             header?: never;
@@ -4161,6 +5851,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only campaigns in this status. */
                 status?: components["schemas"]["CampaignStatus"];
             };
             header?: never;
@@ -4828,6 +6519,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only messages in this status. */
                 status?: components["schemas"]["MessageStatus"];
             };
             header?: never;
@@ -5607,13 +7299,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only contacts with this status. */
                 status?: components["schemas"]["ContactStatus"];
+                /** @description Only contacts with this tag (exact match). */
                 tag?: string;
                 /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
                 email?: string;
                 /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
                 q?: string;
+                /** @description Only contacts created at or after this time. */
                 created_after?: string;
+                /** @description Only contacts created before this time. */
                 created_before?: string;
             };
             header?: never;
@@ -5869,6 +7565,7 @@ export interface operations {
     ContactImports_create: {
         parameters: {
             query?: {
+                /** @description How rows for new and existing emails are treated. */
                 mode?: components["parameters"]["ImportCsvOptions.mode"];
                 /** @description Comma-separated tags added to every imported contact. */
                 tags?: components["parameters"]["ImportCsvOptions.tags"];
@@ -5892,10 +7589,16 @@ export interface operations {
                 "application/json": components["schemas"]["ContactImportRequest"];
                 "text/csv": string;
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description The CSV file.
+                     */
                     file: string;
+                    /** @description How rows for new and existing emails are treated (default `upsert`). */
                     mode?: components["schemas"]["ImportMode"];
+                    /** @description Comma-separated tags added to every imported contact. */
                     tags?: string;
+                    /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                     mapping?: string;
                 };
             };
@@ -6607,10 +8310,15 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["AttributionFilters.contact_id"];
+                /** @description Only those credited to this campaign. */
                 campaign_id?: components["parameters"]["AttributionFilters.campaign_id"];
+                /** @description Only those that occurred at or after this time. */
                 since?: components["parameters"]["AttributionFilters.since"];
+                /** @description Only those that occurred before this time. */
                 until?: components["parameters"]["AttributionFilters.until"];
+                /** @description Only conversions of this type. */
                 type?: string;
             };
             header?: never;
@@ -6812,6 +8520,7 @@ export interface operations {
                 cursor?: components["parameters"]["PageQuery.cursor"];
                 /** @description An event type or a pattern such as `email.*`. */
                 type?: string;
+                /** @description Only events created at or after this time. */
                 since?: string;
             };
             header?: never;
@@ -6952,9 +8661,13 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["AttributionFilters.contact_id"];
+                /** @description Only those credited to this campaign. */
                 campaign_id?: components["parameters"]["AttributionFilters.campaign_id"];
+                /** @description Only those that occurred at or after this time. */
                 since?: components["parameters"]["AttributionFilters.since"];
+                /** @description Only those that occurred before this time. */
                 until?: components["parameters"]["AttributionFilters.until"];
             };
             header?: never;
@@ -7154,11 +8867,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
+                /** @description Only this type. */
                 type?: components["schemas"]["BounceType"];
             };
             header?: never;
@@ -7356,11 +9075,17 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
+                /** @description Only clicks on this link (exact match). */
                 url?: string;
             };
             header?: never;
@@ -7433,10 +9158,15 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only this campaign's. */
                 campaign_id?: components["parameters"]["TrackingFilters.campaign_id"];
+                /** @description Only this contact's. */
                 contact_id?: components["parameters"]["TrackingFilters.contact_id"];
+                /** @description Only this address's (exact match). */
                 email?: components["parameters"]["TrackingFilters.email"];
+                /** @description Only those at or after this time. */
                 since?: components["parameters"]["TrackingFilters.since"];
+                /** @description Only those before this time. */
                 until?: components["parameters"]["TrackingFilters.until"];
             };
             header?: never;
@@ -8412,6 +10142,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only deliveries in this status. */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;

@@ -113,9 +113,27 @@ function allowReservedCharactersInQueries(doc: OpenApiDocument): void {
   }
 }
 
-/** The document as the validator gets it: nullable references fixed, reserved characters allowed in queries. */
+/**
+ * Examples are for readers of the reference. The validator's ajv walks every key of a schema and,
+ * in draft-04 mode, takes an `id` inside an example (`{"id": "ct_…"}`) for a schema id: two
+ * examples of one resource then "resolve to more than one schema". Its copy goes without them.
+ */
+function withoutExamples(node: unknown, key = ''): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((item) => withoutExamples(item));
+  const object = node as Schema;
+  // Under `properties`, `example` would be the name of a field, not an example.
+  if (key !== 'properties') {
+    delete object.example;
+    delete object.examples;
+  }
+  for (const [name, value] of Object.entries(object)) withoutExamples(value, name);
+}
+
+/** The document as the validator gets it: nullable references fixed, reserved characters allowed in queries, no examples. */
 export function validatorDocument(doc: OpenApiDocument): OpenApiDocument {
   const copy = structuredClone(doc);
+  withoutExamples(copy);
   nullableReferencesAsAnyOf(copy);
   allowReservedCharactersInQueries(copy);
   return copy;

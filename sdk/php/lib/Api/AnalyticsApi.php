@@ -131,6 +131,8 @@ class AnalyticsApi
     /**
      * Operation campaign
      *
+     * Get campaign analytics
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['campaign'] to see the possible values for this operation
      *
@@ -146,6 +148,8 @@ class AnalyticsApi
 
     /**
      * Operation campaignWithHttpInfo
+     *
+     * Get campaign analytics
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['campaign'] to see the possible values for this operation
@@ -314,6 +318,8 @@ class AnalyticsApi
     /**
      * Operation campaignAsync
      *
+     * Get campaign analytics
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['campaign'] to see the possible values for this operation
      *
@@ -332,6 +338,8 @@ class AnalyticsApi
 
     /**
      * Operation campaignAsyncWithHttpInfo
+     *
+     * Get campaign analytics
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['campaign'] to see the possible values for this operation
@@ -484,8 +492,10 @@ class AnalyticsApi
     /**
      * Operation overview
      *
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
+     * Get account analytics
+     *
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -501,8 +511,10 @@ class AnalyticsApi
     /**
      * Operation overviewWithHttpInfo
      *
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * Get account analytics
+     *
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -655,8 +667,10 @@ class AnalyticsApi
     /**
      * Operation overviewAsync
      *
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * Get account analytics
+     *
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -675,8 +689,10 @@ class AnalyticsApi
     /**
      * Operation overviewAsyncWithHttpInfo
      *
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * Get account analytics
+     *
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -726,8 +742,8 @@ class AnalyticsApi
     /**
      * Create request for operation 'overview'
      *
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  \DateTime|null $since From the start of this time&#39;s UTC hour. (optional)
+     * @param  \DateTime|null $until Up to this time: hours that start before it count. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['overview'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException

@@ -140,6 +140,8 @@ class ApiKeysApi
     /**
      * Operation callList
      *
+     * List API keys
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -156,6 +158,8 @@ class ApiKeysApi
 
     /**
      * Operation callListWithHttpInfo
+     *
+     * List API keys
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -311,6 +315,8 @@ class ApiKeysApi
     /**
      * Operation callListAsync
      *
+     * List API keys
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -330,6 +336,8 @@ class ApiKeysApi
 
     /**
      * Operation callListAsyncWithHttpInfo
+     *
+     * List API keys
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -498,6 +506,8 @@ class ApiKeysApi
     /**
      * Operation create
      *
+     * Create an API key
+     *
      * @param  \Sendline\Model\ApiKeyCreate $api_key_create api_key_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -514,6 +524,8 @@ class ApiKeysApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Create an API key
      *
      * @param  \Sendline\Model\ApiKeyCreate $api_key_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -725,6 +737,8 @@ class ApiKeysApi
     /**
      * Operation createAsync
      *
+     * Create an API key
+     *
      * @param  \Sendline\Model\ApiKeyCreate $api_key_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -744,6 +758,8 @@ class ApiKeysApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Create an API key
      *
      * @param  \Sendline\Model\ApiKeyCreate $api_key_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -911,6 +927,8 @@ class ApiKeysApi
     /**
      * Operation delete
      *
+     * Revoke an API key
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -925,6 +943,8 @@ class ApiKeysApi
 
     /**
      * Operation deleteWithHttpInfo
+     *
+     * Revoke an API key
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1021,6 +1041,8 @@ class ApiKeysApi
     /**
      * Operation deleteAsync
      *
+     * Revoke an API key
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1039,6 +1061,8 @@ class ApiKeysApi
 
     /**
      * Operation deleteAsyncWithHttpInfo
+     *
+     * Revoke an API key
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1178,6 +1202,8 @@ class ApiKeysApi
     /**
      * Operation get
      *
+     * Get an API key
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1193,6 +1219,8 @@ class ApiKeysApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get an API key
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1361,6 +1389,8 @@ class ApiKeysApi
     /**
      * Operation getAsync
      *
+     * Get an API key
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1379,6 +1409,8 @@ class ApiKeysApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get an API key
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1531,6 +1563,8 @@ class ApiKeysApi
     /**
      * Operation update
      *
+     * Update an API key
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\ApiKeyUpdate $api_key_update api_key_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -1547,6 +1581,8 @@ class ApiKeysApi
 
     /**
      * Operation updateWithHttpInfo
+     *
+     * Update an API key
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ApiKeyUpdate $api_key_update (required)
@@ -1744,6 +1780,8 @@ class ApiKeysApi
     /**
      * Operation updateAsync
      *
+     * Update an API key
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\ApiKeyUpdate $api_key_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -1763,6 +1801,8 @@ class ApiKeysApi
 
     /**
      * Operation updateAsyncWithHttpInfo
+     *
+     * Update an API key
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ApiKeyUpdate $api_key_update (required)

@@ -140,6 +140,8 @@ class AuthApi
     /**
      * Operation login
      *
+     * Log in
+     *
      * @param  \Sendline\Model\LoginRequest $login_request login_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
@@ -156,6 +158,8 @@ class AuthApi
 
     /**
      * Operation loginWithHttpInfo
+     *
+     * Log in
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -325,6 +329,8 @@ class AuthApi
     /**
      * Operation loginAsync
      *
+     * Log in
+     *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['login'] to see the possible values for this operation
@@ -344,6 +350,8 @@ class AuthApi
 
     /**
      * Operation loginAsyncWithHttpInfo
+     *
+     * Log in
      *
      * @param  \Sendline\Model\LoginRequest $login_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -511,6 +519,8 @@ class AuthApi
     /**
      * Operation logout
      *
+     * Log out
+     *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
@@ -525,6 +535,8 @@ class AuthApi
 
     /**
      * Operation logoutWithHttpInfo
+     *
+     * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
@@ -629,6 +641,8 @@ class AuthApi
     /**
      * Operation logoutAsync
      *
+     * Log out
+     *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
@@ -647,6 +661,8 @@ class AuthApi
 
     /**
      * Operation logoutAsyncWithHttpInfo
+     *
+     * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
@@ -785,6 +801,8 @@ class AuthApi
     /**
      * Operation me
      *
+     * Get the caller
+     *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['me'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -799,6 +817,8 @@ class AuthApi
 
     /**
      * Operation meWithHttpInfo
+     *
+     * Get the caller
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['me'] to see the possible values for this operation
      *
@@ -952,6 +972,8 @@ class AuthApi
     /**
      * Operation meAsync
      *
+     * Get the caller
+     *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['me'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -969,6 +991,8 @@ class AuthApi
 
     /**
      * Operation meAsyncWithHttpInfo
+     *
+     * Get the caller
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['me'] to see the possible values for this operation
      *
@@ -1104,6 +1128,8 @@ class AuthApi
     /**
      * Operation refresh
      *
+     * Refresh a session
+     *
      * @param  \Sendline\Model\RefreshRequest $refresh_request refresh_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
@@ -1120,6 +1146,8 @@ class AuthApi
 
     /**
      * Operation refreshWithHttpInfo
+     *
+     * Refresh a session
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1275,6 +1303,8 @@ class AuthApi
     /**
      * Operation refreshAsync
      *
+     * Refresh a session
+     *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['refresh'] to see the possible values for this operation
@@ -1294,6 +1324,8 @@ class AuthApi
 
     /**
      * Operation refreshAsyncWithHttpInfo
+     *
+     * Refresh a session
      *
      * @param  \Sendline\Model\RefreshRequest $refresh_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1461,6 +1493,8 @@ class AuthApi
     /**
      * Operation register
      *
+     * Sign up
+     *
      * @param  \Sendline\Model\RegisterRequest $register_request register_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
@@ -1477,6 +1511,8 @@ class AuthApi
 
     /**
      * Operation registerWithHttpInfo
+     *
+     * Sign up
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1660,6 +1696,8 @@ class AuthApi
     /**
      * Operation registerAsync
      *
+     * Sign up
+     *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['register'] to see the possible values for this operation
@@ -1679,6 +1717,8 @@ class AuthApi
 
     /**
      * Operation registerAsyncWithHttpInfo
+     *
+     * Sign up
      *
      * @param  \Sendline\Model\RegisterRequest $register_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)

@@ -167,9 +167,11 @@ class CampaignsApi
     /**
      * Operation callList
      *
+     * List campaigns
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\CampaignStatus|null $status status (optional)
+     * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -185,9 +187,11 @@ class CampaignsApi
     /**
      * Operation callListWithHttpInfo
      *
+     * List campaigns
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\CampaignStatus|null $status (optional)
+     * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -340,9 +344,11 @@ class CampaignsApi
     /**
      * Operation callListAsync
      *
+     * List campaigns
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\CampaignStatus|null $status (optional)
+     * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -361,9 +367,11 @@ class CampaignsApi
     /**
      * Operation callListAsyncWithHttpInfo
      *
+     * List campaigns
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\CampaignStatus|null $status (optional)
+     * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -415,7 +423,7 @@ class CampaignsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\CampaignStatus|null $status (optional)
+     * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -540,6 +548,8 @@ class CampaignsApi
     /**
      * Operation cancel
      *
+     * Cancel a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
@@ -556,6 +566,8 @@ class CampaignsApi
 
     /**
      * Operation cancelWithHttpInfo
+     *
+     * Cancel a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -753,6 +765,8 @@ class CampaignsApi
     /**
      * Operation cancelAsync
      *
+     * Cancel a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancel'] to see the possible values for this operation
@@ -772,6 +786,8 @@ class CampaignsApi
 
     /**
      * Operation cancelAsyncWithHttpInfo
+     *
+     * Cancel a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -940,6 +956,8 @@ class CampaignsApi
     /**
      * Operation create
      *
+     * Create a campaign
+     *
      * @param  \Sendline\Model\CampaignCreate $campaign_create campaign_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -956,6 +974,8 @@ class CampaignsApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Create a campaign
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1167,6 +1187,8 @@ class CampaignsApi
     /**
      * Operation createAsync
      *
+     * Create a campaign
+     *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -1186,6 +1208,8 @@ class CampaignsApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Create a campaign
      *
      * @param  \Sendline\Model\CampaignCreate $campaign_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1353,6 +1377,8 @@ class CampaignsApi
     /**
      * Operation delete
      *
+     * Delete a campaign
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1367,6 +1393,8 @@ class CampaignsApi
 
     /**
      * Operation deleteWithHttpInfo
+     *
+     * Delete a campaign
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1471,6 +1499,8 @@ class CampaignsApi
     /**
      * Operation deleteAsync
      *
+     * Delete a campaign
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1489,6 +1519,8 @@ class CampaignsApi
 
     /**
      * Operation deleteAsyncWithHttpInfo
+     *
+     * Delete a campaign
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1628,6 +1660,8 @@ class CampaignsApi
     /**
      * Operation duplicate
      *
+     * Duplicate a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
@@ -1644,6 +1678,8 @@ class CampaignsApi
 
     /**
      * Operation duplicateWithHttpInfo
+     *
+     * Duplicate a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1841,6 +1877,8 @@ class CampaignsApi
     /**
      * Operation duplicateAsync
      *
+     * Duplicate a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['duplicate'] to see the possible values for this operation
@@ -1860,6 +1898,8 @@ class CampaignsApi
 
     /**
      * Operation duplicateAsyncWithHttpInfo
+     *
+     * Duplicate a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -2028,6 +2068,8 @@ class CampaignsApi
     /**
      * Operation get
      *
+     * Get a campaign
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -2043,6 +2085,8 @@ class CampaignsApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get a campaign
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -2211,6 +2255,8 @@ class CampaignsApi
     /**
      * Operation getAsync
      *
+     * Get a campaign
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -2229,6 +2275,8 @@ class CampaignsApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get a campaign
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -2381,10 +2429,12 @@ class CampaignsApi
     /**
      * Operation messages
      *
+     * List a campaign&#39;s messages
+     *
      * @param  string $id id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\MessageStatus|null $status status (optional)
+     * @param  \Sendline\Model\MessageStatus|null $status Only messages in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['messages'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -2400,10 +2450,12 @@ class CampaignsApi
     /**
      * Operation messagesWithHttpInfo
      *
+     * List a campaign&#39;s messages
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\MessageStatus|null $status (optional)
+     * @param  \Sendline\Model\MessageStatus|null $status Only messages in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['messages'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -2570,10 +2622,12 @@ class CampaignsApi
     /**
      * Operation messagesAsync
      *
+     * List a campaign&#39;s messages
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\MessageStatus|null $status (optional)
+     * @param  \Sendline\Model\MessageStatus|null $status Only messages in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['messages'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -2592,10 +2646,12 @@ class CampaignsApi
     /**
      * Operation messagesAsyncWithHttpInfo
      *
+     * List a campaign&#39;s messages
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\MessageStatus|null $status (optional)
+     * @param  \Sendline\Model\MessageStatus|null $status Only messages in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['messages'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -2648,7 +2704,7 @@ class CampaignsApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\MessageStatus|null $status (optional)
+     * @param  \Sendline\Model\MessageStatus|null $status Only messages in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['messages'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -2788,6 +2844,8 @@ class CampaignsApi
     /**
      * Operation pause
      *
+     * Pause a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
@@ -2804,6 +2862,8 @@ class CampaignsApi
 
     /**
      * Operation pauseWithHttpInfo
+     *
+     * Pause a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3001,6 +3061,8 @@ class CampaignsApi
     /**
      * Operation pauseAsync
      *
+     * Pause a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['pause'] to see the possible values for this operation
@@ -3020,6 +3082,8 @@ class CampaignsApi
 
     /**
      * Operation pauseAsyncWithHttpInfo
+     *
+     * Pause a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3188,6 +3252,8 @@ class CampaignsApi
     /**
      * Operation resume
      *
+     * Resume a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
@@ -3204,6 +3270,8 @@ class CampaignsApi
 
     /**
      * Operation resumeWithHttpInfo
+     *
+     * Resume a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3401,6 +3469,8 @@ class CampaignsApi
     /**
      * Operation resumeAsync
      *
+     * Resume a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resume'] to see the possible values for this operation
@@ -3420,6 +3490,8 @@ class CampaignsApi
 
     /**
      * Operation resumeAsyncWithHttpInfo
+     *
+     * Resume a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3588,6 +3660,8 @@ class CampaignsApi
     /**
      * Operation schedule
      *
+     * Schedule a campaign
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request campaign_schedule_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3605,6 +3679,8 @@ class CampaignsApi
 
     /**
      * Operation scheduleWithHttpInfo
+     *
+     * Schedule a campaign
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
@@ -3831,6 +3907,8 @@ class CampaignsApi
     /**
      * Operation scheduleAsync
      *
+     * Schedule a campaign
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3851,6 +3929,8 @@ class CampaignsApi
 
     /**
      * Operation scheduleAsyncWithHttpInfo
+     *
+     * Schedule a campaign
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignScheduleRequest $campaign_schedule_request (required)
@@ -4035,6 +4115,8 @@ class CampaignsApi
     /**
      * Operation send
      *
+     * Send a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request campaign_send_request (optional)
@@ -4052,6 +4134,8 @@ class CampaignsApi
 
     /**
      * Operation sendWithHttpInfo
+     *
+     * Send a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -4278,6 +4362,8 @@ class CampaignsApi
     /**
      * Operation sendAsync
      *
+     * Send a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\CampaignSendRequest|null $campaign_send_request (optional)
@@ -4298,6 +4384,8 @@ class CampaignsApi
 
     /**
      * Operation sendAsyncWithHttpInfo
+     *
+     * Send a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -4476,6 +4564,8 @@ class CampaignsApi
     /**
      * Operation test
      *
+     * Send a test
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request campaign_test_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -4493,6 +4583,8 @@ class CampaignsApi
 
     /**
      * Operation testWithHttpInfo
+     *
+     * Send a test
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
@@ -4719,6 +4811,8 @@ class CampaignsApi
     /**
      * Operation testAsync
      *
+     * Send a test
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -4739,6 +4833,8 @@ class CampaignsApi
 
     /**
      * Operation testAsyncWithHttpInfo
+     *
+     * Send a test
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignTestRequest $campaign_test_request (required)
@@ -4923,6 +5019,8 @@ class CampaignsApi
     /**
      * Operation unschedule
      *
+     * Unschedule a campaign
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
@@ -4939,6 +5037,8 @@ class CampaignsApi
 
     /**
      * Operation unscheduleWithHttpInfo
+     *
+     * Unschedule a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -5136,6 +5236,8 @@ class CampaignsApi
     /**
      * Operation unscheduleAsync
      *
+     * Unschedule a campaign
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['unschedule'] to see the possible values for this operation
@@ -5155,6 +5257,8 @@ class CampaignsApi
 
     /**
      * Operation unscheduleAsyncWithHttpInfo
+     *
+     * Unschedule a campaign
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -5323,6 +5427,8 @@ class CampaignsApi
     /**
      * Operation update
      *
+     * Replace a campaign
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\CampaignReplace $campaign_replace campaign_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -5339,6 +5445,8 @@ class CampaignsApi
 
     /**
      * Operation updateWithHttpInfo
+     *
+     * Replace a campaign
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignReplace $campaign_replace (required)
@@ -5550,6 +5658,8 @@ class CampaignsApi
     /**
      * Operation updateAsync
      *
+     * Replace a campaign
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignReplace $campaign_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -5569,6 +5679,8 @@ class CampaignsApi
 
     /**
      * Operation updateAsyncWithHttpInfo
+     *
+     * Replace a campaign
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\CampaignReplace $campaign_replace (required)

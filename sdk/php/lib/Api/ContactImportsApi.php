@@ -139,6 +139,8 @@ class ContactImportsApi
     /**
      * Operation callList
      *
+     * List imports
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -155,6 +157,8 @@ class ContactImportsApi
 
     /**
      * Operation callListWithHttpInfo
+     *
+     * List imports
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -310,6 +314,8 @@ class ContactImportsApi
     /**
      * Operation callListAsync
      *
+     * List imports
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -329,6 +335,8 @@ class ContactImportsApi
 
     /**
      * Operation callListAsyncWithHttpInfo
+     *
+     * List imports
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -497,9 +505,11 @@ class ContactImportsApi
     /**
      * Operation create
      *
+     * Import contacts
+     *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request contact_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \SendlineModelImportMode|null $mode mode (optional)
+     * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -517,9 +527,11 @@ class ContactImportsApi
     /**
      * Operation createWithHttpInfo
      *
+     * Import contacts
+     *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \SendlineModelImportMode|null $mode (optional)
+     * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -730,9 +742,11 @@ class ContactImportsApi
     /**
      * Operation createAsync
      *
+     * Import contacts
+     *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \SendlineModelImportMode|null $mode (optional)
+     * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -753,9 +767,11 @@ class ContactImportsApi
     /**
      * Operation createAsyncWithHttpInfo
      *
+     * Import contacts
+     *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \SendlineModelImportMode|null $mode (optional)
+     * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -809,7 +825,7 @@ class ContactImportsApi
      *
      * @param  \Sendline\Model\ContactImportRequest $contact_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \SendlineModelImportMode|null $mode (optional)
+     * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -961,6 +977,8 @@ class ContactImportsApi
     /**
      * Operation errors
      *
+     * Download an import&#39;s failed rows
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['errors'] to see the possible values for this operation
      *
@@ -976,6 +994,8 @@ class ContactImportsApi
 
     /**
      * Operation errorsWithHttpInfo
+     *
+     * Download an import&#39;s failed rows
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['errors'] to see the possible values for this operation
@@ -1144,6 +1164,8 @@ class ContactImportsApi
     /**
      * Operation errorsAsync
      *
+     * Download an import&#39;s failed rows
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['errors'] to see the possible values for this operation
      *
@@ -1162,6 +1184,8 @@ class ContactImportsApi
 
     /**
      * Operation errorsAsyncWithHttpInfo
+     *
+     * Download an import&#39;s failed rows
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['errors'] to see the possible values for this operation
@@ -1314,6 +1338,8 @@ class ContactImportsApi
     /**
      * Operation get
      *
+     * Get an import
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1329,6 +1355,8 @@ class ContactImportsApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get an import
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1497,6 +1525,8 @@ class ContactImportsApi
     /**
      * Operation getAsync
      *
+     * Get an import
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1515,6 +1545,8 @@ class ContactImportsApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get an import
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation

@@ -146,6 +146,8 @@ class ContactsApi
     /**
      * Operation activity
      *
+     * List a contact&#39;s activity
+     *
      * @param  string $id id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -163,6 +165,8 @@ class ContactsApi
 
     /**
      * Operation activityWithHttpInfo
+     *
+     * List a contact&#39;s activity
      *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
@@ -333,6 +337,8 @@ class ContactsApi
     /**
      * Operation activityAsync
      *
+     * List a contact&#39;s activity
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -353,6 +359,8 @@ class ContactsApi
 
     /**
      * Operation activityAsyncWithHttpInfo
+     *
+     * List a contact&#39;s activity
      *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
@@ -538,14 +546,16 @@ class ContactsApi
     /**
      * Operation callList
      *
+     * List contacts
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ContactStatus|null $status status (optional)
-     * @param  string|null $tag tag (optional)
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after created_after (optional)
-     * @param  \DateTime|null $created_before created_before (optional)
+     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -561,14 +571,16 @@ class ContactsApi
     /**
      * Operation callListWithHttpInfo
      *
+     * List contacts
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ContactStatus|null $status (optional)
-     * @param  string|null $tag (optional)
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after (optional)
-     * @param  \DateTime|null $created_before (optional)
+     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -721,14 +733,16 @@ class ContactsApi
     /**
      * Operation callListAsync
      *
+     * List contacts
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ContactStatus|null $status (optional)
-     * @param  string|null $tag (optional)
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after (optional)
-     * @param  \DateTime|null $created_before (optional)
+     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -747,14 +761,16 @@ class ContactsApi
     /**
      * Operation callListAsyncWithHttpInfo
      *
+     * List contacts
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ContactStatus|null $status (optional)
-     * @param  string|null $tag (optional)
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after (optional)
-     * @param  \DateTime|null $created_before (optional)
+     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -806,12 +822,12 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ContactStatus|null $status (optional)
-     * @param  string|null $tag (optional)
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after (optional)
-     * @param  \DateTime|null $created_before (optional)
+     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -995,6 +1011,8 @@ class ContactsApi
     /**
      * Operation create
      *
+     * Create a contact
+     *
      * @param  \Sendline\Model\ContactCreate $contact_create contact_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -1011,6 +1029,8 @@ class ContactsApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Create a contact
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1222,6 +1242,8 @@ class ContactsApi
     /**
      * Operation createAsync
      *
+     * Create a contact
+     *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -1241,6 +1263,8 @@ class ContactsApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Create a contact
      *
      * @param  \Sendline\Model\ContactCreate $contact_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1408,6 +1432,8 @@ class ContactsApi
     /**
      * Operation delete
      *
+     * Delete a contact
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1422,6 +1448,8 @@ class ContactsApi
 
     /**
      * Operation deleteWithHttpInfo
+     *
+     * Delete a contact
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1518,6 +1546,8 @@ class ContactsApi
     /**
      * Operation deleteAsync
      *
+     * Delete a contact
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1536,6 +1566,8 @@ class ContactsApi
 
     /**
      * Operation deleteAsyncWithHttpInfo
+     *
+     * Delete a contact
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1675,6 +1707,8 @@ class ContactsApi
     /**
      * Operation get
      *
+     * Get a contact
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1690,6 +1724,8 @@ class ContactsApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get a contact
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1858,6 +1894,8 @@ class ContactsApi
     /**
      * Operation getAsync
      *
+     * Get a contact
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1876,6 +1914,8 @@ class ContactsApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get a contact
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -2028,6 +2068,8 @@ class ContactsApi
     /**
      * Operation replace
      *
+     * Replace a contact
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\ContactReplace $contact_replace contact_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replace'] to see the possible values for this operation
@@ -2044,6 +2086,8 @@ class ContactsApi
 
     /**
      * Operation replaceWithHttpInfo
+     *
+     * Replace a contact
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactReplace $contact_replace (required)
@@ -2255,6 +2299,8 @@ class ContactsApi
     /**
      * Operation replaceAsync
      *
+     * Replace a contact
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactReplace $contact_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replace'] to see the possible values for this operation
@@ -2274,6 +2320,8 @@ class ContactsApi
 
     /**
      * Operation replaceAsyncWithHttpInfo
+     *
+     * Replace a contact
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactReplace $contact_replace (required)
@@ -2442,6 +2490,8 @@ class ContactsApi
     /**
      * Operation update
      *
+     * Update a contact
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\ContactUpdate $contact_update contact_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -2458,6 +2508,8 @@ class ContactsApi
 
     /**
      * Operation updateWithHttpInfo
+     *
+     * Update a contact
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactUpdate $contact_update (required)
@@ -2669,6 +2721,8 @@ class ContactsApi
     /**
      * Operation updateAsync
      *
+     * Update a contact
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactUpdate $contact_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -2688,6 +2742,8 @@ class ContactsApi
 
     /**
      * Operation updateAsyncWithHttpInfo
+     *
+     * Update a contact
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\ContactUpdate $contact_update (required)

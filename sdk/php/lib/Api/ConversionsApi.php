@@ -131,13 +131,15 @@ class ConversionsApi
     /**
      * Operation callList
      *
+     * List conversions
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id contact_id (optional)
-     * @param  string|null $campaign_id campaign_id (optional)
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
-     * @param  string|null $type type (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
+     * @param  string|null $type Only conversions of this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -153,13 +155,15 @@ class ConversionsApi
     /**
      * Operation callListWithHttpInfo
      *
+     * List conversions
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $type (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
+     * @param  string|null $type Only conversions of this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -312,13 +316,15 @@ class ConversionsApi
     /**
      * Operation callListAsync
      *
+     * List conversions
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $type (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
+     * @param  string|null $type Only conversions of this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -337,13 +343,15 @@ class ConversionsApi
     /**
      * Operation callListAsyncWithHttpInfo
      *
+     * List conversions
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $type (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
+     * @param  string|null $type Only conversions of this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -395,11 +403,11 @@ class ConversionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $type (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
+     * @param  string|null $type Only conversions of this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -567,6 +575,8 @@ class ConversionsApi
     /**
      * Operation create
      *
+     * Record a conversion
+     *
      * @param  \Sendline\Model\ConversionCreate $conversion_create conversion_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -583,6 +593,8 @@ class ConversionsApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Record a conversion
      *
      * @param  \Sendline\Model\ConversionCreate $conversion_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -808,6 +820,8 @@ class ConversionsApi
     /**
      * Operation createAsync
      *
+     * Record a conversion
+     *
      * @param  \Sendline\Model\ConversionCreate $conversion_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -827,6 +841,8 @@ class ConversionsApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Record a conversion
      *
      * @param  \Sendline\Model\ConversionCreate $conversion_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)

@@ -131,10 +131,12 @@ class EventsApi
     /**
      * Operation callList
      *
+     * List events
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string|null $type An event type or a pattern such as &#x60;email.*&#x60;. (optional)
-     * @param  \DateTime|null $since since (optional)
+     * @param  \DateTime|null $since Only events created at or after this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -150,10 +152,12 @@ class EventsApi
     /**
      * Operation callListWithHttpInfo
      *
+     * List events
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string|null $type An event type or a pattern such as &#x60;email.*&#x60;. (optional)
-     * @param  \DateTime|null $since (optional)
+     * @param  \DateTime|null $since Only events created at or after this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -306,10 +310,12 @@ class EventsApi
     /**
      * Operation callListAsync
      *
+     * List events
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string|null $type An event type or a pattern such as &#x60;email.*&#x60;. (optional)
-     * @param  \DateTime|null $since (optional)
+     * @param  \DateTime|null $since Only events created at or after this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -328,10 +334,12 @@ class EventsApi
     /**
      * Operation callListAsyncWithHttpInfo
      *
+     * List events
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string|null $type An event type or a pattern such as &#x60;email.*&#x60;. (optional)
-     * @param  \DateTime|null $since (optional)
+     * @param  \DateTime|null $since Only events created at or after this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -384,7 +392,7 @@ class EventsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string|null $type An event type or a pattern such as &#x60;email.*&#x60;. (optional)
-     * @param  \DateTime|null $since (optional)
+     * @param  \DateTime|null $since Only events created at or after this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -522,6 +530,8 @@ class EventsApi
     /**
      * Operation types
      *
+     * List event types
+     *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['types'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -536,6 +546,8 @@ class EventsApi
 
     /**
      * Operation typesWithHttpInfo
+     *
+     * List event types
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['types'] to see the possible values for this operation
      *
@@ -689,6 +701,8 @@ class EventsApi
     /**
      * Operation typesAsync
      *
+     * List event types
+     *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['types'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -706,6 +720,8 @@ class EventsApi
 
     /**
      * Operation typesAsyncWithHttpInfo
+     *
+     * List event types
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['types'] to see the possible values for this operation
      *

@@ -131,12 +131,14 @@ class PaymentsApi
     /**
      * Operation callList
      *
+     * List payments
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id contact_id (optional)
-     * @param  string|null $campaign_id campaign_id (optional)
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -152,12 +154,14 @@ class PaymentsApi
     /**
      * Operation callListWithHttpInfo
      *
+     * List payments
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -310,12 +314,14 @@ class PaymentsApi
     /**
      * Operation callListAsync
      *
+     * List payments
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -334,12 +340,14 @@ class PaymentsApi
     /**
      * Operation callListAsyncWithHttpInfo
      *
+     * List payments
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -391,10 +399,10 @@ class PaymentsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $campaign_id Only those credited to this campaign. (optional)
+     * @param  \DateTime|null $since Only those that occurred at or after this time. (optional)
+     * @param  \DateTime|null $until Only those that occurred before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -549,6 +557,8 @@ class PaymentsApi
     /**
      * Operation create
      *
+     * Record a payment
+     *
      * @param  \Sendline\Model\PaymentCreate $payment_create payment_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -565,6 +575,8 @@ class PaymentsApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Record a payment
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -790,6 +802,8 @@ class PaymentsApi
     /**
      * Operation createAsync
      *
+     * Record a payment
+     *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -809,6 +823,8 @@ class PaymentsApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Record a payment
      *
      * @param  \Sendline\Model\PaymentCreate $payment_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)

@@ -137,14 +137,16 @@ class TrackingApi
     /**
      * Operation bounces
      *
+     * List bounces and complaints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id campaign_id (optional)
-     * @param  string|null $contact_id contact_id (optional)
-     * @param  string|null $email email (optional)
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
-     * @param  \Sendline\Model\BounceType|null $type type (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  \Sendline\Model\BounceType|null $type Only this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bounces'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -160,14 +162,16 @@ class TrackingApi
     /**
      * Operation bouncesWithHttpInfo
      *
+     * List bounces and complaints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  \Sendline\Model\BounceType|null $type (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  \Sendline\Model\BounceType|null $type Only this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bounces'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -320,14 +324,16 @@ class TrackingApi
     /**
      * Operation bouncesAsync
      *
+     * List bounces and complaints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  \Sendline\Model\BounceType|null $type (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  \Sendline\Model\BounceType|null $type Only this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bounces'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -346,14 +352,16 @@ class TrackingApi
     /**
      * Operation bouncesAsyncWithHttpInfo
      *
+     * List bounces and complaints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  \Sendline\Model\BounceType|null $type (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  \Sendline\Model\BounceType|null $type Only this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bounces'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -405,12 +413,12 @@ class TrackingApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  \Sendline\Model\BounceType|null $type (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  \Sendline\Model\BounceType|null $type Only this type. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bounces'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -588,14 +596,16 @@ class TrackingApi
     /**
      * Operation clicks
      *
+     * List clicks
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id campaign_id (optional)
-     * @param  string|null $contact_id contact_id (optional)
-     * @param  string|null $email email (optional)
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
-     * @param  string|null $url url (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  string|null $url Only clicks on this link (exact match). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['clicks'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -611,14 +621,16 @@ class TrackingApi
     /**
      * Operation clicksWithHttpInfo
      *
+     * List clicks
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $url (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  string|null $url Only clicks on this link (exact match). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['clicks'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -771,14 +783,16 @@ class TrackingApi
     /**
      * Operation clicksAsync
      *
+     * List clicks
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $url (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  string|null $url Only clicks on this link (exact match). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['clicks'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -797,14 +811,16 @@ class TrackingApi
     /**
      * Operation clicksAsyncWithHttpInfo
      *
+     * List clicks
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $url (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  string|null $url Only clicks on this link (exact match). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['clicks'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -856,12 +872,12 @@ class TrackingApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
-     * @param  string|null $url (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
+     * @param  string|null $url Only clicks on this link (exact match). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['clicks'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1042,13 +1058,15 @@ class TrackingApi
     /**
      * Operation opens
      *
+     * List opens
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id campaign_id (optional)
-     * @param  string|null $contact_id contact_id (optional)
-     * @param  string|null $email email (optional)
-     * @param  \DateTime|null $since since (optional)
-     * @param  \DateTime|null $until until (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['opens'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1064,13 +1082,15 @@ class TrackingApi
     /**
      * Operation opensWithHttpInfo
      *
+     * List opens
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['opens'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1223,13 +1243,15 @@ class TrackingApi
     /**
      * Operation opensAsync
      *
+     * List opens
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['opens'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1248,13 +1270,15 @@ class TrackingApi
     /**
      * Operation opensAsyncWithHttpInfo
      *
+     * List opens
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['opens'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1306,11 +1330,11 @@ class TrackingApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  string|null $campaign_id (optional)
-     * @param  string|null $contact_id (optional)
-     * @param  string|null $email (optional)
-     * @param  \DateTime|null $since (optional)
-     * @param  \DateTime|null $until (optional)
+     * @param  string|null $campaign_id Only this campaign&#39;s. (optional)
+     * @param  string|null $contact_id Only this contact&#39;s. (optional)
+     * @param  string|null $email Only this address&#39;s (exact match). (optional)
+     * @param  \DateTime|null $since Only those at or after this time. (optional)
+     * @param  \DateTime|null $until Only those before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['opens'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1478,6 +1502,8 @@ class TrackingApi
     /**
      * Operation recordBounce
      *
+     * Report a bounce or complaint
+     *
      * @param  \Sendline\Model\BounceReport $bounce_report bounce_report (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
@@ -1494,6 +1520,8 @@ class TrackingApi
 
     /**
      * Operation recordBounceWithHttpInfo
+     *
+     * Report a bounce or complaint
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1719,6 +1747,8 @@ class TrackingApi
     /**
      * Operation recordBounceAsync
      *
+     * Report a bounce or complaint
+     *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['recordBounce'] to see the possible values for this operation
@@ -1738,6 +1768,8 @@ class TrackingApi
 
     /**
      * Operation recordBounceAsyncWithHttpInfo
+     *
+     * Report a bounce or complaint
      *
      * @param  \Sendline\Model\BounceReport $bounce_report (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)

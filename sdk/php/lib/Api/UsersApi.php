@@ -140,6 +140,8 @@ class UsersApi
     /**
      * Operation callList
      *
+     * List users
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -156,6 +158,8 @@ class UsersApi
 
     /**
      * Operation callListWithHttpInfo
+     *
+     * List users
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -311,6 +315,8 @@ class UsersApi
     /**
      * Operation callListAsync
      *
+     * List users
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -330,6 +336,8 @@ class UsersApi
 
     /**
      * Operation callListAsyncWithHttpInfo
+     *
+     * List users
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -498,6 +506,8 @@ class UsersApi
     /**
      * Operation create
      *
+     * Create a user
+     *
      * @param  \Sendline\Model\UserCreate $user_create user_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -514,6 +524,8 @@ class UsersApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Create a user
      *
      * @param  \Sendline\Model\UserCreate $user_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -725,6 +737,8 @@ class UsersApi
     /**
      * Operation createAsync
      *
+     * Create a user
+     *
      * @param  \Sendline\Model\UserCreate $user_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -744,6 +758,8 @@ class UsersApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Create a user
      *
      * @param  \Sendline\Model\UserCreate $user_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -911,6 +927,8 @@ class UsersApi
     /**
      * Operation delete
      *
+     * Delete a user
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -925,6 +943,8 @@ class UsersApi
 
     /**
      * Operation deleteWithHttpInfo
+     *
+     * Delete a user
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1029,6 +1049,8 @@ class UsersApi
     /**
      * Operation deleteAsync
      *
+     * Delete a user
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1047,6 +1069,8 @@ class UsersApi
 
     /**
      * Operation deleteAsyncWithHttpInfo
+     *
+     * Delete a user
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1186,6 +1210,8 @@ class UsersApi
     /**
      * Operation get
      *
+     * Get a user
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1201,6 +1227,8 @@ class UsersApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get a user
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1369,6 +1397,8 @@ class UsersApi
     /**
      * Operation getAsync
      *
+     * Get a user
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1387,6 +1417,8 @@ class UsersApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get a user
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1539,6 +1571,8 @@ class UsersApi
     /**
      * Operation update
      *
+     * Update a user
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\UserUpdate $user_update user_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -1555,6 +1589,8 @@ class UsersApi
 
     /**
      * Operation updateWithHttpInfo
+     *
+     * Update a user
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\UserUpdate $user_update (required)
@@ -1766,6 +1802,8 @@ class UsersApi
     /**
      * Operation updateAsync
      *
+     * Update a user
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\UserUpdate $user_update (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -1785,6 +1823,8 @@ class UsersApi
 
     /**
      * Operation updateAsyncWithHttpInfo
+     *
+     * Update a user
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\UserUpdate $user_update (required)

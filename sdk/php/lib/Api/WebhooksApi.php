@@ -155,6 +155,8 @@ class WebhooksApi
     /**
      * Operation callList
      *
+     * List webhook endpoints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -171,6 +173,8 @@ class WebhooksApi
 
     /**
      * Operation callListWithHttpInfo
+     *
+     * List webhook endpoints
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -326,6 +330,8 @@ class WebhooksApi
     /**
      * Operation callListAsync
      *
+     * List webhook endpoints
+     *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -345,6 +351,8 @@ class WebhooksApi
 
     /**
      * Operation callListAsyncWithHttpInfo
+     *
+     * List webhook endpoints
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
@@ -513,6 +521,8 @@ class WebhooksApi
     /**
      * Operation create
      *
+     * Create a webhook endpoint
+     *
      * @param  \Sendline\Model\WebhookCreate $webhook_create webhook_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -529,6 +539,8 @@ class WebhooksApi
 
     /**
      * Operation createWithHttpInfo
+     *
+     * Create a webhook endpoint
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -740,6 +752,8 @@ class WebhooksApi
     /**
      * Operation createAsync
      *
+     * Create a webhook endpoint
+     *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
@@ -759,6 +773,8 @@ class WebhooksApi
 
     /**
      * Operation createAsyncWithHttpInfo
+     *
+     * Create a webhook endpoint
      *
      * @param  \Sendline\Model\WebhookCreate $webhook_create (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -926,6 +942,8 @@ class WebhooksApi
     /**
      * Operation delete
      *
+     * Delete a webhook endpoint
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -940,6 +958,8 @@ class WebhooksApi
 
     /**
      * Operation deleteWithHttpInfo
+     *
+     * Delete a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1036,6 +1056,8 @@ class WebhooksApi
     /**
      * Operation deleteAsync
      *
+     * Delete a webhook endpoint
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
@@ -1054,6 +1076,8 @@ class WebhooksApi
 
     /**
      * Operation deleteAsyncWithHttpInfo
+     *
+     * Delete a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
@@ -1193,10 +1217,12 @@ class WebhooksApi
     /**
      * Operation deliveries
      *
+     * List a webhook&#39;s deliveries
+     *
      * @param  string $id id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\DeliveryStatus|null $status status (optional)
+     * @param  \Sendline\Model\DeliveryStatus|null $status Only deliveries in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['deliveries'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1212,10 +1238,12 @@ class WebhooksApi
     /**
      * Operation deliveriesWithHttpInfo
      *
+     * List a webhook&#39;s deliveries
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\DeliveryStatus|null $status (optional)
+     * @param  \Sendline\Model\DeliveryStatus|null $status Only deliveries in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['deliveries'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1382,10 +1410,12 @@ class WebhooksApi
     /**
      * Operation deliveriesAsync
      *
+     * List a webhook&#39;s deliveries
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\DeliveryStatus|null $status (optional)
+     * @param  \Sendline\Model\DeliveryStatus|null $status Only deliveries in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['deliveries'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1404,10 +1434,12 @@ class WebhooksApi
     /**
      * Operation deliveriesAsyncWithHttpInfo
      *
+     * List a webhook&#39;s deliveries
+     *
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\DeliveryStatus|null $status (optional)
+     * @param  \Sendline\Model\DeliveryStatus|null $status Only deliveries in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['deliveries'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1460,7 +1492,7 @@ class WebhooksApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\DeliveryStatus|null $status (optional)
+     * @param  \Sendline\Model\DeliveryStatus|null $status Only deliveries in this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['deliveries'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1600,6 +1632,8 @@ class WebhooksApi
     /**
      * Operation get
      *
+     * Get a webhook endpoint
+     *
      * @param  string $id id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1615,6 +1649,8 @@ class WebhooksApi
 
     /**
      * Operation getWithHttpInfo
+     *
+     * Get a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1783,6 +1819,8 @@ class WebhooksApi
     /**
      * Operation getAsync
      *
+     * Get a webhook endpoint
+     *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
      *
@@ -1801,6 +1839,8 @@ class WebhooksApi
 
     /**
      * Operation getAsyncWithHttpInfo
+     *
+     * Get a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['get'] to see the possible values for this operation
@@ -1953,6 +1993,8 @@ class WebhooksApi
     /**
      * Operation recover
      *
+     * Recover failed deliveries
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request webhook_recover_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -1970,6 +2012,8 @@ class WebhooksApi
 
     /**
      * Operation recoverWithHttpInfo
+     *
+     * Recover failed deliveries
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
@@ -2196,6 +2240,8 @@ class WebhooksApi
     /**
      * Operation recoverAsync
      *
+     * Recover failed deliveries
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -2216,6 +2262,8 @@ class WebhooksApi
 
     /**
      * Operation recoverAsyncWithHttpInfo
+     *
+     * Recover failed deliveries
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookRecoverRequest $webhook_recover_request (required)
@@ -2400,6 +2448,8 @@ class WebhooksApi
     /**
      * Operation retryDelivery
      *
+     * Retry a webhook delivery
+     *
      * @param  string $id id (required)
      * @param  string $delivery_id delivery_id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -2417,6 +2467,8 @@ class WebhooksApi
 
     /**
      * Operation retryDeliveryWithHttpInfo
+     *
+     * Retry a webhook delivery
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
@@ -2615,6 +2667,8 @@ class WebhooksApi
     /**
      * Operation retryDeliveryAsync
      *
+     * Retry a webhook delivery
+     *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -2635,6 +2689,8 @@ class WebhooksApi
 
     /**
      * Operation retryDeliveryAsyncWithHttpInfo
+     *
+     * Retry a webhook delivery
      *
      * @param  string $id (required)
      * @param  string $delivery_id (required)
@@ -2820,6 +2876,8 @@ class WebhooksApi
     /**
      * Operation rotateSecret
      *
+     * Rotate a webhook secret
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
@@ -2836,6 +2894,8 @@ class WebhooksApi
 
     /**
      * Operation rotateSecretWithHttpInfo
+     *
+     * Rotate a webhook secret
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3033,6 +3093,8 @@ class WebhooksApi
     /**
      * Operation rotateSecretAsync
      *
+     * Rotate a webhook secret
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateSecret'] to see the possible values for this operation
@@ -3052,6 +3114,8 @@ class WebhooksApi
 
     /**
      * Operation rotateSecretAsyncWithHttpInfo
+     *
+     * Rotate a webhook secret
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3220,6 +3284,8 @@ class WebhooksApi
     /**
      * Operation test
      *
+     * Test a webhook endpoint
+     *
      * @param  string $id id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
@@ -3236,6 +3302,8 @@ class WebhooksApi
 
     /**
      * Operation testWithHttpInfo
+     *
+     * Test a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3433,6 +3501,8 @@ class WebhooksApi
     /**
      * Operation testAsync
      *
+     * Test a webhook endpoint
+     *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['test'] to see the possible values for this operation
@@ -3452,6 +3522,8 @@ class WebhooksApi
 
     /**
      * Operation testAsyncWithHttpInfo
+     *
+     * Test a webhook endpoint
      *
      * @param  string $id (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
@@ -3620,6 +3692,8 @@ class WebhooksApi
     /**
      * Operation update
      *
+     * Replace a webhook endpoint
+     *
      * @param  string $id id (required)
      * @param  \Sendline\Model\WebhookReplace $webhook_replace webhook_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -3636,6 +3710,8 @@ class WebhooksApi
 
     /**
      * Operation updateWithHttpInfo
+     *
+     * Replace a webhook endpoint
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookReplace $webhook_replace (required)
@@ -3847,6 +3923,8 @@ class WebhooksApi
     /**
      * Operation updateAsync
      *
+     * Replace a webhook endpoint
+     *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookReplace $webhook_replace (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['update'] to see the possible values for this operation
@@ -3866,6 +3944,8 @@ class WebhooksApi
 
     /**
      * Operation updateAsyncWithHttpInfo
+     *
+     * Replace a webhook endpoint
      *
      * @param  string $id (required)
      * @param  \Sendline\Model\WebhookReplace $webhook_replace (required)

@@ -352,7 +352,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The account's (organisation's) name.
      *
      * @return self
      */
@@ -379,7 +379,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the account was created.
      *
      * @return self
      */

@@ -315,7 +315,7 @@ class AffiliateConversionData implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets affiliate_id
      *
-     * @param string $affiliate_id affiliate_id
+     * @param string $affiliate_id The affiliate credited.
      *
      * @return self
      */
@@ -342,7 +342,7 @@ class AffiliateConversionData implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets conversion
      *
-     * @param \Sendline\Model\Conversion $conversion conversion
+     * @param \Sendline\Model\Conversion $conversion The conversion as recorded.
      *
      * @return self
      */

@@ -445,7 +445,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets since
      *
-     * @param \DateTime $since since
+     * @param \DateTime $since The `since` asked for; null when none was given (since the beginning).
      *
      * @return self
      */
@@ -479,7 +479,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets until
      *
-     * @param \DateTime $until until
+     * @param \DateTime $until The `until` asked for; null when none was given (up to now).
      *
      * @return self
      */
@@ -621,7 +621,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets deferred
      *
-     * @param int $deferred deferred
+     * @param int $deferred Temporary (4xx) refusals, each retried.
      *
      * @return self
      */
@@ -648,7 +648,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Messages that failed for good.
      *
      * @return self
      */
@@ -756,7 +756,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets complaints
      *
-     * @param int $complaints complaints
+     * @param int $complaints Spam complaints.
      *
      * @return self
      */
@@ -783,7 +783,7 @@ class AnalyticsOverview implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets unsubscribes
      *
-     * @param int $unsubscribes unsubscribes
+     * @param int $unsubscribes Unsubscribes through messages.
      *
      * @return self
      */

@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewBounces Class Doc Comment
  *
  * @category Class
+ * @description Bounces, each message counted once.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -315,7 +316,7 @@ class AnalyticsOverviewBounces implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets hard
      *
-     * @param int $hard hard
+     * @param int $hard Permanent bounces.
      *
      * @return self
      */
@@ -342,7 +343,7 @@ class AnalyticsOverviewBounces implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets soft
      *
-     * @param int $soft soft
+     * @param int $soft Temporary bounces.
      *
      * @return self
      */

@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewCampaigns Class Doc Comment
  *
  * @category Class
+ * @description Campaigns now, by status.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

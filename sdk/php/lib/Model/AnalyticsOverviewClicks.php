@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewClicks Class Doc Comment
  *
  * @category Class
+ * @description Clicks on tracked links.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -315,7 +316,7 @@ class AnalyticsOverviewClicks implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets unique
      *
-     * @param int $unique unique
+     * @param int $unique Messages with at least one click.
      *
      * @return self
      */
@@ -342,7 +343,7 @@ class AnalyticsOverviewClicks implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets total
      *
-     * @param int $total total
+     * @param int $total Every click, repeats included.
      *
      * @return self
      */

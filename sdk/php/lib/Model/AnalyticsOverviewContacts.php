@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewContacts Class Doc Comment
  *
  * @category Class
+ * @description Contacts now, by status (not limited to the period).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -345,7 +346,7 @@ class AnalyticsOverviewContacts implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets total
      *
-     * @param int $total total
+     * @param int $total Every contact of the account.
      *
      * @return self
      */

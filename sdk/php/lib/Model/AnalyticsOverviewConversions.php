@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewConversions Class Doc Comment
  *
  * @category Class
+ * @description Conversions and revenue attributed to campaigns (account-wide: all of them).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -315,7 +316,7 @@ class AnalyticsOverviewConversions implements ModelInterface, ArrayAccess, \Json
     /**
      * Sets count
      *
-     * @param int $count count
+     * @param int $count Conversions recorded.
      *
      * @return self
      */

@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * AnalyticsOverviewOpens Class Doc Comment
  *
  * @category Class
+ * @description Opens of the pixel.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -325,7 +326,7 @@ class AnalyticsOverviewOpens implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets unique
      *
-     * @param int $unique unique
+     * @param int $unique Messages opened at least once.
      *
      * @return self
      */
@@ -352,7 +353,7 @@ class AnalyticsOverviewOpens implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets total
      *
-     * @param int $total total
+     * @param int $total Every open, repeats included.
      *
      * @return self
      */

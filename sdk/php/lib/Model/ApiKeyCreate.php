@@ -361,7 +361,7 @@ class ApiKeyCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name What the key is for, 1–200 characters.
      *
      * @return self
      */
@@ -429,7 +429,7 @@ class ApiKeyCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets allowed_ips
      *
-     * @param string[]|null $allowed_ips IPv4 or IPv6 CIDR blocks, e.g. `203.0.113.0/24`, `2001:db8::/32`.
+     * @param string[]|null $allowed_ips Up to 100 IPv4 or IPv6 CIDR blocks (or single addresses) the key may be used from, e.g. `203.0.113.0/24`, `2001:db8::/32`; left out, anywhere.
      *
      * @return self
      */
@@ -460,7 +460,7 @@ class ApiKeyCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rate_limit_per_minute
      *
-     * @param int|null $rate_limit_per_minute rate_limit_per_minute
+     * @param int|null $rate_limit_per_minute Requests per minute, 1–100,000; left out, the server's `API_KEY_RATE_LIMIT` (600 by default).
      *
      * @return self
      */
@@ -495,7 +495,7 @@ class ApiKeyCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets expires_at
      *
-     * @param \DateTime|null $expires_at expires_at
+     * @param \DateTime|null $expires_at When the key stops working; left out, never.
      *
      * @return self
      */

@@ -33,6 +33,7 @@ use \Sendline\ObjectSerializer;
  * ApiKeyScope Class Doc Comment
  *
  * @category Class
+ * @description &#x60;read&#x60; allows GET; &#x60;write&#x60; allows everything else too.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

@@ -351,7 +351,7 @@ class ApiKeyUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name A new name, 1–200 characters.
      *
      * @return self
      */
@@ -385,7 +385,7 @@ class ApiKeyUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scopes
      *
-     * @param \Sendline\Model\ApiKeyScope[]|null $scopes scopes
+     * @param \Sendline\Model\ApiKeyScope[]|null $scopes `[\"read\"]` or `[\"read\", \"write\"]`; takes effect on every process within a second.
      *
      * @return self
      */
@@ -419,7 +419,7 @@ class ApiKeyUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets allowed_ips
      *
-     * @param string[]|null $allowed_ips allowed_ips
+     * @param string[]|null $allowed_ips The CIDR blocks the key may be used from (replacing the list; empty means anywhere).
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class ApiKeyUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rate_limit_per_minute
      *
-     * @param int|null $rate_limit_per_minute rate_limit_per_minute
+     * @param int|null $rate_limit_per_minute Requests per minute, 1–100,000.
      *
      * @return self
      */

@@ -423,7 +423,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name What the key is for, e.g. the service that uses it.
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets prefix
      *
-     * @param string $prefix The first characters of the key, to recognise it.
+     * @param string $prefix The first 14 characters of the key (`sl_live_` and six more), to recognise it.
      *
      * @return self
      */
@@ -477,7 +477,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scopes
      *
-     * @param \Sendline\Model\ApiKeyScope[] $scopes scopes
+     * @param \Sendline\Model\ApiKeyScope[] $scopes What the key may do: `read` (GET only) and `write` (everything else).
      *
      * @return self
      */
@@ -531,7 +531,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rate_limit_per_minute
      *
-     * @param int $rate_limit_per_minute Requests per minute allowed for this key.
+     * @param int $rate_limit_per_minute Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
      *
      * @return self
      */
@@ -558,7 +558,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the key was created.
      *
      * @return self
      */
@@ -585,7 +585,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_used_at
      *
-     * @param \DateTime $last_used_at last_used_at
+     * @param \DateTime $last_used_at When the key was last used, to the minute; null if never.
      *
      * @return self
      */
@@ -619,7 +619,7 @@ class ApiKeyWithSecret implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets expires_at
      *
-     * @param \DateTime $expires_at expires_at
+     * @param \DateTime $expires_at When the key stops working; null if never.
      *
      * @return self
      */

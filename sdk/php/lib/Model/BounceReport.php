@@ -380,7 +380,7 @@ class BounceReport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string|null $email An email address.
+     * @param string|null $email The recipient's address; the latest message to it is the one that bounced.
      *
      * @return self
      */
@@ -411,7 +411,7 @@ class BounceReport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param \Sendline\Model\BounceType $type type
+     * @param \Sendline\Model\BounceType $type What kind of bounce, or a complaint.
      *
      * @return self
      */
@@ -438,7 +438,7 @@ class BounceReport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param string|null $reason reason
+     * @param string|null $reason Why, up to 1000 characters.
      *
      * @return self
      */
@@ -469,7 +469,7 @@ class BounceReport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets diagnostic_code
      *
-     * @param string|null $diagnostic_code diagnostic_code
+     * @param string|null $diagnostic_code The provider's diagnostic code, up to 1000 characters.
      *
      * @return self
      */
@@ -500,7 +500,7 @@ class BounceReport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime|null $occurred_at occurred_at
+     * @param \DateTime|null $occurred_at When it happened; defaults to now.
      *
      * @return self
      */

@@ -33,6 +33,7 @@ use \Sendline\ObjectSerializer;
  * BounceType Class Doc Comment
  *
  * @category Class
+ * @description &#x60;hard&#x60;: permanent (the contact becomes &#x60;bounced&#x60;); &#x60;soft&#x60;: temporary (the third in a row without an open or click bounces the contact); &#x60;complaint&#x60;: reported as spam (the contact becomes &#x60;complained&#x60;).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

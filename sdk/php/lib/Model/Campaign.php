@@ -520,7 +520,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name Internal name, shown to the team only.
      *
      * @return self
      */
@@ -547,7 +547,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string $subject The subject line; Liquid like `content`.
      *
      * @return self
      */
@@ -574,7 +574,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_email
      *
-     * @param string $from_email An email address.
+     * @param string $from_email The sender address; its domain names the `Message-ID` and the bounce address.
      *
      * @return self
      */
@@ -605,7 +605,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_name
      *
-     * @param string $from_name from_name
+     * @param string $from_name The sender's display name.
      *
      * @return self
      */
@@ -639,7 +639,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reply_to
      *
-     * @param string $reply_to An email address.
+     * @param string $reply_to Where replies go, when not to `from_email`.
      *
      * @return self
      */
@@ -738,7 +738,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets preheader
      *
-     * @param string $preheader preheader
+     * @param string $preheader The preview text inbox lists show after the subject.
      *
      * @return self
      */
@@ -772,7 +772,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets audience
      *
-     * @param \Sendline\Model\Audience $audience audience
+     * @param \Sendline\Model\Audience $audience Who receives the campaign, frozen into messages when it starts sending.
      *
      * @return self
      */
@@ -799,7 +799,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_opens
      *
-     * @param bool $track_opens track_opens
+     * @param bool $track_opens Whether a 1×1 pixel records opens.
      *
      * @return self
      */
@@ -826,7 +826,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_clicks
      *
-     * @param bool $track_clicks track_clicks
+     * @param bool $track_clicks Whether `http(s)` links go through signed click URLs that record clicks.
      *
      * @return self
      */
@@ -853,7 +853,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\CampaignStatus $status status
+     * @param \Sendline\Model\CampaignStatus $status Where the campaign is in its life cycle.
      *
      * @return self
      */
@@ -880,7 +880,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at scheduled_at
+     * @param \DateTime $scheduled_at When a scheduled campaign starts sending (within a second or two).
      *
      * @return self
      */
@@ -914,7 +914,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets started_at
      *
-     * @param \DateTime $started_at started_at
+     * @param \DateTime $started_at When sending started.
      *
      * @return self
      */
@@ -948,7 +948,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets completed_at
      *
-     * @param \DateTime $completed_at completed_at
+     * @param \DateTime $completed_at When every message had its outcome.
      *
      * @return self
      */
@@ -982,7 +982,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the campaign was created.
      *
      * @return self
      */
@@ -1009,7 +1009,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When the campaign last changed (content, audience or status).
      *
      * @return self
      */
@@ -1036,7 +1036,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets stats
      *
-     * @param \Sendline\Model\CampaignStats $stats stats
+     * @param \Sendline\Model\CampaignStats $stats Message counts so far.
      *
      * @return self
      */

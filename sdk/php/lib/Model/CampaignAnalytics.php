@@ -445,7 +445,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -526,7 +526,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets deferred
      *
-     * @param int $deferred deferred
+     * @param int $deferred Temporary (4xx) refusals, each retried.
      *
      * @return self
      */
@@ -553,7 +553,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Messages that failed for good.
      *
      * @return self
      */
@@ -661,7 +661,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets complaints
      *
-     * @param int $complaints complaints
+     * @param int $complaints Spam complaints.
      *
      * @return self
      */
@@ -688,7 +688,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets unsubscribes
      *
-     * @param int $unsubscribes unsubscribes
+     * @param int $unsubscribes Unsubscribes through messages.
      *
      * @return self
      */
@@ -796,7 +796,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets top_links
      *
-     * @param \Sendline\Model\LinkStats[] $top_links top_links
+     * @param \Sendline\Model\LinkStats[] $top_links The 20 most clicked links.
      *
      * @return self
      */
@@ -823,7 +823,7 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets domains
      *
-     * @param \Sendline\Model\DomainStats[] $domains domains
+     * @param \Sendline\Model\DomainStats[] $domains The 20 recipient domains with the most messages sent.
      *
      * @return self
      */

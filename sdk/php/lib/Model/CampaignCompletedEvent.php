@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * CampaignCompletedEvent Class Doc Comment
  *
  * @category Class
- * @description The envelope every event shares, on webhooks, the WebSocket and &#x60;GET /events&#x60;.
+ * @description &#x60;campaign.completed&#x60;: Every message of a campaign was processed.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -395,7 +395,7 @@ class CampaignCompletedEvent implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type The event type, e.g. `email.opened`.
      *
      * @return self
      */
@@ -432,7 +432,7 @@ class CampaignCompletedEvent implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the change was committed.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class CampaignCompletedEvent implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets account_id
      *
-     * @param string $account_id account_id
+     * @param string $account_id The account (`acc_…`) the event belongs to.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class CampaignCompletedEvent implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets data
      *
-     * @param \Sendline\Model\CampaignCompletedData $data data
+     * @param \Sendline\Model\CampaignCompletedData $data The payload of this type.
      *
      * @return self
      */

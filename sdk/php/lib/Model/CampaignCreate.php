@@ -429,7 +429,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name Internal name, 1–200 characters.
      *
      * @return self
      */
@@ -463,7 +463,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string $subject The subject line, 1–998 characters; Liquid like `content`.
      *
      * @return self
      */
@@ -497,7 +497,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_email
      *
-     * @param string $from_email An email address.
+     * @param string $from_email The sender address.
      *
      * @return self
      */
@@ -528,7 +528,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets content
      *
-     * @param string $content content
+     * @param string $content HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).
      *
      * @return self
      */
@@ -562,7 +562,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_name
      *
-     * @param string|null $from_name from_name
+     * @param string|null $from_name The sender's display name, up to 200 characters.
      *
      * @return self
      */
@@ -600,7 +600,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reply_to
      *
-     * @param string|null $reply_to An email address.
+     * @param string|null $reply_to Where replies go, when not to `from_email`.
      *
      * @return self
      */
@@ -638,7 +638,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets text_content
      *
-     * @param string|null $text_content text_content
+     * @param string|null $text_content The plain-text part, up to 1,000,000 characters; derived from `content` when left out.
      *
      * @return self
      */
@@ -676,7 +676,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets preheader
      *
-     * @param string|null $preheader preheader
+     * @param string|null $preheader Preview text shown after the subject in inbox lists, up to 500 characters.
      *
      * @return self
      */
@@ -714,7 +714,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets audience
      *
-     * @param \Sendline\Model\Audience|null $audience audience
+     * @param \Sendline\Model\Audience|null $audience Who receives the campaign; left out, every subscribed contact.
      *
      * @return self
      */
@@ -741,7 +741,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_opens
      *
-     * @param bool|null $track_opens track_opens
+     * @param bool|null $track_opens Add an open-tracking pixel.
      *
      * @return self
      */
@@ -768,7 +768,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_clicks
      *
-     * @param bool|null $track_clicks track_clicks
+     * @param bool|null $track_clicks Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
      *
      * @return self
      */

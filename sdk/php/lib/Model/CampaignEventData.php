@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * CampaignEventData Class Doc Comment
  *
  * @category Class
+ * @description What every &#x60;campaign.*&#x60; event carries.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -325,7 +326,7 @@ class CampaignEventData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -352,7 +353,7 @@ class CampaignEventData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The campaign's name.
      *
      * @return self
      */
@@ -379,7 +380,7 @@ class CampaignEventData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets status
      *
-     * @param \Sendline\Model\CampaignStatus $status status
+     * @param \Sendline\Model\CampaignStatus $status Its status after the change.
      *
      * @return self
      */

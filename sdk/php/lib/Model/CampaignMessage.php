@@ -433,7 +433,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -460,7 +460,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once the contact is deleted.
      *
      * @return self
      */
@@ -494,7 +494,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The address the message went to (kept after the contact is deleted).
      *
      * @return self
      */
@@ -521,7 +521,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\MessageStatus $status status
+     * @param \Sendline\Model\MessageStatus $status Where the message is in its delivery.
      *
      * @return self
      */
@@ -582,7 +582,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attempts
      *
-     * @param int $attempts attempts
+     * @param int $attempts SMTP attempts so far (temporary refusals are retried with backoff).
      *
      * @return self
      */
@@ -609,7 +609,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets sent_at
      *
-     * @param \DateTime $sent_at sent_at
+     * @param \DateTime $sent_at When the relay accepted it.
      *
      * @return self
      */
@@ -643,7 +643,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opened_at
      *
-     * @param \DateTime $opened_at opened_at
+     * @param \DateTime $opened_at The first open.
      *
      * @return self
      */
@@ -677,7 +677,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicked_at
      *
-     * @param \DateTime $clicked_at clicked_at
+     * @param \DateTime $clicked_at The first tracked click.
      *
      * @return self
      */
@@ -711,7 +711,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the campaign started and the message was queued.
      *
      * @return self
      */

@@ -326,7 +326,7 @@ class CampaignMessagePage implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets data
      *
-     * @param \Sendline\Model\CampaignMessage[] $data data
+     * @param \Sendline\Model\CampaignMessage[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class CampaignMessagePage implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

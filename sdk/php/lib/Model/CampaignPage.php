@@ -326,7 +326,7 @@ class CampaignPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\Campaign[] $data data
+     * @param \Sendline\Model\Campaign[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class CampaignPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

@@ -305,7 +305,7 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at scheduled_at
+     * @param \DateTime $scheduled_at When to start sending; must be in the future.
      *
      * @return self
      */

@@ -335,7 +335,7 @@ class CampaignScheduledData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -362,7 +362,7 @@ class CampaignScheduledData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The campaign's name.
      *
      * @return self
      */
@@ -389,7 +389,7 @@ class CampaignScheduledData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets status
      *
-     * @param \Sendline\Model\CampaignStatus $status status
+     * @param \Sendline\Model\CampaignStatus $status Its status after the change.
      *
      * @return self
      */
@@ -416,7 +416,7 @@ class CampaignScheduledData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at scheduled_at
+     * @param \DateTime $scheduled_at When it will start.
      *
      * @return self
      */

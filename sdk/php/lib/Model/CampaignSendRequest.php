@@ -302,7 +302,7 @@ class CampaignSendRequest implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime|null $scheduled_at Schedule for this time instead of sending now.
+     * @param \DateTime|null $scheduled_at Schedule for this time (in the future) instead of sending now.
      *
      * @return self
      */

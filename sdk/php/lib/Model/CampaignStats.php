@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * CampaignStats Class Doc Comment
  *
  * @category Class
+ * @description Counts of the campaign&#39;s messages, kept as they happen; test sends count nowhere.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -395,7 +396,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets recipients
      *
-     * @param int $recipients recipients
+     * @param int $recipients Who will be sent to: the audience frozen at send time, suppressed contacts left out.
      *
      * @return self
      */
@@ -422,7 +423,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets sent
      *
-     * @param int $sent sent
+     * @param int $sent Messages the relay accepted.
      *
      * @return self
      */
@@ -449,7 +450,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets delivered
      *
-     * @param int $delivered delivered
+     * @param int $delivered Messages the relay accepted (Sendline's delivery ends at the relay).
      *
      * @return self
      */
@@ -476,7 +477,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets deferred
      *
-     * @param int $deferred deferred
+     * @param int $deferred Messages waiting for a retry after a temporary (4xx) refusal.
      *
      * @return self
      */
@@ -503,7 +504,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Messages that failed for good (retries exhausted, or a refusal of the command).
      *
      * @return self
      */
@@ -530,7 +531,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bounced
      *
-     * @param int $bounced bounced
+     * @param int $bounced Messages that bounced hard (counted once per message, however reported).
      *
      * @return self
      */
@@ -557,7 +558,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opened
      *
-     * @param int $opened opened
+     * @param int $opened Messages opened at least once.
      *
      * @return self
      */
@@ -584,7 +585,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicked
      *
-     * @param int $clicked clicked
+     * @param int $clicked Messages with at least one tracked click.
      *
      * @return self
      */
@@ -611,7 +612,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets unsubscribed
      *
-     * @param int $unsubscribed unsubscribed
+     * @param int $unsubscribed Recipients who unsubscribed through this campaign.
      *
      * @return self
      */
@@ -638,7 +639,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets complained
      *
-     * @param int $complained complained
+     * @param int $complained Recipients who reported this campaign as spam.
      *
      * @return self
      */

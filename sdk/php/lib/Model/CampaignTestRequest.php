@@ -313,7 +313,7 @@ class CampaignTestRequest implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets emails
      *
-     * @param string[] $emails emails
+     * @param string[] $emails 1–10 addresses; a contact with the address personalises its copy, others get empty fields.
      *
      * @return self
      */

@@ -342,7 +342,7 @@ class CampaignTestResult implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets rejected
      *
-     * @param \Sendline\Model\CampaignTestResultRejectedInner[] $rejected rejected
+     * @param \Sendline\Model\CampaignTestResultRejectedInner[] $rejected Addresses the relay refused, or whose message could not be rendered, with why.
      *
      * @return self
      */

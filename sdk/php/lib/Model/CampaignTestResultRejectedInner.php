@@ -342,7 +342,7 @@ class CampaignTestResultRejectedInner implements ModelInterface, ArrayAccess, \J
     /**
      * Sets reason
      *
-     * @param string $reason reason
+     * @param string $reason The relay's answer or the rendering error.
      *
      * @return self
      */

@@ -467,7 +467,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets first_name
      *
-     * @param string $first_name first_name
+     * @param string $first_name Given name, up to 200 characters; null when unknown.
      *
      * @return self
      */
@@ -501,7 +501,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_name
      *
-     * @param string $last_name last_name
+     * @param string $last_name Family name, up to 200 characters; null when unknown.
      *
      * @return self
      */
@@ -535,7 +535,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attributes
      *
-     * @param array<string,mixed> $attributes Custom fields (at most 16 KB as JSON).
+     * @param array<string,mixed> $attributes Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`.
      *
      * @return self
      */
@@ -562,7 +562,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[] $tags tags
+     * @param string[] $tags Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates.
      *
      * @return self
      */
@@ -589,7 +589,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactStatus $status status
+     * @param \Sendline\Model\ContactStatus $status Whether campaigns send to the contact: only `subscribed` contacts receive them.
      *
      * @return self
      */
@@ -616,7 +616,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status_reason
      *
-     * @param string $status_reason status_reason
+     * @param string $status_reason Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API.
      *
      * @return self
      */
@@ -650,7 +650,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status_changed_at
      *
-     * @param \DateTime $status_changed_at status_changed_at
+     * @param \DateTime $status_changed_at When the status last changed; null if it never did.
      *
      * @return self
      */
@@ -684,7 +684,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the contact was created.
      *
      * @return self
      */
@@ -711,7 +711,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When any field last changed.
      *
      * @return self
      */

@@ -340,7 +340,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param \Sendline\Model\ActivityType $type type
+     * @param \Sendline\Model\ActivityType $type What happened.
      *
      * @return self
      */
@@ -367,7 +367,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it happened.
      *
      * @return self
      */
@@ -394,7 +394,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`) it concerns; null for conversions and payments without one.
      *
      * @return self
      */
@@ -455,7 +455,7 @@ class ContactActivity implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string|null $detail Bounce type or failure reason.
+     * @param string|null $detail Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency.
      *
      * @return self
      */

@@ -326,7 +326,7 @@ class ContactActivityPage implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets data
      *
-     * @param \Sendline\Model\ContactActivity[] $data data
+     * @param \Sendline\Model\ContactActivity[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class ContactActivityPage implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

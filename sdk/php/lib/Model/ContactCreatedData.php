@@ -305,7 +305,7 @@ class ContactCreatedData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets contact
      *
-     * @param \Sendline\Model\Contact $contact contact
+     * @param \Sendline\Model\Contact $contact The contact as created.
      *
      * @return self
      */

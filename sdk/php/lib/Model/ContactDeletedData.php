@@ -306,7 +306,7 @@ class ContactDeletedData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The deleted contact's id (`ct_…`).
      *
      * @return self
      */

@@ -452,7 +452,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ImportStatus $status status
+     * @param \Sendline\Model\ImportStatus $status Where the import is.
      *
      * @return self
      */
@@ -479,7 +479,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets mode
      *
-     * @param \Sendline\Model\ImportMode $mode mode
+     * @param \Sendline\Model\ImportMode $mode How rows for new and existing emails are treated.
      *
      * @return self
      */
@@ -506,7 +506,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets total_rows
      *
-     * @param int $total_rows total_rows
+     * @param int $total_rows Data rows in the import (the CSV header not counted).
      *
      * @return self
      */
@@ -533,7 +533,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets processed_rows
      *
-     * @param int $processed_rows processed_rows
+     * @param int $processed_rows Rows read so far; `total_rows` once done.
      *
      * @return self
      */
@@ -560,7 +560,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created
      *
-     * @param int $created created
+     * @param int $created Contacts created.
      *
      * @return self
      */
@@ -587,7 +587,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated
      *
-     * @param int $updated updated
+     * @param int $updated Existing contacts updated.
      *
      * @return self
      */
@@ -641,7 +641,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Rows refused (no or invalid email, …); each is in `errors.csv`.
      *
      * @return self
      */
@@ -729,7 +729,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the import was received.
      *
      * @return self
      */
@@ -756,7 +756,7 @@ class ContactImport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets finished_at
      *
-     * @param \DateTime $finished_at finished_at
+     * @param \DateTime $finished_at When it completed or failed.
      *
      * @return self
      */

@@ -326,7 +326,7 @@ class ContactImportFailure implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets code
      *
-     * @param string $code code
+     * @param string $code `malformed_csv`, `unterminated_quote`, `row_too_large`, `internal_error`, …
      *
      * @return self
      */
@@ -353,7 +353,7 @@ class ContactImportFailure implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets detail
      *
-     * @param string $detail detail
+     * @param string $detail The reason, in words.
      *
      * @return self
      */
@@ -380,7 +380,7 @@ class ContactImportFailure implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets row
      *
-     * @param int $row row
+     * @param int $row The data row where it stopped, when one is to blame.
      *
      * @return self
      */

@@ -326,7 +326,7 @@ class ContactImportPage implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets data
      *
-     * @param \Sendline\Model\ContactImport[] $data data
+     * @param \Sendline\Model\ContactImport[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class ContactImportPage implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

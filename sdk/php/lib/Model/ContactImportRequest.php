@@ -327,7 +327,7 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets contacts
      *
-     * @param \Sendline\Model\ImportContactRow[] $contacts contacts
+     * @param \Sendline\Model\ImportContactRow[] $contacts Up to 10,000 rows; a later row with the same email wins.
      *
      * @return self
      */
@@ -358,7 +358,7 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets mode
      *
-     * @param \Sendline\Model\ImportMode|null $mode mode
+     * @param \Sendline\Model\ImportMode|null $mode How rows for new and existing emails are treated.
      *
      * @return self
      */

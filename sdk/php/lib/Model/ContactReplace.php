@@ -368,7 +368,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email Unique in the account, whatever the case; another contact's email answers 409 `contact_exists`.
      *
      * @return self
      */
@@ -399,7 +399,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets first_name
      *
-     * @param string|null $first_name first_name
+     * @param string|null $first_name Given name, up to 200 characters.
      *
      * @return self
      */
@@ -437,7 +437,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_name
      *
-     * @param string|null $last_name last_name
+     * @param string|null $last_name Family name, up to 200 characters.
      *
      * @return self
      */
@@ -475,7 +475,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attributes
      *
-     * @param array<string,mixed>|null $attributes attributes
+     * @param array<string,mixed>|null $attributes Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns.
      *
      * @return self
      */
@@ -502,7 +502,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[]|null $tags tags
+     * @param string[]|null $tags Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.
      *
      * @return self
      */
@@ -533,7 +533,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactStatus|null $status status
+     * @param \Sendline\Model\ContactStatus|null $status Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.
      *
      * @return self
      */
@@ -560,7 +560,7 @@ class ContactReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status_reason
      *
-     * @param string|null $status_reason status_reason
+     * @param string|null $status_reason Why the status is set, up to 500 characters; required to resubscribe a suppressed contact.
      *
      * @return self
      */

@@ -325,7 +325,7 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`).
      *
      * @return self
      */
@@ -352,7 +352,7 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The contact's email.
      *
      * @return self
      */
@@ -379,7 +379,7 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets previous_status
      *
-     * @param \Sendline\Model\ContactStatus $previous_status previous_status
+     * @param \Sendline\Model\ContactStatus $previous_status The suppressed status it left.
      *
      * @return self
      */

@@ -335,7 +335,7 @@ class ContactSuppressedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`).
      *
      * @return self
      */
@@ -362,7 +362,7 @@ class ContactSuppressedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The contact's email.
      *
      * @return self
      */
@@ -389,7 +389,7 @@ class ContactSuppressedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactStatus $status status
+     * @param \Sendline\Model\ContactStatus $status The new status: `unsubscribed`, `bounced` or `complained`.
      *
      * @return self
      */
@@ -416,7 +416,7 @@ class ContactSuppressedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets reason
      *
-     * @param string $reason reason
+     * @param string $reason Why, e.g. the bounce's reason.
      *
      * @return self
      */

@@ -365,7 +365,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string|null $email An email address.
+     * @param string|null $email A new address; another contact's email answers 409 `contact_exists`.
      *
      * @return self
      */
@@ -396,7 +396,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets first_name
      *
-     * @param string|null $first_name first_name
+     * @param string|null $first_name Given name, up to 200 characters.
      *
      * @return self
      */
@@ -434,7 +434,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_name
      *
-     * @param string|null $last_name last_name
+     * @param string|null $last_name Family name, up to 200 characters.
      *
      * @return self
      */
@@ -472,7 +472,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attributes
      *
-     * @param array<string,mixed>|null $attributes attributes
+     * @param array<string,mixed>|null $attributes Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns.
      *
      * @return self
      */
@@ -499,7 +499,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[]|null $tags tags
+     * @param string[]|null $tags Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.
      *
      * @return self
      */
@@ -530,7 +530,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactStatus|null $status status
+     * @param \Sendline\Model\ContactStatus|null $status Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.
      *
      * @return self
      */
@@ -557,7 +557,7 @@ class ContactUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status_reason
      *
-     * @param string|null $status_reason status_reason
+     * @param string|null $status_reason Why the status is set, up to 500 characters; required to resubscribe a suppressed contact.
      *
      * @return self
      */

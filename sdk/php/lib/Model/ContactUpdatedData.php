@@ -315,7 +315,7 @@ class ContactUpdatedData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets contact
      *
-     * @param \Sendline\Model\Contact $contact contact
+     * @param \Sendline\Model\Contact $contact The contact after the change.
      *
      * @return self
      */

@@ -468,7 +468,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once the contact is deleted.
      *
      * @return self
      */
@@ -502,7 +502,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign credited (`cmp_…`), or null when none was found.
      *
      * @return self
      */
@@ -536,7 +536,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type What the contact did, in your words: `signup`, `trial_started`, `purchase`, …
      *
      * @return self
      */
@@ -563,7 +563,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets value
      *
-     * @param string $value A decimal amount as a string, exact to the currency's minor unit (never a float).
+     * @param string $value The conversion's value, exact to the minor unit; null when it has none.
      *
      * @return self
      */
@@ -602,7 +602,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets currency
      *
-     * @param string $currency An ISO 4217 currency code.
+     * @param string $currency The currency of `value`.
      *
      * @return self
      */
@@ -641,7 +641,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets affiliate_id
      *
-     * @param string $affiliate_id affiliate_id
+     * @param string $affiliate_id The affiliate credited, as given; a conversion with one also emits `affiliate.conversion`.
      *
      * @return self
      */
@@ -675,7 +675,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets external_id
      *
-     * @param string $external_id external_id
+     * @param string $external_id Your id for the conversion; repeating it answers the stored conversion.
      *
      * @return self
      */
@@ -746,7 +746,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it happened (as given, or when it was recorded).
      *
      * @return self
      */
@@ -773,7 +773,7 @@ class Conversion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When it was recorded.
      *
      * @return self
      */

@@ -401,7 +401,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string|null $contact_id contact_id
+     * @param string|null $contact_id The contact (`ct_…`); or give `email`.
      *
      * @return self
      */
@@ -428,7 +428,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string|null $email An email address.
+     * @param string|null $email The contact's email; or give `contact_id`.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string|null $campaign_id campaign_id
+     * @param string|null $campaign_id Credit this campaign (`cmp_…`) when there is no `click_token`.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets click_token
      *
-     * @param string|null $click_token click_token
+     * @param string|null $click_token The token of a tracked click URL, or the whole URL (up to 2048 characters): credits the campaign of that click.
      *
      * @return self
      */
@@ -517,7 +517,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type What the contact did, 1–100 characters, e.g. `signup` or `purchase`.
      *
      * @return self
      */
@@ -551,7 +551,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets value
      *
-     * @param string|null $value A decimal amount as a string, exact to the currency's minor unit (never a float).
+     * @param string|null $value The value, a decimal string such as `\"49.90\"`; given with `currency`.
      *
      * @return self
      */
@@ -583,7 +583,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets currency
      *
-     * @param string|null $currency An ISO 4217 currency code.
+     * @param string|null $currency The ISO 4217 currency of `value`; given with `value`.
      *
      * @return self
      */
@@ -615,7 +615,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets affiliate_id
      *
-     * @param string|null $affiliate_id affiliate_id
+     * @param string|null $affiliate_id The affiliate to credit, up to 200 characters; also emits `affiliate.conversion`.
      *
      * @return self
      */
@@ -646,7 +646,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets external_id
      *
-     * @param string|null $external_id external_id
+     * @param string|null $external_id Your id for the conversion, up to 200 characters; repeating it answers the stored one (200).
      *
      * @return self
      */
@@ -677,7 +677,7 @@ class ConversionCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime|null $occurred_at occurred_at
+     * @param \DateTime|null $occurred_at When it happened; defaults to now.
      *
      * @return self
      */

@@ -305,7 +305,7 @@ class ConversionCreatedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets conversion
      *
-     * @param \Sendline\Model\Conversion $conversion conversion
+     * @param \Sendline\Model\Conversion $conversion The conversion as recorded.
      *
      * @return self
      */

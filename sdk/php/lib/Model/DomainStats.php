@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * DomainStats Class Doc Comment
  *
  * @category Class
+ * @description A campaign&#39;s figures for one recipient domain.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -355,7 +356,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets domain
      *
-     * @param string $domain domain
+     * @param string $domain The recipients' domain, e.g. `gmail.com`.
      *
      * @return self
      */
@@ -382,7 +383,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets sent
      *
-     * @param int $sent sent
+     * @param int $sent Messages the relay accepted.
      *
      * @return self
      */
@@ -409,7 +410,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets delivered
      *
-     * @param int $delivered delivered
+     * @param int $delivered Messages delivered.
      *
      * @return self
      */
@@ -436,7 +437,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opens
      *
-     * @param int $opens opens
+     * @param int $opens Unique opens.
      *
      * @return self
      */
@@ -463,7 +464,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicks
      *
-     * @param int $clicks clicks
+     * @param int $clicks Unique clicks.
      *
      * @return self
      */
@@ -490,7 +491,7 @@ class DomainStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bounces
      *
-     * @param int $bounces bounces
+     * @param int $bounces Bounces.
      *
      * @return self
      */

@@ -389,7 +389,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -416,7 +416,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -443,7 +443,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -477,7 +477,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -504,7 +504,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bounce_type
      *
-     * @param string $bounce_type bounce_type
+     * @param string $bounce_type `hard` (permanent) or `soft` (temporary).
      *
      * @return self
      */
@@ -541,7 +541,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param string $reason reason
+     * @param string $reason Why, as reported.
      *
      * @return self
      */
@@ -575,7 +575,7 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets diagnostic_code
      *
-     * @param string $diagnostic_code diagnostic_code
+     * @param string $diagnostic_code The SMTP or DSN diagnostic, e.g. `smtp; 550`.
      *
      * @return self
      */

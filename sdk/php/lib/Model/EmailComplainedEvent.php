@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * EmailComplainedEvent Class Doc Comment
  *
  * @category Class
- * @description The envelope every event shares, on webhooks, the WebSocket and &#x60;GET /events&#x60;.
+ * @description &#x60;email.complained&#x60;: The recipient reported the message as spam (ARF or a provider report).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -395,7 +395,7 @@ class EmailComplainedEvent implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type The event type, e.g. `email.opened`.
      *
      * @return self
      */
@@ -432,7 +432,7 @@ class EmailComplainedEvent implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the change was committed.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class EmailComplainedEvent implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets account_id
      *
-     * @param string $account_id account_id
+     * @param string $account_id The account (`acc_…`) the event belongs to.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class EmailComplainedEvent implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets data
      *
-     * @param \Sendline\Model\EmailComplainedData $data data
+     * @param \Sendline\Model\EmailComplainedData $data The payload of this type.
      *
      * @return self
      */

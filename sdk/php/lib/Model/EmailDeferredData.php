@@ -365,7 +365,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -392,7 +392,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -419,7 +419,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -453,7 +453,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -480,7 +480,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets reason
      *
-     * @param string $reason reason
+     * @param string $reason The relay's temporary (4xx) answer.
      *
      * @return self
      */
@@ -507,7 +507,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets attempt
      *
-     * @param int $attempt attempt
+     * @param int $attempt Which attempt was deferred (1 for the first).
      *
      * @return self
      */
@@ -534,7 +534,7 @@ class EmailDeferredData implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets next_attempt_at
      *
-     * @param \DateTime $next_attempt_at next_attempt_at
+     * @param \DateTime $next_attempt_at When the next attempt is due.
      *
      * @return self
      */

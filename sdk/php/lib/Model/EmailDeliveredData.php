@@ -346,7 +346,7 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -373,7 +373,7 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -434,7 +434,7 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -461,7 +461,7 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets smtp_response
      *
-     * @param string $smtp_response smtp_response
+     * @param string $smtp_response The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`.
      *
      * @return self
      */

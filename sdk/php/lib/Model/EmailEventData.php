@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * EmailEventData Class Doc Comment
  *
  * @category Class
+ * @description What every &#x60;email.*&#x60; event carries.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -335,7 +336,7 @@ class EmailEventData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -362,7 +363,7 @@ class EmailEventData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -389,7 +390,7 @@ class EmailEventData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -423,7 +424,7 @@ class EmailEventData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */

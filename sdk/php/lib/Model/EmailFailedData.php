@@ -345,7 +345,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -372,7 +372,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -399,7 +399,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -433,7 +433,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -460,7 +460,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param string $reason reason
+     * @param string $reason Why: the relay's last answer, or `rendering failed: …`.
      *
      * @return self
      */

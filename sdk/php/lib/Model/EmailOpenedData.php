@@ -365,7 +365,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -392,7 +392,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -419,7 +419,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -453,7 +453,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -480,7 +480,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets first_open
      *
-     * @param bool $first_open first_open
+     * @param bool $first_open The message's first open.
      *
      * @return self
      */
@@ -507,7 +507,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets machine
      *
-     * @param bool $machine machine
+     * @param bool $machine Flagged as a scanner or privacy proxy.
      *
      * @return self
      */
@@ -534,7 +534,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets user_agent
      *
-     * @param string $user_agent user_agent
+     * @param string $user_agent The `User-Agent` that loaded the pixel.
      *
      * @return self
      */

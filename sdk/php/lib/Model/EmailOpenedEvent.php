@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * EmailOpenedEvent Class Doc Comment
  *
  * @category Class
- * @description The envelope every event shares, on webhooks, the WebSocket and &#x60;GET /events&#x60;.
+ * @description &#x60;email.opened&#x60;: The open pixel was loaded (every open; &#x60;first_open&#x60; on the first).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -395,7 +395,7 @@ class EmailOpenedEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type The event type, e.g. `email.opened`.
      *
      * @return self
      */
@@ -432,7 +432,7 @@ class EmailOpenedEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the change was committed.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class EmailOpenedEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets account_id
      *
-     * @param string $account_id account_id
+     * @param string $account_id The account (`acc_…`) the event belongs to.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class EmailOpenedEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\EmailOpenedData $data data
+     * @param \Sendline\Model\EmailOpenedData $data The payload of this type.
      *
      * @return self
      */

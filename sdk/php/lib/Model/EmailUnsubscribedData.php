@@ -371,7 +371,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets message_id
      *
-     * @param string $message_id message_id
+     * @param string $message_id The message (`msg_…`).
      *
      * @return self
      */
@@ -398,7 +398,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`).
      *
      * @return self
      */
@@ -425,7 +425,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets source
      *
-     * @param string $source source
+     * @param string $source How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
      *
      * @return self
      */

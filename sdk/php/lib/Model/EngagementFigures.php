@@ -459,7 +459,7 @@ class EngagementFigures implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets deferred
      *
-     * @param int $deferred deferred
+     * @param int $deferred Temporary (4xx) refusals, each retried.
      *
      * @return self
      */
@@ -486,7 +486,7 @@ class EngagementFigures implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Messages that failed for good.
      *
      * @return self
      */
@@ -594,7 +594,7 @@ class EngagementFigures implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets complaints
      *
-     * @param int $complaints complaints
+     * @param int $complaints Spam complaints.
      *
      * @return self
      */
@@ -621,7 +621,7 @@ class EngagementFigures implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets unsubscribes
      *
-     * @param int $unsubscribes unsubscribes
+     * @param int $unsubscribes Unsubscribes through messages.
      *
      * @return self
      */

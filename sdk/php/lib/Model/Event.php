@@ -448,7 +448,7 @@ class Event implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type The event type, e.g. `email.opened`.
      *
      * @return self
      */
@@ -485,7 +485,7 @@ class Event implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the change was committed.
      *
      * @return self
      */
@@ -512,7 +512,7 @@ class Event implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets account_id
      *
-     * @param string $account_id account_id
+     * @param string $account_id The account (`acc_…`) the event belongs to.
      *
      * @return self
      */
@@ -539,7 +539,7 @@ class Event implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\WebhookTestData $data data
+     * @param \Sendline\Model\WebhookTestData $data The payload of this type.
      *
      * @return self
      */

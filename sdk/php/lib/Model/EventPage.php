@@ -326,7 +326,7 @@ class EventPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\Event[] $data data
+     * @param \Sendline\Model\Event[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class EventPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

@@ -342,7 +342,7 @@ class EventType implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description When the event is emitted.
      *
      * @return self
      */

@@ -343,7 +343,7 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string $detail detail
+     * @param string $detail What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.
      *
      * @return self
      */

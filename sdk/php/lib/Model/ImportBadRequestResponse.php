@@ -429,7 +429,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets title
      *
-     * @param string $title title
+     * @param string $title The HTTP status's reason phrase, e.g. `Not Found`.
      *
      * @return self
      */
@@ -456,7 +456,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets status
      *
-     * @param int $status status
+     * @param int $status The HTTP status code, repeated.
      *
      * @return self
      */
@@ -483,7 +483,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail What went wrong in this case, in words for people (do not parse it: branch on `code`).
      *
      * @return self
      */
@@ -547,7 +547,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `false` on an error.
      *
      * @return self
      */

@@ -389,7 +389,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets import_id
      *
-     * @param string $import_id import_id
+     * @param string $import_id The import (`imp_…`).
      *
      * @return self
      */
@@ -416,7 +416,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets status
      *
-     * @param string $status status
+     * @param string $status `completed` (even with failed rows) or `failed` (the whole import stopped).
      *
      * @return self
      */
@@ -453,7 +453,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets total_rows
      *
-     * @param int $total_rows total_rows
+     * @param int $total_rows Data rows in the import.
      *
      * @return self
      */
@@ -480,7 +480,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets created
      *
-     * @param int $created created
+     * @param int $created Contacts created.
      *
      * @return self
      */
@@ -507,7 +507,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets updated
      *
-     * @param int $updated updated
+     * @param int $updated Contacts updated.
      *
      * @return self
      */
@@ -534,7 +534,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets skipped
      *
-     * @param int $skipped skipped
+     * @param int $skipped Rows merged into a later one or left alone by the mode.
      *
      * @return self
      */
@@ -561,7 +561,7 @@ class ImportCompletedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Rows refused.
      *
      * @return self
      */

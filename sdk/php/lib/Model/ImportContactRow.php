@@ -340,7 +340,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The contact's email; a row without a valid one fails (listed in `errors`), the others go on.
      *
      * @return self
      */
@@ -367,7 +367,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets first_name
      *
-     * @param string|null $first_name first_name
+     * @param string|null $first_name Given name.
      *
      * @return self
      */
@@ -401,7 +401,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_name
      *
-     * @param string|null $last_name last_name
+     * @param string|null $last_name Family name.
      *
      * @return self
      */
@@ -435,7 +435,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attributes
      *
-     * @param array<string,mixed>|null $attributes attributes
+     * @param array<string,mixed>|null $attributes Custom fields, merged into the contact's.
      *
      * @return self
      */
@@ -462,7 +462,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[]|null $tags tags
+     * @param string[]|null $tags Tags added to the contact.
      *
      * @return self
      */
@@ -489,7 +489,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param string|null $status status
+     * @param string|null $status `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes.
      *
      * @return self
      */

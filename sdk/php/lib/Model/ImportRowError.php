@@ -362,7 +362,7 @@ class ImportRowError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The row's email as given; null when it had none.
      *
      * @return self
      */
@@ -396,7 +396,7 @@ class ImportRowError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets code
      *
-     * @param string $code code
+     * @param string $code Why the row failed: `missing_email`, `invalid_email`, `invalid_text`, …
      *
      * @return self
      */
@@ -423,7 +423,7 @@ class ImportRowError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string $detail detail
+     * @param string $detail The reason, in words.
      *
      * @return self
      */

@@ -33,6 +33,7 @@ use \Sendline\ObjectSerializer;
  * ImportStatus Class Doc Comment
  *
  * @category Class
+ * @description &#x60;queued&#x60; until a worker takes it, &#x60;running&#x60; while rows are written, then &#x60;completed&#x60; (even with failed rows) or &#x60;failed&#x60; (the whole import stopped).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

@@ -425,7 +425,7 @@ class ImportTooLargeResponse implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets title
      *
-     * @param string $title title
+     * @param string $title The HTTP status's reason phrase, e.g. `Not Found`.
      *
      * @return self
      */
@@ -452,7 +452,7 @@ class ImportTooLargeResponse implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets status
      *
-     * @param int $status status
+     * @param int $status The HTTP status code, repeated.
      *
      * @return self
      */
@@ -479,7 +479,7 @@ class ImportTooLargeResponse implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail What went wrong in this case, in words for people (do not parse it: branch on `code`).
      *
      * @return self
      */
@@ -543,7 +543,7 @@ class ImportTooLargeResponse implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `false` on an error.
      *
      * @return self
      */

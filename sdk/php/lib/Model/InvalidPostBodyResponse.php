@@ -427,7 +427,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets title
      *
-     * @param string $title title
+     * @param string $title The HTTP status's reason phrase, e.g. `Not Found`.
      *
      * @return self
      */
@@ -454,7 +454,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets status
      *
-     * @param int $status status
+     * @param int $status The HTTP status code, repeated.
      *
      * @return self
      */
@@ -481,7 +481,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail What went wrong in this case, in words for people (do not parse it: branch on `code`).
      *
      * @return self
      */
@@ -545,7 +545,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `false` on an error.
      *
      * @return self
      */

@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * LinkStats Class Doc Comment
  *
  * @category Class
+ * @description Clicks on one link of a campaign.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -325,7 +326,7 @@ class LinkStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets url
      *
-     * @param string $url url
+     * @param string $url The link, as in the content.
      *
      * @return self
      */
@@ -352,7 +353,7 @@ class LinkStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets unique_clicks
      *
-     * @param int $unique_clicks unique_clicks
+     * @param int $unique_clicks Messages in which the link was clicked.
      *
      * @return self
      */
@@ -379,7 +380,7 @@ class LinkStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets total_clicks
      *
-     * @param int $total_clicks total_clicks
+     * @param int $total_clicks Every click on the link.
      *
      * @return self
      */

@@ -327,7 +327,7 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The user's email, in any case.
      *
      * @return self
      */
@@ -358,7 +358,7 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets password
      *
-     * @param string $password password
+     * @param string $password The password, up to 1024 characters.
      *
      * @return self
      */

@@ -393,7 +393,7 @@ class Me implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets account
      *
-     * @param \Sendline\Model\Account $account account
+     * @param \Sendline\Model\Account $account The account the credential belongs to.
      *
      * @return self
      */
@@ -457,7 +457,7 @@ class Me implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scopes
      *
-     * @param \Sendline\Model\ApiKeyScope[] $scopes With an API key, its scopes.
+     * @param \Sendline\Model\ApiKeyScope[] $scopes The scopes the request has: an API key's, or both `read` and `write` for a session.
      *
      * @return self
      */

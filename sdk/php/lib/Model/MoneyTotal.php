@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * MoneyTotal Class Doc Comment
  *
  * @category Class
+ * @description A sum of money in one currency.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -323,7 +324,7 @@ class MoneyTotal implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets currency
      *
-     * @param string $currency An ISO 4217 currency code.
+     * @param string $currency The currency.
      *
      * @return self
      */
@@ -355,7 +356,7 @@ class MoneyTotal implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets amount
      *
-     * @param string $amount A decimal amount as a string, exact to the currency's minor unit (never a float).
+     * @param string $amount The sum, exact to the minor unit.
      *
      * @return self
      */

@@ -375,7 +375,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets id
      *
-     * @param string $id id
+     * @param string $id `opn_…`, `clk_…` or `bnc_…`.
      *
      * @return self
      */
@@ -402,7 +402,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign of the message (`cmp_…`); null for a bounce matched to no message.
      *
      * @return self
      */
@@ -436,7 +436,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted, or when none matched.
      *
      * @return self
      */
@@ -470,7 +470,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address, when known.
      *
      * @return self
      */
@@ -504,7 +504,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it happened.
      *
      * @return self
      */
@@ -531,7 +531,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets user_agent
      *
-     * @param string $user_agent user_agent
+     * @param string $user_agent The `User-Agent` of the request.
      *
      * @return self
      */
@@ -565,7 +565,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets ip
      *
-     * @param string $ip Anonymised unless the server is configured otherwise.
+     * @param string $ip The client address: anonymised (IPv4 /24, IPv6 /48) unless `TRACKING_IP` says `full`; null with `none`.
      *
      * @return self
      */
@@ -599,7 +599,7 @@ class OpenRecord implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets machine
      *
-     * @param bool $machine Flagged as a link scanner or privacy proxy.
+     * @param bool $machine Flagged as a scanner or privacy proxy (a known agent, or within `TRACKING_MACHINE_OPEN_SECONDS` of delivery).
      *
      * @return self
      */

@@ -446,7 +446,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once the contact is deleted.
      *
      * @return self
      */
@@ -480,7 +480,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign credited (`cmp_…`), or null.
      *
      * @return self
      */
@@ -514,7 +514,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets amount
      *
-     * @param string $amount A decimal amount as a string, exact to the currency's minor unit (never a float).
+     * @param string $amount The amount, exact to the minor unit.
      *
      * @return self
      */
@@ -546,7 +546,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets currency
      *
-     * @param string $currency An ISO 4217 currency code.
+     * @param string $currency The currency of `amount`.
      *
      * @return self
      */
@@ -578,7 +578,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets external_id
      *
-     * @param string $external_id external_id
+     * @param string $external_id Your id for the payment (an invoice or charge id); unique per account.
      *
      * @return self
      */
@@ -605,7 +605,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attribution
      *
-     * @param string $attribution attribution
+     * @param string $attribution How the campaign was chosen: the `campaign_id` given, the contact's last click within `ATTRIBUTION_WINDOW_DAYS`, or `none`.
      *
      * @return self
      */
@@ -642,7 +642,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it was paid (as given, or when it was recorded).
      *
      * @return self
      */
@@ -669,7 +669,7 @@ class Payment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When it was recorded.
      *
      * @return self
      */

@@ -373,7 +373,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string|null $contact_id contact_id
+     * @param string|null $contact_id The contact (`ct_…`); or give `email`.
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string|null $email An email address.
+     * @param string|null $email The contact's email; or give `contact_id`.
      *
      * @return self
      */
@@ -431,7 +431,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets amount
      *
-     * @param string $amount A decimal amount as a string, exact to the currency's minor unit (never a float).
+     * @param string $amount The amount, a decimal string such as `\"129.00\"`.
      *
      * @return self
      */
@@ -463,7 +463,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets currency
      *
-     * @param string $currency An ISO 4217 currency code.
+     * @param string $currency The ISO 4217 currency of `amount`.
      *
      * @return self
      */
@@ -495,7 +495,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets external_id
      *
-     * @param string $external_id external_id
+     * @param string $external_id Your id for the payment, 1–200 characters; repeating it answers the stored payment (200).
      *
      * @return self
      */
@@ -529,7 +529,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string|null $campaign_id campaign_id
+     * @param string|null $campaign_id Credit this campaign (`cmp_…`); left out, the contact's last click within the attribution window.
      *
      * @return self
      */
@@ -556,7 +556,7 @@ class PaymentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets occurred_at
      *
-     * @param \DateTime|null $occurred_at occurred_at
+     * @param \DateTime|null $occurred_at When it was paid; defaults to now.
      *
      * @return self
      */

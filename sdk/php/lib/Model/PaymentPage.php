@@ -326,7 +326,7 @@ class PaymentPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\Payment[] $data data
+     * @param \Sendline\Model\Payment[] $data The items of this page, at most `limit`.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class PaymentPage implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets has_more
      *
-     * @param bool $has_more has_more
+     * @param bool $has_more Whether another page follows.
      *
      * @return self
      */

@@ -305,7 +305,7 @@ class PaymentReceivedData implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets payment
      *
-     * @param \Sendline\Model\Payment $payment payment
+     * @param \Sendline\Model\Payment $payment The payment as recorded.
      *
      * @return self
      */

@@ -401,7 +401,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets title
      *
-     * @param string $title title
+     * @param string $title The HTTP status's reason phrase, e.g. `Not Found`.
      *
      * @return self
      */
@@ -428,7 +428,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param int $status status
+     * @param int $status The HTTP status code, repeated.
      *
      * @return self
      */
@@ -455,7 +455,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail What went wrong in this case, in words for people (do not parse it: branch on `code`).
      *
      * @return self
      */
@@ -509,7 +509,7 @@ class Problem implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `false` on an error.
      *
      * @return self
      */

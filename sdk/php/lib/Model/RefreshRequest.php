@@ -313,7 +313,7 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets refresh_token
      *
-     * @param string $refresh_token refresh_token
+     * @param string $refresh_token The `refresh_token` of the latest session answer (`ses_….<secret>`).
      *
      * @return self
      */

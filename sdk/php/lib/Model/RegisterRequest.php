@@ -363,7 +363,7 @@ class RegisterRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The owner's login email; must not belong to any user of the server.
      *
      * @return self
      */
@@ -394,7 +394,7 @@ class RegisterRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets password
      *
-     * @param string $password At least 10 characters.
+     * @param string $password 10–1024 characters; stored only as an argon2id hash.
      *
      * @return self
      */
@@ -428,7 +428,7 @@ class RegisterRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The owner's display name, 1–200 characters.
      *
      * @return self
      */
@@ -462,7 +462,7 @@ class RegisterRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets account_name
      *
-     * @param string $account_name account_name
+     * @param string $account_name The new account's (organisation's) name, 1–200 characters.
      *
      * @return self
      */

@@ -346,7 +346,7 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `true`.
      *
      * @return self
      */
@@ -427,7 +427,7 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets expires_in
      *
-     * @param int $expires_in Seconds until `token` expires.
+     * @param int $expires_in Seconds until `token` expires (900: 15 minutes); refresh before then.
      *
      * @return self
      */
@@ -454,7 +454,7 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets user
      *
-     * @param \Sendline\Model\User $user user
+     * @param \Sendline\Model\User $user The logged-in user.
      *
      * @return self
      */

@@ -372,7 +372,7 @@ class TimeSeriesPoint implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opens
      *
-     * @param int $opens opens
+     * @param int $opens Opens in the bucket (every open).
      *
      * @return self
      */
@@ -399,7 +399,7 @@ class TimeSeriesPoint implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicks
      *
-     * @param int $clicks clicks
+     * @param int $clicks Clicks in the bucket (every click).
      *
      * @return self
      */
@@ -426,7 +426,7 @@ class TimeSeriesPoint implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bounces
      *
-     * @param int $bounces bounces
+     * @param int $bounces Hard and soft bounces in the bucket.
      *
      * @return self
      */
@@ -453,7 +453,7 @@ class TimeSeriesPoint implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets unsubscribes
      *
-     * @param int $unsubscribes unsubscribes
+     * @param int $unsubscribes Unsubscribes in the bucket.
      *
      * @return self
      */

@@ -345,7 +345,7 @@ class TrackingRecordBase implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets id
      *
-     * @param string $id id
+     * @param string $id `opn_…`, `clk_…` or `bnc_…`.
      *
      * @return self
      */
@@ -372,7 +372,7 @@ class TrackingRecordBase implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign of the message (`cmp_…`); null for a bounce matched to no message.
      *
      * @return self
      */
@@ -406,7 +406,7 @@ class TrackingRecordBase implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The contact (`ct_…`); null once deleted, or when none matched.
      *
      * @return self
      */
@@ -440,7 +440,7 @@ class TrackingRecordBase implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address, when known.
      *
      * @return self
      */
@@ -474,7 +474,7 @@ class TrackingRecordBase implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When it happened.
      *
      * @return self
      */

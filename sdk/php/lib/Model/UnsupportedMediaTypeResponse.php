@@ -423,7 +423,7 @@ class UnsupportedMediaTypeResponse implements ModelInterface, ArrayAccess, \Json
     /**
      * Sets title
      *
-     * @param string $title title
+     * @param string $title The HTTP status's reason phrase, e.g. `Not Found`.
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class UnsupportedMediaTypeResponse implements ModelInterface, ArrayAccess, \Json
     /**
      * Sets status
      *
-     * @param int $status status
+     * @param int $status The HTTP status code, repeated.
      *
      * @return self
      */
@@ -477,7 +477,7 @@ class UnsupportedMediaTypeResponse implements ModelInterface, ArrayAccess, \Json
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail What went wrong in this case, in words for people (do not parse it: branch on `code`).
      *
      * @return self
      */
@@ -541,7 +541,7 @@ class UnsupportedMediaTypeResponse implements ModelInterface, ArrayAccess, \Json
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success Always `false` on an error.
      *
      * @return self
      */

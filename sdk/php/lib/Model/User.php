@@ -390,7 +390,7 @@ class User implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The login email, unique on the server (stored with the domain lower-cased).
      *
      * @return self
      */
@@ -421,7 +421,7 @@ class User implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The user's display name, up to 200 characters.
      *
      * @return self
      */
@@ -452,7 +452,7 @@ class User implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets role
      *
-     * @param \Sendline\Model\UserRole $role role
+     * @param \Sendline\Model\UserRole $role What the user may manage.
      *
      * @return self
      */
@@ -506,7 +506,7 @@ class User implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the user was created.
      *
      * @return self
      */

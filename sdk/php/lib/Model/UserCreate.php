@@ -352,7 +352,7 @@ class UserCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The login email; must not belong to any user of the server.
      *
      * @return self
      */
@@ -383,7 +383,7 @@ class UserCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets password
      *
-     * @param string $password password
+     * @param string $password 10–1024 characters; stored only as an argon2id hash.
      *
      * @return self
      */
@@ -417,7 +417,7 @@ class UserCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The display name, 1–200 characters.
      *
      * @return self
      */
@@ -451,7 +451,7 @@ class UserCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets role
      *
-     * @param \Sendline\Model\UserRole|null $role role
+     * @param \Sendline\Model\UserRole|null $role At most the caller's own role.
      *
      * @return self
      */

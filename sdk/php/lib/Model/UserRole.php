@@ -33,6 +33,7 @@ use \Sendline\ObjectSerializer;
  * UserRole Class Doc Comment
  *
  * @category Class
+ * @description &#x60;owner&#x60;: everything, including granting the owner role; &#x60;admin&#x60;: manages users and API keys below owner; &#x60;member&#x60;: uses the API, manages nothing.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

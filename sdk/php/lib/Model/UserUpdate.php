@@ -332,7 +332,7 @@ class UserUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name A new display name, 1–200 characters (users may change their own).
      *
      * @return self
      */
@@ -366,7 +366,7 @@ class UserUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets role
      *
-     * @param \Sendline\Model\UserRole|null $role role
+     * @param \Sendline\Model\UserRole|null $role A new role, at most the caller's own; the last owner keeps the owner role.
      *
      * @return self
      */
@@ -393,7 +393,7 @@ class UserUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets password
      *
-     * @param string|null $password password
+     * @param string|null $password A new password, 10–1024 characters; ends every session of the user.
      *
      * @return self
      */

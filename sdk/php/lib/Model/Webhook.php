@@ -412,7 +412,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets url
      *
-     * @param string $url url
+     * @param string $url Where deliveries are posted.
      *
      * @return self
      */
@@ -439,7 +439,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note for the team.
      *
      * @return self
      */
@@ -500,7 +500,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets active
      *
-     * @param bool $active active
+     * @param bool $active Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`.
      *
      * @return self
      */
@@ -527,7 +527,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets disabled_reason
      *
-     * @param string $disabled_reason Why the endpoint was disabled (`gone`, `failing`), or null.
+     * @param string $disabled_reason Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null.
      *
      * @return self
      */
@@ -561,7 +561,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the endpoint was created.
      *
      * @return self
      */
@@ -588,7 +588,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When the endpoint last changed.
      *
      * @return self
      */
@@ -615,7 +615,7 @@ class Webhook implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets stats
      *
-     * @param \Sendline\Model\WebhookStats $stats stats
+     * @param \Sendline\Model\WebhookStats $stats Recent delivery figures.
      *
      * @return self
      */

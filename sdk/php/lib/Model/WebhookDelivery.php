@@ -453,7 +453,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets webhook_id
      *
-     * @param string $webhook_id webhook_id
+     * @param string $webhook_id The endpoint (`wh_…`).
      *
      * @return self
      */
@@ -480,7 +480,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets event_id
      *
-     * @param string $event_id event_id
+     * @param string $event_id The event (`evt_…`), also the `webhook-id` header of each attempt.
      *
      * @return self
      */
@@ -507,7 +507,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets event_type
      *
-     * @param string $event_type event_type
+     * @param string $event_type The event's type, e.g. `email.opened`.
      *
      * @return self
      */
@@ -534,7 +534,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\DeliveryStatus $status status
+     * @param \Sendline\Model\DeliveryStatus $status `pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retry schedule is spent.
      *
      * @return self
      */
@@ -561,7 +561,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attempts
      *
-     * @param int $attempts attempts
+     * @param int $attempts Attempts made so far.
      *
      * @return self
      */
@@ -588,7 +588,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status_code
      *
-     * @param int $status_code status_code
+     * @param int $status_code The HTTP status of the latest attempt; null when it got no answer.
      *
      * @return self
      */
@@ -622,7 +622,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets latency_ms
      *
-     * @param int $latency_ms latency_ms
+     * @param int $latency_ms Milliseconds the latest attempt took.
      *
      * @return self
      */
@@ -690,7 +690,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets error
      *
-     * @param string $error error
+     * @param string $error Why the latest attempt failed, when it did.
      *
      * @return self
      */
@@ -724,7 +724,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets next_retry_at
      *
-     * @param \DateTime $next_retry_at next_retry_at
+     * @param \DateTime $next_retry_at When the next attempt is due, while `pending`.
      *
      * @return self
      */
@@ -758,7 +758,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the event was fanned out to the endpoint.
      *
      * @return self
      */
@@ -785,7 +785,7 @@ class WebhookDelivery implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When the latest attempt was recorded.
      *
      * @return self
      */

@@ -376,7 +376,7 @@ class WebhookReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A note for the team, up to 500 characters.
      *
      * @return self
      */
@@ -414,7 +414,7 @@ class WebhookReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets events
      *
-     * @param string[] $events events
+     * @param string[] $events 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all.
      *
      * @return self
      */
@@ -448,7 +448,7 @@ class WebhookReplace implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets active
      *
-     * @param bool|null $active active
+     * @param bool|null $active `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
      *
      * @return self
      */

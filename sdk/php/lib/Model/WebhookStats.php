@@ -362,7 +362,7 @@ class WebhookStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets failed_24h
      *
-     * @param int $failed_24h failed_24h
+     * @param int $failed_24h Deliveries that failed for good in the last 24 hours.
      *
      * @return self
      */
@@ -389,7 +389,7 @@ class WebhookStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_success_at
      *
-     * @param \DateTime $last_success_at last_success_at
+     * @param \DateTime $last_success_at The last attempt answered with a 2xx.
      *
      * @return self
      */
@@ -423,7 +423,7 @@ class WebhookStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets last_failure_at
      *
-     * @param \DateTime $last_failure_at last_failure_at
+     * @param \DateTime $last_failure_at The last attempt that failed (not 2xx, a timeout or a refused connection).
      *
      * @return self
      */

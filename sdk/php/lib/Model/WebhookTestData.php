@@ -315,7 +315,7 @@ class WebhookTestData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets webhook_id
      *
-     * @param string $webhook_id webhook_id
+     * @param string $webhook_id The endpoint tested (`wh_…`).
      *
      * @return self
      */
@@ -342,7 +342,7 @@ class WebhookTestData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets message
      *
-     * @param string $message message
+     * @param string $message `This is a test event from Sendline.`
      *
      * @return self
      */

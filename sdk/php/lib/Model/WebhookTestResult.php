@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * WebhookTestResult Class Doc Comment
  *
  * @category Class
+ * @description The outcome of one signed &#x60;webhook.test&#x60; delivery.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -335,7 +336,7 @@ class WebhookTestResult implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets success
      *
-     * @param bool $success success
+     * @param bool $success The endpoint answered 2xx.
      *
      * @return self
      */
@@ -362,7 +363,7 @@ class WebhookTestResult implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets status_code
      *
-     * @param int $status_code status_code
+     * @param int $status_code The endpoint's HTTP status; null when it did not answer.
      *
      * @return self
      */
@@ -396,7 +397,7 @@ class WebhookTestResult implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets latency_ms
      *
-     * @param int $latency_ms latency_ms
+     * @param int $latency_ms Milliseconds from connecting to the last byte of the answer.
      *
      * @return self
      */
@@ -423,7 +424,7 @@ class WebhookTestResult implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets error
      *
-     * @param string $error error
+     * @param string $error Why the attempt failed (timeout, refused connection, unsafe address); null on success.
      *
      * @return self
      */

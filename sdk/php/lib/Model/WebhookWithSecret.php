@@ -423,7 +423,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets url
      *
-     * @param string $url url
+     * @param string $url Where deliveries are posted.
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note for the team.
      *
      * @return self
      */
@@ -511,7 +511,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets active
      *
-     * @param bool $active active
+     * @param bool $active Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`.
      *
      * @return self
      */
@@ -538,7 +538,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets disabled_reason
      *
-     * @param string $disabled_reason Why the endpoint was disabled (`gone`, `failing`), or null.
+     * @param string $disabled_reason Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null.
      *
      * @return self
      */
@@ -572,7 +572,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the endpoint was created.
      *
      * @return self
      */
@@ -599,7 +599,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When the endpoint last changed.
      *
      * @return self
      */
@@ -626,7 +626,7 @@ class WebhookWithSecret implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets stats
      *
-     * @param \Sendline\Model\WebhookStats $stats stats
+     * @param \Sendline\Model\WebhookStats $stats Recent delivery figures.
      *
      * @return self
      */

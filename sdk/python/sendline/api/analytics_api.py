@@ -17,8 +17,9 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
 from datetime import datetime
-from pydantic import StrictStr
+from pydantic import Field, StrictStr
 from typing import Optional
+from typing_extensions import Annotated
 from sendline.models.analytics_overview import AnalyticsOverview
 from sendline.models.campaign_analytics import CampaignAnalytics
 
@@ -57,8 +58,9 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> CampaignAnalytics:
-        """campaign
+        """Get campaign analytics
 
+        One campaign's figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign's `stats`.
 
         :param id: (required)
         :type id: str
@@ -129,8 +131,9 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[CampaignAnalytics]:
-        """campaign
+        """Get campaign analytics
 
+        One campaign's figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign's `stats`.
 
         :param id: (required)
         :type id: str
@@ -201,8 +204,9 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """campaign
+        """Get campaign analytics
 
+        One campaign's figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign's `stats`.
 
         :param id: (required)
         :type id: str
@@ -321,8 +325,8 @@ class AnalyticsApi:
     @validate_call
     def overview(
         self,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -336,13 +340,13 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> AnalyticsOverview:
-        """overview
+        """Get account analytics
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since:
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until:
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -397,8 +401,8 @@ class AnalyticsApi:
     @validate_call
     def overview_with_http_info(
         self,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -412,13 +416,13 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[AnalyticsOverview]:
-        """overview
+        """Get account analytics
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since:
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until:
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -473,8 +477,8 @@ class AnalyticsApi:
     @validate_call
     def overview_without_preload_content(
         self,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="From the start of this time's UTC hour.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Up to this time: hours that start before it count.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -488,13 +492,13 @@ class AnalyticsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """overview
+        """Get account analytics
 
         Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
 
-        :param since:
+        :param since: From the start of this time's UTC hour.
         :type since: datetime
-        :param until:
+        :param until: Up to this time: hours that start before it count.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

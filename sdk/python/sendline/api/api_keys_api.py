@@ -61,8 +61,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiKeyWithSecret:
-        """create
+        """Create an API key
 
+        Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes a logged-in owner or admin.
 
         :param api_key_create: (required)
         :type api_key_create: ApiKeyCreate
@@ -140,8 +141,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ApiKeyWithSecret]:
-        """create
+        """Create an API key
 
+        Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes a logged-in owner or admin.
 
         :param api_key_create: (required)
         :type api_key_create: ApiKeyCreate
@@ -219,8 +221,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Create an API key
 
+        Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes a logged-in owner or admin.
 
         :param api_key_create: (required)
         :type api_key_create: ApiKeyCreate
@@ -375,9 +378,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """delete
+        """Revoke an API key
 
-        Revoke a key; it stops working at once.
+        Revoke a key: it stops working at once on every process, and its WebSockets are closed.
 
         :param id: (required)
         :type id: str
@@ -448,9 +451,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """delete
+        """Revoke an API key
 
-        Revoke a key; it stops working at once.
+        Revoke a key: it stops working at once on every process, and its WebSockets are closed.
 
         :param id: (required)
         :type id: str
@@ -521,9 +524,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """delete
+        """Revoke an API key
 
-        Revoke a key; it stops working at once.
+        Revoke a key: it stops working at once on every process, and its WebSockets are closed.
 
         :param id: (required)
         :type id: str
@@ -655,8 +658,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiKey:
-        """get
+        """Get an API key
 
+        Fetch one API key, without its secret.
 
         :param id: (required)
         :type id: str
@@ -727,8 +731,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ApiKey]:
-        """get
+        """Get an API key
 
+        Fetch one API key, without its secret.
 
         :param id: (required)
         :type id: str
@@ -799,8 +804,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get an API key
 
+        Fetch one API key, without its secret.
 
         :param id: (required)
         :type id: str
@@ -934,8 +940,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiKeyPage:
-        """list
+        """List API keys
 
+        List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1009,8 +1016,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ApiKeyPage]:
-        """list
+        """List API keys
 
+        List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1084,8 +1092,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List API keys
 
+        List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1228,8 +1237,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiKey:
-        """update
+        """Update an API key
 
+        Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on every process within a second; WebSockets from addresses no longer allowed are closed.
 
         :param id: (required)
         :type id: str
@@ -1306,8 +1316,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ApiKey]:
-        """update
+        """Update an API key
 
+        Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on every process within a second; WebSockets from addresses no longer allowed are closed.
 
         :param id: (required)
         :type id: str
@@ -1384,8 +1395,9 @@ class ApiKeysApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """update
+        """Update an API key
 
+        Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on every process within a second; WebSockets from addresses no longer allowed are closed.
 
         :param id: (required)
         :type id: str

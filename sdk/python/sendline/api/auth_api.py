@@ -61,9 +61,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Session:
-        """login
+        """Log in
 
-        Log in with email and password. Repeated failures per email and per IP answer 429.
+        Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 `invalid_credentials`; repeated failures per email (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
 
         :param login_request: (required)
         :type login_request: LoginRequest
@@ -138,9 +138,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Session]:
-        """login
+        """Log in
 
-        Log in with email and password. Repeated failures per email and per IP answer 429.
+        Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 `invalid_credentials`; repeated failures per email (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
 
         :param login_request: (required)
         :type login_request: LoginRequest
@@ -215,9 +215,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """login
+        """Log in
 
-        Log in with email and password. Repeated failures per email and per IP answer 429.
+        Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 `invalid_credentials`; repeated failures per email (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
 
         :param login_request: (required)
         :type login_request: LoginRequest
@@ -369,9 +369,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """logout
+        """Log out
 
-        End the current session: its access and refresh tokens stop working at once.
+        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -443,9 +443,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """logout
+        """Log out
 
-        End the current session: its access and refresh tokens stop working at once.
+        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -517,9 +517,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """logout
+        """Log out
 
-        End the current session: its access and refresh tokens stop working at once.
+        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -651,9 +651,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Me:
-        """me
+        """Get the caller
 
-        Who is calling: the user, the account and how the request authenticated.
+        Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -719,9 +719,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Me]:
-        """me
+        """Get the caller
 
-        Who is calling: the user, the account and how the request authenticated.
+        Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -787,9 +787,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """me
+        """Get the caller
 
-        Who is calling: the user, the account and how the request authenticated.
+        Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -916,9 +916,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Session:
-        """refresh
+        """Refresh a session
 
-        Exchange a refresh token for a new session; the old refresh token stops working.
+        Exchange the refresh token for a new session (a new access token and a new refresh token); the old refresh token stops working. Presenting a refresh token a second time revokes the whole session (401 `refresh_token_reused`): someone else may hold a copy.
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
@@ -992,9 +992,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Session]:
-        """refresh
+        """Refresh a session
 
-        Exchange a refresh token for a new session; the old refresh token stops working.
+        Exchange the refresh token for a new session (a new access token and a new refresh token); the old refresh token stops working. Presenting a refresh token a second time revokes the whole session (401 `refresh_token_reused`): someone else may hold a copy.
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
@@ -1068,9 +1068,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """refresh
+        """Refresh a session
 
-        Exchange a refresh token for a new session; the old refresh token stops working.
+        Exchange the refresh token for a new session (a new access token and a new refresh token); the old refresh token stops working. Presenting a refresh token a second time revokes the whole session (401 `refresh_token_reused`): someone else may hold a copy.
 
         :param refresh_request: (required)
         :type refresh_request: RefreshRequest
@@ -1222,9 +1222,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Session:
-        """register
+        """Sign up
 
-        Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`.
+        Create a new account with its first user as `owner`, and answer that user's first session. Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403 `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
 
         :param register_request: (required)
         :type register_request: RegisterRequest
@@ -1300,9 +1300,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Session]:
-        """register
+        """Sign up
 
-        Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`.
+        Create a new account with its first user as `owner`, and answer that user's first session. Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403 `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
 
         :param register_request: (required)
         :type register_request: RegisterRequest
@@ -1378,9 +1378,9 @@ class AuthApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """register
+        """Sign up
 
-        Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`.
+        Create a new account with its first user as `owner`, and answer that user's first session. Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403 `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
 
         :param register_request: (required)
         :type register_request: RegisterRequest

@@ -67,8 +67,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """cancel
+        """Cancel a campaign
 
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -145,8 +146,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """cancel
+        """Cancel a campaign
 
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -223,8 +225,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """cancel
+        """Cancel a campaign
 
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -366,9 +369,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """create
+        """Create a campaign
 
-        Create a draft. A template that does not parse answers 400 with its position.
+        Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid when saved: one that does not parse answers 400 `validation_failed` with the field and the line and column. Nothing is sent until `send` or `schedule`.
 
         :param campaign_create: (required)
         :type campaign_create: CampaignCreate
@@ -446,9 +449,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """create
+        """Create a campaign
 
-        Create a draft. A template that does not parse answers 400 with its position.
+        Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid when saved: one that does not parse answers 400 `validation_failed` with the field and the line and column. Nothing is sent until `send` or `schedule`.
 
         :param campaign_create: (required)
         :type campaign_create: CampaignCreate
@@ -526,9 +529,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Create a campaign
 
-        Create a draft. A template that does not parse answers 400 with its position.
+        Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid when saved: one that does not parse answers 400 `validation_failed` with the field and the line and column. Nothing is sent until `send` or `schedule`.
 
         :param campaign_create: (required)
         :type campaign_create: CampaignCreate
@@ -683,9 +686,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """delete
+        """Delete a campaign
 
-        Delete a campaign that is not sending.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str
@@ -757,9 +760,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """delete
+        """Delete a campaign
 
-        Delete a campaign that is not sending.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str
@@ -831,9 +834,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """delete
+        """Delete a campaign
 
-        Delete a campaign that is not sending.
+        Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
 
         :param id: (required)
         :type id: str
@@ -967,9 +970,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """duplicate
+        """Duplicate a campaign
 
-        Copy a campaign into a new draft.
+        Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same content, audience and tracking settings.
 
         :param id: (required)
         :type id: str
@@ -1046,9 +1049,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """duplicate
+        """Duplicate a campaign
 
-        Copy a campaign into a new draft.
+        Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same content, audience and tracking settings.
 
         :param id: (required)
         :type id: str
@@ -1125,9 +1128,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """duplicate
+        """Duplicate a campaign
 
-        Copy a campaign into a new draft.
+        Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same content, audience and tracking settings.
 
         :param id: (required)
         :type id: str
@@ -1268,8 +1271,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """get
+        """Get a campaign
 
+        Fetch one campaign with its content, audience and message counts so far.
 
         :param id: (required)
         :type id: str
@@ -1340,8 +1344,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """get
+        """Get a campaign
 
+        Fetch one campaign with its content, audience and message counts so far.
 
         :param id: (required)
         :type id: str
@@ -1412,8 +1417,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get a campaign
 
+        Fetch one campaign with its content, audience and message counts so far.
 
         :param id: (required)
         :type id: str
@@ -1534,7 +1540,7 @@ class CampaignsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[CampaignStatus] = None,
+        status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1548,14 +1554,15 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> CampaignPage:
-        """list
+        """List campaigns
 
+        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only campaigns in this status.
         :type status: CampaignStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1613,7 +1620,7 @@ class CampaignsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[CampaignStatus] = None,
+        status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1627,14 +1634,15 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[CampaignPage]:
-        """list
+        """List campaigns
 
+        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only campaigns in this status.
         :type status: CampaignStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1692,7 +1700,7 @@ class CampaignsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[CampaignStatus] = None,
+        status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1706,14 +1714,15 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List campaigns
 
+        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only campaigns in this status.
         :type status: CampaignStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1846,7 +1855,7 @@ class CampaignsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[MessageStatus] = None,
+        status: Annotated[Optional[MessageStatus], Field(description="Only messages in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1860,9 +1869,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> CampaignMessagePage:
-        """messages
+        """List a campaign's messages
 
-        The per-recipient log.
+        The per-recipient log: one message per recipient with its status, attempts and first open and click.
 
         :param id: (required)
         :type id: str
@@ -1870,7 +1879,7 @@ class CampaignsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: MessageStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1931,7 +1940,7 @@ class CampaignsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[MessageStatus] = None,
+        status: Annotated[Optional[MessageStatus], Field(description="Only messages in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1945,9 +1954,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[CampaignMessagePage]:
-        """messages
+        """List a campaign's messages
 
-        The per-recipient log.
+        The per-recipient log: one message per recipient with its status, attempts and first open and click.
 
         :param id: (required)
         :type id: str
@@ -1955,7 +1964,7 @@ class CampaignsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: MessageStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -2016,7 +2025,7 @@ class CampaignsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[MessageStatus] = None,
+        status: Annotated[Optional[MessageStatus], Field(description="Only messages in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -2030,9 +2039,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """messages
+        """List a campaign's messages
 
-        The per-recipient log.
+        The per-recipient log: one message per recipient with its status, attempts and first open and click.
 
         :param id: (required)
         :type id: str
@@ -2040,7 +2049,7 @@ class CampaignsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: MessageStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -2190,9 +2199,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """pause
+        """Pause a campaign
 
-        Stop sending within one batch; `resume` continues where it stopped.
+        Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume` continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
 
         :param id: (required)
         :type id: str
@@ -2269,9 +2278,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """pause
+        """Pause a campaign
 
-        Stop sending within one batch; `resume` continues where it stopped.
+        Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume` continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
 
         :param id: (required)
         :type id: str
@@ -2348,9 +2357,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """pause
+        """Pause a campaign
 
-        Stop sending within one batch; `resume` continues where it stopped.
+        Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume` continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
 
         :param id: (required)
         :type id: str
@@ -2492,8 +2501,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """resume
+        """Resume a campaign
 
+        Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the messages not yet sent. Emits `campaign.resumed`.
 
         :param id: (required)
         :type id: str
@@ -2570,8 +2580,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """resume
+        """Resume a campaign
 
+        Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the messages not yet sent. Emits `campaign.resumed`.
 
         :param id: (required)
         :type id: str
@@ -2648,8 +2659,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """resume
+        """Resume a campaign
 
+        Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the messages not yet sent. Emits `campaign.resumed`.
 
         :param id: (required)
         :type id: str
@@ -2792,8 +2804,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """schedule
+        """Schedule a campaign
 
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -2876,8 +2889,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """schedule
+        """Schedule a campaign
 
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -2960,8 +2974,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """schedule
+        """Schedule a campaign
 
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3125,9 +3140,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """send
+        """Send a campaign
 
-        Send now, or schedule when `scheduled_at` is given.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3210,9 +3225,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """send
+        """Send a campaign
 
-        Send now, or schedule when `scheduled_at` is given.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3295,9 +3310,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """send
+        """Send a campaign
 
-        Send now, or schedule when `scheduled_at` is given.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3461,9 +3476,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> CampaignTestResult:
-        """test
+        """Send a test
 
-        Send the campaign to up to 10 addresses, marked as a test; counts in no statistics.
+        Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`, whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes nothing. Addresses of contacts are personalised with their fields.
 
         :param id: (required)
         :type id: str
@@ -3546,9 +3561,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[CampaignTestResult]:
-        """test
+        """Send a test
 
-        Send the campaign to up to 10 addresses, marked as a test; counts in no statistics.
+        Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`, whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes nothing. Addresses of contacts are personalised with their fields.
 
         :param id: (required)
         :type id: str
@@ -3631,9 +3646,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """test
+        """Send a test
 
-        Send the campaign to up to 10 addresses, marked as a test; counts in no statistics.
+        Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`, whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes nothing. Addresses of contacts are personalised with their fields.
 
         :param id: (required)
         :type id: str
@@ -3796,8 +3811,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """unschedule
+        """Unschedule a campaign
 
+        Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
 
         :param id: (required)
         :type id: str
@@ -3874,8 +3890,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """unschedule
+        """Unschedule a campaign
 
+        Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
 
         :param id: (required)
         :type id: str
@@ -3952,8 +3969,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """unschedule
+        """Unschedule a campaign
 
+        Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
 
         :param id: (required)
         :type id: str
@@ -4095,8 +4113,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Campaign:
-        """update
+        """Replace a campaign
 
+        Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps its `scheduled_at`.
 
         :param id: (required)
         :type id: str
@@ -4174,8 +4193,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Campaign]:
-        """update
+        """Replace a campaign
 
+        Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps its `scheduled_at`.
 
         :param id: (required)
         :type id: str
@@ -4253,8 +4273,9 @@ class CampaignsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """update
+        """Replace a campaign
 
+        Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps its `scheduled_at`.
 
         :param id: (required)
         :type id: str

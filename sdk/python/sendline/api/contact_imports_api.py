@@ -46,7 +46,7 @@ class ContactImportsApi:
         self,
         contact_import_request: ContactImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        mode: Optional[Any] = None,
+        mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
         _request_timeout: Union[
@@ -62,15 +62,15 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ContactImport:
-        """create
+        """Import contacts
 
-        Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file.
+        Import contacts in bulk, in one of three forms:  - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`). - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`). - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.  A CSV body or file is stored as it streams in and read by a background job: the answer is the `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event. CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.  Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the counts (no `contact.created` or `contact.updated` per row).
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param mode:
+        :param mode: How rows for new and existing emails are treated.
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
@@ -138,7 +138,7 @@ class ContactImportsApi:
         self,
         contact_import_request: ContactImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        mode: Optional[Any] = None,
+        mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
         _request_timeout: Union[
@@ -154,15 +154,15 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ContactImport]:
-        """create
+        """Import contacts
 
-        Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file.
+        Import contacts in bulk, in one of three forms:  - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`). - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`). - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.  A CSV body or file is stored as it streams in and read by a background job: the answer is the `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event. CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.  Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the counts (no `contact.created` or `contact.updated` per row).
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param mode:
+        :param mode: How rows for new and existing emails are treated.
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
@@ -230,7 +230,7 @@ class ContactImportsApi:
         self,
         contact_import_request: ContactImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        mode: Optional[Any] = None,
+        mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
         _request_timeout: Union[
@@ -246,15 +246,15 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Import contacts
 
-        Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file.
+        Import contacts in bulk, in one of three forms:  - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`). - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`). - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.  A CSV body or file is stored as it streams in and read by a background job: the answer is the `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event. CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.  Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the counts (no `contact.created` or `contact.updated` per row).
 
         :param contact_import_request: (required)
         :type contact_import_request: ContactImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param mode:
+        :param mode: How rows for new and existing emails are treated.
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
@@ -429,9 +429,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> str:
-        """errors
+        """Download an import's failed rows
 
-        Every failed row with its reason, as CSV.
+        Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
 
         :param id: (required)
         :type id: str
@@ -502,9 +502,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[str]:
-        """errors
+        """Download an import's failed rows
 
-        Every failed row with its reason, as CSV.
+        Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
 
         :param id: (required)
         :type id: str
@@ -575,9 +575,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """errors
+        """Download an import's failed rows
 
-        Every failed row with its reason, as CSV.
+        Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
 
         :param id: (required)
         :type id: str
@@ -710,9 +710,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ContactImport:
-        """get
+        """Get an import
 
-        Progress and counts of one import.
+        Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
 
         :param id: (required)
         :type id: str
@@ -783,9 +783,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ContactImport]:
-        """get
+        """Get an import
 
-        Progress and counts of one import.
+        Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
 
         :param id: (required)
         :type id: str
@@ -856,9 +856,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get an import
 
-        Progress and counts of one import.
+        Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
 
         :param id: (required)
         :type id: str
@@ -992,8 +992,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ContactImportPage:
-        """list
+        """List imports
 
+        List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1067,8 +1068,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ContactImportPage]:
-        """list
+        """List imports
 
+        List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1142,8 +1144,9 @@ class ContactImportsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List imports
 
+        List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
 
         :param limit: How many items to return (1–500).
         :type limit: int

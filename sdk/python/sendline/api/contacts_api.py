@@ -65,9 +65,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ContactActivityPage:
-        """activity
+        """List a contact's activity
 
-        Everything that happened to one contact, newest first.
+        Everything that happened to one contact, newest first: messages sent, delivered, deferred, failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
 
         :param id: (required)
         :type id: str
@@ -146,9 +146,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ContactActivityPage]:
-        """activity
+        """List a contact's activity
 
-        Everything that happened to one contact, newest first.
+        Everything that happened to one contact, newest first: messages sent, delivered, deferred, failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
 
         :param id: (required)
         :type id: str
@@ -227,9 +227,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """activity
+        """List a contact's activity
 
-        Everything that happened to one contact, newest first.
+        Everything that happened to one contact, newest first: messages sent, delivered, deferred, failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
 
         :param id: (required)
         :type id: str
@@ -379,9 +379,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Contact:
-        """create
+        """Create a contact
 
-        Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`.
+        Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the contact to update instead. Emits `contact.created`. For many contacts at once use `POST /contacts/import`.
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
@@ -459,9 +459,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Contact]:
-        """create
+        """Create a contact
 
-        Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`.
+        Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the contact to update instead. Emits `contact.created`. For many contacts at once use `POST /contacts/import`.
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
@@ -539,9 +539,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Create a contact
 
-        Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`.
+        Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the contact to update instead. Emits `contact.created`. For many contacts at once use `POST /contacts/import`.
 
         :param contact_create: (required)
         :type contact_create: ContactCreate
@@ -696,9 +696,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """delete
+        """Delete a contact
 
-        Delete a contact and its personal data; aggregate statistics keep their counts.
+        Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages still queued for the contact are cancelled (`contact_deleted`).
 
         :param id: (required)
         :type id: str
@@ -769,9 +769,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """delete
+        """Delete a contact
 
-        Delete a contact and its personal data; aggregate statistics keep their counts.
+        Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages still queued for the contact are cancelled (`contact_deleted`).
 
         :param id: (required)
         :type id: str
@@ -842,9 +842,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """delete
+        """Delete a contact
 
-        Delete a contact and its personal data; aggregate statistics keep their counts.
+        Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages still queued for the contact are cancelled (`contact_deleted`).
 
         :param id: (required)
         :type id: str
@@ -976,8 +976,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Contact:
-        """get
+        """Get a contact
 
+        Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
 
         :param id: (required)
         :type id: str
@@ -1048,8 +1049,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Contact]:
-        """get
+        """Get a contact
 
+        Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
 
         :param id: (required)
         :type id: str
@@ -1120,8 +1122,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get a contact
 
+        Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
 
         :param id: (required)
         :type id: str
@@ -1242,12 +1245,12 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ContactStatus] = None,
-        tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Optional[datetime] = None,
-        created_before: Optional[datetime] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1261,25 +1264,25 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ContactPage:
-        """list
+        """List contacts
 
-        List contacts, oldest first (by `created_at`, then `id`).
+        List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email prefix, name prefix or creation time. Every filter is served by an index; combine them freely and page with `cursor`.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only contacts with this status.
         :type status: ContactStatus
-        :param tag:
+        :param tag: Only contacts with this tag (exact match).
         :type tag: str
         :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after:
+        :param created_after: Only contacts created at or after this time.
         :type created_after: datetime
-        :param created_before:
+        :param created_before: Only contacts created before this time.
         :type created_before: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1342,12 +1345,12 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ContactStatus] = None,
-        tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Optional[datetime] = None,
-        created_before: Optional[datetime] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1361,25 +1364,25 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ContactPage]:
-        """list
+        """List contacts
 
-        List contacts, oldest first (by `created_at`, then `id`).
+        List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email prefix, name prefix or creation time. Every filter is served by an index; combine them freely and page with `cursor`.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only contacts with this status.
         :type status: ContactStatus
-        :param tag:
+        :param tag: Only contacts with this tag (exact match).
         :type tag: str
         :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after:
+        :param created_after: Only contacts created at or after this time.
         :type created_after: datetime
-        :param created_before:
+        :param created_before: Only contacts created before this time.
         :type created_before: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1442,12 +1445,12 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ContactStatus] = None,
-        tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Optional[datetime] = None,
-        created_before: Optional[datetime] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1461,25 +1464,25 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List contacts
 
-        List contacts, oldest first (by `created_at`, then `id`).
+        List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email prefix, name prefix or creation time. Every filter is served by an index; combine them freely and page with `cursor`.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only contacts with this status.
         :type status: ContactStatus
-        :param tag:
+        :param tag: Only contacts with this tag (exact match).
         :type tag: str
         :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after:
+        :param created_after: Only contacts created at or after this time.
         :type created_after: datetime
-        :param created_before:
+        :param created_before: Only contacts created before this time.
         :type created_before: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1672,8 +1675,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Contact:
-        """replace
+        """Replace a contact
 
+        Replace a contact with the record given: fields left out are cleared (attributes and tags become empty). Emits `contact.updated` with the names of the fields that changed, and on a status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some fields only.
 
         :param id: (required)
         :type id: str
@@ -1751,8 +1755,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Contact]:
-        """replace
+        """Replace a contact
 
+        Replace a contact with the record given: fields left out are cleared (attributes and tags become empty). Emits `contact.updated` with the names of the fields that changed, and on a status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some fields only.
 
         :param id: (required)
         :type id: str
@@ -1830,8 +1835,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """replace
+        """Replace a contact
 
+        Replace a contact with the record given: fields left out are cleared (attributes and tags become empty). Emits `contact.updated` with the names of the fields that changed, and on a status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some fields only.
 
         :param id: (required)
         :type id: str
@@ -1987,8 +1993,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Contact:
-        """update
+        """Update a contact
 
+        Change some fields of a contact; the others keep their values. `attributes` are merged into the stored ones (a null value removes a key). A suppressed contact is brought back to `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change also `contact.subscribed` or `contact.suppressed`.
 
         :param id: (required)
         :type id: str
@@ -2066,8 +2073,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Contact]:
-        """update
+        """Update a contact
 
+        Change some fields of a contact; the others keep their values. `attributes` are merged into the stored ones (a null value removes a key). A suppressed contact is brought back to `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change also `contact.subscribed` or `contact.suppressed`.
 
         :param id: (required)
         :type id: str
@@ -2145,8 +2153,9 @@ class ContactsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """update
+        """Update a contact
 
+        Change some fields of a contact; the others keep their values. `attributes` are merged into the stored ones (a null value removes a key). A suppressed contact is brought back to `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change also `contact.subscribed` or `contact.suppressed`.
 
         :param id: (required)
         :type id: str

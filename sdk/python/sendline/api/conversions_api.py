@@ -60,9 +60,9 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Conversion:
-        """create
+        """Record a conversion
 
-        Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click.
+        Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`, else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201; a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count in the campaign's and the account's revenue.
 
         :param conversion_create: (required)
         :type conversion_create: ConversionCreate
@@ -141,9 +141,9 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Conversion]:
-        """create
+        """Record a conversion
 
-        Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click.
+        Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`, else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201; a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count in the campaign's and the account's revenue.
 
         :param conversion_create: (required)
         :type conversion_create: ConversionCreate
@@ -222,9 +222,9 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Record a conversion
 
-        Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click.
+        Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`, else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201; a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count in the campaign's and the account's revenue.
 
         :param conversion_create: (required)
         :type conversion_create: ConversionCreate
@@ -368,11 +368,11 @@ class ConversionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
+        type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only conversions of this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -386,22 +386,23 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ConversionPage:
-        """list
+        """List conversions
 
+        List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
-        :param type:
+        :param type: Only conversions of this type.
         :type type: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -463,11 +464,11 @@ class ConversionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
+        type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only conversions of this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -481,22 +482,23 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ConversionPage]:
-        """list
+        """List conversions
 
+        List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
-        :param type:
+        :param type: Only conversions of this type.
         :type type: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -558,11 +560,11 @@ class ConversionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
+        type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only conversions of this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -576,22 +578,23 @@ class ConversionsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List conversions
 
+        List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
-        :param type:
+        :param type: Only conversions of this type.
         :type type: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

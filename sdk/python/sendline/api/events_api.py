@@ -47,7 +47,7 @@ class EventsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="An event type or a pattern such as `email.*`.")] = None,
-        since: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="Only events created at or after this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -61,9 +61,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> EventPage:
-        """list
+        """List events
 
-        Recent events of the account, newest first.
+        The account's recent events, newest first: the same envelopes webhooks and the WebSocket deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -71,7 +71,7 @@ class EventsApi:
         :type cursor: str
         :param type: An event type or a pattern such as `email.*`.
         :type type: str
-        :param since:
+        :param since: Only events created at or after this time.
         :type since: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -131,7 +131,7 @@ class EventsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="An event type or a pattern such as `email.*`.")] = None,
-        since: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="Only events created at or after this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -145,9 +145,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[EventPage]:
-        """list
+        """List events
 
-        Recent events of the account, newest first.
+        The account's recent events, newest first: the same envelopes webhooks and the WebSocket deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -155,7 +155,7 @@ class EventsApi:
         :type cursor: str
         :param type: An event type or a pattern such as `email.*`.
         :type type: str
-        :param since:
+        :param since: Only events created at or after this time.
         :type since: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -215,7 +215,7 @@ class EventsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         type: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="An event type or a pattern such as `email.*`.")] = None,
-        since: Optional[datetime] = None,
+        since: Annotated[Optional[datetime], Field(description="Only events created at or after this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -229,9 +229,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List events
 
-        Recent events of the account, newest first.
+        The account's recent events, newest first: the same envelopes webhooks and the WebSocket deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -239,7 +239,7 @@ class EventsApi:
         :type cursor: str
         :param type: An event type or a pattern such as `email.*`.
         :type type: str
-        :param since:
+        :param since: Only events created at or after this time.
         :type since: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -397,9 +397,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> EventsTypes200Response:
-        """types
+        """List event types
 
-        The event catalogue.
+        The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -465,9 +465,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[EventsTypes200Response]:
-        """types
+        """List event types
 
-        The event catalogue.
+        The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -533,9 +533,9 @@ class EventsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """types
+        """List event types
 
-        The event catalogue.
+        The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

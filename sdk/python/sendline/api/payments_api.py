@@ -60,9 +60,9 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Payment:
-        """create
+        """Record a payment
 
-        Record a payment; `external_id` makes it idempotent.
+        Record a payment of a contact (from your billing system), attributed to `campaign_id` when given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`; amounts count in the campaign's and the account's revenue.
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
@@ -141,9 +141,9 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Payment]:
-        """create
+        """Record a payment
 
-        Record a payment; `external_id` makes it idempotent.
+        Record a payment of a contact (from your billing system), attributed to `campaign_id` when given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`; amounts count in the campaign's and the account's revenue.
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
@@ -222,9 +222,9 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Record a payment
 
-        Record a payment; `external_id` makes it idempotent.
+        Record a payment of a contact (from your billing system), attributed to `campaign_id` when given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`; amounts count in the campaign's and the account's revenue.
 
         :param payment_create: (required)
         :type payment_create: PaymentCreate
@@ -368,10 +368,10 @@ class PaymentsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -385,20 +385,21 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> PaymentPage:
-        """list
+        """List payments
 
+        List payments, newest first (by `occurred_at`), by contact, campaign or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -459,10 +460,10 @@ class PaymentsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -476,20 +477,21 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[PaymentPage]:
-        """list
+        """List payments
 
+        List payments, newest first (by `occurred_at`), by contact, campaign or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -550,10 +552,10 @@ class PaymentsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        contact_id: Optional[StrictStr] = None,
-        campaign_id: Optional[StrictStr] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only those credited to this campaign.")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those that occurred at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those that occurred before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -567,20 +569,21 @@ class PaymentsApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List payments
 
+        List payments, newest first (by `occurred_at`), by contact, campaign or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param campaign_id:
+        :param campaign_id: Only those credited to this campaign.
         :type campaign_id: str
-        :param since:
+        :param since: Only those that occurred at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those that occurred before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

@@ -50,12 +50,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[BounceType] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        type: Annotated[Optional[BounceType], Field(description="Only this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -69,25 +69,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> BounceRecordPage:
-        """bounces
+        """List bounces and complaints
 
-        Bounces and complaints, newest first.
+        Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param type:
+        :param type: Only this type.
         :type type: BounceType
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -150,12 +150,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[BounceType] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        type: Annotated[Optional[BounceType], Field(description="Only this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -169,25 +169,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[BounceRecordPage]:
-        """bounces
+        """List bounces and complaints
 
-        Bounces and complaints, newest first.
+        Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param type:
+        :param type: Only this type.
         :type type: BounceType
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -250,12 +250,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        type: Optional[BounceType] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        type: Annotated[Optional[BounceType], Field(description="Only this type.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -269,25 +269,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """bounces
+        """List bounces and complaints
 
-        Bounces and complaints, newest first.
+        Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param type:
+        :param type: Only this type.
         :type type: BounceType
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -467,12 +467,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        url: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        url: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2048)]], Field(description="Only clicks on this link (exact match).")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -486,25 +486,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ClickRecordPage:
-        """clicks
+        """List clicks
 
-        Clicks, newest first.
+        Every recorded click, newest first, by campaign, contact, address, link or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param url:
+        :param url: Only clicks on this link (exact match).
         :type url: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -567,12 +567,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        url: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        url: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2048)]], Field(description="Only clicks on this link (exact match).")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -586,25 +586,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[ClickRecordPage]:
-        """clicks
+        """List clicks
 
-        Clicks, newest first.
+        Every recorded click, newest first, by campaign, contact, address, link or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param url:
+        :param url: Only clicks on this link (exact match).
         :type url: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -667,12 +667,12 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
-        url: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
+        url: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2048)]], Field(description="Only clicks on this link (exact match).")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -686,25 +686,25 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """clicks
+        """List clicks
 
-        Clicks, newest first.
+        Every recorded click, newest first, by campaign, contact, address, link or time.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
-        :param url:
+        :param url: Only clicks on this link (exact match).
         :type url: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -884,11 +884,11 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -902,23 +902,23 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> OpenRecordPage:
-        """opens
+        """List opens
 
-        Opens, newest first.
+        Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -980,11 +980,11 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -998,23 +998,23 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[OpenRecordPage]:
-        """opens
+        """List opens
 
-        Opens, newest first.
+        Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1076,11 +1076,11 @@ class TrackingApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        campaign_id: Optional[StrictStr] = None,
-        contact_id: Optional[StrictStr] = None,
-        email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = None,
-        since: Optional[datetime] = None,
-        until: Optional[datetime] = None,
+        campaign_id: Annotated[Optional[StrictStr], Field(description="Only this campaign's.")] = None,
+        contact_id: Annotated[Optional[StrictStr], Field(description="Only this contact's.")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Only this address's (exact match).")] = None,
+        since: Annotated[Optional[datetime], Field(description="Only those at or after this time.")] = None,
+        until: Annotated[Optional[datetime], Field(description="Only those before this time.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1094,23 +1094,23 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """opens
+        """List opens
 
-        Opens, newest first.
+        Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
 
         :param limit: How many items to return (1–500).
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param campaign_id:
+        :param campaign_id: Only this campaign's.
         :type campaign_id: str
-        :param contact_id:
+        :param contact_id: Only this contact's.
         :type contact_id: str
-        :param email:
+        :param email: Only this address's (exact match).
         :type email: str
-        :param since:
+        :param since: Only those at or after this time.
         :type since: datetime
-        :param until:
+        :param until: Only those before this time.
         :type until: datetime
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1297,9 +1297,9 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> BounceRecord:
-        """record_bounce
+        """Report a bounce or complaint
 
-        Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
+        Record a bounce or complaint reported by an external relay or provider, matched to a message by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`. Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's status changes.
 
         :param bounce_report: (required)
         :type bounce_report: BounceReport
@@ -1378,9 +1378,9 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[BounceRecord]:
-        """record_bounce
+        """Report a bounce or complaint
 
-        Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
+        Record a bounce or complaint reported by an external relay or provider, matched to a message by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`. Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's status changes.
 
         :param bounce_report: (required)
         :type bounce_report: BounceReport
@@ -1459,9 +1459,9 @@ class TrackingApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """record_bounce
+        """Report a bounce or complaint
 
-        Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
+        Record a bounce or complaint reported by an external relay or provider, matched to a message by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`. Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's status changes.
 
         :param bounce_report: (required)
         :type bounce_report: BounceReport

@@ -60,8 +60,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> User:
-        """create
+        """Create a user
 
+        Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their own. Emails are unique across the server (409 `email_taken`).
 
         :param user_create: (required)
         :type user_create: UserCreate
@@ -139,8 +140,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[User]:
-        """create
+        """Create a user
 
+        Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their own. Emails are unique across the server (409 `email_taken`).
 
         :param user_create: (required)
         :type user_create: UserCreate
@@ -218,8 +220,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Create a user
 
+        Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their own. Emails are unique across the server (409 `email_taken`).
 
         :param user_create: (required)
         :type user_create: UserCreate
@@ -374,9 +377,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """delete
+        """Delete a user
 
-        Remove a user. The last owner cannot be removed.
+        Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin ranking at least as high as the user; the last owner cannot be removed.
 
         :param id: (required)
         :type id: str
@@ -448,9 +451,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """delete
+        """Delete a user
 
-        Remove a user. The last owner cannot be removed.
+        Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin ranking at least as high as the user; the last owner cannot be removed.
 
         :param id: (required)
         :type id: str
@@ -522,9 +525,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """delete
+        """Delete a user
 
-        Remove a user. The last owner cannot be removed.
+        Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin ranking at least as high as the user; the last owner cannot be removed.
 
         :param id: (required)
         :type id: str
@@ -657,8 +660,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> User:
-        """get
+        """Get a user
 
+        Fetch one user of the account. Any logged-in user may.
 
         :param id: (required)
         :type id: str
@@ -729,8 +733,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[User]:
-        """get
+        """Get a user
 
+        Fetch one user of the account. Any logged-in user may.
 
         :param id: (required)
         :type id: str
@@ -801,8 +806,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get a user
 
+        Fetch one user of the account. Any logged-in user may.
 
         :param id: (required)
         :type id: str
@@ -936,8 +942,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> UserPage:
-        """list
+        """List users
 
+        List the account's users, oldest first. Any logged-in user may.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1011,8 +1018,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[UserPage]:
-        """list
+        """List users
 
+        List the account's users, oldest first. Any logged-in user may.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1086,8 +1094,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List users
 
+        List the account's users, oldest first. Any logged-in user may.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1230,8 +1239,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> User:
-        """update
+        """Update a user
 
+        Change a user's name, role or password. Users may rename themselves; anything else takes an owner or admin ranking at least as high as the user. A new password ends every session of the user; a role change takes effect on every process within a second.
 
         :param id: (required)
         :type id: str
@@ -1309,8 +1319,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[User]:
-        """update
+        """Update a user
 
+        Change a user's name, role or password. Users may rename themselves; anything else takes an owner or admin ranking at least as high as the user. A new password ends every session of the user; a role change takes effect on every process within a second.
 
         :param id: (required)
         :type id: str
@@ -1388,8 +1399,9 @@ class UsersApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """update
+        """Update a user
 
+        Change a user's name, role or password. Users may rename themselves; anything else takes an owner or admin ranking at least as high as the user. A new password ends every session of the user; a role change takes effect on every process within a second.
 
         :param id: (required)
         :type id: str

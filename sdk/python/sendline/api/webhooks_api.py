@@ -67,9 +67,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookWithSecret:
-        """create
+        """Create a webhook endpoint
 
-        Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`.
+        Create an endpoint that receives the account's events of the types it names, each as a signed `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and on rotation, so keep it. URLs must be `https` and must not point to loopback, private, link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
 
         :param webhook_create: (required)
         :type webhook_create: WebhookCreate
@@ -147,9 +147,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookWithSecret]:
-        """create
+        """Create a webhook endpoint
 
-        Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`.
+        Create an endpoint that receives the account's events of the types it names, each as a signed `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and on rotation, so keep it. URLs must be `https` and must not point to loopback, private, link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
 
         :param webhook_create: (required)
         :type webhook_create: WebhookCreate
@@ -227,9 +227,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """create
+        """Create a webhook endpoint
 
-        Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`.
+        Create an endpoint that receives the account's events of the types it names, each as a signed `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and on rotation, so keep it. URLs must be `https` and must not point to loopback, private, link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
 
         :param webhook_create: (required)
         :type webhook_create: WebhookCreate
@@ -384,8 +384,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> None:
-        """delete
+        """Delete a webhook endpoint
 
+        Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
 
         :param id: (required)
         :type id: str
@@ -456,8 +457,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[None]:
-        """delete
+        """Delete a webhook endpoint
 
+        Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
 
         :param id: (required)
         :type id: str
@@ -528,8 +530,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """delete
+        """Delete a webhook endpoint
 
+        Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
 
         :param id: (required)
         :type id: str
@@ -650,7 +653,7 @@ class WebhooksApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[DeliveryStatus] = None,
+        status: Annotated[Optional[DeliveryStatus], Field(description="Only deliveries in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -664,8 +667,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookDeliveryPage:
-        """deliveries
+        """List a webhook's deliveries
 
+        The endpoint's deliveries, newest first, each with its latest attempt.
 
         :param id: (required)
         :type id: str
@@ -673,7 +677,7 @@ class WebhooksApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only deliveries in this status.
         :type status: DeliveryStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -734,7 +738,7 @@ class WebhooksApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[DeliveryStatus] = None,
+        status: Annotated[Optional[DeliveryStatus], Field(description="Only deliveries in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -748,8 +752,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookDeliveryPage]:
-        """deliveries
+        """List a webhook's deliveries
 
+        The endpoint's deliveries, newest first, each with its latest attempt.
 
         :param id: (required)
         :type id: str
@@ -757,7 +762,7 @@ class WebhooksApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only deliveries in this status.
         :type status: DeliveryStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -818,7 +823,7 @@ class WebhooksApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[DeliveryStatus] = None,
+        status: Annotated[Optional[DeliveryStatus], Field(description="Only deliveries in this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -832,8 +837,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """deliveries
+        """List a webhook's deliveries
 
+        The endpoint's deliveries, newest first, each with its latest attempt.
 
         :param id: (required)
         :type id: str
@@ -841,7 +847,7 @@ class WebhooksApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only deliveries in this status.
         :type status: DeliveryStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -990,8 +996,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Webhook:
-        """get
+        """Get a webhook endpoint
 
+        Fetch one endpoint with its last day's delivery figures (never its secret).
 
         :param id: (required)
         :type id: str
@@ -1062,8 +1069,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Webhook]:
-        """get
+        """Get a webhook endpoint
 
+        Fetch one endpoint with its last day's delivery figures (never its secret).
 
         :param id: (required)
         :type id: str
@@ -1134,8 +1142,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """get
+        """Get a webhook endpoint
 
+        Fetch one endpoint with its last day's delivery figures (never its secret).
 
         :param id: (required)
         :type id: str
@@ -1269,8 +1278,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookPage:
-        """list
+        """List webhook endpoints
 
+        List the account's webhook endpoints, oldest first, with their last day's delivery figures.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1344,8 +1354,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookPage]:
-        """list
+        """List webhook endpoints
 
+        List the account's webhook endpoints, oldest first, with their last day's delivery figures.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1419,8 +1430,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """list
+        """List webhook endpoints
 
+        List the account's webhook endpoints, oldest first, with their last day's delivery figures.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1564,8 +1576,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookRecoverResult:
-        """recover
+        """Recover failed deliveries
 
+        Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
 
         :param id: (required)
         :type id: str
@@ -1648,8 +1661,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookRecoverResult]:
-        """recover
+        """Recover failed deliveries
 
+        Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
 
         :param id: (required)
         :type id: str
@@ -1732,8 +1746,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """recover
+        """Recover failed deliveries
 
+        Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
 
         :param id: (required)
         :type id: str
@@ -1897,8 +1912,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookDelivery:
-        """retry_delivery
+        """Retry a webhook delivery
 
+        Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop events it has already handled.
 
         :param id: (required)
         :type id: str
@@ -1979,8 +1995,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookDelivery]:
-        """retry_delivery
+        """Retry a webhook delivery
 
+        Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop events it has already handled.
 
         :param id: (required)
         :type id: str
@@ -2061,8 +2078,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """retry_delivery
+        """Retry a webhook delivery
 
+        Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop events it has already handled.
 
         :param id: (required)
         :type id: str
@@ -2210,9 +2228,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookWithSecret:
-        """rotate_secret
+        """Rotate a webhook secret
 
-        Make a new secret; the old one keeps signing beside it for 24 hours.
+        Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
 
         :param id: (required)
         :type id: str
@@ -2289,9 +2307,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookWithSecret]:
-        """rotate_secret
+        """Rotate a webhook secret
 
-        Make a new secret; the old one keeps signing beside it for 24 hours.
+        Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
 
         :param id: (required)
         :type id: str
@@ -2368,9 +2386,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """rotate_secret
+        """Rotate a webhook secret
 
-        Make a new secret; the old one keeps signing beside it for 24 hours.
+        Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
 
         :param id: (required)
         :type id: str
@@ -2512,9 +2530,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> WebhookTestResult:
-        """test
+        """Test a webhook endpoint
 
-        Send a signed `webhook.test` event now and answer the outcome.
+        Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is listed among the deliveries and counts in the endpoint's last success or failure; it is never retried on the schedule and never disables the endpoint.
 
         :param id: (required)
         :type id: str
@@ -2591,9 +2609,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[WebhookTestResult]:
-        """test
+        """Test a webhook endpoint
 
-        Send a signed `webhook.test` event now and answer the outcome.
+        Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is listed among the deliveries and counts in the endpoint's last success or failure; it is never retried on the schedule and never disables the endpoint.
 
         :param id: (required)
         :type id: str
@@ -2670,9 +2688,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """test
+        """Test a webhook endpoint
 
-        Send a signed `webhook.test` event now and answer the outcome.
+        Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is listed among the deliveries and counts in the endpoint's last success or failure; it is never retried on the schedule and never disables the endpoint.
 
         :param id: (required)
         :type id: str
@@ -2814,8 +2832,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> Webhook:
-        """update
+        """Replace a webhook endpoint
 
+        Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
 
         :param id: (required)
         :type id: str
@@ -2893,8 +2912,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> ApiResponse[Webhook]:
-        """update
+        """Replace a webhook endpoint
 
+        Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
 
         :param id: (required)
         :type id: str
@@ -2972,8 +2992,9 @@ class WebhooksApi:
         _headers: Optional[Dict[StrictStr, Any]] = None,
         _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
     ) -> RESTResponseType:
-        """update
+        """Replace a webhook endpoint
 
+        Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
 
         :param id: (required)
         :type id: str

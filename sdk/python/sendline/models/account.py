@@ -28,8 +28,8 @@ class Account(BaseModel):
     Account
     """ # noqa: E501
     id: StrictStr = Field(description="`acc_…`")
-    name: StrictStr
-    created_at: datetime
+    name: StrictStr = Field(description="The account's (organisation's) name.")
+    created_at: datetime = Field(description="When the account was created.")
     __properties: ClassVar[List[str]] = ["id", "name", "created_at"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.conversion import Conversion
 from typing import Optional, Set
@@ -27,8 +27,8 @@ class AffiliateConversionData(BaseModel):
     """
     AffiliateConversionData
     """ # noqa: E501
-    affiliate_id: StrictStr
-    conversion: Conversion
+    affiliate_id: StrictStr = Field(description="The affiliate credited.")
+    conversion: Conversion = Field(description="The conversion as recorded.")
     __properties: ClassVar[List[str]] = ["affiliate_id", "conversion"]
 
     model_config = ConfigDict(

@@ -34,19 +34,19 @@ class AnalyticsOverview(BaseModel):
     """
     AnalyticsOverview
     """ # noqa: E501
-    since: Optional[datetime]
-    until: Optional[datetime]
+    since: Optional[datetime] = Field(description="The `since` asked for; null when none was given (since the beginning).")
+    until: Optional[datetime] = Field(description="The `until` asked for; null when none was given (up to now).")
     contacts: AnalyticsOverviewContacts
     campaigns: AnalyticsOverviewCampaigns
     sent: StrictInt = Field(description="Messages the relay accepted.")
     delivered: StrictInt = Field(description="Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.")
-    deferred: StrictInt
-    failed: StrictInt
+    deferred: StrictInt = Field(description="Temporary (4xx) refusals, each retried.")
+    failed: StrictInt = Field(description="Messages that failed for good.")
     opens: AnalyticsOverviewOpens
     clicks: AnalyticsOverviewClicks
     bounces: AnalyticsOverviewBounces
-    complaints: StrictInt
-    unsubscribes: StrictInt
+    complaints: StrictInt = Field(description="Spam complaints.")
+    unsubscribes: StrictInt = Field(description="Unsubscribes through messages.")
     conversions: AnalyticsOverviewConversions
     rates: AnalyticsOverviewRates
     __properties: ClassVar[List[str]] = ["since", "until", "contacts", "campaigns", "sent", "delivered", "deferred", "failed", "opens", "clicks", "bounces", "complaints", "unsubscribes", "conversions", "rates"]

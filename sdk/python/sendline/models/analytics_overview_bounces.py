@@ -17,17 +17,17 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class AnalyticsOverviewBounces(BaseModel):
     """
-    AnalyticsOverviewBounces
+    Bounces, each message counted once.
     """ # noqa: E501
-    hard: StrictInt
-    soft: StrictInt
+    hard: StrictInt = Field(description="Permanent bounces.")
+    soft: StrictInt = Field(description="Temporary bounces.")
     __properties: ClassVar[List[str]] = ["hard", "soft"]
 
     model_config = ConfigDict(

@@ -24,7 +24,7 @@ from typing_extensions import Self
 
 class AnalyticsOverviewCampaigns(BaseModel):
     """
-    AnalyticsOverviewCampaigns
+    Campaigns now, by status.
     """ # noqa: E501
     draft: StrictInt
     scheduled: StrictInt

@@ -17,17 +17,17 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class AnalyticsOverviewClicks(BaseModel):
     """
-    AnalyticsOverviewClicks
+    Clicks on tracked links.
     """ # noqa: E501
-    unique: StrictInt
-    total: StrictInt
+    unique: StrictInt = Field(description="Messages with at least one click.")
+    total: StrictInt = Field(description="Every click, repeats included.")
     __properties: ClassVar[List[str]] = ["unique", "total"]
 
     model_config = ConfigDict(

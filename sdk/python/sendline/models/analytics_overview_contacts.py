@@ -17,16 +17,16 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class AnalyticsOverviewContacts(BaseModel):
     """
-    AnalyticsOverviewContacts
+    Contacts now, by status (not limited to the period).
     """ # noqa: E501
-    total: StrictInt
+    total: StrictInt = Field(description="Every contact of the account.")
     subscribed: StrictInt
     unsubscribed: StrictInt
     bounced: StrictInt

@@ -25,9 +25,9 @@ from typing_extensions import Self
 
 class AnalyticsOverviewConversions(BaseModel):
     """
-    AnalyticsOverviewConversions
+    Conversions and revenue attributed to campaigns (account-wide: all of them).
     """ # noqa: E501
-    count: StrictInt
+    count: StrictInt = Field(description="Conversions recorded.")
     revenue: List[MoneyTotal] = Field(description="Conversion values plus payments, per currency.")
     __properties: ClassVar[List[str]] = ["count", "revenue"]
 

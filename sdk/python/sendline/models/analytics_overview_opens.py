@@ -24,10 +24,10 @@ from typing_extensions import Self
 
 class AnalyticsOverviewOpens(BaseModel):
     """
-    AnalyticsOverviewOpens
+    Opens of the pixel.
     """ # noqa: E501
-    unique: StrictInt
-    total: StrictInt
+    unique: StrictInt = Field(description="Messages opened at least once.")
+    total: StrictInt = Field(description="Every open, repeats included.")
     human: StrictInt = Field(description="Unique opens not flagged as machine opens.")
     __properties: ClassVar[List[str]] = ["unique", "total", "human"]
 

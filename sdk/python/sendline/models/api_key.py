@@ -29,14 +29,14 @@ class ApiKey(BaseModel):
     ApiKey
     """ # noqa: E501
     id: StrictStr = Field(description="`key_…`")
-    name: StrictStr
-    prefix: StrictStr = Field(description="The first characters of the key, to recognise it.")
-    scopes: List[ApiKeyScope]
+    name: StrictStr = Field(description="What the key is for, e.g. the service that uses it.")
+    prefix: StrictStr = Field(description="The first 14 characters of the key (`sl_live_` and six more), to recognise it.")
+    scopes: List[ApiKeyScope] = Field(description="What the key may do: `read` (GET only) and `write` (everything else).")
     allowed_ips: List[StrictStr] = Field(description="CIDR blocks the key may be used from; empty means anywhere.")
-    rate_limit_per_minute: StrictInt = Field(description="Requests per minute allowed for this key.")
-    created_at: datetime
-    last_used_at: Optional[datetime]
-    expires_at: Optional[datetime]
+    rate_limit_per_minute: StrictInt = Field(description="Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).")
+    created_at: datetime = Field(description="When the key was created.")
+    last_used_at: Optional[datetime] = Field(description="When the key was last used, to the minute; null if never.")
+    expires_at: Optional[datetime] = Field(description="When the key stops working; null if never.")
     __properties: ClassVar[List[str]] = ["id", "name", "prefix", "scopes", "allowed_ips", "rate_limit_per_minute", "created_at", "last_used_at", "expires_at"]
 
     model_config = ConfigDict(

@@ -29,11 +29,11 @@ class ApiKeyCreate(BaseModel):
     """
     ApiKeyCreate
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="What the key is for, 1–200 characters.")
     scopes: Optional[Annotated[List[ApiKeyScope], Field(min_length=1, max_length=2)]] = Field(default=None, description="`[\"read\"]` or `[\"read\", \"write\"]` (the default).")
-    allowed_ips: Optional[Annotated[List[StrictStr], Field(max_length=100)]] = Field(default=None, description="IPv4 or IPv6 CIDR blocks, e.g. `203.0.113.0/24`, `2001:db8::/32`.")
-    rate_limit_per_minute: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = None
-    expires_at: Optional[datetime] = None
+    allowed_ips: Optional[Annotated[List[StrictStr], Field(max_length=100)]] = Field(default=None, description="Up to 100 IPv4 or IPv6 CIDR blocks (or single addresses) the key may be used from, e.g. `203.0.113.0/24`, `2001:db8::/32`; left out, anywhere.")
+    rate_limit_per_minute: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = Field(default=None, description="Requests per minute, 1–100,000; left out, the server's `API_KEY_RATE_LIMIT` (600 by default).")
+    expires_at: Optional[datetime] = Field(default=None, description="When the key stops working; left out, never.")
     __properties: ClassVar[List[str]] = ["name", "scopes", "allowed_ips", "rate_limit_per_minute", "expires_at"]
 
     model_config = ConfigDict(

@@ -20,7 +20,7 @@ from typing_extensions import Self
 
 class ApiKeyScope(str, Enum):
     """
-    ApiKeyScope
+    `read` allows GET; `write` allows everything else too.
     """
 
     """

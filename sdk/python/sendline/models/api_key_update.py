@@ -28,10 +28,10 @@ class ApiKeyUpdate(BaseModel):
     """
     ApiKeyUpdate
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = None
-    scopes: Optional[Annotated[List[ApiKeyScope], Field(min_length=1, max_length=2)]] = None
-    allowed_ips: Optional[Annotated[List[StrictStr], Field(max_length=100)]] = None
-    rate_limit_per_minute: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="A new name, 1–200 characters.")
+    scopes: Optional[Annotated[List[ApiKeyScope], Field(min_length=1, max_length=2)]] = Field(default=None, description="`[\"read\"]` or `[\"read\", \"write\"]`; takes effect on every process within a second.")
+    allowed_ips: Optional[Annotated[List[StrictStr], Field(max_length=100)]] = Field(default=None, description="The CIDR blocks the key may be used from (replacing the list; empty means anywhere).")
+    rate_limit_per_minute: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = Field(default=None, description="Requests per minute, 1–100,000.")
     __properties: ClassVar[List[str]] = ["name", "scopes", "allowed_ips", "rate_limit_per_minute"]
 
     model_config = ConfigDict(

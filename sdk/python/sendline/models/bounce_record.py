@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.bounce_type import BounceType
 from typing import Optional, Set
@@ -28,14 +28,14 @@ class BounceRecord(BaseModel):
     """
     BounceRecord
     """ # noqa: E501
-    id: StrictStr
-    campaign_id: Optional[StrictStr]
-    contact_id: Optional[StrictStr]
-    email: Optional[StrictStr]
-    occurred_at: datetime
-    type: BounceType
-    reason: Optional[StrictStr]
-    diagnostic_code: Optional[StrictStr]
+    id: StrictStr = Field(description="`opn_…`, `clk_…` or `bnc_…`.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign of the message (`cmp_…`); null for a bounce matched to no message.")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted, or when none matched.")
+    email: Optional[StrictStr] = Field(description="The recipient's address, when known.")
+    occurred_at: datetime = Field(description="When it happened.")
+    type: BounceType = Field(description="What kind of bounce, or a complaint.")
+    reason: Optional[StrictStr] = Field(description="Why, in the reporter's words (the SMTP answer, the DSN's text).")
+    diagnostic_code: Optional[StrictStr] = Field(description="The DSN's `Diagnostic-Code`, e.g. `smtp; 550 5.1.1 user unknown`.")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "occurred_at", "type", "reason", "diagnostic_code"]
 
     model_config = ConfigDict(

@@ -30,11 +30,11 @@ class BounceReport(BaseModel):
     A bounce or complaint reported by an external relay; give `message_id` or `email`.
     """ # noqa: E501
     message_id: Optional[StrictStr] = Field(default=None, description="The Sendline message (`msg_…`).")
-    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    type: BounceType
-    reason: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    diagnostic_code: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    occurred_at: Optional[datetime] = None
+    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="The recipient's address; the latest message to it is the one that bounced.")
+    type: BounceType = Field(description="What kind of bounce, or a complaint.")
+    reason: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="Why, up to 1000 characters.")
+    diagnostic_code: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="The provider's diagnostic code, up to 1000 characters.")
+    occurred_at: Optional[datetime] = Field(default=None, description="When it happened; defaults to now.")
     __properties: ClassVar[List[str]] = ["message_id", "email", "type", "reason", "diagnostic_code", "occurred_at"]
 
     model_config = ConfigDict(

@@ -20,7 +20,7 @@ from typing_extensions import Self
 
 class BounceType(str, Enum):
     """
-    BounceType
+    `hard`: permanent (the contact becomes `bounced`); `soft`: temporary (the third in a row without an open or click bounces the contact); `complaint`: reported as spam (the contact becomes `complained`).
     """
 
     """

@@ -32,24 +32,24 @@ class Campaign(BaseModel):
     Campaign
     """ # noqa: E501
     id: StrictStr = Field(description="`cmp_…`")
-    name: StrictStr
-    subject: StrictStr
-    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    from_name: Optional[StrictStr]
-    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(description="An email address.")
+    name: StrictStr = Field(description="Internal name, shown to the team only.")
+    subject: StrictStr = Field(description="The subject line; Liquid like `content`.")
+    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The sender address; its domain names the `Message-ID` and the bounce address.")
+    from_name: Optional[StrictStr] = Field(description="The sender's display name.")
+    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(description="Where replies go, when not to `from_email`.")
     content: StrictStr = Field(description="HTML with Liquid personalisation: `{{ first_name | default: \"there\" }}`, `{{ unsubscribe_url }}`.")
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
-    preheader: Optional[StrictStr]
-    audience: Audience
-    track_opens: StrictBool
-    track_clicks: StrictBool
-    status: CampaignStatus
-    scheduled_at: Optional[datetime]
-    started_at: Optional[datetime]
-    completed_at: Optional[datetime]
-    created_at: datetime
-    updated_at: datetime
-    stats: CampaignStats
+    preheader: Optional[StrictStr] = Field(description="The preview text inbox lists show after the subject.")
+    audience: Audience = Field(description="Who receives the campaign, frozen into messages when it starts sending.")
+    track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
+    track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")
+    status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")
+    scheduled_at: Optional[datetime] = Field(description="When a scheduled campaign starts sending (within a second or two).")
+    started_at: Optional[datetime] = Field(description="When sending started.")
+    completed_at: Optional[datetime] = Field(description="When every message had its outcome.")
+    created_at: datetime = Field(description="When the campaign was created.")
+    updated_at: datetime = Field(description="When the campaign last changed (content, audience or status).")
+    stats: CampaignStats = Field(description="Message counts so far.")
     __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats"]
 
     model_config = ConfigDict(

@@ -34,21 +34,21 @@ class CampaignAnalytics(BaseModel):
     """
     CampaignAnalytics
     """ # noqa: E501
-    campaign_id: StrictStr
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
     sent: StrictInt = Field(description="Messages the relay accepted.")
     delivered: StrictInt = Field(description="Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.")
-    deferred: StrictInt
-    failed: StrictInt
+    deferred: StrictInt = Field(description="Temporary (4xx) refusals, each retried.")
+    failed: StrictInt = Field(description="Messages that failed for good.")
     opens: AnalyticsOverviewOpens
     clicks: AnalyticsOverviewClicks
     bounces: AnalyticsOverviewBounces
-    complaints: StrictInt
-    unsubscribes: StrictInt
+    complaints: StrictInt = Field(description="Spam complaints.")
+    unsubscribes: StrictInt = Field(description="Unsubscribes through messages.")
     conversions: AnalyticsOverviewConversions
     rates: AnalyticsOverviewRates
     time_series: List[TimeSeriesPoint] = Field(description="Hourly for the first 72 hours after the start, daily after that.")
-    top_links: List[LinkStats]
-    domains: List[DomainStats]
+    top_links: List[LinkStats] = Field(description="The 20 most clicked links.")
+    domains: List[DomainStats] = Field(description="The 20 recipient domains with the most messages sent.")
     __properties: ClassVar[List[str]] = ["campaign_id", "sent", "delivered", "deferred", "failed", "opens", "clicks", "bounces", "complaints", "unsubscribes", "conversions", "rates", "time_series", "top_links", "domains"]
 
     model_config = ConfigDict(

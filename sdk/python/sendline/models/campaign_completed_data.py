@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus
@@ -28,10 +28,10 @@ class CampaignCompletedData(BaseModel):
     """
     CampaignCompletedData
     """ # noqa: E501
-    campaign_id: StrictStr
-    name: StrictStr
-    status: CampaignStatus
-    stats: CampaignStats
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    name: StrictStr = Field(description="The campaign's name.")
+    status: CampaignStatus = Field(description="Its status after the change.")
+    stats: CampaignStats = Field(description="The final message counts.")
     __properties: ClassVar[List[str]] = ["campaign_id", "name", "status", "stats"]
 
     model_config = ConfigDict(

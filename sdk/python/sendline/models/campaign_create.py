@@ -28,17 +28,17 @@ class CampaignCreate(BaseModel):
     """
     `name`, `subject`, `from_email` and `content` make a draft.
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    subject: Annotated[str, Field(min_length=1, strict=True, max_length=998)]
-    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    content: Annotated[str, Field(min_length=1, strict=True, max_length=1000000)]
-    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = None
-    preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
-    audience: Optional[Audience] = None
-    track_opens: Optional[StrictBool] = True
-    track_clicks: Optional[StrictBool] = True
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="Internal name, 1–200 characters.")
+    subject: Annotated[str, Field(min_length=1, strict=True, max_length=998)] = Field(description="The subject line, 1–998 characters; Liquid like `content`.")
+    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The sender address.")
+    content: Annotated[str, Field(min_length=1, strict=True, max_length=1000000)] = Field(description="HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).")
+    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The sender's display name, up to 200 characters.")
+    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Where replies go, when not to `from_email`.")
+    text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part, up to 1,000,000 characters; derived from `content` when left out.")
+    preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Preview text shown after the subject in inbox lists, up to 500 characters.")
+    audience: Optional[Audience] = Field(default=None, description="Who receives the campaign; left out, every subscribed contact.")
+    track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
+    track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
     __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "track_opens", "track_clicks"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.campaign_status import CampaignStatus
 from typing import Optional, Set
@@ -25,11 +25,11 @@ from typing_extensions import Self
 
 class CampaignEventData(BaseModel):
     """
-    CampaignEventData
+    What every `campaign.*` event carries.
     """ # noqa: E501
-    campaign_id: StrictStr
-    name: StrictStr
-    status: CampaignStatus
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    name: StrictStr = Field(description="The campaign's name.")
+    status: CampaignStatus = Field(description="Its status after the change.")
     __properties: ClassVar[List[str]] = ["campaign_id", "name", "status"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.campaign_status import CampaignStatus
 from typing import Optional, Set
@@ -27,10 +27,10 @@ class CampaignFailedData(BaseModel):
     """
     CampaignFailedData
     """ # noqa: E501
-    campaign_id: StrictStr
-    name: StrictStr
-    status: CampaignStatus
-    reason: StrictStr
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    name: StrictStr = Field(description="The campaign's name.")
+    status: CampaignStatus = Field(description="Its status after the change.")
+    reason: StrictStr = Field(description="Why it stopped, e.g. the relay's last error.")
     __properties: ClassVar[List[str]] = ["campaign_id", "name", "status", "reason"]
 
     model_config = ConfigDict(

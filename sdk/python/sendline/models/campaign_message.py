@@ -29,16 +29,16 @@ class CampaignMessage(BaseModel):
     One recipient of a campaign.
     """ # noqa: E501
     id: StrictStr = Field(description="`msg_…`")
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    status: MessageStatus
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once the contact is deleted.")
+    email: StrictStr = Field(description="The address the message went to (kept after the contact is deleted).")
+    status: MessageStatus = Field(description="Where the message is in its delivery.")
     reason: Optional[StrictStr] = Field(description="Why the message failed, bounced or was deferred.")
-    attempts: StrictInt
-    sent_at: Optional[datetime]
-    opened_at: Optional[datetime]
-    clicked_at: Optional[datetime]
-    created_at: datetime
+    attempts: StrictInt = Field(description="SMTP attempts so far (temporary refusals are retried with backoff).")
+    sent_at: Optional[datetime] = Field(description="When the relay accepted it.")
+    opened_at: Optional[datetime] = Field(description="The first open.")
+    clicked_at: Optional[datetime] = Field(description="The first tracked click.")
+    created_at: datetime = Field(description="When the campaign started and the message was queued.")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "status", "reason", "attempts", "sent_at", "opened_at", "clicked_at", "created_at"]
 
     model_config = ConfigDict(

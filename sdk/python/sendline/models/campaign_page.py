@@ -27,9 +27,9 @@ class CampaignPage(BaseModel):
     """
     One page of a list.
     """ # noqa: E501
-    data: List[Campaign]
+    data: List[Campaign] = Field(description="The items of this page, at most `limit`.")
     next_cursor: Optional[StrictStr] = Field(description="Pass as `cursor` to get the next page; null on the last page.")
-    has_more: StrictBool
+    has_more: StrictBool = Field(description="Whether another page follows.")
     __properties: ClassVar[List[str]] = ["data", "next_cursor", "has_more"]
 
     model_config = ConfigDict(

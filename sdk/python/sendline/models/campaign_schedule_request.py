@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,7 +27,7 @@ class CampaignScheduleRequest(BaseModel):
     """
     CampaignScheduleRequest
     """ # noqa: E501
-    scheduled_at: datetime
+    scheduled_at: datetime = Field(description="When to start sending; must be in the future.")
     __properties: ClassVar[List[str]] = ["scheduled_at"]
 
     model_config = ConfigDict(

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.campaign_status import CampaignStatus
 from typing import Optional, Set
@@ -28,10 +28,10 @@ class CampaignScheduledData(BaseModel):
     """
     CampaignScheduledData
     """ # noqa: E501
-    campaign_id: StrictStr
-    name: StrictStr
-    status: CampaignStatus
-    scheduled_at: datetime
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    name: StrictStr = Field(description="The campaign's name.")
+    status: CampaignStatus = Field(description="Its status after the change.")
+    scheduled_at: datetime = Field(description="When it will start.")
     __properties: ClassVar[List[str]] = ["campaign_id", "name", "status", "scheduled_at"]
 
     model_config = ConfigDict(

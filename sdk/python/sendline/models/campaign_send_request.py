@@ -27,7 +27,7 @@ class CampaignSendRequest(BaseModel):
     """
     CampaignSendRequest
     """ # noqa: E501
-    scheduled_at: Optional[datetime] = Field(default=None, description="Schedule for this time instead of sending now.")
+    scheduled_at: Optional[datetime] = Field(default=None, description="Schedule for this time (in the future) instead of sending now.")
     __properties: ClassVar[List[str]] = ["scheduled_at"]
 
     model_config = ConfigDict(

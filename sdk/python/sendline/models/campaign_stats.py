@@ -17,25 +17,25 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class CampaignStats(BaseModel):
     """
-    CampaignStats
+    Counts of the campaign's messages, kept as they happen; test sends count nowhere.
     """ # noqa: E501
-    recipients: StrictInt
-    sent: StrictInt
-    delivered: StrictInt
-    deferred: StrictInt
-    failed: StrictInt
-    bounced: StrictInt
-    opened: StrictInt
-    clicked: StrictInt
-    unsubscribed: StrictInt
-    complained: StrictInt
+    recipients: StrictInt = Field(description="Who will be sent to: the audience frozen at send time, suppressed contacts left out.")
+    sent: StrictInt = Field(description="Messages the relay accepted.")
+    delivered: StrictInt = Field(description="Messages the relay accepted (Sendline's delivery ends at the relay).")
+    deferred: StrictInt = Field(description="Messages waiting for a retry after a temporary (4xx) refusal.")
+    failed: StrictInt = Field(description="Messages that failed for good (retries exhausted, or a refusal of the command).")
+    bounced: StrictInt = Field(description="Messages that bounced hard (counted once per message, however reported).")
+    opened: StrictInt = Field(description="Messages opened at least once.")
+    clicked: StrictInt = Field(description="Messages with at least one tracked click.")
+    unsubscribed: StrictInt = Field(description="Recipients who unsubscribed through this campaign.")
+    complained: StrictInt = Field(description="Recipients who reported this campaign as spam.")
     __properties: ClassVar[List[str]] = ["recipients", "sent", "delivered", "deferred", "failed", "bounced", "opened", "clicked", "unsubscribed", "complained"]
 
     model_config = ConfigDict(

@@ -27,7 +27,7 @@ class CampaignTestRequest(BaseModel):
     """
     CampaignTestRequest
     """ # noqa: E501
-    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10)]
+    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10)] = Field(description="1–10 addresses; a contact with the address personalises its copy, others get empty fields.")
     __properties: ClassVar[List[str]] = ["emails"]
 
     model_config = ConfigDict(

@@ -28,7 +28,7 @@ class CampaignTestResult(BaseModel):
     CampaignTestResult
     """ # noqa: E501
     accepted: List[StrictStr] = Field(description="Addresses the relay accepted.")
-    rejected: List[CampaignTestResultRejectedInner]
+    rejected: List[CampaignTestResultRejectedInner] = Field(description="Addresses the relay refused, or whose message could not be rendered, with why.")
     __properties: ClassVar[List[str]] = ["accepted", "rejected"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,7 +27,7 @@ class CampaignTestResultRejectedInner(BaseModel):
     CampaignTestResultRejectedInner
     """ # noqa: E501
     email: StrictStr
-    reason: StrictStr
+    reason: StrictStr = Field(description="The relay's answer or the rendering error.")
     __properties: ClassVar[List[str]] = ["email", "reason"]
 
     model_config = ConfigDict(

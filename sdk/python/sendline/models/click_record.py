@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,14 +27,14 @@ class ClickRecord(BaseModel):
     """
     ClickRecord
     """ # noqa: E501
-    id: StrictStr
-    campaign_id: Optional[StrictStr]
-    contact_id: Optional[StrictStr]
-    email: Optional[StrictStr]
-    occurred_at: datetime
-    url: StrictStr
-    user_agent: Optional[StrictStr]
-    ip: Optional[StrictStr]
+    id: StrictStr = Field(description="`opn_…`, `clk_…` or `bnc_…`.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign of the message (`cmp_…`); null for a bounce matched to no message.")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted, or when none matched.")
+    email: Optional[StrictStr] = Field(description="The recipient's address, when known.")
+    occurred_at: datetime = Field(description="When it happened.")
+    url: StrictStr = Field(description="The link clicked, as it was redirected to.")
+    user_agent: Optional[StrictStr] = Field(description="The `User-Agent` of the request.")
+    ip: Optional[StrictStr] = Field(description="The client address, anonymised as for opens.")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "occurred_at", "url", "user_agent", "ip"]
 
     model_config = ConfigDict(

@@ -31,15 +31,15 @@ class Contact(BaseModel):
     """ # noqa: E501
     id: StrictStr = Field(description="`ct_…`")
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="Stored trimmed, with the domain lower-cased; unique per account, case-insensitive.")
-    first_name: Optional[StrictStr]
-    last_name: Optional[StrictStr]
-    attributes: Dict[str, Any] = Field(description="Custom fields (at most 16 KB as JSON).")
-    tags: List[StrictStr]
-    status: ContactStatus
-    status_reason: Optional[StrictStr]
-    status_changed_at: Optional[datetime]
-    created_at: datetime
-    updated_at: datetime
+    first_name: Optional[StrictStr] = Field(description="Given name, up to 200 characters; null when unknown.")
+    last_name: Optional[StrictStr] = Field(description="Family name, up to 200 characters; null when unknown.")
+    attributes: Dict[str, Any] = Field(description="Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`.")
+    tags: List[StrictStr] = Field(description="Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates.")
+    status: ContactStatus = Field(description="Whether campaigns send to the contact: only `subscribed` contacts receive them.")
+    status_reason: Optional[StrictStr] = Field(description="Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API.")
+    status_changed_at: Optional[datetime] = Field(description="When the status last changed; null if it never did.")
+    created_at: datetime = Field(description="When the contact was created.")
+    updated_at: datetime = Field(description="When any field last changed.")
     __properties: ClassVar[List[str]] = ["id", "email", "first_name", "last_name", "attributes", "tags", "status", "status_reason", "status_changed_at", "created_at", "updated_at"]
 
     model_config = ConfigDict(

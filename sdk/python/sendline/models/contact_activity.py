@@ -28,11 +28,11 @@ class ContactActivity(BaseModel):
     """
     One thing that happened to a contact.
     """ # noqa: E501
-    type: ActivityType
-    occurred_at: datetime
-    campaign_id: Optional[StrictStr]
+    type: ActivityType = Field(description="What happened.")
+    occurred_at: datetime = Field(description="When it happened.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign (`cmp_…`) it concerns; null for conversions and payments without one.")
     url: Optional[StrictStr] = Field(default=None, description="The link, for clicks.")
-    detail: Optional[StrictStr] = Field(default=None, description="Bounce type or failure reason.")
+    detail: Optional[StrictStr] = Field(default=None, description="Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency.")
     __properties: ClassVar[List[str]] = ["type", "occurred_at", "campaign_id", "url", "detail"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.contact import Contact
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class ContactCreatedData(BaseModel):
     """
     ContactCreatedData
     """ # noqa: E501
-    contact: Contact
+    contact: Contact = Field(description="The contact as created.")
     __properties: ClassVar[List[str]] = ["contact"]
 
     model_config = ConfigDict(

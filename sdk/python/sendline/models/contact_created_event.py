@@ -26,13 +26,13 @@ from typing_extensions import Self
 
 class ContactCreatedEvent(BaseModel):
     """
-    The envelope every event shares, on webhooks, the WebSocket and `GET /events`.
+    `contact.created`: A contact was created through the API.
     """ # noqa: E501
     id: StrictStr = Field(description="`evt_…`; also the `webhook-id` header of its deliveries.")
-    type: StrictStr
-    created_at: datetime
-    account_id: StrictStr
-    data: ContactCreatedData
+    type: StrictStr = Field(description="The event type, e.g. `email.opened`.")
+    created_at: datetime = Field(description="When the change was committed.")
+    account_id: StrictStr = Field(description="The account (`acc_…`) the event belongs to.")
+    data: ContactCreatedData = Field(description="The payload of this type.")
     __properties: ClassVar[List[str]] = ["id", "type", "created_at", "account_id", "data"]
 
     @field_validator('type')

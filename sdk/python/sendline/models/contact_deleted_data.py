@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,7 +26,7 @@ class ContactDeletedData(BaseModel):
     """
     Personal data is gone; only the id remains.
     """ # noqa: E501
-    contact_id: StrictStr
+    contact_id: StrictStr = Field(description="The deleted contact's id (`ct_…`).")
     __properties: ClassVar[List[str]] = ["contact_id"]
 
     model_config = ConfigDict(

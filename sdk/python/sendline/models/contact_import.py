@@ -32,18 +32,18 @@ class ContactImport(BaseModel):
     ContactImport
     """ # noqa: E501
     id: StrictStr = Field(description="`imp_…`")
-    status: ImportStatus
-    mode: ImportMode
-    total_rows: StrictInt
-    processed_rows: StrictInt
-    created: StrictInt
-    updated: StrictInt
+    status: ImportStatus = Field(description="Where the import is.")
+    mode: ImportMode = Field(description="How rows for new and existing emails are treated.")
+    total_rows: StrictInt = Field(description="Data rows in the import (the CSV header not counted).")
+    processed_rows: StrictInt = Field(description="Rows read so far; `total_rows` once done.")
+    created: StrictInt = Field(description="Contacts created.")
+    updated: StrictInt = Field(description="Existing contacts updated.")
     skipped: StrictInt = Field(description="Rows merged into a later row with the same email, or left alone by the mode.")
-    failed: StrictInt
+    failed: StrictInt = Field(description="Rows refused (no or invalid email, …); each is in `errors.csv`.")
     errors: List[ImportRowError] = Field(description="The first failed rows; every one is in `errors.csv`.")
     failure: Optional[ContactImportFailure]
-    created_at: datetime
-    finished_at: Optional[datetime]
+    created_at: datetime = Field(description="When the import was received.")
+    finished_at: Optional[datetime] = Field(description="When it completed or failed.")
     __properties: ClassVar[List[str]] = ["id", "status", "mode", "total_rows", "processed_rows", "created", "updated", "skipped", "failed", "errors", "failure", "created_at", "finished_at"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,9 +26,9 @@ class ContactImportFailure(BaseModel):
     """
     Why the whole import failed, when `status` is `failed`.
     """ # noqa: E501
-    code: StrictStr
-    detail: StrictStr
-    row: Optional[StrictInt]
+    code: StrictStr = Field(description="`malformed_csv`, `unterminated_quote`, `row_too_large`, `internal_error`, …")
+    detail: StrictStr = Field(description="The reason, in words.")
+    row: Optional[StrictInt] = Field(description="The data row where it stopped, when one is to blame.")
     __properties: ClassVar[List[str]] = ["code", "detail", "row"]
 
     model_config = ConfigDict(

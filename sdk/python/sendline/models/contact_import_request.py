@@ -29,8 +29,8 @@ class ContactImportRequest(BaseModel):
     """
     ContactImportRequest
     """ # noqa: E501
-    contacts: Annotated[List[ImportContactRow], Field(max_length=10000)]
-    mode: Optional[ImportMode] = None
+    contacts: Annotated[List[ImportContactRow], Field(max_length=10000)] = Field(description="Up to 10,000 rows; a later row with the same email wins.")
+    mode: Optional[ImportMode] = Field(default=None, description="How rows for new and existing emails are treated.")
     tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Added to every imported contact.")
     __properties: ClassVar[List[str]] = ["contacts", "mode", "tags"]
 

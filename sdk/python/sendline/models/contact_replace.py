@@ -28,13 +28,13 @@ class ContactReplace(BaseModel):
     """
     The whole record: fields left out are cleared.
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    first_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    attributes: Optional[Dict[str, Any]] = None
-    tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=100)]] = None
-    status: Optional[ContactStatus] = None
-    status_reason: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="Unique in the account, whatever the case; another contact's email answers 409 `contact_exists`.")
+    first_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Given name, up to 200 characters.")
+    last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Family name, up to 200 characters.")
+    attributes: Optional[Dict[str, Any]] = Field(default=None, description="Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns.")
+    tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=100)]] = Field(default=None, description="Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.")
+    status: Optional[ContactStatus] = Field(default=None, description="Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.")
+    status_reason: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Why the status is set, up to 500 characters; required to resubscribe a suppressed contact.")
     __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "status", "status_reason"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.contact_status import ContactStatus
 from typing import Optional, Set
@@ -27,9 +27,9 @@ class ContactSubscribedData(BaseModel):
     """
     ContactSubscribedData
     """ # noqa: E501
-    contact_id: StrictStr
-    email: StrictStr
-    previous_status: ContactStatus
+    contact_id: StrictStr = Field(description="The contact (`ct_…`).")
+    email: StrictStr = Field(description="The contact's email.")
+    previous_status: ContactStatus = Field(description="The suppressed status it left.")
     __properties: ClassVar[List[str]] = ["contact_id", "email", "previous_status"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.contact_status import ContactStatus
 from typing import Optional, Set
@@ -27,10 +27,10 @@ class ContactSuppressedData(BaseModel):
     """
     ContactSuppressedData
     """ # noqa: E501
-    contact_id: StrictStr
-    email: StrictStr
-    status: ContactStatus
-    reason: Optional[StrictStr]
+    contact_id: StrictStr = Field(description="The contact (`ct_…`).")
+    email: StrictStr = Field(description="The contact's email.")
+    status: ContactStatus = Field(description="The new status: `unsubscribed`, `bounced` or `complained`.")
+    reason: Optional[StrictStr] = Field(description="Why, e.g. the bounce's reason.")
     __properties: ClassVar[List[str]] = ["contact_id", "email", "status", "reason"]
 
     model_config = ConfigDict(

@@ -27,7 +27,7 @@ class ContactUpdatedData(BaseModel):
     """
     ContactUpdatedData
     """ # noqa: E501
-    contact: Contact
+    contact: Contact = Field(description="The contact after the change.")
     changed: List[StrictStr] = Field(description="Names of the fields that changed.")
     __properties: ClassVar[List[str]] = ["contact", "changed"]
 

@@ -29,16 +29,16 @@ class Conversion(BaseModel):
     Conversion
     """ # noqa: E501
     id: StrictStr = Field(description="`cnv_…`")
-    contact_id: Optional[StrictStr]
-    campaign_id: Optional[StrictStr]
-    type: StrictStr
-    value: Optional[Annotated[str, Field(strict=True)]] = Field(description="A decimal amount as a string, exact to the currency's minor unit (never a float).")
-    currency: Optional[Annotated[str, Field(strict=True)]] = Field(description="An ISO 4217 currency code.")
-    affiliate_id: Optional[StrictStr]
-    external_id: Optional[StrictStr]
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once the contact is deleted.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign credited (`cmp_…`), or null when none was found.")
+    type: StrictStr = Field(description="What the contact did, in your words: `signup`, `trial_started`, `purchase`, …")
+    value: Optional[Annotated[str, Field(strict=True)]] = Field(description="The conversion's value, exact to the minor unit; null when it has none.")
+    currency: Optional[Annotated[str, Field(strict=True)]] = Field(description="The currency of `value`.")
+    affiliate_id: Optional[StrictStr] = Field(description="The affiliate credited, as given; a conversion with one also emits `affiliate.conversion`.")
+    external_id: Optional[StrictStr] = Field(description="Your id for the conversion; repeating it answers the stored conversion.")
     attribution: StrictStr = Field(description="How the campaign was chosen: `click_token`, `campaign_id`, `last_click` or `none`.")
-    occurred_at: datetime
-    created_at: datetime
+    occurred_at: datetime = Field(description="When it happened (as given, or when it was recorded).")
+    created_at: datetime = Field(description="When it was recorded.")
     __properties: ClassVar[List[str]] = ["id", "contact_id", "campaign_id", "type", "value", "currency", "affiliate_id", "external_id", "attribution", "occurred_at", "created_at"]
 
     @field_validator('value')

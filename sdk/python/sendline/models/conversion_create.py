@@ -28,16 +28,16 @@ class ConversionCreate(BaseModel):
     """
     Give `contact_id` or `email`. Repeating an `external_id` answers the stored conversion.
     """ # noqa: E501
-    contact_id: Optional[StrictStr] = None
-    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    campaign_id: Optional[StrictStr] = None
-    click_token: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = None
-    type: Annotated[str, Field(min_length=1, strict=True, max_length=100)]
-    value: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A decimal amount as a string, exact to the currency's minor unit (never a float).")
-    currency: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="An ISO 4217 currency code.")
-    affiliate_id: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    external_id: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    occurred_at: Optional[datetime] = None
+    contact_id: Optional[StrictStr] = Field(default=None, description="The contact (`ct_…`); or give `email`.")
+    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="The contact's email; or give `contact_id`.")
+    campaign_id: Optional[StrictStr] = Field(default=None, description="Credit this campaign (`cmp_…`) when there is no `click_token`.")
+    click_token: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = Field(default=None, description="The token of a tracked click URL, or the whole URL (up to 2048 characters): credits the campaign of that click.")
+    type: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="What the contact did, 1–100 characters, e.g. `signup` or `purchase`.")
+    value: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="The value, a decimal string such as `\"49.90\"`; given with `currency`.")
+    currency: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="The ISO 4217 currency of `value`; given with `value`.")
+    affiliate_id: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The affiliate to credit, up to 200 characters; also emits `affiliate.conversion`.")
+    external_id: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Your id for the conversion, up to 200 characters; repeating it answers the stored one (200).")
+    occurred_at: Optional[datetime] = Field(default=None, description="When it happened; defaults to now.")
     __properties: ClassVar[List[str]] = ["contact_id", "email", "campaign_id", "click_token", "type", "value", "currency", "affiliate_id", "external_id", "occurred_at"]
 
     @field_validator('value')

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.conversion import Conversion
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class ConversionCreatedData(BaseModel):
     """
     ConversionCreatedData
     """ # noqa: E501
-    conversion: Conversion
+    conversion: Conversion = Field(description="The conversion as recorded.")
     __properties: ClassVar[List[str]] = ["conversion"]
 
     model_config = ConfigDict(

@@ -17,21 +17,21 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class DomainStats(BaseModel):
     """
-    DomainStats
+    A campaign's figures for one recipient domain.
     """ # noqa: E501
-    domain: StrictStr
-    sent: StrictInt
-    delivered: StrictInt
-    opens: StrictInt
-    clicks: StrictInt
-    bounces: StrictInt
+    domain: StrictStr = Field(description="The recipients' domain, e.g. `gmail.com`.")
+    sent: StrictInt = Field(description="Messages the relay accepted.")
+    delivered: StrictInt = Field(description="Messages delivered.")
+    opens: StrictInt = Field(description="Unique opens.")
+    clicks: StrictInt = Field(description="Unique clicks.")
+    bounces: StrictInt = Field(description="Bounces.")
     __properties: ClassVar[List[str]] = ["domain", "sent", "delivered", "opens", "clicks", "bounces"]
 
     model_config = ConfigDict(

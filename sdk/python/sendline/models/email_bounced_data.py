@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,13 +26,13 @@ class EmailBouncedData(BaseModel):
     """
     EmailBouncedData
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    bounce_type: StrictStr
-    reason: Optional[StrictStr]
-    diagnostic_code: Optional[StrictStr]
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    bounce_type: StrictStr = Field(description="`hard` (permanent) or `soft` (temporary).")
+    reason: Optional[StrictStr] = Field(description="Why, as reported.")
+    diagnostic_code: Optional[StrictStr] = Field(description="The SMTP or DSN diagnostic, e.g. `smtp; 550`.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "bounce_type", "reason", "diagnostic_code"]
 
     @field_validator('bounce_type')

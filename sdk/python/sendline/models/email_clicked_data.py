@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,13 +26,13 @@ class EmailClickedData(BaseModel):
     """
     EmailClickedData
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    url: StrictStr
-    first_click: StrictBool
-    user_agent: Optional[StrictStr]
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    url: StrictStr = Field(description="The link followed.")
+    first_click: StrictBool = Field(description="The message's first click.")
+    user_agent: Optional[StrictStr] = Field(description="The `User-Agent` that followed the link.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "url", "first_click", "user_agent"]
 
     model_config = ConfigDict(

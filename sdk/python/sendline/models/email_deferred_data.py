@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,13 +27,13 @@ class EmailDeferredData(BaseModel):
     """
     EmailDeferredData
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    reason: StrictStr
-    attempt: StrictInt
-    next_attempt_at: Optional[datetime]
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    reason: StrictStr = Field(description="The relay's temporary (4xx) answer.")
+    attempt: StrictInt = Field(description="Which attempt was deferred (1 for the first).")
+    next_attempt_at: Optional[datetime] = Field(description="When the next attempt is due.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "reason", "attempt", "next_attempt_at"]
 
     model_config = ConfigDict(

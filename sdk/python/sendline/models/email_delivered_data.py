@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,11 +26,11 @@ class EmailDeliveredData(BaseModel):
     """
     The relay accepted the recipient (it took responsibility for delivery).
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    smtp_response: Optional[StrictStr]
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    smtp_response: Optional[StrictStr] = Field(description="The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "smtp_response"]
 
     model_config = ConfigDict(

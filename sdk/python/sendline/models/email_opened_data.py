@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,13 +26,13 @@ class EmailOpenedData(BaseModel):
     """
     EmailOpenedData
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    first_open: StrictBool
-    machine: StrictBool
-    user_agent: Optional[StrictStr]
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    first_open: StrictBool = Field(description="The message's first open.")
+    machine: StrictBool = Field(description="Flagged as a scanner or privacy proxy.")
+    user_agent: Optional[StrictStr] = Field(description="The `User-Agent` that loaded the pixel.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "first_open", "machine", "user_agent"]
 
     model_config = ConfigDict(

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,11 +27,11 @@ class EmailSentData(BaseModel):
     """
     EmailSentData
     """ # noqa: E501
-    message_id: StrictStr
-    campaign_id: StrictStr
-    contact_id: Optional[StrictStr]
-    email: StrictStr
-    sent_at: datetime
+    message_id: StrictStr = Field(description="The message (`msg_…`).")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
+    email: StrictStr = Field(description="The recipient's address.")
+    sent_at: datetime = Field(description="When the relay accepted the message.")
     __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "sent_at"]
 
     model_config = ConfigDict(

@@ -27,7 +27,7 @@ class EventType(BaseModel):
     EventType
     """ # noqa: E501
     type: StrictStr = Field(description="e.g. `email.opened`")
-    description: StrictStr
+    description: StrictStr = Field(description="When the event is emitted.")
     __properties: ClassVar[List[str]] = ["type", "description"]
 
     model_config = ConfigDict(

@@ -27,7 +27,7 @@ class FieldError(BaseModel):
     The field at fault in a validation error.
     """ # noqa: E501
     pointer: StrictStr = Field(description="JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`.")
-    detail: StrictStr
+    detail: StrictStr = Field(description="What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.")
     __properties: ClassVar[List[str]] = ["pointer", "detail"]
 
     model_config = ConfigDict(

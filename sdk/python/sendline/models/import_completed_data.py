@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,13 +26,13 @@ class ImportCompletedData(BaseModel):
     """
     ImportCompletedData
     """ # noqa: E501
-    import_id: StrictStr
-    status: StrictStr
-    total_rows: StrictInt
-    created: StrictInt
-    updated: StrictInt
-    skipped: StrictInt
-    failed: StrictInt
+    import_id: StrictStr = Field(description="The import (`imp_…`).")
+    status: StrictStr = Field(description="`completed` (even with failed rows) or `failed` (the whole import stopped).")
+    total_rows: StrictInt = Field(description="Data rows in the import.")
+    created: StrictInt = Field(description="Contacts created.")
+    updated: StrictInt = Field(description="Contacts updated.")
+    skipped: StrictInt = Field(description="Rows merged into a later one or left alone by the mode.")
+    failed: StrictInt = Field(description="Rows refused.")
     __properties: ClassVar[List[str]] = ["import_id", "status", "total_rows", "created", "updated", "skipped", "failed"]
 
     @field_validator('status')

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,12 +26,12 @@ class ImportContactRow(BaseModel):
     """
     ImportContactRow
     """ # noqa: E501
-    email: StrictStr
-    first_name: Optional[StrictStr] = None
-    last_name: Optional[StrictStr] = None
-    attributes: Optional[Dict[str, Any]] = None
-    tags: Optional[List[StrictStr]] = None
-    status: Optional[StrictStr] = None
+    email: StrictStr = Field(description="The contact's email; a row without a valid one fails (listed in `errors`), the others go on.")
+    first_name: Optional[StrictStr] = Field(default=None, description="Given name.")
+    last_name: Optional[StrictStr] = Field(default=None, description="Family name.")
+    attributes: Optional[Dict[str, Any]] = Field(default=None, description="Custom fields, merged into the contact's.")
+    tags: Optional[List[StrictStr]] = Field(default=None, description="Tags added to the contact.")
+    status: Optional[StrictStr] = Field(default=None, description="`subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes.")
     __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "status"]
 
     model_config = ConfigDict(

@@ -27,9 +27,9 @@ class ImportRowError(BaseModel):
     ImportRowError
     """ # noqa: E501
     row: StrictInt = Field(description="1-based data row (the CSV header is row 0).")
-    email: Optional[StrictStr]
-    code: StrictStr
-    detail: StrictStr
+    email: Optional[StrictStr] = Field(description="The row's email as given; null when it had none.")
+    code: StrictStr = Field(description="Why the row failed: `missing_email`, `invalid_email`, `invalid_text`, …")
+    detail: StrictStr = Field(description="The reason, in words.")
     __properties: ClassVar[List[str]] = ["row", "email", "code", "detail"]
 
     model_config = ConfigDict(

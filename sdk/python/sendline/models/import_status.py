@@ -20,7 +20,7 @@ from typing_extensions import Self
 
 class ImportStatus(str, Enum):
     """
-    ImportStatus
+    `queued` until a worker takes it, `running` while rows are written, then `completed` (even with failed rows) or `failed` (the whole import stopped).
     """
 
     """

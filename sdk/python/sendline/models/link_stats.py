@@ -17,18 +17,18 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class LinkStats(BaseModel):
     """
-    LinkStats
+    Clicks on one link of a campaign.
     """ # noqa: E501
-    url: StrictStr
-    unique_clicks: StrictInt
-    total_clicks: StrictInt
+    url: StrictStr = Field(description="The link, as in the content.")
+    unique_clicks: StrictInt = Field(description="Messages in which the link was clicked.")
+    total_clicks: StrictInt = Field(description="Every click on the link.")
     __properties: ClassVar[List[str]] = ["url", "unique_clicks", "total_clicks"]
 
     model_config = ConfigDict(

@@ -27,8 +27,8 @@ class LoginRequest(BaseModel):
     """
     LoginRequest
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    password: Annotated[str, Field(min_length=1, strict=True, max_length=1024)]
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The user's email, in any case.")
+    password: Annotated[str, Field(min_length=1, strict=True, max_length=1024)] = Field(description="The password, up to 1024 characters.")
     __properties: ClassVar[List[str]] = ["email", "password"]
 
     model_config = ConfigDict(

@@ -30,9 +30,9 @@ class Me(BaseModel):
     Me
     """ # noqa: E501
     user: Optional[User] = Field(description="The logged-in user; null when the request used an API key.")
-    account: Account
+    account: Account = Field(description="The account the credential belongs to.")
     auth: StrictStr = Field(description="How the request authenticated.")
-    scopes: List[ApiKeyScope] = Field(description="With an API key, its scopes.")
+    scopes: List[ApiKeyScope] = Field(description="The scopes the request has: an API key's, or both `read` and `write` for a session.")
     __properties: ClassVar[List[str]] = ["user", "account", "auth", "scopes"]
 
     @field_validator('auth')

@@ -25,10 +25,10 @@ from typing_extensions import Self
 
 class MoneyTotal(BaseModel):
     """
-    MoneyTotal
+    A sum of money in one currency.
     """ # noqa: E501
-    currency: Annotated[str, Field(strict=True)] = Field(description="An ISO 4217 currency code.")
-    amount: Annotated[str, Field(strict=True)] = Field(description="A decimal amount as a string, exact to the currency's minor unit (never a float).")
+    currency: Annotated[str, Field(strict=True)] = Field(description="The currency.")
+    amount: Annotated[str, Field(strict=True)] = Field(description="The sum, exact to the minor unit.")
     __properties: ClassVar[List[str]] = ["currency", "amount"]
 
     @field_validator('currency')

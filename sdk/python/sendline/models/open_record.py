@@ -27,14 +27,14 @@ class OpenRecord(BaseModel):
     """
     OpenRecord
     """ # noqa: E501
-    id: StrictStr
-    campaign_id: Optional[StrictStr]
-    contact_id: Optional[StrictStr]
-    email: Optional[StrictStr]
-    occurred_at: datetime
-    user_agent: Optional[StrictStr]
-    ip: Optional[StrictStr] = Field(description="Anonymised unless the server is configured otherwise.")
-    machine: StrictBool = Field(description="Flagged as a link scanner or privacy proxy.")
+    id: StrictStr = Field(description="`opn_…`, `clk_…` or `bnc_…`.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign of the message (`cmp_…`); null for a bounce matched to no message.")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted, or when none matched.")
+    email: Optional[StrictStr] = Field(description="The recipient's address, when known.")
+    occurred_at: datetime = Field(description="When it happened.")
+    user_agent: Optional[StrictStr] = Field(description="The `User-Agent` of the request.")
+    ip: Optional[StrictStr] = Field(description="The client address: anonymised (IPv4 /24, IPv6 /48) unless `TRACKING_IP` says `full`; null with `none`.")
+    machine: StrictBool = Field(description="Flagged as a scanner or privacy proxy (a known agent, or within `TRACKING_MACHINE_OPEN_SECONDS` of delivery).")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "occurred_at", "user_agent", "ip", "machine"]
 
     model_config = ConfigDict(

@@ -29,14 +29,14 @@ class Payment(BaseModel):
     Payment
     """ # noqa: E501
     id: StrictStr = Field(description="`pay_…`")
-    contact_id: Optional[StrictStr]
-    campaign_id: Optional[StrictStr]
-    amount: Annotated[str, Field(strict=True)] = Field(description="A decimal amount as a string, exact to the currency's minor unit (never a float).")
-    currency: Annotated[str, Field(strict=True)] = Field(description="An ISO 4217 currency code.")
-    external_id: StrictStr
-    attribution: StrictStr
-    occurred_at: datetime
-    created_at: datetime
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once the contact is deleted.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign credited (`cmp_…`), or null.")
+    amount: Annotated[str, Field(strict=True)] = Field(description="The amount, exact to the minor unit.")
+    currency: Annotated[str, Field(strict=True)] = Field(description="The currency of `amount`.")
+    external_id: StrictStr = Field(description="Your id for the payment (an invoice or charge id); unique per account.")
+    attribution: StrictStr = Field(description="How the campaign was chosen: the `campaign_id` given, the contact's last click within `ATTRIBUTION_WINDOW_DAYS`, or `none`.")
+    occurred_at: datetime = Field(description="When it was paid (as given, or when it was recorded).")
+    created_at: datetime = Field(description="When it was recorded.")
     __properties: ClassVar[List[str]] = ["id", "contact_id", "campaign_id", "amount", "currency", "external_id", "attribution", "occurred_at", "created_at"]
 
     @field_validator('amount')

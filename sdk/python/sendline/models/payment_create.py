@@ -28,13 +28,13 @@ class PaymentCreate(BaseModel):
     """
     PaymentCreate
     """ # noqa: E501
-    contact_id: Optional[StrictStr] = None
-    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    amount: Annotated[str, Field(strict=True)] = Field(description="A decimal amount as a string, exact to the currency's minor unit (never a float).")
-    currency: Annotated[str, Field(strict=True)] = Field(description="An ISO 4217 currency code.")
-    external_id: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    campaign_id: Optional[StrictStr] = None
-    occurred_at: Optional[datetime] = None
+    contact_id: Optional[StrictStr] = Field(default=None, description="The contact (`ct_…`); or give `email`.")
+    email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="The contact's email; or give `contact_id`.")
+    amount: Annotated[str, Field(strict=True)] = Field(description="The amount, a decimal string such as `\"129.00\"`.")
+    currency: Annotated[str, Field(strict=True)] = Field(description="The ISO 4217 currency of `amount`.")
+    external_id: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="Your id for the payment, 1–200 characters; repeating it answers the stored payment (200).")
+    campaign_id: Optional[StrictStr] = Field(default=None, description="Credit this campaign (`cmp_…`); left out, the contact's last click within the attribution window.")
+    occurred_at: Optional[datetime] = Field(default=None, description="When it was paid; defaults to now.")
     __properties: ClassVar[List[str]] = ["contact_id", "email", "amount", "currency", "external_id", "campaign_id", "occurred_at"]
 
     @field_validator('amount')

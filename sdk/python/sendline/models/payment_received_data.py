@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.payment import Payment
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class PaymentReceivedData(BaseModel):
     """
     PaymentReceivedData
     """ # noqa: E501
-    payment: Payment
+    payment: Payment = Field(description="The payment as recorded.")
     __properties: ClassVar[List[str]] = ["payment"]
 
     model_config = ConfigDict(

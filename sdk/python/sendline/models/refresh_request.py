@@ -27,7 +27,7 @@ class RefreshRequest(BaseModel):
     """
     RefreshRequest
     """ # noqa: E501
-    refresh_token: Annotated[str, Field(min_length=1, strict=True, max_length=512)]
+    refresh_token: Annotated[str, Field(min_length=1, strict=True, max_length=512)] = Field(description="The `refresh_token` of the latest session answer (`ses_….<secret>`).")
     __properties: ClassVar[List[str]] = ["refresh_token"]
 
     model_config = ConfigDict(

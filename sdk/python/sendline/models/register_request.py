@@ -27,10 +27,10 @@ class RegisterRequest(BaseModel):
     """
     RegisterRequest
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    password: Annotated[str, Field(min_length=10, strict=True, max_length=1024)] = Field(description="At least 10 characters.")
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    account_name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The owner's login email; must not belong to any user of the server.")
+    password: Annotated[str, Field(min_length=10, strict=True, max_length=1024)] = Field(description="10–1024 characters; stored only as an argon2id hash.")
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="The owner's display name, 1–200 characters.")
+    account_name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="The new account's (organisation's) name, 1–200 characters.")
     __properties: ClassVar[List[str]] = ["email", "password", "name", "account_name"]
 
     model_config = ConfigDict(

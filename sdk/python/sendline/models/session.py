@@ -27,11 +27,11 @@ class Session(BaseModel):
     """
     A session: a short-lived access token and a single-use refresh token.
     """ # noqa: E501
-    success: StrictBool
+    success: StrictBool = Field(description="Always `true`.")
     token: StrictStr = Field(description="JWT access token, sent as `Authorization: Bearer <token>`.")
     refresh_token: StrictStr = Field(description="Single-use: each refresh answers a new one; reusing an old one revokes the session.")
-    expires_in: StrictInt = Field(description="Seconds until `token` expires.")
-    user: User
+    expires_in: StrictInt = Field(description="Seconds until `token` expires (900: 15 minutes); refresh before then.")
+    user: User = Field(description="The logged-in user.")
     __properties: ClassVar[List[str]] = ["success", "token", "refresh_token", "expires_in", "user"]
 
     model_config = ConfigDict(

@@ -28,10 +28,10 @@ class TimeSeriesPoint(BaseModel):
     TimeSeriesPoint
     """ # noqa: E501
     at: datetime = Field(description="Start of the bucket.")
-    opens: StrictInt
-    clicks: StrictInt
-    bounces: StrictInt
-    unsubscribes: StrictInt
+    opens: StrictInt = Field(description="Opens in the bucket (every open).")
+    clicks: StrictInt = Field(description="Clicks in the bucket (every click).")
+    bounces: StrictInt = Field(description="Hard and soft bounces in the bucket.")
+    unsubscribes: StrictInt = Field(description="Unsubscribes in the bucket.")
     __properties: ClassVar[List[str]] = ["at", "opens", "clicks", "bounces", "unsubscribes"]
 
     model_config = ConfigDict(

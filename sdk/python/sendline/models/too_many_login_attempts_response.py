@@ -28,11 +28,11 @@ class TooManyLoginAttemptsResponse(BaseModel):
     Too many failed logins for this email or from this address.
     """ # noqa: E501
     type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
-    title: StrictStr
-    status: StrictInt
-    detail: Optional[StrictStr] = None
+    title: StrictStr = Field(description="The HTTP status's reason phrase, e.g. `Not Found`.")
+    status: StrictInt = Field(description="The HTTP status code, repeated.")
+    detail: Optional[StrictStr] = Field(default=None, description="What went wrong in this case, in words for people (do not parse it: branch on `code`).")
     code: StrictStr = Field(description="A stable snake_case code for programs to branch on (`/docs/errors` lists them all).")
-    success: StrictBool
+    success: StrictBool = Field(description="Always `false` on an error.")
     errors: Optional[List[FieldError]] = Field(default=None, description="The fields at fault, for validation errors.")
     current_status: Optional[StrictStr] = Field(default=None, description="The current status of the resource, for invalid state transitions.")
     existing_id: Optional[StrictStr] = Field(default=None, description="The existing resource, for conflicts.")

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,11 +27,11 @@ class TrackingRecordBase(BaseModel):
     """
     TrackingRecordBase
     """ # noqa: E501
-    id: StrictStr
-    campaign_id: Optional[StrictStr]
-    contact_id: Optional[StrictStr]
-    email: Optional[StrictStr]
-    occurred_at: datetime
+    id: StrictStr = Field(description="`opn_…`, `clk_…` or `bnc_…`.")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign of the message (`cmp_…`); null for a bounce matched to no message.")
+    contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted, or when none matched.")
+    email: Optional[StrictStr] = Field(description="The recipient's address, when known.")
+    occurred_at: datetime = Field(description="When it happened.")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "occurred_at"]
 
     model_config = ConfigDict(

@@ -30,11 +30,11 @@ class User(BaseModel):
     User
     """ # noqa: E501
     id: StrictStr = Field(description="`usr_…`")
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    name: Annotated[str, Field(strict=True, max_length=200)]
-    role: UserRole
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The login email, unique on the server (stored with the domain lower-cased).")
+    name: Annotated[str, Field(strict=True, max_length=200)] = Field(description="The user's display name, up to 200 characters.")
+    role: UserRole = Field(description="What the user may manage.")
     account_id: StrictStr = Field(description="`acc_…`")
-    created_at: datetime
+    created_at: datetime = Field(description="When the user was created.")
     __properties: ClassVar[List[str]] = ["id", "email", "name", "role", "account_id", "created_at"]
 
     model_config = ConfigDict(

@@ -28,10 +28,10 @@ class UserCreate(BaseModel):
     """
     UserCreate
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    password: Annotated[str, Field(min_length=10, strict=True, max_length=1024)]
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    role: Optional[UserRole] = None
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The login email; must not belong to any user of the server.")
+    password: Annotated[str, Field(min_length=10, strict=True, max_length=1024)] = Field(description="10–1024 characters; stored only as an argon2id hash.")
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="The display name, 1–200 characters.")
+    role: Optional[UserRole] = Field(default=None, description="At most the caller's own role.")
     __properties: ClassVar[List[str]] = ["email", "password", "name", "role"]
 
     model_config = ConfigDict(

@@ -20,7 +20,7 @@ from typing_extensions import Self
 
 class UserRole(str, Enum):
     """
-    UserRole
+    `owner`: everything, including granting the owner role; `admin`: manages users and API keys below owner; `member`: uses the API, manages nothing.
     """
 
     """

@@ -28,9 +28,9 @@ class UserUpdate(BaseModel):
     """
     UserUpdate
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = None
-    role: Optional[UserRole] = None
-    password: Optional[Annotated[str, Field(min_length=10, strict=True, max_length=1024)]] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="A new display name, 1–200 characters (users may change their own).")
+    role: Optional[UserRole] = Field(default=None, description="A new role, at most the caller's own; the last owner keeps the owner role.")
+    password: Optional[Annotated[str, Field(min_length=10, strict=True, max_length=1024)]] = Field(default=None, description="A new password, 10–1024 characters; ends every session of the user.")
     __properties: ClassVar[List[str]] = ["name", "role", "password"]
 
     model_config = ConfigDict(

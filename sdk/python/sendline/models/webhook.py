@@ -29,14 +29,14 @@ class Webhook(BaseModel):
     Webhook
     """ # noqa: E501
     id: StrictStr = Field(description="`wh_…`")
-    url: StrictStr
-    description: Optional[StrictStr]
+    url: StrictStr = Field(description="Where deliveries are posted.")
+    description: Optional[StrictStr] = Field(description="A note for the team.")
     events: List[StrictStr] = Field(description="Event types, patterns such as `email.*`, or `[\"*\"]` for all.")
-    active: StrictBool
-    disabled_reason: Optional[StrictStr] = Field(description="Why the endpoint was disabled (`gone`, `failing`), or null.")
-    created_at: datetime
-    updated_at: datetime
-    stats: WebhookStats
+    active: StrictBool = Field(description="Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`.")
+    disabled_reason: Optional[StrictStr] = Field(description="Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null.")
+    created_at: datetime = Field(description="When the endpoint was created.")
+    updated_at: datetime = Field(description="When the endpoint last changed.")
+    stats: WebhookStats = Field(description="Recent delivery figures.")
     __properties: ClassVar[List[str]] = ["id", "url", "description", "events", "active", "disabled_reason", "created_at", "updated_at", "stats"]
 
     model_config = ConfigDict(

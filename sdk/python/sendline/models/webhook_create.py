@@ -28,9 +28,9 @@ class WebhookCreate(BaseModel):
     WebhookCreate
     """ # noqa: E501
     url: Annotated[str, Field(strict=True, max_length=2048)] = Field(description="`https` only, unless the server allows `http` for development.")
-    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
-    events: Annotated[List[StrictStr], Field(min_length=1, max_length=50)]
-    active: Optional[StrictBool] = True
+    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="A note for the team, up to 500 characters.")
+    events: Annotated[List[StrictStr], Field(min_length=1, max_length=50)] = Field(description="1–50 event types (`email.opened`), categories (`email.*`) or `*` for all.")
+    active: Optional[StrictBool] = Field(default=True, description="`false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.")
     __properties: ClassVar[List[str]] = ["url", "description", "events", "active"]
 
     model_config = ConfigDict(

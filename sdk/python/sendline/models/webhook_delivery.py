@@ -29,18 +29,18 @@ class WebhookDelivery(BaseModel):
     One delivery of an event to a webhook, with its latest attempt.
     """ # noqa: E501
     id: StrictStr = Field(description="`whd_…`")
-    webhook_id: StrictStr
-    event_id: StrictStr
-    event_type: StrictStr
-    status: DeliveryStatus
-    attempts: StrictInt
-    status_code: Optional[StrictInt]
-    latency_ms: Optional[StrictInt]
+    webhook_id: StrictStr = Field(description="The endpoint (`wh_…`).")
+    event_id: StrictStr = Field(description="The event (`evt_…`), also the `webhook-id` header of each attempt.")
+    event_type: StrictStr = Field(description="The event's type, e.g. `email.opened`.")
+    status: DeliveryStatus = Field(description="`pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retry schedule is spent.")
+    attempts: StrictInt = Field(description="Attempts made so far.")
+    status_code: Optional[StrictInt] = Field(description="The HTTP status of the latest attempt; null when it got no answer.")
+    latency_ms: Optional[StrictInt] = Field(description="Milliseconds the latest attempt took.")
     response_excerpt: Optional[StrictStr] = Field(description="The first 1 KB of the response body.")
-    error: Optional[StrictStr]
-    next_retry_at: Optional[datetime]
-    created_at: datetime
-    updated_at: datetime
+    error: Optional[StrictStr] = Field(description="Why the latest attempt failed, when it did.")
+    next_retry_at: Optional[datetime] = Field(description="When the next attempt is due, while `pending`.")
+    created_at: datetime = Field(description="When the event was fanned out to the endpoint.")
+    updated_at: datetime = Field(description="When the latest attempt was recorded.")
     __properties: ClassVar[List[str]] = ["id", "webhook_id", "event_id", "event_type", "status", "attempts", "status_code", "latency_ms", "response_excerpt", "error", "next_retry_at", "created_at", "updated_at"]
 
     model_config = ConfigDict(

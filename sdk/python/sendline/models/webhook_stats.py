@@ -28,9 +28,9 @@ class WebhookStats(BaseModel):
     WebhookStats
     """ # noqa: E501
     delivered_24h: StrictInt = Field(description="Deliveries in the last 24 hours.")
-    failed_24h: StrictInt
-    last_success_at: Optional[datetime]
-    last_failure_at: Optional[datetime]
+    failed_24h: StrictInt = Field(description="Deliveries that failed for good in the last 24 hours.")
+    last_success_at: Optional[datetime] = Field(description="The last attempt answered with a 2xx.")
+    last_failure_at: Optional[datetime] = Field(description="The last attempt that failed (not 2xx, a timeout or a refused connection).")
     __properties: ClassVar[List[str]] = ["delivered_24h", "failed_24h", "last_success_at", "last_failure_at"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,8 +26,8 @@ class WebhookTestData(BaseModel):
     """
     WebhookTestData
     """ # noqa: E501
-    webhook_id: StrictStr
-    message: StrictStr
+    webhook_id: StrictStr = Field(description="The endpoint tested (`wh_…`).")
+    message: StrictStr = Field(description="`This is a test event from Sendline.`")
     __properties: ClassVar[List[str]] = ["webhook_id", "message"]
 
     model_config = ConfigDict(

@@ -17,19 +17,19 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
 
 class WebhookTestResult(BaseModel):
     """
-    WebhookTestResult
+    The outcome of one signed `webhook.test` delivery.
     """ # noqa: E501
-    success: StrictBool
-    status_code: Optional[StrictInt]
-    latency_ms: StrictInt
-    error: Optional[StrictStr]
+    success: StrictBool = Field(description="The endpoint answered 2xx.")
+    status_code: Optional[StrictInt] = Field(description="The endpoint's HTTP status; null when it did not answer.")
+    latency_ms: StrictInt = Field(description="Milliseconds from connecting to the last byte of the answer.")
+    error: Optional[StrictStr] = Field(description="Why the attempt failed (timeout, refused connection, unsafe address); null on success.")
     __properties: ClassVar[List[str]] = ["success", "status_code", "latency_ms", "error"]
 
     model_config = ConfigDict(

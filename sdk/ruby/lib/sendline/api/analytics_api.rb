@@ -19,6 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Get campaign analytics
+    # One campaign's figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign's `stats`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [CampaignAnalytics]
@@ -27,6 +29,8 @@ module Sendline
       data
     end
 
+    # Get campaign analytics
+    # One campaign&#39;s figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign&#39;s &#x60;stats&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(CampaignAnalytics, Integer, Hash)>] CampaignAnalytics data, response status code and response headers
@@ -78,20 +82,22 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get account analytics
     # Account-wide figures, from counters kept as events are recorded. `since` and `until` select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
     # @param [Hash] opts the optional parameters
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [Time] :since From the start of this time&#39;s UTC hour.
+    # @option opts [Time] :_until Up to this time: hours that start before it count.
     # @return [AnalyticsOverview]
     def overview(opts = {})
       data, _status_code, _headers = overview_with_http_info(opts)
       data
     end
 
+    # Get account analytics
     # Account-wide figures, from counters kept as events are recorded. &#x60;since&#x60; and &#x60;until&#x60; select whole UTC hours (a bound inside an hour counts that hour); contact counts are current.
     # @param [Hash] opts the optional parameters
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [Time] :since From the start of this time&#39;s UTC hour.
+    # @option opts [Time] :_until Up to this time: hours that start before it count.
     # @return [Array<(AnalyticsOverview, Integer, Hash)>] AnalyticsOverview data, response status code and response headers
     def overview_with_http_info(opts = {})
       if @api_client.config.debugging

@@ -19,6 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Create an API key
+    # Make an API key for server-to-server calls. The secret (`sl_live_…`) is in this answer only and stored as a hash: keep it now. Send it as `X-API-Key` or `Authorization: Bearer`. Takes a logged-in owner or admin.
     # @param api_key_create [ApiKeyCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -28,6 +30,8 @@ module Sendline
       data
     end
 
+    # Create an API key
+    # Make an API key for server-to-server calls. The secret (&#x60;sl_live_…&#x60;) is in this answer only and stored as a hash: keep it now. Send it as &#x60;X-API-Key&#x60; or &#x60;Authorization: Bearer&#x60;. Takes a logged-in owner or admin.
     # @param api_key_create [ApiKeyCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -99,7 +103,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Revoke a key; it stops working at once.
+    # Revoke an API key
+    # Revoke a key: it stops working at once on every process, and its WebSockets are closed.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -108,7 +113,8 @@ module Sendline
       nil
     end
 
-    # Revoke a key; it stops working at once.
+    # Revoke an API key
+    # Revoke a key: it stops working at once on every process, and its WebSockets are closed.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -160,6 +166,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get an API key
+    # Fetch one API key, without its secret.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [ApiKey]
@@ -168,6 +176,8 @@ module Sendline
       data
     end
 
+    # Get an API key
+    # Fetch one API key, without its secret.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(ApiKey, Integer, Hash)>] ApiKey data, response status code and response headers
@@ -219,6 +229,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List API keys
+    # List the account's API keys, oldest first, without their secrets. Revoked keys are gone.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -228,6 +240,8 @@ module Sendline
       data
     end
 
+    # List API keys
+    # List the account&#39;s API keys, oldest first, without their secrets. Revoked keys are gone.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -290,6 +304,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Update an API key
+    # Change a key's name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on every process within a second; WebSockets from addresses no longer allowed are closed.
     # @param id [String] 
     # @param api_key_update [ApiKeyUpdate] 
     # @param [Hash] opts the optional parameters
@@ -299,6 +315,8 @@ module Sendline
       data
     end
 
+    # Update an API key
+    # Change a key&#39;s name, scopes, allowed addresses or rate limit; the secret stays. Takes effect on every process within a second; WebSockets from addresses no longer allowed are closed.
     # @param id [String] 
     # @param api_key_update [ApiKeyUpdate] 
     # @param [Hash] opts the optional parameters

@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Log in with email and password. Repeated failures per email and per IP answer 429.
+    # Log in
+    # Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 `invalid_credentials`; repeated failures per email (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
     # @param login_request [LoginRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -29,7 +30,8 @@ module Sendline
       data
     end
 
-    # Log in with email and password. Repeated failures per email and per IP answer 429.
+    # Log in
+    # Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 &#x60;invalid_credentials&#x60;; repeated failures per email (&#x60;LOGIN_ATTEMPTS_PER_15_MIN&#x60;) and per address answer 429 with &#x60;Retry-After&#x60;.
     # @param login_request [LoginRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -101,7 +103,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # End the current session: its access and refresh tokens stop working at once.
+    # Log out
+    # End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [nil]
@@ -110,7 +113,8 @@ module Sendline
       nil
     end
 
-    # End the current session: its access and refresh tokens stop working at once.
+    # Log out
+    # End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -172,7 +176,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Who is calling: the user, the account and how the request authenticated.
+    # Get the caller
+    # Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
     # @param [Hash] opts the optional parameters
     # @return [Me]
     def me(opts = {})
@@ -180,7 +185,8 @@ module Sendline
       data
     end
 
-    # Who is calling: the user, the account and how the request authenticated.
+    # Get the caller
+    # Who is calling: the user (null with an API key), the account, how the request authenticated and its scopes. Handy to check a credential.
     # @param [Hash] opts the optional parameters
     # @return [Array<(Me, Integer, Hash)>] Me data, response status code and response headers
     def me_with_http_info(opts = {})
@@ -227,7 +233,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Exchange a refresh token for a new session; the old refresh token stops working.
+    # Refresh a session
+    # Exchange the refresh token for a new session (a new access token and a new refresh token); the old refresh token stops working. Presenting a refresh token a second time revokes the whole session (401 `refresh_token_reused`): someone else may hold a copy.
     # @param refresh_request [RefreshRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -237,7 +244,8 @@ module Sendline
       data
     end
 
-    # Exchange a refresh token for a new session; the old refresh token stops working.
+    # Refresh a session
+    # Exchange the refresh token for a new session (a new access token and a new refresh token); the old refresh token stops working. Presenting a refresh token a second time revokes the whole session (401 &#x60;refresh_token_reused&#x60;): someone else may hold a copy.
     # @param refresh_request [RefreshRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -309,7 +317,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Create a new account and its owner. Enabled only when the server runs with `ALLOW_SIGNUP=true`.
+    # Sign up
+    # Create a new account with its first user as `owner`, and answer that user's first session. Enabled only when the server runs with `ALLOW_SIGNUP=true` (otherwise 403 `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
     # @param register_request [RegisterRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -319,7 +328,8 @@ module Sendline
       data
     end
 
-    # Create a new account and its owner. Enabled only when the server runs with &#x60;ALLOW_SIGNUP&#x3D;true&#x60;.
+    # Sign up
+    # Create a new account with its first user as &#x60;owner&#x60;, and answer that user&#39;s first session. Enabled only when the server runs with &#x60;ALLOW_SIGNUP&#x3D;true&#x60; (otherwise 403 &#x60;signup_disabled&#x60;); attempts per client address are limited by &#x60;SIGNUPS_PER_HOUR&#x60;.
     # @param register_request [RegisterRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

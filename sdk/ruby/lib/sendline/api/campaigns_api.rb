@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Send now, or schedule when `scheduled_at` is given.
+    # Send a campaign
+    # Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -30,7 +31,8 @@ module Sendline
       data
     end
 
-    # Send now, or schedule when &#x60;scheduled_at&#x60; is given.
+    # Send a campaign
+    # Start sending a &#x60;draft&#x60; or &#x60;scheduled&#x60; campaign now, or schedule it when &#x60;scheduled_at&#x60; is given. Sending freezes the audience into one message per subscribed recipient and emits &#x60;campaign.started&#x60;; then each message emits &#x60;email.sent&#x60; and &#x60;email.delivered&#x60; (or &#x60;email.deferred&#x60;, &#x60;email.bounced&#x60;, &#x60;email.failed&#x60;), and the campaign ends with &#x60;campaign.completed&#x60; or &#x60;campaign.failed&#x60;. With &#x60;scheduled_at&#x60;, emits &#x60;campaign.scheduled&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -103,6 +105,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Cancel a campaign
+    # Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -112,6 +116,8 @@ module Sendline
       data
     end
 
+    # Cancel a campaign
+    # Cancel a &#x60;draft&#x60;, &#x60;scheduled&#x60;, &#x60;sending&#x60; or &#x60;paused&#x60; campaign for good: messages not yet sent are marked &#x60;cancelled&#x60;. Emits &#x60;campaign.cancelled&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -178,7 +184,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Create a draft. A template that does not parse answers 400 with its position.
+    # Create a campaign
+    # Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid when saved: one that does not parse answers 400 `validation_failed` with the field and the line and column. Nothing is sent until `send` or `schedule`.
     # @param campaign_create [CampaignCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -188,7 +195,8 @@ module Sendline
       data
     end
 
-    # Create a draft. A template that does not parse answers 400 with its position.
+    # Create a campaign
+    # Create a draft campaign. Its subject, content, text part and preheader are checked as Liquid when saved: one that does not parse answers 400 &#x60;validation_failed&#x60; with the field and the line and column. Nothing is sent until &#x60;send&#x60; or &#x60;schedule&#x60;.
     # @param campaign_create [CampaignCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -260,7 +268,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Delete a campaign that is not sending.
+    # Delete a campaign
+    # Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -269,7 +278,8 @@ module Sendline
       nil
     end
 
-    # Delete a campaign that is not sending.
+    # Delete a campaign
+    # Delete a campaign that is not sending (pause or cancel it first). Its messages, opens, clicks, bounces and figures go with it, so account analytics no longer count them; conversions and payments stay, without the campaign.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -321,7 +331,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Copy a campaign into a new draft.
+    # Duplicate a campaign
+    # Copy a campaign, whatever its status, into a new draft named `<name> (copy)`, with the same content, audience and tracking settings.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -331,7 +342,8 @@ module Sendline
       data
     end
 
-    # Copy a campaign into a new draft.
+    # Duplicate a campaign
+    # Copy a campaign, whatever its status, into a new draft named &#x60;&lt;name&gt; (copy)&#x60;, with the same content, audience and tracking settings.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -398,6 +410,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get a campaign
+    # Fetch one campaign with its content, audience and message counts so far.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Campaign]
@@ -406,6 +420,8 @@ module Sendline
       data
     end
 
+    # Get a campaign
+    # Fetch one campaign with its content, audience and message counts so far.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
@@ -457,20 +473,24 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List campaigns
+    # List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [CampaignStatus] :status 
+    # @option opts [CampaignStatus] :status Only campaigns in this status.
     # @return [CampaignPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
       data
     end
 
+    # List campaigns
+    # List campaigns, oldest first (by &#x60;created_at&#x60;, then &#x60;id&#x60;), optionally in one status.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [CampaignStatus] :status 
+    # @option opts [CampaignStatus] :status Only campaigns in this status.
     # @return [Array<(CampaignPage, Integer, Hash)>] CampaignPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -531,24 +551,26 @@ module Sendline
       return data, status_code, headers
     end
 
-    # The per-recipient log.
+    # List a campaign's messages
+    # The per-recipient log: one message per recipient with its status, attempts and first open and click.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [MessageStatus] :status 
+    # @option opts [MessageStatus] :status Only messages in this status.
     # @return [CampaignMessagePage]
     def messages(id, opts = {})
       data, _status_code, _headers = messages_with_http_info(id, opts)
       data
     end
 
-    # The per-recipient log.
+    # List a campaign&#39;s messages
+    # The per-recipient log: one message per recipient with its status, attempts and first open and click.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [MessageStatus] :status 
+    # @option opts [MessageStatus] :status Only messages in this status.
     # @return [Array<(CampaignMessagePage, Integer, Hash)>] CampaignMessagePage data, response status code and response headers
     def messages_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -613,7 +635,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Stop sending within one batch; `resume` continues where it stopped.
+    # Pause a campaign
+    # Stop a `sending` campaign: no new batch is claimed (a batch in flight finishes). `resume` continues with the messages left; nothing is sent twice. Emits `campaign.paused`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -623,7 +646,8 @@ module Sendline
       data
     end
 
-    # Stop sending within one batch; &#x60;resume&#x60; continues where it stopped.
+    # Pause a campaign
+    # Stop a &#x60;sending&#x60; campaign: no new batch is claimed (a batch in flight finishes). &#x60;resume&#x60; continues with the messages left; nothing is sent twice. Emits &#x60;campaign.paused&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -690,6 +714,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Resume a campaign
+    # Continue a `paused` campaign, or retry a `failed` one (the relay was failing), with the messages not yet sent. Emits `campaign.resumed`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -699,6 +725,8 @@ module Sendline
       data
     end
 
+    # Resume a campaign
+    # Continue a &#x60;paused&#x60; campaign, or retry a &#x60;failed&#x60; one (the relay was failing), with the messages not yet sent. Emits &#x60;campaign.resumed&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -765,6 +793,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Schedule a campaign
+    # Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters
@@ -775,6 +805,8 @@ module Sendline
       data
     end
 
+    # Schedule a campaign
+    # Schedule a &#x60;draft&#x60; campaign, or move a &#x60;scheduled&#x60; one, to start at &#x60;scheduled_at&#x60; (in the future); it starts within a second or two of that time. Emits &#x60;campaign.scheduled&#x60;.
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters
@@ -851,7 +883,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Send the campaign to up to 10 addresses, marked as a test; counts in no statistics.
+    # Send a test
+    # Send the campaign now to up to 10 addresses, marked `[Test]` with `X-Sendline-Test: true`, whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes nothing. Addresses of contacts are personalised with their fields.
     # @param id [String] 
     # @param campaign_test_request [CampaignTestRequest] 
     # @param [Hash] opts the optional parameters
@@ -862,7 +895,8 @@ module Sendline
       data
     end
 
-    # Send the campaign to up to 10 addresses, marked as a test; counts in no statistics.
+    # Send a test
+    # Send the campaign now to up to 10 addresses, marked &#x60;[Test]&#x60; with &#x60;X-Sendline-Test: true&#x60;, whatever its status. Counts in no statistics and emits no event; its unsubscribe link changes nothing. Addresses of contacts are personalised with their fields.
     # @param id [String] 
     # @param campaign_test_request [CampaignTestRequest] 
     # @param [Hash] opts the optional parameters
@@ -939,6 +973,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Unschedule a campaign
+    # Take a `scheduled` campaign back to `draft`; it will not start until sent or scheduled again.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -948,6 +984,8 @@ module Sendline
       data
     end
 
+    # Unschedule a campaign
+    # Take a &#x60;scheduled&#x60; campaign back to &#x60;draft&#x60;; it will not start until sent or scheduled again.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -1014,6 +1052,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Replace a campaign
+    # Replace an editable campaign (`draft` or `scheduled`) with the fields given; fields left out take their defaults. Others answer 409 `invalid_state_transition`. A scheduled campaign keeps its `scheduled_at`.
     # @param id [String] 
     # @param campaign_replace [CampaignReplace] 
     # @param [Hash] opts the optional parameters
@@ -1023,6 +1063,8 @@ module Sendline
       data
     end
 
+    # Replace a campaign
+    # Replace an editable campaign (&#x60;draft&#x60; or &#x60;scheduled&#x60;) with the fields given; fields left out take their defaults. Others answer 409 &#x60;invalid_state_transition&#x60;. A scheduled campaign keeps its &#x60;scheduled_at&#x60;.
     # @param id [String] 
     # @param campaign_replace [CampaignReplace] 
     # @param [Hash] opts the optional parameters

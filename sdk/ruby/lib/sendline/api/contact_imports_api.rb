@@ -19,11 +19,12 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (`text/csv`); options in the query. Import an uploaded CSV file.
+    # Import contacts
+    # Import contacts in bulk, in one of three forms:  - **JSON** (`application/json`): up to 10,000 rows, done before the answer (`status: completed`). - **CSV body** (`text/csv`), options in the query (`mode`, `tags`, `mapping`). - **File upload** (`multipart/form-data`): `file`, and optionally `mode`, `tags` and `mapping`.  A CSV body or file is stored as it streams in and read by a background job: the answer is the `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event. CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.  Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An import suppresses contacts but never resubscribes one. Emits `import.completed` once, with the counts (no `contact.created` or `contact.updated` per row).
     # @param contact_import_request [ContactImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
-    # @option opts [ImportMode] :mode 
+    # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
     # @return [ContactImport]
@@ -32,11 +33,12 @@ module Sendline
       data
     end
 
-    # Import contacts from JSON (at most 10,000 rows; use CSV for more). Import a CSV body (&#x60;text/csv&#x60;); options in the query. Import an uploaded CSV file.
+    # Import contacts
+    # Import contacts in bulk, in one of three forms:  - **JSON** (&#x60;application/json&#x60;): up to 10,000 rows, done before the answer (&#x60;status: completed&#x60;). - **CSV body** (&#x60;text/csv&#x60;), options in the query (&#x60;mode&#x60;, &#x60;tags&#x60;, &#x60;mapping&#x60;). - **File upload** (&#x60;multipart/form-data&#x60;): &#x60;file&#x60;, and optionally &#x60;mode&#x60;, &#x60;tags&#x60; and &#x60;mapping&#x60;.  A CSV body or file is stored as it streams in and read by a background job: the answer is the &#x60;queued&#x60; import; follow it with &#x60;GET /contacts/import/{id}&#x60; or the &#x60;import.completed&#x60; event. CSV: a header row with &#x60;email&#x60;, &#x60;first_name&#x60;, &#x60;last_name&#x60;, &#x60;tags&#x60; (&#x60;;&#x60; or &#x60;|&#x60; separated) and &#x60;status&#x60;; other columns become attributes; UTF-8, &#x60;,&#x60; or &#x60;;&#x60; separated, quoted fields may span lines. At most &#x60;IMPORT_MAX_BYTES&#x60; (100 MiB) and &#x60;IMPORT_MAX_ROWS&#x60; (1,000,000) rows, and &#x60;IMPORT_MAX_CONCURRENT&#x60; (2) imports queued or running per account.  Rows for one email are merged, later ones winning; invalid rows fail alone and are listed. An import suppresses contacts but never resubscribes one. Emits &#x60;import.completed&#x60; once, with the counts (no &#x60;contact.created&#x60; or &#x60;contact.updated&#x60; per row).
     # @param contact_import_request [ContactImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
-    # @option opts [ImportMode] :mode 
+    # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
     # @return [Array<(ContactImport, Integer, Hash)>] ContactImport data, response status code and response headers
@@ -118,7 +120,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Every failed row with its reason, as CSV.
+    # Download an import's failed rows
+    # Every failed row of an import with its reason, as CSV (`row,email,code,detail`), streamed in row order.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [String]
@@ -127,7 +130,8 @@ module Sendline
       data
     end
 
-    # Every failed row with its reason, as CSV.
+    # Download an import&#39;s failed rows
+    # Every failed row of an import with its reason, as CSV (&#x60;row,email,code,detail&#x60;), streamed in row order.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(String, Integer, Hash)>] String data, response status code and response headers
@@ -179,7 +183,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Progress and counts of one import.
+    # Get an import
+    # Progress and counts of one import, with its first failed rows; poll it until `status` is `completed` or `failed`, or listen for `import.completed`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [ContactImport]
@@ -188,7 +193,8 @@ module Sendline
       data
     end
 
-    # Progress and counts of one import.
+    # Get an import
+    # Progress and counts of one import, with its first failed rows; poll it until &#x60;status&#x60; is &#x60;completed&#x60; or &#x60;failed&#x60;, or listen for &#x60;import.completed&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(ContactImport, Integer, Hash)>] ContactImport data, response status code and response headers
@@ -240,6 +246,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List imports
+    # List the account's imports, oldest first, with their counts (`errors` is left empty here; get one import for its first failed rows).
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -249,6 +257,8 @@ module Sendline
       data
     end
 
+    # List imports
+    # List the account&#39;s imports, oldest first, with their counts (&#x60;errors&#x60; is left empty here; get one import for its first failed rows).
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.

@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Everything that happened to one contact, newest first.
+    # List a contact's activity
+    # Everything that happened to one contact, newest first: messages sent, delivered, deferred, failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
@@ -30,7 +31,8 @@ module Sendline
       data
     end
 
-    # Everything that happened to one contact, newest first.
+    # List a contact&#39;s activity
+    # Everything that happened to one contact, newest first: messages sent, delivered, deferred, failed or bounced, opens, clicks, complaints, unsubscribes, conversions and payments.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
@@ -98,7 +100,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Create a contact. A duplicate email answers 409 `contact_exists` with `existing_id`.
+    # Create a contact
+    # Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the contact to update instead. Emits `contact.created`. For many contacts at once use `POST /contacts/import`.
     # @param contact_create [ContactCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -108,7 +111,8 @@ module Sendline
       data
     end
 
-    # Create a contact. A duplicate email answers 409 &#x60;contact_exists&#x60; with &#x60;existing_id&#x60;.
+    # Create a contact
+    # Create one contact, &#x60;subscribed&#x60; unless &#x60;status&#x60; says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 &#x60;contact_exists&#x60; with &#x60;existing_id&#x60;, the contact to update instead. Emits &#x60;contact.created&#x60;. For many contacts at once use &#x60;POST /contacts/import&#x60;.
     # @param contact_create [ContactCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -180,7 +184,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Delete a contact and its personal data; aggregate statistics keep their counts.
+    # Delete a contact
+    # Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages still queued for the contact are cancelled (`contact_deleted`).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -189,7 +194,8 @@ module Sendline
       nil
     end
 
-    # Delete a contact and its personal data; aggregate statistics keep their counts.
+    # Delete a contact
+    # Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits &#x60;contact.deleted&#x60; with the id only. Messages still queued for the contact are cancelled (&#x60;contact_deleted&#x60;).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -241,6 +247,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get a contact
+    # Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Contact]
@@ -249,6 +257,8 @@ module Sendline
       data
     end
 
+    # Get a contact
+    # Fetch one contact by its id. Another account&#39;s contacts answer 404, like unknown ids.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(Contact, Integer, Hash)>] Contact data, response status code and response headers
@@ -300,32 +310,34 @@ module Sendline
       return data, status_code, headers
     end
 
-    # List contacts, oldest first (by `created_at`, then `id`).
+    # List contacts
+    # List contacts, oldest first (by `created_at`, then `id`), filtered by status, tag, email prefix, name prefix or creation time. Every filter is served by an index; combine them freely and page with `cursor`.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [ContactStatus] :status 
-    # @option opts [String] :tag 
+    # @option opts [ContactStatus] :status Only contacts with this status.
+    # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
     # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
-    # @option opts [Time] :created_after 
-    # @option opts [Time] :created_before 
+    # @option opts [Time] :created_after Only contacts created at or after this time.
+    # @option opts [Time] :created_before Only contacts created before this time.
     # @return [ContactPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
       data
     end
 
-    # List contacts, oldest first (by &#x60;created_at&#x60;, then &#x60;id&#x60;).
+    # List contacts
+    # List contacts, oldest first (by &#x60;created_at&#x60;, then &#x60;id&#x60;), filtered by status, tag, email prefix, name prefix or creation time. Every filter is served by an index; combine them freely and page with &#x60;cursor&#x60;.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [ContactStatus] :status 
-    # @option opts [String] :tag 
+    # @option opts [ContactStatus] :status Only contacts with this status.
+    # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
     # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
-    # @option opts [Time] :created_after 
-    # @option opts [Time] :created_before 
+    # @option opts [Time] :created_after Only contacts created at or after this time.
+    # @option opts [Time] :created_before Only contacts created before this time.
     # @return [Array<(ContactPage, Integer, Hash)>] ContactPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -403,6 +415,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Replace a contact
+    # Replace a contact with the record given: fields left out are cleared (attributes and tags become empty). Emits `contact.updated` with the names of the fields that changed, and on a status change also `contact.subscribed` or `contact.suppressed`. Use `PATCH` to change some fields only.
     # @param id [String] 
     # @param contact_replace [ContactReplace] 
     # @param [Hash] opts the optional parameters
@@ -412,6 +426,8 @@ module Sendline
       data
     end
 
+    # Replace a contact
+    # Replace a contact with the record given: fields left out are cleared (attributes and tags become empty). Emits &#x60;contact.updated&#x60; with the names of the fields that changed, and on a status change also &#x60;contact.subscribed&#x60; or &#x60;contact.suppressed&#x60;. Use &#x60;PATCH&#x60; to change some fields only.
     # @param id [String] 
     # @param contact_replace [ContactReplace] 
     # @param [Hash] opts the optional parameters
@@ -473,6 +489,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Update a contact
+    # Change some fields of a contact; the others keep their values. `attributes` are merged into the stored ones (a null value removes a key). A suppressed contact is brought back to `subscribed` only with a `status_reason`. Emits `contact.updated`, and on a status change also `contact.subscribed` or `contact.suppressed`.
     # @param id [String] 
     # @param contact_update [ContactUpdate] 
     # @param [Hash] opts the optional parameters
@@ -482,6 +500,8 @@ module Sendline
       data
     end
 
+    # Update a contact
+    # Change some fields of a contact; the others keep their values. &#x60;attributes&#x60; are merged into the stored ones (a null value removes a key). A suppressed contact is brought back to &#x60;subscribed&#x60; only with a &#x60;status_reason&#x60;. Emits &#x60;contact.updated&#x60;, and on a status change also &#x60;contact.subscribed&#x60; or &#x60;contact.suppressed&#x60;.
     # @param id [String] 
     # @param contact_update [ContactUpdate] 
     # @param [Hash] opts the optional parameters

@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Record a conversion, attributed to a campaign by click token, campaign id or the contact's last click.
+    # Record a conversion
+    # Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by `click_token` (the token of a tracked click URL, or the whole URL), else by `campaign_id`, else by the contact's last click within `ATTRIBUTION_WINDOW_DAYS` (7 by default). Answers 201; a repeated `external_id` answers 200 with the stored conversion and records nothing. Emits `conversion.created`, and `affiliate.conversion` when `affiliate_id` is given; values count in the campaign's and the account's revenue.
     # @param conversion_create [ConversionCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -29,7 +30,8 @@ module Sendline
       data
     end
 
-    # Record a conversion, attributed to a campaign by click token, campaign id or the contact&#39;s last click.
+    # Record a conversion
+    # Record a conversion (a sign-up, a purchase, …) of a contact, attributed to a campaign by &#x60;click_token&#x60; (the token of a tracked click URL, or the whole URL), else by &#x60;campaign_id&#x60;, else by the contact&#39;s last click within &#x60;ATTRIBUTION_WINDOW_DAYS&#x60; (7 by default). Answers 201; a repeated &#x60;external_id&#x60; answers 200 with the stored conversion and records nothing. Emits &#x60;conversion.created&#x60;, and &#x60;affiliate.conversion&#x60; when &#x60;affiliate_id&#x60; is given; values count in the campaign&#39;s and the account&#39;s revenue.
     # @param conversion_create [ConversionCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -101,28 +103,32 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List conversions
+    # List conversions, newest first (by `occurred_at`), by contact, campaign, type or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :contact_id 
-    # @option opts [String] :campaign_id 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [String] :type 
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :campaign_id Only those credited to this campaign.
+    # @option opts [Time] :since Only those that occurred at or after this time.
+    # @option opts [Time] :_until Only those that occurred before this time.
+    # @option opts [String] :type Only conversions of this type.
     # @return [ConversionPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
       data
     end
 
+    # List conversions
+    # List conversions, newest first (by &#x60;occurred_at&#x60;), by contact, campaign, type or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :contact_id 
-    # @option opts [String] :campaign_id 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [String] :type 
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :campaign_id Only those credited to this campaign.
+    # @option opts [Time] :since Only those that occurred at or after this time.
+    # @option opts [Time] :_until Only those that occurred before this time.
+    # @option opts [String] :type Only conversions of this type.
     # @return [Array<(ConversionPage, Integer, Hash)>] ConversionPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging

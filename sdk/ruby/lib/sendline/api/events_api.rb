@@ -19,24 +19,26 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Recent events of the account, newest first.
+    # List events
+    # The account's recent events, newest first: the same envelopes webhooks and the WebSocket deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by type or category (`email.*`, URL-encoded as `email.%2A`) and by time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
     # @option opts [String] :type An event type or a pattern such as &#x60;email.*&#x60;.
-    # @option opts [Time] :since 
+    # @option opts [Time] :since Only events created at or after this time.
     # @return [EventPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
       data
     end
 
-    # Recent events of the account, newest first.
+    # List events
+    # The account&#39;s recent events, newest first: the same envelopes webhooks and the WebSocket deliver, to catch up after downtime or to poll instead of receiving webhooks. Filter by type or category (&#x60;email.*&#x60;, URL-encoded as &#x60;email.%2A&#x60;) and by time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
     # @option opts [String] :type An event type or a pattern such as &#x60;email.*&#x60;.
-    # @option opts [Time] :since 
+    # @option opts [Time] :since Only events created at or after this time.
     # @return [Array<(EventPage, Integer, Hash)>] EventPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -102,7 +104,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # The event catalogue.
+    # List event types
+    # The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
     # @param [Hash] opts the optional parameters
     # @return [EventsTypes200Response]
     def types(opts = {})
@@ -110,7 +113,8 @@ module Sendline
       data
     end
 
-    # The event catalogue.
+    # List event types
+    # The event catalogue: every type Sendline emits and when. Subscribe webhooks and WebSockets to these types or their categories.
     # @param [Hash] opts the optional parameters
     # @return [Array<(EventsTypes200Response, Integer, Hash)>] EventsTypes200Response data, response status code and response headers
     def types_with_http_info(opts = {})

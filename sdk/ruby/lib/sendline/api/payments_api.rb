@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Record a payment; `external_id` makes it idempotent.
+    # Record a payment
+    # Record a payment of a contact (from your billing system), attributed to `campaign_id` when given, else to the contact's last click within `ATTRIBUTION_WINDOW_DAYS`. `external_id` makes it idempotent: a repeat answers 200 with the stored payment. Emits `payment.received`; amounts count in the campaign's and the account's revenue.
     # @param payment_create [PaymentCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -29,7 +30,8 @@ module Sendline
       data
     end
 
-    # Record a payment; &#x60;external_id&#x60; makes it idempotent.
+    # Record a payment
+    # Record a payment of a contact (from your billing system), attributed to &#x60;campaign_id&#x60; when given, else to the contact&#39;s last click within &#x60;ATTRIBUTION_WINDOW_DAYS&#x60;. &#x60;external_id&#x60; makes it idempotent: a repeat answers 200 with the stored payment. Emits &#x60;payment.received&#x60;; amounts count in the campaign&#39;s and the account&#39;s revenue.
     # @param payment_create [PaymentCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -101,26 +103,30 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List payments
+    # List payments, newest first (by `occurred_at`), by contact, campaign or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :contact_id 
-    # @option opts [String] :campaign_id 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :campaign_id Only those credited to this campaign.
+    # @option opts [Time] :since Only those that occurred at or after this time.
+    # @option opts [Time] :_until Only those that occurred before this time.
     # @return [PaymentPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
       data
     end
 
+    # List payments
+    # List payments, newest first (by &#x60;occurred_at&#x60;), by contact, campaign or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :contact_id 
-    # @option opts [String] :campaign_id 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :campaign_id Only those credited to this campaign.
+    # @option opts [Time] :since Only those that occurred at or after this time.
+    # @option opts [Time] :_until Only those that occurred before this time.
     # @return [Array<(PaymentPage, Integer, Hash)>] PaymentPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging

@@ -19,32 +19,34 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Bounces and complaints, newest first.
+    # List bounces and complaints
+    # Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [BounceType] :type 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
+    # @option opts [BounceType] :type Only this type.
     # @return [BounceRecordPage]
     def bounces(opts = {})
       data, _status_code, _headers = bounces_with_http_info(opts)
       data
     end
 
-    # Bounces and complaints, newest first.
+    # List bounces and complaints
+    # Bounces and complaints, newest first, however they were reported (SMTP answer, DSN, ARF, or this API).
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [BounceType] :type 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
+    # @option opts [BounceType] :type Only this type.
     # @return [Array<(BounceRecordPage, Integer, Hash)>] BounceRecordPage data, response status code and response headers
     def bounces_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -114,32 +116,34 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Clicks, newest first.
+    # List clicks
+    # Every recorded click, newest first, by campaign, contact, address, link or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [String] :url 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
+    # @option opts [String] :url Only clicks on this link (exact match).
     # @return [ClickRecordPage]
     def clicks(opts = {})
       data, _status_code, _headers = clicks_with_http_info(opts)
       data
     end
 
-    # Clicks, newest first.
+    # List clicks
+    # Every recorded click, newest first, by campaign, contact, address, link or time.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
-    # @option opts [String] :url 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
+    # @option opts [String] :url Only clicks on this link (exact match).
     # @return [Array<(ClickRecordPage, Integer, Hash)>] ClickRecordPage data, response status code and response headers
     def clicks_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -213,30 +217,32 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Opens, newest first.
+    # List opens
+    # Every recorded open, newest first, by campaign, contact, address or time. Opens flagged `machine` come from scanners and privacy proxies.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
     # @return [OpenRecordPage]
     def opens(opts = {})
       data, _status_code, _headers = opens_with_http_info(opts)
       data
     end
 
-    # Opens, newest first.
+    # List opens
+    # Every recorded open, newest first, by campaign, contact, address or time. Opens flagged &#x60;machine&#x60; come from scanners and privacy proxies.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [String] :campaign_id 
-    # @option opts [String] :contact_id 
-    # @option opts [String] :email 
-    # @option opts [Time] :since 
-    # @option opts [Time] :_until 
+    # @option opts [String] :campaign_id Only this campaign&#39;s.
+    # @option opts [String] :contact_id Only this contact&#39;s.
+    # @option opts [String] :email Only this address&#39;s (exact match).
+    # @option opts [Time] :since Only those at or after this time.
+    # @option opts [Time] :_until Only those before this time.
     # @return [Array<(OpenRecordPage, Integer, Hash)>] OpenRecordPage data, response status code and response headers
     def opens_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -305,7 +311,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
+    # Report a bounce or complaint
+    # Record a bounce or complaint reported by an external relay or provider, matched to a message by `message_id` or to the latest message to `email`. Treated as a DSN would be: a hard bounce makes the contact `bounced`, the third soft bounce in a row too, a complaint `complained`. Emits `email.bounced` or `email.complained`, and `contact.suppressed` when the contact's status changes.
     # @param bounce_report [BounceReport] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -315,7 +322,8 @@ module Sendline
       data
     end
 
-    # Record a bounce or complaint from an external relay; suppresses the contact as a DSN would.
+    # Report a bounce or complaint
+    # Record a bounce or complaint reported by an external relay or provider, matched to a message by &#x60;message_id&#x60; or to the latest message to &#x60;email&#x60;. Treated as a DSN would be: a hard bounce makes the contact &#x60;bounced&#x60;, the third soft bounce in a row too, a complaint &#x60;complained&#x60;. Emits &#x60;email.bounced&#x60; or &#x60;email.complained&#x60;, and &#x60;contact.suppressed&#x60; when the contact&#39;s status changes.
     # @param bounce_report [BounceReport] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

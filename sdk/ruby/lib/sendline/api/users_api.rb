@@ -19,6 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Create a user
+    # Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their own. Emails are unique across the server (409 `email_taken`).
     # @param user_create [UserCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -28,6 +30,8 @@ module Sendline
       data
     end
 
+    # Create a user
+    # Add a user to the account. Takes a logged-in owner or admin; nobody grants a role above their own. Emails are unique across the server (409 &#x60;email_taken&#x60;).
     # @param user_create [UserCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -99,7 +103,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Remove a user. The last owner cannot be removed.
+    # Delete a user
+    # Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin ranking at least as high as the user; the last owner cannot be removed.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -108,7 +113,8 @@ module Sendline
       nil
     end
 
-    # Remove a user. The last owner cannot be removed.
+    # Delete a user
+    # Remove a user: their sessions end at once and their WebSockets close. Takes an owner or admin ranking at least as high as the user; the last owner cannot be removed.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -160,6 +166,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get a user
+    # Fetch one user of the account. Any logged-in user may.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [User]
@@ -168,6 +176,8 @@ module Sendline
       data
     end
 
+    # Get a user
+    # Fetch one user of the account. Any logged-in user may.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(User, Integer, Hash)>] User data, response status code and response headers
@@ -219,6 +229,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List users
+    # List the account's users, oldest first. Any logged-in user may.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -228,6 +240,8 @@ module Sendline
       data
     end
 
+    # List users
+    # List the account&#39;s users, oldest first. Any logged-in user may.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -290,6 +304,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Update a user
+    # Change a user's name, role or password. Users may rename themselves; anything else takes an owner or admin ranking at least as high as the user. A new password ends every session of the user; a role change takes effect on every process within a second.
     # @param id [String] 
     # @param user_update [UserUpdate] 
     # @param [Hash] opts the optional parameters
@@ -299,6 +315,8 @@ module Sendline
       data
     end
 
+    # Update a user
+    # Change a user&#39;s name, role or password. Users may rename themselves; anything else takes an owner or admin ranking at least as high as the user. A new password ends every session of the user; a role change takes effect on every process within a second.
     # @param id [String] 
     # @param user_update [UserUpdate] 
     # @param [Hash] opts the optional parameters

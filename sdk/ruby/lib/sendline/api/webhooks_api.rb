@@ -19,7 +19,8 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
-    # Create an endpoint. Literal private or loopback addresses answer 422 `unsafe_url`.
+    # Create a webhook endpoint
+    # Create an endpoint that receives the account's events of the types it names, each as a signed `POST` (Standard Webhooks). The answer holds the `whsec_…` secret: it is shown only here and on rotation, so keep it. URLs must be `https` and must not point to loopback, private, link-local or reserved addresses (422 `unsafe_url`). Receives only events written after it.
     # @param webhook_create [WebhookCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -29,7 +30,8 @@ module Sendline
       data
     end
 
-    # Create an endpoint. Literal private or loopback addresses answer 422 &#x60;unsafe_url&#x60;.
+    # Create a webhook endpoint
+    # Create an endpoint that receives the account&#39;s events of the types it names, each as a signed &#x60;POST&#x60; (Standard Webhooks). The answer holds the &#x60;whsec_…&#x60; secret: it is shown only here and on rotation, so keep it. URLs must be &#x60;https&#x60; and must not point to loopback, private, link-local or reserved addresses (422 &#x60;unsafe_url&#x60;). Receives only events written after it.
     # @param webhook_create [WebhookCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -101,6 +103,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Delete a webhook endpoint
+    # Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [nil]
@@ -109,6 +113,8 @@ module Sendline
       nil
     end
 
+    # Delete a webhook endpoint
+    # Delete an endpoint with its delivery log; deliveries still pending to it are dropped.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
@@ -160,22 +166,26 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List a webhook's deliveries
+    # The endpoint's deliveries, newest first, each with its latest attempt.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [DeliveryStatus] :status 
+    # @option opts [DeliveryStatus] :status Only deliveries in this status.
     # @return [WebhookDeliveryPage]
     def deliveries(id, opts = {})
       data, _status_code, _headers = deliveries_with_http_info(id, opts)
       data
     end
 
+    # List a webhook&#39;s deliveries
+    # The endpoint&#39;s deliveries, newest first, each with its latest attempt.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [DeliveryStatus] :status 
+    # @option opts [DeliveryStatus] :status Only deliveries in this status.
     # @return [Array<(WebhookDeliveryPage, Integer, Hash)>] WebhookDeliveryPage data, response status code and response headers
     def deliveries_with_http_info(id, opts = {})
       if @api_client.config.debugging
@@ -240,6 +250,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Get a webhook endpoint
+    # Fetch one endpoint with its last day's delivery figures (never its secret).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [WebhookEndpoint]
@@ -248,6 +260,8 @@ module Sendline
       data
     end
 
+    # Get a webhook endpoint
+    # Fetch one endpoint with its last day&#39;s delivery figures (never its secret).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(WebhookEndpoint, Integer, Hash)>] WebhookEndpoint data, response status code and response headers
@@ -299,6 +313,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # List webhook endpoints
+    # List the account's webhook endpoints, oldest first, with their last day's delivery figures.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -308,6 +324,8 @@ module Sendline
       data
     end
 
+    # List webhook endpoints
+    # List the account&#39;s webhook endpoints, oldest first, with their last day&#39;s delivery figures.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
@@ -370,6 +388,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Recover failed deliveries
+    # Queue again every delivery to this endpoint that failed since `since`, e.g. after an outage of the receiver.
     # @param id [String] 
     # @param webhook_recover_request [WebhookRecoverRequest] 
     # @param [Hash] opts the optional parameters
@@ -380,6 +400,8 @@ module Sendline
       data
     end
 
+    # Recover failed deliveries
+    # Queue again every delivery to this endpoint that failed since &#x60;since&#x60;, e.g. after an outage of the receiver.
     # @param id [String] 
     # @param webhook_recover_request [WebhookRecoverRequest] 
     # @param [Hash] opts the optional parameters
@@ -456,6 +478,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Retry a webhook delivery
+    # Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop events it has already handled.
     # @param id [String] 
     # @param delivery_id [String] 
     # @param [Hash] opts the optional parameters
@@ -466,6 +490,8 @@ module Sendline
       data
     end
 
+    # Retry a webhook delivery
+    # Queue one delivery again now, whatever its status (a &#x60;webhook.test&#x60; delivery is attempted at once and answered with its outcome). The receiver gets the same &#x60;webhook-id&#x60;, so it can drop events it has already handled.
     # @param id [String] 
     # @param delivery_id [String] 
     # @param [Hash] opts the optional parameters
@@ -537,7 +563,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Make a new secret; the old one keeps signing beside it for 24 hours.
+    # Rotate a webhook secret
+    # Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside it (`webhook-signature` carries both), so receivers can switch without losing deliveries.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -547,7 +574,8 @@ module Sendline
       data
     end
 
-    # Make a new secret; the old one keeps signing beside it for 24 hours.
+    # Rotate a webhook secret
+    # Make a new secret, shown only in this answer. For 24 hours the old secret keeps signing beside it (&#x60;webhook-signature&#x60; carries both), so receivers can switch without losing deliveries.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -614,7 +642,8 @@ module Sendline
       return data, status_code, headers
     end
 
-    # Send a signed `webhook.test` event now and answer the outcome.
+    # Test a webhook endpoint
+    # Send a signed `webhook.test` event to this endpoint now and answer the outcome. The attempt is listed among the deliveries and counts in the endpoint's last success or failure; it is never retried on the schedule and never disables the endpoint.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -624,7 +653,8 @@ module Sendline
       data
     end
 
-    # Send a signed &#x60;webhook.test&#x60; event now and answer the outcome.
+    # Test a webhook endpoint
+    # Send a signed &#x60;webhook.test&#x60; event to this endpoint now and answer the outcome. The attempt is listed among the deliveries and counts in the endpoint&#39;s last success or failure; it is never retried on the schedule and never disables the endpoint.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -691,6 +721,8 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Replace a webhook endpoint
+    # Replace an endpoint's URL, description, events and `active` flag; the secret stays. Setting `active: true` brings back an endpoint Sendline disabled (`disabled_reason` is cleared).
     # @param id [String] 
     # @param webhook_replace [WebhookReplace] 
     # @param [Hash] opts the optional parameters
@@ -700,6 +732,8 @@ module Sendline
       data
     end
 
+    # Replace a webhook endpoint
+    # Replace an endpoint&#39;s URL, description, events and &#x60;active&#x60; flag; the secret stays. Setting &#x60;active: true&#x60; brings back an endpoint Sendline disabled (&#x60;disabled_reason&#x60; is cleared).
     # @param id [String] 
     # @param webhook_replace [WebhookReplace] 
     # @param [Hash] opts the optional parameters

@@ -18,8 +18,10 @@ module Sendline
     # `acc_…`
     attr_accessor :id
 
+    # The account's (organisation's) name.
     attr_accessor :name
 
+    # When the account was created.
     attr_accessor :created_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

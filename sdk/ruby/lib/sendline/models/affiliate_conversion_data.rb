@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class AffiliateConversionData < ApiModelBase
+    # The affiliate credited.
     attr_accessor :affiliate_id
 
+    # The conversion as recorded.
     attr_accessor :conversion
 
     # Attribute mapping from ruby-style variable name to JSON key.

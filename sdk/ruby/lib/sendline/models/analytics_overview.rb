@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class AnalyticsOverview < ApiModelBase
+    # The `since` asked for; null when none was given (since the beginning).
     attr_accessor :since
 
+    # The `until` asked for; null when none was given (up to now).
     attr_accessor :_until
 
     attr_accessor :contacts
@@ -29,8 +31,10 @@ module Sendline
     # Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
     attr_accessor :delivered
 
+    # Temporary (4xx) refusals, each retried.
     attr_accessor :deferred
 
+    # Messages that failed for good.
     attr_accessor :failed
 
     attr_accessor :opens
@@ -39,8 +43,10 @@ module Sendline
 
     attr_accessor :bounces
 
+    # Spam complaints.
     attr_accessor :complaints
 
+    # Unsubscribes through messages.
     attr_accessor :unsubscribes
 
     attr_accessor :conversions

@@ -14,9 +14,12 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Bounces, each message counted once.
   class AnalyticsOverviewBounces < ApiModelBase
+    # Permanent bounces.
     attr_accessor :hard
 
+    # Temporary bounces.
     attr_accessor :soft
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -14,6 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Campaigns now, by status.
   class AnalyticsOverviewCampaigns < ApiModelBase
     attr_accessor :draft
 

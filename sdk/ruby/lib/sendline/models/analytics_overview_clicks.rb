@@ -14,9 +14,12 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Clicks on tracked links.
   class AnalyticsOverviewClicks < ApiModelBase
+    # Messages with at least one click.
     attr_accessor :unique
 
+    # Every click, repeats included.
     attr_accessor :total
 
     # Attribute mapping from ruby-style variable name to JSON key.

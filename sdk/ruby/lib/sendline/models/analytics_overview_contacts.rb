@@ -14,7 +14,9 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Contacts now, by status (not limited to the period).
   class AnalyticsOverviewContacts < ApiModelBase
+    # Every contact of the account.
     attr_accessor :total
 
     attr_accessor :subscribed

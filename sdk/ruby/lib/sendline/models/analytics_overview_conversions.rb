@@ -14,7 +14,9 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Conversions and revenue attributed to campaigns (account-wide: all of them).
   class AnalyticsOverviewConversions < ApiModelBase
+    # Conversions recorded.
     attr_accessor :count
 
     # Conversion values plus payments, per currency.

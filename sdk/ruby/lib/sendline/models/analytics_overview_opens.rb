@@ -14,9 +14,12 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Opens of the pixel.
   class AnalyticsOverviewOpens < ApiModelBase
+    # Messages opened at least once.
     attr_accessor :unique
 
+    # Every open, repeats included.
     attr_accessor :total
 
     # Unique opens not flagged as machine opens.

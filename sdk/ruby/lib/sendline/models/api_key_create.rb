@@ -15,16 +15,19 @@ require 'time'
 
 module Sendline
   class ApiKeyCreate < ApiModelBase
+    # What the key is for, 1–200 characters.
     attr_accessor :name
 
     # `[\"read\"]` or `[\"read\", \"write\"]` (the default).
     attr_accessor :scopes
 
-    # IPv4 or IPv6 CIDR blocks, e.g. `203.0.113.0/24`, `2001:db8::/32`.
+    # Up to 100 IPv4 or IPv6 CIDR blocks (or single addresses) the key may be used from, e.g. `203.0.113.0/24`, `2001:db8::/32`; left out, anywhere.
     attr_accessor :allowed_ips
 
+    # Requests per minute, 1–100,000; left out, the server's `API_KEY_RATE_LIMIT` (600 by default).
     attr_accessor :rate_limit_per_minute
 
+    # When the key stops working; left out, never.
     attr_accessor :expires_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

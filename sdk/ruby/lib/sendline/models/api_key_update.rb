@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class ApiKeyUpdate < ApiModelBase
+    # A new name, 1–200 characters.
     attr_accessor :name
 
+    # `[\"read\"]` or `[\"read\", \"write\"]`; takes effect on every process within a second.
     attr_accessor :scopes
 
+    # The CIDR blocks the key may be used from (replacing the list; empty means anywhere).
     attr_accessor :allowed_ips
 
+    # Requests per minute, 1–100,000.
     attr_accessor :rate_limit_per_minute
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -19,23 +19,28 @@ module Sendline
     # `key_…`
     attr_accessor :id
 
+    # What the key is for, e.g. the service that uses it.
     attr_accessor :name
 
-    # The first characters of the key, to recognise it.
+    # The first 14 characters of the key (`sl_live_` and six more), to recognise it.
     attr_accessor :prefix
 
+    # What the key may do: `read` (GET only) and `write` (everything else).
     attr_accessor :scopes
 
     # CIDR blocks the key may be used from; empty means anywhere.
     attr_accessor :allowed_ips
 
-    # Requests per minute allowed for this key.
+    # Requests per minute allowed for this key (its own limit, or the server's `API_KEY_RATE_LIMIT`, 600 by default).
     attr_accessor :rate_limit_per_minute
 
+    # When the key was created.
     attr_accessor :created_at
 
+    # When the key was last used, to the minute; null if never.
     attr_accessor :last_used_at
 
+    # When the key stops working; null if never.
     attr_accessor :expires_at
 
     # The secret (`sl_live_…`). Stored only as a hash: keep it now.

@@ -15,20 +15,28 @@ require 'time'
 
 module Sendline
   class BounceRecord < ApiModelBase
+    # `opn_…`, `clk_…` or `bnc_…`.
     attr_accessor :id
 
+    # The campaign of the message (`cmp_…`); null for a bounce matched to no message.
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted, or when none matched.
     attr_accessor :contact_id
 
+    # The recipient's address, when known.
     attr_accessor :email
 
+    # When it happened.
     attr_accessor :occurred_at
 
+    # What kind of bounce, or a complaint.
     attr_accessor :type
 
+    # Why, in the reporter's words (the SMTP answer, the DSN's text).
     attr_accessor :reason
 
+    # The DSN's `Diagnostic-Code`, e.g. `smtp; 550 5.1.1 user unknown`.
     attr_accessor :diagnostic_code
 
     class EnumAttributeValidator

@@ -19,15 +19,19 @@ module Sendline
     # The Sendline message (`msg_…`).
     attr_accessor :message_id
 
-    # An email address.
+    # The recipient's address; the latest message to it is the one that bounced.
     attr_accessor :email
 
+    # What kind of bounce, or a complaint.
     attr_accessor :type
 
+    # Why, up to 1000 characters.
     attr_accessor :reason
 
+    # The provider's diagnostic code, up to 1000 characters.
     attr_accessor :diagnostic_code
 
+    # When it happened; defaults to now.
     attr_accessor :occurred_at
 
     class EnumAttributeValidator

@@ -18,16 +18,19 @@ module Sendline
     # `cmp_…`
     attr_accessor :id
 
+    # Internal name, shown to the team only.
     attr_accessor :name
 
+    # The subject line; Liquid like `content`.
     attr_accessor :subject
 
-    # An email address.
+    # The sender address; its domain names the `Message-ID` and the bounce address.
     attr_accessor :from_email
 
+    # The sender's display name.
     attr_accessor :from_name
 
-    # An email address.
+    # Where replies go, when not to `from_email`.
     attr_accessor :reply_to
 
     # HTML with Liquid personalisation: `{{ first_name | default: \"there\" }}`, `{{ unsubscribe_url }}`.
@@ -36,26 +39,37 @@ module Sendline
     # Plain-text part; derived from `content` when null.
     attr_accessor :text_content
 
+    # The preview text inbox lists show after the subject.
     attr_accessor :preheader
 
+    # Who receives the campaign, frozen into messages when it starts sending.
     attr_accessor :audience
 
+    # Whether a 1×1 pixel records opens.
     attr_accessor :track_opens
 
+    # Whether `http(s)` links go through signed click URLs that record clicks.
     attr_accessor :track_clicks
 
+    # Where the campaign is in its life cycle.
     attr_accessor :status
 
+    # When a scheduled campaign starts sending (within a second or two).
     attr_accessor :scheduled_at
 
+    # When sending started.
     attr_accessor :started_at
 
+    # When every message had its outcome.
     attr_accessor :completed_at
 
+    # When the campaign was created.
     attr_accessor :created_at
 
+    # When the campaign last changed (content, audience or status).
     attr_accessor :updated_at
 
+    # Message counts so far.
     attr_accessor :stats
 
     class EnumAttributeValidator

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class CampaignAnalytics < ApiModelBase
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
     # Messages the relay accepted.
@@ -23,8 +24,10 @@ module Sendline
     # Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
     attr_accessor :delivered
 
+    # Temporary (4xx) refusals, each retried.
     attr_accessor :deferred
 
+    # Messages that failed for good.
     attr_accessor :failed
 
     attr_accessor :opens
@@ -33,8 +36,10 @@ module Sendline
 
     attr_accessor :bounces
 
+    # Spam complaints.
     attr_accessor :complaints
 
+    # Unsubscribes through messages.
     attr_accessor :unsubscribes
 
     attr_accessor :conversions
@@ -44,8 +49,10 @@ module Sendline
     # Hourly for the first 72 hours after the start, daily after that.
     attr_accessor :time_series
 
+    # The 20 most clicked links.
     attr_accessor :top_links
 
+    # The 20 recipient domains with the most messages sent.
     attr_accessor :domains
 
     # Attribute mapping from ruby-style variable name to JSON key.

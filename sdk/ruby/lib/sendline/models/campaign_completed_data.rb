@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class CampaignCompletedData < ApiModelBase
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The campaign's name.
     attr_accessor :name
 
+    # Its status after the change.
     attr_accessor :status
 
+    # The final message counts.
     attr_accessor :stats
 
     class EnumAttributeValidator

@@ -14,11 +14,15 @@ require 'date'
 require 'time'
 
 module Sendline
+  # What every `campaign.*` event carries.
   class CampaignEventData < ApiModelBase
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The campaign's name.
     attr_accessor :name
 
+    # Its status after the change.
     attr_accessor :status
 
     class EnumAttributeValidator

@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class CampaignFailedData < ApiModelBase
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The campaign's name.
     attr_accessor :name
 
+    # Its status after the change.
     attr_accessor :status
 
+    # Why it stopped, e.g. the relay's last error.
     attr_accessor :reason
 
     class EnumAttributeValidator

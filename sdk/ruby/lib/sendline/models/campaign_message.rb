@@ -19,25 +19,34 @@ module Sendline
     # `msg_…`
     attr_accessor :id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once the contact is deleted.
     attr_accessor :contact_id
 
+    # The address the message went to (kept after the contact is deleted).
     attr_accessor :email
 
+    # Where the message is in its delivery.
     attr_accessor :status
 
     # Why the message failed, bounced or was deferred.
     attr_accessor :reason
 
+    # SMTP attempts so far (temporary refusals are retried with backoff).
     attr_accessor :attempts
 
+    # When the relay accepted it.
     attr_accessor :sent_at
 
+    # The first open.
     attr_accessor :opened_at
 
+    # The first tracked click.
     attr_accessor :clicked_at
 
+    # When the campaign started and the message was queued.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -16,28 +16,37 @@ require 'time'
 module Sendline
   # Replace an editable (`draft` or `scheduled`) campaign.
   class CampaignReplace < ApiModelBase
+    # Internal name, 1–200 characters.
     attr_accessor :name
 
+    # The subject line, 1–998 characters; Liquid like `content`.
     attr_accessor :subject
 
-    # An email address.
+    # The sender address.
     attr_accessor :from_email
 
+    # HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).
     attr_accessor :content
 
+    # The sender's display name, up to 200 characters.
     attr_accessor :from_name
 
-    # An email address.
+    # Where replies go, when not to `from_email`.
     attr_accessor :reply_to
 
+    # The plain-text part, up to 1,000,000 characters; derived from `content` when left out.
     attr_accessor :text_content
 
+    # Preview text shown after the subject in inbox lists, up to 500 characters.
     attr_accessor :preheader
 
+    # Who receives the campaign; left out, every subscribed contact.
     attr_accessor :audience
 
+    # Add an open-tracking pixel.
     attr_accessor :track_opens
 
+    # Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
     attr_accessor :track_clicks
 
     # Attribute mapping from ruby-style variable name to JSON key.

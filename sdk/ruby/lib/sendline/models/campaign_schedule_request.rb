@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class CampaignScheduleRequest < ApiModelBase
+    # When to start sending; must be in the future.
     attr_accessor :scheduled_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

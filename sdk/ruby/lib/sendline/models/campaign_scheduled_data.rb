@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class CampaignScheduledData < ApiModelBase
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The campaign's name.
     attr_accessor :name
 
+    # Its status after the change.
     attr_accessor :status
 
+    # When it will start.
     attr_accessor :scheduled_at
 
     class EnumAttributeValidator

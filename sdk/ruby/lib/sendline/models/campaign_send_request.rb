@@ -15,7 +15,7 @@ require 'time'
 
 module Sendline
   class CampaignSendRequest < ApiModelBase
-    # Schedule for this time instead of sending now.
+    # Schedule for this time (in the future) instead of sending now.
     attr_accessor :scheduled_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -14,25 +14,36 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Counts of the campaign's messages, kept as they happen; test sends count nowhere.
   class CampaignStats < ApiModelBase
+    # Who will be sent to: the audience frozen at send time, suppressed contacts left out.
     attr_accessor :recipients
 
+    # Messages the relay accepted.
     attr_accessor :sent
 
+    # Messages the relay accepted (Sendline's delivery ends at the relay).
     attr_accessor :delivered
 
+    # Messages waiting for a retry after a temporary (4xx) refusal.
     attr_accessor :deferred
 
+    # Messages that failed for good (retries exhausted, or a refusal of the command).
     attr_accessor :failed
 
+    # Messages that bounced hard (counted once per message, however reported).
     attr_accessor :bounced
 
+    # Messages opened at least once.
     attr_accessor :opened
 
+    # Messages with at least one tracked click.
     attr_accessor :clicked
 
+    # Recipients who unsubscribed through this campaign.
     attr_accessor :unsubscribed
 
+    # Recipients who reported this campaign as spam.
     attr_accessor :complained
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class CampaignTestRequest < ApiModelBase
+    # 1–10 addresses; a contact with the address personalises its copy, others get empty fields.
     attr_accessor :emails
 
     # Attribute mapping from ruby-style variable name to JSON key.

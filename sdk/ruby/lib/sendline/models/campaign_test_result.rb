@@ -18,6 +18,7 @@ module Sendline
     # Addresses the relay accepted.
     attr_accessor :accepted
 
+    # Addresses the relay refused, or whose message could not be rendered, with why.
     attr_accessor :rejected
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -17,6 +17,7 @@ module Sendline
   class CampaignTestResultRejectedInner < ApiModelBase
     attr_accessor :email
 
+    # The relay's answer or the rendering error.
     attr_accessor :reason
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -21,23 +21,31 @@ module Sendline
     # Stored trimmed, with the domain lower-cased; unique per account, case-insensitive.
     attr_accessor :email
 
+    # Given name, up to 200 characters; null when unknown.
     attr_accessor :first_name
 
+    # Family name, up to 200 characters; null when unknown.
     attr_accessor :last_name
 
-    # Custom fields (at most 16 KB as JSON).
+    # Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`.
     attr_accessor :attributes
 
+    # Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates.
     attr_accessor :tags
 
+    # Whether campaigns send to the contact: only `subscribed` contacts receive them.
     attr_accessor :status
 
+    # Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API.
     attr_accessor :status_reason
 
+    # When the status last changed; null if it never did.
     attr_accessor :status_changed_at
 
+    # When the contact was created.
     attr_accessor :created_at
 
+    # When any field last changed.
     attr_accessor :updated_at
 
     class EnumAttributeValidator

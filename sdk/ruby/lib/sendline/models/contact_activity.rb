@@ -16,16 +16,19 @@ require 'time'
 module Sendline
   # One thing that happened to a contact.
   class ContactActivity < ApiModelBase
+    # What happened.
     attr_accessor :type
 
+    # When it happened.
     attr_accessor :occurred_at
 
+    # The campaign (`cmp_…`) it concerns; null for conversions and payments without one.
     attr_accessor :campaign_id
 
     # The link, for clicks.
     attr_accessor :url
 
-    # Bounce type or failure reason.
+    # Details by type: the failure or deferral reason, the bounce type and reason, the unsubscribe source, the conversion type, or the payment amount and currency.
     attr_accessor :detail
 
     class EnumAttributeValidator

@@ -15,19 +15,25 @@ require 'time'
 
 module Sendline
   class ContactCreate < ApiModelBase
-    # An email address.
+    # Unique in the account, whatever the case; stored trimmed with the domain lower-cased.
     attr_accessor :email
 
+    # Given name, up to 200 characters.
     attr_accessor :first_name
 
+    # Family name, up to 200 characters.
     attr_accessor :last_name
 
+    # Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns.
     attr_accessor :attributes
 
+    # Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.
     attr_accessor :tags
 
+    # Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.
     attr_accessor :status
 
+    # Why the status is set, up to 500 characters; required to resubscribe a suppressed contact.
     attr_accessor :status_reason
 
     class EnumAttributeValidator

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class ContactCreatedData < ApiModelBase
+    # The contact as created.
     attr_accessor :contact
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # Personal data is gone; only the id remains.
   class ContactDeletedData < ApiModelBase
+    # The deleted contact's id (`ct_…`).
     attr_accessor :contact_id
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -18,21 +18,28 @@ module Sendline
     # `imp_…`
     attr_accessor :id
 
+    # Where the import is.
     attr_accessor :status
 
+    # How rows for new and existing emails are treated.
     attr_accessor :mode
 
+    # Data rows in the import (the CSV header not counted).
     attr_accessor :total_rows
 
+    # Rows read so far; `total_rows` once done.
     attr_accessor :processed_rows
 
+    # Contacts created.
     attr_accessor :created
 
+    # Existing contacts updated.
     attr_accessor :updated
 
     # Rows merged into a later row with the same email, or left alone by the mode.
     attr_accessor :skipped
 
+    # Rows refused (no or invalid email, …); each is in `errors.csv`.
     attr_accessor :failed
 
     # The first failed rows; every one is in `errors.csv`.
@@ -40,8 +47,10 @@ module Sendline
 
     attr_accessor :failure
 
+    # When the import was received.
     attr_accessor :created_at
 
+    # When it completed or failed.
     attr_accessor :finished_at
 
     class EnumAttributeValidator

@@ -16,10 +16,13 @@ require 'time'
 module Sendline
   # Why the whole import failed, when `status` is `failed`.
   class ContactImportFailure < ApiModelBase
+    # `malformed_csv`, `unterminated_quote`, `row_too_large`, `internal_error`, …
     attr_accessor :code
 
+    # The reason, in words.
     attr_accessor :detail
 
+    # The data row where it stopped, when one is to blame.
     attr_accessor :row
 
     # Attribute mapping from ruby-style variable name to JSON key.

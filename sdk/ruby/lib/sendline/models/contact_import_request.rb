@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class ContactImportRequest < ApiModelBase
+    # Up to 10,000 rows; a later row with the same email wins.
     attr_accessor :contacts
 
+    # How rows for new and existing emails are treated.
     attr_accessor :mode
 
     # Added to every imported contact.

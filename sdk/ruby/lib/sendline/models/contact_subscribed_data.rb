@@ -15,10 +15,13 @@ require 'time'
 
 module Sendline
   class ContactSubscribedData < ApiModelBase
+    # The contact (`ct_…`).
     attr_accessor :contact_id
 
+    # The contact's email.
     attr_accessor :email
 
+    # The suppressed status it left.
     attr_accessor :previous_status
 
     class EnumAttributeValidator

@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class ContactSuppressedData < ApiModelBase
+    # The contact (`ct_…`).
     attr_accessor :contact_id
 
+    # The contact's email.
     attr_accessor :email
 
+    # The new status: `unsubscribed`, `bounced` or `complained`.
     attr_accessor :status
 
+    # Why, e.g. the bounce's reason.
     attr_accessor :reason
 
     class EnumAttributeValidator

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class ContactUpdatedData < ApiModelBase
+    # The contact after the change.
     attr_accessor :contact
 
     # Names of the fields that changed.

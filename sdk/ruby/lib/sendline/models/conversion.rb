@@ -18,27 +18,34 @@ module Sendline
     # `cnv_…`
     attr_accessor :id
 
+    # The contact (`ct_…`); null once the contact is deleted.
     attr_accessor :contact_id
 
+    # The campaign credited (`cmp_…`), or null when none was found.
     attr_accessor :campaign_id
 
+    # What the contact did, in your words: `signup`, `trial_started`, `purchase`, …
     attr_accessor :type
 
-    # A decimal amount as a string, exact to the currency's minor unit (never a float).
+    # The conversion's value, exact to the minor unit; null when it has none.
     attr_accessor :value
 
-    # An ISO 4217 currency code.
+    # The currency of `value`.
     attr_accessor :currency
 
+    # The affiliate credited, as given; a conversion with one also emits `affiliate.conversion`.
     attr_accessor :affiliate_id
 
+    # Your id for the conversion; repeating it answers the stored conversion.
     attr_accessor :external_id
 
     # How the campaign was chosen: `click_token`, `campaign_id`, `last_click` or `none`.
     attr_accessor :attribution
 
+    # When it happened (as given, or when it was recorded).
     attr_accessor :occurred_at
 
+    # When it was recorded.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -16,27 +16,34 @@ require 'time'
 module Sendline
   # Give `contact_id` or `email`. Repeating an `external_id` answers the stored conversion.
   class ConversionCreate < ApiModelBase
+    # The contact (`ct_…`); or give `email`.
     attr_accessor :contact_id
 
-    # An email address.
+    # The contact's email; or give `contact_id`.
     attr_accessor :email
 
+    # Credit this campaign (`cmp_…`) when there is no `click_token`.
     attr_accessor :campaign_id
 
+    # The token of a tracked click URL, or the whole URL (up to 2048 characters): credits the campaign of that click.
     attr_accessor :click_token
 
+    # What the contact did, 1–100 characters, e.g. `signup` or `purchase`.
     attr_accessor :type
 
-    # A decimal amount as a string, exact to the currency's minor unit (never a float).
+    # The value, a decimal string such as `\"49.90\"`; given with `currency`.
     attr_accessor :value
 
-    # An ISO 4217 currency code.
+    # The ISO 4217 currency of `value`; given with `value`.
     attr_accessor :currency
 
+    # The affiliate to credit, up to 200 characters; also emits `affiliate.conversion`.
     attr_accessor :affiliate_id
 
+    # Your id for the conversion, up to 200 characters; repeating it answers the stored one (200).
     attr_accessor :external_id
 
+    # When it happened; defaults to now.
     attr_accessor :occurred_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

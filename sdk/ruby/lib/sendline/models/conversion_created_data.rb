@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class ConversionCreatedData < ApiModelBase
+    # The conversion as recorded.
     attr_accessor :conversion
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -14,17 +14,24 @@ require 'date'
 require 'time'
 
 module Sendline
+  # A campaign's figures for one recipient domain.
   class DomainStats < ApiModelBase
+    # The recipients' domain, e.g. `gmail.com`.
     attr_accessor :domain
 
+    # Messages the relay accepted.
     attr_accessor :sent
 
+    # Messages delivered.
     attr_accessor :delivered
 
+    # Unique opens.
     attr_accessor :opens
 
+    # Unique clicks.
     attr_accessor :clicks
 
+    # Bounces.
     attr_accessor :bounces
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,18 +15,25 @@ require 'time'
 
 module Sendline
   class EmailBouncedData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # `hard` (permanent) or `soft` (temporary).
     attr_accessor :bounce_type
 
+    # Why, as reported.
     attr_accessor :reason
 
+    # The SMTP or DSN diagnostic, e.g. `smtp; 550`.
     attr_accessor :diagnostic_code
 
     class EnumAttributeValidator

@@ -15,18 +15,25 @@ require 'time'
 
 module Sendline
   class EmailClickedData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # The link followed.
     attr_accessor :url
 
+    # The message's first click.
     attr_accessor :first_click
 
+    # The `User-Agent` that followed the link.
     attr_accessor :user_agent
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,14 +15,19 @@ require 'time'
 
 module Sendline
   class EmailComplainedData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # The ARF `Feedback-Type` (`abuse`, …), when the complaint came as ARF.
     attr_accessor :feedback_type
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,18 +15,25 @@ require 'time'
 
 module Sendline
   class EmailDeferredData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # The relay's temporary (4xx) answer.
     attr_accessor :reason
 
+    # Which attempt was deferred (1 for the first).
     attr_accessor :attempt
 
+    # When the next attempt is due.
     attr_accessor :next_attempt_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,14 +16,19 @@ require 'time'
 module Sendline
   # The relay accepted the recipient (it took responsibility for delivery).
   class EmailDeliveredData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`.
     attr_accessor :smtp_response
 
     # Attribute mapping from ruby-style variable name to JSON key.

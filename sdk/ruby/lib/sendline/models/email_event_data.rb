@@ -14,13 +14,18 @@ require 'date'
 require 'time'
 
 module Sendline
+  # What every `email.*` event carries.
   class EmailEventData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
     # Attribute mapping from ruby-style variable name to JSON key.

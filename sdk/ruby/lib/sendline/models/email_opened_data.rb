@@ -15,18 +15,25 @@ require 'time'
 
 module Sendline
   class EmailOpenedData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # The message's first open.
     attr_accessor :first_open
 
+    # Flagged as a scanner or privacy proxy.
     attr_accessor :machine
 
+    # The `User-Agent` that loaded the pixel.
     attr_accessor :user_agent
 
     # Attribute mapping from ruby-style variable name to JSON key.

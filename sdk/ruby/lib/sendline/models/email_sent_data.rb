@@ -15,14 +15,19 @@ require 'time'
 
 module Sendline
   class EmailSentData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # When the relay accepted the message.
     attr_accessor :sent_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

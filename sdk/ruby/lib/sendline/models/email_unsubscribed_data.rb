@@ -15,14 +15,19 @@ require 'time'
 
 module Sendline
   class EmailUnsubscribedData < ApiModelBase
+    # The message (`msg_…`).
     attr_accessor :message_id
 
+    # The campaign (`cmp_…`).
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted.
     attr_accessor :contact_id
 
+    # The recipient's address.
     attr_accessor :email
 
+    # How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
     attr_accessor :source
 
     class EnumAttributeValidator

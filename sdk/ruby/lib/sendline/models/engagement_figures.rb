@@ -21,8 +21,10 @@ module Sendline
     # Accepted by the relay; a later asynchronous bounce does not take a message out of this figure.
     attr_accessor :delivered
 
+    # Temporary (4xx) refusals, each retried.
     attr_accessor :deferred
 
+    # Messages that failed for good.
     attr_accessor :failed
 
     attr_accessor :opens
@@ -31,8 +33,10 @@ module Sendline
 
     attr_accessor :bounces
 
+    # Spam complaints.
     attr_accessor :complaints
 
+    # Unsubscribes through messages.
     attr_accessor :unsubscribes
 
     attr_accessor :conversions

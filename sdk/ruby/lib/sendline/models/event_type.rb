@@ -18,6 +18,7 @@ module Sendline
     # e.g. `email.opened`
     attr_accessor :type
 
+    # When the event is emitted.
     attr_accessor :description
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -19,6 +19,7 @@ module Sendline
     # JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`.
     attr_accessor :pointer
 
+    # What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.
     attr_accessor :detail
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,18 +15,25 @@ require 'time'
 
 module Sendline
   class ImportCompletedData < ApiModelBase
+    # The import (`imp_…`).
     attr_accessor :import_id
 
+    # `completed` (even with failed rows) or `failed` (the whole import stopped).
     attr_accessor :status
 
+    # Data rows in the import.
     attr_accessor :total_rows
 
+    # Contacts created.
     attr_accessor :created
 
+    # Contacts updated.
     attr_accessor :updated
 
+    # Rows merged into a later one or left alone by the mode.
     attr_accessor :skipped
 
+    # Rows refused.
     attr_accessor :failed
 
     class EnumAttributeValidator

@@ -14,17 +14,21 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The envelope every event shares, on webhooks, the WebSocket and `GET /events`.
+  # `import.completed`: A contact import finished (completed or failed), with its counts.
   class ImportCompletedEvent < ApiModelBase
     # `evt_…`; also the `webhook-id` header of its deliveries.
     attr_accessor :id
 
+    # The event type, e.g. `email.opened`.
     attr_accessor :type
 
+    # When the change was committed.
     attr_accessor :created_at
 
+    # The account (`acc_…`) the event belongs to.
     attr_accessor :account_id
 
+    # The payload of this type.
     attr_accessor :data
 
     class EnumAttributeValidator

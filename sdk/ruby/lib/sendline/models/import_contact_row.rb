@@ -15,16 +15,22 @@ require 'time'
 
 module Sendline
   class ImportContactRow < ApiModelBase
+    # The contact's email; a row without a valid one fails (listed in `errors`), the others go on.
     attr_accessor :email
 
+    # Given name.
     attr_accessor :first_name
 
+    # Family name.
     attr_accessor :last_name
 
+    # Custom fields, merged into the contact's.
     attr_accessor :attributes
 
+    # Tags added to the contact.
     attr_accessor :tags
 
+    # `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes.
     attr_accessor :status
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -18,10 +18,13 @@ module Sendline
     # 1-based data row (the CSV header is row 0).
     attr_accessor :row
 
+    # The row's email as given; null when it had none.
     attr_accessor :email
 
+    # Why the row failed: `missing_email`, `invalid_email`, `invalid_text`, …
     attr_accessor :code
 
+    # The reason, in words.
     attr_accessor :detail
 
     # Attribute mapping from ruby-style variable name to JSON key.

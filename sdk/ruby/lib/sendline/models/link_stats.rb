@@ -14,11 +14,15 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Clicks on one link of a campaign.
   class LinkStats < ApiModelBase
+    # The link, as in the content.
     attr_accessor :url
 
+    # Messages in which the link was clicked.
     attr_accessor :unique_clicks
 
+    # Every click on the link.
     attr_accessor :total_clicks
 
     # Attribute mapping from ruby-style variable name to JSON key.

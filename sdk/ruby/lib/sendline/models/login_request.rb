@@ -15,9 +15,10 @@ require 'time'
 
 module Sendline
   class LoginRequest < ApiModelBase
-    # An email address.
+    # The user's email, in any case.
     attr_accessor :email
 
+    # The password, up to 1024 characters.
     attr_accessor :password
 
     # Attribute mapping from ruby-style variable name to JSON key.

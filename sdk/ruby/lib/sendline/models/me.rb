@@ -18,12 +18,13 @@ module Sendline
     # The logged-in user; null when the request used an API key.
     attr_accessor :user
 
+    # The account the credential belongs to.
     attr_accessor :account
 
     # How the request authenticated.
     attr_accessor :auth
 
-    # With an API key, its scopes.
+    # The scopes the request has: an API key's, or both `read` and `write` for a session.
     attr_accessor :scopes
 
     class EnumAttributeValidator

@@ -14,11 +14,12 @@ require 'date'
 require 'time'
 
 module Sendline
+  # A sum of money in one currency.
   class MoneyTotal < ApiModelBase
-    # An ISO 4217 currency code.
+    # The currency.
     attr_accessor :currency
 
-    # A decimal amount as a string, exact to the currency's minor unit (never a float).
+    # The sum, exact to the minor unit.
     attr_accessor :amount
 
     # Attribute mapping from ruby-style variable name to JSON key.

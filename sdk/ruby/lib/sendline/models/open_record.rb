@@ -15,22 +15,28 @@ require 'time'
 
 module Sendline
   class OpenRecord < ApiModelBase
+    # `opn_…`, `clk_…` or `bnc_…`.
     attr_accessor :id
 
+    # The campaign of the message (`cmp_…`); null for a bounce matched to no message.
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted, or when none matched.
     attr_accessor :contact_id
 
+    # The recipient's address, when known.
     attr_accessor :email
 
+    # When it happened.
     attr_accessor :occurred_at
 
+    # The `User-Agent` of the request.
     attr_accessor :user_agent
 
-    # Anonymised unless the server is configured otherwise.
+    # The client address: anonymised (IPv4 /24, IPv6 /48) unless `TRACKING_IP` says `full`; null with `none`.
     attr_accessor :ip
 
-    # Flagged as a link scanner or privacy proxy.
+    # Flagged as a scanner or privacy proxy (a known agent, or within `TRACKING_MACHINE_OPEN_SECONDS` of delivery).
     attr_accessor :machine
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,11 +16,13 @@ require 'time'
 module Sendline
   # One page of a list.
   class OpenRecordPage < ApiModelBase
+    # The items of this page, at most `limit`.
     attr_accessor :data
 
     # Pass as `cursor` to get the next page; null on the last page.
     attr_accessor :next_cursor
 
+    # Whether another page follows.
     attr_accessor :has_more
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -18,22 +18,28 @@ module Sendline
     # `pay_…`
     attr_accessor :id
 
+    # The contact (`ct_…`); null once the contact is deleted.
     attr_accessor :contact_id
 
+    # The campaign credited (`cmp_…`), or null.
     attr_accessor :campaign_id
 
-    # A decimal amount as a string, exact to the currency's minor unit (never a float).
+    # The amount, exact to the minor unit.
     attr_accessor :amount
 
-    # An ISO 4217 currency code.
+    # The currency of `amount`.
     attr_accessor :currency
 
+    # Your id for the payment (an invoice or charge id); unique per account.
     attr_accessor :external_id
 
+    # How the campaign was chosen: the `campaign_id` given, the contact's last click within `ATTRIBUTION_WINDOW_DAYS`, or `none`.
     attr_accessor :attribution
 
+    # When it was paid (as given, or when it was recorded).
     attr_accessor :occurred_at
 
+    # When it was recorded.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -15,21 +15,25 @@ require 'time'
 
 module Sendline
   class PaymentCreate < ApiModelBase
+    # The contact (`ct_…`); or give `email`.
     attr_accessor :contact_id
 
-    # An email address.
+    # The contact's email; or give `contact_id`.
     attr_accessor :email
 
-    # A decimal amount as a string, exact to the currency's minor unit (never a float).
+    # The amount, a decimal string such as `\"129.00\"`.
     attr_accessor :amount
 
-    # An ISO 4217 currency code.
+    # The ISO 4217 currency of `amount`.
     attr_accessor :currency
 
+    # Your id for the payment, 1–200 characters; repeating it answers the stored payment (200).
     attr_accessor :external_id
 
+    # Credit this campaign (`cmp_…`); left out, the contact's last click within the attribution window.
     attr_accessor :campaign_id
 
+    # When it was paid; defaults to now.
     attr_accessor :occurred_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class PaymentReceivedData < ApiModelBase
+    # The payment as recorded.
     attr_accessor :payment
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class RefreshRequest < ApiModelBase
+    # The `refresh_token` of the latest session answer (`ses_….<secret>`).
     attr_accessor :refresh_token
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,14 +15,16 @@ require 'time'
 
 module Sendline
   class RegisterRequest < ApiModelBase
-    # An email address.
+    # The owner's login email; must not belong to any user of the server.
     attr_accessor :email
 
-    # At least 10 characters.
+    # 10–1024 characters; stored only as an argon2id hash.
     attr_accessor :password
 
+    # The owner's display name, 1–200 characters.
     attr_accessor :name
 
+    # The new account's (organisation's) name, 1–200 characters.
     attr_accessor :account_name
 
     # Attribute mapping from ruby-style variable name to JSON key.

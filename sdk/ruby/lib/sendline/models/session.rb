@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # A session: a short-lived access token and a single-use refresh token.
   class Session < ApiModelBase
+    # Always `true`.
     attr_accessor :success
 
     # JWT access token, sent as `Authorization: Bearer <token>`.
@@ -24,9 +25,10 @@ module Sendline
     # Single-use: each refresh answers a new one; reusing an old one revokes the session.
     attr_accessor :refresh_token
 
-    # Seconds until `token` expires.
+    # Seconds until `token` expires (900: 15 minutes); refresh before then.
     attr_accessor :expires_in
 
+    # The logged-in user.
     attr_accessor :user
 
     # Attribute mapping from ruby-style variable name to JSON key.

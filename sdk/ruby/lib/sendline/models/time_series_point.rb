@@ -18,12 +18,16 @@ module Sendline
     # Start of the bucket.
     attr_accessor :at
 
+    # Opens in the bucket (every open).
     attr_accessor :opens
 
+    # Clicks in the bucket (every click).
     attr_accessor :clicks
 
+    # Hard and soft bounces in the bucket.
     attr_accessor :bounces
 
+    # Unsubscribes in the bucket.
     attr_accessor :unsubscribes
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,14 +15,19 @@ require 'time'
 
 module Sendline
   class TrackingRecordBase < ApiModelBase
+    # `opn_…`, `clk_…` or `bnc_…`.
     attr_accessor :id
 
+    # The campaign of the message (`cmp_…`); null for a bounce matched to no message.
     attr_accessor :campaign_id
 
+    # The contact (`ct_…`); null once deleted, or when none matched.
     attr_accessor :contact_id
 
+    # The recipient's address, when known.
     attr_accessor :email
 
+    # When it happened.
     attr_accessor :occurred_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -18,16 +18,19 @@ module Sendline
     # `usr_…`
     attr_accessor :id
 
-    # An email address.
+    # The login email, unique on the server (stored with the domain lower-cased).
     attr_accessor :email
 
+    # The user's display name, up to 200 characters.
     attr_accessor :name
 
+    # What the user may manage.
     attr_accessor :role
 
     # `acc_…`
     attr_accessor :account_id
 
+    # When the user was created.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -15,13 +15,16 @@ require 'time'
 
 module Sendline
   class UserCreate < ApiModelBase
-    # An email address.
+    # The login email; must not belong to any user of the server.
     attr_accessor :email
 
+    # 10–1024 characters; stored only as an argon2id hash.
     attr_accessor :password
 
+    # The display name, 1–200 characters.
     attr_accessor :name
 
+    # At most the caller's own role.
     attr_accessor :role
 
     class EnumAttributeValidator

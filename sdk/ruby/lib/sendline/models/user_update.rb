@@ -15,10 +15,13 @@ require 'time'
 
 module Sendline
   class UserUpdate < ApiModelBase
+    # A new display name, 1–200 characters (users may change their own).
     attr_accessor :name
 
+    # A new role, at most the caller's own; the last owner keeps the owner role.
     attr_accessor :role
 
+    # A new password, 10–1024 characters; ends every session of the user.
     attr_accessor :password
 
     class EnumAttributeValidator

@@ -19,15 +19,19 @@ module Sendline
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
 
+    # The HTTP status's reason phrase, e.g. `Not Found`.
     attr_accessor :title
 
+    # The HTTP status code, repeated.
     attr_accessor :status
 
+    # What went wrong in this case, in words for people (do not parse it: branch on `code`).
     attr_accessor :detail
 
     # A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
     attr_accessor :code
 
+    # Always `false` on an error.
     attr_accessor :success
 
     # The fields at fault, for validation errors.

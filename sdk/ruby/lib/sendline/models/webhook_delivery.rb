@@ -19,29 +19,40 @@ module Sendline
     # `whd_…`
     attr_accessor :id
 
+    # The endpoint (`wh_…`).
     attr_accessor :webhook_id
 
+    # The event (`evt_…`), also the `webhook-id` header of each attempt.
     attr_accessor :event_id
 
+    # The event's type, e.g. `email.opened`.
     attr_accessor :event_type
 
+    # `pending` while attempts remain, `succeeded` after a 2xx, `failed` once the retry schedule is spent.
     attr_accessor :status
 
+    # Attempts made so far.
     attr_accessor :attempts
 
+    # The HTTP status of the latest attempt; null when it got no answer.
     attr_accessor :status_code
 
+    # Milliseconds the latest attempt took.
     attr_accessor :latency_ms
 
     # The first 1 KB of the response body.
     attr_accessor :response_excerpt
 
+    # Why the latest attempt failed, when it did.
     attr_accessor :error
 
+    # When the next attempt is due, while `pending`.
     attr_accessor :next_retry_at
 
+    # When the event was fanned out to the endpoint.
     attr_accessor :created_at
 
+    # When the latest attempt was recorded.
     attr_accessor :updated_at
 
     class EnumAttributeValidator

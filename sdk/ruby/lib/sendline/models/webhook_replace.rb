@@ -18,10 +18,13 @@ module Sendline
     # `https` only, unless the server allows `http` for development.
     attr_accessor :url
 
+    # A note for the team, up to 500 characters.
     attr_accessor :description
 
+    # 1–50 event types (`email.opened`), categories (`email.*`) or `*` for all.
     attr_accessor :events
 
+    # `false` pauses deliveries; `true` also brings back an endpoint Sendline disabled.
     attr_accessor :active
 
     # Attribute mapping from ruby-style variable name to JSON key.

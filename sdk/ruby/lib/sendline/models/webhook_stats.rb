@@ -18,10 +18,13 @@ module Sendline
     # Deliveries in the last 24 hours.
     attr_accessor :delivered_24h
 
+    # Deliveries that failed for good in the last 24 hours.
     attr_accessor :failed_24h
 
+    # The last attempt answered with a 2xx.
     attr_accessor :last_success_at
 
+    # The last attempt that failed (not 2xx, a timeout or a refused connection).
     attr_accessor :last_failure_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

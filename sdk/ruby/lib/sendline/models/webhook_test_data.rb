@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class WebhookTestData < ApiModelBase
+    # The endpoint tested (`wh_…`).
     attr_accessor :webhook_id
 
+    # `This is a test event from Sendline.`
     attr_accessor :message
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -14,13 +14,18 @@ require 'date'
 require 'time'
 
 module Sendline
+  # The outcome of one signed `webhook.test` delivery.
   class WebhookTestResult < ApiModelBase
+    # The endpoint answered 2xx.
     attr_accessor :success
 
+    # The endpoint's HTTP status; null when it did not answer.
     attr_accessor :status_code
 
+    # Milliseconds from connecting to the last byte of the answer.
     attr_accessor :latency_ms
 
+    # Why the attempt failed (timeout, refused connection, unsafe address); null on success.
     attr_accessor :error
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -19,22 +19,28 @@ module Sendline
     # `wh_…`
     attr_accessor :id
 
+    # Where deliveries are posted.
     attr_accessor :url
 
+    # A note for the team.
     attr_accessor :description
 
     # Event types, patterns such as `email.*`, or `[\"*\"]` for all.
     attr_accessor :events
 
+    # Whether events are delivered; an endpoint disabled by Sendline has `active: false` and a `disabled_reason`.
     attr_accessor :active
 
-    # Why the endpoint was disabled (`gone`, `failing`), or null.
+    # Why the endpoint was disabled (`gone`: it answered 410; `failing`: no success for `WEBHOOK_DISABLE_AFTER_SECONDS`), or null.
     attr_accessor :disabled_reason
 
+    # When the endpoint was created.
     attr_accessor :created_at
 
+    # When the endpoint last changed.
     attr_accessor :updated_at
 
+    # Recent delivery figures.
     attr_accessor :stats
 
     # `whsec_…`: verify `webhook-signature` with it (Standard Webhooks).

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { loadContract } from '../../server/http/contract.ts';
+import { contractExamples, familiesWithoutErrorExample, missingReferenceParts, referenceOperations, schemaValidators } from './reference.ts';
+
+const doc = loadContract();
+
+const SENDLINE_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
+/** `*_id` fields that hold the caller's own ids, not Sendline's. */
+const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id']);
+
+describe('the reference', () => {
+  it('gives every operation a summary, a description, and request and response examples', () => {
+    const gaps = referenceOperations(doc)
+      .map((op) => ({ op: `${op.operation.operationId} (${op.method.toUpperCase()} ${op.path})`, missing: missingReferenceParts(op) }))
+      .filter((gap) => gap.missing.length > 0);
+    expect(gaps).toEqual([]);
+  });
+
+  it('shows an error response in every family of operations', () => {
+    expect(familiesWithoutErrorExample(referenceOperations(doc))).toEqual([]);
+  });
+
+  it('holds examples only of values their schemas accept', () => {
+    const examples = contractExamples(doc);
+    expect(examples.length).toBeGreaterThan(0);
+    const validatorOf = schemaValidators(doc);
+    const invalid = examples.flatMap((example) => {
+      const validate = validatorOf(example.schemaPointer);
+      return validate(example.value) ? [] : [{ example: example.name, errors: validate.errors?.map((e) => `${e.instancePath} ${e.message}`) }];
+    });
+    expect(invalid).toEqual([]);
+  });
+
+  it('has realistic example values, not placeholders', () => {
+    const placeholders = contractExamples(doc).flatMap((example) => {
+      const found: string[] = [];
+      JSON.stringify(example.value, (key, value: unknown) => {
+        if (value === 'string' || value === '' || (typeof value === 'string' && /^(foo|bar|test|example|xxx)$/i.test(value)))
+          found.push(`${key}: ${JSON.stringify(value)}`);
+        // Ids look like the server's (server/db/ids.ts): a type prefix, 8 characters of time, 14 random.
+        if ((key === 'id' || (key.endsWith('_id') && !NOT_SENDLINE_IDS.has(key))) && typeof value === 'string' && !SENDLINE_ID.test(value))
+          found.push(`${key}: ${JSON.stringify(value)}`);
+        return value;
+      });
+      return found.length ? [{ example: example.name, found }] : [];
+    });
+    expect(placeholders).toEqual([]);
+  });
+});
