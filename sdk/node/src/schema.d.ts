@@ -506,13 +506,13 @@ export interface paths {
          * List custom fields
          * @description Every custom field of the account, oldest first.
          */
-        get: operations["Fields_list"];
+        get: operations["CustomFields_list"];
         put?: never;
         /**
          * Define a custom field
          * @description Defines a typed custom field: from then on a value under `attributes.<key>` must be of the field's type on every contact write and import row. Values stored before stay as they are. At most 100 fields per account.
          */
-        post: operations["Fields_create"];
+        post: operations["CustomFields_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -530,21 +530,21 @@ export interface paths {
          * Get a custom field
          * @description One custom field by id.
          */
-        get: operations["Fields_get"];
+        get: operations["CustomFields_get"];
         put?: never;
         post?: never;
         /**
          * Delete a custom field
          * @description Removes the definition; the values stay in the contacts' `attributes` as free attributes, and segments that name the key go on reading them.
          */
-        delete: operations["Fields_delete"];
+        delete: operations["CustomFields_delete"];
         options?: never;
         head?: never;
         /**
          * Change a custom field
          * @description Changes the label, or the options of a `choice` field. Stored values that are no longer an option stay as they are; new writes must use an option.
          */
-        patch: operations["Fields_update"];
+        patch: operations["CustomFields_update"];
         trace?: never;
     };
     "/payments": {
@@ -7391,7 +7391,7 @@ export interface operations {
             };
         };
     };
-    Fields_list: {
+    CustomFields_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -7457,7 +7457,7 @@ export interface operations {
             };
         };
     };
-    Fields_create: {
+    CustomFields_create: {
         parameters: {
             query?: never;
             header?: {
@@ -7573,7 +7573,7 @@ export interface operations {
             };
         };
     };
-    Fields_get: {
+    CustomFields_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -7650,7 +7650,7 @@ export interface operations {
             };
         };
     };
-    Fields_delete: {
+    CustomFields_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -7725,7 +7725,7 @@ export interface operations {
             };
         };
     };
-    Fields_update: {
+    CustomFields_update: {
         parameters: {
             query?: never;
             header?: never;
