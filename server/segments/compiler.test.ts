@@ -101,6 +101,11 @@ describe('the segment compiler', () => {
     );
   });
 
+  it('reads a key set to null as left out, as SDKs that send every property write it', () => {
+    const rules = { all: [{ field: 'email', operator: 'is_set', value: null, engagement: null }], any: null } as unknown as SegmentRule;
+    expect(compiled(rules).sql).toBe(compiled({ all: [{ field: 'email', operator: 'is_set' }] }).sql);
+  });
+
   it('joins groups with and/or, nested', () => {
     const { sql } = compiled({
       any: [

@@ -90,9 +90,11 @@ class Compiler {
     this.context = context;
   }
 
-  rule(rule: SegmentRule, pointer: string, depth: number): Condition {
-    if (rule === null || typeof rule !== 'object' || Array.isArray(rule))
+  rule(given: SegmentRule, pointer: string, depth: number): Condition {
+    if (given === null || typeof given !== 'object' || Array.isArray(given))
       throw new RuleError(pointer, 'must be a group, a condition or an engagement condition');
+    // A key set to null is left out: some generated SDKs send every property of the model.
+    const rule = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null)) as SegmentRule;
     const keys = Object.keys(rule);
     if (keys.some((k) => KEYS_OF_GROUP.has(k))) return this.group(rule, keys, pointer, depth);
     if (++this.conditions > MAX_CONDITIONS) throw new RuleError(pointer, `a segment has at most ${MAX_CONDITIONS} conditions`);
