@@ -19,6 +19,9 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { fieldHandlers } from './fields/routes.ts';
+import { segmentHandlers } from './segments/routes.ts';
+import { tagHandlers } from './tags/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -32,6 +35,9 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...eventHandlers,
+  ...fieldHandlers,
+  ...segmentHandlers,
+  ...tagHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

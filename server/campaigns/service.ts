@@ -12,6 +12,8 @@ import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { checkSegmentIds } from '../segments/service.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -83,6 +85,7 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     await checkTemplates(this.templates, input);
+    await checkSegmentIds(sqlOf(this.em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     await this.em.flush();
     return campaign;
@@ -105,9 +108,10 @@ export class CampaignService {
   }
 
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (campaign) => {
+    return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
       await checkTemplates(this.templates, input);
+      await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       Object.assign(campaign, fields(input));
     });
   }

@@ -7,6 +7,7 @@ import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
+import { segmentsCondition } from '../segments/service.ts';
 
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
@@ -218,6 +219,10 @@ export const messages = {
   async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
     const audience: AudienceFilter = campaign.audience ?? {};
     const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
+    // Segments' rules are read as they are now: the audience freezes what they match at the start.
+    const inSegments = audience.segment_ids?.length
+      ? await segmentsCondition(sqlOf(tx), campaign.accountId, audience.segment_ids, '/audience/segment_ids')
+      : sql<boolean>`true`;
     const { rows } = await sql<{ n: number }>`
       with recipients as (
         insert into messages (id, account_id, campaign_id, contact_id, email, status)
@@ -227,6 +232,7 @@ export const messages = {
           and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
           and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
           and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
+          and ${inSegments}
         order by c.created_at, c.id
         returning 1
       )

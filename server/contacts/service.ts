@@ -12,6 +12,9 @@ import { contactJson, type ContactJson, type ShownContact } from './json.ts';
 import { insertContact, suppressedEvent } from './store.ts';
 import type { Pool } from 'pg';
 import type { ContactFilters, ContactRepository } from './repository.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { attributeErrors } from '../fields/rules.ts';
+import { fieldStore } from '../fields/store.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
 type ContactReplace = components['schemas']['ContactReplace'];
@@ -54,9 +57,17 @@ export class ContactService {
     this.pool = pool;
   }
 
+  /** Values under a custom field's key must be of its type (read only when there are attributes). */
+  private async checkFields(accountId: string, attributes: Record<string, unknown>): Promise<void> {
+    if (!Object.keys(attributes).length) return;
+    const errors = attributeErrors(await fieldStore.schema(sqlOf(this.em), accountId), attributes);
+    if (errors.length) throw validationFailed(errors, 'A custom field has a value of another type.');
+  }
+
   /** A new contact and its `contact.created` event, written in one statement. */
   async create(accountId: string, input: ContactCreate): Promise<ContactJson> {
     checkAttributes(input.attributes ?? {});
+    await this.checkFields(accountId, input.attributes ?? {});
     const status = input.status ?? 'subscribed';
     const now = new Date();
     const contact: ShownContact = {
@@ -151,6 +162,7 @@ export class ContactService {
       const merged = mergeAttributes ? { ...contact.attributes, ...input.attributes } : { ...input.attributes };
       for (const [key, value] of Object.entries(merged)) if (value === null && mergeAttributes) delete merged[key];
       checkAttributes(merged);
+      await this.checkFields(accountId, input.attributes);
       contact.attributes = merged;
     }
     if (input.status !== undefined && input.status !== previousStatus) {

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
 import type { ClientBase, Pool } from 'pg';
 import { copyBytes } from '../db/copy.ts';
 import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
@@ -217,4 +217,82 @@ export async function writeImportedContacts(
     rows: [written],
   } = await statement.execute(db);
   return written;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tags across contacts: renaming, removing, and bulk tagging (the tags resource).
+// ---------------------------------------------------------------------------------------------
+
+/** Tags with how many of the account's contacts carry each, by name, after `after`. */
+export function tagCounts(db: Db, accountId: string, after: string | null, limit: number): Promise<{ name: string; contacts: number }[]> {
+  return sql<{ name: string; contacts: number }>`
+    select t as name, count(*)::int as contacts from contacts c, unnest(c.tags) t
+    where c.account_id = ${accountId} ${after === null ? sql`` : sql`and t collate "C" > ${after}`}
+    group by t order by t collate "C" limit ${limit}`
+    .execute(db)
+    .then((r) => r.rows);
+}
+
+/** How many of the account's contacts carry the tag. */
+export async function tagCount(db: Db, accountId: string, tag: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from contacts where account_id = ${accountId} and tags @> array[${tag}]::text[]`.execute(
+    db,
+  );
+  return rows[0].n;
+}
+
+/** `tags` with `add` appended and `remove` left out, each once, in their first order. */
+const retagged = (add: readonly string[], remove: readonly string[]) =>
+  sql<string[]>`array(select t from unnest(c.tags || ${add}::text[]) with ordinality u(t, i) where t <> all(${remove}::text[]) group by t order by min(i))`;
+
+/**
+ * Renames a tag on every contact of the account that carries it; one that also carries the new
+ * name keeps it once, where it was first. Answers how many contacts changed.
+ */
+export async function renameTag(db: Db, accountId: string, from: string, to: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with changed as (
+      update contacts c set tags = array(select t from unnest(array_replace(c.tags, ${from}, ${to})) with ordinality u(t, i) group by t order by min(i)),
+        updated_at = now()
+      where c.account_id = ${accountId} and c.tags @> array[${from}]::text[]
+      returning 1
+    )
+    select count(*)::int as n from changed`.execute(db);
+  return rows[0].n;
+}
+
+/** Removes a tag from every contact of the account; answers how many carried it. */
+export async function removeTag(db: Db, accountId: string, tag: string): Promise<number> {
+  const result = await db
+    .updateTable('contacts')
+    .set({ tags: sql<string[]>`array_remove(tags, ${tag})`, updated_at: sql<Date>`now()` })
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`tags @> array[${tag}]::text[]`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Adds and removes tags on the account's contacts that `selector` (a condition on the contact
+ * aliased `c`) matches, locking them in id order. A contact that would carry more than
+ * `maxTags` is left as it is. Answers how many matched and how many changed.
+ */
+export async function retagContacts(
+  db: Db,
+  accountId: string,
+  selector: RawBuilder<SqlBool>,
+  change: { add: readonly string[]; remove: readonly string[]; maxTags: number },
+): Promise<{ matched: number; changed: number }> {
+  const next = retagged(change.add, change.remove);
+  const { rows } = await sql<{ matched: number; changed: number }>`
+    with matched as (
+      select c.id from contacts c where c.account_id = ${accountId} and ${selector} order by c.id for update
+    ), changed as (
+      update contacts c set tags = ${next}, updated_at = now()
+      from matched m
+      where c.id = m.id and c.tags is distinct from ${next} and cardinality(${next}) <= ${change.maxTags}
+      returning 1
+    )
+    select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
+  return rows[0];
 }

@@ -9,6 +9,8 @@ import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 import { RateLimitCounter } from '../http/entities.ts';
 import { ContactImport, ContactImportChunk, ContactImportError } from '../imports/entities.ts';
 import { IdempotencyKey } from '../idempotency/entities.ts';
+import { ContactField } from '../fields/entities.ts';
+import { Segment } from '../segments/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -39,4 +41,6 @@ export const entities = [
   ContactImportChunk,
   ContactImportError,
   IdempotencyKey,
+  ContactField,
+  Segment,
 ] as const;

@@ -52,6 +52,7 @@ export const PROBLEM_STATUS = {
   idempotency_key_reused: 422,
   internal_error: 500,
   not_implemented: 501,
+  field_exists: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {

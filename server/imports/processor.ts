@@ -10,6 +10,7 @@ import { importStore, type ImportOutcomeRecord, type ImportRecord } from './stor
 import { StagingBatch } from './batch.ts';
 import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
+import { fieldStore } from '../fields/store.ts';
 
 /**
  * A batch is written at `IMPORT_BATCH_ROWS` rows or at this much COPY text, whichever comes
@@ -77,6 +78,8 @@ export class ImportProcessor {
     if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
     const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
     const target = { importId: id, accountId: record.account_id, mode: record.mode };
+    // The custom fields as the import starts: every row is checked against these, with no query per row.
+    const fields = await fieldStore.schema(this.db, record.account_id);
     // Each writer owns the addresses that hash to it and writes its batches in file order, one
     // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
     // indexes on one core per transaction. A writer's checkpoint commits with its batch.
@@ -121,9 +124,9 @@ export class ImportProcessor {
       const csv = await readCsv(importStore.chunks(this.db, id), record.mapping);
       const rawRow = csvRowReader(csv.columns);
       for await (const records of csv.records) {
-        for (const fields of records) {
+        for (const cells of records) {
           if (++row <= resumeAfter) continue;
-          const checked = toImportRow(row, rawRow(fields), record.tags);
+          const checked = toImportRow(row, rawRow(cells), record.tags, fields);
           const index = 'code' in checked ? row % writers.length : writerFor(checked.email, writers.length);
           const writer = writers[index];
           if (row <= writer.checkpoint) continue;

@@ -2,6 +2,7 @@ import { newId } from '../db/ids.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
 import { CONTACT_STATUSES, MAX_NAME_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, attributesJsonTooLarge, type ContactStatus } from '../contacts/rules.ts';
 import type { RowError } from './errors.ts';
+import { importedValue, type FieldSchema } from '../fields/rules.ts';
 
 /** One valid row, ready for the staging table. */
 export interface ImportRow {
@@ -85,11 +86,36 @@ function holdsNul(value: unknown): boolean {
   return false;
 }
 
-/** Checks one row; a bad row becomes an error for the report and never stops the import. */
-export function toImportRow(row: number, raw: RawRow, importTags: string[]): ImportRow | RowError {
+const NO_FIELDS: FieldSchema = new Map();
+
+/**
+ * The row's attributes with custom fields' values as their fields store them (numbers and
+ * booleans from CSV text), or the detail of the first that does not fit. Unchanged (the same
+ * object) when no key is a field's, which costs a map lookup per attribute.
+ */
+function typedAttributes(attributes: Record<string, unknown>, fields: FieldSchema): Record<string, unknown> | string {
+  let typed = attributes;
+  for (const key in attributes) {
+    const field = fields.get(key);
+    if (!field) continue;
+    const result = importedValue(field, attributes[key]);
+    if ('error' in result) return result.error;
+    if (result.value !== attributes[key]) {
+      if (typed === attributes) typed = { ...attributes };
+      typed[key] = result.value;
+    }
+  }
+  return typed;
+}
+
+/**
+ * Checks one row against the contact rules and the account's custom fields (`fields`, read once
+ * per import); a bad row becomes an error for the report and never stops the import.
+ */
+export function toImportRow(row: number, raw: RawRow, importTags: string[], fields: FieldSchema = NO_FIELDS): ImportRow | RowError {
   const given = text(raw.email);
   if (!given) return { row, email: null, code: 'missing_email', detail: 'The row has no email.' };
-  const attributes = JSON.stringify(raw.attributes ?? {});
+  let attributes = JSON.stringify(raw.attributes ?? {});
   // JSON writes U+0000 as \u0000, so only rows whose text has that need the closer look.
   if (
     holdsNul(raw.email) ||
@@ -106,6 +132,11 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[]): Imp
   const statusText = text(raw.status)?.toLowerCase() ?? null;
   if (statusText !== null && !(CONTACT_STATUSES as readonly string[]).includes(statusText)) {
     return { row, email, code: 'invalid_status', detail: `Status "${statusText}" is not one of ${CONTACT_STATUSES.join(', ')}.` };
+  }
+  if (fields.size && raw.attributes) {
+    const typed = typedAttributes(raw.attributes, fields);
+    if (typeof typed === 'string') return { row, email, code: 'invalid_field', detail: typed };
+    if (typed !== raw.attributes) attributes = JSON.stringify(typed);
   }
   if (attributesJsonTooLarge(attributes)) return { row, email, code: 'attributes_too_large', detail: 'The custom fields exceed 16 KB as JSON.' };
   const tags = tagsOf(raw.tags, importTags);

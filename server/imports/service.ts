@@ -14,6 +14,7 @@ import { importStore, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { toImportRow, type RawRow } from './rows.ts';
 import { writeBatch } from './writer.ts';
+import { fieldStore } from '../fields/store.ts';
 
 export const IMPORT_JOB = 'contacts.import';
 const CHUNK_BYTES = 1024 * 1024;
@@ -99,7 +100,8 @@ export class ImportService {
       const db = sqlOnClient(client);
       await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {} });
       const batch = new StagingBatch();
-      rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags)));
+      const fields = await fieldStore.schema(db, accountId);
+      rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, batch);
       await importStore.advance(db, id, 0, rawRows.length, counts);
       return finishImport(client, id, { status: 'completed' });

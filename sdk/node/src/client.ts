@@ -27,6 +27,9 @@ export class Sendline {
   readonly tracking: Resources['tracking'];
   readonly users: Resources['users'];
   readonly webhooks: Resources['webhooks'];
+  readonly customFields: Resources['customFields'];
+  readonly segments: Resources['segments'];
+  readonly tags: Resources['tags'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -44,6 +47,9 @@ export class Sendline {
     this.tracking = all.tracking;
     this.users = all.users;
     this.webhooks = all.webhooks;
+    this.customFields = all.customFields;
+    this.segments = all.segments;
+    this.tags = all.tags;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -36,6 +36,9 @@ final class Sendline
     public readonly Resources\Payments $payments;
     public readonly Resources\Users $users;
     public readonly Resources\Auth $auth;
+    public readonly Resources\CustomFields $customFields;
+    public readonly Resources\Segments $segments;
+    public readonly Resources\Tags $tags;
     private readonly Transport $transport;
 
     /**
@@ -101,6 +104,9 @@ final class Sendline
         $this->payments = new Resources\Payments($transport);
         $this->users = new Resources\Users($transport);
         $this->auth = new Resources\Auth($transport);
+        $this->customFields = new Resources\CustomFields($transport);
+        $this->segments = new Resources\Segments($transport);
+        $this->tags = new Resources\Tags($transport);
     }
 
     private static function env(string $name): ?string

@@ -25,8 +25,11 @@ __all__ = [
     "ContactImportsApi",
     "ContactsApi",
     "ConversionsApi",
+    "CustomFieldsApi",
     "EventsApi",
     "PaymentsApi",
+    "SegmentsApi",
+    "TagsApi",
     "TrackingApi",
     "UsersApi",
     "WebhooksApi",
@@ -102,6 +105,11 @@ __all__ = [
     "ContactDeletedData",
     "ContactDeletedEvent",
     "ContactExistsResponse",
+    "ContactField",
+    "ContactFieldCreate",
+    "ContactFieldList",
+    "ContactFieldType",
+    "ContactFieldUpdate",
     "ContactImport",
     "ContactImportFailure",
     "ContactImportPage",
@@ -144,11 +152,14 @@ __all__ = [
     "EmailUnsubscribedData",
     "EmailUnsubscribedEvent",
     "EngagementFigures",
+    "EngagementKind",
     "Event",
     "EventPage",
     "EventType",
     "EventsTypes200Response",
+    "FieldCreateConflictResponse",
     "FieldError",
+    "FieldExistsResponse",
     "ForbiddenResponse",
     "HeaderFieldsTooLargeResponse",
     "IdempotencyKeyInUseResponse",
@@ -190,9 +201,22 @@ __all__ = [
     "RefreshRequest",
     "RegisterRequest",
     "RoleRequiredResponse",
+    "Segment",
+    "SegmentCreate",
+    "SegmentOperator",
+    "SegmentPage",
+    "SegmentPreview",
+    "SegmentPreviewRequest",
+    "SegmentRule",
+    "SegmentUpdate",
     "Session",
     "SessionRequiredResponse",
     "SignupDisabledResponse",
+    "TagBulkRequest",
+    "TagBulkResult",
+    "TagCount",
+    "TagCountPage",
+    "TagRename",
     "TimeSeriesPoint",
     "TooManyLoginAttemptsResponse",
     "TooManySignupsResponse",
@@ -230,8 +254,11 @@ from sendline.api.campaigns_api import CampaignsApi as CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi as ContactImportsApi
 from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
+from sendline.api.custom_fields_api import CustomFieldsApi as CustomFieldsApi
 from sendline.api.events_api import EventsApi as EventsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
+from sendline.api.segments_api import SegmentsApi as SegmentsApi
+from sendline.api.tags_api import TagsApi as TagsApi
 from sendline.api.tracking_api import TrackingApi as TrackingApi
 from sendline.api.users_api import UsersApi as UsersApi
 from sendline.api.webhooks_api import WebhooksApi as WebhooksApi
@@ -311,6 +338,11 @@ from sendline.models.contact_created_event import ContactCreatedEvent as Contact
 from sendline.models.contact_deleted_data import ContactDeletedData as ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent as ContactDeletedEvent
 from sendline.models.contact_exists_response import ContactExistsResponse as ContactExistsResponse
+from sendline.models.contact_field import ContactField as ContactField
+from sendline.models.contact_field_create import ContactFieldCreate as ContactFieldCreate
+from sendline.models.contact_field_list import ContactFieldList as ContactFieldList
+from sendline.models.contact_field_type import ContactFieldType as ContactFieldType
+from sendline.models.contact_field_update import ContactFieldUpdate as ContactFieldUpdate
 from sendline.models.contact_import import ContactImport as ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure as ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage as ContactImportPage
@@ -353,11 +385,14 @@ from sendline.models.email_taken_response import EmailTakenResponse as EmailTake
 from sendline.models.email_unsubscribed_data import EmailUnsubscribedData as EmailUnsubscribedData
 from sendline.models.email_unsubscribed_event import EmailUnsubscribedEvent as EmailUnsubscribedEvent
 from sendline.models.engagement_figures import EngagementFigures as EngagementFigures
+from sendline.models.engagement_kind import EngagementKind as EngagementKind
 from sendline.models.event import Event as Event
 from sendline.models.event_page import EventPage as EventPage
 from sendline.models.event_type import EventType as EventType
 from sendline.models.events_types200_response import EventsTypes200Response as EventsTypes200Response
+from sendline.models.field_create_conflict_response import FieldCreateConflictResponse as FieldCreateConflictResponse
 from sendline.models.field_error import FieldError as FieldError
+from sendline.models.field_exists_response import FieldExistsResponse as FieldExistsResponse
 from sendline.models.forbidden_response import ForbiddenResponse as ForbiddenResponse
 from sendline.models.header_fields_too_large_response import HeaderFieldsTooLargeResponse as HeaderFieldsTooLargeResponse
 from sendline.models.idempotency_key_in_use_response import IdempotencyKeyInUseResponse as IdempotencyKeyInUseResponse
@@ -399,9 +434,22 @@ from sendline.models.refresh_refused_response import RefreshRefusedResponse as R
 from sendline.models.refresh_request import RefreshRequest as RefreshRequest
 from sendline.models.register_request import RegisterRequest as RegisterRequest
 from sendline.models.role_required_response import RoleRequiredResponse as RoleRequiredResponse
+from sendline.models.segment import Segment as Segment
+from sendline.models.segment_create import SegmentCreate as SegmentCreate
+from sendline.models.segment_operator import SegmentOperator as SegmentOperator
+from sendline.models.segment_page import SegmentPage as SegmentPage
+from sendline.models.segment_preview import SegmentPreview as SegmentPreview
+from sendline.models.segment_preview_request import SegmentPreviewRequest as SegmentPreviewRequest
+from sendline.models.segment_rule import SegmentRule as SegmentRule
+from sendline.models.segment_update import SegmentUpdate as SegmentUpdate
 from sendline.models.session import Session as Session
 from sendline.models.session_required_response import SessionRequiredResponse as SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse
+from sendline.models.tag_bulk_request import TagBulkRequest as TagBulkRequest
+from sendline.models.tag_bulk_result import TagBulkResult as TagBulkResult
+from sendline.models.tag_count import TagCount as TagCount
+from sendline.models.tag_count_page import TagCountPage as TagCountPage
+from sendline.models.tag_rename import TagRename as TagRename
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse

@@ -34,8 +34,11 @@ from sendline._resources import (
     ContactImportsResource,
     ContactsResource,
     ConversionsResource,
+    CustomFieldsResource,
     EventsResource,
     PaymentsResource,
+    SegmentsResource,
+    TagsResource,
     TrackingResource,
     UsersResource,
     WebhooksResource,
@@ -231,6 +234,9 @@ class Sendline:
         self.payments = PaymentsResource(self)
         self.users = UsersResource(self)
         self.auth = AuthResource(self)
+        self.custom_fields = CustomFieldsResource(self)
+        self.segments = SegmentsResource(self)
+        self.tags = TagsResource(self)
 
     @classmethod
     def login(

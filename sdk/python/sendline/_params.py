@@ -134,3 +134,37 @@ class RegisterParams(TypedDict, total=False):
     password: Required[str]
     name: Required[str]
     account_name: Required[str]
+
+
+class CustomFieldCreateParams(TypedDict, total=False):
+    key: Required[str]
+    label: Required[str]
+    type: Required[str]
+    options: Sequence[str]
+
+
+class CustomFieldUpdateParams(TypedDict, total=False):
+    label: str
+    options: Sequence[str]
+
+
+class SegmentCreateParams(TypedDict, total=False):
+    name: Required[str]
+    rules: Required[Mapping[str, Any]]
+    description: Optional[str]
+
+
+class SegmentUpdateParams(TypedDict, total=False):
+    name: str
+    rules: Mapping[str, Any]
+    description: Optional[str]
+
+
+class TagBulkParams(TypedDict, total=False):
+    """`add` and/or `remove`, and exactly one of `contact_ids`, `emails`, `segment_id`."""
+
+    add: Sequence[str]
+    remove: Sequence[str]
+    contact_ids: Sequence[str]
+    emails: Sequence[str]
+    segment_id: str

@@ -26,9 +26,14 @@ from sendline._params import (
     ContactImportParams,
     ContactUpdateParams,
     ConversionParams,
+    CustomFieldCreateParams,
+    CustomFieldUpdateParams,
     DateTime,
     PaymentParams,
     RegisterParams,
+    SegmentCreateParams,
+    SegmentUpdateParams,
+    TagBulkParams,
     UserCreateParams,
     UserUpdateParams,
     WebhookParams,
@@ -45,6 +50,9 @@ from sendline.api.payments_api import PaymentsApi
 from sendline.api.tracking_api import TrackingApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi
+from sendline.api.custom_fields_api import CustomFieldsApi
+from sendline.api.segments_api import SegmentsApi
+from sendline.api.tags_api import TagsApi
 from sendline.models.analytics_overview import AnalyticsOverview
 from sendline.models.api_key import ApiKey
 from sendline.models.api_key_create import ApiKeyCreate
@@ -92,6 +100,19 @@ from sendline.models.webhook_recover_result import WebhookRecoverResult
 from sendline.models.webhook_replace import WebhookReplace
 from sendline.models.webhook_test_result import WebhookTestResult
 from sendline.models.webhook_with_secret import WebhookWithSecret
+from sendline.models.contact_field import ContactField
+from sendline.models.contact_field_create import ContactFieldCreate
+from sendline.models.contact_field_list import ContactFieldList
+from sendline.models.contact_field_update import ContactFieldUpdate
+from sendline.models.segment import Segment
+from sendline.models.segment_create import SegmentCreate
+from sendline.models.segment_preview import SegmentPreview
+from sendline.models.segment_preview_request import SegmentPreviewRequest
+from sendline.models.segment_update import SegmentUpdate
+from sendline.models.tag_bulk_request import TagBulkRequest
+from sendline.models.tag_bulk_result import TagBulkResult
+from sendline.models.tag_count import TagCount
+from sendline.models.tag_rename import TagRename
 
 if TYPE_CHECKING:
     from sendline._client import Sendline
@@ -571,3 +592,81 @@ class AuthResource(_Resource):
 
     def logout(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
         self._call("POST", self._api.logout, timeout=timeout, max_retries=max_retries)
+
+
+class CustomFieldsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = CustomFieldsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldCreateParams]) -> ContactField:
+        """`key`, `label`, `type` (`text`, `number`, `date`, `boolean`, `choice`) and, for `choice`, `options`."""
+        return self._call("POST", self._api.create, _body(ContactFieldCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> List[ContactField]:
+        """Every custom field of the account (at most 100: one call, no pages)."""
+        answer: ContactFieldList = self._call("GET", self._api.list, timeout=timeout, max_retries=max_retries)
+        return list(answer.data)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactField:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldUpdateParams]) -> ContactField:
+        return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
+class SegmentsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = SegmentsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[SegmentCreateParams]) -> Segment:
+        """`name`, `rules` (`{"all": [...]}`, `{"any": [...]}` or one condition) and optionally `description`."""
+        return self._call("POST", self._api.create, _body(SegmentCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Segment:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[SegmentUpdateParams]) -> Segment:
+        return self._call("PATCH", self._api.update, id, _body(SegmentUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Segment]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def preview(
+        self, *, rules: Mapping[str, Any], sample_size: Optional[int] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> SegmentPreview:
+        """How many contacts `rules` match now, and the first `sample_size` of them (nothing is saved)."""
+        body = _body(SegmentPreviewRequest, {"rules": rules, **({"sample_size": sample_size} if sample_size is not None else {})})
+        return self._call("POST", self._api.preview, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def contacts(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Contact]:
+        """The contacts the segment matches now, oldest first."""
+        return self._list(self._api.contacts, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+
+class TagsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = TagsApi(client.api_client)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[TagCount]:
+        """Every tag with how many contacts carry it, by name."""
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def rename(self, name: str, *, to: str, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> TagCount:
+        """Renames `name` to `to` on every contact; into an existing tag, the two merge."""
+        return self._call("PATCH", self._api.rename, name, _validated(TagRename, {"name": to}), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, name: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, name, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def bulk(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TagBulkParams]) -> TagBulkResult:
+        """Adds and removes tags on up to 10,000 contacts (`contact_ids` or `emails`) or a segment's members (`segment_id`)."""
+        return self._call("POST", self._api.bulk, _body(TagBulkRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

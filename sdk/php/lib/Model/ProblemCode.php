@@ -249,6 +249,11 @@ class ProblemCode
     public const NOT_IMPLEMENTED = 'not_implemented';
 
     /**
+     * The account has a custom field with this key.
+     */
+    public const FIELD_EXISTS = 'field_exists';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -295,7 +300,8 @@ class ProblemCode
             self::IDEMPOTENCY_KEY_IN_USE,
             self::IDEMPOTENCY_KEY_REUSED,
             self::INTERNAL_ERROR,
-            self::NOT_IMPLEMENTED
+            self::NOT_IMPLEMENTED,
+            self::FIELD_EXISTS
         ];
     }
 }

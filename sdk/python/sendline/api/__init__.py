@@ -8,8 +8,11 @@ from sendline.api.campaigns_api import CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
+from sendline.api.custom_fields_api import CustomFieldsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
+from sendline.api.segments_api import SegmentsApi
+from sendline.api.tags_api import TagsApi
 from sendline.api.tracking_api import TrackingApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi

@@ -67,6 +67,7 @@ class ProblemCode(str, Enum):
     IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused'
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
+    FIELD_EXISTS = 'field_exists'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

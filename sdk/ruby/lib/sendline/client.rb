@@ -24,7 +24,10 @@ module Sendline
       conversions: Resources::Conversions,
       payments: Resources::Payments,
       users: Resources::Users,
-      auth: Resources::Auth
+      auth: Resources::Auth,
+      custom_fields: Resources::CustomFields,
+      segments: Resources::Segments,
+      tags: Resources::Tags
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

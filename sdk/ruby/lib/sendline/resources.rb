@@ -241,5 +241,17 @@ module Sendline
     class Auth < Resource
       operations_of AuthApi
     end
+
+    class CustomFields < Resource
+      operations_of CustomFieldsApi
+    end
+
+    class Segments < Resource
+      operations_of SegmentsApi
+    end
+
+    class Tags < Resource
+      operations_of TagsApi
+    end
   end
 end

@@ -1,0 +1,120 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { components } from '../../generated/openapi.d.ts';
+import { contactJson } from '../contacts/json.ts';
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/kysely.ts';
+import { fieldStore } from '../fields/store.ts';
+import { decodeCursor, toPage } from '../http/pagination.ts';
+import { notFound, validationFailed } from '../http/problem.ts';
+import { compileRules } from './compiler.ts';
+import { MAX_SEGMENTS, type SegmentRule } from './rules.ts';
+import { members, segmentStore, type SegmentRecord } from './store.ts';
+
+type Schemas = components['schemas'];
+export type SegmentJson = Schemas['Segment'];
+
+export const segmentJson = (s: SegmentRecord): SegmentJson => ({
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  rules: s.rules,
+  created_at: s.created_at.toISOString(),
+  updated_at: s.updated_at.toISOString(),
+});
+
+/** The rules as a condition on the contact aliased `c`, read against the account's custom fields now. */
+export async function segmentCondition(db: Db, accountId: string, rules: SegmentRule, pointer = '/rules'): Promise<RawBuilder<SqlBool>> {
+  return compileRules(rules, { accountId, fields: await fieldStore.schema(db, accountId), now: new Date() }, pointer);
+}
+
+/**
+ * Contacts in any of the segments (`ids`, the account's; others match nothing), for a campaign's
+ * audience and bulk tagging. A saved segment whose rules no longer fit the fields answers 400 at
+ * `pointer/<index>`.
+ */
+export async function segmentsCondition(db: Db, accountId: string, ids: readonly string[], pointer: string): Promise<RawBuilder<SqlBool>> {
+  const found = new Map((await segmentStore.some(db, accountId, ids)).map((s) => [s.id, s]));
+  const fields = await fieldStore.schema(db, accountId);
+  const now = new Date();
+  const parts = ids.flatMap((id, i) => {
+    const segment = found.get(id);
+    return segment ? [compileRules(segment.rules, { accountId, fields, now }, `${pointer}/${i}`)] : [];
+  });
+  return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` or `)})` : sql<SqlBool>`false`;
+}
+
+/** 400 at `pointer/<index>` for an id that is not one of the account's segments. */
+export async function checkSegmentIds(db: Db, accountId: string, ids: readonly string[] | undefined, pointer: string): Promise<void> {
+  if (!ids?.length) return;
+  const found = new Set((await segmentStore.some(db, accountId, ids)).map((s) => s.id));
+  const errors = ids.flatMap((id, i) => (found.has(id) ? [] : [{ pointer: `${pointer}/${i}`, detail: 'no such segment' }]));
+  if (errors.length) throw validationFailed(errors);
+}
+
+export class SegmentService {
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async create(accountId: string, input: Schemas['SegmentCreate']): Promise<SegmentJson> {
+    await segmentCondition(this.db, accountId, input.rules);
+    if ((await segmentStore.count(this.db, accountId)) >= MAX_SEGMENTS) {
+      throw validationFailed([{ pointer: '/name', detail: `an account has at most ${MAX_SEGMENTS} segments` }]);
+    }
+    const segment = await segmentStore.insert(this.db, {
+      id: newId('seg'),
+      account_id: accountId,
+      name: input.name,
+      description: input.description ?? null,
+      rules: input.rules,
+    });
+    return segmentJson(segment);
+  }
+
+  async list(accountId: string, limit: number, cursor?: string) {
+    const rows = await segmentStore.page(this.db, accountId, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (s) => ({ at: s.created_at, id: s.id }), segmentJson);
+  }
+
+  async get(accountId: string, id: string): Promise<SegmentJson> {
+    return segmentJson(await this.load(accountId, id));
+  }
+
+  async update(accountId: string, id: string, input: Schemas['SegmentUpdate']): Promise<SegmentJson> {
+    await this.load(accountId, id);
+    if (input.rules !== undefined) await segmentCondition(this.db, accountId, input.rules);
+    const updated = await segmentStore.update(this.db, accountId, id, { name: input.name, description: input.description, rules: input.rules });
+    if (!updated) throw notFound('segment');
+    return segmentJson(updated);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await segmentStore.remove(this.db, accountId, id))) throw notFound('segment');
+  }
+
+  async preview(accountId: string, input: Schemas['SegmentPreviewRequest']): Promise<Schemas['SegmentPreview']> {
+    const condition = await segmentCondition(this.db, accountId, input.rules);
+    const size = input.sample_size ?? 10;
+    const [count, sample] = await Promise.all([
+      members.count(this.db, accountId, condition),
+      size ? members.page(this.db, accountId, condition, null, size) : Promise.resolve([]),
+    ]);
+    return { count, sample: sample.slice(0, size).map(contactJson) };
+  }
+
+  async contacts(accountId: string, id: string, limit: number, cursor?: string) {
+    const segment = await this.load(accountId, id);
+    const after = decodeCursor(cursor);
+    const condition = await segmentCondition(this.db, accountId, segment.rules);
+    const rows = await members.page(this.db, accountId, condition, after, limit);
+    return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
+  }
+
+  private async load(accountId: string, id: string): Promise<SegmentRecord> {
+    const segment = await segmentStore.byId(this.db, accountId, id);
+    if (!segment) throw notFound('segment');
+    return segment;
+  }
+}

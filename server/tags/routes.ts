@@ -1,0 +1,11 @@
+import { handlers } from '../http/operations.ts';
+
+export const tagHandlers = handlers({
+  Tags_list: async ({ principal, query, services }) => ({ status: 200, body: await services.tags.list(principal.accountId, query.limit ?? 50, query.cursor) }),
+  Tags_rename: async ({ principal, params, body, services }) => ({ status: 200, body: await services.tags.rename(principal.accountId, params.name, body) }),
+  Tags_delete: async ({ principal, params, services }) => {
+    await services.tags.delete(principal.accountId, params.name);
+    return { status: 204 };
+  },
+  Tags_bulk: async ({ principal, body, services }) => ({ status: 200, body: await services.tags.bulk(principal.accountId, body) }),
+});
