@@ -50,6 +50,9 @@ export const PROBLEM_STATUS = {
   invalid_idempotency_key: 400,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,
+  template_error: 422,
+  template_name_taken: 409,
+  template_in_use: 409,
   internal_error: 500,
   not_implemented: 501,
 } as const satisfies Record<ProblemCode, number>;

@@ -27,6 +27,7 @@ __all__ = [
     "ConversionsApi",
     "EventsApi",
     "PaymentsApi",
+    "TemplatesApi",
     "TrackingApi",
     "UsersApi",
     "WebhooksApi",
@@ -193,6 +194,19 @@ __all__ = [
     "Session",
     "SessionRequiredResponse",
     "SignupDisabledResponse",
+    "Template",
+    "TemplateCreate",
+    "TemplateErrorResponse",
+    "TemplateInUseResponse",
+    "TemplateNameTakenResponse",
+    "TemplatePage",
+    "TemplateRenderRequest",
+    "TemplateRendered",
+    "TemplateTestRequest",
+    "TemplateUpdate",
+    "TemplateVersion",
+    "TemplateVersionPage",
+    "TemplatesCreate409Response",
     "TimeSeriesPoint",
     "TooManyLoginAttemptsResponse",
     "TooManySignupsResponse",
@@ -232,6 +246,7 @@ from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
 from sendline.api.events_api import EventsApi as EventsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
+from sendline.api.templates_api import TemplatesApi as TemplatesApi
 from sendline.api.tracking_api import TrackingApi as TrackingApi
 from sendline.api.users_api import UsersApi as UsersApi
 from sendline.api.webhooks_api import WebhooksApi as WebhooksApi
@@ -402,6 +417,19 @@ from sendline.models.role_required_response import RoleRequiredResponse as RoleR
 from sendline.models.session import Session as Session
 from sendline.models.session_required_response import SessionRequiredResponse as SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse
+from sendline.models.template import Template as Template
+from sendline.models.template_create import TemplateCreate as TemplateCreate
+from sendline.models.template_error_response import TemplateErrorResponse as TemplateErrorResponse
+from sendline.models.template_in_use_response import TemplateInUseResponse as TemplateInUseResponse
+from sendline.models.template_name_taken_response import TemplateNameTakenResponse as TemplateNameTakenResponse
+from sendline.models.template_page import TemplatePage as TemplatePage
+from sendline.models.template_render_request import TemplateRenderRequest as TemplateRenderRequest
+from sendline.models.template_rendered import TemplateRendered as TemplateRendered
+from sendline.models.template_test_request import TemplateTestRequest as TemplateTestRequest
+from sendline.models.template_update import TemplateUpdate as TemplateUpdate
+from sendline.models.template_version import TemplateVersion as TemplateVersion
+from sendline.models.template_version_page import TemplateVersionPage as TemplateVersionPage
+from sendline.models.templates_create409_response import TemplatesCreate409Response as TemplatesCreate409Response
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse

@@ -10,6 +10,7 @@ from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
+from sendline.api.templates_api import TemplatesApi
 from sendline.api.tracking_api import TrackingApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi

@@ -65,6 +65,9 @@ class ProblemCode(str, Enum):
     INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key'
     IDEMPOTENCY_KEY_IN_USE = 'idempotency_key_in_use'
     IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused'
+    TEMPLATE_ERROR = 'template_error'
+    TEMPLATE_NAME_TAKEN = 'template_name_taken'
+    TEMPLATE_IN_USE = 'template_in_use'
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
 

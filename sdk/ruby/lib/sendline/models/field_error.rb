@@ -21,11 +21,18 @@ module Sendline
 
     attr_accessor :detail
 
+    # Where in a template the error is (1-based), for `template_error`.
+    attr_accessor :line
+
+    attr_accessor :column
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
         :'pointer' => :'pointer',
-        :'detail' => :'detail'
+        :'detail' => :'detail',
+        :'line' => :'line',
+        :'column' => :'column'
       }
     end
 
@@ -43,7 +50,9 @@ module Sendline
     def self.openapi_types
       {
         :'pointer' => :'String',
-        :'detail' => :'String'
+        :'detail' => :'String',
+        :'line' => :'Integer',
+        :'column' => :'Integer'
       }
     end
 
@@ -79,6 +88,14 @@ module Sendline
         self.detail = attributes[:'detail']
       else
         self.detail = nil
+      end
+
+      if attributes.key?(:'line')
+        self.line = attributes[:'line']
+      end
+
+      if attributes.key?(:'column')
+        self.column = attributes[:'column']
       end
     end
 
@@ -133,7 +150,9 @@ module Sendline
       return true if self.equal?(o)
       self.class == o.class &&
           pointer == o.pointer &&
-          detail == o.detail
+          detail == o.detail &&
+          line == o.line &&
+          column == o.column
     end
 
     # @see the `==` method
@@ -145,7 +164,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [pointer, detail].hash
+      [pointer, detail, line, column].hash
     end
 
     # Builds the object from hash
