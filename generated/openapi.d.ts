@@ -2992,6 +2992,28 @@ export interface components {
             html: string;
             text?: string | null;
         };
+        /** @description Another template of the account has this name, or a request with the same `Idempotency-Key` is still running. */
+        TemplateCreateConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            title: string;
+            /** Format: int32 */
+            status: number;
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "template_name_taken" | "idempotency_key_in_use";
+            /** @enum {boolean} */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The template does not parse or render: each error says where (`line`, `column`). */
         TemplateErrorResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -7680,13 +7702,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description Another template of the account has this name, or a request with the same `Idempotency-Key` is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"] | components["schemas"]["TemplateNameTakenResponse"];
+                    "application/problem+json": components["schemas"]["TemplateCreateConflictResponse"];
                 };
             };
             /** @description The body is larger than allowed. */

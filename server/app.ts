@@ -19,6 +19,7 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { templateHandlers } from './templates/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -32,6 +33,7 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...eventHandlers,
+  ...templateHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

@@ -196,6 +196,7 @@ __all__ = [
     "SignupDisabledResponse",
     "Template",
     "TemplateCreate",
+    "TemplateCreateConflictResponse",
     "TemplateErrorResponse",
     "TemplateInUseResponse",
     "TemplateNameTakenResponse",
@@ -206,7 +207,6 @@ __all__ = [
     "TemplateUpdate",
     "TemplateVersion",
     "TemplateVersionPage",
-    "TemplatesCreate409Response",
     "TimeSeriesPoint",
     "TooManyLoginAttemptsResponse",
     "TooManySignupsResponse",
@@ -419,6 +419,7 @@ from sendline.models.session_required_response import SessionRequiredResponse as
 from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse
 from sendline.models.template import Template as Template
 from sendline.models.template_create import TemplateCreate as TemplateCreate
+from sendline.models.template_create_conflict_response import TemplateCreateConflictResponse as TemplateCreateConflictResponse
 from sendline.models.template_error_response import TemplateErrorResponse as TemplateErrorResponse
 from sendline.models.template_in_use_response import TemplateInUseResponse as TemplateInUseResponse
 from sendline.models.template_name_taken_response import TemplateNameTakenResponse as TemplateNameTakenResponse
@@ -429,7 +430,6 @@ from sendline.models.template_test_request import TemplateTestRequest as Templat
 from sendline.models.template_update import TemplateUpdate as TemplateUpdate
 from sendline.models.template_version import TemplateVersion as TemplateVersion
 from sendline.models.template_version_page import TemplateVersionPage as TemplateVersionPage
-from sendline.models.templates_create409_response import TemplatesCreate409Response as TemplatesCreate409Response
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse

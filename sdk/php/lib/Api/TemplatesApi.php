@@ -529,7 +529,7 @@ class TemplatesApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Template|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\TemplatesCreate409Response|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Template|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\TemplateCreateConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($template_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -548,7 +548,7 @@ class TemplatesApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Template|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\TemplatesCreate409Response|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Template|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\TemplateCreateConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($template_create, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -604,7 +604,7 @@ class TemplatesApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\TemplatesCreate409Response',
+                        '\Sendline\Model\TemplateCreateConflictResponse',
                         $request,
                         $response,
                     );
@@ -697,7 +697,7 @@ class TemplatesApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\TemplatesCreate409Response',
+                        '\Sendline\Model\TemplateCreateConflictResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -169,6 +169,7 @@ from sendline.models.session_required_response import SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse
 from sendline.models.template import Template
 from sendline.models.template_create import TemplateCreate
+from sendline.models.template_create_conflict_response import TemplateCreateConflictResponse
 from sendline.models.template_error_response import TemplateErrorResponse
 from sendline.models.template_in_use_response import TemplateInUseResponse
 from sendline.models.template_name_taken_response import TemplateNameTakenResponse
@@ -179,7 +180,6 @@ from sendline.models.template_test_request import TemplateTestRequest
 from sendline.models.template_update import TemplateUpdate
 from sendline.models.template_version import TemplateVersion
 from sendline.models.template_version_page import TemplateVersionPage
-from sendline.models.templates_create409_response import TemplatesCreate409Response
 from sendline.models.time_series_point import TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse
