@@ -36,6 +36,7 @@ from sendline._resources import (
     ConversionsResource,
     EventsResource,
     PaymentsResource,
+    TemplatesResource,
     TrackingResource,
     UsersResource,
     WebhooksResource,
@@ -231,6 +232,7 @@ class Sendline:
         self.payments = PaymentsResource(self)
         self.users = UsersResource(self)
         self.auth = AuthResource(self)
+        self.templates = TemplatesResource(self)
 
     @classmethod
     def login(

@@ -24,7 +24,8 @@ module Sendline
       conversions: Resources::Conversions,
       payments: Resources::Payments,
       users: Resources::Users,
-      auth: Resources::Auth
+      auth: Resources::Auth,
+      templates: Resources::Templates
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

@@ -241,5 +241,10 @@ module Sendline
     class Auth < Resource
       operations_of AuthApi
     end
+
+    # Templates: an editable draft, numbered versions that `publish` freezes, render and test send.
+    class Templates < Resource
+      operations_of TemplatesApi
+    end
   end
 end
