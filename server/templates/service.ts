@@ -88,22 +88,13 @@ export async function publishedBundle(
   version: number | undefined,
   pointers: { template: string; version: string } = { template: '/template_id', version: '/template_version' },
 ): Promise<{ version: VersionColumns; bundle: TemplateBundle }> {
-  let number = version;
-  if (number === undefined) {
-    const template = await templates.byId(db, accountId, templateId);
-    if (!template) throw validationFailed([{ pointer: pointers.template, detail: 'no template of this account has this id' }]);
-    if (template.published_version === null)
-      throw validationFailed([{ pointer: pointers.template, detail: 'the template has no published version: publish it first' }]);
-    number = template.published_version;
-  }
-  const row = await versions.byNumber(db, accountId, templateId, number);
-  if (!row) {
-    const exists = version !== undefined && (await templates.byId(db, accountId, templateId));
-    throw exists
-      ? validationFailed([{ pointer: pointers.version, detail: `the template has no version ${version}` }])
-      : validationFailed([{ pointer: pointers.template, detail: 'no template of this account has this id' }]);
-  }
-  return { version: row, bundle: versionBundle(row) };
+  const row = await versions.resolve(db, accountId, templateId, version ?? null);
+  if (row) return { version: row, bundle: versionBundle(row) };
+  // Which of the two is missing, for the answer only.
+  const template = await templates.byId(db, accountId, templateId);
+  if (!template) throw validationFailed([{ pointer: pointers.template, detail: 'no template of this account has this id' }]);
+  if (version === undefined) throw validationFailed([{ pointer: pointers.template, detail: 'the template has no published version: publish it first' }]);
+  throw validationFailed([{ pointer: pointers.version, detail: `the template has no version ${version}` }]);
 }
 
 /**

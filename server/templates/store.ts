@@ -125,6 +125,18 @@ export const versions = {
       .executeTakeFirst();
   },
 
+  /** `version` of the account's template, or its latest published one when null: one query. */
+  resolve(db: Db, accountId: string, templateId: string, version: number | null): Promise<VersionColumns | undefined> {
+    return db
+      .selectFrom('template_versions as v')
+      .innerJoin('templates as t', 't.id', 'v.template_id')
+      .selectAll('v')
+      .where('t.id', '=', templateId)
+      .where('t.account_id', '=', accountId)
+      .where((eb) => eb('v.version', '=', version === null ? eb.ref('t.published_version') : eb.val(version)))
+      .executeTakeFirst();
+  },
+
   /** Newest first. */
   page(db: Db, templateId: string, after: Cursor | null, limit: number): Promise<VersionColumns[]> {
     let query = db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId);
