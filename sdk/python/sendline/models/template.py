@@ -42,8 +42,8 @@ class Template(BaseModel):
     @field_validator('name')
     def name_validate_regular_expression(cls, value):
         """Validates the regular expression"""
-        if not re.match(r"^[^\'\"{}%\u0000-\u001f\u007f]+$", value):
-            raise ValueError(r"must validate the regular expression /^[^'\"{}%\u0000-\u001f\u007f]+$/")
+        if not re.match(r"^[^\'\"{}%\x00-\x1f\x7f]+$", value):
+            raise ValueError(r"must validate the regular expression /^[^'\"{}%\x00-\x1f\x7f]+$/")
         return value
 
     model_config = ConfigDict(
