@@ -22,6 +22,7 @@ import { eventHandlers } from './events/routes.ts';
 import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
 import { tagHandlers } from './tags/routes.ts';
+import { templateHandlers } from './templates/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -38,6 +39,7 @@ export const implementedHandlers = {
   ...fieldHandlers,
   ...segmentHandlers,
   ...tagHandlers,
+  ...templateHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

@@ -30,6 +30,7 @@ import type { Access } from './auth/access.ts';
 import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
 import { TagService } from './tags/service.ts';
+import { TemplateService } from './templates/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -86,6 +87,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em)),
     tags: new TagService(sqlOf(em)),
+    templates: new TemplateService(em, runtime.templates, runtime.transport),
   };
 }
 

@@ -41,6 +41,9 @@ export const Campaign = defineEntity({
       .datetime()
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
+    templateId: p.string().strictNullable(),
+    templateVersion: p.integer().strictNullable(),
+    templateData: p.json<Record<string, unknown>>().strictNullable(),
   },
 });
 

@@ -26,6 +26,9 @@ export const campaignJson = (c: CampaignRow): CampaignJson => ({
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
   stats: campaignStats(c),
+  template_id: c.templateId ?? null,
+  template_version: c.templateVersion ?? null,
+  template_data: c.templateData ?? null,
 });
 
 export const campaignStats = (c: CampaignRow): CampaignJson['stats'] => ({

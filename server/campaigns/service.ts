@@ -2,17 +2,20 @@ import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
 import type { EntityManager } from '../db/orm.ts';
+import type { Db } from '../db/kysely.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { campaignContent, type Recipient } from '../sending/render.ts';
+import { campaignContent, type CampaignContent, type Recipient } from '../sending/render.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { templates as templateStore } from '../templates/store.ts';
+import { publishedBundle } from '../templates/service.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
-import { sqlOf } from '../db/kysely.ts';
 import { checkSegmentIds } from '../segments/service.ts';
 
 export const SEND_JOB = 'campaigns.send';
@@ -50,12 +53,48 @@ async function checkTemplates(templates: TemplateThread, input: Partial<Campaign
   if (errors.length) throw validationFailed(errors, 'A template does not parse.');
 }
 
+/** At most this much `template_data` (as JSON): it is copied into every message's variables. */
+const MAX_TEMPLATE_DATA_BYTES = 64 * 1024;
+
+/**
+ * A campaign sends a template, or its own `subject` and `content`; a template it names must be
+ * the account's, and a version it names must exist.
+ */
+async function checkContentSource(db: Db, accountId: string, input: CampaignInput): Promise<void> {
+  if (input.template_id == null) {
+    const missing = (['subject', 'content'] as const).filter((field) => input[field] === undefined);
+    if (missing.length) throw validationFailed(missing.map((field) => ({ pointer: `/${field}`, detail: 'is required unless template_id is given' })));
+    if (input.template_version != null || input.template_data != null)
+      throw validationFailed([{ pointer: input.template_version != null ? '/template_version' : '/template_data', detail: 'needs template_id' }]);
+    return;
+  }
+  if (input.template_data != null && Buffer.byteLength(JSON.stringify(input.template_data)) > MAX_TEMPLATE_DATA_BYTES)
+    throw validationFailed([{ pointer: '/template_data', detail: `is larger than ${MAX_TEMPLATE_DATA_BYTES / 1024} KB as JSON` }]);
+  if (input.template_version != null) await publishedBundle(db, accountId, input.template_id, input.template_version);
+  else if (!(await templateStore.byId(db, accountId, input.template_id)))
+    throw validationFailed([{ pointer: '/template_id', detail: 'no template of this account has this id' }]);
+}
+
+/**
+ * What a campaign renders: its own content, or its template's version (the one it names, else
+ * the latest published) with the partials frozen into it; one query per campaign, never per message.
+ */
+export async function resolvedContent(db: Db, campaign: CampaignRow): Promise<CampaignContent> {
+  const content = campaignContent(campaign);
+  if (campaign.templateId === null) return content;
+  const { bundle } = await publishedBundle(db, campaign.accountId, campaign.templateId, campaign.templateVersion ?? undefined);
+  return { ...content, template: bundle, templateData: campaign.templateData };
+}
+
 function fields(input: CampaignInput) {
   return {
     name: input.name,
-    subject: input.subject,
+    subject: input.subject ?? '',
     fromEmail: input.from_email,
-    content: input.content,
+    content: input.content ?? '',
+    templateId: input.template_id ?? null,
+    templateVersion: input.template_id == null ? null : (input.template_version ?? null),
+    templateData: input.template_id == null ? null : (input.template_data ?? null),
     fromName: input.from_name ?? null,
     replyTo: input.reply_to ?? null,
     textContent: input.text_content ?? null,
@@ -84,6 +123,7 @@ export class CampaignService {
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
+    await checkContentSource(sqlOf(this.em), accountId, input);
     await checkTemplates(this.templates, input);
     await checkSegmentIds(sqlOf(this.em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
@@ -110,6 +150,7 @@ export class CampaignService {
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
     return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
+      await checkContentSource(sqlOf(em), accountId, input);
       await checkTemplates(this.templates, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       Object.assign(campaign, fields(input));
@@ -130,16 +171,31 @@ export class CampaignService {
   async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {
     const when = new Date(at);
     if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
-    return this.move(accountId, id, 'schedule', { scheduledAt: when });
+    return this.locked(accountId, id, async (campaign, em) => {
+      // Refused now rather than failing at its time: the template must have a version to send.
+      if (campaign.templateId !== null) await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
+      await campaigns.transition(em, campaign, 'schedule', { scheduledAt: when });
+    });
   }
 
   unschedule(accountId: string, id: string): Promise<CampaignRow> {
     return this.move(accountId, id, 'unschedule');
   }
 
-  /** Starts sending now: the audience is snapshotted in the same transaction as the status change. */
+  /**
+   * Starts sending now: the audience is snapshotted in the same transaction as the status change,
+   * and a template's version is frozen (the latest published one when none was named), its
+   * template locked meanwhile so that it cannot be deleted under the campaign.
+   */
   async start(accountId: string, id: string): Promise<CampaignRow> {
-    const campaign = await this.move(accountId, id, 'start');
+    const campaign = await this.locked(accountId, id, async (campaign, em) => {
+      if (campaign.templateId !== null && campaign.status !== 'sending') {
+        await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
+        const { version } = await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
+        campaign.templateVersion = version.version;
+      }
+      await campaigns.transition(em, campaign, 'start');
+    });
     await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;
   }
@@ -176,6 +232,9 @@ export class CampaignService {
         audience: source.audience,
         track_opens: source.trackOpens,
         track_clicks: source.trackClicks,
+        template_id: source.templateId,
+        template_version: source.templateVersion,
+        template_data: source.templateData,
       }),
     });
     await this.em.flush();
@@ -185,38 +244,7 @@ export class CampaignService {
   /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
-    const recipients: Recipient[] = [];
-    for (const email of emails) {
-      const contact = await this.repo.contactByEmail(accountId, email);
-      recipients.push({
-        messageId: newTestMessageId(),
-        email,
-        firstName: contact?.first_name ?? null,
-        lastName: contact?.last_name ?? null,
-        tags: contact?.tags ?? [],
-        attributes: contact?.attributes ?? {},
-      });
-    }
-    // Rendered and built in the template thread; only the SMTP conversation happens here.
-    const messages = await this.templates
-      .testMessages(campaignContent(campaign), recipients)
-      .catch((error: Error) => recipients.map(() => ({ failed: error.message })));
-    const accepted: string[] = [];
-    const rejected: { email: string; reason: string }[] = [];
-    for (const [i, { email }] of recipients.entries()) {
-      const message = messages[i];
-      const outcome =
-        'failed' in message
-          ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
-          : await this.transport.sendMime(message.envelope, message.raw);
-      if (outcome.kind === 'accepted') accepted.push(email);
-      else
-        rejected.push({
-          email,
-          reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response,
-        });
-    }
-    return { accepted, rejected };
+    return sendTests(this.repo, this.templates, this.transport, accountId, await resolvedContent(sqlOf(this.em), campaign), emails);
   }
 
   async messages(accountId: string, id: string, status: MessageStatus | undefined, limit: number, cursor?: string) {
@@ -242,4 +270,48 @@ export class CampaignService {
       return campaign;
     });
   }
+}
+
+/**
+ * Renders (in the template thread) and sends a test of `content` to each address, personalised
+ * when the address is a contact's; the answer says which the relay accepted.
+ */
+export async function sendTests(
+  repo: CampaignRepository,
+  templates: TemplateThread,
+  transport: MailTransport,
+  accountId: string,
+  content: CampaignContent,
+  emails: string[],
+) {
+  const recipients: Recipient[] = [];
+  for (const email of emails) {
+    const contact = await repo.contactByEmail(accountId, email);
+    recipients.push({
+      messageId: newTestMessageId(),
+      email,
+      firstName: contact?.first_name ?? null,
+      lastName: contact?.last_name ?? null,
+      tags: contact?.tags ?? [],
+      attributes: contact?.attributes ?? {},
+    });
+  }
+  // Rendered and built in the template thread; only the SMTP conversation happens here.
+  const messages = await templates.testMessages(content, recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
+  const accepted: string[] = [];
+  const rejected: { email: string; reason: string }[] = [];
+  for (const [i, { email }] of recipients.entries()) {
+    const message = messages[i];
+    const outcome =
+      'failed' in message
+        ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
+        : await transport.sendMime(message.envelope, message.raw);
+    if (outcome.kind === 'accepted') accepted.push(email);
+    else
+      rejected.push({
+        email,
+        reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response,
+      });
+  }
+  return { accepted, rejected };
 }

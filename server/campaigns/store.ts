@@ -106,6 +106,9 @@ export const campaigns = {
         'complained',
         'created_at as createdAt',
         'updated_at as updatedAt',
+        'template_id as templateId',
+        'template_version as templateVersion',
+        'template_data as templateData',
       ])
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);

@@ -3,6 +3,8 @@ import type { FieldError } from '../http/problem.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { CampaignContent, Recipient } from '../sending/render.ts';
 import type { TemplateFields } from './template.ts';
+import type { RenderedTemplate, TemplateBundle, TemplateFieldError, TemplateSources } from '../templates/liquid.ts';
+import type { FrozenPartials } from '../templates/entities.ts';
 
 export interface TemplateThreadData {
   publicUrl: string;
@@ -15,7 +17,13 @@ export type TestMessageOrFailure = { envelope: { from: string; to: string }; raw
 export type TemplateJob =
   | { kind: 'errors'; fields: TemplateFields }
   | { kind: 'compile'; campaign: CampaignContent }
-  | { kind: 'test'; campaign: CampaignContent; recipients: Recipient[] };
+  | { kind: 'test'; campaign: CampaignContent; recipients: Recipient[] }
+  | { kind: 'template-check'; sources: TemplateSources }
+  | { kind: 'template-freeze'; bundle: TemplateBundle }
+  | { kind: 'template-render'; bundle: TemplateBundle; scope: Record<string, unknown>; cacheKey: string | null };
+
+/** A template job's answer: what it made, or every error with its position. */
+export type TemplateOutcome<T> = { ok: T } | { errors: TemplateFieldError[] };
 
 /** A job's answer: its result, or the message of what it threw. */
 export type TemplateAnswer = { id: number; result: unknown } | { id: number; error: string };
@@ -72,6 +80,21 @@ export class TemplateThread {
   /** The campaign's test message for each recipient, compiled once. */
   testMessages(campaign: CampaignContent, recipients: Recipient[]): Promise<TestMessageOrFailure[]> {
     return this.run({ kind: 'test', campaign, recipients }) as Promise<TestMessageOrFailure[]>;
+  }
+
+  /** Whether a template's draft parses, and the partials and layouts it calls. */
+  checkTemplate(sources: TemplateSources): Promise<{ errors: TemplateFieldError[]; partialNames: string[] }> {
+    return this.run({ kind: 'template-check', sources }) as Promise<{ errors: TemplateFieldError[]; partialNames: string[] }>;
+  }
+
+  /** A template's partials as a version keeps them (texts derived), once the whole bundle compiles. */
+  freezeTemplate(bundle: TemplateBundle): Promise<TemplateOutcome<FrozenPartials>> {
+    return this.run({ kind: 'template-freeze', bundle }) as Promise<TemplateOutcome<FrozenPartials>>;
+  }
+
+  /** Renders a template; `cacheKey` (a published version's id) keeps it compiled for the next time. */
+  renderTemplate(bundle: TemplateBundle, scope: Record<string, unknown>, cacheKey: string | null): Promise<TemplateOutcome<RenderedTemplate>> {
+    return this.run({ kind: 'template-render', bundle, scope, cacheKey }) as Promise<TemplateOutcome<RenderedTemplate>>;
   }
 
   async close(): Promise<void> {

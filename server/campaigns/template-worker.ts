@@ -5,6 +5,7 @@ import { testMessage } from '../sending/mailer.ts';
 import { prepareCampaign } from '../sending/render.ts';
 import { TokenSigner } from '../tracking/tokens.ts';
 import { templateErrors } from './template.ts';
+import { checkTemplate, compileBundle, renderCompiled, TemplateError, type CompiledTemplate } from '../templates/liquid.ts';
 import { THREAD_READY, type TemplateAnswer, type TemplateJob, type TemplateThreadData, type TestMessageOrFailure } from './template-thread.ts';
 
 // On Linux a nice value belongs to a thread, and 0 names the calling one: this thread gives way
@@ -15,8 +16,36 @@ const data = workerData as TemplateThreadData;
 const signer = new TokenSigner(data.secretKeys);
 const port = parentPort!;
 
+/** Published versions compiled lately, by version id: a version never changes. */
+const compiledVersions = new Map<string, CompiledTemplate>();
+const COMPILED_VERSIONS = 64;
+
+function compiledFor(job: Extract<TemplateJob, { kind: 'template-render' }>): CompiledTemplate {
+  const cached = job.cacheKey === null ? undefined : compiledVersions.get(job.cacheKey);
+  if (cached) return cached;
+  const compiled = compileBundle(job.bundle);
+  if (job.cacheKey !== null) {
+    if (compiledVersions.size >= COMPILED_VERSIONS) compiledVersions.delete(compiledVersions.keys().next().value!);
+    compiledVersions.set(job.cacheKey, compiled);
+  }
+  return compiled;
+}
+
+/** Template errors come back as an answer with their positions; anything else fails the job. */
+function outcome<T>(work: () => T): { ok: T } | { errors: TemplateError['errors'] } {
+  try {
+    return { ok: work() };
+  } catch (error) {
+    if (error instanceof TemplateError) return { errors: error.errors };
+    throw error;
+  }
+}
+
 function run(job: TemplateJob): unknown {
   if (job.kind === 'errors') return templateErrors(job.fields);
+  if (job.kind === 'template-check') return checkTemplate(job.sources);
+  if (job.kind === 'template-freeze') return outcome(() => compileBundle(job.bundle).frozen);
+  if (job.kind === 'template-render') return outcome(() => renderCompiled(compiledFor(job), job.scope));
   if (job.kind === 'compile') {
     try {
       prepareCampaign(job.campaign);

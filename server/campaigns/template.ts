@@ -2,10 +2,11 @@ import { Parser } from 'htmlparser2';
 import { convert } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
 import type { FieldError } from '../http/problem.ts';
+import { compileBundle, renderWith, type TemplateBundle } from '../templates/liquid.ts';
 
-const RENDER_LIMIT_MS = 200;
+export const RENDER_LIMIT_MS = 200;
 /** Liquid's unit: characters and items its tags and filters create (ranges, joins, appends). */
-const RENDER_MEMORY_LIMIT = 10_000_000;
+export const RENDER_MEMORY_LIMIT = 10_000_000;
 
 /**
  * No file system: Liquid would otherwise let `{% include 'data/jwt-secret' %}` put any file the
@@ -38,7 +39,11 @@ export interface CompiledCampaign {
   preheader: Template[] | null;
   /** Whether the author placed the unsubscribe link; if not, a footer adds one. */
   hasUnsubscribeLink: boolean;
+  /** Renders the parts above: with the shared engines, or a template's own that resolve its partials. */
+  render: { html: (templates: Template[], scope: object) => string; plain: (templates: Template[], scope: object) => string };
 }
+
+const sharedRender: CompiledCampaign['render'] = { html: (t, scope) => renderHtml(t, scope), plain: (t, scope) => renderPlain(t, scope) };
 
 /**
  * Liquid tags and outputs one template may hold. liquidjs takes its tokens off the front of an
@@ -57,13 +62,13 @@ function liquidMarkup(source: string): number {
 }
 
 /** Parses within the limit on Liquid markup. */
-function parse(engine: Liquid, source: string): Template[] {
+export function parse(engine: Liquid, source: string): Template[] {
   if (liquidMarkup(source) > MAX_LIQUID_MARKUP) throw new Error(`more than ${MAX_LIQUID_MARKUP.toLocaleString('en')} Liquid tags and outputs ({% %}, {{ }})`);
   return engine.parse(source);
 }
 
 /** A template that does not parse, with where: `line 3, column 7: …`. */
-function parseError(field: string, error: unknown): FieldError {
+export function parseError(field: string, error: unknown): FieldError {
   const e = error as { message?: string; token?: { getPosition?: () => [number, number] } };
   const message = (e.message ?? 'invalid template').replace(/, line:\d+, col:\d+$/, '');
   const position = e.token?.getPosition?.();
@@ -108,8 +113,27 @@ function derivedTextErrors(content: string): FieldError[] {
   }
 }
 
-export function compileCampaign(c: { subject: string; content: string; textContent: string | null; preheader: string | null }): CompiledCampaign {
+export function compileCampaign(c: {
+  subject: string;
+  content: string;
+  textContent: string | null;
+  preheader: string | null;
+  template?: TemplateBundle | null;
+}): CompiledCampaign {
+  if (c.template) {
+    const compiled = compileBundle(c.template);
+    const { html: htmlEngine, plain: plainEngine } = compiled.engines;
+    return {
+      subject: compiled.subject,
+      html: compiled.html,
+      text: compiled.text,
+      preheader: c.preheader === null ? null : parse(plain, c.preheader),
+      hasUnsubscribeLink: [c.template.html, ...Object.values(c.template.partials).map((p) => p.html)].some((h) => /unsubscribe_url/.test(h)),
+      render: { html: (t, scope) => renderWith(htmlEngine, t, scope), plain: (t, scope) => renderWith(plainEngine, t, scope) },
+    };
+  }
   return {
+    render: sharedRender,
     subject: parse(plain, c.subject),
     html: parse(html, c.content),
     text: parse(plain, c.textContent ?? htmlToText(c.content)),

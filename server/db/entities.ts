@@ -11,6 +11,7 @@ import { ContactImport, ContactImportChunk, ContactImportError } from '../import
 import { IdempotencyKey } from '../idempotency/entities.ts';
 import { ContactField } from '../fields/entities.ts';
 import { Segment } from '../segments/entities.ts';
+import { Template, TemplateVersion } from '../templates/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -43,4 +44,6 @@ export const entities = [
   IdempotencyKey,
   ContactField,
   Segment,
+  Template,
+  TemplateVersion,
 ] as const;

@@ -15,6 +15,7 @@ function render(content: string, options: { preheader?: string } = {}) {
     replyTo: null,
     trackOpens: true,
     trackClicks: true,
+    data: null,
     compiled: compileCampaign({ subject: 'Hi', content, textContent: 'text', preheader: options.preheader ?? null }),
   };
   return renderMessage(campaign, recipient, 'https://mail.example.test', signer).html;

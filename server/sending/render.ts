@@ -1,5 +1,6 @@
 import type { CampaignRow } from '../campaigns/entities.ts';
-import { compileCampaign, renderHtml, renderPlain, type CompiledCampaign } from '../campaigns/template.ts';
+import { compileCampaign, type CompiledCampaign } from '../campaigns/template.ts';
+import type { TemplateBundle } from '../templates/liquid.ts';
 import { normalizedUrl } from '../tracking/links.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 import { decorateHtml, escapeAttribute } from './html-links.ts';
@@ -21,18 +22,24 @@ export interface CampaignForRender {
   replyTo: string | null;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** A template campaign's `template_data`: every recipient's variables start from it. */
+  data: Record<string, unknown> | null;
   compiled: CompiledCampaign;
 }
 
-/** What rendering needs of a campaign, as plain data that a thread can be handed. */
+/**
+ * What rendering needs of a campaign, as plain data that a thread can be handed. A template
+ * campaign carries its version's bundle (`template`) instead of using `subject`, `content` and
+ * `textContent`.
+ */
 export type CampaignContent = Pick<
   CampaignRow,
   'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'
->;
+> & { template?: TemplateBundle | null; templateData?: Record<string, unknown> | null };
 
 export function campaignContent(c: CampaignContent): CampaignContent {
-  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks } = c;
-  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks };
+  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, template, templateData } = c;
+  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, template, templateData };
 }
 
 /** Compiles a campaign's templates once for all its messages. */
@@ -45,6 +52,7 @@ export function prepareCampaign(c: CampaignContent): CampaignForRender {
     replyTo: c.replyTo,
     trackOpens: c.trackOpens,
     trackClicks: c.trackClicks,
+    data: c.templateData ?? null,
     compiled: compileCampaign(c),
   };
 }
@@ -91,6 +99,7 @@ function decorate(
 export function renderMessage(campaign: CampaignForRender, recipient: Recipient, publicUrl: string, signer: TokenSigner): RenderedMessage {
   const unsubscribe = `${publicUrl}/u/${signer.sign({ kind: 'unsubscribe', messageId: recipient.messageId })}`;
   const scope = {
+    ...campaign.data,
     ...recipient.attributes,
     email: recipient.email,
     first_name: recipient.firstName,
@@ -102,11 +111,12 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     unsubscribe_url: unsubscribe,
   };
   const { compiled } = campaign;
-  const subject = renderPlain(compiled.subject, scope)
+  const subject = compiled.render
+    .plain(compiled.subject, scope)
     .replace(/[\r\n]+/g, ' ')
     .trim();
-  const preheader = compiled.preheader ? renderPlain(compiled.preheader, scope) : null;
-  const personal = renderHtml(compiled.html, scope);
+  const preheader = compiled.preheader ? compiled.render.plain(compiled.preheader, scope) : null;
+  const personal = compiled.render.html(compiled.html, scope);
   const html = decorate(
     personal,
     campaign,
@@ -117,7 +127,7 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     },
     preheader,
   );
-  let text = renderPlain(compiled.text, scope);
+  let text = compiled.render.plain(compiled.text, scope);
   if (!text.includes(unsubscribe)) text += `\n\n--\nUnsubscribe: ${unsubscribe}\n`;
   const domain = domainOf(campaign.fromEmail);
   return {

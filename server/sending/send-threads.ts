@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import type { CampaignRow } from '../campaigns/entities.ts';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { Logger } from '../logger.ts';
-import type { Recipient } from './render.ts';
+import type { CampaignContent, Recipient } from './render.ts';
 import type { SendOutcome } from './transport.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
@@ -32,7 +31,7 @@ export interface SendRequest {
   id: number;
   campaignId: string;
   /** Sent with a thread's first message of a campaign, and when the thread asks for it. */
-  campaign?: CampaignRow;
+  campaign?: CampaignContent;
   recipients: Recipient[];
 }
 
@@ -81,14 +80,14 @@ export class SendThreads {
   }
 
   /** Renders and sends to every recipient, shared out among the threads; answers their outcomes in order. */
-  async sendAll(campaign: CampaignRow, recipients: Recipient[]): Promise<ThreadOutcome[]> {
+  async sendAll(campaign: CampaignContent, recipients: Recipient[]): Promise<ThreadOutcome[]> {
     const shares = Math.min(this.threads.length, recipients.length);
     const size = Math.ceil(recipients.length / shares);
     const parts = await Promise.all(Array.from({ length: shares }, (_, i) => this.sendShare(campaign, recipients.slice(i * size, (i + 1) * size))));
     return parts.flat();
   }
 
-  private async sendShare(campaign: CampaignRow, recipients: Recipient[]): Promise<ThreadOutcome[]> {
+  private async sendShare(campaign: CampaignContent, recipients: Recipient[]): Promise<ThreadOutcome[]> {
     const failed = (error: string) => recipients.map((): ThreadOutcome => ({ kind: 'transport_error', error }));
     if (this.closed) return failed('sending threads are stopping');
     const thread = this.leastBusy();
@@ -101,7 +100,7 @@ export class SendThreads {
     return reply.kind === 'lost' ? failed(reply.error) : reply.outcomes;
   }
 
-  private request(thread: Thread, campaign: CampaignRow, recipients: Recipient[], withCampaign: boolean): Promise<ThreadReply> {
+  private request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean): Promise<ThreadReply> {
     const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, ...(withCampaign ? { campaign } : {}) };
     if (withCampaign) thread.campaigns.add(campaign.id);
     return new Promise((resolve) => {

@@ -6,11 +6,13 @@ import { sqlOf, sqlOnClient } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
-import { Campaign, type CampaignRow } from '../campaigns/entities.ts';
+import { Campaign } from '../campaigns/entities.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
 import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
-import { campaignContent } from './render.ts';
+import type { CampaignContent } from './render.ts';
+import { resolvedContent } from '../campaigns/service.ts';
+import { Problem } from '../http/problem.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
@@ -49,9 +51,18 @@ export class CampaignSender {
     if (campaign?.status !== 'sending') return 'done';
     this.log.info({ campaignId }, 'sending campaign');
     this.threads.warm();
+    // A template campaign's version, resolved once for all its messages (it was frozen at start).
+    const content = await resolvedContent(db, campaign).catch((e: unknown) => {
+      if (e instanceof Problem) return `The campaign's template cannot be sent: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
+      throw e;
+    });
+    if (typeof content === 'string') {
+      await this.fail(campaignId, content);
+      return 'done';
+    }
     // Templates are checked when saved; should one still not compile, stop rather than loop.
     // Compiled in the template thread: this thread also answers requests.
-    const error = await this.templates.compileError(campaignContent(campaign)).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
+    const error = await this.templates.compileError(content).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
     // Stopping with the process: the campaign goes on after the restart.
     if (error instanceof TemplateThreadStopped) return 'interrupted';
     if (error !== null) {
@@ -70,7 +81,7 @@ export class CampaignSender {
         await sleep(250);
         continue;
       }
-      const results = await this.deliver(campaign, batch);
+      const results = await this.deliver(content, batch);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
         await messages.release(
@@ -95,7 +106,7 @@ export class CampaignSender {
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
-  private async deliver(campaign: CampaignRow, batch: ClaimedMessage[]): Promise<Result[]> {
+  private async deliver(campaign: CampaignContent, batch: ClaimedMessage[]): Promise<Result[]> {
     const results = new Array<Result>(batch.length);
     const sendable: number[] = [];
     for (const [i, message] of batch.entries()) {

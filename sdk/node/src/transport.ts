@@ -96,10 +96,11 @@ function checkedApiKey(apiKey: string | undefined): string {
   return key;
 }
 
-/** A path parameter must be a non-blank string: an empty id would call the collection's URL. */
+/** A path parameter must be a non-blank string (an empty id would call the collection's URL), or an integer (a version number). */
 function checkedPath(template: string, path: unknown): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = path && typeof path === 'object' ? (path as Record<string, unknown>)[name] : undefined;
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
     if (typeof value !== 'string' || value.trim() === '') throw localValidationError('validation_failed', `path.${name}`, `${name} must be a non-empty string`);
     return encodeURIComponent(value);
   });

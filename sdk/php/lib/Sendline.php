@@ -39,6 +39,7 @@ final class Sendline
     public readonly Resources\CustomFields $customFields;
     public readonly Resources\Segments $segments;
     public readonly Resources\Tags $tags;
+    public readonly Resources\Templates $templates;
     private readonly Transport $transport;
 
     /**
@@ -107,6 +108,7 @@ final class Sendline
         $this->customFields = new Resources\CustomFields($transport);
         $this->segments = new Resources\Segments($transport);
         $this->tags = new Resources\Tags($transport);
+        $this->templates = new Resources\Templates($transport);
     }
 
     private static function env(string $name): ?string

@@ -30,6 +30,7 @@ __all__ = [
     "PaymentsApi",
     "SegmentsApi",
     "TagsApi",
+    "TemplatesApi",
     "TrackingApi",
     "UsersApi",
     "WebhooksApi",
@@ -217,6 +218,19 @@ __all__ = [
     "TagCount",
     "TagCountPage",
     "TagRename",
+    "Template",
+    "TemplateCreate",
+    "TemplateCreateConflictResponse",
+    "TemplateErrorResponse",
+    "TemplateInUseResponse",
+    "TemplateNameTakenResponse",
+    "TemplatePage",
+    "TemplateRenderRequest",
+    "TemplateRendered",
+    "TemplateTestRequest",
+    "TemplateUpdate",
+    "TemplateVersion",
+    "TemplateVersionPage",
     "TimeSeriesPoint",
     "TooManyLoginAttemptsResponse",
     "TooManySignupsResponse",
@@ -259,6 +273,7 @@ from sendline.api.events_api import EventsApi as EventsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
 from sendline.api.segments_api import SegmentsApi as SegmentsApi
 from sendline.api.tags_api import TagsApi as TagsApi
+from sendline.api.templates_api import TemplatesApi as TemplatesApi
 from sendline.api.tracking_api import TrackingApi as TrackingApi
 from sendline.api.users_api import UsersApi as UsersApi
 from sendline.api.webhooks_api import WebhooksApi as WebhooksApi
@@ -450,6 +465,19 @@ from sendline.models.tag_bulk_result import TagBulkResult as TagBulkResult
 from sendline.models.tag_count import TagCount as TagCount
 from sendline.models.tag_count_page import TagCountPage as TagCountPage
 from sendline.models.tag_rename import TagRename as TagRename
+from sendline.models.template import Template as Template
+from sendline.models.template_create import TemplateCreate as TemplateCreate
+from sendline.models.template_create_conflict_response import TemplateCreateConflictResponse as TemplateCreateConflictResponse
+from sendline.models.template_error_response import TemplateErrorResponse as TemplateErrorResponse
+from sendline.models.template_in_use_response import TemplateInUseResponse as TemplateInUseResponse
+from sendline.models.template_name_taken_response import TemplateNameTakenResponse as TemplateNameTakenResponse
+from sendline.models.template_page import TemplatePage as TemplatePage
+from sendline.models.template_render_request import TemplateRenderRequest as TemplateRenderRequest
+from sendline.models.template_rendered import TemplateRendered as TemplateRendered
+from sendline.models.template_test_request import TemplateTestRequest as TemplateTestRequest
+from sendline.models.template_update import TemplateUpdate as TemplateUpdate
+from sendline.models.template_version import TemplateVersion as TemplateVersion
+from sendline.models.template_version_page import TemplateVersionPage as TemplateVersionPage
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse

@@ -39,6 +39,7 @@ from sendline._resources import (
     PaymentsResource,
     SegmentsResource,
     TagsResource,
+    TemplatesResource,
     TrackingResource,
     UsersResource,
     WebhooksResource,
@@ -237,6 +238,7 @@ class Sendline:
         self.custom_fields = CustomFieldsResource(self)
         self.segments = SegmentsResource(self)
         self.tags = TagsResource(self)
+        self.templates = TemplatesResource(self)
 
     @classmethod
     def login(

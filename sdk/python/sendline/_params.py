@@ -44,9 +44,9 @@ class AudienceParams(TypedDict, total=False):
 
 class CampaignParams(TypedDict, total=False):
     name: Required[str]
-    subject: Required[str]
+    subject: str
     from_email: Required[str]
-    content: Required[str]
+    content: str
     from_name: Optional[str]
     reply_to: Optional[str]
     text_content: Optional[str]
@@ -54,6 +54,9 @@ class CampaignParams(TypedDict, total=False):
     audience: Union[Audience, AudienceParams, None]
     track_opens: bool
     track_clicks: bool
+    template_id: Optional[str]
+    template_version: Optional[int]
+    template_data: Optional[Mapping[str, Any]]
 
 
 class ContactImportParams(TypedDict, total=False):
@@ -168,3 +171,17 @@ class TagBulkParams(TypedDict, total=False):
     contact_ids: Sequence[str]
     emails: Sequence[str]
     segment_id: str
+class TemplateCreateParams(TypedDict, total=False):
+    name: Required[str]
+    description: Optional[str]
+    subject: str
+    html: str
+    text: Optional[str]
+
+
+class TemplateUpdateParams(TypedDict, total=False):
+    name: str
+    description: Optional[str]
+    subject: str
+    html: str
+    text: Optional[str]

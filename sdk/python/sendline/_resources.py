@@ -34,6 +34,8 @@ from sendline._params import (
     SegmentCreateParams,
     SegmentUpdateParams,
     TagBulkParams,
+    TemplateCreateParams,
+    TemplateUpdateParams,
     UserCreateParams,
     UserUpdateParams,
     WebhookParams,
@@ -48,6 +50,7 @@ from sendline.api.conversions_api import ConversionsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
 from sendline.api.tracking_api import TrackingApi
+from sendline.api.templates_api import TemplatesApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi
 from sendline.api.custom_fields_api import CustomFieldsApi
@@ -61,6 +64,13 @@ from sendline.models.api_key_with_secret import ApiKeyWithSecret
 from sendline.models.bounce_record import BounceRecord
 from sendline.models.bounce_report import BounceReport
 from sendline.models.campaign import Campaign
+from sendline.models.template import Template
+from sendline.models.template_create import TemplateCreate
+from sendline.models.template_render_request import TemplateRenderRequest
+from sendline.models.template_rendered import TemplateRendered
+from sendline.models.template_test_request import TemplateTestRequest
+from sendline.models.template_update import TemplateUpdate
+from sendline.models.template_version import TemplateVersion
 from sendline.models.campaign_analytics import CampaignAnalytics
 from sendline.models.campaign_create import CampaignCreate
 from sendline.models.campaign_message import CampaignMessage
@@ -350,8 +360,9 @@ class CampaignsResource(_Resource):
         self._api = CampaignsApi(client.api_client)
 
     def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CampaignParams]) -> Campaign:
-        """`name`, `subject`, `from_email`, `content`, and optionally `from_name`, `reply_to`,
-        `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
+        """`name`, `subject`, `from_email`, `content` (or `template_id` instead of `subject` and
+        `content`, with `template_version` and `template_data`), and optionally `from_name`,
+        `reply_to`, `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
         return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
@@ -670,3 +681,69 @@ class TagsResource(_Resource):
     def bulk(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TagBulkParams]) -> TagBulkResult:
         """Adds and removes tags on up to 10,000 contacts (`contact_ids` or `emails`) or a segment's members (`segment_id`)."""
         return self._call("POST", self._api.bulk, _body(TagBulkRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+class TemplatesResource(_Resource):
+    """Templates: an editable draft, numbered versions that `publish` freezes, render and test send."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = TemplatesApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TemplateCreateParams]) -> Template:
+        """`name`, and optionally `description`, `subject`, `html`, `text` (the draft)."""
+        return self._call("POST", self._api.create, _body(TemplateCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Template:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TemplateUpdateParams]) -> Template:
+        """Changes the draft's fields given (PATCH); published versions stay as they are."""
+        return self._call("PATCH", self._api.update, id, _body(TemplateUpdate, fields), timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Template]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def publish(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> TemplateVersion:
+        """Freezes the draft into the next numbered version."""
+        return self._call("POST", self._api.publish, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def versions(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[TemplateVersion]:
+        """Published versions, newest first."""
+        return self._list(self._api.versions, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def version(self, id: str, version: int, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> TemplateVersion:
+        return self._call("GET", self._api.version, id, version, timeout=timeout, max_retries=max_retries)
+
+    def render(
+        self,
+        id: str,
+        *,
+        data: Optional[Mapping[str, Any]] = None,
+        contact_id: Optional[str] = None,
+        version: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TemplateRendered:
+        """`subject`, `html` and `text` of the draft (or `version`) for `data` and/or a contact."""
+        fields = {k: v for k, v in {"data": data, "contact_id": contact_id, "version": version}.items() if v is not None}
+        return self._call("POST", self._api.render, id, _body(TemplateRenderRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def test(
+        self,
+        id: str,
+        *,
+        emails: List[str],
+        from_email: str,
+        from_name: Optional[str] = None,
+        data: Optional[Mapping[str, Any]] = None,
+        version: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CampaignTestResult:
+        """Sends a test of the draft (or `version`) to `emails`."""
+        fields = {k: v for k, v in {"emails": emails, "from_email": from_email, "from_name": from_name, "data": data, "version": version}.items() if v is not None}
+        return self._call("POST", self._api.test, id, _body(TemplateTestRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

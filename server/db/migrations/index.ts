@@ -14,6 +14,7 @@ import { Migration20261123120000RollupsKeptByTheirWriters } from './Migration202
 import { Migration20261123150000ConcurrentContactWrites } from './Migration20261123150000ConcurrentContactWrites.ts';
 import { Migration20261123161500IdempotencyKeys } from './Migration20261123161500IdempotencyKeys.ts';
 import { Migration20261124020000SegmentsAndFields } from './Migration20261124020000SegmentsAndFields.ts';
+import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   Migration20261123150000ConcurrentContactWrites,
   Migration20261123161500IdempotencyKeys,
   Migration20261124020000SegmentsAndFields,
+  Migration20261124040000Templates,
 ];

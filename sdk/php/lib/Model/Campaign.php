@@ -75,7 +75,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => '\DateTime',
         'created_at' => '\DateTime',
         'updated_at' => '\DateTime',
-        'stats' => '\Sendline\Model\CampaignStats'
+        'stats' => '\Sendline\Model\CampaignStats',
+        'template_id' => 'string',
+        'template_version' => 'int',
+        'template_data' => 'array<string,mixed>'
     ];
 
     /**
@@ -104,7 +107,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => 'date-time',
         'created_at' => 'date-time',
         'updated_at' => 'date-time',
-        'stats' => null
+        'stats' => null,
+        'template_id' => null,
+        'template_version' => 'int32',
+        'template_data' => null
     ];
 
     /**
@@ -131,7 +137,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => true,
         'created_at' => false,
         'updated_at' => false,
-        'stats' => false
+        'stats' => false,
+        'template_id' => true,
+        'template_version' => true,
+        'template_data' => true
     ];
 
     /**
@@ -238,7 +247,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => 'completed_at',
         'created_at' => 'created_at',
         'updated_at' => 'updated_at',
-        'stats' => 'stats'
+        'stats' => 'stats',
+        'template_id' => 'template_id',
+        'template_version' => 'template_version',
+        'template_data' => 'template_data'
     ];
 
     /**
@@ -265,7 +277,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => 'setCompletedAt',
         'created_at' => 'setCreatedAt',
         'updated_at' => 'setUpdatedAt',
-        'stats' => 'setStats'
+        'stats' => 'setStats',
+        'template_id' => 'setTemplateId',
+        'template_version' => 'setTemplateVersion',
+        'template_data' => 'setTemplateData'
     ];
 
     /**
@@ -292,7 +307,10 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'completed_at' => 'getCompletedAt',
         'created_at' => 'getCreatedAt',
         'updated_at' => 'getUpdatedAt',
-        'stats' => 'getStats'
+        'stats' => 'getStats',
+        'template_id' => 'getTemplateId',
+        'template_version' => 'getTemplateVersion',
+        'template_data' => 'getTemplateData'
     ];
 
     /**
@@ -371,6 +389,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('created_at', $data ?? [], null);
         $this->setIfExists('updated_at', $data ?? [], null);
         $this->setIfExists('stats', $data ?? [], null);
+        $this->setIfExists('template_id', $data ?? [], null);
+        $this->setIfExists('template_version', $data ?? [], null);
+        $this->setIfExists('template_data', $data ?? [], null);
     }
 
     /**
@@ -464,6 +485,15 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['stats'] === null) {
             $invalidProperties[] = "'stats' can't be null";
+        }
+        if ($this->container['template_id'] === null) {
+            $invalidProperties[] = "'template_id' can't be null";
+        }
+        if ($this->container['template_version'] === null) {
+            $invalidProperties[] = "'template_version' can't be null";
+        }
+        if ($this->container['template_data'] === null) {
+            $invalidProperties[] = "'template_data' can't be null";
         }
         return $invalidProperties;
     }
@@ -1046,6 +1076,108 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable stats cannot be null');
         }
         $this->container['stats'] = $stats;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_id
+     *
+     * @return string
+     */
+    public function getTemplateId()
+    {
+        return $this->container['template_id'];
+    }
+
+    /**
+     * Sets template_id
+     *
+     * @param string $template_id The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.
+     *
+     * @return self
+     */
+    public function setTemplateId($template_id)
+    {
+        if (is_null($template_id)) {
+            array_push($this->openAPINullablesSetToNull, 'template_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['template_id'] = $template_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_version
+     *
+     * @return int
+     */
+    public function getTemplateVersion()
+    {
+        return $this->container['template_version'];
+    }
+
+    /**
+     * Sets template_version
+     *
+     * @param int $template_version The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.
+     *
+     * @return self
+     */
+    public function setTemplateVersion($template_version)
+    {
+        if (is_null($template_version)) {
+            array_push($this->openAPINullablesSetToNull, 'template_version');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_version', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['template_version'] = $template_version;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_data
+     *
+     * @return array<string,mixed>
+     */
+    public function getTemplateData()
+    {
+        return $this->container['template_data'];
+    }
+
+    /**
+     * Sets template_data
+     *
+     * @param array<string,mixed> $template_data Variables for the template, the same for every recipient; the contact's variables win over them.
+     *
+     * @return self
+     */
+    public function setTemplateData($template_data)
+    {
+        if (is_null($template_data)) {
+            array_push($this->openAPINullablesSetToNull, 'template_data');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_data', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['template_data'] = $template_data;
 
         return $this;
     }

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * CampaignCreate Class Doc Comment
  *
  * @category Class
- * @description &#x60;name&#x60;, &#x60;subject&#x60;, &#x60;from_email&#x60; and &#x60;content&#x60; make a draft.
+ * @description &#x60;name&#x60;, &#x60;subject&#x60;, &#x60;from_email&#x60; and &#x60;content&#x60; make a draft; or &#x60;name&#x60;, &#x60;from_email&#x60; and &#x60;template_id&#x60;.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -68,7 +68,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => 'string',
         'audience' => '\Sendline\Model\Audience',
         'track_opens' => 'bool',
-        'track_clicks' => 'bool'
+        'track_clicks' => 'bool',
+        'template_id' => 'string',
+        'template_version' => 'int',
+        'template_data' => 'array<string,mixed>'
     ];
 
     /**
@@ -89,7 +92,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => null,
         'audience' => null,
         'track_opens' => null,
-        'track_clicks' => null
+        'track_clicks' => null,
+        'template_id' => null,
+        'template_version' => 'int32',
+        'template_data' => null
     ];
 
     /**
@@ -108,7 +114,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => true,
         'audience' => false,
         'track_opens' => false,
-        'track_clicks' => false
+        'track_clicks' => false,
+        'template_id' => true,
+        'template_version' => true,
+        'template_data' => true
     ];
 
     /**
@@ -207,7 +216,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => 'preheader',
         'audience' => 'audience',
         'track_opens' => 'track_opens',
-        'track_clicks' => 'track_clicks'
+        'track_clicks' => 'track_clicks',
+        'template_id' => 'template_id',
+        'template_version' => 'template_version',
+        'template_data' => 'template_data'
     ];
 
     /**
@@ -226,7 +238,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => 'setPreheader',
         'audience' => 'setAudience',
         'track_opens' => 'setTrackOpens',
-        'track_clicks' => 'setTrackClicks'
+        'track_clicks' => 'setTrackClicks',
+        'template_id' => 'setTemplateId',
+        'template_version' => 'setTemplateVersion',
+        'template_data' => 'setTemplateData'
     ];
 
     /**
@@ -245,7 +260,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'preheader' => 'getPreheader',
         'audience' => 'getAudience',
         'track_opens' => 'getTrackOpens',
-        'track_clicks' => 'getTrackClicks'
+        'track_clicks' => 'getTrackClicks',
+        'template_id' => 'getTemplateId',
+        'template_version' => 'getTemplateVersion',
+        'template_data' => 'getTemplateData'
     ];
 
     /**
@@ -316,6 +334,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('audience', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], true);
         $this->setIfExists('track_clicks', $data ?? [], true);
+        $this->setIfExists('template_id', $data ?? [], null);
+        $this->setIfExists('template_version', $data ?? [], null);
+        $this->setIfExists('template_data', $data ?? [], null);
     }
 
     /**
@@ -356,14 +377,11 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             $invalidProperties[] = "invalid value for 'name', the character length must be bigger than or equal to 1.";
         }
 
-        if ($this->container['subject'] === null) {
-            $invalidProperties[] = "'subject' can't be null";
-        }
-        if ((mb_strlen($this->container['subject']) > 998)) {
+        if (!is_null($this->container['subject']) && (mb_strlen($this->container['subject']) > 998)) {
             $invalidProperties[] = "invalid value for 'subject', the character length must be smaller than or equal to 998.";
         }
 
-        if ((mb_strlen($this->container['subject']) < 1)) {
+        if (!is_null($this->container['subject']) && (mb_strlen($this->container['subject']) < 1)) {
             $invalidProperties[] = "invalid value for 'subject', the character length must be bigger than or equal to 1.";
         }
 
@@ -374,14 +392,11 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             $invalidProperties[] = "invalid value for 'from_email', the character length must be smaller than or equal to 254.";
         }
 
-        if ($this->container['content'] === null) {
-            $invalidProperties[] = "'content' can't be null";
-        }
-        if ((mb_strlen($this->container['content']) > 1000000)) {
+        if (!is_null($this->container['content']) && (mb_strlen($this->container['content']) > 1000000)) {
             $invalidProperties[] = "invalid value for 'content', the character length must be smaller than or equal to 1000000.";
         }
 
-        if ((mb_strlen($this->container['content']) < 1)) {
+        if (!is_null($this->container['content']) && (mb_strlen($this->container['content']) < 1)) {
             $invalidProperties[] = "invalid value for 'content', the character length must be bigger than or equal to 1.";
         }
 
@@ -399,6 +414,10 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['preheader']) && (mb_strlen($this->container['preheader']) > 500)) {
             $invalidProperties[] = "invalid value for 'preheader', the character length must be smaller than or equal to 500.";
+        }
+
+        if (!is_null($this->container['template_version']) && ($this->container['template_version'] < 1)) {
+            $invalidProperties[] = "invalid value for 'template_version', must be bigger than or equal to 1.";
         }
 
         return $invalidProperties;
@@ -453,7 +472,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets subject
      *
-     * @return string
+     * @return string|null
      */
     public function getSubject()
     {
@@ -463,7 +482,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject The subject line, 1–998 characters; Liquid like `content`.
+     * @param string|null $subject The subject line, 1–998 characters; Liquid like `content`. Required unless `template_id` is given.
      *
      * @return self
      */
@@ -518,7 +537,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets content
      *
-     * @return string
+     * @return string|null
      */
     public function getContent()
     {
@@ -528,7 +547,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets content
      *
-     * @param string $content HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).
+     * @param string|null $content HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). Required unless `template_id` is given.
      *
      * @return self
      */
@@ -778,6 +797,113 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable track_clicks cannot be null');
         }
         $this->container['track_clicks'] = $track_clicks;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_id
+     *
+     * @return string|null
+     */
+    public function getTemplateId()
+    {
+        return $this->container['template_id'];
+    }
+
+    /**
+     * Sets template_id
+     *
+     * @param string|null $template_id Send this template (`tpl_…`) of the account instead of `subject` and `content`.
+     *
+     * @return self
+     */
+    public function setTemplateId($template_id)
+    {
+        if (is_null($template_id)) {
+            array_push($this->openAPINullablesSetToNull, 'template_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['template_id'] = $template_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_version
+     *
+     * @return int|null
+     */
+    public function getTemplateVersion()
+    {
+        return $this->container['template_version'];
+    }
+
+    /**
+     * Sets template_version
+     *
+     * @param int|null $template_version The published version to send; the latest when sending starts if omitted.
+     *
+     * @return self
+     */
+    public function setTemplateVersion($template_version)
+    {
+        if (is_null($template_version)) {
+            array_push($this->openAPINullablesSetToNull, 'template_version');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_version', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+
+        if (!is_null($template_version) && ($template_version < 1)) {
+            throw new \InvalidArgumentException('invalid value for $template_version when calling CampaignCreate., must be bigger than or equal to 1.');
+        }
+
+        $this->container['template_version'] = $template_version;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_data
+     *
+     * @return array<string,mixed>|null
+     */
+    public function getTemplateData()
+    {
+        return $this->container['template_data'];
+    }
+
+    /**
+     * Sets template_data
+     *
+     * @param array<string,mixed>|null $template_data Variables for the template, the same for every recipient (at most 64 KB as JSON).
+     *
+     * @return self
+     */
+    public function setTemplateData($template_data)
+    {
+        if (is_null($template_data)) {
+            array_push($this->openAPINullablesSetToNull, 'template_data');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('template_data', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['template_data'] = $template_data;
 
         return $this;
     }

@@ -59,7 +59,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static $openAPITypes = [
         'pointer' => 'string',
-        'detail' => 'string'
+        'detail' => 'string',
+        'line' => 'int',
+        'column' => 'int'
     ];
 
     /**
@@ -71,7 +73,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static $openAPIFormats = [
         'pointer' => null,
-        'detail' => null
+        'detail' => null,
+        'line' => 'int32',
+        'column' => 'int32'
     ];
 
     /**
@@ -81,7 +85,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static array $openAPINullables = [
         'pointer' => false,
-        'detail' => false
+        'detail' => false,
+        'line' => false,
+        'column' => false
     ];
 
     /**
@@ -171,7 +177,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $attributeMap = [
         'pointer' => 'pointer',
-        'detail' => 'detail'
+        'detail' => 'detail',
+        'line' => 'line',
+        'column' => 'column'
     ];
 
     /**
@@ -181,7 +189,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $setters = [
         'pointer' => 'setPointer',
-        'detail' => 'setDetail'
+        'detail' => 'setDetail',
+        'line' => 'setLine',
+        'column' => 'setColumn'
     ];
 
     /**
@@ -191,7 +201,9 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $getters = [
         'pointer' => 'getPointer',
-        'detail' => 'getDetail'
+        'detail' => 'getDetail',
+        'line' => 'getLine',
+        'column' => 'getColumn'
     ];
 
     /**
@@ -253,6 +265,8 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         $this->setIfExists('pointer', $data ?? [], null);
         $this->setIfExists('detail', $data ?? [], null);
+        $this->setIfExists('line', $data ?? [], null);
+        $this->setIfExists('column', $data ?? [], null);
     }
 
     /**
@@ -353,6 +367,60 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable detail cannot be null');
         }
         $this->container['detail'] = $detail;
+
+        return $this;
+    }
+
+    /**
+     * Gets line
+     *
+     * @return int|null
+     */
+    public function getLine()
+    {
+        return $this->container['line'];
+    }
+
+    /**
+     * Sets line
+     *
+     * @param int|null $line Where in a template the error is (1-based), for `template_error`.
+     *
+     * @return self
+     */
+    public function setLine($line)
+    {
+        if (is_null($line)) {
+            throw new \InvalidArgumentException('non-nullable line cannot be null');
+        }
+        $this->container['line'] = $line;
+
+        return $this;
+    }
+
+    /**
+     * Gets column
+     *
+     * @return int|null
+     */
+    public function getColumn()
+    {
+        return $this->container['column'];
+    }
+
+    /**
+     * Sets column
+     *
+     * @param int|null $column column
+     *
+     * @return self
+     */
+    public function setColumn($column)
+    {
+        if (is_null($column)) {
+            throw new \InvalidArgumentException('non-nullable column cannot be null');
+        }
+        $this->container['column'] = $column;
 
         return $this;
     }

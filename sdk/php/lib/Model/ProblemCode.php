@@ -239,6 +239,21 @@ class ProblemCode
     public const IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
 
     /**
+     * A template does not parse or render; &#x60;errors&#x60; gives the field, &#x60;line&#x60; and &#x60;column&#x60; of each error.
+     */
+    public const TEMPLATE_ERROR = 'template_error';
+
+    /**
+     * Another template of the account has this name; &#x60;existing_id&#x60; names it.
+     */
+    public const TEMPLATE_NAME_TAKEN = 'template_name_taken';
+
+    /**
+     * A campaign that has not finished uses the template.
+     */
+    public const TEMPLATE_IN_USE = 'template_in_use';
+
+    /**
      * Something went wrong on the server; it has been logged.
      */
     public const INTERNAL_ERROR = 'internal_error';
@@ -299,6 +314,9 @@ class ProblemCode
             self::INVALID_IDEMPOTENCY_KEY,
             self::IDEMPOTENCY_KEY_IN_USE,
             self::IDEMPOTENCY_KEY_REUSED,
+            self::TEMPLATE_ERROR,
+            self::TEMPLATE_NAME_TAKEN,
+            self::TEMPLATE_IN_USE,
             self::INTERNAL_ERROR,
             self::NOT_IMPLEMENTED,
             self::FIELD_EXISTS

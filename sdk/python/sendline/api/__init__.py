@@ -13,6 +13,7 @@ from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
 from sendline.api.segments_api import SegmentsApi
 from sendline.api.tags_api import TagsApi
+from sendline.api.templates_api import TemplatesApi
 from sendline.api.tracking_api import TrackingApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi

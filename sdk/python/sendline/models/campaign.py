@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
@@ -50,7 +50,10 @@ class Campaign(BaseModel):
     created_at: datetime = Field(description="When the campaign was created.")
     updated_at: datetime = Field(description="When the campaign last changed (content, audience or status).")
     stats: CampaignStats = Field(description="Message counts so far.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats"]
+    template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
+    template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
+    template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -132,6 +135,21 @@ class Campaign(BaseModel):
         if self.completed_at is None and "completed_at" in self.model_fields_set:
             _dict['completed_at'] = None
 
+        # set to None if template_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_id is None and "template_id" in self.model_fields_set:
+            _dict['template_id'] = None
+
+        # set to None if template_version (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_version is None and "template_version" in self.model_fields_set:
+            _dict['template_version'] = None
+
+        # set to None if template_data (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_data is None and "template_data" in self.model_fields_set:
+            _dict['template_data'] = None
+
         return _dict
 
     @classmethod
@@ -162,7 +180,10 @@ class Campaign(BaseModel):
             "completed_at": obj.get("completed_at"),
             "created_at": obj.get("created_at"),
             "updated_at": obj.get("updated_at"),
-            "stats": CampaignStats.from_dict(obj["stats"]) if obj.get("stats") is not None else None
+            "stats": CampaignStats.from_dict(obj["stats"]) if obj.get("stats") is not None else None,
+            "template_id": obj.get("template_id"),
+            "template_version": obj.get("template_version"),
+            "template_data": obj.get("template_data")
         })
         return _obj
 

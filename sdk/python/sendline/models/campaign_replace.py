@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
@@ -29,9 +29,9 @@ class CampaignReplace(BaseModel):
     Replace an editable (`draft` or `scheduled`) campaign.
     """ # noqa: E501
     name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="Internal name, 1–200 characters.")
-    subject: Annotated[str, Field(min_length=1, strict=True, max_length=998)] = Field(description="The subject line, 1–998 characters; Liquid like `content`.")
+    subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="The subject line, 1–998 characters; Liquid like `content`. Required unless `template_id` is given.")
     from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The sender address.")
-    content: Annotated[str, Field(min_length=1, strict=True, max_length=1000000)] = Field(description="HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).")
+    content: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=1000000)]] = Field(default=None, description="HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). Required unless `template_id` is given.")
     from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The sender's display name, up to 200 characters.")
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Where replies go, when not to `from_email`.")
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part, up to 1,000,000 characters; derived from `content` when left out.")
@@ -39,7 +39,10 @@ class CampaignReplace(BaseModel):
     audience: Optional[Audience] = Field(default=None, description="Who receives the campaign; left out, every subscribed contact.")
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
     track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "track_opens", "track_clicks"]
+    template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")
+    template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to send; the latest when sending starts if omitted.")
+    template_data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, the same for every recipient (at most 64 KB as JSON).")
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -103,6 +106,21 @@ class CampaignReplace(BaseModel):
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
 
+        # set to None if template_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_id is None and "template_id" in self.model_fields_set:
+            _dict['template_id'] = None
+
+        # set to None if template_version (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_version is None and "template_version" in self.model_fields_set:
+            _dict['template_version'] = None
+
+        # set to None if template_data (nullable) is None
+        # and model_fields_set contains the field
+        if self.template_data is None and "template_data" in self.model_fields_set:
+            _dict['template_data'] = None
+
         return _dict
 
     @classmethod
@@ -125,7 +143,10 @@ class CampaignReplace(BaseModel):
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,
-            "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True
+            "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True,
+            "template_id": obj.get("template_id"),
+            "template_version": obj.get("template_version"),
+            "template_data": obj.get("template_data")
         })
         return _obj
 

@@ -17,8 +17,8 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
-from typing import Any, ClassVar, Dict, List
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -28,7 +28,9 @@ class FieldError(BaseModel):
     """ # noqa: E501
     pointer: StrictStr = Field(description="JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`.")
     detail: StrictStr = Field(description="What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.")
-    __properties: ClassVar[List[str]] = ["pointer", "detail"]
+    line: Optional[StrictInt] = Field(default=None, description="Where in a template the error is (1-based), for `template_error`.")
+    column: Optional[StrictInt] = None
+    __properties: ClassVar[List[str]] = ["pointer", "detail", "line", "column"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -82,7 +84,9 @@ class FieldError(BaseModel):
 
         _obj = cls.model_validate({
             "pointer": obj.get("pointer"),
-            "detail": obj.get("detail")
+            "detail": obj.get("detail"),
+            "line": obj.get("line"),
+            "column": obj.get("column")
         })
         return _obj
 

@@ -27,7 +27,8 @@ module Sendline
       auth: Resources::Auth,
       custom_fields: Resources::CustomFields,
       segments: Resources::Segments,
-      tags: Resources::Tags
+      tags: Resources::Tags,
+      templates: Resources::Templates,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

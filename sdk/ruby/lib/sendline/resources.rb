@@ -252,6 +252,9 @@ module Sendline
 
     class Tags < Resource
       operations_of TagsApi
+    # Templates: an editable draft, numbered versions that `publish` freezes, render and test send.
+    class Templates < Resource
+      operations_of TemplatesApi
     end
   end
 end

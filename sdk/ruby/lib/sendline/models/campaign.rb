@@ -72,6 +72,15 @@ module Sendline
     # Message counts so far.
     attr_accessor :stats
 
+    # The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.
+    attr_accessor :template_id
+
+    # The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.
+    attr_accessor :template_version
+
+    # Variables for the template, the same for every recipient; the contact's variables win over them.
+    attr_accessor :template_data
+
     class EnumAttributeValidator
       attr_reader :datatype
       attr_reader :allowable_values
@@ -115,7 +124,10 @@ module Sendline
         :'completed_at' => :'completed_at',
         :'created_at' => :'created_at',
         :'updated_at' => :'updated_at',
-        :'stats' => :'stats'
+        :'stats' => :'stats',
+        :'template_id' => :'template_id',
+        :'template_version' => :'template_version',
+        :'template_data' => :'template_data'
       }
     end
 
@@ -150,7 +162,10 @@ module Sendline
         :'completed_at' => :'Time',
         :'created_at' => :'Time',
         :'updated_at' => :'Time',
-        :'stats' => :'CampaignStats'
+        :'stats' => :'CampaignStats',
+        :'template_id' => :'String',
+        :'template_version' => :'Integer',
+        :'template_data' => :'Hash<String, Object>'
       }
     end
 
@@ -164,6 +179,9 @@ module Sendline
         :'scheduled_at',
         :'started_at',
         :'completed_at',
+        :'template_id',
+        :'template_version',
+        :'template_data'
       ])
     end
 
@@ -295,6 +313,26 @@ module Sendline
         self.stats = attributes[:'stats']
       else
         self.stats = nil
+      end
+
+      if attributes.key?(:'template_id')
+        self.template_id = attributes[:'template_id']
+      else
+        self.template_id = nil
+      end
+
+      if attributes.key?(:'template_version')
+        self.template_version = attributes[:'template_version']
+      else
+        self.template_version = nil
+      end
+
+      if attributes.key?(:'template_data')
+        if (value = attributes[:'template_data']).is_a?(Hash)
+          self.template_data = value
+        end
+      else
+        self.template_data = nil
       end
     end
 
@@ -540,7 +578,10 @@ module Sendline
           completed_at == o.completed_at &&
           created_at == o.created_at &&
           updated_at == o.updated_at &&
-          stats == o.stats
+          stats == o.stats &&
+          template_id == o.template_id &&
+          template_version == o.template_version &&
+          template_data == o.template_data
     end
 
     # @see the `==` method
@@ -552,7 +593,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, preheader, audience, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, preheader, audience, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

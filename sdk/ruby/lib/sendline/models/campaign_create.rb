@@ -14,18 +14,18 @@ require 'date'
 require 'time'
 
 module Sendline
-  # `name`, `subject`, `from_email` and `content` make a draft.
+  # `name`, `subject`, `from_email` and `content` make a draft; or `name`, `from_email` and `template_id`.
   class CampaignCreate < ApiModelBase
     # Internal name, 1–200 characters.
     attr_accessor :name
 
-    # The subject line, 1–998 characters; Liquid like `content`.
+    # The subject line, 1–998 characters; Liquid like `content`. Required unless `template_id` is given.
     attr_accessor :subject
 
     # The sender address.
     attr_accessor :from_email
 
-    # HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column).
+    # HTML with Liquid, 1–1,000,000 characters and at most 10,000 tags and outputs; checked when saved (400 with line and column). Required unless `template_id` is given.
     attr_accessor :content
 
     # The sender's display name, up to 200 characters.
@@ -49,6 +49,15 @@ module Sendline
     # Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
     attr_accessor :track_clicks
 
+    # Send this template (`tpl_…`) of the account instead of `subject` and `content`.
+    attr_accessor :template_id
+
+    # The published version to send; the latest when sending starts if omitted.
+    attr_accessor :template_version
+
+    # Variables for the template, the same for every recipient (at most 64 KB as JSON).
+    attr_accessor :template_data
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -62,7 +71,10 @@ module Sendline
         :'preheader' => :'preheader',
         :'audience' => :'audience',
         :'track_opens' => :'track_opens',
-        :'track_clicks' => :'track_clicks'
+        :'track_clicks' => :'track_clicks',
+        :'template_id' => :'template_id',
+        :'template_version' => :'template_version',
+        :'template_data' => :'template_data'
       }
     end
 
@@ -89,7 +101,10 @@ module Sendline
         :'preheader' => :'String',
         :'audience' => :'Audience',
         :'track_opens' => :'Boolean',
-        :'track_clicks' => :'Boolean'
+        :'track_clicks' => :'Boolean',
+        :'template_id' => :'String',
+        :'template_version' => :'Integer',
+        :'template_data' => :'Hash<String, Object>'
       }
     end
 
@@ -100,6 +115,9 @@ module Sendline
         :'reply_to',
         :'text_content',
         :'preheader',
+        :'template_id',
+        :'template_version',
+        :'template_data'
       ])
     end
 
@@ -127,8 +145,6 @@ module Sendline
 
       if attributes.key?(:'subject')
         self.subject = attributes[:'subject']
-      else
-        self.subject = nil
       end
 
       if attributes.key?(:'from_email')
@@ -139,8 +155,6 @@ module Sendline
 
       if attributes.key?(:'content')
         self.content = attributes[:'content']
-      else
-        self.content = nil
       end
 
       if attributes.key?(:'from_name')
@@ -174,6 +188,20 @@ module Sendline
       else
         self.track_clicks = true
       end
+
+      if attributes.key?(:'template_id')
+        self.template_id = attributes[:'template_id']
+      end
+
+      if attributes.key?(:'template_version')
+        self.template_version = attributes[:'template_version']
+      end
+
+      if attributes.key?(:'template_data')
+        if (value = attributes[:'template_data']).is_a?(Hash)
+          self.template_data = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -193,15 +221,11 @@ module Sendline
         invalid_properties.push('invalid value for "name", the character length must be greater than or equal to 1.')
       end
 
-      if @subject.nil?
-        invalid_properties.push('invalid value for "subject", subject cannot be nil.')
-      end
-
-      if @subject.to_s.length > 998
+      if !@subject.nil? && @subject.to_s.length > 998
         invalid_properties.push('invalid value for "subject", the character length must be smaller than or equal to 998.')
       end
 
-      if @subject.to_s.length < 1
+      if !@subject.nil? && @subject.to_s.length < 1
         invalid_properties.push('invalid value for "subject", the character length must be greater than or equal to 1.')
       end
 
@@ -213,15 +237,11 @@ module Sendline
         invalid_properties.push('invalid value for "from_email", the character length must be smaller than or equal to 254.')
       end
 
-      if @content.nil?
-        invalid_properties.push('invalid value for "content", content cannot be nil.')
-      end
-
-      if @content.to_s.length > 1000000
+      if !@content.nil? && @content.to_s.length > 1000000
         invalid_properties.push('invalid value for "content", the character length must be smaller than or equal to 1000000.')
       end
 
-      if @content.to_s.length < 1
+      if !@content.nil? && @content.to_s.length < 1
         invalid_properties.push('invalid value for "content", the character length must be greater than or equal to 1.')
       end
 
@@ -241,6 +261,10 @@ module Sendline
         invalid_properties.push('invalid value for "preheader", the character length must be smaller than or equal to 500.')
       end
 
+      if !@template_version.nil? && @template_version < 1
+        invalid_properties.push('invalid value for "template_version", must be greater than or equal to 1.')
+      end
+
       invalid_properties
     end
 
@@ -251,18 +275,17 @@ module Sendline
       return false if @name.nil?
       return false if @name.to_s.length > 200
       return false if @name.to_s.length < 1
-      return false if @subject.nil?
-      return false if @subject.to_s.length > 998
-      return false if @subject.to_s.length < 1
+      return false if !@subject.nil? && @subject.to_s.length > 998
+      return false if !@subject.nil? && @subject.to_s.length < 1
       return false if @from_email.nil?
       return false if @from_email.to_s.length > 254
-      return false if @content.nil?
-      return false if @content.to_s.length > 1000000
-      return false if @content.to_s.length < 1
+      return false if !@content.nil? && @content.to_s.length > 1000000
+      return false if !@content.nil? && @content.to_s.length < 1
       return false if !@from_name.nil? && @from_name.to_s.length > 200
       return false if !@reply_to.nil? && @reply_to.to_s.length > 254
       return false if !@text_content.nil? && @text_content.to_s.length > 1000000
       return false if !@preheader.nil? && @preheader.to_s.length > 500
+      return false if !@template_version.nil? && @template_version < 1
       true
     end
 
@@ -374,6 +397,16 @@ module Sendline
       @preheader = preheader
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] template_version Value to be assigned
+    def template_version=(template_version)
+      if !template_version.nil? && template_version < 1
+        fail ArgumentError, 'invalid value for "template_version", must be greater than or equal to 1.'
+      end
+
+      @template_version = template_version
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -389,7 +422,10 @@ module Sendline
           preheader == o.preheader &&
           audience == o.audience &&
           track_opens == o.track_opens &&
-          track_clicks == o.track_clicks
+          track_clicks == o.track_clicks &&
+          template_id == o.template_id &&
+          template_version == o.template_version &&
+          template_data == o.template_data
     end
 
     # @see the `==` method
@@ -401,7 +437,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, track_opens, track_clicks].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, track_opens, track_clicks, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

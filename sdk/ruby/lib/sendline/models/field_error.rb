@@ -22,11 +22,18 @@ module Sendline
     # What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.
     attr_accessor :detail
 
+    # Where in a template the error is (1-based), for `template_error`.
+    attr_accessor :line
+
+    attr_accessor :column
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
         :'pointer' => :'pointer',
-        :'detail' => :'detail'
+        :'detail' => :'detail',
+        :'line' => :'line',
+        :'column' => :'column'
       }
     end
 
@@ -44,7 +51,9 @@ module Sendline
     def self.openapi_types
       {
         :'pointer' => :'String',
-        :'detail' => :'String'
+        :'detail' => :'String',
+        :'line' => :'Integer',
+        :'column' => :'Integer'
       }
     end
 
@@ -80,6 +89,14 @@ module Sendline
         self.detail = attributes[:'detail']
       else
         self.detail = nil
+      end
+
+      if attributes.key?(:'line')
+        self.line = attributes[:'line']
+      end
+
+      if attributes.key?(:'column')
+        self.column = attributes[:'column']
       end
     end
 
@@ -134,7 +151,9 @@ module Sendline
       return true if self.equal?(o)
       self.class == o.class &&
           pointer == o.pointer &&
-          detail == o.detail
+          detail == o.detail &&
+          line == o.line &&
+          column == o.column
     end
 
     # @see the `==` method
@@ -146,7 +165,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [pointer, detail].hash
+      [pointer, detail, line, column].hash
     end
 
     # Builds the object from hash
