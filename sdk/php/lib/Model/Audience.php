@@ -60,7 +60,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPITypes = [
         'tags_any' => 'string[]',
         'tags_all' => 'string[]',
-        'exclude_tags' => 'string[]'
+        'exclude_tags' => 'string[]',
+        'list_ids' => 'string[]'
     ];
 
     /**
@@ -73,7 +74,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPIFormats = [
         'tags_any' => null,
         'tags_all' => null,
-        'exclude_tags' => null
+        'exclude_tags' => null,
+        'list_ids' => null
     ];
 
     /**
@@ -84,7 +86,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static array $openAPINullables = [
         'tags_any' => false,
         'tags_all' => false,
-        'exclude_tags' => false
+        'exclude_tags' => false,
+        'list_ids' => false
     ];
 
     /**
@@ -175,7 +178,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $attributeMap = [
         'tags_any' => 'tags_any',
         'tags_all' => 'tags_all',
-        'exclude_tags' => 'exclude_tags'
+        'exclude_tags' => 'exclude_tags',
+        'list_ids' => 'list_ids'
     ];
 
     /**
@@ -186,7 +190,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $setters = [
         'tags_any' => 'setTagsAny',
         'tags_all' => 'setTagsAll',
-        'exclude_tags' => 'setExcludeTags'
+        'exclude_tags' => 'setExcludeTags',
+        'list_ids' => 'setListIds'
     ];
 
     /**
@@ -197,7 +202,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $getters = [
         'tags_any' => 'getTagsAny',
         'tags_all' => 'getTagsAll',
-        'exclude_tags' => 'getExcludeTags'
+        'exclude_tags' => 'getExcludeTags',
+        'list_ids' => 'getListIds'
     ];
 
     /**
@@ -260,6 +266,7 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('tags_any', $data ?? [], null);
         $this->setIfExists('tags_all', $data ?? [], null);
         $this->setIfExists('exclude_tags', $data ?? [], null);
+        $this->setIfExists('list_ids', $data ?? [], null);
     }
 
     /**
@@ -299,6 +306,10 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['exclude_tags']) && (count($this->container['exclude_tags']) > 50)) {
             $invalidProperties[] = "invalid value for 'exclude_tags', number of items must be less than or equal to 50.";
+        }
+
+        if (!is_null($this->container['list_ids']) && (count($this->container['list_ids']) > 50)) {
+            $invalidProperties[] = "invalid value for 'list_ids', number of items must be less than or equal to 50.";
         }
 
         return $invalidProperties;
@@ -405,6 +416,37 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('invalid value for $exclude_tags when calling Audience., number of items must be less than or equal to 50.');
         }
         $this->container['exclude_tags'] = $exclude_tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_ids
+     *
+     * @return string[]|null
+     */
+    public function getListIds()
+    {
+        return $this->container['list_ids'];
+    }
+
+    /**
+     * Sets list_ids
+     *
+     * @param string[]|null $list_ids Only `subscribed` members of at least one of these lists (`lst_…`); the tag rules apply on top.
+     *
+     * @return self
+     */
+    public function setListIds($list_ids)
+    {
+        if (is_null($list_ids)) {
+            throw new \InvalidArgumentException('non-nullable list_ids cannot be null');
+        }
+
+        if ((count($list_ids) > 50)) {
+            throw new \InvalidArgumentException('invalid value for $list_ids when calling Audience., number of items must be less than or equal to 50.');
+        }
+        $this->container['list_ids'] = $list_ids;
 
         return $this;
     }

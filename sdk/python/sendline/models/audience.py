@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from typing import Optional, Set
@@ -30,7 +30,8 @@ class Audience(BaseModel):
     tags_any: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with at least one of these tags.")
     tags_all: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with all of these tags.")
     exclude_tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with none of these tags.")
-    __properties: ClassVar[List[str]] = ["tags_any", "tags_all", "exclude_tags"]
+    list_ids: Optional[Annotated[List[StrictStr], Field(max_length=50)]] = Field(default=None, description="Only `subscribed` members of at least one of these lists (`lst_…`); the tag rules apply on top.")
+    __properties: ClassVar[List[str]] = ["tags_any", "tags_all", "exclude_tags", "list_ids"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -85,7 +86,8 @@ class Audience(BaseModel):
         _obj = cls.model_validate({
             "tags_any": obj.get("tags_any"),
             "tags_all": obj.get("tags_all"),
-            "exclude_tags": obj.get("exclude_tags")
+            "exclude_tags": obj.get("exclude_tags"),
+            "list_ids": obj.get("list_ids")
         })
         return _obj
 

@@ -25,12 +25,16 @@ module Sendline
     # Contacts with none of these tags.
     attr_accessor :exclude_tags
 
+    # Only `subscribed` members of at least one of these lists (`lst_…`); the tag rules apply on top.
+    attr_accessor :list_ids
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
         :'tags_any' => :'tags_any',
         :'tags_all' => :'tags_all',
-        :'exclude_tags' => :'exclude_tags'
+        :'exclude_tags' => :'exclude_tags',
+        :'list_ids' => :'list_ids'
       }
     end
 
@@ -49,7 +53,8 @@ module Sendline
       {
         :'tags_any' => :'Array<String>',
         :'tags_all' => :'Array<String>',
-        :'exclude_tags' => :'Array<String>'
+        :'exclude_tags' => :'Array<String>',
+        :'list_ids' => :'Array<String>'
       }
     end
 
@@ -92,6 +97,12 @@ module Sendline
           self.exclude_tags = value
         end
       end
+
+      if attributes.key?(:'list_ids')
+        if (value = attributes[:'list_ids']).is_a?(Array)
+          self.list_ids = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -111,6 +122,10 @@ module Sendline
         invalid_properties.push('invalid value for "exclude_tags", number of items must be less than or equal to 50.')
       end
 
+      if !@list_ids.nil? && @list_ids.length > 50
+        invalid_properties.push('invalid value for "list_ids", number of items must be less than or equal to 50.')
+      end
+
       invalid_properties
     end
 
@@ -121,6 +136,7 @@ module Sendline
       return false if !@tags_any.nil? && @tags_any.length > 50
       return false if !@tags_all.nil? && @tags_all.length > 50
       return false if !@exclude_tags.nil? && @exclude_tags.length > 50
+      return false if !@list_ids.nil? && @list_ids.length > 50
       true
     end
 
@@ -166,6 +182,20 @@ module Sendline
       @exclude_tags = exclude_tags
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] list_ids Value to be assigned
+    def list_ids=(list_ids)
+      if list_ids.nil?
+        fail ArgumentError, 'list_ids cannot be nil'
+      end
+
+      if list_ids.length > 50
+        fail ArgumentError, 'invalid value for "list_ids", number of items must be less than or equal to 50.'
+      end
+
+      @list_ids = list_ids
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -173,7 +203,8 @@ module Sendline
       self.class == o.class &&
           tags_any == o.tags_any &&
           tags_all == o.tags_all &&
-          exclude_tags == o.exclude_tags
+          exclude_tags == o.exclude_tags &&
+          list_ids == o.list_ids
     end
 
     # @see the `==` method
@@ -185,7 +216,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [tags_any, tags_all, exclude_tags].hash
+      [tags_any, tags_all, exclude_tags, list_ids].hash
     end
 
     # Builds the object from hash
