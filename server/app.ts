@@ -19,6 +19,8 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { listHandlers } from './lists/routes.ts';
+import { publicCors } from './lists/cors.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -32,6 +34,7 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...eventHandlers,
+  ...listHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {
@@ -56,6 +59,7 @@ export function createApp(runtime: Runtime): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
+  app.use('/api/v1/public', publicCors);
   app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);

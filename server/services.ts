@@ -27,6 +27,7 @@ import { WebhookService } from './webhooks/service.ts';
 import type { SecretBox } from './webhooks/signing.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
+import { ListService } from './lists/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -80,6 +81,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
+    lists: new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
+      publicUrl: config.publicUrl,
+      perMinute: config.publicSubscribesPerMinute,
+    }),
   };
 }
 
