@@ -12,6 +12,8 @@ import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { listStore } from '../lists/store.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -46,6 +48,14 @@ async function checkTemplates(templates: TemplateThread, input: Partial<Campaign
     .errors({ subject: input.subject, content: input.content, text_content: input.text_content, preheader: input.preheader })
     .catch((error: Error) => [{ pointer: '/content', detail: `could not be checked: ${error.message}` }]);
   if (errors.length) throw validationFailed(errors, 'A template does not parse.');
+}
+
+/** An audience names only lists of the account. */
+async function checkLists(em: EntityManager, accountId: string, input: CampaignInput): Promise<void> {
+  const ids = input.audience?.list_ids ?? [];
+  const known = await listStore.existing(sqlOf(em), accountId, ids);
+  const errors = ids.flatMap((id, i) => (known.has(id) ? [] : [{ pointer: `/audience/list_ids/${i}`, detail: 'is not a list of this account' }]));
+  if (errors.length) throw validationFailed(errors);
 }
 
 function fields(input: CampaignInput) {
@@ -83,6 +93,7 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     await checkTemplates(this.templates, input);
+    await checkLists(this.em, accountId, input);
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     await this.em.flush();
     return campaign;
@@ -105,9 +116,10 @@ export class CampaignService {
   }
 
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
-    return this.locked(accountId, id, async (campaign) => {
+    return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
       await checkTemplates(this.templates, input);
+      await checkLists(em, accountId, input);
       Object.assign(campaign, fields(input));
     });
   }

@@ -217,7 +217,7 @@ export const messages = {
   /** The audience, frozen into one queued message per subscribed contact. Suppressed contacts are left out. */
   async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
     const audience: AudienceFilter = campaign.audience ?? {};
-    const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
+    const [anyOf, allOf, noneOf, lists] = [audience.tags_any, audience.tags_all, audience.exclude_tags, audience.list_ids].map(jsonArray);
     const { rows } = await sql<{ n: number }>`
       with recipients as (
         insert into messages (id, account_id, campaign_id, contact_id, email, status)
@@ -227,6 +227,10 @@ export const messages = {
           and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
           and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
           and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
+          and (${lists}::jsonb is null or exists (
+            select 1 from list_members m
+            where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = c.account_id
+              and m.list_id = any(array(select jsonb_array_elements_text(${lists}::jsonb)))))
         order by c.created_at, c.id
         returning 1
       )
