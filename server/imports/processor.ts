@@ -76,7 +76,7 @@ export class ImportProcessor {
     const record = await importStore.get(this.db, null, id);
     if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
     const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
-    const target = { importId: id, accountId: record.account_id, mode: record.mode };
+    const target = { importId: id, accountId: record.account_id, mode: record.mode, listIds: record.list_ids };
     // Each writer owns the addresses that hash to it and writes its batches in file order, one
     // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
     // indexes on one core per transaction. A writer's checkpoint commits with its batch.
