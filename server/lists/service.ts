@@ -149,7 +149,8 @@ export class ListService {
 
   async members(accountId: string, id: string, status: MemberStatus | undefined, limit: number, cursor?: string) {
     await this.load(accountId, id);
-    const rows = await listStore.membersPage(this.db, id, status, decodeCursor(cursor), limit);
+    // The cursor's time is not used: members are in contact order alone.
+    const rows = await listStore.membersPage(this.db, id, status, decodeCursor(cursor)?.id ?? null, limit);
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.contact_id }), memberJson);
   }
 

@@ -94,9 +94,13 @@ export const listStore = {
     );
   },
 
+  /** Deletes the list and its memberships (no foreign key cascades: imports write members faster without one). */
   async delete(db: Db, accountId: string, id: string): Promise<boolean> {
-    const result = await db.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    const { rows } = await sql<{ deleted: boolean }>`
+      with list as (delete from lists where account_id = ${accountId} and id = ${id} returning id),
+      members as (delete from list_members where list_id in (select id from list))
+      select exists (select 1 from list) as deleted`.execute(db);
+    return rows[0].deleted;
   },
 
   /** Members per status of each list, in one grouped read of the (list, status) index. */
@@ -208,16 +212,16 @@ export const listStore = {
     );
   },
 
-  membersPage(db: Db, listId: string, status: MemberStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMember[]> {
+  /** One page in contact order (ids begin with their time), on the primary key or the status index. */
+  membersPage(db: Db, listId: string, status: MemberStatus | undefined, afterContact: string | null, limit: number): Promise<ListedMember[]> {
     let query = db
       .selectFrom('list_members as m')
       .innerJoin('contacts as c', 'c.id', 'm.contact_id')
       .select(['m.contact_id', 'c.email', 'm.status', 'm.confirmed_at', 'm.created_at', 'm.updated_at'])
       .where('m.list_id', '=', listId);
     if (status) query = query.where('m.status', '=', status);
-    if (after) query = query.where((eb) => eb(eb.refTuple('m.created_at', 'm.contact_id'), '>', eb.tuple(after.at, after.id)));
+    if (afterContact !== null) query = query.where('m.contact_id', '>', afterContact);
     return query
-      .orderBy('m.created_at')
       .orderBy('m.contact_id')
       .limit(limit + 1)
       .execute();

@@ -597,7 +597,7 @@ export interface paths {
         };
         /**
          * List a list's members
-         * @description The list's members, oldest first, optionally of one status.
+         * @description The list's members in the order their contacts were created (by contact id), optionally of one status.
          */
         get: operations["Lists_members"];
         put?: never;

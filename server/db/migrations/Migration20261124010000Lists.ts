@@ -5,6 +5,10 @@ import { Migration } from '@mikro-orm/migrations';
  * link is followed); a campaign to lists reaches `subscribed` members whose contact is
  * subscribed too. `confirmation_due_at` is set while a confirmation message waits to be sent
  * (and, once claimed, holds the sender's lease). Imports remember the lists they add to.
+ *
+ * Members are paged in contact order (ids start with their time), on the primary key or the
+ * status index, and a list's members are deleted with it by its store: a million-row import into
+ * a list writes three index entries per member and checks one foreign key, not five and two.
  */
 export class Migration20261124010000Lists extends Migration {
   override name = 'Migration20261124010000Lists';
@@ -26,7 +30,7 @@ export class Migration20261124010000Lists extends Migration {
       create index lists_account_created on lists (account_id, created_at, id);
 
       create table list_members (
-        list_id text not null references lists(id) on delete cascade,
+        list_id text not null,
         contact_id text not null references contacts(id) on delete cascade,
         account_id text not null,
         status text not null check (status in ('unconfirmed', 'subscribed', 'unsubscribed')),
@@ -38,8 +42,7 @@ export class Migration20261124010000Lists extends Migration {
         primary key (list_id, contact_id)
       );
       create index list_members_contact on list_members (contact_id);
-      create index list_members_list_created on list_members (list_id, created_at, contact_id);
-      create index list_members_list_status on list_members (list_id, status, created_at, contact_id);
+      create index list_members_list_status on list_members (list_id, status, contact_id);
       create index list_members_confirmation_due on list_members (confirmation_due_at) where confirmation_due_at is not null;
 
       alter table contact_imports add column list_ids text[] not null default '{}';

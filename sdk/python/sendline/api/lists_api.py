@@ -1864,7 +1864,7 @@ class ListsApi:
     ) -> ListMemberPage:
         """List a list's members
 
-        The list's members, oldest first, optionally of one status.
+        The list's members in the order their contacts were created (by contact id), optionally of one status.
 
         :param id: (required)
         :type id: str
@@ -1949,7 +1949,7 @@ class ListsApi:
     ) -> ApiResponse[ListMemberPage]:
         """List a list's members
 
-        The list's members, oldest first, optionally of one status.
+        The list's members in the order their contacts were created (by contact id), optionally of one status.
 
         :param id: (required)
         :type id: str
@@ -2034,7 +2034,7 @@ class ListsApi:
     ) -> RESTResponseType:
         """List a list's members
 
-        The list's members, oldest first, optionally of one status.
+        The list's members in the order their contacts were created (by contact id), optionally of one status.
 
         :param id: (required)
         :type id: str

@@ -458,7 +458,7 @@ module Sendline
     end
 
     # List a list's members
-    # The list's members, oldest first, optionally of one status.
+    # The list's members in the order their contacts were created (by contact id), optionally of one status.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
@@ -471,7 +471,7 @@ module Sendline
     end
 
     # List a list&#39;s members
-    # The list&#39;s members, oldest first, optionally of one status.
+    # The list&#39;s members in the order their contacts were created (by contact id), optionally of one status.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
