@@ -27,6 +27,9 @@ export class Sendline {
   readonly tracking: Resources['tracking'];
   readonly users: Resources['users'];
   readonly webhooks: Resources['webhooks'];
+  readonly lists: Resources['lists'];
+  readonly contactLists: Resources['contactLists'];
+  readonly publicLists: Resources['publicLists'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -44,6 +47,9 @@ export class Sendline {
     this.tracking = all.tracking;
     this.users = all.users;
     this.webhooks = all.webhooks;
+    this.lists = all.lists;
+    this.contactLists = all.contactLists;
+    this.publicLists = all.publicLists;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -36,6 +36,9 @@ final class Sendline
     public readonly Resources\Payments $payments;
     public readonly Resources\Users $users;
     public readonly Resources\Auth $auth;
+    public readonly Resources\Lists $lists;
+    public readonly Resources\ContactLists $contactLists;
+    public readonly Resources\PublicLists $publicLists;
     private readonly Transport $transport;
 
     /**
@@ -101,6 +104,9 @@ final class Sendline
         $this->payments = new Resources\Payments($transport);
         $this->users = new Resources\Users($transport);
         $this->auth = new Resources\Auth($transport);
+        $this->lists = new Resources\Lists($transport);
+        $this->contactLists = new Resources\ContactLists($transport);
+        $this->publicLists = new Resources\PublicLists($transport);
     }
 
     private static function env(string $name): ?string

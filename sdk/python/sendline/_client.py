@@ -40,6 +40,7 @@ from sendline._resources import (
     UsersResource,
     WebhooksResource,
 )
+from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -231,6 +232,9 @@ class Sendline:
         self.payments = PaymentsResource(self)
         self.users = UsersResource(self)
         self.auth = AuthResource(self)
+        self.lists = ListsResource(self)
+        self.contact_lists = ContactListsResource(self)
+        self.public_lists = PublicListsResource(self)
 
     @classmethod
     def login(

@@ -24,7 +24,10 @@ module Sendline
       conversions: Resources::Conversions,
       payments: Resources::Payments,
       users: Resources::Users,
-      auth: Resources::Auth
+      auth: Resources::Auth,
+      lists: Resources::Lists,
+      contact_lists: Resources::ContactLists,
+      public_lists: Resources::PublicLists
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries
