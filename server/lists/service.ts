@@ -144,7 +144,8 @@ export class ListService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    if (!(await listStore.delete(this.db, accountId, id))) throw notFound('list');
+    const deleted = await this.db.transaction().execute((trx) => listStore.delete(trx, accountId, id));
+    if (!deleted) throw notFound('list');
   }
 
   async members(accountId: string, id: string, status: MemberStatus | undefined, limit: number, cursor?: string) {
@@ -168,7 +169,7 @@ export class ListService {
     const { ids, emails } = named(body);
     return this.db.transaction().execute(async (trx) => {
       const list = await listStore.get(trx, accountId, id);
-      if (!list) throw notFound('list');
+      if (!list || !(await listStore.lockKey(trx, id))) throw notFound('list');
       const found = await listStore.findContacts(trx, accountId, ids, emails);
       const status: MemberStatus = body.status ?? (list.double_opt_in ? 'unconfirmed' : 'subscribed');
       const written = await listStore.addMembers(
@@ -237,6 +238,8 @@ export class ListService {
     const contact = await this.findOrCreateContact(list.account_id, input);
     await this.db.transaction().execute(async (trx) => {
       const wanted: MemberStatus = list.double_opt_in ? 'unconfirmed' : 'subscribed';
+      // Deleted since it was read: the answer stays the same.
+      if (!(await listStore.lockKey(trx, list.id))) return;
       const member = await listStore.lockMember(trx, list.id, contact.id);
       if (!member) {
         await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], wanted, false);

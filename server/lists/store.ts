@@ -94,13 +94,21 @@ export const listStore = {
     );
   },
 
-  /** Deletes the list and its memberships (no foreign key cascades: imports write members faster without one). */
-  async delete(db: Db, accountId: string, id: string): Promise<boolean> {
-    const { rows } = await sql<{ deleted: boolean }>`
-      with list as (delete from lists where account_id = ${accountId} and id = ${id} returning id),
-      members as (delete from list_members where list_id in (select id from list))
-      select exists (select 1 from list) as deleted`.execute(db);
-    return rows[0].deleted;
+  /**
+   * Deletes the list, then its memberships, in the caller's transaction. Two statements: the
+   * second's snapshot, taken once writers holding the list (`lockKey`) have committed, sees
+   * every member they added, so none outlives the list.
+   */
+  async delete(tx: Db, accountId: string, id: string): Promise<boolean> {
+    const deleted = await tx.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    if (deleted.numDeletedRows === 0n) return false;
+    await tx.deleteFrom('list_members').where('list_id', '=', id).execute();
+    return true;
+  },
+
+  /** Holds the list until the caller's transaction ends, so that it is not deleted under new members; false when it is gone. */
+  async lockKey(tx: Db, listId: string): Promise<boolean> {
+    return (await tx.selectFrom('lists').select('id').where('id', '=', listId).forKeyShare().executeTakeFirst()) !== undefined;
   },
 
   /** Members per status of each list, in one grouped read of the (list, status) index. */
@@ -295,7 +303,8 @@ export const listStore = {
   /**
    * An import batch's contacts join `listIds` as subscribed members, in the batch's transaction:
    * one statement over the addresses the contacts store staged for the batch (`import_staging`,
-   * see `writeImportedContacts`). Existing members keep their status.
+   * see `writeImportedContacts`). Existing members keep their status; a list deleted meanwhile
+   * is left out (its row is held, as `lockKey` holds it).
    */
   async addImported(client: ClientBase, accountId: string, listIds: readonly string[]): Promise<void> {
     if (!listIds.length) return;
@@ -306,6 +315,7 @@ export const listStore = {
       join contacts c on c.account_id = ${accountId} and lower(c.email) = s.email
       join lists l on l.account_id = ${accountId} and l.id = any(${listIds}::text[])
       order by l.id, c.id
+      for key share of l
       on conflict (list_id, contact_id) do nothing`.execute(sqlOnClient(client));
   },
 };
