@@ -8,6 +8,7 @@ import { webhooksBenchmark } from './webhooks.ts';
 import { csvBenchmark } from './csv.ts';
 import { mimeBenchmark } from './mime.ts';
 import { segmentsBenchmark } from './segments.ts';
+import { listsBenchmark } from './lists.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -19,6 +20,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   csv: csvBenchmark,
   mime: mimeBenchmark,
   segments: segmentsBenchmark,
+  lists: listsBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

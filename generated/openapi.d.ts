@@ -628,6 +628,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a contact's lists
+         * @description Every list the contact is a member of, with the member's status there, oldest membership first.
+         */
+        get: operations["ContactLists_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversions": {
         parameters: {
             query?: never;
@@ -751,6 +771,126 @@ export interface paths {
         patch: operations["CustomFields_update"];
         trace?: never;
     };
+    "/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List lists
+         * @description Lists of the account, oldest first (by `created_at`, then `id`), each with its member counts.
+         */
+        get: operations["Lists_list"];
+        put?: never;
+        /**
+         * Create a list
+         * @description Creates a list. With `double_opt_in`, members added later (by the API or a public form) get a
+         *     confirmation message from `from_email` and stay `unconfirmed` until they follow its link.
+         */
+        post: operations["Lists_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a list
+         * @description One list with its member counts per status.
+         */
+        get: operations["Lists_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a list
+         * @description Deletes the list and its memberships; the contacts stay.
+         */
+        delete: operations["Lists_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a list
+         * @description Changes the fields given. Turning `double_opt_in` on needs a `from_email`; members keep their status.
+         */
+        patch: operations["Lists_update"];
+        trace?: never;
+    };
+    "/lists/{id}/form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a list's subscribe form
+         * @description A ready-to-paste HTML form posting to the list's public subscribe URL, with a hidden honeypot field.
+         */
+        get: operations["Lists_form"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a list's members
+         * @description The list's members in the order their contacts were created (by contact id), optionally of one status.
+         */
+        get: operations["Lists_members"];
+        put?: never;
+        /**
+         * Add members to a list
+         * @description Adds contacts, by id or email, at most 10,000 per call; answers how many joined, how many
+         *     were members already and which ids and emails name no contact. New members of a double
+         *     opt-in list are `unconfirmed` and get a confirmation message; elsewhere they are
+         *     `subscribed`, with a `contact.subscribed` event each (with `list_id`).
+         */
+        post: operations["Lists_addMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/{id}/members/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove members from a list
+         * @description Removes contacts from the list, by id or email, at most 10,000 per call; the contacts stay.
+         */
+        post: operations["Lists_removeMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments": {
         parameters: {
             query?: never;
@@ -772,6 +912,30 @@ export interface paths {
          *     amounts count in the campaign's and the account's revenue.
          */
         post: operations["Payments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/lists/{public_id}/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe to a list (public)
+         * @description Subscribes an address to the list from a public form (JSON, or form-encoded from a browser,
+         *     which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact
+         *     or a member already, and when the honeypot `website` is filled nothing is done. A new
+         *     address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the
+         *     confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
+         */
+        post: operations["PublicLists_subscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1747,8 +1911,10 @@ export interface components {
             tags_all?: components["schemas"]["Tag"][];
             /** @description Contacts with none of these tags. */
             exclude_tags?: components["schemas"]["Tag"][];
-            /** @description Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; the tag rules apply on top. */
+            /** @description Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; with `list_ids`, a contact in any list or segment; the tag rules apply on top. */
             segment_ids?: string[];
+            /** @description `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top. */
+            list_ids?: string[];
         };
         /** @description The request does not fit the contract. */
         BadRequestResponse: {
@@ -2902,6 +3068,25 @@ export interface components {
             mode: components["schemas"]["ImportMode"];
             /** @description Added to every imported contact. */
             tags?: components["schemas"]["Tag"][];
+            /** @description Lists (`lst_…`) every imported contact joins as a `subscribed` member. */
+            list_ids?: string[];
+        };
+        /** @description A list a contact is a member of, with the member's status there. */
+        ContactListMembership: {
+            list_id: string;
+            name: string;
+            status: components["schemas"]["ListMemberStatus"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description One page of a list. */
+        ContactListMembershipPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["ContactListMembership"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
         };
         /** @description One page of a list. */
         ContactPage: {
@@ -2941,8 +3126,10 @@ export interface components {
             contact_id: string;
             /** @description The contact's email. */
             email: string;
-            /** @description The suppressed status it left. */
+            /** @description The contact's status before the change; for a list subscription (`list_id`), the contact's status, which it leaves as it is. */
             previous_status: components["schemas"]["ContactStatus"];
+            /** @description The list subscribed to, when the event is about one list's membership. */
+            list_id?: string;
         };
         /** @description `contact.subscribed`: A suppressed contact was brought back to subscribed. */
         ContactSubscribedEvent: {
@@ -4251,11 +4438,155 @@ export interface components {
              */
             total_clicks: number;
         };
+        /** @description A ready-to-paste HTML form that subscribes to the list. */
+        ListForm: {
+            /** @description The form's HTML: a `<form>` posting to the public subscribe URL, with the honeypot field hidden. */
+            html: string;
+            /** @description Where the form posts. */
+            action: string;
+        };
+        /** @description One contact's membership of a list. */
+        ListMember: {
+            contact_id: string;
+            email: components["schemas"]["EmailAddress"];
+            status: components["schemas"]["ListMemberStatus"];
+            /**
+             * Format: date-time
+             * @description When the member followed the double opt-in link.
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the contact joined the list.
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description How many members a list has in each status. */
+        ListMemberCounts: {
+            /** Format: int32 */
+            unconfirmed: number;
+            /** Format: int32 */
+            subscribed: number;
+            /** Format: int32 */
+            unsubscribed: number;
+        };
+        /** @description One page of a list. */
+        ListMemberPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["ListMember"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /**
+         * @description A member's status on one list, apart from the contact's own status: `unconfirmed` until the
+         *     double opt-in link is followed, `subscribed`, or `unsubscribed`. Campaigns to lists reach only
+         *     `subscribed` members whose contact is `subscribed` too.
+         * @enum {string}
+         */
+        ListMemberStatus: "unconfirmed" | "subscribed" | "unsubscribed";
+        /** @description Contacts by id and by email, at most 10,000 in all per call. */
+        ListMembersAdd: {
+            contact_ids?: string[];
+            emails?: components["schemas"]["EmailAddress"][];
+            /**
+             * @description The status to give: new members default to `unconfirmed` (with a confirmation message) on a
+             *     double opt-in list and `subscribed` elsewhere. Given, it also applies to existing members
+             *     (counted as `updated`); `subscribed` on a double opt-in list skips the confirmation (the caller
+             *     vouches for consent).
+             */
+            status?: components["schemas"]["ListMemberStatus"];
+        };
+        ListMembersAddResult: {
+            /**
+             * Format: int32
+             * @description Contacts that joined the list.
+             */
+            added: number;
+            /**
+             * Format: int32
+             * @description Existing members whose status changed to the `status` given.
+             */
+            updated: number;
+            /**
+             * Format: int32
+             * @description Contacts that were members already and stayed as they were.
+             */
+            already_members: number;
+            not_found: components["schemas"]["ListMembersNotFound"];
+        };
+        /** @description Ids and emails of the request that name no contact of the account. */
+        ListMembersNotFound: {
+            contact_ids: string[];
+            emails: string[];
+        };
+        /** @description Contacts by id and by email, at most 10,000 in all per call. */
+        ListMembersRemove: {
+            contact_ids?: string[];
+            emails?: components["schemas"]["EmailAddress"][];
+        };
+        ListMembersRemoveResult: {
+            /** Format: int32 */
+            removed: number;
+            /**
+             * Format: int32
+             * @description Contacts of the account that were not members.
+             */
+            not_members: number;
+            not_found: components["schemas"]["ListMembersNotFound"];
+        };
         LoginRequest: {
             /** @description The user's email, in any case. */
             email: components["schemas"]["EmailAddress"];
             /** @description The password, up to 1024 characters. */
             password: string;
+        };
+        /** @description A list of contacts, which campaigns can send to and a public form can subscribe to. */
+        MailingList: {
+            /** @description `lst_…` */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description New members get a confirmation message and stay `unconfirmed` until they follow its link. */
+            double_opt_in: boolean;
+            /** @description The sender of the confirmation messages (required when `double_opt_in` is true). */
+            from_email: (string & components["schemas"]["EmailAddress"]) | null;
+            from_name: string | null;
+            /** @description Names the list in `POST /public/lists/{public_id}/subscribe`; it reveals nothing else. */
+            public_id: string;
+            members: components["schemas"]["ListMemberCounts"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MailingListCreate: {
+            name: string;
+            description?: string | null;
+            /** @default false */
+            double_opt_in: boolean;
+            from_email?: (string & components["schemas"]["EmailAddress"]) | null;
+            from_name?: string | null;
+        };
+        /** @description One page of a list. */
+        MailingListPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["MailingList"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /** @description A partial change: only the fields given. */
+        MailingListUpdate: {
+            name?: string;
+            description?: string | null;
+            double_opt_in?: boolean;
+            from_email?: (string & components["schemas"]["EmailAddress"]) | null;
+            from_name?: string | null;
         };
         Me: {
             /** @description The logged-in user; null when the request used an API key. */
@@ -4525,6 +4856,51 @@ export interface components {
          * @enum {string}
          */
         ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists";
+        /** @description More subscriptions from this address than allowed; retry after `Retry-After` seconds. */
+        PublicRateLimitedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description A subscription from a public form or page. */
+        PublicSubscribeRequest: {
+            email: components["schemas"]["EmailAddress"];
+            first_name?: string;
+            last_name?: string;
+            /** @description The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty. */
+            website?: string;
+        };
+        /** @description The same answer whatever the address (no enumeration). */
+        PublicSubscribeResult: {
+            /** @enum {boolean} */
+            accepted: true;
+            /** @description Whether the list sends a confirmation message to follow before the subscription counts. */
+            confirmation_required: boolean;
+        };
         /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
         RateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -5717,6 +6093,8 @@ export interface components {
          *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
          */
         IdempotencyKeyHeader: string;
+        /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
+        "ImportCsvOptions.list_ids": string;
         /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
         "ImportCsvOptions.mapping": string;
         /** @description How rows for new and existing emails are treated. */
@@ -8473,6 +8851,8 @@ export interface operations {
                 tags?: components["parameters"]["ImportCsvOptions.tags"];
                 /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                 mapping?: components["parameters"]["ImportCsvOptions.mapping"];
+                /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
+                list_ids?: components["parameters"]["ImportCsvOptions.list_ids"];
             };
             header?: {
                 /**
@@ -8502,6 +8882,7 @@ export interface operations {
                     tags?: string;
                     /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                     mapping?: string;
+                    list_ids?: string;
                 };
             };
         };
@@ -9146,6 +9527,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContactActivityPage"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    ContactLists_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactListMembershipPage"];
                 };
             };
             /** @description The request does not fit the contract. */
@@ -9989,6 +10452,858 @@ export interface operations {
             };
         };
     };
+    Lists_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailingListPage"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailingListCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailingList"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailingList"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailingListUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailingList"];
+                };
+            };
+            /** @description The request or its JSON body does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_form: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListForm"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_members: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+                status?: components["schemas"]["ListMemberStatus"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMemberPage"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_addMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMembersAdd"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersAddResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Lists_removeMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMembersRemove"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersRemoveResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
     Payments_list: {
         parameters: {
             query?: {
@@ -10182,6 +11497,106 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    PublicLists_subscribe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                public_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicSubscribeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PublicSubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicSubscribeResult"];
+                };
+            };
+            /** @description A form posted by a browser is sent on to the list's thank-you page (`Location`), which says the same whatever the address. */
+            303: {
+                headers: {
+                    location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description More subscriptions from this address than allowed; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PublicRateLimitedResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */

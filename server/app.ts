@@ -23,6 +23,8 @@ import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
 import { tagHandlers } from './tags/routes.ts';
 import { templateHandlers } from './templates/routes.ts';
+import { listHandlers } from './lists/routes.ts';
+import { publicCors } from './lists/cors.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -40,6 +42,7 @@ export const implementedHandlers = {
   ...segmentHandlers,
   ...tagHandlers,
   ...templateHandlers,
+  ...listHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {
@@ -64,6 +67,7 @@ export function createApp(runtime: Runtime): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
+  app.use('/api/v1/public', publicCors);
   app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);

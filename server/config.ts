@@ -37,6 +37,8 @@ export interface Config {
   signupsPerHour: number;
   /** Unknown or expired API keys per client address in a minute before its API-key requests get 429. */
   invalidApiKeysPerMinute: number;
+  /** Public list subscriptions a minute per client address. */
+  publicSubscribesPerMinute: number;
   sending: {
     /** Null: a local capture server stores mail under DATA_DIR/outbox instead of delivering it. */
     smtpUrl: string | null;
@@ -306,6 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginAttemptsPerWindow: integer(env, 'LOGIN_ATTEMPTS_PER_15_MIN', 10, 1, 10_000),
     signupsPerHour: integer(env, 'SIGNUPS_PER_HOUR', 20, 1, 10_000_000),
     invalidApiKeysPerMinute: integer(env, 'INVALID_API_KEYS_PER_MINUTE', 30, 1, 10_000_000),
+    publicSubscribesPerMinute: integer(env, 'PUBLIC_SUBSCRIBES_PER_MINUTE', 10, 1, 10_000_000),
     sending: {
       smtpUrl: smtpUrl(env.SMTP_URL),
       poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),

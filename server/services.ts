@@ -31,6 +31,7 @@ import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
 import { TagService } from './tags/service.ts';
 import { TemplateService } from './templates/service.ts';
+import { ListService } from './lists/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -88,6 +89,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     segments: new SegmentService(sqlOf(em)),
     tags: new TagService(sqlOf(em)),
     templates: new TemplateService(em, runtime.templates, runtime.transport),
+    lists: new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
+      publicUrl: config.publicUrl,
+      perMinute: config.publicSubscribesPerMinute,
+    }),
   };
 }
 

@@ -29,6 +29,9 @@ import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './http/client-address.ts';
+import { confirmationPages } from './lists/pages.ts';
+import { ConfirmationSigner } from './lists/tokens.ts';
+import { startConfirmationSender } from './lists/confirmations.ts';
 
 export interface Sendline extends Runtime {
   server: Server;
@@ -101,6 +104,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
+    startConfirmationSender(runtime);
     await queue.start();
     webhooks!.start();
   }
@@ -110,9 +114,10 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
   const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
+  const confirmations = confirmationPages({ db: sqlOf(orm.em.fork()), signer: new ConfirmationSigner(config.secretKeys), log });
   const server = createServer((req, res) => {
     setSecurityHeaders(res);
-    if (!tracking(req, res)) app(req, res);
+    if (!tracking(req, res) && !confirmations(req, res)) app(req, res);
   }).listen(config.port, config.host);
   answerClientErrors(server);
   const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });

@@ -17,6 +17,7 @@ import { assertDeletable, assertEditable, type CampaignAction, type CampaignStat
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
+import { listStore } from '../lists/store.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -86,6 +87,14 @@ export async function resolvedContent(db: Db, campaign: CampaignRow): Promise<Ca
   return { ...content, template: bundle, templateData: campaign.templateData };
 }
 
+/** An audience names only lists of the account. */
+async function checkLists(em: EntityManager, accountId: string, input: CampaignInput): Promise<void> {
+  const ids = input.audience?.list_ids ?? [];
+  const known = await listStore.existing(sqlOf(em), accountId, ids);
+  const errors = ids.flatMap((id, i) => (known.has(id) ? [] : [{ pointer: `/audience/list_ids/${i}`, detail: 'is not a list of this account' }]));
+  if (errors.length) throw validationFailed(errors);
+}
+
 function fields(input: CampaignInput) {
   return {
     name: input.name,
@@ -126,6 +135,7 @@ export class CampaignService {
     await checkContentSource(sqlOf(this.em), accountId, input);
     await checkTemplates(this.templates, input);
     await checkSegmentIds(sqlOf(this.em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
+    await checkLists(this.em, accountId, input);
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     await this.em.flush();
     return campaign;
@@ -153,6 +163,7 @@ export class CampaignService {
       await checkContentSource(sqlOf(em), accountId, input);
       await checkTemplates(this.templates, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
+      await checkLists(em, accountId, input);
       Object.assign(campaign, fields(input));
     });
   }

@@ -222,10 +222,16 @@ export const messages = {
   async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
     const audience: AudienceFilter = campaign.audience ?? {};
     const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
-    // Segments' rules are read as they are now: the audience freezes what they match at the start.
-    const inSegments = audience.segment_ids?.length
-      ? await segmentsCondition(sqlOf(tx), campaign.accountId, audience.segment_ids, '/audience/segment_ids')
-      : sql<boolean>`true`;
+    // Lists and segments together make one audience: a contact in any of them. Segments' rules are
+    // read as they are now: the audience freezes what they match at the start.
+    const sources = [];
+    if (audience.list_ids?.length)
+      sources.push(sql<boolean>`exists (
+            select 1 from list_members m
+            where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = c.account_id
+              and m.list_id = any(${audience.list_ids}::text[]))`);
+    if (audience.segment_ids?.length) sources.push(await segmentsCondition(sqlOf(tx), campaign.accountId, audience.segment_ids, '/audience/segment_ids'));
+    const inSources = sources.length ? sql<boolean>`(${sql.join(sources, sql` or `)})` : sql<boolean>`true`;
     const { rows } = await sql<{ n: number }>`
       with recipients as (
         insert into messages (id, account_id, campaign_id, contact_id, email, status)
@@ -235,7 +241,7 @@ export const messages = {
           and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
           and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
           and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
-          and ${inSegments}
+          and ${inSources}
         order by c.created_at, c.id
         returning 1
       )

@@ -12,6 +12,7 @@ import { IdempotencyKey } from '../idempotency/entities.ts';
 import { ContactField } from '../fields/entities.ts';
 import { Segment } from '../segments/entities.ts';
 import { Template, TemplateVersion } from '../templates/entities.ts';
+import { ListMember, MailingList } from '../lists/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -46,4 +47,6 @@ export const entities = [
   Segment,
   Template,
   TemplateVersion,
+  MailingList,
+  ListMember,
 ] as const;

@@ -141,7 +141,8 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     const post = op.method === 'post';
     const json = express.json({ limit, type: ['application/json', 'application/*+json'], ...(post ? { verify: hashJsonBody } : {}) });
     // Only operations that declare a body read one (a GET with a large body is no 413).
-    const body = op.takesBody ? [json, leaveStreamedBodies] : [];
+    const form = op.takesForm ? [express.urlencoded({ limit, extended: false, parameterLimit: 20 })] : [];
+    const body = op.takesBody ? [json, ...form, leaveStreamedBodies] : [];
     const codeCheck = config.validateResponses ? [refuseUndeclaredCodes(op.operationId, declaredProblemCodes(doc, op.path, op.method))] : [];
     // Every POST takes an Idempotency-Key; without a caller to scope it to, it is checked and ignored.
     const keyCheck = post ? [checkIdempotencyKey] : [];

@@ -24,7 +24,7 @@ export interface SchemaObject {
 interface Operation {
   operationId: string;
   security?: Record<string, string[]>[];
-  requestBody?: unknown;
+  requestBody?: { content?: Record<string, unknown> };
   parameters?: Parameter[];
   responses?: Record<string, { content?: Record<string, { schema?: SchemaObject }> }>;
 }
@@ -52,6 +52,8 @@ export interface ContractOperation {
   authenticated: boolean;
   /** Whether the operation declares a request body; others never read one. */
   takesBody: boolean;
+  /** Whether it takes a form-encoded body (public forms posted by browsers). */
+  takesForm: boolean;
 }
 
 export function loadContract(): OpenApiDocument {
@@ -72,6 +74,7 @@ export function listOperations(doc: OpenApiDocument): ContractOperation[] {
         expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
         authenticated: !security || !security.every((s) => Object.keys(s).length === 0),
         takesBody: Boolean(op.requestBody),
+        takesForm: Boolean(op.requestBody?.content?.['application/x-www-form-urlencoded']),
       });
     }
   }

@@ -7,7 +7,7 @@ export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
 type Responses<O extends OperationId> = operations[O]['responses'];
-type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202 | 204>;
+type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202 | 204 | 303>;
 
 export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
 export type ResponseBody<O extends OperationId, S extends keyof Responses<O>> = JsonContent<Responses<O>[S]>;

@@ -34,6 +34,8 @@ export const ContactImport = defineEntity({
     finishedAt: p.datetime().nullable(),
     /** The last file row each writer has accounted for (1-based by writer in SQL). */
     checkpoints: p.array<number>(Number).columnType('integer[]').defaultRaw(`'{}'`),
+    /** Lists every imported contact joins. */
+    listIds: p.array().columnType('text[]').defaultRaw(`'{}'`),
   },
 });
 

@@ -77,7 +77,7 @@ export class ImportProcessor {
     const record = await importStore.get(this.db, null, id);
     if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
     const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
-    const target = { importId: id, accountId: record.account_id, mode: record.mode };
+    const target = { importId: id, accountId: record.account_id, mode: record.mode, listIds: record.list_ids };
     // The custom fields as the import starts: every row is checked against these, with no query per row.
     const fields = await fieldStore.schema(this.db, record.account_id);
     // Each writer owns the addresses that hash to it and writes its batches in file order, one

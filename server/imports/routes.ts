@@ -6,11 +6,17 @@ export const importHandlers = handlers({
   ContactImports_create: async ({ principal, body, query, services, req }) => {
     const type = req.is(['application/json', 'text/csv', 'multipart/form-data']);
     if (type === 'application/json') {
-      const { contacts, mode, tags } = body;
-      return { status: 202, body: await services.imports.importJson(principal.accountId, contacts, { mode: mode ?? 'upsert', tags: tags ?? [] }) };
+      const { contacts, mode, tags, list_ids: listIds } = body;
+      const options = { mode: mode ?? 'upsert', tags: tags ?? [], listIds: [...new Set(listIds ?? [])] };
+      return { status: 202, body: await services.imports.importJson(principal.accountId, contacts, options) };
     }
     if (type === 'text/csv') {
-      const options = { mode: query.mode ?? 'upsert', tags: parseTags(query.tags), mapping: parseMapping(query.mapping, 'query.mapping') };
+      const options = {
+        mode: query.mode ?? 'upsert',
+        tags: parseTags(query.tags),
+        mapping: parseMapping(query.mapping, 'query.mapping'),
+        listIds: parseTags(query.list_ids),
+      };
       return { status: 202, body: await services.imports.importUpload(principal.accountId, streamedBody(req), () => options) };
     }
     const upload = await multipartUpload(req, services.imports.maxBytes, query);

@@ -5,7 +5,8 @@ import type { EntityManager } from '../db/orm.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { csvLine } from '../http/csv.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
-import { Problem, notFound } from '../http/problem.ts';
+import { Problem, notFound, validationFailed } from '../http/problem.ts';
+import { listStore } from '../lists/store.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
@@ -24,6 +25,15 @@ export interface ImportOptions {
   mode: ImportMode;
   tags: string[];
   mapping: Record<string, string>;
+  /** Lists every imported contact joins. */
+  listIds: string[];
+}
+
+/** An import adds only to lists of the account. */
+async function checkLists(db: Db, accountId: string, listIds: string[], pointer: string): Promise<void> {
+  const known = await listStore.existing(db, accountId, listIds);
+  const unknown = listIds.filter((id) => !known.has(id));
+  if (unknown.length) throw validationFailed([{ pointer, detail: `${unknown.join(', ')} is not a list of this account` }]);
 }
 
 /** An import as the API shows it, with its first errors. */
@@ -96,13 +106,14 @@ export class ImportService {
   /** A JSON import (at most 10,000 rows) runs at once, all or nothing, in one transaction. */
   async importJson(accountId: string, rawRows: RawRow[], options: Omit<ImportOptions, 'mapping'>): Promise<ImportJson> {
     const id = newId('imp');
+    await checkLists(this.db, accountId, options.listIds, '/list_ids');
     const record = await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
-      await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {} });
+      await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {}, listIds: options.listIds });
       const batch = new StagingBatch();
       const fields = await fieldStore.schema(db, accountId);
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
-      const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode }, batch);
+      const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
       await importStore.advance(db, id, 0, rawRows.length, counts);
       return finishImport(client, id, { status: 'completed' });
     });
@@ -118,7 +129,7 @@ export class ImportService {
     await this.checkConcurrency(accountId);
     const id = newId('imp');
     await this.db.transaction().execute(async (trx) => {
-      await importStore.create(trx, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {} });
+      await importStore.create(trx, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {}, listIds: [] });
       const lines = lineCounter();
       let bytes = 0;
       let seq = 0;
@@ -141,7 +152,9 @@ export class ImportService {
       if (lines.dataRows > this.limits.maxRows) {
         throw new Problem(413, 'too_many_rows', `An import may have at most ${this.limits.maxRows} rows; this file has ${lines.dataRows} lines of data.`);
       }
-      await importStore.describeUpload(trx, id, { ...options(), bytes, estimatedRows: lines.dataRows });
+      const chosen = options();
+      await checkLists(trx, accountId, chosen.listIds, 'list_ids');
+      await importStore.describeUpload(trx, id, { ...chosen, bytes, estimatedRows: lines.dataRows });
     });
     await this.queue.enqueue(IMPORT_JOB, { importId: id });
     return this.get(accountId, id);

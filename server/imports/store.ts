@@ -26,7 +26,7 @@ const ERRORS_PER_READ = 5000;
 export const importStore = {
   async create(
     db: Db,
-    r: { id: string; accountId: string; status: 'queued' | 'running'; mode: ImportMode; tags: string[]; mapping: Record<string, string> },
+    r: { id: string; accountId: string; status: 'queued' | 'running'; mode: ImportMode; tags: string[]; mapping: Record<string, string>; listIds: string[] },
   ): Promise<void> {
     await db
       .insertInto('contact_imports')
@@ -37,6 +37,7 @@ export const importStore = {
         mode: r.mode,
         tags: r.tags,
         mapping: r.mapping,
+        list_ids: r.listIds,
         started_at: r.status === 'running' ? sql<Date>`now()` : null,
       })
       .execute();
@@ -84,11 +85,11 @@ export const importStore = {
   async describeUpload(
     db: Db,
     id: string,
-    u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; bytes: number; estimatedRows: number },
+    u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; listIds: string[]; bytes: number; estimatedRows: number },
   ): Promise<void> {
     await db
       .updateTable('contact_imports')
-      .set({ mode: u.mode, tags: u.tags, mapping: u.mapping, size_bytes: String(u.bytes), total_rows: u.estimatedRows })
+      .set({ mode: u.mode, tags: u.tags, mapping: u.mapping, list_ids: u.listIds, size_bytes: String(u.bytes), total_rows: u.estimatedRows })
       .where('id', '=', id)
       .execute();
   },

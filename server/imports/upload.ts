@@ -38,6 +38,7 @@ export interface ImportQuery {
   mode?: string;
   tags?: string;
   mapping?: string;
+  list_ids?: string;
 }
 
 /**
@@ -88,6 +89,7 @@ export function multipartUpload(req: Request, maxBytes: number, query: ImportQue
           mode: 'mode' in fields ? parseMode(fields.mode, '/mode') : parseMode(query.mode, 'query.mode'),
           tags: parseTags(fields.tags ?? query.tags),
           mapping: 'mapping' in fields ? parseMapping(fields.mapping, '/mapping') : parseMapping(query.mapping, 'query.mapping'),
+          listIds: parseTags(fields.list_ids ?? query.list_ids),
         }),
       });
     });

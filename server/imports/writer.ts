@@ -1,6 +1,7 @@
 import type { ClientBase } from 'pg';
 import { writeImportedContacts } from '../contacts/store.ts';
 import { sqlOnClient } from '../db/kysely.ts';
+import { listStore } from '../lists/store.ts';
 import type { StagingBatch } from './batch.ts';
 import type { ImportMode } from './entities.ts';
 import { importStore, type BatchCounts } from './store.ts';
@@ -27,15 +28,17 @@ export function writerFor(email: string, writers: number): number {
 /**
  * Writes one batch in the caller's transaction on `client`: its rows into the contacts (the
  * contacts' store COPYs them into a staging table, then merges them in one statement), its bad
- * rows into the import's errors. Rows repeating an email (in the batch, or earlier in the same
+ * rows into the import's errors; with lists, its contacts join them as the lists' store says. Rows repeating an email (in the batch, or earlier in the same
  * import) are merged: the later row wins and counts as skipped.
  */
 export async function writeBatch(
   client: ClientBase,
-  target: { importId: string; accountId: string; mode: ImportMode },
+  target: { importId: string; accountId: string; mode: ImportMode; listIds?: readonly string[] },
   batch: StagingBatch,
 ): Promise<BatchCounts> {
   const { created, updated } = batch.rows ? await writeImportedContacts(client, target, batch.lines()) : { created: 0, updated: 0 };
+  // The batch's addresses are still staged: they join the lists in the same transaction.
+  if (batch.rows && target.listIds?.length) await listStore.addImported(client, target.accountId, target.listIds);
   await importStore.recordErrors(sqlOnClient(client), target.importId, batch.errors);
   return { created, updated, skipped: batch.rows - created - updated, failed: batch.errors.length };
 }

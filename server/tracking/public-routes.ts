@@ -27,7 +27,8 @@ export interface PublicRouteDeps {
   log: Logger;
 }
 
-function page(res: ServerResponse, status: number, title: string, body: string): void {
+/** A plain HTML page, as every public route answers (list confirmations too). */
+export function page(res: ServerResponse, status: number, title: string, body: string): void {
   res.writeHead(status, PAGE_HEADERS);
   res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${title}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1rem}</style></head>

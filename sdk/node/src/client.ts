@@ -30,6 +30,9 @@ export class Sendline {
   readonly customFields: Resources['customFields'];
   readonly segments: Resources['segments'];
   readonly tags: Resources['tags'];
+  readonly lists: Resources['lists'];
+  readonly contactLists: Resources['contactLists'];
+  readonly publicLists: Resources['publicLists'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -50,6 +53,9 @@ export class Sendline {
     this.customFields = all.customFields;
     this.segments = all.segments;
     this.tags = all.tags;
+    this.lists = all.lists;
+    this.contactLists = all.contactLists;
+    this.publicLists = all.publicLists;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -40,6 +40,9 @@ final class Sendline
     public readonly Resources\Segments $segments;
     public readonly Resources\Tags $tags;
     public readonly Resources\Templates $templates;
+    public readonly Resources\Lists $lists;
+    public readonly Resources\ContactLists $contactLists;
+    public readonly Resources\PublicLists $publicLists;
     private readonly Transport $transport;
 
     /**
@@ -109,6 +112,9 @@ final class Sendline
         $this->segments = new Resources\Segments($transport);
         $this->tags = new Resources\Tags($transport);
         $this->templates = new Resources\Templates($transport);
+        $this->lists = new Resources\Lists($transport);
+        $this->contactLists = new Resources\ContactLists($transport);
+        $this->publicLists = new Resources\PublicLists($transport);
     }
 
     private static function env(string $name): ?string

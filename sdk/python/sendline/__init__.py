@@ -23,11 +23,14 @@ __all__ = [
     "AuthApi",
     "CampaignsApi",
     "ContactImportsApi",
+    "ContactListsApi",
     "ContactsApi",
     "ConversionsApi",
     "CustomFieldsApi",
     "EventsApi",
+    "ListsApi",
     "PaymentsApi",
+    "PublicListsApi",
     "SegmentsApi",
     "TagsApi",
     "TemplatesApi",
@@ -115,6 +118,8 @@ __all__ = [
     "ContactImportFailure",
     "ContactImportPage",
     "ContactImportRequest",
+    "ContactListMembership",
+    "ContactListMembershipPage",
     "ContactPage",
     "ContactReplace",
     "ContactStatus",
@@ -181,7 +186,21 @@ __all__ = [
     "InvalidStateTransitionResponse",
     "LastOwnerResponse",
     "LinkStats",
+    "ListForm",
+    "ListMember",
+    "ListMemberCounts",
+    "ListMemberPage",
+    "ListMemberStatus",
+    "ListMembersAdd",
+    "ListMembersAddResult",
+    "ListMembersNotFound",
+    "ListMembersRemove",
+    "ListMembersRemoveResult",
     "LoginRequest",
+    "MailingList",
+    "MailingListCreate",
+    "MailingListPage",
+    "MailingListUpdate",
     "Me",
     "MessageStatus",
     "MoneyTotal",
@@ -197,6 +216,9 @@ __all__ = [
     "PaymentReceivedEvent",
     "Problem",
     "ProblemCode",
+    "PublicRateLimitedResponse",
+    "PublicSubscribeRequest",
+    "PublicSubscribeResult",
     "RateLimitedResponse",
     "RefreshRefusedResponse",
     "RefreshRequest",
@@ -266,11 +288,14 @@ from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
 from sendline.api.campaigns_api import CampaignsApi as CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi as ContactImportsApi
+from sendline.api.contact_lists_api import ContactListsApi as ContactListsApi
 from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi as CustomFieldsApi
 from sendline.api.events_api import EventsApi as EventsApi
+from sendline.api.lists_api import ListsApi as ListsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
+from sendline.api.public_lists_api import PublicListsApi as PublicListsApi
 from sendline.api.segments_api import SegmentsApi as SegmentsApi
 from sendline.api.tags_api import TagsApi as TagsApi
 from sendline.api.templates_api import TemplatesApi as TemplatesApi
@@ -362,6 +387,8 @@ from sendline.models.contact_import import ContactImport as ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure as ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage as ContactImportPage
 from sendline.models.contact_import_request import ContactImportRequest as ContactImportRequest
+from sendline.models.contact_list_membership import ContactListMembership as ContactListMembership
+from sendline.models.contact_list_membership_page import ContactListMembershipPage as ContactListMembershipPage
 from sendline.models.contact_page import ContactPage as ContactPage
 from sendline.models.contact_replace import ContactReplace as ContactReplace
 from sendline.models.contact_status import ContactStatus as ContactStatus
@@ -428,7 +455,21 @@ from sendline.models.invalid_post_response import InvalidPostResponse as Invalid
 from sendline.models.invalid_state_transition_response import InvalidStateTransitionResponse as InvalidStateTransitionResponse
 from sendline.models.last_owner_response import LastOwnerResponse as LastOwnerResponse
 from sendline.models.link_stats import LinkStats as LinkStats
+from sendline.models.list_form import ListForm as ListForm
+from sendline.models.list_member import ListMember as ListMember
+from sendline.models.list_member_counts import ListMemberCounts as ListMemberCounts
+from sendline.models.list_member_page import ListMemberPage as ListMemberPage
+from sendline.models.list_member_status import ListMemberStatus as ListMemberStatus
+from sendline.models.list_members_add import ListMembersAdd as ListMembersAdd
+from sendline.models.list_members_add_result import ListMembersAddResult as ListMembersAddResult
+from sendline.models.list_members_not_found import ListMembersNotFound as ListMembersNotFound
+from sendline.models.list_members_remove import ListMembersRemove as ListMembersRemove
+from sendline.models.list_members_remove_result import ListMembersRemoveResult as ListMembersRemoveResult
 from sendline.models.login_request import LoginRequest as LoginRequest
+from sendline.models.mailing_list import MailingList as MailingList
+from sendline.models.mailing_list_create import MailingListCreate as MailingListCreate
+from sendline.models.mailing_list_page import MailingListPage as MailingListPage
+from sendline.models.mailing_list_update import MailingListUpdate as MailingListUpdate
 from sendline.models.me import Me as Me
 from sendline.models.message_status import MessageStatus as MessageStatus
 from sendline.models.money_total import MoneyTotal as MoneyTotal
@@ -444,6 +485,9 @@ from sendline.models.payment_received_data import PaymentReceivedData as Payment
 from sendline.models.payment_received_event import PaymentReceivedEvent as PaymentReceivedEvent
 from sendline.models.problem import Problem as Problem
 from sendline.models.problem_code import ProblemCode as ProblemCode
+from sendline.models.public_rate_limited_response import PublicRateLimitedResponse as PublicRateLimitedResponse
+from sendline.models.public_subscribe_request import PublicSubscribeRequest as PublicSubscribeRequest
+from sendline.models.public_subscribe_result import PublicSubscribeResult as PublicSubscribeResult
 from sendline.models.rate_limited_response import RateLimitedResponse as RateLimitedResponse
 from sendline.models.refresh_refused_response import RefreshRefusedResponse as RefreshRefusedResponse
 from sendline.models.refresh_request import RefreshRequest as RefreshRequest

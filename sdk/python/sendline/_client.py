@@ -44,6 +44,7 @@ from sendline._resources import (
     UsersResource,
     WebhooksResource,
 )
+from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -239,6 +240,9 @@ class Sendline:
         self.segments = SegmentsResource(self)
         self.tags = TagsResource(self)
         self.templates = TemplatesResource(self)
+        self.lists = ListsResource(self)
+        self.contact_lists = ContactListsResource(self)
+        self.public_lists = PublicListsResource(self)
 
     @classmethod
     def login(

@@ -40,6 +40,7 @@ class AudienceParams(TypedDict, total=False):
     tags_any: Sequence[str]
     tags_all: Sequence[str]
     exclude_tags: Sequence[str]
+    list_ids: Sequence[str]
 
 
 class CampaignParams(TypedDict, total=False):
@@ -63,6 +64,7 @@ class ContactImportParams(TypedDict, total=False):
     contacts: Required[Sequence[Union[ImportContactRow, Mapping[str, Any]]]]
     mode: str
     tags: Sequence[str]
+    list_ids: Sequence[str]
 
 
 class ApiKeyCreateParams(TypedDict, total=False):
@@ -185,3 +187,25 @@ class TemplateUpdateParams(TypedDict, total=False):
     subject: str
     html: str
     text: Optional[str]
+class ListCreateParams(TypedDict, total=False):
+    """`lists.create`; `lists.update` takes the same fields, each optional."""
+
+    name: Required[str]
+    description: Optional[str]
+    double_opt_in: bool
+    from_email: Optional[str]
+    from_name: Optional[str]
+
+
+class ListUpdateParams(TypedDict, total=False):
+    name: str
+    description: Optional[str]
+    double_opt_in: bool
+    from_email: Optional[str]
+    from_name: Optional[str]
+
+
+class PublicSubscribeParams(TypedDict, total=False):
+    email: Required[str]
+    first_name: str
+    last_name: str

@@ -40,6 +40,7 @@ from sendline._params import (
     UserUpdateParams,
     WebhookParams,
 )
+from sendline._params import ListCreateParams, ListUpdateParams, PublicSubscribeParams
 from sendline.api.analytics_api import AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
@@ -56,6 +57,21 @@ from sendline.api.webhooks_api import WebhooksApi
 from sendline.api.custom_fields_api import CustomFieldsApi
 from sendline.api.segments_api import SegmentsApi
 from sendline.api.tags_api import TagsApi
+from sendline.api.contact_lists_api import ContactListsApi
+from sendline.api.lists_api import ListsApi
+from sendline.api.public_lists_api import PublicListsApi
+from sendline.models.contact_list_membership import ContactListMembership
+from sendline.models.list_form import ListForm
+from sendline.models.list_member import ListMember
+from sendline.models.list_members_add import ListMembersAdd
+from sendline.models.list_members_add_result import ListMembersAddResult
+from sendline.models.list_members_remove import ListMembersRemove
+from sendline.models.list_members_remove_result import ListMembersRemoveResult
+from sendline.models.mailing_list import MailingList
+from sendline.models.mailing_list_create import MailingListCreate
+from sendline.models.mailing_list_update import MailingListUpdate
+from sendline.models.public_subscribe_request import PublicSubscribeRequest
+from sendline.models.public_subscribe_result import PublicSubscribeResult
 from sendline.models.analytics_overview import AnalyticsOverview
 from sendline.models.api_key import ApiKey
 from sendline.models.api_key_create import ApiKeyCreate
@@ -624,6 +640,23 @@ class CustomFieldsResource(_Resource):
 
     def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldUpdateParams]) -> ContactField:
         return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+class ListsResource(_Resource):
+    """Lists and their members (`client.lists`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ListsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListCreateParams]) -> MailingList:
+        """`name`, and optionally `description`, `double_opt_in` (which needs `from_email`), `from_email`, `from_name`."""
+        return self._call("POST", self._api.create, _body(MailingListCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> MailingList:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListUpdateParams]) -> MailingList:
+        """Changes the fields given (PATCH)."""
+        return self._call("PATCH", self._api.update, id, _body(MailingListUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
         self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
@@ -747,3 +780,66 @@ class TemplatesResource(_Resource):
         """Sends a test of the draft (or `version`) to `emails`."""
         fields = {k: v for k, v in {"emails": emails, "from_email": from_email, "from_name": from_name, "data": data, "version": version}.items() if v is not None}
         return self._call("POST", self._api.test, id, _body(TemplateTestRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[MailingList]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def members(
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Paginator[ListMember]:
+        return self._list(self._api.members, id, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
+
+    def add_members(
+        self,
+        id: str,
+        *,
+        contact_ids: Optional[Sequence[str]] = None,
+        emails: Optional[Sequence[str]] = None,
+        status: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ListMembersAddResult:
+        """Up to 10,000 contacts by id and email in all."""
+        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails, "status": status}.items() if v is not None}
+        return self._call("POST", self._api.add_members, id, _body(ListMembersAdd, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def remove_members(
+        self,
+        id: str,
+        *,
+        contact_ids: Optional[Sequence[str]] = None,
+        emails: Optional[Sequence[str]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ListMembersRemoveResult:
+        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails}.items() if v is not None}
+        return self._call("POST", self._api.remove_members, id, _body(ListMembersRemove, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def form(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ListForm:
+        return self._call("GET", self._api.form, id, timeout=timeout, max_retries=max_retries)
+
+
+class ContactListsResource(_Resource):
+    """The lists a contact is a member of (`client.contact_lists`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactListsApi(client.api_client)
+
+    def list(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[ContactListMembership]:
+        return self._list(self._api.list, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+
+class PublicListsResource(_Resource):
+    """Subscription from public forms, no credential needed (`client.public_lists`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = PublicListsApi(client.api_client)
+
+    def subscribe(
+        self, public_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[PublicSubscribeParams]
+    ) -> PublicSubscribeResult:
+        """`email`, and optionally `first_name`, `last_name`."""
+        return self._call("POST", self._api.subscribe, public_id, _body(PublicSubscribeRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

@@ -512,15 +512,16 @@ class ContactImportsApi
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function create($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function create($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, $list_ids = null, string $contentType = self::contentTypes['create'][0])
     {
-        list($response) = $this->createWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
+        list($response) = $this->createWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $list_ids, $contentType);
         return $response;
     }
 
@@ -534,15 +535,16 @@ class ContactImportsApi
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Sendline\Model\ContactImport|\Sendline\Model\ImportBadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\ImportTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ImportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function createWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, $list_ids = null, string $contentType = self::contentTypes['create'][0])
     {
-        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
+        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $list_ids, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -749,14 +751,15 @@ class ContactImportsApi
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsync($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createAsync($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, $list_ids = null, string $contentType = self::contentTypes['create'][0])
     {
-        return $this->createAsyncWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType)
+        return $this->createAsyncWithHttpInfo($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $list_ids, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -774,15 +777,16 @@ class ContactImportsApi
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function createAsyncWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createAsyncWithHttpInfo($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, $list_ids = null, string $contentType = self::contentTypes['create'][0])
     {
         $returnType = '\Sendline\Model\ContactImport';
-        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $contentType);
+        $request = $this->createRequest($contact_import_request, $idempotency_key, $mode, $tags, $mapping, $list_ids, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -828,12 +832,13 @@ class ContactImportsApi
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
      * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function createRequest($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, string $contentType = self::contentTypes['create'][0])
+    public function createRequest($contact_import_request, $idempotency_key = null, $mode = null, $tags = null, $mapping = null, $list_ids = null, string $contentType = self::contentTypes['create'][0])
     {
 
         // verify the required parameter 'contact_import_request' is set
@@ -860,6 +865,10 @@ class ContactImportsApi
         
         if ($mapping !== null && strlen($mapping) > 4000) {
             throw new \InvalidArgumentException('invalid length for "$mapping" when calling ContactImportsApi.create, must be smaller than or equal to 4000.');
+        }
+        
+        if ($list_ids !== null && strlen($list_ids) > 2000) {
+            throw new \InvalidArgumentException('invalid length for "$list_ids" when calling ContactImportsApi.create, must be smaller than or equal to 2000.');
         }
         
 
@@ -892,6 +901,15 @@ class ContactImportsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $mapping,
             'mapping', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $list_ids,
+            'list_ids', // param base name
             'string', // openApiType
             'form', // style
             false, // explode

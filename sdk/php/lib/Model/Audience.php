@@ -61,7 +61,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => 'string[]',
         'tags_all' => 'string[]',
         'exclude_tags' => 'string[]',
-        'segment_ids' => 'string[]'
+        'segment_ids' => 'string[]',
+        'list_ids' => 'string[]'
     ];
 
     /**
@@ -75,7 +76,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => null,
         'tags_all' => null,
         'exclude_tags' => null,
-        'segment_ids' => null
+        'segment_ids' => null,
+        'list_ids' => null
     ];
 
     /**
@@ -87,7 +89,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => false,
         'tags_all' => false,
         'exclude_tags' => false,
-        'segment_ids' => false
+        'segment_ids' => false,
+        'list_ids' => false
     ];
 
     /**
@@ -179,7 +182,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => 'tags_any',
         'tags_all' => 'tags_all',
         'exclude_tags' => 'exclude_tags',
-        'segment_ids' => 'segment_ids'
+        'segment_ids' => 'segment_ids',
+        'list_ids' => 'list_ids'
     ];
 
     /**
@@ -191,7 +195,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => 'setTagsAny',
         'tags_all' => 'setTagsAll',
         'exclude_tags' => 'setExcludeTags',
-        'segment_ids' => 'setSegmentIds'
+        'segment_ids' => 'setSegmentIds',
+        'list_ids' => 'setListIds'
     ];
 
     /**
@@ -203,7 +208,8 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         'tags_any' => 'getTagsAny',
         'tags_all' => 'getTagsAll',
         'exclude_tags' => 'getExcludeTags',
-        'segment_ids' => 'getSegmentIds'
+        'segment_ids' => 'getSegmentIds',
+        'list_ids' => 'getListIds'
     ];
 
     /**
@@ -267,6 +273,7 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('tags_all', $data ?? [], null);
         $this->setIfExists('exclude_tags', $data ?? [], null);
         $this->setIfExists('segment_ids', $data ?? [], null);
+        $this->setIfExists('list_ids', $data ?? [], null);
     }
 
     /**
@@ -310,6 +317,10 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['segment_ids']) && (count($this->container['segment_ids']) > 20)) {
             $invalidProperties[] = "invalid value for 'segment_ids', number of items must be less than or equal to 20.";
+        }
+
+        if (!is_null($this->container['list_ids']) && (count($this->container['list_ids']) > 50)) {
+            $invalidProperties[] = "invalid value for 'list_ids', number of items must be less than or equal to 50.";
         }
 
         return $invalidProperties;
@@ -433,7 +444,7 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets segment_ids
      *
-     * @param string[]|null $segment_ids Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; the tag rules apply on top.
+     * @param string[]|null $segment_ids Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; with `list_ids`, a contact in any list or segment; the tag rules apply on top.
      *
      * @return self
      */
@@ -447,6 +458,37 @@ class Audience implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('invalid value for $segment_ids when calling Audience., number of items must be less than or equal to 20.');
         }
         $this->container['segment_ids'] = $segment_ids;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_ids
+     *
+     * @return string[]|null
+     */
+    public function getListIds()
+    {
+        return $this->container['list_ids'];
+    }
+
+    /**
+     * Sets list_ids
+     *
+     * @param string[]|null $list_ids `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top.
+     *
+     * @return self
+     */
+    public function setListIds($list_ids)
+    {
+        if (is_null($list_ids)) {
+            throw new \InvalidArgumentException('non-nullable list_ids cannot be null');
+        }
+
+        if ((count($list_ids) > 50)) {
+            throw new \InvalidArgumentException('invalid value for $list_ids when calling Audience., number of items must be less than or equal to 50.');
+        }
+        $this->container['list_ids'] = $list_ids;
 
         return $this;
     }

@@ -59,7 +59,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static $openAPITypes = [
         'contacts' => '\Sendline\Model\ImportContactRow[]',
         'mode' => '\Sendline\Model\ImportMode',
-        'tags' => 'string[]'
+        'tags' => 'string[]',
+        'list_ids' => 'string[]'
     ];
 
     /**
@@ -72,7 +73,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static $openAPIFormats = [
         'contacts' => null,
         'mode' => null,
-        'tags' => null
+        'tags' => null,
+        'list_ids' => null
     ];
 
     /**
@@ -83,7 +85,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static array $openAPINullables = [
         'contacts' => false,
         'mode' => false,
-        'tags' => false
+        'tags' => false,
+        'list_ids' => false
     ];
 
     /**
@@ -174,7 +177,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static $attributeMap = [
         'contacts' => 'contacts',
         'mode' => 'mode',
-        'tags' => 'tags'
+        'tags' => 'tags',
+        'list_ids' => 'list_ids'
     ];
 
     /**
@@ -185,7 +189,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static $setters = [
         'contacts' => 'setContacts',
         'mode' => 'setMode',
-        'tags' => 'setTags'
+        'tags' => 'setTags',
+        'list_ids' => 'setListIds'
     ];
 
     /**
@@ -196,7 +201,8 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
     protected static $getters = [
         'contacts' => 'getContacts',
         'mode' => 'getMode',
-        'tags' => 'getTags'
+        'tags' => 'getTags',
+        'list_ids' => 'getListIds'
     ];
 
     /**
@@ -259,6 +265,7 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
         $this->setIfExists('contacts', $data ?? [], null);
         $this->setIfExists('mode', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
+        $this->setIfExists('list_ids', $data ?? [], null);
     }
 
     /**
@@ -297,6 +304,10 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
 
         if (!is_null($this->container['tags']) && (count($this->container['tags']) > 50)) {
             $invalidProperties[] = "invalid value for 'tags', number of items must be less than or equal to 50.";
+        }
+
+        if (!is_null($this->container['list_ids']) && (count($this->container['list_ids']) > 50)) {
+            $invalidProperties[] = "invalid value for 'list_ids', number of items must be less than or equal to 50.";
         }
 
         return $invalidProperties;
@@ -399,6 +410,37 @@ class ContactImportRequest implements ModelInterface, ArrayAccess, \JsonSerializ
             throw new \InvalidArgumentException('invalid value for $tags when calling ContactImportRequest., number of items must be less than or equal to 50.');
         }
         $this->container['tags'] = $tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_ids
+     *
+     * @return string[]|null
+     */
+    public function getListIds()
+    {
+        return $this->container['list_ids'];
+    }
+
+    /**
+     * Sets list_ids
+     *
+     * @param string[]|null $list_ids Lists (`lst_…`) every imported contact joins as a `subscribed` member.
+     *
+     * @return self
+     */
+    public function setListIds($list_ids)
+    {
+        if (is_null($list_ids)) {
+            throw new \InvalidArgumentException('non-nullable list_ids cannot be null');
+        }
+
+        if ((count($list_ids) > 50)) {
+            throw new \InvalidArgumentException('invalid value for $list_ids when calling ContactImportRequest., number of items must be less than or equal to 50.');
+        }
+        $this->container['list_ids'] = $list_ids;
 
         return $this;
     }

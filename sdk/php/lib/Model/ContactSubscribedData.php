@@ -59,7 +59,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static $openAPITypes = [
         'contact_id' => 'string',
         'email' => 'string',
-        'previous_status' => '\Sendline\Model\ContactStatus'
+        'previous_status' => '\Sendline\Model\ContactStatus',
+        'list_id' => 'string'
     ];
 
     /**
@@ -72,7 +73,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static $openAPIFormats = [
         'contact_id' => null,
         'email' => null,
-        'previous_status' => null
+        'previous_status' => null,
+        'list_id' => null
     ];
 
     /**
@@ -83,7 +85,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static array $openAPINullables = [
         'contact_id' => false,
         'email' => false,
-        'previous_status' => false
+        'previous_status' => false,
+        'list_id' => false
     ];
 
     /**
@@ -174,7 +177,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static $attributeMap = [
         'contact_id' => 'contact_id',
         'email' => 'email',
-        'previous_status' => 'previous_status'
+        'previous_status' => 'previous_status',
+        'list_id' => 'list_id'
     ];
 
     /**
@@ -185,7 +189,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static $setters = [
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
-        'previous_status' => 'setPreviousStatus'
+        'previous_status' => 'setPreviousStatus',
+        'list_id' => 'setListId'
     ];
 
     /**
@@ -196,7 +201,8 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     protected static $getters = [
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
-        'previous_status' => 'getPreviousStatus'
+        'previous_status' => 'getPreviousStatus',
+        'list_id' => 'getListId'
     ];
 
     /**
@@ -259,6 +265,7 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('previous_status', $data ?? [], null);
+        $this->setIfExists('list_id', $data ?? [], null);
     }
 
     /**
@@ -379,7 +386,7 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets previous_status
      *
-     * @param \Sendline\Model\ContactStatus $previous_status The suppressed status it left.
+     * @param \Sendline\Model\ContactStatus $previous_status The contact's status before the change; for a list subscription (`list_id`), the contact's status, which it leaves as it is.
      *
      * @return self
      */
@@ -389,6 +396,33 @@ class ContactSubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
             throw new \InvalidArgumentException('non-nullable previous_status cannot be null');
         }
         $this->container['previous_status'] = $previous_status;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_id
+     *
+     * @return string|null
+     */
+    public function getListId()
+    {
+        return $this->container['list_id'];
+    }
+
+    /**
+     * Sets list_id
+     *
+     * @param string|null $list_id The list subscribed to, when the event is about one list's membership.
+     *
+     * @return self
+     */
+    public function setListId($list_id)
+    {
+        if (is_null($list_id)) {
+            throw new \InvalidArgumentException('non-nullable list_id cannot be null');
+        }
+        $this->container['list_id'] = $list_id;
 
         return $this;
     }

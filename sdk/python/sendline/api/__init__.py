@@ -6,11 +6,14 @@ from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
 from sendline.api.campaigns_api import CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi
+from sendline.api.contact_lists_api import ContactListsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
 from sendline.api.events_api import EventsApi
+from sendline.api.lists_api import ListsApi
 from sendline.api.payments_api import PaymentsApi
+from sendline.api.public_lists_api import PublicListsApi
 from sendline.api.segments_api import SegmentsApi
 from sendline.api.tags_api import TagsApi
 from sendline.api.templates_api import TemplatesApi

@@ -49,6 +49,7 @@ class ContactImportsApi:
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -76,6 +77,8 @@ class ContactImportsApi:
         :type tags: str
         :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
         :type mapping: str
+        :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
+        :type list_ids: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -104,6 +107,7 @@ class ContactImportsApi:
             mode=mode,
             tags=tags,
             mapping=mapping,
+            list_ids=list_ids,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -141,6 +145,7 @@ class ContactImportsApi:
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -168,6 +173,8 @@ class ContactImportsApi:
         :type tags: str
         :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
         :type mapping: str
+        :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
+        :type list_ids: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -196,6 +203,7 @@ class ContactImportsApi:
             mode=mode,
             tags=tags,
             mapping=mapping,
+            list_ids=list_ids,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -233,6 +241,7 @@ class ContactImportsApi:
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
         mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -260,6 +269,8 @@ class ContactImportsApi:
         :type tags: str
         :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
         :type mapping: str
+        :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
+        :type list_ids: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -288,6 +299,7 @@ class ContactImportsApi:
             mode=mode,
             tags=tags,
             mapping=mapping,
+            list_ids=list_ids,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -320,6 +332,7 @@ class ContactImportsApi:
         mode,
         tags,
         mapping,
+        list_ids,
         _request_auth,
         _content_type,
         _headers,
@@ -353,6 +366,10 @@ class ContactImportsApi:
         if mapping is not None:
             
             _query_params.append(('mapping', mapping))
+            
+        if list_ids is not None:
+            
+            _query_params.append(('list_ids', list_ids))
             
         # process the header parameters
         if idempotency_key is not None:

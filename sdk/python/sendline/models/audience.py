@@ -30,8 +30,9 @@ class Audience(BaseModel):
     tags_any: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with at least one of these tags.")
     tags_all: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with all of these tags.")
     exclude_tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Contacts with none of these tags.")
-    segment_ids: Optional[Annotated[List[StrictStr], Field(max_length=20)]] = Field(default=None, description="Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; the tag rules apply on top.")
-    __properties: ClassVar[List[str]] = ["tags_any", "tags_all", "exclude_tags", "segment_ids"]
+    segment_ids: Optional[Annotated[List[StrictStr], Field(max_length=20)]] = Field(default=None, description="Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; with `list_ids`, a contact in any list or segment; the tag rules apply on top.")
+    list_ids: Optional[Annotated[List[StrictStr], Field(max_length=50)]] = Field(default=None, description="`subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top.")
+    __properties: ClassVar[List[str]] = ["tags_any", "tags_all", "exclude_tags", "segment_ids", "list_ids"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -87,7 +88,8 @@ class Audience(BaseModel):
             "tags_any": obj.get("tags_any"),
             "tags_all": obj.get("tags_all"),
             "exclude_tags": obj.get("exclude_tags"),
-            "segment_ids": obj.get("segment_ids")
+            "segment_ids": obj.get("segment_ids"),
+            "list_ids": obj.get("list_ids")
         })
         return _obj
 

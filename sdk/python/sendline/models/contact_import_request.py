@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.import_contact_row import ImportContactRow
@@ -32,7 +32,8 @@ class ContactImportRequest(BaseModel):
     contacts: Annotated[List[ImportContactRow], Field(max_length=10000)] = Field(description="Up to 10,000 rows; a later row with the same email wins.")
     mode: Optional[ImportMode] = Field(default=None, description="How rows for new and existing emails are treated.")
     tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Added to every imported contact.")
-    __properties: ClassVar[List[str]] = ["contacts", "mode", "tags"]
+    list_ids: Optional[Annotated[List[StrictStr], Field(max_length=50)]] = Field(default=None, description="Lists (`lst_…`) every imported contact joins as a `subscribed` member.")
+    __properties: ClassVar[List[str]] = ["contacts", "mode", "tags", "list_ids"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -94,7 +95,8 @@ class ContactImportRequest(BaseModel):
         _obj = cls.model_validate({
             "contacts": [ImportContactRow.from_dict(_item) for _item in obj["contacts"]] if obj.get("contacts") is not None else None,
             "mode": obj.get("mode"),
-            "tags": obj.get("tags")
+            "tags": obj.get("tags"),
+            "list_ids": obj.get("list_ids")
         })
         return _obj
 

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
-from typing import Any, ClassVar, Dict, List
+from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.contact_status import ContactStatus
 from typing import Optional, Set
 from typing_extensions import Self
@@ -29,8 +29,9 @@ class ContactSubscribedData(BaseModel):
     """ # noqa: E501
     contact_id: StrictStr = Field(description="The contact (`ct_…`).")
     email: StrictStr = Field(description="The contact's email.")
-    previous_status: ContactStatus = Field(description="The suppressed status it left.")
-    __properties: ClassVar[List[str]] = ["contact_id", "email", "previous_status"]
+    previous_status: ContactStatus = Field(description="The contact's status before the change; for a list subscription (`list_id`), the contact's status, which it leaves as it is.")
+    list_id: Optional[StrictStr] = Field(default=None, description="The list subscribed to, when the event is about one list's membership.")
+    __properties: ClassVar[List[str]] = ["contact_id", "email", "previous_status", "list_id"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -85,7 +86,8 @@ class ContactSubscribedData(BaseModel):
         _obj = cls.model_validate({
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
-            "previous_status": obj.get("previous_status")
+            "previous_status": obj.get("previous_status"),
+            "list_id": obj.get("list_id")
         })
         return _obj
 

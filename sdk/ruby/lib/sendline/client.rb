@@ -29,6 +29,9 @@ module Sendline
       segments: Resources::Segments,
       tags: Resources::Tags,
       templates: Resources::Templates,
+      lists: Resources::Lists,
+      contact_lists: Resources::ContactLists,
+      public_lists: Resources::PublicLists,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

@@ -255,6 +255,18 @@ module Sendline
     # Templates: an editable draft, numbered versions that `publish` freezes, render and test send.
     class Templates < Resource
       operations_of TemplatesApi
+    class Lists < Resource
+      operations_of ListsApi
+    end
+
+    # A contact's lists: `client.contact_lists.list(contact_id)`.
+    class ContactLists < Resource
+      operations_of ContactListsApi
+    end
+
+    # Subscription from public forms, no credential needed: `client.public_lists.subscribe(public_id, email: …)`.
+    class PublicLists < Resource
+      operations_of PublicListsApi
     end
   end
 end

@@ -27,6 +27,7 @@ module Sendline
     # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
+    # @option opts [String] :list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member.
     # @return [ContactImport]
     def create(contact_import_request, opts = {})
       data, _status_code, _headers = create_with_http_info(contact_import_request, opts)
@@ -41,6 +42,7 @@ module Sendline
     # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
     # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
+    # @option opts [String] :list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member.
     # @return [Array<(ContactImport, Integer, Hash)>] ContactImport data, response status code and response headers
     def create_with_http_info(contact_import_request, opts = {})
       if @api_client.config.debugging
@@ -71,6 +73,10 @@ module Sendline
         fail ArgumentError, 'invalid value for "opts[:"mapping"]" when calling ContactImportsApi.create, the character length must be smaller than or equal to 4000.'
       end
 
+      if @api_client.config.client_side_validation && !opts[:'list_ids'].nil? && opts[:'list_ids'].to_s.length > 2000
+        fail ArgumentError, 'invalid value for "opts[:"list_ids"]" when calling ContactImportsApi.create, the character length must be smaller than or equal to 2000.'
+      end
+
       # resource path
       local_var_path = '/contacts/import'
 
@@ -79,6 +85,7 @@ module Sendline
       query_params[:'mode'] = opts[:'mode'] if !opts[:'mode'].nil?
       query_params[:'tags'] = opts[:'tags'] if !opts[:'tags'].nil?
       query_params[:'mapping'] = opts[:'mapping'] if !opts[:'mapping'].nil?
+      query_params[:'list_ids'] = opts[:'list_ids'] if !opts[:'list_ids'].nil?
 
       # header parameters
       header_params = opts[:header_params] || {}

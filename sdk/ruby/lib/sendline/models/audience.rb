@@ -25,8 +25,11 @@ module Sendline
     # Contacts with none of these tags.
     attr_accessor :exclude_tags
 
-    # Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; the tag rules apply on top.
+    # Contacts in at least one of these segments (`seg_…`), as they match when the campaign starts; with `list_ids`, a contact in any list or segment; the tag rules apply on top.
     attr_accessor :segment_ids
+
+    # `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top.
+    attr_accessor :list_ids
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
@@ -34,7 +37,8 @@ module Sendline
         :'tags_any' => :'tags_any',
         :'tags_all' => :'tags_all',
         :'exclude_tags' => :'exclude_tags',
-        :'segment_ids' => :'segment_ids'
+        :'segment_ids' => :'segment_ids',
+        :'list_ids' => :'list_ids'
       }
     end
 
@@ -54,7 +58,8 @@ module Sendline
         :'tags_any' => :'Array<String>',
         :'tags_all' => :'Array<String>',
         :'exclude_tags' => :'Array<String>',
-        :'segment_ids' => :'Array<String>'
+        :'segment_ids' => :'Array<String>',
+        :'list_ids' => :'Array<String>'
       }
     end
 
@@ -103,6 +108,12 @@ module Sendline
           self.segment_ids = value
         end
       end
+
+      if attributes.key?(:'list_ids')
+        if (value = attributes[:'list_ids']).is_a?(Array)
+          self.list_ids = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -126,6 +137,10 @@ module Sendline
         invalid_properties.push('invalid value for "segment_ids", number of items must be less than or equal to 20.')
       end
 
+      if !@list_ids.nil? && @list_ids.length > 50
+        invalid_properties.push('invalid value for "list_ids", number of items must be less than or equal to 50.')
+      end
+
       invalid_properties
     end
 
@@ -137,6 +152,7 @@ module Sendline
       return false if !@tags_all.nil? && @tags_all.length > 50
       return false if !@exclude_tags.nil? && @exclude_tags.length > 50
       return false if !@segment_ids.nil? && @segment_ids.length > 20
+      return false if !@list_ids.nil? && @list_ids.length > 50
       true
     end
 
@@ -196,6 +212,20 @@ module Sendline
       @segment_ids = segment_ids
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] list_ids Value to be assigned
+    def list_ids=(list_ids)
+      if list_ids.nil?
+        fail ArgumentError, 'list_ids cannot be nil'
+      end
+
+      if list_ids.length > 50
+        fail ArgumentError, 'invalid value for "list_ids", number of items must be less than or equal to 50.'
+      end
+
+      @list_ids = list_ids
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -204,7 +234,8 @@ module Sendline
           tags_any == o.tags_any &&
           tags_all == o.tags_all &&
           exclude_tags == o.exclude_tags &&
-          segment_ids == o.segment_ids
+          segment_ids == o.segment_ids &&
+          list_ids == o.list_ids
     end
 
     # @see the `==` method
@@ -216,7 +247,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [tags_any, tags_all, exclude_tags, segment_ids].hash
+      [tags_any, tags_all, exclude_tags, segment_ids, list_ids].hash
     end
 
     # Builds the object from hash

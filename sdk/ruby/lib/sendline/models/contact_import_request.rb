@@ -24,6 +24,9 @@ module Sendline
     # Added to every imported contact.
     attr_accessor :tags
 
+    # Lists (`lst_…`) every imported contact joins as a `subscribed` member.
+    attr_accessor :list_ids
+
     class EnumAttributeValidator
       attr_reader :datatype
       attr_reader :allowable_values
@@ -51,7 +54,8 @@ module Sendline
       {
         :'contacts' => :'contacts',
         :'mode' => :'mode',
-        :'tags' => :'tags'
+        :'tags' => :'tags',
+        :'list_ids' => :'list_ids'
       }
     end
 
@@ -70,7 +74,8 @@ module Sendline
       {
         :'contacts' => :'Array<ImportContactRow>',
         :'mode' => :'ImportMode',
-        :'tags' => :'Array<String>'
+        :'tags' => :'Array<String>',
+        :'list_ids' => :'Array<String>'
       }
     end
 
@@ -113,6 +118,12 @@ module Sendline
           self.tags = value
         end
       end
+
+      if attributes.key?(:'list_ids')
+        if (value = attributes[:'list_ids']).is_a?(Array)
+          self.list_ids = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -132,6 +143,10 @@ module Sendline
         invalid_properties.push('invalid value for "tags", number of items must be less than or equal to 50.')
       end
 
+      if !@list_ids.nil? && @list_ids.length > 50
+        invalid_properties.push('invalid value for "list_ids", number of items must be less than or equal to 50.')
+      end
+
       invalid_properties
     end
 
@@ -142,6 +157,7 @@ module Sendline
       return false if @contacts.nil?
       return false if @contacts.length > 10000
       return false if !@tags.nil? && @tags.length > 50
+      return false if !@list_ids.nil? && @list_ids.length > 50
       true
     end
 
@@ -173,6 +189,20 @@ module Sendline
       @tags = tags
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] list_ids Value to be assigned
+    def list_ids=(list_ids)
+      if list_ids.nil?
+        fail ArgumentError, 'list_ids cannot be nil'
+      end
+
+      if list_ids.length > 50
+        fail ArgumentError, 'invalid value for "list_ids", number of items must be less than or equal to 50.'
+      end
+
+      @list_ids = list_ids
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -180,7 +210,8 @@ module Sendline
       self.class == o.class &&
           contacts == o.contacts &&
           mode == o.mode &&
-          tags == o.tags
+          tags == o.tags &&
+          list_ids == o.list_ids
     end
 
     # @see the `==` method
@@ -192,7 +223,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [contacts, mode, tags].hash
+      [contacts, mode, tags, list_ids].hash
     end
 
     # Builds the object from hash

@@ -21,8 +21,11 @@ module Sendline
     # The contact's email.
     attr_accessor :email
 
-    # The suppressed status it left.
+    # The contact's status before the change; for a list subscription (`list_id`), the contact's status, which it leaves as it is.
     attr_accessor :previous_status
+
+    # The list subscribed to, when the event is about one list's membership.
+    attr_accessor :list_id
 
     class EnumAttributeValidator
       attr_reader :datatype
@@ -51,7 +54,8 @@ module Sendline
       {
         :'contact_id' => :'contact_id',
         :'email' => :'email',
-        :'previous_status' => :'previous_status'
+        :'previous_status' => :'previous_status',
+        :'list_id' => :'list_id'
       }
     end
 
@@ -70,7 +74,8 @@ module Sendline
       {
         :'contact_id' => :'String',
         :'email' => :'String',
-        :'previous_status' => :'ContactStatus'
+        :'previous_status' => :'ContactStatus',
+        :'list_id' => :'String'
       }
     end
 
@@ -112,6 +117,10 @@ module Sendline
         self.previous_status = attributes[:'previous_status']
       else
         self.previous_status = nil
+      end
+
+      if attributes.key?(:'list_id')
+        self.list_id = attributes[:'list_id']
       end
     end
 
@@ -182,7 +191,8 @@ module Sendline
       self.class == o.class &&
           contact_id == o.contact_id &&
           email == o.email &&
-          previous_status == o.previous_status
+          previous_status == o.previous_status &&
+          list_id == o.list_id
     end
 
     # @see the `==` method
@@ -194,7 +204,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [contact_id, email, previous_status].hash
+      [contact_id, email, previous_status, list_id].hash
     end
 
     # Builds the object from hash

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { sqlOf, type Db } from '../db/kysely.ts';
+import { escapeHtml } from '../http/html.ts';
+import type { Logger } from '../logger.ts';
+import { buildMime } from '../sending/mime.ts';
+import type { MailTransport } from '../sending/transport.ts';
+import type { Runtime } from '../services.ts';
+import { listStore, type DueConfirmation } from './store.ts';
+import { ConfirmationSigner } from './tokens.ts';
+
+const JOB = 'lists.confirmations';
+const TICK_MS = 1000;
+const BATCH = 50;
+/** A claimed confirmation not recorded after this long (its sender died) is claimed again. */
+const LEASE_SECONDS = 300;
+/** A relay that puts a confirmation off (4xx, or unreachable) gets it again after this long. */
+const RETRY_SECONDS = 60;
+
+/** Where a double opt-in link points: a page that asks, then confirms on POST. */
+export const confirmationPath = (token: string) => `/l/confirm/${token}`;
+
+/** The confirmation message: a text and an HTML part with the signed link, nothing tracked. */
+export function confirmationMime(due: DueConfirmation & { from_email: string }, link: string): string {
+  const domain = due.from_email.split('@')[1];
+  const greeting = due.first_name ? `Hello ${due.first_name},` : 'Hello,';
+  const text = `${greeting}\n\nPlease confirm your subscription to ${due.list_name} by following this link:\n\n${link}\n\nIf you did not ask for it, ignore this message and you will not be subscribed.\n`;
+  const html = `<p>${escapeHtml(greeting)}</p><p>Please confirm your subscription to <strong>${escapeHtml(due.list_name)}</strong>.</p>
+<p><a href="${escapeHtml(link)}">Confirm my subscription</a></p><p>If you did not ask for it, ignore this message and you will not be subscribed.</p>`;
+  return buildMime({
+    from: { name: due.from_name, address: due.from_email },
+    to: due.email,
+    replyTo: null,
+    subject: `Confirm your subscription to ${due.list_name}`,
+    messageId: `<${randomUUID()}@${domain}>`,
+    date: new Date(),
+    headers: { 'X-Sendline-List': due.list_id },
+    text,
+    html,
+  });
+}
+
+/**
+ * Sends every confirmation due, through the relay connection test sends use, until none is
+ * left. A 5xx ends it (the address will not confirm); a 4xx or an unreachable relay retries later.
+ */
+export async function sendDueConfirmations(db: Db, transport: MailTransport, signer: ConfirmationSigner, publicUrl: string, log: Logger): Promise<void> {
+  for (;;) {
+    const due = await listStore.claimConfirmations(db, BATCH, LEASE_SECONDS);
+    if (!due.length) return;
+    for (const item of due) {
+      const { from_email: fromEmail } = item;
+      if (!fromEmail) {
+        await listStore.confirmationSent(db, item.list_id, item.contact_id);
+        continue;
+      }
+      const link = `${publicUrl.replace(/\/$/, '')}${confirmationPath(signer.sign({ listId: item.list_id, contactId: item.contact_id }))}`;
+      const outcome = await transport.sendMime({ from: fromEmail, to: item.email }, confirmationMime({ ...item, from_email: fromEmail }, link));
+      if (outcome.kind === 'deferred' || outcome.kind === 'transport_error') {
+        log.warn({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was put off');
+        await listStore.confirmationDeferred(db, item.list_id, item.contact_id, RETRY_SECONDS);
+      } else {
+        if (outcome.kind !== 'accepted') log.info({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was refused');
+        await listStore.confirmationSent(db, item.list_id, item.contact_id);
+      }
+    }
+  }
+}
+
+/** Every second, in one process at a time: the confirmations that members added since are due. */
+export function startConfirmationSender(runtime: Runtime): void {
+  const db = sqlOf(runtime.orm.em.fork());
+  const signer = new ConfirmationSigner(runtime.config.secretKeys);
+  runtime.queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, runtime.transport, signer, runtime.config.publicUrl, runtime.log));
+}

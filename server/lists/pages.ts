@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Db } from '../db/kysely.ts';
+import { append } from '../events/store.ts';
+import { escapeHtml } from '../http/html.ts';
+import type { Logger } from '../logger.ts';
+import { page } from '../tracking/public-routes.ts';
+import { listStore } from './store.ts';
+import type { ConfirmationSigner } from './tokens.ts';
+
+const PREFIX = '/l/confirm/';
+const THANKS = '/l/subscribed/';
+
+/** Where a form posted by a browser is sent on to: a page that depends on the list alone. */
+export const thankYouPath = (publicId: string) => `${THANKS}${encodeURIComponent(publicId)}`;
+
+export interface ConfirmationPageDeps {
+  db: Db;
+  signer: ConfirmationSigner;
+  log: Logger;
+}
+
+/**
+ * The double opt-in link's pages on PUBLIC_URL, answered before Express as the unsubscribe pages
+ * are: a GET shows a page that asks (mail scanners follow every link, so a GET never confirms), its
+ * POST confirms; and the thank-you page of public forms. Returns false for every other path.
+ */
+export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { db, signer, log } = deps;
+  const invalid = (res: ServerResponse) =>
+    page(res, 404, 'Link not found', '<p>This confirmation link is not valid. Please use the link in the original email.</p>');
+
+  const answer = async (req: IncomingMessage, res: ServerResponse, token: string) => {
+    const confirmation = signer.verify(token);
+    if (!confirmation) return invalid(res);
+    const { listId, contactId } = confirmation;
+    const member = await listStore.describeMember(db, listId, contactId);
+    if (!member) return invalid(res);
+    const list = `<strong>${escapeHtml(member.list_name)}</strong>`;
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (member.status === 'subscribed') return page(res, 200, 'Subscribed', `<p>${escapeHtml(member.email)} is subscribed to ${list}.</p>`);
+      if (member.status === 'unsubscribed') return page(res, 200, 'Not subscribed', `<p>${escapeHtml(member.email)} has left ${list}.</p>`);
+      return page(
+        res,
+        200,
+        'Confirm your subscription',
+        `<p>Subscribe <strong>${escapeHtml(member.email)}</strong> to ${list}?</p><form method="post"><button type="submit">Confirm</button></form>`,
+      );
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'GET, HEAD, POST' });
+      return res.end();
+    }
+    req.resume();
+    const confirmed = await db.transaction().execute(async (trx) => {
+      const row = await listStore.confirm(trx, listId, contactId);
+      if (row) {
+        await append(trx, row.account_id, [
+          { type: 'contact.subscribed', data: { contact_id: contactId, email: member.email, previous_status: member.contact_status, list_id: listId } },
+        ]);
+      }
+      return row !== null;
+    });
+    if (!confirmed && member.status !== 'subscribed') return page(res, 200, 'Not subscribed', `<p>${escapeHtml(member.email)} has left ${list}.</p>`);
+    return page(res, 200, 'Subscribed', `<p>Thank you: ${escapeHtml(member.email)} is subscribed to ${list}.</p>`);
+  };
+
+  /** Says the same whatever the address was: what it says depends on the list alone. */
+  const thanks = async (res: ServerResponse, publicId: string) => {
+    const list = publicId.length <= 64 && !publicId.includes('\u0000') ? await listStore.byPublicId(db, publicId) : null;
+    if (!list) return page(res, 404, 'Page not found', '<p>This subscription form is no longer available.</p>');
+    const name = `<strong>${escapeHtml(list.name)}</strong>`;
+    if (list.double_opt_in) {
+      return page(res, 200, 'Check your inbox', `<p>Please follow the link in the message we sent you to confirm your subscription to ${name}.</p>`);
+    }
+    return page(res, 200, 'Thank you', `<p>Your subscription to ${name} is recorded.</p>`);
+  };
+
+  return (req, res) => {
+    const url = req.url ?? '';
+    const confirming = url.startsWith(PREFIX);
+    if (!confirming && !url.startsWith(THANKS)) return false;
+    const query = url.indexOf('?');
+    const rest = url.slice(confirming ? PREFIX.length : THANKS.length, query < 0 ? undefined : query);
+    let publicId = rest;
+    try {
+      publicId = decodeURIComponent(rest);
+    } catch {
+      // Not percent-encoding a public id ever has: the lookup finds nothing.
+    }
+    (confirming ? answer(req, res, rest) : thanks(res, publicId)).catch((err: unknown) => {
+      log.error({ err }, 'a list confirmation page failed');
+      if (!res.headersSent) page(res, 500, 'Something went wrong', '<p>Please try again in a moment.</p>');
+      else res.destroy();
+    });
+    return true;
+  };
+}

@@ -1,0 +1,321 @@
+import { sql, type Selectable } from 'kysely';
+import type { ClientBase } from 'pg';
+import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
+import type { Cursor } from '../http/pagination.ts';
+import type { ContactStatus } from '../contacts/rules.ts';
+import type { MemberStatus } from './entities.ts';
+
+/** Every statement that touches `lists` and `list_members`. */
+
+export type ListRecord = Selectable<Database['lists']>;
+export type MemberCounts = Record<MemberStatus, number>;
+
+/** A contact of the account named by a request, with what list events need of it. */
+export interface FoundContact {
+  id: string;
+  email: string;
+  status: ContactStatus;
+}
+
+/** One row a bulk add wrote: a new member, or an existing one whose status it changed. */
+export interface WrittenMember {
+  contact_id: string;
+  added: boolean;
+  status: MemberStatus;
+}
+
+/** A confirmation to send, claimed under a lease. */
+export interface DueConfirmation {
+  list_id: string;
+  contact_id: string;
+  account_id: string;
+  email: string;
+  first_name: string | null;
+  list_name: string;
+  from_email: string | null;
+  from_name: string | null;
+}
+
+export interface ListedMember {
+  contact_id: string;
+  email: string;
+  status: MemberStatus;
+  confirmed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface Membership {
+  list_id: string;
+  name: string;
+  status: MemberStatus;
+  created_at: Date;
+}
+
+const emptyCounts = (): MemberCounts => ({ unconfirmed: 0, subscribed: 0, unsubscribed: 0 });
+
+export const listStore = {
+  async create(db: Db, row: Omit<ListRecord, 'created_at' | 'updated_at'>): Promise<ListRecord> {
+    return db.insertInto('lists').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  async get(db: Db, accountId: string, id: string): Promise<ListRecord | null> {
+    return (await db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) ?? null;
+  },
+
+  async byPublicId(db: Db, publicId: string): Promise<ListRecord | null> {
+    return (await db.selectFrom('lists').selectAll().where('public_id', '=', publicId).executeTakeFirst()) ?? null;
+  },
+
+  page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ListRecord[]> {
+    let query = db.selectFrom('lists').selectAll().where('account_id', '=', accountId);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    return query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
+  },
+
+  async update(
+    db: Db,
+    accountId: string,
+    id: string,
+    changes: Partial<Pick<ListRecord, 'name' | 'description' | 'double_opt_in' | 'from_email' | 'from_name'>>,
+  ) {
+    return (
+      (await db
+        .updateTable('lists')
+        .set({ ...changes, updated_at: sql<Date>`now()` })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()) ?? null
+    );
+  },
+
+  /**
+   * Deletes the list, then its memberships, in the caller's transaction. Two statements: the
+   * second's snapshot, taken once writers holding the list (`lockKey`) have committed, sees
+   * every member they added, so none outlives the list.
+   */
+  async delete(tx: Db, accountId: string, id: string): Promise<boolean> {
+    const deleted = await tx.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    if (deleted.numDeletedRows === 0n) return false;
+    await tx.deleteFrom('list_members').where('list_id', '=', id).execute();
+    return true;
+  },
+
+  /** Holds the list until the caller's transaction ends, so that it is not deleted under new members; false when it is gone. */
+  async lockKey(tx: Db, listId: string): Promise<boolean> {
+    return (await tx.selectFrom('lists').select('id').where('id', '=', listId).forKeyShare().executeTakeFirst()) !== undefined;
+  },
+
+  /** Members per status of each list, in one grouped read of the (list, status) index. */
+  async counts(db: Db, listIds: readonly string[]): Promise<Map<string, MemberCounts>> {
+    const counts = new Map(listIds.map((id) => [id, emptyCounts()]));
+    if (!listIds.length) return counts;
+    const rows = await db
+      .selectFrom('list_members')
+      .select(['list_id', 'status', (eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')])
+      .where('list_id', 'in', listIds)
+      .groupBy(['list_id', 'status'])
+      .execute();
+    for (const row of rows) counts.get(row.list_id)![row.status] = row.n;
+    return counts;
+  },
+
+  /** The account's contacts among `ids` and `emails` (case-insensitive), and what names none. */
+  async findContacts(db: Db, accountId: string, ids: readonly string[], emails: readonly string[]) {
+    const { rows } = await sql<FoundContact & { by: 'id' | 'email'; key: string }>`
+      select c.id, c.email, c.status, 'id' as by, c.id as key
+      from contacts c where c.account_id = ${accountId} and c.id = any(${ids}::text[])
+      union all
+      select c.id, c.email, c.status, 'email' as by, e.key
+      from unnest(${emails}::text[]) as e(key)
+      join contacts c on c.account_id = ${accountId} and lower(c.email) = lower(e.key)`.execute(db);
+    const foundIds = new Set(rows.filter((r) => r.by === 'id').map((r) => r.key));
+    const foundEmails = new Set(rows.filter((r) => r.by === 'email').map((r) => r.key));
+    const contacts = new Map(rows.map((r) => [r.id, { id: r.id, email: r.email, status: r.status }]));
+    return {
+      contacts: [...contacts.values()],
+      missingIds: [...new Set(ids.filter((id) => !foundIds.has(id)))],
+      missingEmails: [...new Set(emails.filter((email) => !foundEmails.has(email)))],
+    };
+  },
+
+  /**
+   * Adds the contacts to the list as `status`, in one statement; with `overwrite`, existing
+   * members of another status take it too. A member made `unconfirmed` is due a confirmation
+   * now. Rows go in contact order, so concurrent adds lock members in one order.
+   */
+  async addMembers(db: Db, target: { accountId: string; listId: string }, contactIds: readonly string[], status: MemberStatus, overwrite: boolean) {
+    const { rows } = await sql<WrittenMember>`
+      insert into list_members as m (list_id, contact_id, account_id, status, confirmation_due_at, confirmed_at)
+      select ${target.listId}, i.id, ${target.accountId}, ${status},
+             case when ${status} = 'unconfirmed' then now() end, null
+      from unnest(${contactIds}::text[]) as i(id)
+      order by i.id
+      on conflict (list_id, contact_id) do update set
+        status = excluded.status, confirmation_due_at = excluded.confirmation_due_at, updated_at = now()
+      where ${overwrite} and m.status <> excluded.status
+      returning m.contact_id, old.contact_id is null as added, m.status`.execute(db);
+    return rows;
+  },
+
+  async removeMembers(db: Db, listId: string, contactIds: readonly string[]): Promise<number> {
+    if (!contactIds.length) return 0;
+    const result = await db.deleteFrom('list_members').where('list_id', '=', listId).where('contact_id', 'in', contactIds).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /** One member, locked: what a public subscription decides on. */
+  async lockMember(db: Db, listId: string, contactId: string) {
+    return (
+      (await db
+        .selectFrom('list_members')
+        .select(['status', 'confirmation_sent_at', 'confirmation_due_at'])
+        .where('list_id', '=', listId)
+        .where('contact_id', '=', contactId)
+        .forUpdate()
+        .executeTakeFirst()) ?? null
+    );
+  },
+
+  /** An existing member takes `status`; an unconfirmed one is due a confirmation now. */
+  async setMemberStatus(db: Db, listId: string, contactId: string, status: MemberStatus): Promise<void> {
+    await db
+      .updateTable('list_members')
+      .set({ status, confirmation_due_at: status === 'unconfirmed' ? sql<Date>`now()` : null, updated_at: sql<Date>`now()` })
+      .where('list_id', '=', listId)
+      .where('contact_id', '=', contactId)
+      .execute();
+  },
+
+  /** Follows a double opt-in link: an unconfirmed member becomes subscribed. */
+  async confirm(db: Db, listId: string, contactId: string) {
+    return (
+      (await db
+        .updateTable('list_members')
+        .set({ status: 'subscribed', confirmed_at: sql<Date>`now()`, confirmation_due_at: null, updated_at: sql<Date>`now()` })
+        .where('list_id', '=', listId)
+        .where('contact_id', '=', contactId)
+        .where('status', '=', 'unconfirmed')
+        .returning(['account_id'])
+        .executeTakeFirst()) ?? null
+    );
+  },
+
+  /** A member with its list and contact, for the confirmation pages. */
+  async describeMember(db: Db, listId: string, contactId: string) {
+    return (
+      (await db
+        .selectFrom('list_members as m')
+        .innerJoin('lists as l', 'l.id', 'm.list_id')
+        .innerJoin('contacts as c', 'c.id', 'm.contact_id')
+        .select(['m.status', 'm.account_id', 'l.name as list_name', 'c.email', 'c.status as contact_status'])
+        .where('m.list_id', '=', listId)
+        .where('m.contact_id', '=', contactId)
+        .executeTakeFirst()) ?? null
+    );
+  },
+
+  /** One page in contact order (ids begin with their time), on the primary key or the status index. */
+  membersPage(db: Db, listId: string, status: MemberStatus | undefined, afterContact: string | null, limit: number): Promise<ListedMember[]> {
+    let query = db
+      .selectFrom('list_members as m')
+      .innerJoin('contacts as c', 'c.id', 'm.contact_id')
+      .select(['m.contact_id', 'c.email', 'm.status', 'm.confirmed_at', 'm.created_at', 'm.updated_at'])
+      .where('m.list_id', '=', listId);
+    if (status) query = query.where('m.status', '=', status);
+    if (afterContact !== null) query = query.where('m.contact_id', '>', afterContact);
+    return query
+      .orderBy('m.contact_id')
+      .limit(limit + 1)
+      .execute();
+  },
+
+  memberships(db: Db, accountId: string, contactId: string, after: Cursor | null, limit: number): Promise<Membership[]> {
+    let query = db
+      .selectFrom('list_members as m')
+      .innerJoin('lists as l', 'l.id', 'm.list_id')
+      .select(['m.list_id', 'l.name', 'm.status', 'm.created_at'])
+      .where('m.contact_id', '=', contactId)
+      .where('m.account_id', '=', accountId);
+    if (after) query = query.where((eb) => eb(eb.refTuple('m.created_at', 'm.list_id'), '>', eb.tuple(after.at, after.id)));
+    return query
+      .orderBy('m.created_at')
+      .orderBy('m.list_id')
+      .limit(limit + 1)
+      .execute();
+  },
+
+  /** The account's lists among `ids`: what a campaign or an import may name. */
+  async existing(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await db.selectFrom('lists').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
+  /**
+   * Claims up to `limit` due confirmations under a lease of `leaseSeconds` (a sender that dies
+   * leaves them to the next), skipping those another sender holds.
+   */
+  async claimConfirmations(db: Db, limit: number, leaseSeconds: number): Promise<DueConfirmation[]> {
+    const { rows } = await sql<DueConfirmation>`
+      with due as (
+        select list_id, contact_id from list_members
+        where confirmation_due_at <= now() and status = 'unconfirmed'
+        order by confirmation_due_at
+        limit ${limit}
+        for update skip locked
+      ), claimed as (
+        update list_members m set confirmation_due_at = now() + make_interval(secs => ${leaseSeconds})
+        from due where m.list_id = due.list_id and m.contact_id = due.contact_id
+        returning m.list_id, m.contact_id, m.account_id
+      )
+      select k.list_id, k.contact_id, k.account_id, c.email, c.first_name, l.name as list_name, l.from_email, l.from_name
+      from claimed k join contacts c on c.id = k.contact_id join lists l on l.id = k.list_id`.execute(db);
+    return rows;
+  },
+
+  /** The confirmation went out (or cannot go out): nothing more is due. */
+  async confirmationSent(db: Db, listId: string, contactId: string): Promise<void> {
+    await db
+      .updateTable('list_members')
+      .set({ confirmation_due_at: null, confirmation_sent_at: sql<Date>`now()` })
+      .where('list_id', '=', listId)
+      .where('contact_id', '=', contactId)
+      .execute();
+  },
+
+  /** The relay put it off: due again after `seconds`. */
+  async confirmationDeferred(db: Db, listId: string, contactId: string, seconds: number): Promise<void> {
+    await db
+      .updateTable('list_members')
+      .set({ confirmation_due_at: sql<Date>`now() + make_interval(secs => ${seconds})` })
+      .where('list_id', '=', listId)
+      .where('contact_id', '=', contactId)
+      .where('status', '=', 'unconfirmed')
+      .execute();
+  },
+
+  /**
+   * An import batch's contacts join `listIds` as subscribed members, in the batch's transaction:
+   * one statement over the addresses the contacts store staged for the batch (`import_staging`,
+   * see `writeImportedContacts`). Existing members keep their status; a list deleted meanwhile
+   * is left out (its row is held, as `lockKey` holds it).
+   */
+  async addImported(client: ClientBase, accountId: string, listIds: readonly string[]): Promise<void> {
+    if (!listIds.length) return;
+    await sql`
+      insert into list_members (list_id, contact_id, account_id, status)
+      select l.id, c.id, ${accountId}, 'subscribed'
+      from (select distinct lower(email) as email from import_staging) s
+      join contacts c on c.account_id = ${accountId} and lower(c.email) = s.email
+      join lists l on l.account_id = ${accountId} and l.id = any(${listIds}::text[])
+      order by l.id, c.id
+      for key share of l
+      on conflict (list_id, contact_id) do nothing`.execute(sqlOnClient(client));
+  },
+};
