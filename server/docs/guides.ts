@@ -1,0 +1,41 @@
+/**
+ * The guides of the reference (docs/guides/*.md): markdown after the contract's own description,
+ * which the reference at /docs renders as its introduction, one section a guide. The errors
+ * guide's catalogue is the contract's (`ProblemCode`), so that it lists every code there is.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { OpenApiDocument } from '../http/contract.ts';
+import { problemCatalogue } from '../http/problem-codes.ts';
+import { titleOf } from '../http/problem.ts';
+
+const GUIDES = fileURLToPath(new URL('../../docs/guides/', import.meta.url));
+
+/** The guides, in the order a reader needs them. */
+export const GUIDE_FILES = ['quickstart.md', 'authentication.md', 'pagination.md', 'errors.md', 'webhooks.md', 'rate-limits.md', 'idempotency.md'];
+
+/** Where errors.md wants the catalogue. */
+const CATALOGUE = '<!-- catalogue -->';
+
+function catalogue(doc: OpenApiDocument): string {
+  const rows = problemCatalogue(doc)
+    .sort((x, y) => x.status - y.status || x.code.localeCompare(y.code))
+    .map(({ code, status, meaning }) => `| \`${code}\` | ${status} ${titleOf(status)} | ${meaning.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  return ['| `code` | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** Every guide as one markdown text. */
+export function guides(doc: OpenApiDocument): string {
+  return GUIDE_FILES.map((file) =>
+    readFileSync(GUIDES + file, 'utf8')
+      .replace(CATALOGUE, () => catalogue(doc))
+      .trim(),
+  ).join('\n\n');
+}
+
+/** A copy of the document whose description goes on with the guides. */
+export function withGuides(doc: OpenApiDocument): OpenApiDocument {
+  const info = (doc.info ?? {}) as { description?: string };
+  const description = [info.description?.trim(), guides(doc)].filter(Boolean).join('\n\n');
+  return { ...doc, info: { ...info, description } };
+}
