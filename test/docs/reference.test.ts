@@ -1,0 +1,64 @@
+/**
+ * The reference at /docs: its guides come with the document it renders (the errors guide with
+ * the whole catalogue of the contract), and its viewer is configured to offer nothing of
+ * Scalar's own services.
+ */
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../../server/http/contract.ts';
+import { docsRouter, SCALAR_CONFIGURATION } from '../../server/http/docs.ts';
+import { problemCatalogue } from '../../server/http/problem-codes.ts';
+import { GUIDE_FILES } from '../../server/docs/guides.ts';
+
+const doc = loadContract();
+let server: ReturnType<ReturnType<typeof express>['listen']>;
+let base = '';
+
+beforeAll(async () => {
+  server = express().use(docsRouter(doc, 'http://localhost')).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+describe('the reference', () => {
+  it('holds the guides after the contract’s own description', async () => {
+    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { info: { description: string } };
+    const description = served.info.description;
+    expect(description.startsWith(String((doc.info as { description: string }).description).trim())).toBe(true);
+    expect(GUIDE_FILES).toHaveLength(7);
+    for (const heading of [
+      '# Quick start',
+      '# Authentication and API keys',
+      '# Pagination',
+      '# Errors',
+      '# Webhooks and signatures',
+      '# Rate limits',
+      '# Idempotency',
+    ]) {
+      expect(description).toContain(`\n${heading}\n`);
+    }
+    for (const language of ['## Python', '## Node.js', '## PHP', '## Ruby', '## curl']) expect(description).toContain(`\n${language}\n`);
+    for (const { code, status } of problemCatalogue(doc)) expect(description).toMatch(new RegExp(`\\| \`${code}\` \\| ${status} `));
+    expect(description).not.toContain('<!-- catalogue -->');
+    // The YAML form is the same document.
+    expect(await (await fetch(`${base}/api/v1/openapi.yaml`)).text()).toContain('# Idempotency');
+  });
+
+  it('configures the viewer without Ask AI, MCP, developer tools, downloads or generated clients', async () => {
+    const page = await (await fetch(`${base}/docs`)).text();
+    const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page)![1]) as Record<string, unknown>;
+    expect(configuration).toEqual(SCALAR_CONFIGURATION);
+    expect(configuration).toMatchObject({
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      documentDownloadType: 'none',
+      hideClientButton: true,
+      hideTestRequestButton: true,
+      hiddenClients: true,
+      withDefaultFonts: false,
+    });
+  });
+});
