@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,7 @@ const expectedStatuses = new Map(contractCalls(doc).map((c) => [c.operationId, c
 let sendline: Sendline;
 let sink: SmtpSink;
 let receiver: WebhookReceiver;
-const timings: Record<string, { samples: number; seconds: number }> = {};
+const timings: Record<string, { samples: number; seconds: number; slowest: string[] }> = {};
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
@@ -165,6 +165,8 @@ interface Outcome {
   ok: boolean;
   output: string;
   error?: string;
+  /** How long the sample took, in milliseconds. */
+  ms?: number;
 }
 
 function run(command: string, args: string[], env: Record<string, string>, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -201,6 +203,7 @@ async function runAll(language: Exclude<Language, 'curl'>, list: { id: string; s
 async function runCurl(list: { id: string; source: string }[], env: Record<string, string>): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const { id, source } of list) {
+    const started = performance.now();
     const script = `set -eo pipefail\ncurl() { command curl -sS -w '\\nstatus %{http_code}\\n' "$@"; }\n${source}`;
     const { code, stdout, stderr } = await run('bash', ['-s'], env, script);
     const status = Number(/status (\d+)\n$/.exec(stdout)?.[1]);
@@ -210,10 +213,48 @@ async function runCurl(list: { id: string; source: string }[], env: Record<strin
       ok: code === 0 && expected.includes(status),
       output: stdout,
       error: `${stderr}exit ${code}, status ${status}, expected ${expected.join(' or ')}`,
+      ms: Math.round(performance.now() - started),
     });
   }
   return outcomes;
 }
+
+/** The quick start's program in the language, as the guide gives it. */
+function quickstart(language: Language): string {
+  const heading = { curl: 'curl', python: 'Python', node: 'Node.js', php: 'PHP', ruby: 'Ruby' }[language];
+  const fence = { curl: 'sh', python: 'python', node: 'js', php: 'php', ruby: 'ruby' }[language];
+  const section = readFileSync(path.join(ROOT, 'docs/guides/quickstart.md'), 'utf8')
+    .split('\n## ')
+    .find((s) => s.startsWith(`${heading}\n`))!;
+  const source = new RegExp(`\`\`\`${fence}\\n([\\s\\S]*?)\`\`\``).exec(section)![1];
+  // The PHP runner has loaded the SDK already: no opening tag, no Composer autoloader.
+  return language === 'php' ? source.replace(/^<\?php\n/, '').replace(/^require .*vendor\/autoload\.php';\n/m, '') : source;
+}
+
+describe('the quick start of each language runs as the guide gives it', () => {
+  it.each(['curl', 'python', 'node', 'php', 'ruby'] as const)(
+    '%s',
+    async (language) => {
+      const owner = await newAccount(sendline.url, `quickstart-${language}`);
+      const key = await ok(owner.api, 'POST', '/api/api-keys', { name: 'quick start', scopes: ['read', 'write'] });
+      const env = { SENDLINE_API_KEY: key.key, SENDLINE_BASE_URL: sendline.url };
+      const source = quickstart(language);
+      if (language === 'curl') {
+        const { code, stdout, stderr } = await run('bash', ['-s'], env, `set -eo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; }\n${source}`);
+        expect(code, `${stdout}${stderr}`).toBe(0);
+      } else {
+        const [outcome] = await runAll(language, [{ id: 'quickstart', source }], env);
+        expect(outcome, outcome.error).toMatchObject({ ok: true });
+      }
+      // What it did: a contact, a campaign on its way, a webhook.
+      expect((await ok(owner.api, 'GET', '/api/contacts')).data.map((c: { email: string }) => c.email)).toEqual(['ada@example.com']);
+      const [campaign] = (await ok(owner.api, 'GET', '/api/campaigns')).data;
+      expect(['sending', 'completed']).toContain(campaign.status);
+      expect((await ok(owner.api, 'GET', '/api/webhooks')).data).toMatchObject([{ url: 'https://example.com/webhooks/sendline' }]);
+    },
+    120_000,
+  );
+});
 
 describe('the code samples of the reference run against a live server', () => {
   it.each(['curl', 'python', 'node', 'php', 'ruby'] as const)(
@@ -223,7 +264,12 @@ describe('the code samples of the reference run against a live server', () => {
       const list = programs(language, setUp);
       const started = performance.now();
       const outcomes = language === 'curl' ? await runCurl(list, setUp.env) : await runAll(language, list, setUp.env);
-      timings[language] = { samples: outcomes.length, seconds: Math.round((performance.now() - started) / 100) / 10 };
+      const slowest = [...outcomes].sort((x, y) => (y.ms ?? 0) - (x.ms ?? 0)).slice(0, 3);
+      timings[language] = {
+        samples: outcomes.length,
+        seconds: Math.round((performance.now() - started) / 100) / 10,
+        slowest: slowest.map((o) => `${o.id} ${o.ms} ms`),
+      };
       const failed = outcomes.filter((o) => !o.ok).map((o) => `${o.id}: ${o.error}\n${list.find((p) => p.id === o.id)?.source}\n${o.output}`);
       expect(failed, failed.join('\n\n')).toEqual([]);
       expect(outcomes.map((o) => o.id).sort()).toEqual(list.map((p) => p.id).sort());

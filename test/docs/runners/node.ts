@@ -19,6 +19,7 @@ for (const sample of samples) {
   let output = '';
   console.log = (...args: unknown[]) => void (output += `${args.map(String).join(' ')}\n`);
   let result: { id: string; ok: boolean; error?: string };
+  const started = performance.now();
   try {
     await import(pathToFileURL(file).href);
     result = { id: sample.id, ok: true };
@@ -27,5 +28,5 @@ for (const sample of samples) {
   } finally {
     console.log = log;
   }
-  process.stdout.write(`${JSON.stringify({ ...result, output })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, output, ms: Math.round(performance.now() - started) })}\n`);
 }

@@ -11,6 +11,7 @@ set_error_handler(static function (int $severity, string $message, string $file,
 $samples = json_decode(file_get_contents($argv[1]), true, 512, JSON_THROW_ON_ERROR);
 foreach ($samples as $sample) {
     ob_start();
+    $started = hrtime(true);
     try {
         (static function (string $source): void {
             eval($source);
@@ -20,5 +21,6 @@ foreach ($samples as $sample) {
         $result = ['id' => $sample['id'], 'ok' => false, 'error' => get_class($e) . ': ' . $e->getMessage()];
     }
     $result['output'] = ob_get_clean();
+    $result['ms'] = intdiv(hrtime(true) - $started, 1_000_000);
     fwrite(STDOUT, json_encode($result, JSON_INVALID_UTF8_SUBSTITUTE) . "\n");
 }

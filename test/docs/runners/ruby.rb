@@ -11,6 +11,7 @@ real = $stdout
 samples.each do |sample|
   output = StringIO.new
   result = { id: sample['id'], ok: true }
+  started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   begin
     $stdout = output
     Object.new.instance_eval { binding }.eval(sample['source'], "#{sample['id']}.rb")
@@ -20,6 +21,7 @@ samples.each do |sample|
     $stdout = real
   end
   result[:output] = output.string
+  result[:ms] = ((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000).round
   real.puts JSON.generate(result)
   real.flush
 end
