@@ -33,9 +33,17 @@ export function guides(doc: OpenApiDocument): string {
   ).join('\n\n');
 }
 
+/** How each SDK installs, which the reference shows beside the language of the samples (`lang` as theirs). */
+export const SDK_INSTALLATION = [
+  { lang: 'python', description: 'The `sendline` package, Python 3.9 or later.', source: 'pip install sendline' },
+  { lang: 'javascript', description: 'The `@sendline/sdk` package, Node.js 20 or later.', source: 'npm install @sendline/sdk' },
+  { lang: 'php', description: 'The `sendline/sendline` package, PHP 8.1 or later.', source: 'composer require sendline/sendline' },
+  { lang: 'ruby', description: 'The `sendline` gem, Ruby 3.1 or later.', source: 'gem install sendline' },
+];
+
 /** A copy of the document whose description goes on with the guides. */
 export function withGuides(doc: OpenApiDocument): OpenApiDocument {
   const info = (doc.info ?? {}) as { description?: string };
   const description = [info.description?.trim(), guides(doc)].filter(Boolean).join('\n\n');
-  return { ...doc, info: { ...info, description } };
+  return { ...doc, info: { ...info, description, 'x-scalar-sdk-installation': SDK_INSTALLATION } };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../server/http/contract.ts';
 import { docsRouter, SCALAR_CONFIGURATION } from '../../server/http/docs.ts';
 import { problemCatalogue } from '../../server/http/problem-codes.ts';
-import { GUIDE_FILES } from '../../server/docs/guides.ts';
+import { GUIDE_FILES, SDK_INSTALLATION } from '../../server/docs/guides.ts';
 
 const doc = loadContract();
 let server: ReturnType<ReturnType<typeof express>['listen']>;
@@ -24,7 +24,8 @@ afterAll(() => server.close());
 
 describe('the reference', () => {
   it('holds the guides after the contract’s own description', async () => {
-    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { info: { description: string } };
+    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { info: { description: string; 'x-scalar-sdk-installation': unknown } };
+    expect(served.info['x-scalar-sdk-installation']).toEqual(SDK_INSTALLATION);
     const description = served.info.description;
     expect(description.startsWith(String((doc.info as { description: string }).description).trim())).toBe(true);
     expect(GUIDE_FILES).toHaveLength(7);
