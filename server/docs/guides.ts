@@ -24,13 +24,17 @@ function catalogue(doc: OpenApiDocument): string {
   return ['| `code` | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-/** Every guide as one markdown text. */
+/** Sendline's own pages beside the reference: the dashboard and the error catalogue. */
+export const LINKS = '[Dashboard](/app) · [Error codes](/docs/errors)';
+
+/** Every guide as one markdown text, after the links. */
 export function guides(doc: OpenApiDocument): string {
-  return GUIDE_FILES.map((file) =>
+  const texts = GUIDE_FILES.map((file) =>
     readFileSync(GUIDES + file, 'utf8')
       .replace(CATALOGUE, () => catalogue(doc))
       .trim(),
-  ).join('\n\n');
+  );
+  return [LINKS, ...texts].join('\n\n');
 }
 
 /** How each SDK installs, which the reference shows beside the language of the samples (`lang` as theirs). */

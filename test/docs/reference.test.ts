@@ -3,7 +3,9 @@
  * the whole catalogue of the contract), and its viewer is configured to offer nothing of
  * Scalar's own services.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../server/http/contract.ts';
@@ -43,11 +45,19 @@ describe('the reference', () => {
     for (const language of ['## Python', '## Node.js', '## PHP', '## Ruby', '## curl']) expect(description).toContain(`\n${language}\n`);
     for (const { code, status } of problemCatalogue(doc)) expect(description).toMatch(new RegExp(`\\| \`${code}\` \\| ${status} `));
     expect(description).not.toContain('<!-- catalogue -->');
+    expect(description).toContain('[Dashboard](/app)');
     // The YAML form is the same document.
     expect(await (await fetch(`${base}/api/v1/openapi.yaml`)).text()).toContain('# Idempotency');
   });
 
   it('configures the viewer without Ask AI, MCP, developer tools, downloads or generated clients', async () => {
+    // Scalar's bundle reads these options (a renamed option would silently turn a service back on).
+    const bundle = readFileSync(fileURLToPath(new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url)), 'utf8');
+    for (const option of ['hideClientButton', 'hideTestRequestButton', 'documentDownloadType', 'showDeveloperTools', 'hiddenClients', 'withDefaultFonts']) {
+      expect(bundle, option).toContain(`${option}:`);
+    }
+    expect(bundle).toContain('agent?.disabled');
+    expect(bundle).toContain('mcp?.disabled');
     const page = await (await fetch(`${base}/docs`)).text();
     const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page)![1]) as Record<string, unknown>;
     expect(configuration).toEqual(SCALAR_CONFIGURATION);

@@ -274,6 +274,14 @@ describe('the code samples of the reference run against a live server', () => {
       expect(failed, failed.join('\n\n')).toEqual([]);
       expect(outcomes.map((o) => o.id).sort()).toEqual(list.map((p) => p.id).sort());
       expect(outcomes.length).toBe(Object.keys(specs).length);
+      // A sample that prints one value printed it (a list may be empty).
+      const paginated = new Set(
+        contractCalls(doc)
+          .filter((c) => c.paginated)
+          .map((c) => c.operationId),
+      );
+      const silent = outcomes.filter((o) => language !== 'curl' && specs[o.id]?.print && !paginated.has(o.id) && !o.output.trim());
+      expect(silent.map((o) => o.id)).toEqual([]);
     },
     300_000,
   );
