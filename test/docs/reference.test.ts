@@ -3,15 +3,18 @@
  * the whole catalogue of the contract), and its viewer is configured to offer nothing of
  * Scalar's own services.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../server/http/contract.ts';
 import { docsRouter, SCALAR_CONFIGURATION } from '../../server/http/docs.ts';
 import { problemCatalogue } from '../../server/http/problem-codes.ts';
 import { GUIDE_FILES, SDK_INSTALLATION } from '../../server/docs/guides.ts';
+import { Webhook } from '../../sdk/node/src/index.ts';
 
 const doc = loadContract();
 let server: ReturnType<ReturnType<typeof express>['listen']>;
@@ -71,5 +74,22 @@ describe('the reference', () => {
       hiddenClients: true,
       withDefaultFonts: false,
     });
+  });
+
+  it('verifies signatures, without an SDK, as the webhooks guide shows', async () => {
+    const guide = readFileSync(new URL('../../docs/guides/webhooks.md', import.meta.url), 'utf8');
+    const code = /```js\n([\s\S]*?)```/.exec(guide)![1];
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'sendline-guide-')), 'verify.mjs');
+    writeFileSync(file, `${code}\nexport { verify };\n`);
+    const { verify } = (await import(pathToFileURL(file).href)) as { verify: (secret: string, headers: Record<string, string>, body: string) => boolean };
+    const secret = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;
+    const body = '{"id":"evt_1","type":"webhook.test"}';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signed = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': new Webhook(secret).sign('evt_1', timestamp, body) };
+    expect(verify(secret, signed, body)).toBe(true);
+    // After a rotation: two signatures, either one enough.
+    expect(verify(secret, { ...signed, 'webhook-signature': `v1,AAAA ${signed['webhook-signature']}` }, body)).toBe(true);
+    expect(verify(secret, signed, body.replace('test', 'tost'))).toBe(false);
+    expect(verify(secret, { ...signed, 'webhook-timestamp': String(timestamp - 600) }, body)).toBe(false);
   });
 });
