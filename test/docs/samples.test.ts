@@ -199,24 +199,33 @@ async function runAll(language: Exclude<Language, 'curl'>, list: { id: string; s
     .map((line) => JSON.parse(line) as Outcome);
 }
 
-/** curl samples in bash, each its own script; `curl` reports the status it got after the body. */
+/**
+ * curl samples in one bash process, each in a subshell of its own (`set -e`, so a failing
+ * command fails it); `curl` reports the status it got after the body.
+ */
 async function runCurl(list: { id: string; source: string }[], env: Record<string, string>): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  for (const { id, source } of list) {
-    const started = performance.now();
-    const script = `set -eo pipefail\ncurl() { command curl -sS -w '\\nstatus %{http_code}\\n' "$@"; }\n${source}`;
-    const { code, stdout, stderr } = await run('bash', ['-s'], env, script);
-    const status = Number(/status (\d+)\n$/.exec(stdout)?.[1]);
-    const expected = expectedStatuses.get(id) ?? [];
-    outcomes.push({
-      id,
-      ok: code === 0 && expected.includes(status),
-      output: stdout,
-      error: `${stderr}exit ${code}, status ${status}, expected ${expected.join(' or ')}`,
-      ms: Math.round(performance.now() - started),
+  const script = [
+    `curl() { command curl -sS -w '\\n@@status %{http_code}\\n' "$@"; }`,
+    ...list.map(({ id, source }) => `echo "@@sample ${id} $EPOCHREALTIME"\n( set -eo pipefail\n${source}) 2>&1\necho "@@exit $? $EPOCHREALTIME"`),
+  ].join('\n');
+  const { code, stdout, stderr } = await run('bash', ['-s'], env, script);
+  expect(code, stderr).toBe(0);
+  return stdout
+    .split(/^@@sample /m)
+    .slice(1)
+    .map((chunk) => {
+      const [, id, started] = /^(\S+) (\S+)\n/.exec(chunk)!;
+      const [, exit, ended] = /@@exit (\d+) (\S+)\n$/.exec(chunk)!;
+      const status = Number([...chunk.matchAll(/@@status (\d+)/g)].at(-1)?.[1]);
+      const expected = expectedStatuses.get(id) ?? [];
+      return {
+        id,
+        ok: exit === '0' && expected.includes(status),
+        output: chunk,
+        error: `exit ${exit}, status ${status}, expected ${expected.join(' or ')}`,
+        ms: Math.round((Number(ended) - Number(started)) * 1000),
+      };
     });
-  }
-  return outcomes;
 }
 
 /** The quick start's program in the language, as the guide gives it. */
