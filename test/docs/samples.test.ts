@@ -249,8 +249,13 @@ describe('the quick start of each language runs as the guide gives it', () => {
       const env = { SENDLINE_API_KEY: key.key, SENDLINE_BASE_URL: sendline.url };
       const source = quickstart(language);
       if (language === 'curl') {
-        const { code, stdout, stderr } = await run('bash', ['-s'], env, `set -eo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; }\n${source}`);
+        // With the key the guide makes, logged in as the account's owner.
+        const [keyBlock] = /## Get an API key\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readFileSync(path.join(ROOT, 'docs/guides/quickstart.md'), 'utf8'))!.slice(1);
+        const makeKey = keyBlock.replace('you@example.com', owner.email).replace('your password', owner.password);
+        const script = `set -eo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; }\n${makeKey}\n${source}\necho "key $SENDLINE_API_KEY"`;
+        const { code, stdout, stderr } = await run('bash', ['-s'], { SENDLINE_BASE_URL: sendline.url }, script);
         expect(code, `${stdout}${stderr}`).toBe(0);
+        expect(stdout).toMatch(/key sl_\S+\n$/);
       } else {
         const [outcome] = await runAll(language, [{ id: 'quickstart', source }], env);
         expect(outcome, outcome.error).toMatchObject({ ok: true });
