@@ -40,20 +40,34 @@ beforeAll(async () => {
     SMTP_URL: sink.url,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    // Slow enough that a campaign to the 200 `bulk` contacts is still sending when the pause sample runs.
+    // Slow enough that a campaign to the 200 `bulk` contacts is still sending when the pause sample
+    // runs; small batches, so that stopping (which lets batches in flight finish) is quick.
     SEND_RATE_PER_SECOND: '2',
+    SEND_BATCH_SIZE: '2',
+    SEND_WORKERS_PER_CAMPAIGN: '1',
   });
 });
+
+/** Cancels the account's campaigns still sending to the `bulk` contacts, which would outlast the test. */
+async function cancelSending(api: Client) {
+  for (const status of ['sending', 'paused']) {
+    for (const { id } of (await ok(api, 'GET', `/api/campaigns?status=${status}&limit=100`)).data as { id: string }[]) {
+      await api('POST', `/api/campaigns/${id}/cancel`);
+    }
+  }
+}
 
 afterAll(async () => {
   console.info('sample runs', timings);
   await sendline?.stop();
   await sink?.stop();
   await receiver?.stop();
-});
+}, 180_000);
 
 interface Fixtures {
   env: Record<string, string>;
+  /** Calls with the account's API key. */
+  api: Client;
   /** Text of the samples (ids, emails, tokens) → what it stands for in this account. */
   substitutions: Map<string, string>;
 }
@@ -144,6 +158,7 @@ async function fixtures(language: Language): Promise<Fixtures> {
   s.set('grace.hopper@example.com', `grace.hopper-${language}-${unique}@example.com`);
 
   return {
+    api,
     substitutions: s,
     env: { SENDLINE_API_KEY: key.key, SENDLINE_BASE_URL: sendline.url, SENDLINE_PASSWORD: owner.password, SENDLINE_TOKEN: owner.token },
   };
@@ -277,11 +292,15 @@ describe('the code samples of the reference run against a live server', () => {
       const setUp = await fixtures(language);
       const list = programs(language, setUp);
       const started = performance.now();
-      const outcomes = language === 'curl' ? await runCurl(list, setUp.env) : await runAll(language, list, setUp.env);
+      let seconds = 0;
+      const outcomes = await (language === 'curl' ? runCurl(list, setUp.env) : runAll(language, list, setUp.env)).finally(() => {
+        seconds = Math.round((performance.now() - started) / 100) / 10;
+        return cancelSending(setUp.api);
+      });
       const slowest = [...outcomes].sort((x, y) => (y.ms ?? 0) - (x.ms ?? 0)).slice(0, 3);
       timings[language] = {
         samples: outcomes.length,
-        seconds: Math.round((performance.now() - started) / 100) / 10,
+        seconds,
         slowest: slowest.map((o) => `${o.id} ${o.ms} ms`),
       };
       const failed = outcomes.filter((o) => !o.ok).map((o) => `${o.id}: ${o.error}\n${list.find((p) => p.id === o.id)?.source}\n${o.output}`);
