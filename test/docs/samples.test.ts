@@ -4,6 +4,8 @@
  * Ruby with sdk/ruby. Each language gets an account of its own with fixtures the samples name
  * (their ids, the owner's email, a refresh token), then runs all its samples in one process.
  * A sample passes when it raises nothing (curl: when it gets one of the operation's success statuses).
+ * A new operation's sample that names an id needs that id's fixture in `fixtures()`, mapped from
+ * the id the sample shows.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
