@@ -1,0 +1,53 @@
+/**
+ * The guides of the reference (docs/guides/*.md): markdown after the contract's own description,
+ * which the reference at /docs renders as its introduction, one section a guide. The errors
+ * guide's catalogue is the contract's (`ProblemCode`), so that it lists every code there is.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { OpenApiDocument } from '../http/contract.ts';
+import { problemCatalogue } from '../http/problem-codes.ts';
+import { titleOf } from '../http/problem.ts';
+
+const GUIDES = fileURLToPath(new URL('../../docs/guides/', import.meta.url));
+
+/** The guides, in the order a reader needs them. */
+export const GUIDE_FILES = ['quickstart.md', 'authentication.md', 'pagination.md', 'errors.md', 'webhooks.md', 'rate-limits.md', 'idempotency.md'];
+
+/** Where errors.md wants the catalogue. */
+const CATALOGUE = '<!-- catalogue -->';
+
+function catalogue(doc: OpenApiDocument): string {
+  const rows = problemCatalogue(doc)
+    .sort((x, y) => x.status - y.status || x.code.localeCompare(y.code))
+    .map(({ code, status, meaning }) => `| \`${code}\` | ${status} ${titleOf(status)} | ${meaning.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  return ['| `code` | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** Sendline's own pages beside the reference: the dashboard and the error catalogue. */
+export const LINKS = '[Dashboard](/app) · [Error codes](/docs/errors)';
+
+/** Every guide as one markdown text, after the links. */
+export function guides(doc: OpenApiDocument): string {
+  const texts = GUIDE_FILES.map((file) =>
+    readFileSync(GUIDES + file, 'utf8')
+      .replace(CATALOGUE, () => catalogue(doc))
+      .trim(),
+  );
+  return [LINKS, ...texts].join('\n\n');
+}
+
+/** How each SDK installs, which the reference shows beside the language of the samples (`lang` as theirs). */
+export const SDK_INSTALLATION = [
+  { lang: 'python', description: 'The `sendline` package, Python 3.9 or later.', source: 'pip install sendline' },
+  { lang: 'javascript', description: 'The `@sendline/sdk` package, Node.js 20 or later.', source: 'npm install @sendline/sdk' },
+  { lang: 'php', description: 'The `sendline/sendline` package, PHP 8.1 or later.', source: 'composer require sendline/sendline' },
+  { lang: 'ruby', description: 'The `sendline` gem, Ruby 3.1 or later.', source: 'gem install sendline' },
+];
+
+/** A copy of the document whose description goes on with the guides. */
+export function withGuides(doc: OpenApiDocument): OpenApiDocument {
+  const info = (doc.info ?? {}) as { description?: string };
+  const description = [info.description?.trim(), guides(doc)].filter(Boolean).join('\n\n');
+  return { ...doc, info: { ...info, description, 'x-scalar-sdk-installation': SDK_INSTALLATION } };
+}
