@@ -4,7 +4,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { validatorDocument, type OpenApiDocument } from '../../server/http/contract.ts';
+import { loadContract, validatorDocument, type OpenApiDocument } from '../../server/http/contract.ts';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
@@ -28,6 +28,11 @@ export interface ReferenceOperation {
   method: string;
   path: string;
   operation: Operation;
+}
+
+/** The document the reference (`/docs`) shows; what is joined to the contract to serve it belongs here too. */
+export function referenceDocument(): OpenApiDocument {
+  return loadContract();
 }
 
 export function referenceOperations(doc: OpenApiDocument): ReferenceOperation[] {
