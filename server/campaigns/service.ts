@@ -59,7 +59,9 @@ const MAX_TEMPLATE_DATA_BYTES = 64 * 1024;
 
 /**
  * A campaign sends a template, or its own `subject` and `content`; a template it names must be
- * the account's, and a version it names must exist.
+ * the account's, and a version it names must exist. Run in the transaction that writes the
+ * campaign: the template stays locked (shared) until it commits, so that it cannot be deleted
+ * in between (deleting waits, then finds the campaign).
  */
 async function checkContentSource(db: Db, accountId: string, input: CampaignInput): Promise<void> {
   if (input.template_id == null) {
@@ -71,9 +73,9 @@ async function checkContentSource(db: Db, accountId: string, input: CampaignInpu
   }
   if (input.template_data != null && Buffer.byteLength(JSON.stringify(input.template_data)) > MAX_TEMPLATE_DATA_BYTES)
     throw validationFailed([{ pointer: '/template_data', detail: `is larger than ${MAX_TEMPLATE_DATA_BYTES / 1024} KB as JSON` }]);
-  if (input.template_version != null) await publishedBundle(db, accountId, input.template_id, input.template_version);
-  else if (!(await templateStore.byId(db, accountId, input.template_id)))
+  if (!(await templateStore.lock(db, accountId, input.template_id, 'share')))
     throw validationFailed([{ pointer: '/template_id', detail: 'no template of this account has this id' }]);
+  if (input.template_version != null) await publishedBundle(db, accountId, input.template_id, input.template_version);
 }
 
 /**
@@ -132,13 +134,13 @@ export class CampaignService {
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
-    await checkContentSource(sqlOf(this.em), accountId, input);
     await checkTemplates(this.templates, input);
-    await checkSegmentIds(sqlOf(this.em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
-    await checkLists(this.em, accountId, input);
-    const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
-    await this.em.flush();
-    return campaign;
+    return this.em.transactional(async (em) => {
+      await checkContentSource(sqlOf(em), accountId, input);
+      await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
+      await checkLists(em, accountId, input);
+      return campaigns.create(em, { id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
+    });
   }
 
   async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
@@ -184,7 +186,10 @@ export class CampaignService {
     if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
     return this.locked(accountId, id, async (campaign, em) => {
       // Refused now rather than failing at its time: the template must have a version to send.
-      if (campaign.templateId !== null) await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
+      if (campaign.templateId !== null) {
+        await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
+        await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
+      }
       await campaigns.transition(em, campaign, 'schedule', { scheduledAt: when });
     });
   }
