@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
-import { newAccount } from '../test/client.ts';
+import { newAccount, newApiKey } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { benchPool, recordSection, runContext, scratchDir, serverTuning } from './lib.ts';
 
@@ -141,7 +141,9 @@ export async function segmentsBenchmark(): Promise<void> {
   const pool = benchPool(database.url);
   try {
     const owner = await newAccount(server.url, 'bench');
-    const headers = { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' };
+    // An API key: seeding outlasts a session's token.
+    const { key } = (await newApiKey(owner, server.url, { scopes: ['read', 'write'] })).key as { key: string };
+    const headers = { 'x-api-key': key, 'content-type': 'application/json' };
     for (const [key, type, options] of FIELDS) {
       const res = await fetch(`${server.url}/api/fields`, {
         method: 'POST',
