@@ -25,6 +25,7 @@ import { tagHandlers } from './tags/routes.ts';
 import { templateHandlers } from './templates/routes.ts';
 import { listHandlers } from './lists/routes.ts';
 import { publicCors } from './lists/cors.ts';
+import { LIST_MEMBER_JSON_LIMITS } from './lists/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -68,7 +69,7 @@ export function createApp(runtime: Runtime): Express {
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
   app.use('/api/v1/public', publicCors);
-  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
+  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);
   });

@@ -1,5 +1,8 @@
 import { handlers } from '../http/operations.ts';
 
+/** 10,000 addresses of up to 254 characters, with ids beside them, exceed the default body limit. */
+export const LIST_MEMBER_JSON_LIMITS = { Lists_addMembers: 4 * 1024 * 1024, Lists_removeMembers: 4 * 1024 * 1024 };
+
 export const listHandlers = handlers({
   Lists_create: async ({ principal, body, services }) => ({ status: 201, body: await services.lists.create(principal.accountId, body) }),
 
