@@ -30,7 +30,29 @@ export function randomToken(length = 22): string {
 }
 
 export type IdPrefix =
-  'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns' | 'tmsg' | 'fld' | 'seg' | 'tpl' | 'tpv' | 'lst';
+  | 'acc'
+  | 'usr'
+  | 'ses'
+  | 'key'
+  | 'evt'
+  | 'ct'
+  | 'cmp'
+  | 'msg'
+  | 'imp'
+  | 'wh'
+  | 'whd'
+  | 'cnv'
+  | 'pay'
+  | 'opn'
+  | 'clk'
+  | 'bnc'
+  | 'uns'
+  | 'tmsg'
+  | 'fld'
+  | 'seg'
+  | 'tpl'
+  | 'tpv'
+  | 'lst';
 
 let lastMs = -1;
 let lastTimePart = '';
