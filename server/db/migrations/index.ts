@@ -13,9 +13,9 @@ import { Migration20261123110000RevocationAnnouncements } from './Migration20261
 import { Migration20261123120000RollupsKeptByTheirWriters } from './Migration20261123120000RollupsKeptByTheirWriters.ts';
 import { Migration20261123150000ConcurrentContactWrites } from './Migration20261123150000ConcurrentContactWrites.ts';
 import { Migration20261123161500IdempotencyKeys } from './Migration20261123161500IdempotencyKeys.ts';
+import { Migration20261124010000Lists } from './Migration20261124010000Lists.ts';
 import { Migration20261124020000SegmentsAndFields } from './Migration20261124020000SegmentsAndFields.ts';
 import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
-import { Migration20261124010000Lists } from './Migration20261124010000Lists.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -34,7 +34,7 @@ export const migrations = [
   Migration20261123120000RollupsKeptByTheirWriters,
   Migration20261123150000ConcurrentContactWrites,
   Migration20261123161500IdempotencyKeys,
+  Migration20261124010000Lists,
   Migration20261124020000SegmentsAndFields,
   Migration20261124040000Templates,
-  Migration20261124010000Lists,
 ];
