@@ -86,6 +86,7 @@ describe('template drafts and versions', () => {
     expect(second.body).toMatchObject({ data: [{ name: 'beta' }], has_more: false });
     expectProblem(await other.api('PATCH', `/api/templates/${second.body.data[0].id}`, { body: { name: 'alpha' } }), 409, 'template_name_taken');
     expectProblem(await other.api('POST', '/api/templates', { body: { name: "it's" } }), 400, 'validation_failed');
+    expectProblem(await other.api('POST', '/api/templates', { body: { name: 'tab\there' } }), 400, 'validation_failed');
   });
 
   it('deletes a template and its versions', async () => {
