@@ -135,6 +135,12 @@ function contactScope(c: { email: string; first_name: string | null; last_name: 
   };
 }
 
+/** Control characters are refused here: a pattern that says so would need escapes some SDKs' generators mangle. */
+function checkName(name: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw validationFailed([{ pointer: '/name', detail: 'must not hold control characters' }]);
+}
+
 export class TemplateService {
   private readonly em: EntityManager;
   private readonly thread: TemplateThread;
@@ -165,6 +171,7 @@ export class TemplateService {
   }
 
   async create(accountId: string, input: TemplateCreate): Promise<TemplateColumns> {
+    checkName(input.name);
     const sources = { subject: input.subject ?? '', html: input.html ?? '', text: input.text ?? null };
     const partialNames = await this.check(sources);
     try {
@@ -195,6 +202,7 @@ export class TemplateService {
 
   async update(accountId: string, id: string, input: TemplateUpdate): Promise<TemplateColumns> {
     const current = await this.get(accountId, id);
+    if (input.name !== undefined) checkName(input.name);
     const sources = { subject: input.subject ?? current.subject, html: input.html ?? current.html, text: input.text === undefined ? current.text : input.text };
     const partialNames = await this.check(sources);
     try {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
+import { Problem } from '../../server/http/problem.ts';
+import { renderTemplate } from '../../server/templates/service.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
@@ -84,6 +86,7 @@ describe('template drafts and versions', () => {
     expect(second.body).toMatchObject({ data: [{ name: 'beta' }], has_more: false });
     expectProblem(await other.api('PATCH', `/api/templates/${second.body.data[0].id}`, { body: { name: 'alpha' } }), 409, 'template_name_taken');
     expectProblem(await other.api('POST', '/api/templates', { body: { name: "it's" } }), 400, 'validation_failed');
+    expectProblem(await other.api('POST', '/api/templates', { body: { name: 'tab\there' } }), 400, 'validation_failed');
   });
 
   it('deletes a template and its versions', async () => {
@@ -344,6 +347,42 @@ describe('campaigns that send a template', () => {
   it('keeps inline campaigns as they were', async () => {
     const res = await campaign({ subject: 'Inline', content: '<p>inline</p>' });
     expect(res.body).toMatchObject({ subject: 'Inline', template_id: null, template_version: null, template_data: null });
+  });
+});
+
+describe('renderTemplate, for transactional emails', () => {
+  it('renders the latest published version or the one named, for the account only', async () => {
+    const account = await newAccount(sendline.url, 'tpl-emails');
+    const { template: t } = await published(account, { name: 'reset', subject: 'Reset for {{ email }}', html: '<a href="{{ link }}">v1</a>' });
+    await account.api('PATCH', `/api/templates/${t.id}`, { body: { html: '<a href="{{ link }}">v2</a>' } });
+    await account.api('POST', `/api/templates/${t.id}/publish`);
+    const render = (accountId: string, version: number | undefined) =>
+      renderTemplate(sendline.orm.em.fork(), sendline.templates, accountId, t.id, version, {
+        email: 'ada@inbox.example',
+        link: 'https://shop.example/r?a=1&b=2',
+      });
+    expect(await render(account.accountId, undefined)).toEqual({
+      subject: 'Reset for ada@inbox.example',
+      html: '<a href="https://shop.example/r?a=1&amp;b=2">v2</a>',
+      text: 'v2 [https://shop.example/r?a=1&b=2]',
+    });
+    expect(await render(account.accountId, 1)).toMatchObject({ html: '<a href="https://shop.example/r?a=1&amp;b=2">v1</a>' });
+    const missing = await render(account.accountId, 7);
+    expect(missing).toBeInstanceOf(Problem);
+    expect(missing).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ pointer: '/template_version' }] });
+    const other = await newAccount(sendline.url, 'tpl-emails-other');
+    expect(await render(other.accountId, undefined)).toMatchObject({ status: 400, errors: [{ pointer: '/template_id' }] });
+
+    const { template: looping } = await published(account, { name: 'loops', html: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' });
+    const failed = await renderTemplate(sendline.orm.em.fork(), sendline.templates, account.accountId, looping.id, undefined, {});
+    expect(failed).toMatchObject({
+      status: 422,
+      code: 'template_error',
+      errors: [
+        { pointer: '/html', line: 1, column: 1 },
+        { pointer: '/text', line: 1, column: 1 },
+      ],
+    });
   });
 });
 

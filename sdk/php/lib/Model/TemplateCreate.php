@@ -314,8 +314,8 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             $invalidProperties[] = "invalid value for 'name', the character length must be bigger than or equal to 1.";
         }
 
-        if (!preg_match("/^[^'\"{}%\\x00-\\x1f\\x7f]+$/", $this->container['name'])) {
-            $invalidProperties[] = "invalid value for 'name', must be conform to the pattern /^[^'\"{}%\\x00-\\x1f\\x7f]+$/.";
+        if (!preg_match("/^[^'\"{}%]+$/", $this->container['name'])) {
+            $invalidProperties[] = "invalid value for 'name', must be conform to the pattern /^[^'\"{}%]+$/.";
         }
 
         if (!is_null($this->container['description']) && (mb_strlen($this->container['description']) > 1000)) {
@@ -377,8 +377,8 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         if ((mb_strlen($name) < 1)) {
             throw new \InvalidArgumentException('invalid length for $name when calling TemplateCreate., must be bigger than or equal to 1.');
         }
-        if ((!preg_match("/^[^'\"{}%\\x00-\\x1f\\x7f]+$/", ObjectSerializer::toString($name)))) {
-            throw new \InvalidArgumentException("invalid value for \$name when calling TemplateCreate., must conform to the pattern /^[^'\"{}%\\x00-\\x1f\\x7f]+$/.");
+        if ((!preg_match("/^[^'\"{}%]+$/", ObjectSerializer::toString($name)))) {
+            throw new \InvalidArgumentException("invalid value for \$name when calling TemplateCreate., must conform to the pattern /^[^'\"{}%]+$/.");
         }
 
         $this->container['name'] = $name;

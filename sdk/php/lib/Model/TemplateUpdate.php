@@ -311,8 +311,8 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
             $invalidProperties[] = "invalid value for 'name', the character length must be bigger than or equal to 1.";
         }
 
-        if (!is_null($this->container['name']) && !preg_match("/^[^'\"{}%\\x00-\\x1f\\x7f]+$/", $this->container['name'])) {
-            $invalidProperties[] = "invalid value for 'name', must be conform to the pattern /^[^'\"{}%\\x00-\\x1f\\x7f]+$/.";
+        if (!is_null($this->container['name']) && !preg_match("/^[^'\"{}%]+$/", $this->container['name'])) {
+            $invalidProperties[] = "invalid value for 'name', must be conform to the pattern /^[^'\"{}%]+$/.";
         }
 
         if (!is_null($this->container['description']) && (mb_strlen($this->container['description']) > 1000)) {
@@ -374,8 +374,8 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
         if ((mb_strlen($name) < 1)) {
             throw new \InvalidArgumentException('invalid length for $name when calling TemplateUpdate., must be bigger than or equal to 1.');
         }
-        if ((!preg_match("/^[^'\"{}%\\x00-\\x1f\\x7f]+$/", ObjectSerializer::toString($name)))) {
-            throw new \InvalidArgumentException("invalid value for \$name when calling TemplateUpdate., must conform to the pattern /^[^'\"{}%\\x00-\\x1f\\x7f]+$/.");
+        if ((!preg_match("/^[^'\"{}%]+$/", ObjectSerializer::toString($name)))) {
+            throw new \InvalidArgumentException("invalid value for \$name when calling TemplateUpdate., must conform to the pattern /^[^'\"{}%]+$/.");
         }
 
         $this->container['name'] = $name;

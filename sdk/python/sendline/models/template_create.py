@@ -37,8 +37,8 @@ class TemplateCreate(BaseModel):
     @field_validator('name')
     def name_validate_regular_expression(cls, value):
         """Validates the regular expression"""
-        if not re.match(r"^[^\'\"{}%\x00-\x1f\x7f]+$", value):
-            raise ValueError(r"must validate the regular expression /^[^'\"{}%\x00-\x1f\x7f]+$/")
+        if not re.match(r"^[^\'\"{}%]+$", value):
+            raise ValueError(r"must validate the regular expression /^[^'\"{}%]+$/")
         return value
 
     model_config = ConfigDict(

@@ -40,8 +40,8 @@ class TemplateUpdate(BaseModel):
         if value is None:
             return value
 
-        if not re.match(r"^[^\'\"{}%\x00-\x1f\x7f]+$", value):
-            raise ValueError(r"must validate the regular expression /^[^'\"{}%\x00-\x1f\x7f]+$/")
+        if not re.match(r"^[^\'\"{}%]+$", value):
+            raise ValueError(r"must validate the regular expression /^[^'\"{}%]+$/")
         return value
 
     model_config = ConfigDict(

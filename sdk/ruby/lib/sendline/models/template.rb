@@ -181,7 +181,7 @@ module Sendline
         invalid_properties.push('invalid value for "name", the character length must be greater than or equal to 1.')
       end
 
-      pattern = Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      pattern = Regexp.new(/^[^'"{}%]+$/)
       if @name !~ pattern
         invalid_properties.push("invalid value for \"name\", must conform to the pattern #{pattern}.")
       end
@@ -213,7 +213,7 @@ module Sendline
       return false if @name.nil?
       return false if @name.to_s.length > 100
       return false if @name.to_s.length < 1
-      return false if @name !~ Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      return false if @name !~ Regexp.new(/^[^'"{}%]+$/)
       return false if @subject.nil?
       return false if @html.nil?
       return false if @created_at.nil?
@@ -246,7 +246,7 @@ module Sendline
         fail ArgumentError, 'invalid value for "name", the character length must be greater than or equal to 1.'
       end
 
-      pattern = Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      pattern = Regexp.new(/^[^'"{}%]+$/)
       if name !~ pattern
         fail ArgumentError, "invalid value for \"name\", must conform to the pattern #{pattern}."
       end

@@ -127,7 +127,7 @@ module Sendline
         invalid_properties.push('invalid value for "name", the character length must be greater than or equal to 1.')
       end
 
-      pattern = Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      pattern = Regexp.new(/^[^'"{}%]+$/)
       if @name !~ pattern
         invalid_properties.push("invalid value for \"name\", must conform to the pattern #{pattern}.")
       end
@@ -158,7 +158,7 @@ module Sendline
       return false if @name.nil?
       return false if @name.to_s.length > 100
       return false if @name.to_s.length < 1
-      return false if @name !~ Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      return false if @name !~ Regexp.new(/^[^'"{}%]+$/)
       return false if !@description.nil? && @description.to_s.length > 1000
       return false if !@subject.nil? && @subject.to_s.length > 998
       return false if !@html.nil? && @html.to_s.length > 1000000
@@ -181,7 +181,7 @@ module Sendline
         fail ArgumentError, 'invalid value for "name", the character length must be greater than or equal to 1.'
       end
 
-      pattern = Regexp.new(/^[^'"{}%\x00-\x1f\x7f]+$/)
+      pattern = Regexp.new(/^[^'"{}%]+$/)
       if name !~ pattern
         fail ArgumentError, "invalid value for \"name\", must conform to the pattern #{pattern}."
       end
