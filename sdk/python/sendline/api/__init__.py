@@ -8,6 +8,7 @@ from sendline.api.campaigns_api import CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
+from sendline.api.emails_api import EmailsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
 from sendline.api.tracking_api import TrackingApi
