@@ -19,6 +19,7 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { emailHandlers, EMAIL_JSON_LIMITS } from './emails/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -32,6 +33,7 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...eventHandlers,
+  ...emailHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {
@@ -56,7 +58,7 @@ export function createApp(runtime: Runtime): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
-  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
+  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...EMAIL_JSON_LIMITS } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);
   });

@@ -27,6 +27,7 @@ import { WebhookService } from './webhooks/service.ts';
 import type { SecretBox } from './webhooks/signing.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
+import { EmailService } from './emails/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -79,6 +80,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
+    emails: new EmailService(sqlOf(em)),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
   };
 }

@@ -9,6 +9,7 @@ import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 import { RateLimitCounter } from '../http/entities.ts';
 import { ContactImport, ContactImportChunk, ContactImportError } from '../imports/entities.ts';
 import { IdempotencyKey } from '../idempotency/entities.ts';
+import { Email, EmailContent } from '../emails/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -39,4 +40,6 @@ export const entities = [
   ContactImportChunk,
   ContactImportError,
   IdempotencyKey,
+  EmailContent,
+  Email,
 ] as const;

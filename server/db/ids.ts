@@ -30,7 +30,7 @@ export function randomToken(length = 22): string {
 }
 
 export type IdPrefix =
-  'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns' | 'tmsg';
+  'acc' | 'usr' | 'ses' | 'key' | 'evt' | 'ct' | 'cmp' | 'msg' | 'imp' | 'wh' | 'whd' | 'cnv' | 'pay' | 'opn' | 'clk' | 'bnc' | 'uns' | 'tmsg' | 'em' | 'emc';
 
 let lastMs = -1;
 let lastTimePart = '';
