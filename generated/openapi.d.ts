@@ -1886,8 +1886,6 @@ export interface components {
          * @description An email address.
          */
         EmailAddress: string;
-        /** @description An address alone (`"ada@example.com"`) or with a name (`{"email": …, "name": …}`). */
-        EmailAddressInput: components["schemas"]["EmailAddress"] | components["schemas"]["EmailNamedAddress"];
         /** @description A file attached to the message. The decoded attachments of one message total at most 10 MB. */
         EmailAttachment: {
             /** @description The file's name as the recipient sees it; no path, no control characters. */
@@ -2174,7 +2172,10 @@ export interface components {
             account_id: string;
             data: components["schemas"]["EmailFailedData"];
         };
-        /** @description An address with the name shown beside it. */
+        /**
+         * @description An address and, optionally, the name shown beside it: `{"email": "ada@example.com", "name": "Ada"}`.
+         *     (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+         */
         EmailNamedAddress: {
             email: components["schemas"]["EmailAddress"];
             name?: string;
@@ -2238,10 +2239,10 @@ export interface components {
          *     of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
          */
         EmailSendRequest: {
-            from: components["schemas"]["EmailAddressInput"];
-            to: components["schemas"]["EmailAddressInput"][];
-            cc?: components["schemas"]["EmailAddressInput"][];
-            bcc?: components["schemas"]["EmailAddressInput"][];
+            from: components["schemas"]["EmailNamedAddress"];
+            to: components["schemas"]["EmailNamedAddress"][];
+            cc?: components["schemas"]["EmailNamedAddress"][];
+            bcc?: components["schemas"]["EmailNamedAddress"][];
             reply_to?: components["schemas"]["EmailAddress"];
             subject: string;
             /** @description Sent as it is: no Liquid (templates come through `template_id`). */
@@ -7451,17 +7452,25 @@ export interface operations {
                  * @example {
                  *       "emails": [
                  *         {
-                 *           "from": "receipts@shop.example",
+                 *           "from": {
+                 *             "email": "receipts@shop.example"
+                 *           },
                  *           "to": [
-                 *             "ada@example.com"
+                 *             {
+                 *               "email": "ada@example.com"
+                 *             }
                  *           ],
                  *           "subject": "Receipt 1042",
                  *           "text": "Thanks!"
                  *         },
                  *         {
-                 *           "from": "receipts@shop.example",
+                 *           "from": {
+                 *             "email": "receipts@shop.example"
+                 *           },
                  *           "to": [
-                 *             "not an address"
+                 *             {
+                 *               "email": "not an address"
+                 *             }
                  *           ],
                  *           "subject": "Receipt 1043",
                  *           "text": "Thanks!"
@@ -7505,7 +7514,7 @@ export interface operations {
                      *             "detail": "The email does not fit the contract.",
                      *             "errors": [
                      *               {
-                     *                 "pointer": "/to/0",
+                     *                 "pointer": "/to/0/email",
                      *                 "detail": "must be an email address"
                      *               }
                      *             ]

@@ -5,7 +5,7 @@ import type { FieldError } from '../http/problem.ts';
 import type { RecipientKind, StoredAttachment } from './entities.ts';
 
 export type EmailSendRequest = components['schemas']['EmailSendRequest'];
-type AddressInput = components['schemas']['EmailAddressInput'];
+type AddressInput = components['schemas']['EmailNamedAddress'];
 
 /** Decoded attachments of one message, in all. */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
@@ -85,7 +85,7 @@ export interface CheckedEmail {
   scheduledAt: Date | null;
 }
 
-const addressOf = (input: AddressInput) => (typeof input === 'string' ? { email: input, name: null } : { email: input.email, name: input.name ?? null });
+const addressOf = (input: AddressInput) => ({ email: input.email, name: input.name ?? null });
 
 export const decodedSize = (base64: string) => Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
 
@@ -103,7 +103,7 @@ export function checkEmail(body: EmailSendRequest, now: Date): { email: CheckedE
     if (value && LINE_BREAK.test(value)) errors.push({ pointer, detail: 'must not contain CR or LF' });
   };
   const from = addressOf(body.from);
-  noBreak(from.name, typeof body.from === 'string' ? '/from' : '/from/name');
+  noBreak(from.name, '/from/name');
   noBreak(body.subject, '/subject');
   if (!body.html && !body.text) errors.push({ pointer: '/html', detail: 'html or text is required' });
 

@@ -27,7 +27,7 @@ describe('Idempotency-Key on POST /emails', () => {
     const viaA = client(a.url, { 'x-api-key': key.key });
     const viaB = client(b.url, { 'x-api-key': key.key });
     const to = uniqueEmail('once');
-    const body = { from: 'receipts@shop.example', to: [to], subject: 'Receipt 1042', text: 'Thanks!' };
+    const body = { from: { email: 'receipts@shop.example' }, to: [{ email: to }], subject: 'Receipt 1042', text: 'Thanks!' };
     const headers = { 'idempotency-key': `k-${randomUUID()}` };
     // At once through both processes, then again through each: one message in all.
     const first = await Promise.all([viaA('POST', '/api/emails', { body, headers }), viaB('POST', '/api/emails', { body, headers })]);
@@ -51,7 +51,7 @@ describe('Idempotency-Key on POST /emails', () => {
   it('sends again for a new key', async () => {
     const owner = await newAccount(a.url, 'idem-new');
     const to = uniqueEmail('twice');
-    const body = { from: 'receipts@shop.example', to: [to], subject: 'Receipt', text: 'Thanks!' };
+    const body = { from: { email: 'receipts@shop.example' }, to: [{ email: to }], subject: 'Receipt', text: 'Thanks!' };
     for (const k of ['k-one', 'k-two']) expect((await owner.api('POST', '/api/emails', { body, headers: { 'idempotency-key': k } })).status).toBe(202);
     await waitFor(() => sink.to(to).length === 2);
   });

@@ -26,9 +26,12 @@ afterAll(async () => {
   await Promise.all([sink?.stop(), hooks?.stop()]);
 });
 
+/** Addresses are `{email, name?}`; plain strings here are shorthand for `{email}`. */
+const named = (a: unknown) => (typeof a === 'string' ? { email: a } : a);
+
 const message = (to: unknown, overrides: Record<string, unknown> = {}) => ({
   from: { email: 'receipts@shop.example', name: 'Shop' },
-  to: Array.isArray(to) ? to : [to],
+  to: (Array.isArray(to) ? to : [to]).map(named),
   subject: 'Your receipt',
   html: '<html><body><p>Thanks!</p><a href="https://shop.example/orders/1">Order</a></body></html>',
   text: 'Thanks!',
@@ -56,7 +59,7 @@ describe('POST /emails', () => {
   it('answers 202 with an id per recipient and sends each its own copy', async () => {
     const [ada, bob, cat, dan] = ['ada', 'bob', 'cat', 'dan'].map((l) => uniqueEmail(l));
     const res = await account.api('POST', '/api/emails', {
-      body: message([{ email: ada, name: 'Ada Lovelace' }, bob], { cc: [cat], bcc: [dan], reply_to: 'help@shop.example', tags: ['receipt'] }),
+      body: message([{ email: ada, name: 'Ada Lovelace' }, bob], { cc: [{ email: cat }], bcc: [{ email: dan }], reply_to: 'help@shop.example', tags: ['receipt'] }),
     });
     expect(res.status).toBe(202);
     expect(res.body.data.map((r: any) => [r.email, r.kind, r.status])).toEqual([
@@ -300,7 +303,7 @@ describe('POST /emails/batch', () => {
       [3, 'refused'],
       [4, 'accepted'],
     ]);
-    expect(res.body.data[1].error.errors[0].pointer).toBe('/to/0');
+    expect(res.body.data[1].error.errors[0].pointer).toBe('/to/0/email');
     expect(res.body.data[2].error.errors[0].pointer).toBe('/headers/From');
     expect(res.body.data[3].error.errors[0].pointer).toBe('/unknown_field');
     await received(a);

@@ -125,7 +125,6 @@ __all__ = [
     "DeliveryStatus",
     "DomainStats",
     "Email",
-    "EmailAddressInput",
     "EmailAttachment",
     "EmailBatchError",
     "EmailBatchItemResult",
@@ -350,7 +349,6 @@ from sendline.models.conversion_page import ConversionPage as ConversionPage
 from sendline.models.delivery_status import DeliveryStatus as DeliveryStatus
 from sendline.models.domain_stats import DomainStats as DomainStats
 from sendline.models.email import Email as Email
-from sendline.models.email_address_input import EmailAddressInput as EmailAddressInput
 from sendline.models.email_attachment import EmailAttachment as EmailAttachment
 from sendline.models.email_batch_error import EmailBatchError as EmailBatchError
 from sendline.models.email_batch_item_result import EmailBatchItemResult as EmailBatchItemResult

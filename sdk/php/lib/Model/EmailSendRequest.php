@@ -58,10 +58,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var string[]
       */
     protected static $openAPITypes = [
-        'from' => '\Sendline\Model\EmailAddressInput',
-        'to' => '\Sendline\Model\EmailAddressInput[]',
-        'cc' => '\Sendline\Model\EmailAddressInput[]',
-        'bcc' => '\Sendline\Model\EmailAddressInput[]',
+        'from' => '\Sendline\Model\EmailNamedAddress',
+        'to' => '\Sendline\Model\EmailNamedAddress[]',
+        'cc' => '\Sendline\Model\EmailNamedAddress[]',
+        'bcc' => '\Sendline\Model\EmailNamedAddress[]',
         'reply_to' => 'string',
         'subject' => 'string',
         'html' => 'string',
@@ -452,7 +452,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets from
      *
-     * @return \Sendline\Model\EmailAddressInput
+     * @return \Sendline\Model\EmailNamedAddress
      */
     public function getFrom()
     {
@@ -462,7 +462,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from
      *
-     * @param \Sendline\Model\EmailAddressInput $from from
+     * @param \Sendline\Model\EmailNamedAddress $from from
      *
      * @return self
      */
@@ -479,7 +479,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets to
      *
-     * @return \Sendline\Model\EmailAddressInput[]
+     * @return \Sendline\Model\EmailNamedAddress[]
      */
     public function getTo()
     {
@@ -489,7 +489,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets to
      *
-     * @param \Sendline\Model\EmailAddressInput[] $to to
+     * @param \Sendline\Model\EmailNamedAddress[] $to to
      *
      * @return self
      */
@@ -513,7 +513,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets cc
      *
-     * @return \Sendline\Model\EmailAddressInput[]|null
+     * @return \Sendline\Model\EmailNamedAddress[]|null
      */
     public function getCc()
     {
@@ -523,7 +523,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets cc
      *
-     * @param \Sendline\Model\EmailAddressInput[]|null $cc cc
+     * @param \Sendline\Model\EmailNamedAddress[]|null $cc cc
      *
      * @return self
      */
@@ -544,7 +544,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets bcc
      *
-     * @return \Sendline\Model\EmailAddressInput[]|null
+     * @return \Sendline\Model\EmailNamedAddress[]|null
      */
     public function getBcc()
     {
@@ -554,7 +554,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bcc
      *
-     * @param \Sendline\Model\EmailAddressInput[]|null $bcc bcc
+     * @param \Sendline\Model\EmailNamedAddress[]|null $bcc bcc
      *
      * @return self
      */

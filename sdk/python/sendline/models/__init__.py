@@ -98,7 +98,6 @@ from sendline.models.conversion_page import ConversionPage
 from sendline.models.delivery_status import DeliveryStatus
 from sendline.models.domain_stats import DomainStats
 from sendline.models.email import Email
-from sendline.models.email_address_input import EmailAddressInput
 from sendline.models.email_attachment import EmailAttachment
 from sendline.models.email_batch_error import EmailBatchError
 from sendline.models.email_batch_item_result import EmailBatchItemResult

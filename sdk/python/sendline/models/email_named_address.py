@@ -25,7 +25,7 @@ from typing_extensions import Self
 
 class EmailNamedAddress(BaseModel):
     """
-    An address with the name shown beside it.
+    An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
     name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None

@@ -21,8 +21,8 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
-from sendline.models.email_address_input import EmailAddressInput
 from sendline.models.email_attachment import EmailAttachment
+from sendline.models.email_named_address import EmailNamedAddress
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -30,10 +30,10 @@ class EmailSendRequest(BaseModel):
     """
     One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
     """ # noqa: E501
-    var_from: EmailAddressInput = Field(alias="from")
-    to: Annotated[List[EmailAddressInput], Field(min_length=1, max_length=50)]
-    cc: Optional[Annotated[List[EmailAddressInput], Field(max_length=50)]] = None
-    bcc: Optional[Annotated[List[EmailAddressInput], Field(max_length=50)]] = None
+    var_from: EmailNamedAddress = Field(alias="from")
+    to: Annotated[List[EmailNamedAddress], Field(min_length=1, max_length=50)]
+    cc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
+    bcc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
     subject: Annotated[str, Field(min_length=1, strict=True, max_length=998)]
     html: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="Sent as it is: no Liquid (templates come through `template_id`).")
@@ -129,10 +129,10 @@ class EmailSendRequest(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "from": EmailAddressInput.from_dict(obj["from"]) if obj.get("from") is not None else None,
-            "to": [EmailAddressInput.from_dict(_item) for _item in obj["to"]] if obj.get("to") is not None else None,
-            "cc": [EmailAddressInput.from_dict(_item) for _item in obj["cc"]] if obj.get("cc") is not None else None,
-            "bcc": [EmailAddressInput.from_dict(_item) for _item in obj["bcc"]] if obj.get("bcc") is not None else None,
+            "from": EmailNamedAddress.from_dict(obj["from"]) if obj.get("from") is not None else None,
+            "to": [EmailNamedAddress.from_dict(_item) for _item in obj["to"]] if obj.get("to") is not None else None,
+            "cc": [EmailNamedAddress.from_dict(_item) for _item in obj["cc"]] if obj.get("cc") is not None else None,
+            "bcc": [EmailNamedAddress.from_dict(_item) for _item in obj["bcc"]] if obj.get("bcc") is not None else None,
             "reply_to": obj.get("reply_to"),
             "subject": obj.get("subject"),
             "html": obj.get("html"),

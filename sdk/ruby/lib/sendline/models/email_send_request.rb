@@ -87,10 +87,10 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'from' => :'EmailAddressInput',
-        :'to' => :'Array<EmailAddressInput>',
-        :'cc' => :'Array<EmailAddressInput>',
-        :'bcc' => :'Array<EmailAddressInput>',
+        :'from' => :'EmailNamedAddress',
+        :'to' => :'Array<EmailNamedAddress>',
+        :'cc' => :'Array<EmailNamedAddress>',
+        :'bcc' => :'Array<EmailNamedAddress>',
         :'reply_to' => :'String',
         :'subject' => :'String',
         :'html' => :'String',
