@@ -34,6 +34,11 @@ export class EmailService {
   async send(accountId: string, body: EmailSendRequest): Promise<RecipientResult[]> {
     const { email, errors } = checkEmail(body, new Date());
     if (!email) throw validationFailed(errors, 'The email cannot be sent as it is.');
+    return this.sendChecked(accountId, email);
+  }
+
+  /** A request checked already (the SMTP submission listener builds its own). */
+  async sendChecked(accountId: string, email: CheckedEmail): Promise<RecipientResult[]> {
     const [accepted] = await this.accept(accountId, [email]);
     return accepted.results;
   }
