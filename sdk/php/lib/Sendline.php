@@ -36,6 +36,7 @@ final class Sendline
     public readonly Resources\Payments $payments;
     public readonly Resources\Users $users;
     public readonly Resources\Auth $auth;
+    public readonly Resources\Emails $emails;
     private readonly Transport $transport;
 
     /**
@@ -101,6 +102,7 @@ final class Sendline
         $this->payments = new Resources\Payments($transport);
         $this->users = new Resources\Users($transport);
         $this->auth = new Resources\Auth($transport);
+        $this->emails = new Resources\Emails($transport);
     }
 
     private static function env(string $name): ?string

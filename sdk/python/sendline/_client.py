@@ -34,6 +34,7 @@ from sendline._resources import (
     ContactImportsResource,
     ContactsResource,
     ConversionsResource,
+    EmailsResource,
     EventsResource,
     PaymentsResource,
     TrackingResource,
@@ -231,6 +232,7 @@ class Sendline:
         self.payments = PaymentsResource(self)
         self.users = UsersResource(self)
         self.auth = AuthResource(self)
+        self.emails = EmailsResource(self)
 
     @classmethod
     def login(

@@ -24,7 +24,8 @@ module Sendline
       conversions: Resources::Conversions,
       payments: Resources::Payments,
       users: Resources::Users,
-      auth: Resources::Auth
+      auth: Resources::Auth,
+      emails: Resources::Emails
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

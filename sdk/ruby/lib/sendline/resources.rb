@@ -241,5 +241,10 @@ module Sendline
     class Auth < Resource
       operations_of AuthApi
     end
+
+    # Transactional email: `send`, `batch`, `get`, `list`, `cancel`.
+    class Emails < Resource
+      operations_of EmailsApi
+    end
   end
 end
