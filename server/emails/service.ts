@@ -68,51 +68,54 @@ export class EmailService {
 
   private async accept(accountId: string, list: CheckedEmail[]): Promise<Accepted[]> {
     if (!list.length) return [];
-    const accepted = await this.db.transaction().execute(async (tx) => {
-      const standing = await recipientStanding(
-        tx,
+    const standing = await recipientStanding(
+      this.db,
+      accountId,
+      list.flatMap((e) => e.recipients.map((r) => r.email)),
+    );
+    const accepted = list.map((email): Accepted => {
+      const content: NewContent = {
+        id: newId('emc'),
         accountId,
-        list.flatMap((e) => e.recipients.map((r) => r.email)),
-      );
-      const out = list.map((email): Accepted => {
-        const content: NewContent = {
-          id: newId('emc'),
-          accountId,
-          fromEmail: email.from.email,
-          fromName: email.from.name,
-          replyTo: email.replyTo,
-          toHeader: email.toHeader,
-          ccHeader: email.ccHeader,
-          subject: email.subject,
-          html: email.html,
-          text: email.text,
-          headers: email.headers,
-          attachments: email.attachments,
-        };
-        const recipients: NewEmail[] = [];
-        const results = email.recipients.map((r): RecipientResult => {
-          const lower = r.email.toLowerCase();
-          const refused = standing.refused.get(lower);
-          if (refused) return { id: null, email: r.email, kind: r.kind, status: 'refused', reason: refused };
-          const id = newId('em');
-          recipients.push({ id, contactId: standing.contacts.get(lower) ?? null, email: r.email, kind: r.kind });
-          return { id, email: r.email, kind: r.kind, status: email.scheduledAt ? 'scheduled' : 'queued', reason: null };
-        });
-        return { content, recipients, email, results };
+        fromEmail: email.from.email,
+        fromName: email.from.name,
+        replyTo: email.replyTo,
+        toHeader: email.toHeader,
+        ccHeader: email.ccHeader,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers: email.headers,
+        attachments: email.attachments,
+      };
+      const recipients: NewEmail[] = [];
+      const results = email.recipients.map((r): RecipientResult => {
+        const lower = r.email.toLowerCase();
+        const refused = standing.refused.get(lower);
+        if (refused) return { id: null, email: r.email, kind: r.kind, status: 'refused', reason: refused };
+        const id = newId('em');
+        recipients.push({ id, contactId: standing.contacts.get(lower) ?? null, email: r.email, kind: r.kind });
+        return { id, email: r.email, kind: r.kind, status: email.scheduledAt ? 'scheduled' : 'queued', reason: null };
       });
-      for (let i = 0; i < out.length;) {
-        // Requests together up to a statement's worth of recipients.
-        let rows = 0;
-        let j = i;
-        while (j < out.length && (j === i || rows + out[j].recipients.length <= ROWS_PER_STATEMENT)) rows += out[j++].recipients.length;
-        await emails.insertMany(
-          tx,
-          out.slice(i, j).map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
-        );
-        i = j;
-      }
-      return out;
+      return { content, recipients, email, results };
     });
+    // Requests together up to a statement's worth of recipients; several statements in one transaction.
+    const chunks: Accepted[][] = [];
+    for (const a of accepted) {
+      const last = chunks.at(-1);
+      if (last && last.reduce((n, x) => n + x.recipients.length, 0) + a.recipients.length <= ROWS_PER_STATEMENT) last.push(a);
+      else chunks.push([a]);
+    }
+    const write = (db: Db, chunk: Accepted[]) =>
+      emails.insertMany(
+        db,
+        chunk.map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
+      );
+    if (chunks.length === 1) await write(this.db, chunks[0]);
+    else
+      await this.db.transaction().execute(async (tx) => {
+        for (const chunk of chunks) await write(tx, chunk);
+      });
     if (accepted.some((a) => a.recipients.length && !a.email.scheduledAt)) announceQueued();
     return accepted;
   }
