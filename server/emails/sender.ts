@@ -18,6 +18,12 @@ const POLL_MS = 200;
 /** Batches claimed and sent at once per process: one is recorded while the next is sent. */
 const LOOPS = 2;
 const RELAY_DOWN_PAUSE_MS = 1000;
+/**
+ * Woken by a request, a sender waits this long before claiming, so that requests arriving
+ * together go out as one batch: a batch's claim, record and events cost about the same for one
+ * message as for a hundred.
+ */
+const GATHER_MS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +63,7 @@ export class TransactionalSender {
       try {
         const batch = await emails.claim(this.db, this.settings.batchSize, this.settings.leaseSeconds);
         if (!batch.length) {
-          await onQueued(POLL_MS, signal);
+          if (await onQueued(POLL_MS, signal)) await sleep(GATHER_MS);
           continue;
         }
         await this.send(batch);
