@@ -61,7 +61,7 @@ export class TransactionalSender {
   private async loop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        const batch = await emails.claim(this.db, this.settings.batchSize, this.settings.leaseSeconds);
+        const batch = await emails.claim(this.pool, this.settings.batchSize, this.settings.leaseSeconds);
         if (!batch.length) {
           if (await onQueued(POLL_MS, signal)) await sleep(GATHER_MS);
           continue;

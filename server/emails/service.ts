@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Pool } from '../db/pool.ts';
 import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
 import { conflict, Problem, validationFailed, type FieldError } from '../http/problem.ts';
 import { checkBatchItem } from './batch-items.ts';
@@ -26,9 +27,12 @@ interface Accepted {
 /** Transactional email: accepting requests (each recipient queued or refused with its reason), reading and cancelling them. */
 export class EmailService {
   private readonly db: Db;
+  private readonly pool: Pool;
 
-  constructor(db: Db) {
+  /** `pool` is the ORM's: the hot statements run prepared on it. */
+  constructor(db: Db, pool: Pool) {
     this.db = db;
+    this.pool = pool;
   }
 
   async send(accountId: string, body: EmailSendRequest): Promise<RecipientResult[]> {
@@ -69,7 +73,7 @@ export class EmailService {
   private async accept(accountId: string, list: CheckedEmail[]): Promise<Accepted[]> {
     if (!list.length) return [];
     const standing = await recipientStanding(
-      this.db,
+      this.pool,
       accountId,
       list.flatMap((e) => e.recipients.map((r) => r.email)),
     );
@@ -106,12 +110,13 @@ export class EmailService {
       if (last && last.reduce((n, x) => n + x.recipients.length, 0) + a.recipients.length <= ROWS_PER_STATEMENT) last.push(a);
       else chunks.push([a]);
     }
-    const write = (db: Db, chunk: Accepted[]) =>
+    const write = (db: Db, chunk: Accepted[], pool: Pool | null = null) =>
       emails.insertMany(
         db,
         chunk.map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
+        pool,
       );
-    if (chunks.length === 1) await write(this.db, chunks[0]);
+    if (chunks.length === 1) await write(this.db, chunks[0], this.pool);
     else
       await this.db.transaction().execute(async (tx) => {
         for (const chunk of chunks) await write(tx, chunk);

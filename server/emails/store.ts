@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Database, Db } from '../db/kysely.ts';
+import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
+import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../http/pagination.ts';
 import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
 
@@ -111,7 +112,7 @@ export const emails = {
    * (the contents in a data-modifying CTE), so a request costs one round trip and no explicit
    * transaction.
    */
-  async insertMany(db: Db, items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[]): Promise<void> {
+  async insertMany(db: Db, items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[], pool: Pool | null = null): Promise<void> {
     if (!items.length) return;
     const contents = items.map(({ content }) => ({
       id: content.id,
@@ -152,11 +153,14 @@ export const emails = {
       return;
     }
     // The rows' foreign keys are checked at the end of the statement, when the contents exist.
-    await db
-      .with('contents', (qb) => qb.insertInto('email_contents').values(contents).returning('id'))
-      .insertInto('emails')
-      .values(rows)
-      .execute();
+    const insert = (k: Db) =>
+      k
+        .with('contents', (qb) => qb.insertInto('email_contents').values(contents).returning('id'))
+        .insertInto('emails')
+        .values(rows);
+    // One request to one recipient, the common case, has one text: prepared, it is planned once per connection.
+    if (pool && items.length === 1 && rows.length === 1) await prepared(pool, insert(statement));
+    else await insert(db).execute();
   },
 
   /**
@@ -164,8 +168,10 @@ export const emails = {
    * held past their lease by a process that died), oldest due first. SKIP LOCKED: no message
    * goes to two senders. The claim moves `next_attempt_at` to the lease's end.
    */
-  async claim(db: Db, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-    const { rows } = await sql<ClaimedEmail>`
+  claim(pool: Pool, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+    return prepared(
+      pool,
+      sql<ClaimedEmail>`
       update emails e set status = 'sending', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
       where e.id = any(array(
         select id from emails
@@ -173,8 +179,8 @@ export const emails = {
         order by next_attempt_at limit ${size}
         for update skip locked
       ))
-      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks`.execute(db);
-    return rows;
+      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks`,
+    );
   },
 
   contents(db: Db, ids: string[]): Promise<ContentColumns[]> {
@@ -302,7 +308,7 @@ export const emails = {
  * holds, a hard bounce or complaint recorded for it. Also the contact ids, for the messages.
  */
 export async function recipientStanding(
-  db: Db,
+  pool: Pool,
   accountId: string,
   addresses: string[],
 ): Promise<{ refused: Map<string, 'bounced' | 'complained'>; contacts: Map<string, string> }> {
@@ -311,7 +317,9 @@ export async function recipientStanding(
   if (!addresses.length) return { refused, contacts };
   const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
   // One statement: each address's contact, and for one without a contact its worst record.
-  const { rows } = await sql<{ email: string; contact_id: string | null; status: string | null; bounce: 'hard' | 'complaint' | null }>`
+  const rows = await prepared(
+    pool,
+    sql<{ email: string; contact_id: string | null; status: string | null; bounce: 'hard' | 'complaint' | null }>`
     select x.email, c.id as contact_id, c.status, b.type as bounce
     from unnest(${lower}::text[]) as x(email)
     left join contacts c on c.account_id = ${accountId} and lower(c.email) = x.email
@@ -319,7 +327,8 @@ export async function recipientStanding(
       select type from bounces
       where c.id is null and account_id = ${accountId} and lower(email) = x.email and type in ('hard', 'complaint')
       order by (type = 'complaint') desc limit 1
-    ) b on true`.execute(db);
+    ) b on true`,
+  );
   for (const r of rows) {
     if (r.contact_id) contacts.set(r.email, r.contact_id);
     if (r.status === 'bounced' || r.status === 'complained') refused.set(r.email, r.status);

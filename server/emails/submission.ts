@@ -10,7 +10,6 @@ import { formatAddress } from '../sending/mime.ts';
 import { createServices, type Runtime } from '../services.ts';
 import { checkEmail, type EmailSendRequest } from './rules.ts';
 import { recipientStanding } from './store.ts';
-import { sqlOf } from '../db/kysely.ts';
 
 const MAX_CLIENTS = 200;
 const MAX_RECIPIENTS = 150;
@@ -127,7 +126,7 @@ export async function startSubmissionServer(
       const user = session.user as Authenticated | undefined;
       if (!user) return callback(smtpError(530, '5.7.0 Authentication required'));
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients a message`));
-      recipientStanding(sqlOf(runtime.orm.em.fork()), user.accountId, [address.address]).then(
+      recipientStanding(runtime.pool, user.accountId, [address.address]).then(
         ({ refused }) => {
           const reason = refused.get(address.address.toLowerCase());
           // Refused one by one, as the API refuses them, never dropped after a 250.
