@@ -59,7 +59,12 @@ describe('POST /emails', () => {
   it('answers 202 with an id per recipient and sends each its own copy', async () => {
     const [ada, bob, cat, dan] = ['ada', 'bob', 'cat', 'dan'].map((l) => uniqueEmail(l));
     const res = await account.api('POST', '/api/emails', {
-      body: message([{ email: ada, name: 'Ada Lovelace' }, bob], { cc: [{ email: cat }], bcc: [{ email: dan }], reply_to: 'help@shop.example', tags: ['receipt'] }),
+      body: message([{ email: ada, name: 'Ada Lovelace' }, bob], {
+        cc: [{ email: cat }],
+        bcc: [{ email: dan }],
+        reply_to: 'help@shop.example',
+        tags: ['receipt'],
+      }),
     });
     expect(res.status).toBe(202);
     expect(res.body.data.map((r: any) => [r.email, r.kind, r.status])).toEqual([
@@ -273,6 +278,34 @@ describe('the transactional stream', () => {
     expect(shown.events[0].data).toMatchObject({ bounce_type: 'hard', metadata: { order: '7' } });
     const again = await account.api('POST', '/api/emails', { body: message(gone) });
     expect(again.body.data[0]).toMatchObject({ status: 'refused', reason: 'bounced', id: null });
+  });
+});
+
+describe('bounces and complaints reported later', () => {
+  it('mark the message, suppress the address for the stream, and carry its metadata', async () => {
+    const account = await newAccount(sendline.url, 'reports');
+    const [complainer, bouncer] = [uniqueEmail('complainer'), uniqueEmail('bouncer')];
+    const res = await account.api('POST', '/api/emails', { body: message([complainer, bouncer], { metadata: { ticket: 'T-9' } }) });
+    const [complained, bounced] = res.body.data.map((r: any) => r.id);
+    await delivered(account, complained);
+    await delivered(account, bounced);
+    const complaint = await account.api('POST', '/api/tracking/bounces', { body: { message_id: complained, type: 'complaint' } });
+    expect(complaint.status).toBe(201);
+    const dsn = await account.api('POST', '/api/tracking/bounces', { body: { message_id: bounced, type: 'hard', reason: 'mailbox gone' } });
+    expect(dsn.status).toBe(201);
+    const shown = await account.api('GET', `/api/emails/${bounced}`);
+    expect(shown.body).toMatchObject({ status: 'bounced', reason: 'mailbox gone' });
+    expect(shown.body.events.at(-1)).toMatchObject({ type: 'email.bounced', data: { metadata: { ticket: 'T-9' }, stream: 'transactional' } });
+    const complainedShown = await account.api('GET', `/api/emails/${complained}`);
+    expect(complainedShown.body.events.at(-1)).toMatchObject({ type: 'email.complained', data: { metadata: { ticket: 'T-9' } } });
+    const again = await account.api('POST', '/api/emails', { body: message([complainer, bouncer]) });
+    expect(again.body.data.map((r: any) => [r.status, r.reason])).toEqual([
+      ['refused', 'complained'],
+      ['refused', 'bounced'],
+    ]);
+    // Another account cannot report on these messages.
+    const stranger = await newAccount(sendline.url, 'reports-stranger');
+    expectProblem(await stranger.api('POST', '/api/tracking/bounces', { body: { message_id: bounced, type: 'hard' } }), 404, 'not_found');
   });
 });
 
