@@ -9,6 +9,7 @@ import { csvBenchmark } from './csv.ts';
 import { mimeBenchmark } from './mime.ts';
 import { segmentsBenchmark } from './segments.ts';
 import { listsBenchmark } from './lists.ts';
+import { transactionalBenchmark } from './transactional.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -21,6 +22,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   mime: mimeBenchmark,
   segments: segmentsBenchmark,
   lists: listsBenchmark,
+  transactional: transactionalBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

@@ -677,6 +677,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List emails
+         * @description The account's transactional messages, newest first.
+         */
+        get: operations["Emails_list"];
+        put?: never;
+        /**
+         * Send an email
+         * @description Queues a transactional message: each recipient gets a copy of its own through the
+         *     transactional stream, apart from campaigns. Addresses that bounced or complained are refused
+         *     one by one with the reason (never dropped silently); marketing unsubscribes do not refuse.
+         *     The body may be up to 15 MB (attachments: 10 MB decoded per message).
+         */
+        post: operations["Emails_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch of emails
+         * @description Up to 500 messages in one call, each validated, accepted or refused on its own (`index` says which). The body may be up to 20 MB.
+         */
+        post: operations["Emails_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an email
+         * @description One message with its status and its event timeline.
+         */
+        get: operations["Emails_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled email
+         * @description Stops a scheduled message before its time; 409 once it is no longer scheduled.
+         */
+        post: operations["Emails_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -3365,20 +3452,107 @@ export interface components {
              */
             bounces: number;
         };
+        /** @description One recipient's copy of a transactional email. */
+        Email: {
+            /** @description `em_…` */
+            id: string;
+            /** @enum {string} */
+            stream: "transactional";
+            from: components["schemas"]["EmailAddress"];
+            from_name: string | null;
+            email: string;
+            /** @enum {string} */
+            kind: "to" | "cc" | "bcc";
+            subject: string;
+            status: components["schemas"]["EmailStatus"];
+            /** @description Why it failed, bounced, was deferred or cancelled. */
+            reason: string | null;
+            /** Format: int32 */
+            attempts: number;
+            tags: string[];
+            metadata: {
+                [key: string]: string;
+            };
+            track_opens: boolean;
+            track_clicks: boolean;
+            /** Format: date-time */
+            scheduled_at: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+            /** Format: date-time */
+            opened_at: string | null;
+            /** Format: date-time */
+            clicked_at: string | null;
+            /** Format: date-time */
+            bounced_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Present on `GET /emails/{id}`: its events, oldest first. */
+            events?: components["schemas"]["EmailTimelineEntry"][];
+        };
         /**
          * Format: email
          * @description An email address.
          */
         EmailAddress: string;
+        /** @description A file attached to the message. The decoded attachments of one message total at most 10 MB. */
+        EmailAttachment: {
+            /** @description The file's name as the recipient sees it; no path, no control characters. */
+            filename: string;
+            /** @description Its media type (`application/pdf`). */
+            content_type: string;
+            /** @description The file, base64-encoded. */
+            content: string;
+        };
+        /** @description Why an item of a batch was refused, as a problem document would say it. */
+        EmailBatchError: {
+            /** @enum {string} */
+            code: "validation_failed";
+            detail: string;
+            errors: components["schemas"]["FieldError"][];
+        };
+        EmailBatchItemResult: {
+            /**
+             * Format: int32
+             * @description The item's position in `emails`.
+             */
+            index: number;
+            /** @enum {string} */
+            status: "accepted" | "refused";
+            /** @description Present when accepted: the recipients, as `POST /emails` answers them. */
+            data?: components["schemas"]["EmailRecipientResult"][];
+            /** @description Present when refused. */
+            error?: components["schemas"]["EmailBatchError"];
+        };
+        EmailBatchRequest: {
+            /** @description Each item has the shape of `POST /emails`'s body and is accepted or refused on its own. */
+            emails: {
+                [key: string]: unknown;
+            }[];
+        };
+        EmailBatchResult: {
+            data: components["schemas"]["EmailBatchItemResult"][];
+        };
         EmailBouncedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /**
              * @description `hard` (permanent) or `soft` (temporary).
              * @enum {string}
@@ -3408,15 +3582,56 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["EmailBouncedData"];
         };
+        /** @description The message is no longer scheduled, or a request with the same `Idempotency-Key` is still running. */
+        EmailCancelConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_state_transition" | "idempotency_key_in_use";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         EmailClickedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description The link followed. */
             url: string;
             /** @description The message's first click. */
@@ -3446,12 +3661,23 @@ export interface components {
         EmailComplainedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description The ARF `Feedback-Type` (`abuse`, …), when the complaint came as ARF. */
             feedback_type: string | null;
         };
@@ -3477,12 +3703,23 @@ export interface components {
         EmailDeferredData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description The relay's temporary (4xx) answer. */
             reason: string;
             /**
@@ -3519,12 +3756,23 @@ export interface components {
         EmailDeliveredData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`. */
             smtp_response: string | null;
         };
@@ -3551,22 +3799,44 @@ export interface components {
         EmailEventData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         EmailFailedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description Why: the relay's last answer, or `rendering failed: …`. */
             reason: string;
         };
@@ -3589,15 +3859,34 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["EmailFailedData"];
         };
+        /**
+         * @description An address and, optionally, the name shown beside it: `{"email": "ada@example.com", "name": "Ada"}`.
+         *     (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+         */
+        EmailNamedAddress: {
+            email: components["schemas"]["EmailAddress"];
+            name?: string;
+        };
         EmailOpenedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description The message's first open. */
             first_open: boolean;
             /** @description Flagged as a scanner or privacy proxy. */
@@ -3624,15 +3913,92 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["EmailOpenedData"];
         };
+        /** @description One page of a list. */
+        EmailPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["Email"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /** @description What became of one recipient of a request. */
+        EmailRecipientResult: {
+            /** @description `em_…`; null when the recipient was refused. */
+            id: string | null;
+            email: string;
+            /** @enum {string} */
+            kind: "to" | "cc" | "bcc";
+            /** @enum {string} */
+            status: "queued" | "scheduled" | "refused";
+            /** @description Why a recipient was refused: `bounced` or `complained` (the address is suppressed). Marketing unsubscribes never refuse a transactional message. */
+            reason: string | null;
+        };
+        /**
+         * @description One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy
+         *     of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
+         */
+        EmailSendRequest: {
+            from: components["schemas"]["EmailNamedAddress"];
+            to: components["schemas"]["EmailNamedAddress"][];
+            cc?: components["schemas"]["EmailNamedAddress"][];
+            bcc?: components["schemas"]["EmailNamedAddress"][];
+            reply_to?: components["schemas"]["EmailAddress"];
+            subject: string;
+            /** @description Sent as it is: no Liquid (templates come through `template_id`). */
+            html?: string;
+            /** @description The plain-text part; with `html` alone, none is sent. */
+            text?: string;
+            /**
+             * @description Extra headers, up to 20: names of letters, digits and `-`; values without CR or LF, up to
+             *     998 characters. Headers Sendline writes itself (`From`, `To`, `Cc`, `Bcc`, `Subject`,
+             *     `Date`, `Message-ID`, `Reply-To`, `Sender`, `Return-Path`, `MIME-Version`, `Content-*`,
+             *     `List-*`, `DKIM-Signature`, `X-Sendline-*` …) are refused with the header's pointer.
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Up to 20 files, 10 MB in all once decoded. */
+            attachments?: components["schemas"]["EmailAttachment"][];
+            tags?: components["schemas"]["Tag"][];
+            /** @description Up to 20 string values (keys up to 40 characters, values up to 500), returned in every event of the message. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @default false */
+            track_opens: boolean;
+            /** @default false */
+            track_clicks: boolean;
+            /**
+             * Format: date-time
+             * @description Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.
+             */
+            scheduled_at?: string;
+        };
+        EmailSendResult: {
+            /** @description One entry per recipient, `to` then `cc` then `bcc`. */
+            data: components["schemas"]["EmailRecipientResult"][];
+        };
         EmailSentData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description When the relay accepted the message.
@@ -3658,6 +4024,8 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["EmailSentData"];
         };
+        /** @enum {string} */
+        EmailStatus: "scheduled" | "queued" | "sending" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
         /** @description A user with this email exists. */
         EmailTakenResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -3688,15 +4056,37 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description One event of a message's timeline (the same event webhooks and `GET /events` carry). */
+        EmailTimelineEntry: {
+            /** @description `evt_…` */
+            id: string;
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
         EmailUnsubscribedData: {
             /** @description The message (`msg_…`). */
             message_id: string;
-            /** @description The campaign (`cmp_…`). */
-            campaign_id: string;
+            /** @description The campaign (`cmp_…`); null for a transactional message (`stream: "transactional"`). */
+            campaign_id: string | null;
             /** @description The contact (`ct_…`); null once deleted. */
             contact_id: string | null;
             /** @description The recipient's address. */
             email: string;
+            /**
+             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @enum {string}
+             */
+            stream?: "transactional";
+            /** @description The transactional message's `tags`. */
+            tags?: string[];
+            /** @description The transactional message's `metadata`, as sent. */
+            metadata?: {
+                [key: string]: string;
+            };
             /**
              * @description How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
              * @enum {string}
@@ -9853,6 +10243,658 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["AttributionRefusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Emails_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+                status?: components["schemas"]["EmailStatus"];
+                /** @description Recipient address (case-insensitive). */
+                to?: string;
+                tag?: components["schemas"]["Tag"];
+                /** @description Created at or after this time. */
+                created_after?: string;
+                /** @description Created before this time. */
+                created_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailPage"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Emails_send: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "email": "receipts@shop.example",
+                 *         "name": "Shop"
+                 *       },
+                 *       "to": [
+                 *         {
+                 *           "email": "ada@example.com",
+                 *           "name": "Ada Lovelace"
+                 *         }
+                 *       ],
+                 *       "subject": "Your receipt for order 1042",
+                 *       "html": "<p>Thank you for your order.</p>",
+                 *       "text": "Thank you for your order.",
+                 *       "tags": [
+                 *         "receipt"
+                 *       ],
+                 *       "metadata": {
+                 *         "order_id": "1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailSendRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *           "email": "ada@example.com",
+                     *           "kind": "to",
+                     *           "status": "queued",
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailSendResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Emails_batch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         {
+                 *           "from": {
+                 *             "email": "receipts@shop.example"
+                 *           },
+                 *           "to": [
+                 *             {
+                 *               "email": "ada@example.com"
+                 *             }
+                 *           ],
+                 *           "subject": "Receipt 1042",
+                 *           "text": "Thanks!"
+                 *         },
+                 *         {
+                 *           "from": {
+                 *             "email": "receipts@shop.example"
+                 *           },
+                 *           "to": [
+                 *             {
+                 *               "email": "not an address"
+                 *             }
+                 *           ],
+                 *           "subject": "Receipt 1043",
+                 *           "text": "Thanks!"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "index": 0,
+                     *           "status": "accepted",
+                     *           "data": [
+                     *             {
+                     *               "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *               "email": "ada@example.com",
+                     *               "kind": "to",
+                     *               "status": "queued",
+                     *               "reason": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "status": "refused",
+                     *           "error": {
+                     *             "code": "validation_failed",
+                     *             "detail": "The email does not fit the contract.",
+                     *             "errors": [
+                     *               {
+                     *                 "pointer": "/to/0/email",
+                     *                 "detail": "must be an email address"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailBatchResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Emails_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "stream": "transactional",
+                     *       "from": "receipts@shop.example",
+                     *       "from_name": "Shop",
+                     *       "email": "ada@example.com",
+                     *       "kind": "to",
+                     *       "subject": "Your receipt for order 1042",
+                     *       "status": "delivered",
+                     *       "reason": null,
+                     *       "attempts": 1,
+                     *       "tags": [
+                     *         "receipt"
+                     *       ],
+                     *       "metadata": {
+                     *         "order_id": "1042"
+                     *       },
+                     *       "track_opens": false,
+                     *       "track_clicks": false,
+                     *       "scheduled_at": null,
+                     *       "sent_at": "2026-11-24T09:30:01Z",
+                     *       "opened_at": null,
+                     *       "clicked_at": null,
+                     *       "bounced_at": null,
+                     *       "created_at": "2026-11-24T09:30:00Z",
+                     *       "events": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Emails_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "stream": "transactional",
+                     *       "from": "receipts@shop.example",
+                     *       "from_name": null,
+                     *       "email": "ada@example.com",
+                     *       "kind": "to",
+                     *       "subject": "Your appointment tomorrow",
+                     *       "status": "cancelled",
+                     *       "reason": "cancelled",
+                     *       "attempts": 0,
+                     *       "tags": [],
+                     *       "metadata": {},
+                     *       "track_opens": false,
+                     *       "track_clicks": false,
+                     *       "scheduled_at": "2026-11-25T08:00:00Z",
+                     *       "sent_at": null,
+                     *       "opened_at": null,
+                     *       "clicked_at": null,
+                     *       "bounced_at": null,
+                     *       "created_at": "2026-11-24T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The message is no longer scheduled, or a request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["EmailCancelConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -26,6 +26,7 @@ import { templateHandlers } from './templates/routes.ts';
 import { listHandlers } from './lists/routes.ts';
 import { publicCors } from './lists/cors.ts';
 import { LIST_MEMBER_JSON_LIMITS } from './lists/routes.ts';
+import { emailHandlers, EMAIL_JSON_LIMITS } from './emails/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -44,6 +45,7 @@ export const implementedHandlers = {
   ...tagHandlers,
   ...templateHandlers,
   ...listHandlers,
+  ...emailHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {
@@ -69,7 +71,10 @@ export function createApp(runtime: Runtime): Express {
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
   app.use('/api/v1/public', publicCors);
-  app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS } }));
+  app.use(
+    '/api/v1',
+    apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...EMAIL_JSON_LIMITS } }),
+  );
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);
   });

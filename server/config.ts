@@ -94,6 +94,15 @@ export interface Config {
     concurrencyPerEndpoint: number;
     concurrency: number;
   };
+  /** SMTP submission into the transactional stream; null: not started. */
+  submission: {
+    /** 0 picks a free port. */
+    port: number;
+    host: string;
+    /** PEM certificate and key for STARTTLS; without them, AUTH is taken from loopback clients only. */
+    tls: { cert: string; key: string } | null;
+    maxBytes: number;
+  } | null;
   websocket: {
     pingMs: number;
     /** A client that lets this much pile up unread is disconnected (close code 1013). */
@@ -178,6 +187,25 @@ function dkim(env: Env): Config['sending']['dkim'] {
   if (!domain && !selector && !privateKey) return null;
   if (!domain || !selector || !privateKey) throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
   return { domain, selector, privateKey: privateKey.replace(/\\n/g, '\n') };
+}
+
+function submission(env: Env): Config['submission'] {
+  if (!env.SUBMISSION_PORT) return null;
+  const { SUBMISSION_TLS_CERT: certFile, SUBMISSION_TLS_KEY: keyFile } = env;
+  if (!certFile !== !keyFile) throw new ConfigError('SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY must be set together');
+  const read = (name: string, file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      throw new ConfigError(`${name} names a file that cannot be read: ${file}`);
+    }
+  };
+  return {
+    port: integer(env, 'SUBMISSION_PORT', 0, 0, 65535),
+    host: env.SUBMISSION_HOST || '0.0.0.0',
+    tls: certFile && keyFile ? { cert: read('SUBMISSION_TLS_CERT', certFile), key: read('SUBMISSION_TLS_KEY', keyFile) } : null,
+    maxBytes: integer(env, 'SUBMISSION_MAX_BYTES', 15 * 1024 * 1024, 1024, 50 * 1024 * 1024),
+  };
 }
 
 /** A file of DATA_DIR, created owner-only unless another process sharing the folder just did: then theirs. */
@@ -339,6 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
       bounceSmtpPort: env.BOUNCE_SMTP_PORT ? integer(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535) : null,
       bounceSmtpHost: env.BOUNCE_SMTP_HOST || '0.0.0.0',
     },
+    submission: submission(env),
     webhooks: {
       allowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       allowHttp: boolean(env, 'WEBHOOK_ALLOW_HTTP', false),

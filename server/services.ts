@@ -32,6 +32,7 @@ import { SegmentService } from './segments/service.ts';
 import { TagService } from './tags/service.ts';
 import { TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
+import { EmailService } from './emails/service.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -84,6 +85,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
+    emails: new EmailService(sqlOf(em), runtime.pool),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em)),

@@ -17,6 +17,7 @@ import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
+import { startSubmissionServer } from './emails/submission.ts';
 import { SecretBox } from './webhooks/signing.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { idempotencyStore } from './idempotency/store.ts';
@@ -39,6 +40,8 @@ export interface Sendline extends Runtime {
   url: string;
   /** The inbound SMTP listener for bounce and complaint reports, when configured. */
   bounceSmtpPort: number | null;
+  /** The SMTP submission listener, when configured. */
+  submissionPort: number | null;
   /** Graceful: stop accepting, finish requests and jobs in flight, close the database. */
   stop(): Promise<void>;
 }
@@ -91,6 +94,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const feedback = new FeedbackService(pool, sqlOf(orm.em));
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
+
+  const submission = config.submission === null ? null : await startSubmissionServer(config.submission, runtime, log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
@@ -147,6 +152,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         }),
         queue.stop(),
         bounces?.stop(),
+        submission?.stop(),
       ]);
       await sending?.close();
       await templates.close();
@@ -159,5 +165,5 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await database.stop();
       log.info('Sendline stopped');
     })());
-  return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, stop };
+  return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, submissionPort: submission?.port ?? null, stop };
 }

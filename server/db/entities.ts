@@ -13,6 +13,7 @@ import { ContactField } from '../fields/entities.ts';
 import { Segment } from '../segments/entities.ts';
 import { Template, TemplateVersion } from '../templates/entities.ts';
 import { ListMember, MailingList } from '../lists/entities.ts';
+import { Email, EmailContent } from '../emails/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -49,4 +50,6 @@ export const entities = [
   TemplateVersion,
   MailingList,
   ListMember,
+  EmailContent,
+  Email,
 ] as const;

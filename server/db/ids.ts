@@ -52,7 +52,9 @@ export type IdPrefix =
   | 'seg'
   | 'tpl'
   | 'tpv'
-  | 'lst';
+  | 'lst'
+  | 'em'
+  | 'emc';
 
 let lastMs = -1;
 let lastTimePart = '';

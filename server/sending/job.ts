@@ -6,6 +6,7 @@ import { runAgain } from '../jobs/queue.ts';
 import { Problem } from '../http/problem.ts';
 import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
+import { TransactionalSender } from '../emails/sender.ts';
 
 /** Starts due scheduled campaigns and keeps sending ones staffed; one process at a time runs it. */
 export const CAMPAIGN_TICK_JOB = 'campaigns.tick';
@@ -52,5 +53,12 @@ export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: Ab
     }
     for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
   });
-  return { close: () => threads.close() };
+  const transactional = new TransactionalSender(pool, sqlOf(orm.em.fork()), threads, config.sending, log);
+  transactional.start(signal);
+  return {
+    close: async () => {
+      await transactional.stopped();
+      await threads.close();
+    },
+  };
 }

@@ -60,7 +60,7 @@ function hasLongLine(text: string): boolean {
   }
 }
 
-function body(text: string): { encoding: string; content: string } {
+export function body(text: string): { encoding: string; content: string } {
   const normalized = text.replace(/\r?\n/g, CRLF);
   if (/^[\p{ASCII}]*$/u.test(normalized) && !hasLongLine(normalized)) return { encoding: '7bit', content: normalized };
   const base64 = Buffer.from(text, 'utf8').toString('base64');

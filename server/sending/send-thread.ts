@@ -8,11 +8,20 @@ import { TokenSigner } from '../tracking/tokens.ts';
 import { Mailer } from './mailer.ts';
 import { Pacer } from './pacer.ts';
 import { prepareCampaign, type CampaignForRender, type Recipient } from './render.ts';
-import { CAMPAIGNS_PER_THREAD, type SendRequest, type SendThreadData, type ThreadOutcome, type ThreadReply } from './send-threads.ts';
+import {
+  CAMPAIGNS_PER_THREAD,
+  type SendRequest,
+  type SendThreadData,
+  type ThreadOutcome,
+  type ThreadReply,
+  type TransactionalRequest,
+} from './send-threads.ts';
+import { transactionalMessage } from '../emails/render.ts';
 import { MailTransport } from './transport.ts';
 
 const data = workerData as SendThreadData;
-const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), new TokenSigner(data.secretKeys), data.publicUrl);
+const signer = new TokenSigner(data.secretKeys);
+const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), signer, data.publicUrl);
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
@@ -53,11 +62,34 @@ async function handle(request: SendRequest): Promise<ThreadReply> {
   return { kind: 'outcomes', outcomes };
 }
 
-port.on('message', (message: SendRequest | 'close') => {
+/** Transactional messages: each built whole here (its content came with the request) and sent as the campaigns' are. */
+async function handleTransactional(request: TransactionalRequest): Promise<ThreadReply> {
+  const contents = new Map(request.contents.map((c) => [c.id, c]));
+  const outcomes = new Array<ThreadOutcome>(request.mails.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < request.mails.length) {
+      const i = next++;
+      const mail = request.mails[i];
+      try {
+        await pacer.wait();
+        const { envelope, raw } = transactionalMessage(contents.get(mail.contentId)!, mail, data.publicUrl, signer);
+        outcomes[i] = await mailer.transport.sendMime(envelope, raw);
+      } catch (error) {
+        outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(data.sending.poolSize, request.mails.length) }, worker));
+  return { kind: 'outcomes', outcomes };
+}
+
+port.on('message', (message: SendRequest | TransactionalRequest | 'close') => {
   if (message === 'close') {
     mailer.transport.close();
     port.close();
     return;
   }
-  void handle(message).then((reply) => port.postMessage({ id: message.id, reply }));
+  const reply = 'kind' in message ? handleTransactional(message) : handle(message);
+  void reply.then((r) => port.postMessage({ id: message.id, reply: r }));
 });

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { Logger } from '../logger.ts';
 import type { CampaignContent, Recipient } from './render.ts';
+import type { TransactionalContent, TransactionalMail } from '../emails/render.ts';
 import type { SendOutcome } from './transport.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
@@ -33,6 +34,14 @@ export interface SendRequest {
   /** Sent with a thread's first message of a campaign, and when the thread asks for it. */
   campaign?: CampaignContent;
   recipients: Recipient[];
+}
+
+/** Transactional messages: each with its content, handed over with the request (a content is sent once per share). */
+export interface TransactionalRequest {
+  id: number;
+  kind: 'transactional';
+  contents: TransactionalContent[];
+  mails: TransactionalMail[];
 }
 
 interface Thread {
@@ -98,6 +107,31 @@ export class SendThreads {
     // Only possible if the thread dropped the campaign between the two requests: 32 others came.
     if (reply.kind === 'campaign_needed') return failed('the sending thread lost the campaign');
     return reply.kind === 'lost' ? failed(reply.error) : reply.outcomes;
+  }
+
+  /** Renders and sends transactional messages, shared out among the threads; answers their outcomes in order. */
+  async sendTransactional(contents: Map<string, TransactionalContent>, mails: TransactionalMail[]): Promise<ThreadOutcome[]> {
+    if (!mails.length) return [];
+    const shares = Math.min(this.threads.length, mails.length);
+    const size = Math.ceil(mails.length / shares);
+    const parts = await Promise.all(
+      Array.from({ length: shares }, async (_, i): Promise<ThreadOutcome[]> => {
+        const share = mails.slice(i * size, (i + 1) * size);
+        if (this.closed) return share.map(() => ({ kind: 'transport_error', error: 'sending threads are stopping' }));
+        const needed = [...new Set(share.map((m) => m.contentId))].map((id) => contents.get(id)!);
+        const request: TransactionalRequest = { id: this.nextId++, kind: 'transactional', contents: needed, mails: share };
+        const thread = this.leastBusy();
+        const reply = await new Promise<ThreadReply>((resolve) => {
+          thread.pending.set(request.id, { recipients: share.length, resolve });
+          thread.load += share.length;
+          thread.worker.postMessage(request);
+        });
+        return reply.kind === 'outcomes'
+          ? reply.outcomes
+          : share.map(() => ({ kind: 'transport_error', error: reply.kind === 'lost' ? reply.error : 'no answer' }));
+      }),
+    );
+    return parts.flat();
   }
 
   private request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean): Promise<ThreadReply> {

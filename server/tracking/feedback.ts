@@ -9,6 +9,9 @@ import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { insertBounce, insertUnsubscribe, Rollups, writeRollups, type BounceRecord } from './store.ts';
 import { markBounced, markComplained, markUnsubscribed } from '../campaigns/store.ts';
+import { isTransactionalId } from '../emails/engagement.ts';
+import { transactionalEventData } from '../emails/events.ts';
+import { emails } from '../emails/store.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
 export const SOFT_BOUNCE_LIMIT = 3;
@@ -62,6 +65,7 @@ export class FeedbackService {
 
   /** Null when neither the message nor the address is known (to this account, when given). */
   async recordBounce(input: BounceInput): Promise<BounceRecord | null> {
+    if (input.messageId && isTransactionalId(input.messageId)) return this.recordTransactionalBounce({ ...input, messageId: input.messageId });
     return inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const message = await this.findMessage(db, input);
@@ -105,6 +109,42 @@ export class FeedbackService {
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
         }
         await writeRollups(db, rollups);
+      }
+      if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
+      await append(client, accountId, events);
+      return record;
+    });
+  }
+
+  /** A bounce or complaint of a transactional message: no campaign counts it; the address is suppressed as for campaigns. */
+  private recordTransactionalBounce(input: BounceInput & { messageId: string }): Promise<BounceRecord | null> {
+    return inTransaction(this.pool, async (client) => {
+      const db = sqlOnClient(client);
+      const [message] = await emails.lockRefs(db, [input.messageId]);
+      if (!message || (input.accountId && message.account_id !== input.accountId)) return null;
+      const accountId = message.account_id;
+      const contact = await this.findContact(db, accountId, message.contact_id, message.contact_id ? null : message.email);
+      const record = await insertBounce(db, {
+        id: newId('bnc'),
+        account_id: accountId,
+        campaign_id: null,
+        message_id: message.id,
+        contact_id: contact?.id ?? null,
+        email: message.email,
+        type: input.type,
+        reason: input.reason,
+        diagnostic_code: input.diagnosticCode,
+        source: input.source,
+        occurred_at: input.occurredAt,
+      });
+      const base = transactionalEventData(message);
+      const events: PendingEvent[] = [];
+      if (input.type === 'complaint') {
+        await emails.markComplained(db, message.id, input.occurredAt);
+        events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
+      } else {
+        if (input.type === 'hard' && message.bounced_at === null) await emails.markBounced(db, message.id, input.reason, input.occurredAt);
+        events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
       }
       if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
       await append(client, accountId, events);

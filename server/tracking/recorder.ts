@@ -15,6 +15,7 @@ import { PendingRequests } from './pending.ts';
 import type { TokenSigner } from './tokens.ts';
 import { copyHits, Rollups, writeRollups } from './store.ts';
 import { markEngaged } from '../campaigns/store.ts';
+import { isTransactionalId, recordEngagement } from '../emails/engagement.ts';
 
 /**
  * A request to a tracking route as it was answered. Everything a request can leave for later is
@@ -137,8 +138,10 @@ export class TrackingRecorder {
   }
 
   private async write(requests: TrackedRequest[]): Promise<void> {
-    const hits = requests.map((r) => this.hitOf(r)).filter((h): h is Hit => h !== null);
-    if (!hits.length) return;
+    const all = requests.map((r) => this.hitOf(r)).filter((h): h is Hit => h !== null);
+    if (!all.length) return;
+    const hits = all.filter((h) => !isTransactionalId(h.messageId));
+    const transactional = all.filter((h) => isTransactionalId(h.messageId));
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
     await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
@@ -233,6 +236,8 @@ export class TrackingRecorder {
           list.map((m) => m.contact_id).filter((id): id is string => id !== null),
         );
       }
+      for (const [accountId, list] of await recordEngagement(db, transactional, this.settings.machineOpenSeconds))
+        events.set(accountId, [...(events.get(accountId) ?? []), ...list]);
       for (const [accountId, list] of events) await append(client, accountId, list);
     });
   }

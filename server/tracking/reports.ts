@@ -19,7 +19,8 @@ interface Part {
   body: string;
 }
 
-const MESSAGE_ID = /^msg_[0-9A-Za-z]{22}$/;
+/** A campaign message (`msg_`) or a transactional one (`em_`). */
+const MESSAGE_ID = /^(?:msg|em)_[0-9A-Za-z]{22}$/;
 
 function parseHeaderBlock(block: string): Map<string, string> {
   const headers = new Map<string, string>();
@@ -85,7 +86,7 @@ export function findMessageId(raw: string, envelopeRecipients: string[]): string
     const verp = /^bounces\+([^@]+)@/i.exec(rcpt)?.[1];
     if (verp && MESSAGE_ID.test(verp)) return verp;
   }
-  const header = /^X-Sendline-Message:\s*(msg_[0-9A-Za-z]{22})\s*$/im.exec(raw)?.[1];
+  const header = /^X-Sendline-Message:\s*((?:msg|em)_[0-9A-Za-z]{22})\s*$/im.exec(raw)?.[1];
   return header ?? null;
 }
 

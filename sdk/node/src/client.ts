@@ -22,6 +22,7 @@ export class Sendline {
     importCsv(source: CsvSource, params?: ImportCsvParams, options?: RequestOptions): Promise<ContactImport>;
   };
   readonly conversions: Resources['conversions'];
+  readonly emails: Resources['emails'];
   readonly events: Resources['events'];
   readonly payments: Resources['payments'];
   readonly tracking: Resources['tracking'];
@@ -45,6 +46,7 @@ export class Sendline {
     this.contactImports = { ...all.contactImports, wait: (id, wait, callOptions) => waitForImport(transport, id, wait, callOptions) };
     this.contacts = { ...all.contacts, importCsv: (source, params, callOptions) => importCsv(transport, source, params, callOptions) };
     this.conversions = all.conversions;
+    this.emails = all.emails;
     this.events = all.events;
     this.payments = all.payments;
     this.tracking = all.tracking;

@@ -43,6 +43,7 @@ final class Sendline
     public readonly Resources\Lists $lists;
     public readonly Resources\ContactLists $contactLists;
     public readonly Resources\PublicLists $publicLists;
+    public readonly Resources\Emails $emails;
     private readonly Transport $transport;
 
     /**
@@ -115,6 +116,7 @@ final class Sendline
         $this->lists = new Resources\Lists($transport);
         $this->contactLists = new Resources\ContactLists($transport);
         $this->publicLists = new Resources\PublicLists($transport);
+        $this->emails = new Resources\Emails($transport);
     }
 
     private static function env(string $name): ?string

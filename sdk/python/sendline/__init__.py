@@ -27,6 +27,7 @@ __all__ = [
     "ContactsApi",
     "ConversionsApi",
     "CustomFieldsApi",
+    "EmailsApi",
     "EventsApi",
     "ListsApi",
     "PaymentsApi",
@@ -137,8 +138,15 @@ __all__ = [
     "ConversionPage",
     "DeliveryStatus",
     "DomainStats",
+    "Email",
+    "EmailAttachment",
+    "EmailBatchError",
+    "EmailBatchItemResult",
+    "EmailBatchRequest",
+    "EmailBatchResult",
     "EmailBouncedData",
     "EmailBouncedEvent",
+    "EmailCancelConflictResponse",
     "EmailClickedData",
     "EmailClickedEvent",
     "EmailComplainedData",
@@ -150,11 +158,18 @@ __all__ = [
     "EmailEventData",
     "EmailFailedData",
     "EmailFailedEvent",
+    "EmailNamedAddress",
     "EmailOpenedData",
     "EmailOpenedEvent",
+    "EmailPage",
+    "EmailRecipientResult",
+    "EmailSendRequest",
+    "EmailSendResult",
     "EmailSentData",
     "EmailSentEvent",
+    "EmailStatus",
     "EmailTakenResponse",
+    "EmailTimelineEntry",
     "EmailUnsubscribedData",
     "EmailUnsubscribedEvent",
     "EngagementFigures",
@@ -292,6 +307,7 @@ from sendline.api.contact_lists_api import ContactListsApi as ContactListsApi
 from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi as CustomFieldsApi
+from sendline.api.emails_api import EmailsApi as EmailsApi
 from sendline.api.events_api import EventsApi as EventsApi
 from sendline.api.lists_api import ListsApi as ListsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
@@ -406,8 +422,15 @@ from sendline.models.conversion_created_event import ConversionCreatedEvent as C
 from sendline.models.conversion_page import ConversionPage as ConversionPage
 from sendline.models.delivery_status import DeliveryStatus as DeliveryStatus
 from sendline.models.domain_stats import DomainStats as DomainStats
+from sendline.models.email import Email as Email
+from sendline.models.email_attachment import EmailAttachment as EmailAttachment
+from sendline.models.email_batch_error import EmailBatchError as EmailBatchError
+from sendline.models.email_batch_item_result import EmailBatchItemResult as EmailBatchItemResult
+from sendline.models.email_batch_request import EmailBatchRequest as EmailBatchRequest
+from sendline.models.email_batch_result import EmailBatchResult as EmailBatchResult
 from sendline.models.email_bounced_data import EmailBouncedData as EmailBouncedData
 from sendline.models.email_bounced_event import EmailBouncedEvent as EmailBouncedEvent
+from sendline.models.email_cancel_conflict_response import EmailCancelConflictResponse as EmailCancelConflictResponse
 from sendline.models.email_clicked_data import EmailClickedData as EmailClickedData
 from sendline.models.email_clicked_event import EmailClickedEvent as EmailClickedEvent
 from sendline.models.email_complained_data import EmailComplainedData as EmailComplainedData
@@ -419,11 +442,18 @@ from sendline.models.email_delivered_event import EmailDeliveredEvent as EmailDe
 from sendline.models.email_event_data import EmailEventData as EmailEventData
 from sendline.models.email_failed_data import EmailFailedData as EmailFailedData
 from sendline.models.email_failed_event import EmailFailedEvent as EmailFailedEvent
+from sendline.models.email_named_address import EmailNamedAddress as EmailNamedAddress
 from sendline.models.email_opened_data import EmailOpenedData as EmailOpenedData
 from sendline.models.email_opened_event import EmailOpenedEvent as EmailOpenedEvent
+from sendline.models.email_page import EmailPage as EmailPage
+from sendline.models.email_recipient_result import EmailRecipientResult as EmailRecipientResult
+from sendline.models.email_send_request import EmailSendRequest as EmailSendRequest
+from sendline.models.email_send_result import EmailSendResult as EmailSendResult
 from sendline.models.email_sent_data import EmailSentData as EmailSentData
 from sendline.models.email_sent_event import EmailSentEvent as EmailSentEvent
+from sendline.models.email_status import EmailStatus as EmailStatus
 from sendline.models.email_taken_response import EmailTakenResponse as EmailTakenResponse
+from sendline.models.email_timeline_entry import EmailTimelineEntry as EmailTimelineEntry
 from sendline.models.email_unsubscribed_data import EmailUnsubscribedData as EmailUnsubscribedData
 from sendline.models.email_unsubscribed_event import EmailUnsubscribedEvent as EmailUnsubscribedEvent
 from sendline.models.engagement_figures import EngagementFigures as EngagementFigures

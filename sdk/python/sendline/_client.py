@@ -35,6 +35,7 @@ from sendline._resources import (
     ContactsResource,
     ConversionsResource,
     CustomFieldsResource,
+    EmailsResource,
     EventsResource,
     PaymentsResource,
     SegmentsResource,
@@ -243,6 +244,7 @@ class Sendline:
         self.lists = ListsResource(self)
         self.contact_lists = ContactListsResource(self)
         self.public_lists = PublicListsResource(self)
+        self.emails = EmailsResource(self)
 
     @classmethod
     def login(

@@ -209,3 +209,32 @@ class PublicSubscribeParams(TypedDict, total=False):
     email: Required[str]
     first_name: str
     last_name: str
+class EmailAddressParams(TypedDict, total=False):
+    email: Required[str]
+    name: str
+
+
+class EmailAttachmentParams(TypedDict, total=False):
+    filename: Required[str]
+    content_type: Required[str]
+    content: Required[str]
+    """Base64."""
+
+
+class EmailParams(TypedDict, total=False):
+    """`emails.send` (with `from_` for the contract's `from`, a Python keyword)."""
+
+    to: Required[Sequence[EmailAddressParams]]
+    subject: Required[str]
+    cc: Sequence[EmailAddressParams]
+    bcc: Sequence[EmailAddressParams]
+    reply_to: str
+    html: str
+    text: str
+    headers: Mapping[str, str]
+    attachments: Sequence[EmailAttachmentParams]
+    tags: Sequence[str]
+    metadata: Mapping[str, str]
+    track_opens: bool
+    track_clicks: bool
+    scheduled_at: DateTime

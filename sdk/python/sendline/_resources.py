@@ -29,6 +29,8 @@ from sendline._params import (
     CustomFieldCreateParams,
     CustomFieldUpdateParams,
     DateTime,
+    EmailAddressParams,
+    EmailParams,
     PaymentParams,
     RegisterParams,
     SegmentCreateParams,
@@ -47,6 +49,7 @@ from sendline.api.auth_api import AuthApi
 from sendline.api.campaigns_api import CampaignsApi
 from sendline.api.contact_imports_api import ContactImportsApi
 from sendline.api.contacts_api import ContactsApi
+from sendline.api.emails_api import EmailsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.payments_api import PaymentsApi
@@ -87,6 +90,11 @@ from sendline.models.template_rendered import TemplateRendered
 from sendline.models.template_test_request import TemplateTestRequest
 from sendline.models.template_update import TemplateUpdate
 from sendline.models.template_version import TemplateVersion
+from sendline.models.email import Email
+from sendline.models.email_batch_request import EmailBatchRequest
+from sendline.models.email_batch_result import EmailBatchResult
+from sendline.models.email_send_request import EmailSendRequest
+from sendline.models.email_send_result import EmailSendResult
 from sendline.models.campaign_analytics import CampaignAnalytics
 from sendline.models.campaign_create import CampaignCreate
 from sendline.models.campaign_message import CampaignMessage
@@ -843,3 +851,50 @@ class PublicListsResource(_Resource):
     ) -> PublicSubscribeResult:
         """`email`, and optionally `first_name`, `last_name`."""
         return self._call("POST", self._api.subscribe, public_id, _body(PublicSubscribeRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+def _email_fields(from_: Optional[EmailAddressParams], fields: Mapping[str, Any]) -> Dict[str, Any]:
+    """`from_` is the contract's `from` (a Python keyword); `scheduled_at` goes out in UTC."""
+    out: Dict[str, Any] = dict(fields)
+    if from_ is not None:
+        out["from"] = from_
+    if out.get("scheduled_at") is not None:
+        out["scheduled_at"] = _utc(out["scheduled_at"])
+    return out
+
+
+class EmailsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = EmailsApi(client.api_client)
+
+    def send(
+        self,
+        *,
+        from_: Optional[EmailAddressParams] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        **fields: Unpack[EmailParams],
+    ) -> EmailSendResult:
+        """`from_`, `to`, `subject`, `html` and/or `text`, and optionally `cc`, `bcc`, `reply_to`,
+        `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`.
+        Answers one entry per recipient: its id and `queued`, or `refused` with the reason."""
+        body = _body(EmailSendRequest, _email_fields(from_, fields))
+        return self._call("POST", self._api.send, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def batch(
+        self, *, emails: List[Mapping[str, Any]], idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> EmailBatchResult:
+        """Up to 500 requests (dicts as `send` takes them, with `from`), each accepted or refused on its own."""
+        body = _validated(EmailBatchRequest, {"emails": [_email_fields(None, e) for e in emails]})
+        return self._call("POST", self._api.batch, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Email:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> Paginator[Email]:
+        """Filters: `status`, `to`, `tag`, `created_after`, `created_before`."""
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, **filters)
+
+    def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Email:
+        """Cancels a scheduled email."""
+        return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

@@ -16,6 +16,7 @@ import { Migration20261123161500IdempotencyKeys } from './Migration2026112316150
 import { Migration20261124010000Lists } from './Migration20261124010000Lists.ts';
 import { Migration20261124020000SegmentsAndFields } from './Migration20261124020000SegmentsAndFields.ts';
 import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
+import { Migration20261124050000TransactionalEmails } from './Migration20261124050000TransactionalEmails.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   Migration20261124010000Lists,
   Migration20261124020000SegmentsAndFields,
   Migration20261124040000Templates,
+  Migration20261124050000TransactionalEmails,
 ];

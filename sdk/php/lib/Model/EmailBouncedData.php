@@ -61,6 +61,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'campaign_id' => 'string',
         'contact_id' => 'string',
         'email' => 'string',
+        'stream' => 'string',
+        'tags' => 'string[]',
+        'metadata' => 'array<string,string>',
         'bounce_type' => 'string',
         'reason' => 'string',
         'diagnostic_code' => 'string'
@@ -78,6 +81,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'campaign_id' => null,
         'contact_id' => null,
         'email' => null,
+        'stream' => null,
+        'tags' => null,
+        'metadata' => null,
         'bounce_type' => null,
         'reason' => null,
         'diagnostic_code' => null
@@ -90,9 +96,12 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static array $openAPINullables = [
         'message_id' => false,
-        'campaign_id' => false,
+        'campaign_id' => true,
         'contact_id' => true,
         'email' => false,
+        'stream' => false,
+        'tags' => false,
+        'metadata' => false,
         'bounce_type' => false,
         'reason' => true,
         'diagnostic_code' => true
@@ -188,6 +197,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'campaign_id' => 'campaign_id',
         'contact_id' => 'contact_id',
         'email' => 'email',
+        'stream' => 'stream',
+        'tags' => 'tags',
+        'metadata' => 'metadata',
         'bounce_type' => 'bounce_type',
         'reason' => 'reason',
         'diagnostic_code' => 'diagnostic_code'
@@ -203,6 +215,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'campaign_id' => 'setCampaignId',
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
+        'stream' => 'setStream',
+        'tags' => 'setTags',
+        'metadata' => 'setMetadata',
         'bounce_type' => 'setBounceType',
         'reason' => 'setReason',
         'diagnostic_code' => 'setDiagnosticCode'
@@ -218,6 +233,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'campaign_id' => 'getCampaignId',
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
+        'stream' => 'getStream',
+        'tags' => 'getTags',
+        'metadata' => 'getMetadata',
         'bounce_type' => 'getBounceType',
         'reason' => 'getReason',
         'diagnostic_code' => 'getDiagnosticCode'
@@ -264,8 +282,21 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         return self::$openAPIModelName;
     }
 
+    public const STREAM_TRANSACTIONAL = 'transactional';
     public const BOUNCE_TYPE_HARD = 'hard';
     public const BOUNCE_TYPE_SOFT = 'soft';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getStreamAllowableValues()
+    {
+        return [
+            self::STREAM_TRANSACTIONAL,
+        ];
+    }
 
     /**
      * Gets allowable values of the enum
@@ -299,6 +330,9 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('campaign_id', $data ?? [], null);
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
+        $this->setIfExists('stream', $data ?? [], null);
+        $this->setIfExists('tags', $data ?? [], null);
+        $this->setIfExists('metadata', $data ?? [], null);
         $this->setIfExists('bounce_type', $data ?? [], null);
         $this->setIfExists('reason', $data ?? [], null);
         $this->setIfExists('diagnostic_code', $data ?? [], null);
@@ -343,6 +377,15 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
         if ($this->container['email'] === null) {
             $invalidProperties[] = "'email' can't be null";
         }
+        $allowedValues = $this->getStreamAllowableValues();
+        if (!is_null($this->container['stream']) && !in_array($this->container['stream'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'stream', must be one of '%s'",
+                $this->container['stream'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['bounce_type'] === null) {
             $invalidProperties[] = "'bounce_type' can't be null";
         }
@@ -416,14 +459,21 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id The campaign (`cmp_…`).
+     * @param string $campaign_id The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
      *
      * @return self
      */
     public function setCampaignId($campaign_id)
     {
         if (is_null($campaign_id)) {
-            throw new \InvalidArgumentException('non-nullable campaign_id cannot be null');
+            array_push($this->openAPINullablesSetToNull, 'campaign_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('campaign_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
         }
         $this->container['campaign_id'] = $campaign_id;
 
@@ -487,6 +537,97 @@ class EmailBouncedData implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable email cannot be null');
         }
         $this->container['email'] = $email;
+
+        return $this;
+    }
+
+    /**
+     * Gets stream
+     *
+     * @return string|null
+     */
+    public function getStream()
+    {
+        return $this->container['stream'];
+    }
+
+    /**
+     * Sets stream
+     *
+     * @param string|null $stream `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+     *
+     * @return self
+     */
+    public function setStream($stream)
+    {
+        if (is_null($stream)) {
+            throw new \InvalidArgumentException('non-nullable stream cannot be null');
+        }
+        $allowedValues = $this->getStreamAllowableValues();
+        if (!in_array($stream, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'stream', must be one of '%s'",
+                    $stream,
+                    implode("', '", $allowedValues)
+                )
+            );
+        }
+        $this->container['stream'] = $stream;
+
+        return $this;
+    }
+
+    /**
+     * Gets tags
+     *
+     * @return string[]|null
+     */
+    public function getTags()
+    {
+        return $this->container['tags'];
+    }
+
+    /**
+     * Sets tags
+     *
+     * @param string[]|null $tags The transactional message's `tags`.
+     *
+     * @return self
+     */
+    public function setTags($tags)
+    {
+        if (is_null($tags)) {
+            throw new \InvalidArgumentException('non-nullable tags cannot be null');
+        }
+        $this->container['tags'] = $tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets metadata
+     *
+     * @return array<string,string>|null
+     */
+    public function getMetadata()
+    {
+        return $this->container['metadata'];
+    }
+
+    /**
+     * Sets metadata
+     *
+     * @param array<string,string>|null $metadata The transactional message's `metadata`, as sent.
+     *
+     * @return self
+     */
+    public function setMetadata($metadata)
+    {
+        if (is_null($metadata)) {
+            throw new \InvalidArgumentException('non-nullable metadata cannot be null');
+        }
+        $this->container['metadata'] = $metadata;
 
         return $this;
     }

@@ -62,6 +62,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         'campaign_id' => 'string',
         'contact_id' => 'string',
         'email' => 'string',
+        'stream' => 'string',
+        'tags' => 'string[]',
+        'metadata' => 'array<string,string>',
         'smtp_response' => 'string'
     ];
 
@@ -77,6 +80,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         'campaign_id' => null,
         'contact_id' => null,
         'email' => null,
+        'stream' => null,
+        'tags' => null,
+        'metadata' => null,
         'smtp_response' => null
     ];
 
@@ -87,9 +93,12 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
       */
     protected static array $openAPINullables = [
         'message_id' => false,
-        'campaign_id' => false,
+        'campaign_id' => true,
         'contact_id' => true,
         'email' => false,
+        'stream' => false,
+        'tags' => false,
+        'metadata' => false,
         'smtp_response' => true
     ];
 
@@ -183,6 +192,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         'campaign_id' => 'campaign_id',
         'contact_id' => 'contact_id',
         'email' => 'email',
+        'stream' => 'stream',
+        'tags' => 'tags',
+        'metadata' => 'metadata',
         'smtp_response' => 'smtp_response'
     ];
 
@@ -196,6 +208,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         'campaign_id' => 'setCampaignId',
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
+        'stream' => 'setStream',
+        'tags' => 'setTags',
+        'metadata' => 'setMetadata',
         'smtp_response' => 'setSmtpResponse'
     ];
 
@@ -209,6 +224,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         'campaign_id' => 'getCampaignId',
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
+        'stream' => 'getStream',
+        'tags' => 'getTags',
+        'metadata' => 'getMetadata',
         'smtp_response' => 'getSmtpResponse'
     ];
 
@@ -253,6 +271,19 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         return self::$openAPIModelName;
     }
 
+    public const STREAM_TRANSACTIONAL = 'transactional';
+
+    /**
+     * Gets allowable values of the enum
+     *
+     * @return string[]
+     */
+    public function getStreamAllowableValues()
+    {
+        return [
+            self::STREAM_TRANSACTIONAL,
+        ];
+    }
 
     /**
      * Associative array for storing property values
@@ -273,6 +304,9 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         $this->setIfExists('campaign_id', $data ?? [], null);
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
+        $this->setIfExists('stream', $data ?? [], null);
+        $this->setIfExists('tags', $data ?? [], null);
+        $this->setIfExists('metadata', $data ?? [], null);
         $this->setIfExists('smtp_response', $data ?? [], null);
     }
 
@@ -315,6 +349,15 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
         if ($this->container['email'] === null) {
             $invalidProperties[] = "'email' can't be null";
         }
+        $allowedValues = $this->getStreamAllowableValues();
+        if (!is_null($this->container['stream']) && !in_array($this->container['stream'], $allowedValues, true)) {
+            $invalidProperties[] = sprintf(
+                "invalid value '%s' for 'stream', must be one of '%s'",
+                $this->container['stream'],
+                implode("', '", $allowedValues)
+            );
+        }
+
         if ($this->container['smtp_response'] === null) {
             $invalidProperties[] = "'smtp_response' can't be null";
         }
@@ -373,14 +416,21 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id The campaign (`cmp_…`).
+     * @param string $campaign_id The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
      *
      * @return self
      */
     public function setCampaignId($campaign_id)
     {
         if (is_null($campaign_id)) {
-            throw new \InvalidArgumentException('non-nullable campaign_id cannot be null');
+            array_push($this->openAPINullablesSetToNull, 'campaign_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('campaign_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
         }
         $this->container['campaign_id'] = $campaign_id;
 
@@ -444,6 +494,97 @@ class EmailDeliveredData implements ModelInterface, ArrayAccess, \JsonSerializab
             throw new \InvalidArgumentException('non-nullable email cannot be null');
         }
         $this->container['email'] = $email;
+
+        return $this;
+    }
+
+    /**
+     * Gets stream
+     *
+     * @return string|null
+     */
+    public function getStream()
+    {
+        return $this->container['stream'];
+    }
+
+    /**
+     * Sets stream
+     *
+     * @param string|null $stream `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+     *
+     * @return self
+     */
+    public function setStream($stream)
+    {
+        if (is_null($stream)) {
+            throw new \InvalidArgumentException('non-nullable stream cannot be null');
+        }
+        $allowedValues = $this->getStreamAllowableValues();
+        if (!in_array($stream, $allowedValues, true)) {
+            throw new \InvalidArgumentException(
+                sprintf(
+                    "Invalid value '%s' for 'stream', must be one of '%s'",
+                    $stream,
+                    implode("', '", $allowedValues)
+                )
+            );
+        }
+        $this->container['stream'] = $stream;
+
+        return $this;
+    }
+
+    /**
+     * Gets tags
+     *
+     * @return string[]|null
+     */
+    public function getTags()
+    {
+        return $this->container['tags'];
+    }
+
+    /**
+     * Sets tags
+     *
+     * @param string[]|null $tags The transactional message's `tags`.
+     *
+     * @return self
+     */
+    public function setTags($tags)
+    {
+        if (is_null($tags)) {
+            throw new \InvalidArgumentException('non-nullable tags cannot be null');
+        }
+        $this->container['tags'] = $tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets metadata
+     *
+     * @return array<string,string>|null
+     */
+    public function getMetadata()
+    {
+        return $this->container['metadata'];
+    }
+
+    /**
+     * Sets metadata
+     *
+     * @param array<string,string>|null $metadata The transactional message's `metadata`, as sent.
+     *
+     * @return self
+     */
+    public function setMetadata($metadata)
+    {
+        if (is_null($metadata)) {
+            throw new \InvalidArgumentException('non-nullable metadata cannot be null');
+        }
+        $this->container['metadata'] = $metadata;
 
         return $this;
     }

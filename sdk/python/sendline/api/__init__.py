@@ -10,6 +10,7 @@ from sendline.api.contact_lists_api import ContactListsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
+from sendline.api.emails_api import EmailsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.lists_api import ListsApi
 from sendline.api.payments_api import PaymentsApi

@@ -27,13 +27,26 @@ class EmailBouncedData(BaseModel):
     EmailBouncedData
     """ # noqa: E501
     message_id: StrictStr = Field(description="The message (`msg_…`).")
-    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).")
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
+    stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).")
+    tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
+    metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     bounce_type: StrictStr = Field(description="`hard` (permanent) or `soft` (temporary).")
     reason: Optional[StrictStr] = Field(description="Why, as reported.")
     diagnostic_code: Optional[StrictStr] = Field(description="The SMTP or DSN diagnostic, e.g. `smtp; 550`.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "bounce_type", "reason", "diagnostic_code"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "tags", "metadata", "bounce_type", "reason", "diagnostic_code"]
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['transactional']):
+            raise ValueError("must be one of enum values ('transactional')")
+        return value
 
     @field_validator('bounce_type')
     def bounce_type_validate_enum(cls, value):
@@ -81,6 +94,11 @@ class EmailBouncedData(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # set to None if campaign_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.campaign_id is None and "campaign_id" in self.model_fields_set:
+            _dict['campaign_id'] = None
+
         # set to None if contact_id (nullable) is None
         # and model_fields_set contains the field
         if self.contact_id is None and "contact_id" in self.model_fields_set:
@@ -112,6 +130,9 @@ class EmailBouncedData(BaseModel):
             "campaign_id": obj.get("campaign_id"),
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
+            "stream": obj.get("stream"),
+            "tags": obj.get("tags"),
+            "metadata": obj.get("metadata"),
             "bounce_type": obj.get("bounce_type"),
             "reason": obj.get("reason"),
             "diagnostic_code": obj.get("diagnostic_code")

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,11 +27,24 @@ class EmailFailedData(BaseModel):
     EmailFailedData
     """ # noqa: E501
     message_id: StrictStr = Field(description="The message (`msg_…`).")
-    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).")
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
+    stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).")
+    tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
+    metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     reason: StrictStr = Field(description="Why: the relay's last answer, or `rendering failed: …`.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "reason"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "tags", "metadata", "reason"]
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['transactional']):
+            raise ValueError("must be one of enum values ('transactional')")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -72,6 +85,11 @@ class EmailFailedData(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # set to None if campaign_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.campaign_id is None and "campaign_id" in self.model_fields_set:
+            _dict['campaign_id'] = None
+
         # set to None if contact_id (nullable) is None
         # and model_fields_set contains the field
         if self.contact_id is None and "contact_id" in self.model_fields_set:
@@ -93,6 +111,9 @@ class EmailFailedData(BaseModel):
             "campaign_id": obj.get("campaign_id"),
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
+            "stream": obj.get("stream"),
+            "tags": obj.get("tags"),
+            "metadata": obj.get("metadata"),
             "reason": obj.get("reason")
         })
         return _obj

@@ -27,11 +27,24 @@ class EmailUnsubscribedData(BaseModel):
     EmailUnsubscribedData
     """ # noqa: E501
     message_id: StrictStr = Field(description="The message (`msg_…`).")
-    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`).")
+    campaign_id: Optional[StrictStr] = Field(description="The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).")
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
+    stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).")
+    tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
+    metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     source: StrictStr = Field(description="How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "source"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "tags", "metadata", "source"]
+
+    @field_validator('stream')
+    def stream_validate_enum(cls, value):
+        """Validates the enum"""
+        if value is None:
+            return value
+
+        if value not in set(['transactional']):
+            raise ValueError("must be one of enum values ('transactional')")
+        return value
 
     @field_validator('source')
     def source_validate_enum(cls, value):
@@ -79,6 +92,11 @@ class EmailUnsubscribedData(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # set to None if campaign_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.campaign_id is None and "campaign_id" in self.model_fields_set:
+            _dict['campaign_id'] = None
+
         # set to None if contact_id (nullable) is None
         # and model_fields_set contains the field
         if self.contact_id is None and "contact_id" in self.model_fields_set:
@@ -100,6 +118,9 @@ class EmailUnsubscribedData(BaseModel):
             "campaign_id": obj.get("campaign_id"),
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
+            "stream": obj.get("stream"),
+            "tags": obj.get("tags"),
+            "metadata": obj.get("metadata"),
             "source": obj.get("source")
         })
         return _obj

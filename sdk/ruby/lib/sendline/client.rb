@@ -32,6 +32,7 @@ module Sendline
       lists: Resources::Lists,
       contact_lists: Resources::ContactLists,
       public_lists: Resources::PublicLists,
+      emails: Resources::Emails,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

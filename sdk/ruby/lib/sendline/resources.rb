@@ -267,6 +267,9 @@ module Sendline
     # Subscription from public forms, no credential needed: `client.public_lists.subscribe(public_id, email: …)`.
     class PublicLists < Resource
       operations_of PublicListsApi
+    # Transactional email: `send`, `batch`, `get`, `list`, `cancel`.
+    class Emails < Resource
+      operations_of EmailsApi
     end
   end
 end

@@ -18,7 +18,7 @@ module Sendline
     # The message (`msg_…`).
     attr_accessor :message_id
 
-    # The campaign (`cmp_…`).
+    # The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
     attr_accessor :campaign_id
 
     # The contact (`ct_…`); null once deleted.
@@ -26,6 +26,15 @@ module Sendline
 
     # The recipient's address.
     attr_accessor :email
+
+    # `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+    attr_accessor :stream
+
+    # The transactional message's `tags`.
+    attr_accessor :tags
+
+    # The transactional message's `metadata`, as sent.
+    attr_accessor :metadata
 
     # `hard` (permanent) or `soft` (temporary).
     attr_accessor :bounce_type
@@ -65,6 +74,9 @@ module Sendline
         :'campaign_id' => :'campaign_id',
         :'contact_id' => :'contact_id',
         :'email' => :'email',
+        :'stream' => :'stream',
+        :'tags' => :'tags',
+        :'metadata' => :'metadata',
         :'bounce_type' => :'bounce_type',
         :'reason' => :'reason',
         :'diagnostic_code' => :'diagnostic_code'
@@ -88,6 +100,9 @@ module Sendline
         :'campaign_id' => :'String',
         :'contact_id' => :'String',
         :'email' => :'String',
+        :'stream' => :'String',
+        :'tags' => :'Array<String>',
+        :'metadata' => :'Hash<String, String>',
         :'bounce_type' => :'String',
         :'reason' => :'String',
         :'diagnostic_code' => :'String'
@@ -97,6 +112,7 @@ module Sendline
     # List of attributes with nullable: true
     def self.openapi_nullable
       Set.new([
+        :'campaign_id',
         :'contact_id',
         :'reason',
         :'diagnostic_code'
@@ -143,6 +159,22 @@ module Sendline
         self.email = nil
       end
 
+      if attributes.key?(:'stream')
+        self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'tags')
+        if (value = attributes[:'tags']).is_a?(Array)
+          self.tags = value
+        end
+      end
+
+      if attributes.key?(:'metadata')
+        if (value = attributes[:'metadata']).is_a?(Hash)
+          self.metadata = value
+        end
+      end
+
       if attributes.key?(:'bounce_type')
         self.bounce_type = attributes[:'bounce_type']
       else
@@ -171,10 +203,6 @@ module Sendline
         invalid_properties.push('invalid value for "message_id", message_id cannot be nil.')
       end
 
-      if @campaign_id.nil?
-        invalid_properties.push('invalid value for "campaign_id", campaign_id cannot be nil.')
-      end
-
       if @email.nil?
         invalid_properties.push('invalid value for "email", email cannot be nil.')
       end
@@ -191,8 +219,9 @@ module Sendline
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @message_id.nil?
-      return false if @campaign_id.nil?
       return false if @email.nil?
+      stream_validator = EnumAttributeValidator.new('String', ["transactional"])
+      return false unless stream_validator.valid?(@stream)
       return false if @bounce_type.nil?
       bounce_type_validator = EnumAttributeValidator.new('String', ["hard", "soft"])
       return false unless bounce_type_validator.valid?(@bounce_type)
@@ -210,16 +239,6 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
-    # @param [Object] campaign_id Value to be assigned
-    def campaign_id=(campaign_id)
-      if campaign_id.nil?
-        fail ArgumentError, 'campaign_id cannot be nil'
-      end
-
-      @campaign_id = campaign_id
-    end
-
-    # Custom attribute writer method with validation
     # @param [Object] email Value to be assigned
     def email=(email)
       if email.nil?
@@ -227,6 +246,16 @@ module Sendline
       end
 
       @email = email
+    end
+
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] stream Object to be assigned
+    def stream=(stream)
+      validator = EnumAttributeValidator.new('String', ["transactional"])
+      unless validator.valid?(stream)
+        fail ArgumentError, "invalid value for \"stream\", must be one of #{validator.allowable_values}."
+      end
+      @stream = stream
     end
 
     # Custom attribute writer method checking allowed values (enum).
@@ -248,6 +277,9 @@ module Sendline
           campaign_id == o.campaign_id &&
           contact_id == o.contact_id &&
           email == o.email &&
+          stream == o.stream &&
+          tags == o.tags &&
+          metadata == o.metadata &&
           bounce_type == o.bounce_type &&
           reason == o.reason &&
           diagnostic_code == o.diagnostic_code
@@ -262,7 +294,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, bounce_type, reason, diagnostic_code].hash
+      [message_id, campaign_id, contact_id, email, stream, tags, metadata, bounce_type, reason, diagnostic_code].hash
     end
 
     # Builds the object from hash

@@ -18,7 +18,7 @@ module Sendline
     # The message (`msg_…`).
     attr_accessor :message_id
 
-    # The campaign (`cmp_…`).
+    # The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
     attr_accessor :campaign_id
 
     # The contact (`ct_…`); null once deleted.
@@ -26,6 +26,15 @@ module Sendline
 
     # The recipient's address.
     attr_accessor :email
+
+    # `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+    attr_accessor :stream
+
+    # The transactional message's `tags`.
+    attr_accessor :tags
+
+    # The transactional message's `metadata`, as sent.
+    attr_accessor :metadata
 
     # The link followed.
     attr_accessor :url
@@ -36,6 +45,28 @@ module Sendline
     # The `User-Agent` that followed the link.
     attr_accessor :user_agent
 
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -43,6 +74,9 @@ module Sendline
         :'campaign_id' => :'campaign_id',
         :'contact_id' => :'contact_id',
         :'email' => :'email',
+        :'stream' => :'stream',
+        :'tags' => :'tags',
+        :'metadata' => :'metadata',
         :'url' => :'url',
         :'first_click' => :'first_click',
         :'user_agent' => :'user_agent'
@@ -66,6 +100,9 @@ module Sendline
         :'campaign_id' => :'String',
         :'contact_id' => :'String',
         :'email' => :'String',
+        :'stream' => :'String',
+        :'tags' => :'Array<String>',
+        :'metadata' => :'Hash<String, String>',
         :'url' => :'String',
         :'first_click' => :'Boolean',
         :'user_agent' => :'String'
@@ -75,6 +112,7 @@ module Sendline
     # List of attributes with nullable: true
     def self.openapi_nullable
       Set.new([
+        :'campaign_id',
         :'contact_id',
         :'user_agent'
       ])
@@ -120,6 +158,22 @@ module Sendline
         self.email = nil
       end
 
+      if attributes.key?(:'stream')
+        self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'tags')
+        if (value = attributes[:'tags']).is_a?(Array)
+          self.tags = value
+        end
+      end
+
+      if attributes.key?(:'metadata')
+        if (value = attributes[:'metadata']).is_a?(Hash)
+          self.metadata = value
+        end
+      end
+
       if attributes.key?(:'url')
         self.url = attributes[:'url']
       else
@@ -148,10 +202,6 @@ module Sendline
         invalid_properties.push('invalid value for "message_id", message_id cannot be nil.')
       end
 
-      if @campaign_id.nil?
-        invalid_properties.push('invalid value for "campaign_id", campaign_id cannot be nil.')
-      end
-
       if @email.nil?
         invalid_properties.push('invalid value for "email", email cannot be nil.')
       end
@@ -172,8 +222,9 @@ module Sendline
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @message_id.nil?
-      return false if @campaign_id.nil?
       return false if @email.nil?
+      stream_validator = EnumAttributeValidator.new('String', ["transactional"])
+      return false unless stream_validator.valid?(@stream)
       return false if @url.nil?
       return false if @first_click.nil?
       true
@@ -190,16 +241,6 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
-    # @param [Object] campaign_id Value to be assigned
-    def campaign_id=(campaign_id)
-      if campaign_id.nil?
-        fail ArgumentError, 'campaign_id cannot be nil'
-      end
-
-      @campaign_id = campaign_id
-    end
-
-    # Custom attribute writer method with validation
     # @param [Object] email Value to be assigned
     def email=(email)
       if email.nil?
@@ -207,6 +248,16 @@ module Sendline
       end
 
       @email = email
+    end
+
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] stream Object to be assigned
+    def stream=(stream)
+      validator = EnumAttributeValidator.new('String', ["transactional"])
+      unless validator.valid?(stream)
+        fail ArgumentError, "invalid value for \"stream\", must be one of #{validator.allowable_values}."
+      end
+      @stream = stream
     end
 
     # Custom attribute writer method with validation
@@ -238,6 +289,9 @@ module Sendline
           campaign_id == o.campaign_id &&
           contact_id == o.contact_id &&
           email == o.email &&
+          stream == o.stream &&
+          tags == o.tags &&
+          metadata == o.metadata &&
           url == o.url &&
           first_click == o.first_click &&
           user_agent == o.user_agent
@@ -252,7 +306,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, url, first_click, user_agent].hash
+      [message_id, campaign_id, contact_id, email, stream, tags, metadata, url, first_click, user_agent].hash
     end
 
     # Builds the object from hash

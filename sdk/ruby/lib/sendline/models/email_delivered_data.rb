@@ -19,7 +19,7 @@ module Sendline
     # The message (`msg_…`).
     attr_accessor :message_id
 
-    # The campaign (`cmp_…`).
+    # The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
     attr_accessor :campaign_id
 
     # The contact (`ct_…`); null once deleted.
@@ -28,8 +28,39 @@ module Sendline
     # The recipient's address.
     attr_accessor :email
 
+    # `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+    attr_accessor :stream
+
+    # The transactional message's `tags`.
+    attr_accessor :tags
+
+    # The transactional message's `metadata`, as sent.
+    attr_accessor :metadata
+
     # The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`.
     attr_accessor :smtp_response
+
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
@@ -38,6 +69,9 @@ module Sendline
         :'campaign_id' => :'campaign_id',
         :'contact_id' => :'contact_id',
         :'email' => :'email',
+        :'stream' => :'stream',
+        :'tags' => :'tags',
+        :'metadata' => :'metadata',
         :'smtp_response' => :'smtp_response'
       }
     end
@@ -59,6 +93,9 @@ module Sendline
         :'campaign_id' => :'String',
         :'contact_id' => :'String',
         :'email' => :'String',
+        :'stream' => :'String',
+        :'tags' => :'Array<String>',
+        :'metadata' => :'Hash<String, String>',
         :'smtp_response' => :'String'
       }
     end
@@ -66,6 +103,7 @@ module Sendline
     # List of attributes with nullable: true
     def self.openapi_nullable
       Set.new([
+        :'campaign_id',
         :'contact_id',
         :'smtp_response'
       ])
@@ -111,6 +149,22 @@ module Sendline
         self.email = nil
       end
 
+      if attributes.key?(:'stream')
+        self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'tags')
+        if (value = attributes[:'tags']).is_a?(Array)
+          self.tags = value
+        end
+      end
+
+      if attributes.key?(:'metadata')
+        if (value = attributes[:'metadata']).is_a?(Hash)
+          self.metadata = value
+        end
+      end
+
       if attributes.key?(:'smtp_response')
         self.smtp_response = attributes[:'smtp_response']
       else
@@ -127,10 +181,6 @@ module Sendline
         invalid_properties.push('invalid value for "message_id", message_id cannot be nil.')
       end
 
-      if @campaign_id.nil?
-        invalid_properties.push('invalid value for "campaign_id", campaign_id cannot be nil.')
-      end
-
       if @email.nil?
         invalid_properties.push('invalid value for "email", email cannot be nil.')
       end
@@ -143,8 +193,9 @@ module Sendline
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @message_id.nil?
-      return false if @campaign_id.nil?
       return false if @email.nil?
+      stream_validator = EnumAttributeValidator.new('String', ["transactional"])
+      return false unless stream_validator.valid?(@stream)
       true
     end
 
@@ -159,16 +210,6 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
-    # @param [Object] campaign_id Value to be assigned
-    def campaign_id=(campaign_id)
-      if campaign_id.nil?
-        fail ArgumentError, 'campaign_id cannot be nil'
-      end
-
-      @campaign_id = campaign_id
-    end
-
-    # Custom attribute writer method with validation
     # @param [Object] email Value to be assigned
     def email=(email)
       if email.nil?
@@ -176,6 +217,16 @@ module Sendline
       end
 
       @email = email
+    end
+
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] stream Object to be assigned
+    def stream=(stream)
+      validator = EnumAttributeValidator.new('String', ["transactional"])
+      unless validator.valid?(stream)
+        fail ArgumentError, "invalid value for \"stream\", must be one of #{validator.allowable_values}."
+      end
+      @stream = stream
     end
 
     # Checks equality by comparing each attribute.
@@ -187,6 +238,9 @@ module Sendline
           campaign_id == o.campaign_id &&
           contact_id == o.contact_id &&
           email == o.email &&
+          stream == o.stream &&
+          tags == o.tags &&
+          metadata == o.metadata &&
           smtp_response == o.smtp_response
     end
 
@@ -199,7 +253,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, smtp_response].hash
+      [message_id, campaign_id, contact_id, email, stream, tags, metadata, smtp_response].hash
     end
 
     # Builds the object from hash

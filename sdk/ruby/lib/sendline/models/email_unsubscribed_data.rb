@@ -18,7 +18,7 @@ module Sendline
     # The message (`msg_…`).
     attr_accessor :message_id
 
-    # The campaign (`cmp_…`).
+    # The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).
     attr_accessor :campaign_id
 
     # The contact (`ct_…`); null once deleted.
@@ -26,6 +26,15 @@ module Sendline
 
     # The recipient's address.
     attr_accessor :email
+
+    # `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+    attr_accessor :stream
+
+    # The transactional message's `tags`.
+    attr_accessor :tags
+
+    # The transactional message's `metadata`, as sent.
+    attr_accessor :metadata
 
     # How: the unsubscribe page (`link`), RFC 8058 one-click from the mail client, or the API.
     attr_accessor :source
@@ -59,6 +68,9 @@ module Sendline
         :'campaign_id' => :'campaign_id',
         :'contact_id' => :'contact_id',
         :'email' => :'email',
+        :'stream' => :'stream',
+        :'tags' => :'tags',
+        :'metadata' => :'metadata',
         :'source' => :'source'
       }
     end
@@ -80,6 +92,9 @@ module Sendline
         :'campaign_id' => :'String',
         :'contact_id' => :'String',
         :'email' => :'String',
+        :'stream' => :'String',
+        :'tags' => :'Array<String>',
+        :'metadata' => :'Hash<String, String>',
         :'source' => :'String'
       }
     end
@@ -87,6 +102,7 @@ module Sendline
     # List of attributes with nullable: true
     def self.openapi_nullable
       Set.new([
+        :'campaign_id',
         :'contact_id',
       ])
     end
@@ -131,6 +147,22 @@ module Sendline
         self.email = nil
       end
 
+      if attributes.key?(:'stream')
+        self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'tags')
+        if (value = attributes[:'tags']).is_a?(Array)
+          self.tags = value
+        end
+      end
+
+      if attributes.key?(:'metadata')
+        if (value = attributes[:'metadata']).is_a?(Hash)
+          self.metadata = value
+        end
+      end
+
       if attributes.key?(:'source')
         self.source = attributes[:'source']
       else
@@ -145,10 +177,6 @@ module Sendline
       invalid_properties = Array.new
       if @message_id.nil?
         invalid_properties.push('invalid value for "message_id", message_id cannot be nil.')
-      end
-
-      if @campaign_id.nil?
-        invalid_properties.push('invalid value for "campaign_id", campaign_id cannot be nil.')
       end
 
       if @email.nil?
@@ -167,8 +195,9 @@ module Sendline
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @message_id.nil?
-      return false if @campaign_id.nil?
       return false if @email.nil?
+      stream_validator = EnumAttributeValidator.new('String', ["transactional"])
+      return false unless stream_validator.valid?(@stream)
       return false if @source.nil?
       source_validator = EnumAttributeValidator.new('String', ["link", "one_click", "api"])
       return false unless source_validator.valid?(@source)
@@ -186,16 +215,6 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
-    # @param [Object] campaign_id Value to be assigned
-    def campaign_id=(campaign_id)
-      if campaign_id.nil?
-        fail ArgumentError, 'campaign_id cannot be nil'
-      end
-
-      @campaign_id = campaign_id
-    end
-
-    # Custom attribute writer method with validation
     # @param [Object] email Value to be assigned
     def email=(email)
       if email.nil?
@@ -203,6 +222,16 @@ module Sendline
       end
 
       @email = email
+    end
+
+    # Custom attribute writer method checking allowed values (enum).
+    # @param [Object] stream Object to be assigned
+    def stream=(stream)
+      validator = EnumAttributeValidator.new('String', ["transactional"])
+      unless validator.valid?(stream)
+        fail ArgumentError, "invalid value for \"stream\", must be one of #{validator.allowable_values}."
+      end
+      @stream = stream
     end
 
     # Custom attribute writer method checking allowed values (enum).
@@ -224,6 +253,9 @@ module Sendline
           campaign_id == o.campaign_id &&
           contact_id == o.contact_id &&
           email == o.email &&
+          stream == o.stream &&
+          tags == o.tags &&
+          metadata == o.metadata &&
           source == o.source
     end
 
@@ -236,7 +268,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, source].hash
+      [message_id, campaign_id, contact_id, email, stream, tags, metadata, source].hash
     end
 
     # Builds the object from hash

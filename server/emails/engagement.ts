@@ -1,0 +1,57 @@
+import type { Db } from '../db/kysely.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { isMachineOpen } from '../tracking/classify.ts';
+import { transactionalEventData } from './events.ts';
+import { emails } from './store.ts';
+
+/** Transactional ids: the tracking routes' tokens and bounce addresses carry them as campaigns' do. */
+export const isTransactionalId = (id: string) => id.startsWith('em_');
+
+export interface EngagementHit {
+  messageId: string;
+  at: Date;
+  userAgent: string | null;
+  /** Present for clicks. */
+  click?: { link: number; url: string };
+}
+
+/**
+ * Opens and clicks of transactional messages, in the tracking batch's transaction: the firsts
+ * on the messages and `email.opened`/`email.clicked` with their tags and metadata. Campaign
+ * statistics and rollups are campaigns' only; these messages count in none.
+ */
+export async function recordEngagement(db: Db, hits: EngagementHit[], machineOpenSeconds: number): Promise<Map<string, PendingEvent[]>> {
+  const events = new Map<string, PendingEvent[]>();
+  if (!hits.length) return events;
+  const refs = new Map((await emails.lockRefs(db, [...new Set(hits.map((h) => h.messageId))].sort())).map((r) => [r.id, r]));
+  const changed = new Set<string>();
+  const emit = (accountId: string, event: PendingEvent) => events.set(accountId, [...(events.get(accountId) ?? []), event]);
+  for (const hit of hits) {
+    const m = refs.get(hit.messageId);
+    if (!m) continue;
+    const base = transactionalEventData(m);
+    if (!hit.click || !m.opened_at) {
+      const machine = isMachineOpen(hit.userAgent, hit.at.getTime(), m.sent_at?.getTime() ?? null, machineOpenSeconds);
+      const first = !m.opened_at;
+      if (first) m.opened_at = hit.at;
+      if (!machine && !m.human_opened_at) m.human_opened_at = hit.at;
+      changed.add(m.id);
+      emit(m.account_id, { type: 'email.opened', data: { ...base, first_open: first, machine, user_agent: hit.userAgent } });
+    }
+    if (hit.click) {
+      const first = !m.clicked_at;
+      if (first) m.clicked_at = hit.at;
+      if (!m.clicked_links.includes(hit.click.link)) m.clicked_links = [...m.clicked_links, hit.click.link];
+      changed.add(m.id);
+      emit(m.account_id, { type: 'email.clicked', data: { ...base, url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
+    }
+  }
+  await emails.markEngaged(
+    db,
+    [...changed].map((id) => {
+      const m = refs.get(id)!;
+      return { id, openedAt: m.opened_at, humanOpenedAt: m.human_opened_at, clickedAt: m.clicked_at, clickedLinks: m.clicked_links };
+    }),
+  );
+  return events;
+}

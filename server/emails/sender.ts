@@ -1,0 +1,198 @@
+import type { Config } from '../config.ts';
+import { newId } from '../db/ids.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
+import { suppress } from '../contacts/store.ts';
+import type { PendingEvent } from '../events/outbox.ts';
+import { append } from '../events/store.ts';
+import type { Logger } from '../logger.ts';
+import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
+import { insertBounce } from '../tracking/store.ts';
+import { transactionalEventData } from './events.ts';
+import type { TransactionalContent, TransactionalMail } from './render.ts';
+import { emails, type ClaimedEmail, type EmailOutcome } from './store.ts';
+import { onQueued } from './wake.ts';
+
+/** How often an idle sender looks for due messages another process queued (its own wake it at once). */
+const POLL_MS = 200;
+/** Batches claimed and sent at once per process: one is recorded while the next is sent. */
+const LOOPS = 2;
+const RELAY_DOWN_PAUSE_MS = 1000;
+/**
+ * Woken by a request, a sender waits this long before claiming, so that requests arriving
+ * together go out as one batch: a batch's claim, record and events cost about the same for one
+ * message as for a hundred.
+ */
+const GATHER_MS = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends transactional messages from every worker process: claims due batches with SKIP LOCKED
+ * (no message goes to two processes; one claimed by a process that died is claimed again after
+ * the lease), renders and sends them in the campaigns' sending threads (their SMTP pool, DKIM,
+ * pacing) and records outcomes, bounces and events a batch per transaction.
+ */
+export class TransactionalSender {
+  private readonly pool: Pool;
+  private readonly db: Db;
+  private readonly threads: SendThreads;
+  private readonly settings: Config['sending'];
+  private readonly log: Logger;
+  private running: Promise<void>[] = [];
+
+  constructor(pool: Pool, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger) {
+    this.pool = pool;
+    this.db = db;
+    this.threads = threads;
+    this.settings = settings;
+    this.log = log;
+  }
+
+  start(signal: AbortSignal): void {
+    this.running = Array.from({ length: LOOPS }, () => this.loop(signal));
+  }
+
+  /** Resolves once every loop has finished its batch after `signal`. */
+  async stopped(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        const batch = await emails.claim(this.pool, this.settings.batchSize, this.settings.leaseSeconds);
+        if (!batch.length) {
+          if (await onQueued(POLL_MS, signal)) await sleep(GATHER_MS);
+          continue;
+        }
+        await this.send(batch);
+      } catch (err) {
+        this.log.error({ err }, 'sending transactional email failed; retrying');
+        await sleep(RELAY_DOWN_PAUSE_MS);
+      }
+    }
+  }
+
+  private async send(batch: ClaimedEmail[]): Promise<void> {
+    const rows = await emails.contents(this.db, [...new Set(batch.map((m) => m.content_id))]);
+    const contents = new Map<string, TransactionalContent>(
+      rows.map((c) => [
+        c.id,
+        {
+          id: c.id,
+          fromEmail: c.from_email,
+          fromName: c.from_name,
+          replyTo: c.reply_to,
+          toHeader: c.to_header,
+          ccHeader: c.cc_header,
+          subject: c.subject,
+          html: c.html,
+          text: c.text,
+          headers: c.headers,
+          attachments: c.attachments,
+        },
+      ]),
+    );
+    const mails: TransactionalMail[] = batch.map((m) => ({
+      messageId: m.id,
+      contentId: m.content_id,
+      to: m.email,
+      trackOpens: m.track_opens,
+      trackClicks: m.track_clicks,
+    }));
+    const outcomes = await this.threads.sendTransactional(contents, mails);
+    if (outcomes.every((o) => o.kind === 'transport_error')) {
+      this.log.warn({ error: outcomes[0]?.kind === 'transport_error' ? outcomes[0].error : null }, 'the relay is failing');
+      const later = new Date(Date.now() + RELAY_DOWN_PAUSE_MS);
+      await emails.recordOutcomes(
+        this.db,
+        batch.map((m) => ({ id: m.id, status: 'queued', reason: null, nextAttemptAt: later, sent: false })),
+      );
+      await sleep(RELAY_DOWN_PAUSE_MS);
+      return;
+    }
+    await this.record(batch, outcomes);
+  }
+
+  /** A batch's outcomes, bounces, suppressions and events in one transaction. */
+  private async record(batch: ClaimedEmail[], outcomes: ThreadOutcome[]): Promise<void> {
+    const results: EmailOutcome[] = [];
+    const events = new Map<string, PendingEvent[]>();
+    const bounced: { message: ClaimedEmail; reason: string; code: number }[] = [];
+    const now = new Date();
+    const emit = (accountId: string, ...list: PendingEvent[]) => {
+      const forAccount = events.get(accountId) ?? [];
+      forAccount.push(...list);
+      events.set(accountId, forAccount);
+    };
+    for (const [i, message] of batch.entries()) {
+      const outcome = outcomes[i];
+      const base = transactionalEventData(message);
+      switch (outcome.kind) {
+        case 'accepted':
+          results.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
+          emit(
+            message.account_id,
+            { type: 'email.sent', data: { ...base, sent_at: now.toISOString() } },
+            { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } },
+          );
+          break;
+        case 'rejected':
+          results.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
+          emit(message.account_id, {
+            type: 'email.bounced',
+            data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` },
+          });
+          bounced.push({ message, reason: outcome.response, code: outcome.code });
+          break;
+        case 'deferred':
+          if (message.attempts >= this.settings.maxAttempts) {
+            const reason = `gave up after ${message.attempts} attempts: ${outcome.response}`;
+            results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
+            emit(message.account_id, { type: 'email.failed', data: { ...base, reason: outcome.response } });
+          } else {
+            const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
+            results.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
+            emit(message.account_id, {
+              type: 'email.deferred',
+              data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() },
+            });
+          }
+          break;
+        case 'render_failed':
+        case 'refused': {
+          const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
+          results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
+          emit(message.account_id, { type: 'email.failed', data: { ...base, reason } });
+          break;
+        }
+        case 'transport_error':
+          // Mixed with successes: back to the queue, due again at once.
+          results.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: now, sent: false });
+          break;
+      }
+    }
+    await inTransaction(this.pool, async (client) => {
+      const tx = sqlOnClient(client);
+      await emails.recordOutcomes(tx, results);
+      for (const { message, reason, code } of bounced) {
+        await insertBounce(tx, {
+          id: newId('bnc'),
+          account_id: message.account_id,
+          campaign_id: null,
+          message_id: message.id,
+          contact_id: message.contact_id,
+          email: message.email,
+          type: 'hard',
+          reason,
+          diagnostic_code: `smtp; ${code}`,
+          source: 'smtp',
+          occurred_at: now,
+        });
+        if (message.contact_id) emit(message.account_id, ...(await suppress(tx, message.account_id, [message.contact_id], 'bounced', reason)));
+      }
+      for (const [accountId, list] of events) await append(client, accountId, list);
+    });
+  }
+}

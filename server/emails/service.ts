@@ -1,0 +1,151 @@
+import type { components } from '../../generated/openapi.d.ts';
+import { newId } from '../db/ids.ts';
+import type { Db } from '../db/kysely.ts';
+import type { Pool } from '../db/pool.ts';
+import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
+import { conflict, Problem, validationFailed, type FieldError } from '../http/problem.ts';
+import { checkBatchItem } from './batch-items.ts';
+import { emailJson } from './json.ts';
+import { checkEmail, type CheckedEmail, type EmailSendRequest } from './rules.ts';
+import { emails, recipientStanding, type EmailFilters, type NewContent, type NewEmail } from './store.ts';
+import { announceQueued } from './wake.ts';
+
+type RecipientResult = components['schemas']['EmailRecipientResult'];
+type BatchItemResult = components['schemas']['EmailBatchItemResult'];
+type EmailJson = components['schemas']['Email'];
+
+/** Rows written per statement: well within PostgreSQL's 65,535 parameters. */
+const ROWS_PER_STATEMENT = 2000;
+
+interface Accepted {
+  content: NewContent;
+  recipients: NewEmail[];
+  email: CheckedEmail;
+  results: RecipientResult[];
+}
+
+/** Transactional email: accepting requests (each recipient queued or refused with its reason), reading and cancelling them. */
+export class EmailService {
+  private readonly db: Db;
+  private readonly pool: Pool;
+
+  /** `pool` is the ORM's: the hot statements run prepared on it. */
+  constructor(db: Db, pool: Pool) {
+    this.db = db;
+    this.pool = pool;
+  }
+
+  async send(accountId: string, body: EmailSendRequest): Promise<RecipientResult[]> {
+    const { email, errors } = checkEmail(body, new Date());
+    if (!email) throw validationFailed(errors, 'The email cannot be sent as it is.');
+    return this.sendChecked(accountId, email);
+  }
+
+  /** A request checked already (the SMTP submission listener builds its own). */
+  async sendChecked(accountId: string, email: CheckedEmail): Promise<RecipientResult[]> {
+    const [accepted] = await this.accept(accountId, [email]);
+    return accepted.results;
+  }
+
+  /** Each item checked (contract, then rules) and accepted or refused on its own; the accepted ones written in one transaction. */
+  async batch(accountId: string, items: unknown[]): Promise<BatchItemResult[]> {
+    const now = new Date();
+    const results = new Array<BatchItemResult>(items.length);
+    const good: { index: number; email: CheckedEmail }[] = [];
+    for (const [index, item] of items.entries()) {
+      const checked = checkBatchItem(item);
+      let errors: FieldError[] | null = checked.errors;
+      if (checked.body) {
+        const ruled = checkEmail(checked.body, now);
+        if (ruled.email) good.push({ index, email: ruled.email });
+        else errors = ruled.errors;
+      }
+      if (errors) results[index] = { index, status: 'refused', error: { code: 'validation_failed', detail: 'The email cannot be sent as it is.', errors } };
+    }
+    const accepted = await this.accept(
+      accountId,
+      good.map((g) => g.email),
+    );
+    for (const [n, { index }] of good.entries()) results[index] = { index, status: 'accepted', data: accepted[n].results };
+    return results;
+  }
+
+  private async accept(accountId: string, list: CheckedEmail[]): Promise<Accepted[]> {
+    if (!list.length) return [];
+    const standing = await recipientStanding(
+      this.pool,
+      accountId,
+      list.flatMap((e) => e.recipients.map((r) => r.email)),
+    );
+    const accepted = list.map((email): Accepted => {
+      const content: NewContent = {
+        id: newId('emc'),
+        accountId,
+        fromEmail: email.from.email,
+        fromName: email.from.name,
+        replyTo: email.replyTo,
+        toHeader: email.toHeader,
+        ccHeader: email.ccHeader,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers: email.headers,
+        attachments: email.attachments,
+      };
+      const recipients: NewEmail[] = [];
+      const results = email.recipients.map((r): RecipientResult => {
+        const lower = r.email.toLowerCase();
+        const refused = standing.refused.get(lower);
+        if (refused) return { id: null, email: r.email, kind: r.kind, status: 'refused', reason: refused };
+        const id = newId('em');
+        recipients.push({ id, contactId: standing.contacts.get(lower) ?? null, email: r.email, kind: r.kind });
+        return { id, email: r.email, kind: r.kind, status: email.scheduledAt ? 'scheduled' : 'queued', reason: null };
+      });
+      return { content, recipients, email, results };
+    });
+    // Requests together up to a statement's worth of recipients; several statements in one transaction.
+    const chunks: Accepted[][] = [];
+    for (const a of accepted) {
+      const last = chunks.at(-1);
+      if (last && last.reduce((n, x) => n + x.recipients.length, 0) + a.recipients.length <= ROWS_PER_STATEMENT) last.push(a);
+      else chunks.push([a]);
+    }
+    const write = (db: Db, chunk: Accepted[], pool: Pool | null = null) =>
+      emails.insertMany(
+        db,
+        chunk.map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
+        pool,
+      );
+    if (chunks.length === 1) await write(this.db, chunks[0], this.pool);
+    else
+      await this.db.transaction().execute(async (tx) => {
+        for (const chunk of chunks) await write(tx, chunk);
+      });
+    if (accepted.some((a) => a.recipients.length && !a.email.scheduledAt)) announceQueued();
+    return accepted;
+  }
+
+  async get(accountId: string, id: string): Promise<EmailJson> {
+    const row = await emails.byId(this.db, accountId, id);
+    if (!row) throw new Problem(404, 'not_found', 'No such email.');
+    const timeline = await emails.timeline(this.db, accountId, id);
+    return {
+      ...emailJson(row),
+      events: timeline.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data })),
+    };
+  }
+
+  async list(accountId: string, filters: EmailFilters, limit: number, cursor: string | undefined): Promise<Page<EmailJson>> {
+    const rows = await emails.page(this.db, accountId, filters, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), emailJson);
+  }
+
+  async cancel(accountId: string, id: string): Promise<EmailJson> {
+    const cancelled = await emails.cancelScheduled(this.db, accountId, id);
+    const row = await emails.byId(this.db, accountId, id);
+    if (!row) throw new Problem(404, 'not_found', 'No such email.');
+    if (!cancelled)
+      throw conflict('invalid_state_transition', `The email is ${row.status}; only a scheduled one can be cancelled.`, { current_status: row.status });
+    return emailJson(row);
+  }
+}

@@ -1,0 +1,338 @@
+import { sql, type Selectable } from 'kysely';
+import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Cursor } from '../http/pagination.ts';
+import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
+
+/**
+ * The transactional emails' store: the only code that writes `email_contents` and `emails`.
+ * Campaign messages live in `messages`; the two never share a statement, so neither path's
+ * claims or records slow the other's.
+ */
+
+type EmailColumns = Selectable<Database['emails']>;
+export type ContentColumns = Selectable<Database['email_contents']>;
+
+/** A claimed message: what rendering and recording need of it. */
+export type ClaimedEmail = Pick<
+  EmailColumns,
+  'id' | 'account_id' | 'content_id' | 'contact_id' | 'email' | 'attempts' | 'tags' | 'metadata' | 'track_opens' | 'track_clicks'
+>;
+
+/** A message as the API shows it: its row with its content's sender and subject. */
+export type ListedEmail = EmailColumns & Pick<ContentColumns, 'from_email' | 'from_name' | 'subject'>;
+
+/** What a message's engagement and feedback need of it. */
+export type EmailRef = Pick<
+  EmailColumns,
+  | 'id'
+  | 'account_id'
+  | 'contact_id'
+  | 'email'
+  | 'tags'
+  | 'metadata'
+  | 'sent_at'
+  | 'opened_at'
+  | 'human_opened_at'
+  | 'clicked_at'
+  | 'clicked_links'
+  | 'bounced_at'
+  | 'complained_at'
+>;
+
+export interface NewEmail {
+  id: string;
+  contactId: string | null;
+  email: string;
+  kind: RecipientKind;
+}
+
+export interface NewContent {
+  id: string;
+  accountId: string;
+  fromEmail: string;
+  fromName: string | null;
+  replyTo: string | null;
+  toHeader: string;
+  ccHeader: string | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+}
+
+/** What every recipient of a request shares. */
+export interface SharedFields {
+  tags: string[];
+  metadata: Record<string, string>;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  scheduledAt: Date | null;
+}
+
+export interface EmailOutcome {
+  id: string;
+  status: Exclude<EmailStatus, 'scheduled' | 'sending'>;
+  reason: string | null;
+  /** For a deferred message, its retry; for one put back, when it may be claimed again. */
+  nextAttemptAt: Date | null;
+  sent: boolean;
+}
+
+export interface EmailFilters {
+  status?: EmailStatus;
+  to?: string;
+  tag?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+const REF_COLUMNS = [
+  'id',
+  'account_id',
+  'contact_id',
+  'email',
+  'tags',
+  'metadata',
+  'sent_at',
+  'opened_at',
+  'human_opened_at',
+  'clicked_at',
+  'clicked_links',
+  'bounced_at',
+  'complained_at',
+] as const;
+
+const statusOf = (shared: SharedFields): EmailStatus => (shared.scheduledAt ? 'scheduled' : 'queued');
+
+export const emails = {
+  /**
+   * Requests' contents and one row per recipient, queued (or scheduled) at once: one statement
+   * (the contents in a data-modifying CTE), so a request costs one round trip and no explicit
+   * transaction.
+   */
+  async insertMany(db: Db, items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[], pool: Pool | null = null): Promise<void> {
+    if (!items.length) return;
+    const contents = items.map(({ content }) => ({
+      id: content.id,
+      account_id: content.accountId,
+      from_email: content.fromEmail,
+      from_name: content.fromName,
+      reply_to: content.replyTo,
+      to_header: content.toHeader,
+      cc_header: content.ccHeader,
+      subject: content.subject,
+      html: content.html,
+      text: content.text,
+      headers: content.headers,
+      // An array would go as a PostgreSQL array: as JSON text it is one jsonb value.
+      attachments: sql<StoredAttachment[]>`${JSON.stringify(content.attachments)}::jsonb`,
+      created_at: sql<Date>`now()`,
+    }));
+    const rows = items.flatMap(({ content, recipients, shared }) =>
+      recipients.map((r) => ({
+        id: r.id,
+        account_id: content.accountId,
+        content_id: content.id,
+        contact_id: r.contactId,
+        email: r.email,
+        kind: r.kind,
+        status: statusOf(shared),
+        tags: shared.tags,
+        metadata: shared.metadata,
+        track_opens: shared.trackOpens,
+        track_clicks: shared.trackClicks,
+        scheduled_at: shared.scheduledAt,
+        next_attempt_at: shared.scheduledAt ?? sql<Date>`now()`,
+        created_at: sql<Date>`now()`,
+      })),
+    );
+    if (!rows.length) {
+      await db.insertInto('email_contents').values(contents).execute();
+      return;
+    }
+    // The rows' foreign keys are checked at the end of the statement, when the contents exist.
+    const insert = (k: Db) =>
+      k
+        .with('contents', (qb) => qb.insertInto('email_contents').values(contents).returning('id'))
+        .insertInto('emails')
+        .values(rows);
+    // One request to one recipient, the common case, has one text: prepared, it is planned once per connection.
+    if (pool && items.length === 1 && rows.length === 1) await prepared(pool, insert(statement));
+    else await insert(db).execute();
+  },
+
+  /**
+   * Claims up to `size` messages that are due (queued, scheduled for now, deferred to now, or
+   * held past their lease by a process that died), oldest due first. SKIP LOCKED: no message
+   * goes to two senders. The claim moves `next_attempt_at` to the lease's end.
+   */
+  claim(pool: Pool, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+    return prepared(
+      pool,
+      sql<ClaimedEmail>`
+      update emails e set status = 'sending', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+      where e.id = any(array(
+        select id from emails
+        where status in ('scheduled', 'queued', 'deferred', 'sending') and next_attempt_at <= now()
+        order by next_attempt_at limit ${size}
+        for update skip locked
+      ))
+      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks`,
+    );
+  },
+
+  contents(db: Db, ids: string[]): Promise<ContentColumns[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return db.selectFrom('email_contents').selectAll().where('id', 'in', ids).execute();
+  },
+
+  /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
+  async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<void> {
+    if (!batch.length) return;
+    await sql`
+      update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
+        sent_at = case when u.sent then now() else e.sent_at end,
+        bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
+        attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
+      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
+                  ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
+      where e.id = u.id`.execute(tx);
+  },
+
+  /** Cancels a scheduled message; null when it is not scheduled (any more) or not the account's. */
+  async cancelScheduled(db: Db, accountId: string, id: string): Promise<{ id: string } | null> {
+    const row = await db
+      .updateTable('emails')
+      .set({ status: 'cancelled', reason: 'cancelled', next_attempt_at: null })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'scheduled')
+      .returning('id')
+      .executeTakeFirst();
+    return row ?? null;
+  },
+
+  async byId(db: Db, accountId: string, id: string): Promise<ListedEmail | null> {
+    const row = await db
+      .selectFrom('emails as e')
+      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .selectAll('e')
+      .select(['c.from_email', 'c.from_name', 'c.subject'])
+      .where('e.id', '=', id)
+      .where('e.account_id', '=', accountId)
+      .executeTakeFirst();
+    return row ?? null;
+  },
+
+  /** One page, newest first, in `(created_at, id)` order. */
+  page(db: Db, accountId: string, filters: EmailFilters, after: Cursor | null, limit: number): Promise<ListedEmail[]> {
+    let query = db
+      .selectFrom('emails as e')
+      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .selectAll('e')
+      .select(['c.from_email', 'c.from_name', 'c.subject'])
+      .where('e.account_id', '=', accountId);
+    if (filters.status) query = query.where('e.status', '=', filters.status);
+    if (filters.to) query = query.where(sql<boolean>`lower(e.email) = lower(${filters.to})`);
+    if (filters.tag) query = query.where(sql<boolean>`e.tags @> array[${filters.tag}]::text[]`);
+    if (filters.createdAfter) query = query.where('e.created_at', '>=', filters.createdAfter);
+    if (filters.createdBefore) query = query.where('e.created_at', '<', filters.createdBefore);
+    if (after) query = query.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '<', eb.tuple(after.at, after.id)));
+    return query
+      .orderBy('e.created_at', 'desc')
+      .orderBy('e.id', 'desc')
+      .limit(limit + 1)
+      .execute();
+  },
+
+  /** The messages' state for a batch of opens and clicks or a report, locked in id order. */
+  async lockRefs(db: Db, ids: string[]): Promise<EmailRef[]> {
+    if (!ids.length) return [];
+    return db
+      .selectFrom('emails')
+      .select([...REF_COLUMNS])
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  },
+
+  /** Sets the firsts a batch of opens and clicks found. */
+  async markEngaged(
+    db: Db,
+    list: { id: string; openedAt: Date | null; humanOpenedAt: Date | null; clickedAt: Date | null; clickedLinks: number[] }[],
+  ): Promise<void> {
+    if (!list.length) return;
+    await sql`update emails e set opened_at = coalesce(e.opened_at, u.opened_at), human_opened_at = coalesce(e.human_opened_at, u.human_opened_at),
+        clicked_at = coalesce(e.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+      from unnest(${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[], ${list.map((m) => m.humanOpenedAt)}::timestamptz[],
+        ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
+      where e.id = u.id`.execute(db);
+  },
+
+  async markBounced(db: Db, id: string, reason: string | null, at: Date): Promise<void> {
+    await db.updateTable('emails').set({ status: 'bounced', reason, bounced_at: at }).where('id', '=', id).execute();
+  },
+
+  /** True for the message's first complaint. */
+  async markComplained(db: Db, id: string, at: Date): Promise<boolean> {
+    const row = await db
+      .updateTable('emails')
+      .set({ complained_at: at })
+      .where('id', '=', id)
+      .where('complained_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** The message's events, oldest first (the partial index on transactional events serves it). */
+  timeline(db: Db, accountId: string, id: string) {
+    return db
+      .selectFrom('events')
+      .select(['id', 'type', 'created_at', 'data'])
+      .where(sql<boolean>`data->>'stream' = 'transactional'`)
+      .where(sql<boolean>`data->>'message_id' = ${id}`)
+      .where('account_id', '=', accountId)
+      .orderBy('seq')
+      .limit(200)
+      .execute();
+  },
+};
+
+/**
+ * Why each address may not receive transactional mail, by lower-cased address: its contact's
+ * status (bounced or complained; an unsubscribe is marketing's), or, for an address no contact
+ * holds, a hard bounce or complaint recorded for it. Also the contact ids, for the messages.
+ */
+export async function recipientStanding(
+  pool: Pool,
+  accountId: string,
+  addresses: string[],
+): Promise<{ refused: Map<string, 'bounced' | 'complained'>; contacts: Map<string, string> }> {
+  const refused = new Map<string, 'bounced' | 'complained'>();
+  const contacts = new Map<string, string>();
+  if (!addresses.length) return { refused, contacts };
+  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  // One statement: each address's contact, and for one without a contact its worst record.
+  const rows = await prepared(
+    pool,
+    sql<{ email: string; contact_id: string | null; status: string | null; bounce: 'hard' | 'complaint' | null }>`
+    select x.email, c.id as contact_id, c.status, b.type as bounce
+    from unnest(${lower}::text[]) as x(email)
+    left join contacts c on c.account_id = ${accountId} and lower(c.email) = x.email
+    left join lateral (
+      select type from bounces
+      where c.id is null and account_id = ${accountId} and lower(email) = x.email and type in ('hard', 'complaint')
+      order by (type = 'complaint') desc limit 1
+    ) b on true`,
+  );
+  for (const r of rows) {
+    if (r.contact_id) contacts.set(r.email, r.contact_id);
+    if (r.status === 'bounced' || r.status === 'complained') refused.set(r.email, r.status);
+    else if (r.bounce) refused.set(r.email, r.bounce === 'complaint' ? 'complained' : 'bounced');
+  }
+  return { refused, contacts };
+}
