@@ -6,6 +6,8 @@ import type { Logger } from '../logger.ts';
 import { page } from '../tracking/public-routes.ts';
 import { listStore } from './store.ts';
 import type { ConfirmationSigner } from './tokens.ts';
+import type { ContactService } from '../contacts/service.ts';
+import { subscribePendingContact } from './service.ts';
 
 const PREFIX = '/l/confirm/';
 const THANKS = '/l/subscribed/';
@@ -16,6 +18,8 @@ export const thankYouPath = (publicId: string) => `${THANKS}${encodeURIComponent
 export interface ConfirmationPageDeps {
   db: Db;
   signer: ConfirmationSigner;
+  /** The contacts' service, for a contact that waited for its confirmation (a unit of work per call). */
+  contacts: () => ContactService;
   log: Logger;
 }
 
@@ -25,7 +29,7 @@ export interface ConfirmationPageDeps {
  * POST confirms; and the thank-you page of public forms. Returns false for every other path.
  */
 export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { db, signer, log } = deps;
+  const { db, signer, contacts, log } = deps;
   const invalid = (res: ServerResponse) =>
     page(res, 404, 'Link not found', '<p>This confirmation link is not valid. Please use the link in the original email.</p>');
 
@@ -61,6 +65,7 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
       return row !== null;
     });
     if (!confirmed && member.status !== 'subscribed') return page(res, 200, 'Not subscribed', `<p>${escapeHtml(member.email)} has left ${list}.</p>`);
+    await subscribePendingContact(contacts(), member.account_id, contactId);
     return page(res, 200, 'Subscribed', `<p>Thank you: ${escapeHtml(member.email)} is subscribed to ${list}.</p>`);
   };
 
