@@ -4,16 +4,11 @@ import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
 import type { Logger } from '../logger.ts';
 import { page } from '../tracking/public-routes.ts';
+import { CONFIRM_PREFIX, THANKS_PREFIX } from './links.ts';
 import { listStore } from './store.ts';
 import type { ConfirmationSigner } from './tokens.ts';
 import type { ContactService } from '../contacts/service.ts';
 import { subscribePendingContact } from './service.ts';
-
-const PREFIX = '/l/confirm/';
-const THANKS = '/l/subscribed/';
-
-/** Where a form posted by a browser is sent on to: a page that depends on the list alone. */
-export const thankYouPath = (publicId: string) => `${THANKS}${encodeURIComponent(publicId)}`;
 
 export interface ConfirmationPageDeps {
   db: Db;
@@ -82,10 +77,10 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
 
   return (req, res) => {
     const url = req.url ?? '';
-    const confirming = url.startsWith(PREFIX);
-    if (!confirming && !url.startsWith(THANKS)) return false;
+    const confirming = url.startsWith(CONFIRM_PREFIX);
+    if (!confirming && !url.startsWith(THANKS_PREFIX)) return false;
     const query = url.indexOf('?');
-    const rest = url.slice(confirming ? PREFIX.length : THANKS.length, query < 0 ? undefined : query);
+    const rest = url.slice(confirming ? CONFIRM_PREFIX.length : THANKS_PREFIX.length, query < 0 ? undefined : query);
     let publicId = rest;
     try {
       publicId = decodeURIComponent(rest);

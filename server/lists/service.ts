@@ -9,7 +9,7 @@ import { Problem, notFound, validationFailed } from '../http/problem.ts';
 import type { RateLimitStore } from '../http/rate-limit.ts';
 import type { ContactService } from '../contacts/service.ts';
 import type { MemberStatus } from './entities.ts';
-import { thankYouPath } from './pages.ts';
+import { thankYouPath } from './links.ts';
 import { listStore, type FoundContact, type ListRecord, type ListedMember, type MemberCounts, type Membership } from './store.ts';
 
 type ListJson = components['schemas']['MailingList'];
