@@ -47,7 +47,8 @@ export async function sendDueConfirmations(db: Db, transport: MailTransport, sig
     if (!due.length) return;
     for (const item of due) {
       const { from_email: fromEmail } = item;
-      if (!fromEmail) {
+      // No sender any more, or an address that bounced or complained: nothing is mailed to it.
+      if (!fromEmail || item.contact_status === 'bounced' || item.contact_status === 'complained') {
         await listStore.confirmationSent(db, item.list_id, item.contact_id);
         continue;
       }

@@ -187,6 +187,15 @@ describe('lists', () => {
         data: { contact_id: contact.id, email: contact.email, previous_status: 'subscribed', list_id: list.id },
       }),
     ]);
+    // An address that bounced is mailed no confirmation, though added with one that is.
+    const bounced = await newContact(account, uniqueEmail('bounced'));
+    await account.api('PATCH', `/api/contacts/${bounced.id}`, { body: { status: 'bounced' } });
+    const other = await newContact(account, uniqueEmail('doi-other'));
+    await account.api('POST', `/api/lists/${list.id}/members`, { body: { contact_ids: [bounced.id, other.id] } });
+    await confirmationPath(other.email);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(sink.to(bounced.email)).toHaveLength(0);
+
     // Following it again changes nothing and emits nothing.
     expect((await fetch(server.url + path, { method: 'POST' })).status).toBe(200);
     expect((await account.api('GET', '/api/events?type=contact.subscribed')).body.data).toHaveLength(1);
