@@ -119,7 +119,12 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
   const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
-  const confirmations = confirmationPages({ db: sqlOf(orm.em.fork()), signer: new ConfirmationSigner(config.secretKeys), log });
+  const confirmations = confirmationPages({
+    db: sqlOf(orm.em.fork()),
+    signer: new ConfirmationSigner(config.secretKeys),
+    contacts: () => createServices(runtime).contacts,
+    log,
+  });
   const server = createServer((req, res) => {
     setSecurityHeaders(res);
     if (!tracking(req, res) && !confirmations(req, res)) app(req, res);

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { buildMime } from '../sending/mime.ts';
 import type { MailTransport } from '../sending/transport.ts';
 import type { Runtime } from '../services.ts';
+import { confirmationPath } from './links.ts';
 import { listStore, type DueConfirmation } from './store.ts';
 import { ConfirmationSigner } from './tokens.ts';
 
@@ -15,9 +16,6 @@ const BATCH = 50;
 const LEASE_SECONDS = 300;
 /** A relay that puts a confirmation off (4xx, or unreachable) gets it again after this long. */
 const RETRY_SECONDS = 60;
-
-/** Where a double opt-in link points: a page that asks, then confirms on POST. */
-export const confirmationPath = (token: string) => `/l/confirm/${token}`;
 
 /** The confirmation message: a text and an HTML part with the signed link, nothing tracked. */
 export function confirmationMime(due: DueConfirmation & { from_email: string }, link: string): string {
@@ -49,7 +47,8 @@ export async function sendDueConfirmations(db: Db, transport: MailTransport, sig
     if (!due.length) return;
     for (const item of due) {
       const { from_email: fromEmail } = item;
-      if (!fromEmail) {
+      // No sender any more, or an address that bounced or complained: nothing is mailed to it.
+      if (!fromEmail || item.contact_status === 'bounced' || item.contact_status === 'complained') {
         await listStore.confirmationSent(db, item.list_id, item.contact_id);
         continue;
       }

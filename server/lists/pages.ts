@@ -4,18 +4,17 @@ import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
 import type { Logger } from '../logger.ts';
 import { page } from '../tracking/public-routes.ts';
+import { CONFIRM_PREFIX, THANKS_PREFIX } from './links.ts';
 import { listStore } from './store.ts';
 import type { ConfirmationSigner } from './tokens.ts';
-
-const PREFIX = '/l/confirm/';
-const THANKS = '/l/subscribed/';
-
-/** Where a form posted by a browser is sent on to: a page that depends on the list alone. */
-export const thankYouPath = (publicId: string) => `${THANKS}${encodeURIComponent(publicId)}`;
+import type { ContactService } from '../contacts/service.ts';
+import { subscribePendingContact } from './service.ts';
 
 export interface ConfirmationPageDeps {
   db: Db;
   signer: ConfirmationSigner;
+  /** The contacts' service, for a contact that waited for its confirmation (a unit of work per call). */
+  contacts: () => ContactService;
   log: Logger;
 }
 
@@ -25,7 +24,7 @@ export interface ConfirmationPageDeps {
  * POST confirms; and the thank-you page of public forms. Returns false for every other path.
  */
 export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { db, signer, log } = deps;
+  const { db, signer, contacts, log } = deps;
   const invalid = (res: ServerResponse) =>
     page(res, 404, 'Link not found', '<p>This confirmation link is not valid. Please use the link in the original email.</p>');
 
@@ -61,6 +60,7 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
       return row !== null;
     });
     if (!confirmed && member.status !== 'subscribed') return page(res, 200, 'Not subscribed', `<p>${escapeHtml(member.email)} has left ${list}.</p>`);
+    await subscribePendingContact(contacts(), member.account_id, contactId);
     return page(res, 200, 'Subscribed', `<p>Thank you: ${escapeHtml(member.email)} is subscribed to ${list}.</p>`);
   };
 
@@ -77,10 +77,10 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
 
   return (req, res) => {
     const url = req.url ?? '';
-    const confirming = url.startsWith(PREFIX);
-    if (!confirming && !url.startsWith(THANKS)) return false;
+    const confirming = url.startsWith(CONFIRM_PREFIX);
+    if (!confirming && !url.startsWith(THANKS_PREFIX)) return false;
     const query = url.indexOf('?');
-    const rest = url.slice(confirming ? PREFIX.length : THANKS.length, query < 0 ? undefined : query);
+    const rest = url.slice(confirming ? CONFIRM_PREFIX.length : THANKS_PREFIX.length, query < 0 ? undefined : query);
     let publicId = rest;
     try {
       publicId = decodeURIComponent(rest);

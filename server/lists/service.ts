@@ -9,7 +9,7 @@ import { Problem, notFound, validationFailed } from '../http/problem.ts';
 import type { RateLimitStore } from '../http/rate-limit.ts';
 import type { ContactService } from '../contacts/service.ts';
 import type { MemberStatus } from './entities.ts';
-import { thankYouPath } from './pages.ts';
+import { thankYouPath } from './links.ts';
 import { listStore, type FoundContact, type ListRecord, type ListedMember, type MemberCounts, type Membership } from './store.ts';
 
 type ListJson = components['schemas']['MailingList'];
@@ -235,7 +235,7 @@ export class ListService {
       thankYouUrl: `${this.settings.publicUrl.replace(/\/$/, '')}${thankYouPath(list.public_id)}`,
     };
     if (input.website) return answer;
-    const contact = await this.findOrCreateContact(list.account_id, input);
+    const contact = await this.findOrCreateContact(list.account_id, input, list.double_opt_in);
     await this.db.transaction().execute(async (trx) => {
       const wanted: MemberStatus = list.double_opt_in ? 'unconfirmed' : 'subscribed';
       // Deleted since it was read: the answer stays the same.
@@ -257,10 +257,20 @@ export class ListService {
     return answer;
   }
 
-  /** The account's contact with this address, made (with `contact.created`) when there is none. */
-  private async findOrCreateContact(accountId: string, input: SubscribeRequest): Promise<FoundContact> {
+  /**
+   * The account's contact with this address, made (with `contact.created`) when there is none.
+   * Made for a double opt-in list, it waits unsubscribed (`PENDING_CONFIRMATION`) until its link
+   * is followed: an address anyone typed into a form must not receive the account's other
+   * campaigns either.
+   */
+  private async findOrCreateContact(accountId: string, input: SubscribeRequest, pending: boolean): Promise<FoundContact> {
     try {
-      const created = await this.contacts.create(accountId, { email: input.email, first_name: input.first_name || null, last_name: input.last_name || null });
+      const created = await this.contacts.create(accountId, {
+        email: input.email,
+        first_name: input.first_name || null,
+        last_name: input.last_name || null,
+        ...(pending ? { status: 'unsubscribed' as const, status_reason: PENDING_CONFIRMATION } : {}),
+      });
       return { id: created.id, email: created.email, status: created.status };
     } catch (error) {
       if (!(error instanceof Problem) || error.code !== 'contact_exists') throw error;
@@ -268,4 +278,18 @@ export class ListService {
       return { id: existing.id, email: existing.email, status: existing.status };
     }
   }
+}
+
+/** The `status_reason` of a contact a public double opt-in form made, until its link is followed. */
+export const PENDING_CONFIRMATION = 'double opt-in not confirmed yet';
+
+/**
+ * After a member confirms: a contact that a double opt-in form made, still waiting, becomes
+ * subscribed through the contacts' own service (`contact.updated` and `contact.subscribed`).
+ * Idempotent, so following the link again finishes what a failure left.
+ */
+export async function subscribePendingContact(contacts: ContactService, accountId: string, contactId: string): Promise<void> {
+  const contact = await contacts.get(accountId, contactId);
+  if (contact.status !== 'unsubscribed' || contact.status_reason !== PENDING_CONFIRMATION) return;
+  await contacts.update(accountId, contactId, { status: 'subscribed', status_reason: 'double opt-in confirmed' });
 }

@@ -31,6 +31,7 @@ export interface DueConfirmation {
   account_id: string;
   email: string;
   first_name: string | null;
+  contact_status: ContactStatus;
   list_name: string;
   from_email: string | null;
   from_name: string | null;
@@ -274,7 +275,7 @@ export const listStore = {
         from due where m.list_id = due.list_id and m.contact_id = due.contact_id
         returning m.list_id, m.contact_id, m.account_id
       )
-      select k.list_id, k.contact_id, k.account_id, c.email, c.first_name, l.name as list_name, l.from_email, l.from_name
+      select k.list_id, k.contact_id, k.account_id, c.email, c.first_name, c.status as contact_status, l.name as list_name, l.from_email, l.from_name
       from claimed k join contacts c on c.id = k.contact_id join lists l on l.id = k.list_id`.execute(db);
     return rows;
   },

@@ -187,6 +187,15 @@ describe('lists', () => {
         data: { contact_id: contact.id, email: contact.email, previous_status: 'subscribed', list_id: list.id },
       }),
     ]);
+    // An address that bounced is mailed no confirmation, though added with one that is.
+    const bounced = await newContact(account, uniqueEmail('bounced'));
+    await account.api('PATCH', `/api/contacts/${bounced.id}`, { body: { status: 'bounced' } });
+    const other = await newContact(account, uniqueEmail('doi-other'));
+    await account.api('POST', `/api/lists/${list.id}/members`, { body: { contact_ids: [bounced.id, other.id] } });
+    await confirmationPath(other.email);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(sink.to(bounced.email)).toHaveLength(0);
+
     // Following it again changes nothing and emits nothing.
     expect((await fetch(server.url + path, { method: 'POST' })).status).toBe(200);
     expect((await account.api('GET', '/api/events?type=contact.subscribed')).body.data).toHaveLength(1);
@@ -210,8 +219,21 @@ describe('lists', () => {
     // The new address became a contact and an unconfirmed member, and got its confirmation.
     const contacts = await account.api('GET', `/api/contacts?email=${encodeURIComponent(fresh)}`);
     expect(contacts.body.data).toEqual([expect.objectContaining({ email: fresh, first_name: 'Grace' })]);
-    expect(await memberStatus(account, list.id, contacts.body.data[0].id)).toBe('unconfirmed');
-    await confirmationPath(fresh);
+    const freshId = contacts.body.data[0].id;
+    expect(await memberStatus(account, list.id, freshId)).toBe('unconfirmed');
+    // Until the link is followed, the address anyone could have typed receives no campaign at all.
+    expect(contacts.body.data[0]).toMatchObject({ status: 'unsubscribed', status_reason: 'double opt-in not confirmed yet' });
+    const link = await confirmationPath(fresh);
+    expect((await fetch(server.url + link, { method: 'POST' })).status).toBe(200);
+    expect(await memberStatus(account, list.id, freshId)).toBe('subscribed');
+    expect((await account.api('GET', `/api/contacts/${freshId}`)).body).toMatchObject({ status: 'subscribed', status_reason: 'double opt-in confirmed' });
+    const subscribedEvents = (await account.api('GET', '/api/events?type=contact.subscribed')).body.data.map((e: { data: unknown }) => e.data);
+    expect(subscribedEvents).toEqual(
+      expect.arrayContaining([
+        { contact_id: freshId, email: fresh, previous_status: 'unsubscribed', list_id: list.id },
+        { contact_id: freshId, email: fresh, previous_status: 'unsubscribed' },
+      ]),
+    );
     // The known subscriber stays subscribed and is sent nothing.
     expect(await memberStatus(account, list.id, known.id)).toBe('subscribed');
     await new Promise((r) => setTimeout(r, 1500));
