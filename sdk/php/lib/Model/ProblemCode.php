@@ -249,6 +249,16 @@ class ProblemCode
     public const NOT_IMPLEMENTED = 'not_implemented';
 
     /**
+     * A topic with this name exists in the account; &#x60;existing_id&#x60; names it.
+     */
+    public const TOPIC_EXISTS = 'topic_exists';
+
+    /**
+     * The export is not completed yet (or failed); &#x60;current_status&#x60; says where it is.
+     */
+    public const EXPORT_NOT_READY = 'export_not_ready';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -295,7 +305,9 @@ class ProblemCode
             self::IDEMPOTENCY_KEY_IN_USE,
             self::IDEMPOTENCY_KEY_REUSED,
             self::INTERNAL_ERROR,
-            self::NOT_IMPLEMENTED
+            self::NOT_IMPLEMENTED,
+            self::TOPIC_EXISTS,
+            self::EXPORT_NOT_READY
         ];
     }
 }

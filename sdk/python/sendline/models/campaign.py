@@ -41,6 +41,7 @@ class Campaign(BaseModel):
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
     preheader: Optional[StrictStr]
     audience: Audience
+    topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.")
     track_opens: StrictBool
     track_clicks: StrictBool
     status: CampaignStatus
@@ -50,7 +51,7 @@ class Campaign(BaseModel):
     created_at: datetime
     updated_at: datetime
     stats: CampaignStats
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -117,6 +118,11 @@ class Campaign(BaseModel):
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
 
+        # set to None if topic_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic_id is None and "topic_id" in self.model_fields_set:
+            _dict['topic_id'] = None
+
         # set to None if scheduled_at (nullable) is None
         # and model_fields_set contains the field
         if self.scheduled_at is None and "scheduled_at" in self.model_fields_set:
@@ -154,6 +160,7 @@ class Campaign(BaseModel):
             "text_content": obj.get("text_content"),
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
+            "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens"),
             "track_clicks": obj.get("track_clicks"),
             "status": obj.get("status"),

@@ -37,9 +37,10 @@ class CampaignReplace(BaseModel):
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = None
     preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
     audience: Optional[Audience] = None
+    topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = None
     track_opens: Optional[StrictBool] = True
     track_clicks: Optional[StrictBool] = True
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "track_opens", "track_clicks"]
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -103,6 +104,11 @@ class CampaignReplace(BaseModel):
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
 
+        # set to None if topic_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic_id is None and "topic_id" in self.model_fields_set:
+            _dict['topic_id'] = None
+
         return _dict
 
     @classmethod
@@ -124,6 +130,7 @@ class CampaignReplace(BaseModel):
             "text_content": obj.get("text_content"),
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
+            "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,
             "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True
         })

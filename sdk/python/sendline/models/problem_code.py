@@ -67,6 +67,8 @@ class ProblemCode(str, Enum):
     IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused'
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
+    TOPIC_EXISTS = 'topic_exists'
+    EXPORT_NOT_READY = 'export_not_ready'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

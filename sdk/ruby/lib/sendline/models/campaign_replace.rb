@@ -36,6 +36,8 @@ module Sendline
 
     attr_accessor :audience
 
+    attr_accessor :topic_id
+
     attr_accessor :track_opens
 
     attr_accessor :track_clicks
@@ -52,6 +54,7 @@ module Sendline
         :'text_content' => :'text_content',
         :'preheader' => :'preheader',
         :'audience' => :'audience',
+        :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks'
       }
@@ -79,6 +82,7 @@ module Sendline
         :'text_content' => :'String',
         :'preheader' => :'String',
         :'audience' => :'Audience',
+        :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean'
       }
@@ -91,6 +95,7 @@ module Sendline
         :'reply_to',
         :'text_content',
         :'preheader',
+        :'topic_id',
       ])
     end
 
@@ -152,6 +157,10 @@ module Sendline
 
       if attributes.key?(:'audience')
         self.audience = attributes[:'audience']
+      end
+
+      if attributes.key?(:'topic_id')
+        self.topic_id = attributes[:'topic_id']
       end
 
       if attributes.key?(:'track_opens')
@@ -232,6 +241,10 @@ module Sendline
         invalid_properties.push('invalid value for "preheader", the character length must be smaller than or equal to 500.')
       end
 
+      if !@topic_id.nil? && @topic_id.to_s.length > 64
+        invalid_properties.push('invalid value for "topic_id", the character length must be smaller than or equal to 64.')
+      end
+
       invalid_properties
     end
 
@@ -254,6 +267,7 @@ module Sendline
       return false if !@reply_to.nil? && @reply_to.to_s.length > 254
       return false if !@text_content.nil? && @text_content.to_s.length > 1000000
       return false if !@preheader.nil? && @preheader.to_s.length > 500
+      return false if !@topic_id.nil? && @topic_id.to_s.length > 64
       true
     end
 
@@ -365,6 +379,16 @@ module Sendline
       @preheader = preheader
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] topic_id Value to be assigned
+    def topic_id=(topic_id)
+      if !topic_id.nil? && topic_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "topic_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @topic_id = topic_id
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -379,6 +403,7 @@ module Sendline
           text_content == o.text_content &&
           preheader == o.preheader &&
           audience == o.audience &&
+          topic_id == o.topic_id &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks
     end
@@ -392,7 +417,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, track_opens, track_clicks].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, topic_id, track_opens, track_clicks].hash
     end
 
     # Builds the object from hash
