@@ -9,6 +9,9 @@ import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
 import { RateLimitCounter } from '../http/entities.ts';
 import { ContactImport, ContactImportChunk, ContactImportError } from '../imports/entities.ts';
 import { IdempotencyKey } from '../idempotency/entities.ts';
+import { Suppression } from '../suppressions/entities.ts';
+import { ContactTopicOptout, Topic } from '../topics/entities.ts';
+import { ContactExport, ContactExportChunk } from '../exports/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -39,4 +42,9 @@ export const entities = [
   ContactImportChunk,
   ContactImportError,
   IdempotencyKey,
+  Suppression,
+  Topic,
+  ContactTopicOptout,
+  ContactExport,
+  ContactExportChunk,
 ] as const;

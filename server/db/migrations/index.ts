@@ -13,6 +13,7 @@ import { Migration20261123110000RevocationAnnouncements } from './Migration20261
 import { Migration20261123120000RollupsKeptByTheirWriters } from './Migration20261123120000RollupsKeptByTheirWriters.ts';
 import { Migration20261123150000ConcurrentContactWrites } from './Migration20261123150000ConcurrentContactWrites.ts';
 import { Migration20261123161500IdempotencyKeys } from './Migration20261123161500IdempotencyKeys.ts';
+import { Migration20261124030000SuppressionsTopicsExports } from './Migration20261124030000SuppressionsTopicsExports.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   Migration20261123120000RollupsKeptByTheirWriters,
   Migration20261123150000ConcurrentContactWrites,
   Migration20261123161500IdempotencyKeys,
+  Migration20261124030000SuppressionsTopicsExports,
 ];
