@@ -52,6 +52,8 @@ export const PROBLEM_STATUS = {
   idempotency_key_reused: 422,
   internal_error: 500,
   not_implemented: 501,
+  topic_exists: 409,
+  export_not_ready: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {
