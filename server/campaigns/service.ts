@@ -12,6 +12,8 @@ import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
+import { sqlOf } from '../db/kysely.ts';
+import { topicExists } from '../topics/store.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -59,6 +61,7 @@ function fields(input: CampaignInput) {
     textContent: input.text_content ?? null,
     preheader: input.preheader ?? null,
     audience: input.audience ?? {},
+    topicId: input.topic_id ?? null,
     trackOpens: input.track_opens ?? true,
     trackClicks: input.track_clicks ?? true,
   };
@@ -83,9 +86,17 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     await checkTemplates(this.templates, input);
+    await this.checkTopic(accountId, input.topic_id);
     const campaign = this.repo.create({ id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     await this.em.flush();
     return campaign;
+  }
+
+  /** A campaign's topic is one of the account's. */
+  private async checkTopic(accountId: string, topicId: string | null | undefined): Promise<void> {
+    if (topicId && !(await topicExists(sqlOf(this.em), accountId, topicId))) {
+      throw validationFailed([{ pointer: '/topic_id', detail: 'is not a topic of this account' }]);
+    }
   }
 
   async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
@@ -108,6 +119,7 @@ export class CampaignService {
     return this.locked(accountId, id, async (campaign) => {
       assertEditable(campaign.status);
       await checkTemplates(this.templates, input);
+      await this.checkTopic(accountId, input.topic_id);
       Object.assign(campaign, fields(input));
     });
   }
@@ -170,6 +182,7 @@ export class CampaignService {
         text_content: source.textContent,
         preheader: source.preheader,
         audience: source.audience,
+        topic_id: source.topicId,
         track_opens: source.trackOpens,
         track_clicks: source.trackClicks,
       }),
