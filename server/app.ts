@@ -19,6 +19,9 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { suppressionHandlers } from './suppressions/routes.ts';
+import { topicHandlers } from './topics/routes.ts';
+import { exportHandlers } from './exports/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -32,6 +35,9 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...eventHandlers,
+  ...suppressionHandlers,
+  ...topicHandlers,
+  ...exportHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

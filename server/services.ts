@@ -27,6 +27,10 @@ import { WebhookService } from './webhooks/service.ts';
 import type { SecretBox } from './webhooks/signing.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
+import { SuppressionService } from './suppressions/service.ts';
+import { TopicService } from './topics/service.ts';
+import { ExportService } from './exports/service.ts';
+import { PersonalDataService } from './exports/personal-data.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -80,6 +84,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
+    suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
+    topics: new TopicService(runtime.pool, sqlOf(em)),
+    exports: new ExportService(sqlOf(em), runtime.queue),
+    personalData: new PersonalDataService(runtime.pool, sqlOf(em)),
   };
 }
 
