@@ -13,7 +13,7 @@ export const suppressionHandlers = handlers({
     body: await services.suppressions.add(principal.accountId, body.emails, body.reason ?? 'manual', body.detail ?? null),
   }),
 
-  Suppressions_import: async ({ principal, body, query, services, req }) => {
+  Suppressions_importCsv: async ({ principal, body, query, services, req }) => {
     if (req.is('application/json')) {
       const csv = Readable.from([Buffer.from(body.csv)]);
       return { status: 200, body: await services.suppressions.importCsv(principal.accountId, csv, body.reason ?? 'manual', body.detail ?? null) };

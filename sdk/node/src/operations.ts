@@ -54,7 +54,7 @@ export const operations = {
   Suppressions_create: { method: 'POST', path: '/suppressions', query: [], body: true, dates: [], text: false },
   Suppressions_delete: { method: 'DELETE', path: '/suppressions/{id}', query: ['reason'], body: false, dates: [], text: false },
   Suppressions_get: { method: 'GET', path: '/suppressions/{id}', query: [], body: false, dates: [], text: false },
-  Suppressions_import: { method: 'POST', path: '/suppressions/import', query: ['reason', 'detail'], body: true, dates: [], text: false },
+  Suppressions_importCsv: { method: 'POST', path: '/suppressions/import', query: ['reason', 'detail'], body: true, dates: [], text: false },
   Suppressions_list: { method: 'GET', path: '/suppressions', query: ['limit', 'cursor', 'reason', 'email'], body: false, dates: [], text: false },
   Topics_create: { method: 'POST', path: '/topics', query: [], body: true, dates: [], text: false },
   Topics_delete: { method: 'DELETE', path: '/topics/{id}', query: [], body: false, dates: [], text: false },

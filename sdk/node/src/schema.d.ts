@@ -678,10 +678,12 @@ export interface paths {
         put?: never;
         /**
          * Import suppressed addresses from CSV Import suppressed addresses from CSV
-         * @description Suppress the addresses of a CSV body: the first cell of each row (a first row `email` is a
-         *     header). At most `IMPORT_MAX_ROWS` rows and `IMPORT_MAX_BYTES`; written in one transaction. The same with the CSV in a JSON body (at most `BODY_LIMIT_BYTES`), for clients that send JSON only.
+         * @description Suppress the addresses of a CSV: the first cell of each row (a first row `email` is a
+         *     header), written in one transaction. Send it as `{"csv": …}` in JSON (at most
+         *     `BODY_LIMIT_BYTES`), or as a `text/csv` body (at most `IMPORT_MAX_BYTES` and
+         *     `IMPORT_MAX_ROWS` rows, options in the query). The same with a `text/csv` body.
          */
-        post: operations["Suppressions_import"];
+        post: operations["Suppressions_importCsv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8523,7 +8525,7 @@ export interface operations {
             };
         };
     };
-    Suppressions_import: {
+    Suppressions_importCsv: {
         parameters: {
             query?: {
                 reason?: components["schemas"]["SuppressionReason"];
@@ -8543,8 +8545,8 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "text/csv": string;
                 "application/json": components["schemas"]["SuppressionCsvImportRequest"];
+                "text/csv": string;
             };
         };
         responses: {

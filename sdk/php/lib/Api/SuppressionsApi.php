@@ -86,9 +86,9 @@ class SuppressionsApi
         'get' => [
             'application/json',
         ],
-        'import' => [
-            'text/csv',
+        'importCsv' => [
             'application/json',
+            'text/csv',
         ],
     ];
 
@@ -1622,44 +1622,44 @@ class SuppressionsApi
     }
 
     /**
-     * Operation import
+     * Operation importCsv
      *
      * Import suppressed addresses from CSV Import suppressed addresses from CSV
      *
-     * @param  string $body body (required)
+     * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\SuppressionReason|null $reason reason (optional)
      * @param  string|null $detail detail (optional)
-     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['import'] to see the possible values for this operation
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Sendline\Model\SuppressionImportResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function import($body, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['import'][0])
+    public function importCsv($suppression_csv_import_request, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['importCsv'][0])
     {
-        list($response) = $this->importWithHttpInfo($body, $idempotency_key, $reason, $detail, $contentType);
+        list($response) = $this->importCsvWithHttpInfo($suppression_csv_import_request, $idempotency_key, $reason, $detail, $contentType);
         return $response;
     }
 
     /**
-     * Operation importWithHttpInfo
+     * Operation importCsvWithHttpInfo
      *
      * Import suppressed addresses from CSV Import suppressed addresses from CSV
      *
-     * @param  string $body (required)
+     * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
      * @param  string|null $detail (optional)
-     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['import'] to see the possible values for this operation
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Sendline\Model\SuppressionImportResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function importWithHttpInfo($body, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['import'][0])
+    public function importCsvWithHttpInfo($suppression_csv_import_request, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['importCsv'][0])
     {
-        $request = $this->importRequest($body, $idempotency_key, $reason, $detail, $contentType);
+        $request = $this->importCsvRequest($suppression_csv_import_request, $idempotency_key, $reason, $detail, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -1857,22 +1857,22 @@ class SuppressionsApi
     }
 
     /**
-     * Operation importAsync
+     * Operation importCsvAsync
      *
      * Import suppressed addresses from CSV Import suppressed addresses from CSV
      *
-     * @param  string $body (required)
+     * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
      * @param  string|null $detail (optional)
-     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['import'] to see the possible values for this operation
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function importAsync($body, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['import'][0])
+    public function importCsvAsync($suppression_csv_import_request, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['importCsv'][0])
     {
-        return $this->importAsyncWithHttpInfo($body, $idempotency_key, $reason, $detail, $contentType)
+        return $this->importCsvAsyncWithHttpInfo($suppression_csv_import_request, $idempotency_key, $reason, $detail, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -1881,23 +1881,23 @@ class SuppressionsApi
     }
 
     /**
-     * Operation importAsyncWithHttpInfo
+     * Operation importCsvAsyncWithHttpInfo
      *
      * Import suppressed addresses from CSV Import suppressed addresses from CSV
      *
-     * @param  string $body (required)
+     * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
      * @param  string|null $detail (optional)
-     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['import'] to see the possible values for this operation
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function importAsyncWithHttpInfo($body, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['import'][0])
+    public function importCsvAsyncWithHttpInfo($suppression_csv_import_request, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['importCsv'][0])
     {
         $returnType = '\Sendline\Model\SuppressionImportResult';
-        $request = $this->importRequest($body, $idempotency_key, $reason, $detail, $contentType);
+        $request = $this->importCsvRequest($suppression_csv_import_request, $idempotency_key, $reason, $detail, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -1936,40 +1936,40 @@ class SuppressionsApi
     }
 
     /**
-     * Create request for operation 'import'
+     * Create request for operation 'importCsv'
      *
-     * @param  string $body (required)
+     * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
      * @param  string|null $detail (optional)
-     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['import'] to see the possible values for this operation
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function importRequest($body, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['import'][0])
+    public function importCsvRequest($suppression_csv_import_request, $idempotency_key = null, $reason = null, $detail = null, string $contentType = self::contentTypes['importCsv'][0])
     {
 
-        // verify the required parameter 'body' is set
-        if ($body === null || (is_array($body) && count($body) === 0)) {
+        // verify the required parameter 'suppression_csv_import_request' is set
+        if ($suppression_csv_import_request === null || (is_array($suppression_csv_import_request) && count($suppression_csv_import_request) === 0)) {
             throw new \InvalidArgumentException(
-                'Missing the required parameter $body when calling import'
+                'Missing the required parameter $suppression_csv_import_request when calling importCsv'
             );
         }
 
         if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
-            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling SuppressionsApi.import, must be smaller than or equal to 255.');
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling SuppressionsApi.importCsv, must be smaller than or equal to 255.');
         }
         if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
-            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling SuppressionsApi.import, must be bigger than or equal to 1.');
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling SuppressionsApi.importCsv, must be bigger than or equal to 1.');
         }
         if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
-            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling SuppressionsApi.import, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling SuppressionsApi.importCsv, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
         }
         
 
         if ($detail !== null && strlen($detail) > 500) {
-            throw new \InvalidArgumentException('invalid length for "$detail" when calling SuppressionsApi.import, must be smaller than or equal to 500.');
+            throw new \InvalidArgumentException('invalid length for "$detail" when calling SuppressionsApi.importCsv, must be smaller than or equal to 500.');
         }
         
 
@@ -2013,12 +2013,12 @@ class SuppressionsApi
         );
 
         // for model (json/xml)
-        if (isset($body)) {
+        if (isset($suppression_csv_import_request)) {
             if (stripos($headers['Content-Type'], 'application/json') !== false) {
                 # if Content-Type contains "application/json", json_encode the body
-                $httpBody = \GuzzleHttp\Utils::jsonEncode(ObjectSerializer::sanitizeForSerialization($body));
+                $httpBody = \GuzzleHttp\Utils::jsonEncode(ObjectSerializer::sanitizeForSerialization($suppression_csv_import_request));
             } else {
-                $httpBody = $body;
+                $httpBody = $suppression_csv_import_request;
             }
         } elseif (count($formParams) > 0) {
             if ($multipart) {

@@ -22,6 +22,7 @@ from typing_extensions import Annotated
 from sendline.models.suppression import Suppression
 from sendline.models.suppression_add_result import SuppressionAddResult
 from sendline.models.suppression_create_request import SuppressionCreateRequest
+from sendline.models.suppression_csv_import_request import SuppressionCsvImportRequest
 from sendline.models.suppression_import_result import SuppressionImportResult
 from sendline.models.suppression_page import SuppressionPage
 from sendline.models.suppression_reason import SuppressionReason
@@ -42,359 +43,6 @@ class SuppressionsApi:
         if api_client is None:
             api_client = ApiClient.get_default()
         self.api_client = api_client
-
-
-    @validate_call
-    def call_import(
-        self,
-        body: StrictStr,
-        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
-        _request_timeout: Union[
-            None,
-            Annotated[StrictFloat, Field(gt=0)],
-            Tuple[
-                Annotated[StrictFloat, Field(gt=0)],
-                Annotated[StrictFloat, Field(gt=0)]
-            ]
-        ] = None,
-        _request_auth: Optional[Dict[StrictStr, Any]] = None,
-        _content_type: Optional[StrictStr] = None,
-        _headers: Optional[Dict[StrictStr, Any]] = None,
-        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
-    ) -> SuppressionImportResult:
-        """Import suppressed addresses from CSV Import suppressed addresses from CSV
-
-        Suppress the addresses of a CSV body: the first cell of each row (a first row `email` is a header). At most `IMPORT_MAX_ROWS` rows and `IMPORT_MAX_BYTES`; written in one transaction. The same with the CSV in a JSON body (at most `BODY_LIMIT_BYTES`), for clients that send JSON only.
-
-        :param body: (required)
-        :type body: str
-        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
-        :type idempotency_key: str
-        :param reason:
-        :type reason: SuppressionReason
-        :param detail:
-        :type detail: str
-        :param _request_timeout: timeout setting for this request. If one
-                                 number provided, it will be total request
-                                 timeout. It can also be a pair (tuple) of
-                                 (connection, read) timeouts.
-        :type _request_timeout: int, tuple(int, int), optional
-        :param _request_auth: set to override the auth_settings for an a single
-                              request; this effectively ignores the
-                              authentication in the spec for a single request.
-        :type _request_auth: dict, optional
-        :param _content_type: force content-type for the request.
-        :type _content_type: str, Optional
-        :param _headers: set to override the headers for a single
-                         request; this effectively ignores the headers
-                         in the spec for a single request.
-        :type _headers: dict, optional
-        :param _host_index: set to override the host_index for a single
-                            request; this effectively ignores the host_index
-                            in the spec for a single request.
-        :type _host_index: int, optional
-        :return: Returns the result object.
-        """ # noqa: E501
-
-        _param = self._call_import_serialize(
-            body=body,
-            idempotency_key=idempotency_key,
-            reason=reason,
-            detail=detail,
-            _request_auth=_request_auth,
-            _content_type=_content_type,
-            _headers=_headers,
-            _host_index=_host_index
-        )
-
-        _response_types_map: Dict[str, Optional[str]] = {
-            '200': "SuppressionImportResult",
-            '400': "InvalidPostBodyResponse",
-            '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
-            '409': "IdempotencyKeyInUseResponse",
-            '413': "PayloadTooLargeResponse",
-            '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
-            '429': "RateLimitedResponse",
-            '431': "HeaderFieldsTooLargeResponse",
-        }
-        response_data = self.api_client.call_api(
-            *_param,
-            _request_timeout=_request_timeout
-        )
-        response_data.read()
-        return self.api_client.response_deserialize(
-            response_data=response_data,
-            response_types_map=_response_types_map,
-        ).data
-
-
-    @validate_call
-    def call_import_with_http_info(
-        self,
-        body: StrictStr,
-        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
-        _request_timeout: Union[
-            None,
-            Annotated[StrictFloat, Field(gt=0)],
-            Tuple[
-                Annotated[StrictFloat, Field(gt=0)],
-                Annotated[StrictFloat, Field(gt=0)]
-            ]
-        ] = None,
-        _request_auth: Optional[Dict[StrictStr, Any]] = None,
-        _content_type: Optional[StrictStr] = None,
-        _headers: Optional[Dict[StrictStr, Any]] = None,
-        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
-    ) -> ApiResponse[SuppressionImportResult]:
-        """Import suppressed addresses from CSV Import suppressed addresses from CSV
-
-        Suppress the addresses of a CSV body: the first cell of each row (a first row `email` is a header). At most `IMPORT_MAX_ROWS` rows and `IMPORT_MAX_BYTES`; written in one transaction. The same with the CSV in a JSON body (at most `BODY_LIMIT_BYTES`), for clients that send JSON only.
-
-        :param body: (required)
-        :type body: str
-        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
-        :type idempotency_key: str
-        :param reason:
-        :type reason: SuppressionReason
-        :param detail:
-        :type detail: str
-        :param _request_timeout: timeout setting for this request. If one
-                                 number provided, it will be total request
-                                 timeout. It can also be a pair (tuple) of
-                                 (connection, read) timeouts.
-        :type _request_timeout: int, tuple(int, int), optional
-        :param _request_auth: set to override the auth_settings for an a single
-                              request; this effectively ignores the
-                              authentication in the spec for a single request.
-        :type _request_auth: dict, optional
-        :param _content_type: force content-type for the request.
-        :type _content_type: str, Optional
-        :param _headers: set to override the headers for a single
-                         request; this effectively ignores the headers
-                         in the spec for a single request.
-        :type _headers: dict, optional
-        :param _host_index: set to override the host_index for a single
-                            request; this effectively ignores the host_index
-                            in the spec for a single request.
-        :type _host_index: int, optional
-        :return: Returns the result object.
-        """ # noqa: E501
-
-        _param = self._call_import_serialize(
-            body=body,
-            idempotency_key=idempotency_key,
-            reason=reason,
-            detail=detail,
-            _request_auth=_request_auth,
-            _content_type=_content_type,
-            _headers=_headers,
-            _host_index=_host_index
-        )
-
-        _response_types_map: Dict[str, Optional[str]] = {
-            '200': "SuppressionImportResult",
-            '400': "InvalidPostBodyResponse",
-            '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
-            '409': "IdempotencyKeyInUseResponse",
-            '413': "PayloadTooLargeResponse",
-            '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
-            '429': "RateLimitedResponse",
-            '431': "HeaderFieldsTooLargeResponse",
-        }
-        response_data = self.api_client.call_api(
-            *_param,
-            _request_timeout=_request_timeout
-        )
-        response_data.read()
-        return self.api_client.response_deserialize(
-            response_data=response_data,
-            response_types_map=_response_types_map,
-        )
-
-
-    @validate_call
-    def call_import_without_preload_content(
-        self,
-        body: StrictStr,
-        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
-        _request_timeout: Union[
-            None,
-            Annotated[StrictFloat, Field(gt=0)],
-            Tuple[
-                Annotated[StrictFloat, Field(gt=0)],
-                Annotated[StrictFloat, Field(gt=0)]
-            ]
-        ] = None,
-        _request_auth: Optional[Dict[StrictStr, Any]] = None,
-        _content_type: Optional[StrictStr] = None,
-        _headers: Optional[Dict[StrictStr, Any]] = None,
-        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
-    ) -> RESTResponseType:
-        """Import suppressed addresses from CSV Import suppressed addresses from CSV
-
-        Suppress the addresses of a CSV body: the first cell of each row (a first row `email` is a header). At most `IMPORT_MAX_ROWS` rows and `IMPORT_MAX_BYTES`; written in one transaction. The same with the CSV in a JSON body (at most `BODY_LIMIT_BYTES`), for clients that send JSON only.
-
-        :param body: (required)
-        :type body: str
-        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
-        :type idempotency_key: str
-        :param reason:
-        :type reason: SuppressionReason
-        :param detail:
-        :type detail: str
-        :param _request_timeout: timeout setting for this request. If one
-                                 number provided, it will be total request
-                                 timeout. It can also be a pair (tuple) of
-                                 (connection, read) timeouts.
-        :type _request_timeout: int, tuple(int, int), optional
-        :param _request_auth: set to override the auth_settings for an a single
-                              request; this effectively ignores the
-                              authentication in the spec for a single request.
-        :type _request_auth: dict, optional
-        :param _content_type: force content-type for the request.
-        :type _content_type: str, Optional
-        :param _headers: set to override the headers for a single
-                         request; this effectively ignores the headers
-                         in the spec for a single request.
-        :type _headers: dict, optional
-        :param _host_index: set to override the host_index for a single
-                            request; this effectively ignores the host_index
-                            in the spec for a single request.
-        :type _host_index: int, optional
-        :return: Returns the result object.
-        """ # noqa: E501
-
-        _param = self._call_import_serialize(
-            body=body,
-            idempotency_key=idempotency_key,
-            reason=reason,
-            detail=detail,
-            _request_auth=_request_auth,
-            _content_type=_content_type,
-            _headers=_headers,
-            _host_index=_host_index
-        )
-
-        _response_types_map: Dict[str, Optional[str]] = {
-            '200': "SuppressionImportResult",
-            '400': "InvalidPostBodyResponse",
-            '401': "UnauthorizedResponse",
-            '403': "ForbiddenResponse",
-            '409': "IdempotencyKeyInUseResponse",
-            '413': "PayloadTooLargeResponse",
-            '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
-            '429': "RateLimitedResponse",
-            '431': "HeaderFieldsTooLargeResponse",
-        }
-        response_data = self.api_client.call_api(
-            *_param,
-            _request_timeout=_request_timeout
-        )
-        return response_data.response
-
-
-    def _call_import_serialize(
-        self,
-        body,
-        idempotency_key,
-        reason,
-        detail,
-        _request_auth,
-        _content_type,
-        _headers,
-        _host_index,
-    ) -> RequestSerialized:
-
-        _host = None
-
-        _collection_formats: Dict[str, str] = {
-        }
-
-        _path_params: Dict[str, str] = {}
-        _query_params: List[Tuple[str, str]] = []
-        _header_params: Dict[str, Optional[str]] = _headers or {}
-        _form_params: List[Tuple[str, str]] = []
-        _files: Dict[
-            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
-        ] = {}
-        _body_params: Optional[bytes] = None
-
-        # process the path parameters
-        # process the query parameters
-        if reason is not None:
-            
-            _query_params.append(('reason', reason.value))
-            
-        if detail is not None:
-            
-            _query_params.append(('detail', detail))
-            
-        # process the header parameters
-        if idempotency_key is not None:
-            _header_params['Idempotency-Key'] = idempotency_key
-        # process the form parameters
-        # process the body parameter
-        if body is not None:
-            _body_params = body
-
-
-        # set the HTTP header `Accept`
-        if 'Accept' not in _header_params:
-            _header_params['Accept'] = self.api_client.select_header_accept(
-                [
-                    'application/json', 
-                    'application/problem+json'
-                ]
-            )
-
-        # set the HTTP header `Content-Type`
-        if _content_type:
-            _header_params['Content-Type'] = _content_type
-        else:
-            _default_content_type = (
-                self.api_client.select_header_content_type(
-                    [
-                        'text/csv', 
-                        'application/json'
-                    ]
-                )
-            )
-            if _default_content_type is not None:
-                _header_params['Content-Type'] = _default_content_type
-
-        # authentication setting
-        _auth_settings: List[str] = [
-            'ApiKeyAuth', 
-            'BearerAuth'
-        ]
-
-        return self.api_client.param_serialize(
-            method='POST',
-            resource_path='/suppressions/import',
-            path_params=_path_params,
-            query_params=_query_params,
-            header_params=_header_params,
-            body=_body_params,
-            post_params=_form_params,
-            files=_files,
-            auth_settings=_auth_settings,
-            collection_formats=_collection_formats,
-            _host=_host,
-            _request_auth=_request_auth
-        )
-
-
 
 
     @validate_call
@@ -1275,6 +923,359 @@ class SuppressionsApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/suppressions/{id}',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def import_csv(
+        self,
+        suppression_csv_import_request: SuppressionCsvImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        reason: Optional[SuppressionReason] = None,
+        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> SuppressionImportResult:
+        """Import suppressed addresses from CSV Import suppressed addresses from CSV
+
+        Suppress the addresses of a CSV: the first cell of each row (a first row `email` is a header), written in one transaction. Send it as `{\"csv\": …}` in JSON (at most `BODY_LIMIT_BYTES`), or as a `text/csv` body (at most `IMPORT_MAX_BYTES` and `IMPORT_MAX_ROWS` rows, options in the query). The same with a `text/csv` body.
+
+        :param suppression_csv_import_request: (required)
+        :type suppression_csv_import_request: SuppressionCsvImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param reason:
+        :type reason: SuppressionReason
+        :param detail:
+        :type detail: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._import_csv_serialize(
+            suppression_csv_import_request=suppression_csv_import_request,
+            idempotency_key=idempotency_key,
+            reason=reason,
+            detail=detail,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SuppressionImportResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def import_csv_with_http_info(
+        self,
+        suppression_csv_import_request: SuppressionCsvImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        reason: Optional[SuppressionReason] = None,
+        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[SuppressionImportResult]:
+        """Import suppressed addresses from CSV Import suppressed addresses from CSV
+
+        Suppress the addresses of a CSV: the first cell of each row (a first row `email` is a header), written in one transaction. Send it as `{\"csv\": …}` in JSON (at most `BODY_LIMIT_BYTES`), or as a `text/csv` body (at most `IMPORT_MAX_BYTES` and `IMPORT_MAX_ROWS` rows, options in the query). The same with a `text/csv` body.
+
+        :param suppression_csv_import_request: (required)
+        :type suppression_csv_import_request: SuppressionCsvImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param reason:
+        :type reason: SuppressionReason
+        :param detail:
+        :type detail: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._import_csv_serialize(
+            suppression_csv_import_request=suppression_csv_import_request,
+            idempotency_key=idempotency_key,
+            reason=reason,
+            detail=detail,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SuppressionImportResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def import_csv_without_preload_content(
+        self,
+        suppression_csv_import_request: SuppressionCsvImportRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        reason: Optional[SuppressionReason] = None,
+        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Import suppressed addresses from CSV Import suppressed addresses from CSV
+
+        Suppress the addresses of a CSV: the first cell of each row (a first row `email` is a header), written in one transaction. Send it as `{\"csv\": …}` in JSON (at most `BODY_LIMIT_BYTES`), or as a `text/csv` body (at most `IMPORT_MAX_BYTES` and `IMPORT_MAX_ROWS` rows, options in the query). The same with a `text/csv` body.
+
+        :param suppression_csv_import_request: (required)
+        :type suppression_csv_import_request: SuppressionCsvImportRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param reason:
+        :type reason: SuppressionReason
+        :param detail:
+        :type detail: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._import_csv_serialize(
+            suppression_csv_import_request=suppression_csv_import_request,
+            idempotency_key=idempotency_key,
+            reason=reason,
+            detail=detail,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SuppressionImportResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _import_csv_serialize(
+        self,
+        suppression_csv_import_request,
+        idempotency_key,
+        reason,
+        detail,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        if reason is not None:
+            
+            _query_params.append(('reason', reason.value))
+            
+        if detail is not None:
+            
+            _query_params.append(('detail', detail))
+            
+        # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
+        # process the form parameters
+        # process the body parameter
+        if suppression_csv_import_request is not None:
+            _body_params = suppression_csv_import_request
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json', 
+                    'application/problem+json'
+                ]
+            )
+
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json', 
+                        'text/csv'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'ApiKeyAuth', 
+            'BearerAuth'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/suppressions/import',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,

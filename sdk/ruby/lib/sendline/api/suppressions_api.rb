@@ -243,49 +243,49 @@ module Sendline
     end
 
     # Import suppressed addresses from CSV Import suppressed addresses from CSV
-    # Suppress the addresses of a CSV body: the first cell of each row (a first row `email` is a header). At most `IMPORT_MAX_ROWS` rows and `IMPORT_MAX_BYTES`; written in one transaction. The same with the CSV in a JSON body (at most `BODY_LIMIT_BYTES`), for clients that send JSON only.
-    # @param body [String] 
+    # Suppress the addresses of a CSV: the first cell of each row (a first row `email` is a header), written in one transaction. Send it as `{\"csv\": …}` in JSON (at most `BODY_LIMIT_BYTES`), or as a `text/csv` body (at most `IMPORT_MAX_BYTES` and `IMPORT_MAX_ROWS` rows, options in the query). The same with a `text/csv` body.
+    # @param suppression_csv_import_request [SuppressionCsvImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [SuppressionReason] :reason 
     # @option opts [String] :detail 
     # @return [SuppressionImportResult]
-    def import(body, opts = {})
-      data, _status_code, _headers = import_with_http_info(body, opts)
+    def import_csv(suppression_csv_import_request, opts = {})
+      data, _status_code, _headers = import_csv_with_http_info(suppression_csv_import_request, opts)
       data
     end
 
     # Import suppressed addresses from CSV Import suppressed addresses from CSV
-    # Suppress the addresses of a CSV body: the first cell of each row (a first row &#x60;email&#x60; is a header). At most &#x60;IMPORT_MAX_ROWS&#x60; rows and &#x60;IMPORT_MAX_BYTES&#x60;; written in one transaction. The same with the CSV in a JSON body (at most &#x60;BODY_LIMIT_BYTES&#x60;), for clients that send JSON only.
-    # @param body [String] 
+    # Suppress the addresses of a CSV: the first cell of each row (a first row &#x60;email&#x60; is a header), written in one transaction. Send it as &#x60;{\&quot;csv\&quot;: …}&#x60; in JSON (at most &#x60;BODY_LIMIT_BYTES&#x60;), or as a &#x60;text/csv&#x60; body (at most &#x60;IMPORT_MAX_BYTES&#x60; and &#x60;IMPORT_MAX_ROWS&#x60; rows, options in the query). The same with a &#x60;text/csv&#x60; body.
+    # @param suppression_csv_import_request [SuppressionCsvImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [SuppressionReason] :reason 
     # @option opts [String] :detail 
     # @return [Array<(SuppressionImportResult, Integer, Hash)>] SuppressionImportResult data, response status code and response headers
-    def import_with_http_info(body, opts = {})
+    def import_csv_with_http_info(suppression_csv_import_request, opts = {})
       if @api_client.config.debugging
-        @api_client.config.logger.debug 'Calling API: SuppressionsApi.import ...'
+        @api_client.config.logger.debug 'Calling API: SuppressionsApi.import_csv ...'
       end
-      # verify the required parameter 'body' is set
-      if @api_client.config.client_side_validation && body.nil?
-        fail ArgumentError, "Missing the required parameter 'body' when calling SuppressionsApi.import"
+      # verify the required parameter 'suppression_csv_import_request' is set
+      if @api_client.config.client_side_validation && suppression_csv_import_request.nil?
+        fail ArgumentError, "Missing the required parameter 'suppression_csv_import_request' when calling SuppressionsApi.import_csv"
       end
       if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
-        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling SuppressionsApi.import, the character length must be smaller than or equal to 255.'
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling SuppressionsApi.import_csv, the character length must be smaller than or equal to 255.'
       end
 
       if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
-        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling SuppressionsApi.import, the character length must be greater than or equal to 1.'
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling SuppressionsApi.import_csv, the character length must be greater than or equal to 1.'
       end
 
       pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
       if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
-        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling SuppressionsApi.import, must conform to the pattern #{pattern}."
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling SuppressionsApi.import_csv, must conform to the pattern #{pattern}."
       end
 
       if @api_client.config.client_side_validation && !opts[:'detail'].nil? && opts[:'detail'].to_s.length > 500
-        fail ArgumentError, 'invalid value for "opts[:"detail"]" when calling SuppressionsApi.import, the character length must be smaller than or equal to 500.'
+        fail ArgumentError, 'invalid value for "opts[:"detail"]" when calling SuppressionsApi.import_csv, the character length must be smaller than or equal to 500.'
       end
 
       # resource path
@@ -301,7 +301,7 @@ module Sendline
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
       # HTTP header 'Content-Type'
-      content_type = @api_client.select_header_content_type(['text/csv', 'application/json'])
+      content_type = @api_client.select_header_content_type(['application/json', 'text/csv'])
       if !content_type.nil?
           header_params['Content-Type'] = content_type
       end
@@ -311,7 +311,7 @@ module Sendline
       form_params = opts[:form_params] || {}
 
       # http body (model)
-      post_body = opts[:debug_body] || @api_client.object_to_http_body(body)
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(suppression_csv_import_request)
 
       # return_type
       return_type = opts[:debug_return_type] || 'SuppressionImportResult'
@@ -320,7 +320,7 @@ module Sendline
       auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
 
       new_options = opts.merge(
-        :operation => :"SuppressionsApi.import",
+        :operation => :"SuppressionsApi.import_csv",
         :header_params => header_params,
         :query_params => query_params,
         :form_params => form_params,
@@ -331,7 +331,7 @@ module Sendline
 
       data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
       if @api_client.config.debugging
-        @api_client.config.logger.debug "API called: SuppressionsApi#import\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+        @api_client.config.logger.debug "API called: SuppressionsApi#import_csv\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
       end
       return data, status_code, headers
     end
