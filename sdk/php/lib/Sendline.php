@@ -36,6 +36,10 @@ final class Sendline
     public readonly Resources\Payments $payments;
     public readonly Resources\Users $users;
     public readonly Resources\Auth $auth;
+    public readonly Resources\Suppressions $suppressions;
+    public readonly Resources\Topics $topics;
+    public readonly Resources\ContactTopics $contactTopics;
+    public readonly Resources\ContactExports $contactExports;
     private readonly Transport $transport;
 
     /**
@@ -101,6 +105,10 @@ final class Sendline
         $this->payments = new Resources\Payments($transport);
         $this->users = new Resources\Users($transport);
         $this->auth = new Resources\Auth($transport);
+        $this->suppressions = new Resources\Suppressions($transport);
+        $this->topics = new Resources\Topics($transport);
+        $this->contactTopics = new Resources\ContactTopics($transport);
+        $this->contactExports = new Resources\ContactExports($transport);
     }
 
     private static function env(string $name): ?string

@@ -40,6 +40,7 @@ from sendline._resources import (
     UsersResource,
     WebhooksResource,
 )
+from sendline._resources import ContactExportsResource, ContactTopicsResource, SuppressionsResource, TopicsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -231,6 +232,10 @@ class Sendline:
         self.payments = PaymentsResource(self)
         self.users = UsersResource(self)
         self.auth = AuthResource(self)
+        self.suppressions = SuppressionsResource(self)
+        self.topics = TopicsResource(self)
+        self.contact_topics = ContactTopicsResource(self)
+        self.contact_exports = ContactExportsResource(self)
 
     @classmethod
     def login(

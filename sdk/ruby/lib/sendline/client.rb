@@ -24,7 +24,11 @@ module Sendline
       conversions: Resources::Conversions,
       payments: Resources::Payments,
       users: Resources::Users,
-      auth: Resources::Auth
+      auth: Resources::Auth,
+      suppressions: Resources::Suppressions,
+      topics: Resources::Topics,
+      contact_topics: Resources::ContactTopics,
+      contact_exports: Resources::ContactExports
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

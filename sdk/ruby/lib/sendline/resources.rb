@@ -241,5 +241,34 @@ module Sendline
     class Auth < Resource
       operations_of AuthApi
     end
+
+    class Suppressions < Resource
+      operations_of SuppressionsApi
+    end
+
+    class Topics < Resource
+      operations_of TopicsApi
+    end
+
+    class ContactTopics < Resource
+      operations_of ContactTopicsApi
+    end
+
+    class ContactExports < Resource
+      operations_of ContactExportsApi
+
+      # Polls the export every `interval` seconds until it is `completed` or `failed` and answers it.
+      def wait(id, timeout: 600, interval: 0.5)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        loop do
+          export = get(id)
+          status = export.status.to_s
+          return export if %w[completed failed].include?(status)
+          raise APITimeoutError, "export #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+
+          sleep interval
+        end
+      end
+    end
   end
 end
