@@ -114,9 +114,10 @@ export class SuppressionService {
           const value = (record[0] ?? '').trim();
           if (row === 1 && value.toLowerCase() === 'email') continue;
           const email = normaliseEmail(value);
-          if (!isValidEmail(email)) {
+          // PostgreSQL cannot store a NUL character: such a cell is no address either.
+          if (!isValidEmail(email) || email.includes('\u0000')) {
             result.invalid++;
-            if (result.invalid_rows.length < MAX_INVALID_SHOWN) result.invalid_rows.push({ row, value: value.slice(0, 254) });
+            if (result.invalid_rows.length < MAX_INVALID_SHOWN) result.invalid_rows.push({ row, value: value.slice(0, 254).replaceAll('\u0000', '\ufffd') });
             continue;
           }
           batch.push(email);

@@ -125,6 +125,15 @@ describe('the suppression list', () => {
     ]);
   });
 
+  it('answers a CSV cell with a NUL character as an invalid row, not a server error', async () => {
+    const res = await account.api('POST', '/api/suppressions/import', {
+      raw: 'nul\u0000x@example.com\r\nok-nul@example.com\r\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ added: 1, invalid: 1, invalid_rows: [{ row: 1, value: 'nul\ufffdx@example.com' }] });
+  });
+
   it('leaves a suppressed address out of campaigns, also when it becomes a contact later', async () => {
     await account.api('POST', '/api/suppressions', { body: { emails: ['later@example.com'] } });
     await importJson(account, [
