@@ -113,7 +113,7 @@ export class FeedbackService {
       const suppressed = contact ? await this.suppressAfter(db, accountId, contact.id, input.type, input.reason) : [];
       events.push(...suppressed);
       // The address goes on the list when it is suppressed: a hard bounce or complaint, or the soft bounce that suppressed its contact.
-      if (input.type !== 'soft' || suppressed.length) {
+      if (email !== '' && (input.type !== 'soft' || suppressed.length)) {
         const complaint = input.type === 'complaint';
         await suppressions.add(db, accountId, [
           { email, reason: complaint ? 'complained' : 'bounced', source: complaint ? 'complaint' : 'bounce', detail: input.reason },
@@ -137,7 +137,8 @@ export class FeedbackService {
       const {
         rows: [message],
       } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
-      if (!message) return { outcome: 'not_found' };
+      // A message whose recipient was erased has no address left to unsubscribe: its link is void.
+      if (!message || message.email === '') return { outcome: 'not_found' };
       const topic = scope === 'topic' && message.contact_id ? await this.campaignTopic(db, message.campaign_id) : null;
       const first = message.unsubscribed_at === null;
       const events: PendingEvent[] = [];
@@ -206,7 +207,7 @@ export class FeedbackService {
       .select(['messages.email', 'messages.contact_id', 'topics.name'])
       .where('messages.id', '=', messageId)
       .executeTakeFirst();
-    if (!row) return null;
+    if (!row || row.email === '') return null;
     return { email: row.email, topic: row.contact_id ? row.name : null };
   }
 

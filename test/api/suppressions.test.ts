@@ -339,6 +339,7 @@ describe('personal data: access and erasure', () => {
   let account: TestAccount;
   let contactId: string;
   let campaignId: string;
+  let mailed: { pixel: string; click: string; unsubscribe: string };
   const EMAIL = 'erase-me-7f3a@example.com';
   const AGENT = 'ErasureTestAgent/9.1 (unique-agent-7f3a)';
   beforeAll(async () => {
@@ -348,6 +349,7 @@ describe('personal data: access and erasure', () => {
     const { campaign, messages, links } = await send(account, 'gdpr');
     campaignId = campaign.id;
     const mine = messages.find((m) => m.email === EMAIL)!;
+    mailed = links(mine.id);
     await hit(links(mine.id).pixel, { headers: { 'user-agent': AGENT } });
     await hit(links(mine.id).click, { headers: { 'user-agent': AGENT } });
     await waitFor(async () => (await sql('select 1 from clicks where message_id = $1', [mine.id])).length > 0);
@@ -387,6 +389,12 @@ describe('personal data: access and erasure', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ contact_id: contactId, suppression_id: expect.stringMatching(/^sup_/) });
     expect(await tablesHolding(EMAIL)).toEqual([]);
+    expect(await tablesHolding(AGENT)).toEqual([]);
+    // The links mailed to the person record nothing more about them, and unsubscribe nobody.
+    await hit(mailed.pixel, { headers: { 'user-agent': AGENT } });
+    expect((await hit(mailed.click, { headers: { 'user-agent': AGENT } })).status).toBe(302);
+    expect((await hit(mailed.unsubscribe)).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 300));
     expect(await tablesHolding(AGENT)).toEqual([]);
     expect(await sql("select count(*)::int as n from opens where campaign_id = $1 and ip = '127.0.0.1'", [campaignId])).toEqual([{ n: 0 }]);
     expect((await account.api('GET', `/api/campaigns/${campaignId}`)).body.stats).toEqual(before);
