@@ -23,7 +23,7 @@ export const ContactExport = defineEntity({
   },
 });
 
-/** The CSV in chunks of about 1 MB, in order. */
+/** The CSV in chunks of about 48 KB of whole lines, in order. */
 export const ContactExportChunk = defineEntity({
   name: 'ContactExportChunk',
   tableName: 'contact_export_chunks',
