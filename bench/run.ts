@@ -7,6 +7,7 @@ import { analyticsBenchmark } from './analytics.ts';
 import { webhooksBenchmark } from './webhooks.ts';
 import { csvBenchmark } from './csv.ts';
 import { mimeBenchmark } from './mime.ts';
+import { exportBenchmark } from './export.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -17,6 +18,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   webhooks: webhooksBenchmark,
   csv: csvBenchmark,
   mime: mimeBenchmark,
+  export: exportBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
