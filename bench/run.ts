@@ -10,6 +10,7 @@ import { mimeBenchmark } from './mime.ts';
 import { segmentsBenchmark } from './segments.ts';
 import { listsBenchmark } from './lists.ts';
 import { transactionalBenchmark } from './transactional.ts';
+import { exportBenchmark } from './export.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -23,6 +24,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   segments: segmentsBenchmark,
   lists: listsBenchmark,
   transactional: transactionalBenchmark,
+  export: exportBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

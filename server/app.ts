@@ -27,6 +27,9 @@ import { listHandlers } from './lists/routes.ts';
 import { publicCors } from './lists/cors.ts';
 import { LIST_MEMBER_JSON_LIMITS } from './lists/routes.ts';
 import { emailHandlers, EMAIL_JSON_LIMITS } from './emails/routes.ts';
+import { suppressionHandlers } from './suppressions/routes.ts';
+import { topicHandlers } from './topics/routes.ts';
+import { exportHandlers } from './exports/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -46,6 +49,9 @@ export const implementedHandlers = {
   ...templateHandlers,
   ...listHandlers,
   ...emailHandlers,
+  ...suppressionHandlers,
+  ...topicHandlers,
+  ...exportHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

@@ -33,6 +33,10 @@ import { TagService } from './tags/service.ts';
 import { TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
 import { EmailService } from './emails/service.ts';
+import { SuppressionService } from './suppressions/service.ts';
+import { TopicService } from './topics/service.ts';
+import { ExportService } from './exports/service.ts';
+import { PersonalDataService } from './exports/personal-data.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -95,6 +99,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       publicUrl: config.publicUrl,
       perMinute: config.publicSubscribesPerMinute,
     }),
+    suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
+    topics: new TopicService(runtime.pool, sqlOf(em)),
+    exports: new ExportService(sqlOf(em), runtime.queue),
+    personalData: new PersonalDataService(runtime.pool, sqlOf(em)),
   };
 }
 

@@ -8,6 +8,7 @@ import { readSchemaState } from './db/schema.ts';
 import { createLogger } from './logger.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
+import { startExportWorker } from './exports/job.ts';
 import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
@@ -104,6 +105,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   let sending: SendingWorker | null = null;
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
+    await startExportWorker(runtime);
     sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));

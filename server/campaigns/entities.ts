@@ -36,6 +36,8 @@ export const Campaign = defineEntity({
     clicked: p.integer().default(0),
     unsubscribed: p.integer().default(0),
     complained: p.integer().default(0),
+    /** The unsubscribe topic: its audience leaves out contacts who left it, and one-click leaves it. */
+    topicId: p.string().strictNullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

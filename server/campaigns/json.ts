@@ -17,6 +17,7 @@ export const campaignJson = (c: CampaignRow): CampaignJson => ({
   text_content: c.textContent ?? null,
   preheader: c.preheader ?? null,
   audience: c.audience,
+  topic_id: c.topicId ?? null,
   track_opens: c.trackOpens,
   track_clicks: c.trackClicks,
   status: c.status,

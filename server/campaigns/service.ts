@@ -18,6 +18,7 @@ import { campaigns, type ListedMessage, type TransitionDetails } from './store.t
 import type { TemplateThread } from './template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
 import { listStore } from '../lists/store.ts';
+import { topicExists } from '../topics/store.ts';
 
 export const SEND_JOB = 'campaigns.send';
 
@@ -111,6 +112,7 @@ function fields(input: CampaignInput) {
     textContent: input.text_content ?? null,
     preheader: input.preheader ?? null,
     audience: input.audience ?? {},
+    topicId: input.topic_id ?? null,
     trackOpens: input.track_opens ?? true,
     trackClicks: input.track_clicks ?? true,
   };
@@ -135,12 +137,20 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     await checkTemplates(this.templates, input);
+    await this.checkTopic(accountId, input.topic_id);
     return this.em.transactional(async (em) => {
       await checkContentSource(sqlOf(em), accountId, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       await checkLists(em, accountId, input);
       return campaigns.create(em, { id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     });
+  }
+
+  /** A campaign's topic is one of the account's. */
+  private async checkTopic(accountId: string, topicId: string | null | undefined): Promise<void> {
+    if (topicId && !(await topicExists(sqlOf(this.em), accountId, topicId))) {
+      throw validationFailed([{ pointer: '/topic_id', detail: 'is not a topic of this account' }]);
+    }
   }
 
   async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
@@ -166,6 +176,7 @@ export class CampaignService {
       await checkTemplates(this.templates, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       await checkLists(em, accountId, input);
+      await this.checkTopic(accountId, input.topic_id);
       Object.assign(campaign, fields(input));
     });
   }
@@ -246,6 +257,7 @@ export class CampaignService {
         text_content: source.textContent,
         preheader: source.preheader,
         audience: source.audience,
+        topic_id: source.topicId,
         track_opens: source.trackOpens,
         track_clicks: source.trackClicks,
         template_id: source.templateId,

@@ -104,6 +104,7 @@ export const campaigns = {
         'clicked',
         'unsubscribed',
         'complained',
+        'topic_id as topicId',
         'created_at as createdAt',
         'updated_at as updatedAt',
         'template_id as templateId',
@@ -218,7 +219,10 @@ export const campaigns = {
 };
 
 export const messages = {
-  /** The audience, frozen into one queued message per subscribed contact. Suppressed contacts are left out. */
+  /**
+   * The audience, frozen into one queued message per subscribed contact, in one statement. Left
+   * out: suppressed contacts, addresses on the suppression list, contacts who left the campaign's topic.
+   */
   async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
     const audience: AudienceFilter = campaign.audience ?? {};
     const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
@@ -238,6 +242,9 @@ export const messages = {
         select sendline_id('msg'), c.account_id, ${campaign.id}, c.id, c.email, 'queued'
         from contacts c
         where c.account_id = ${campaign.accountId} and c.status = 'subscribed'
+          and not exists (select 1 from suppressions s where s.account_id = c.account_id and s.email_hash = sendline_email_hash(c.email))
+          and (${campaign.topicId}::text is null
+               or not exists (select 1 from contact_topic_optouts o where o.topic_id = ${campaign.topicId} and o.contact_id = c.id))
           and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
           and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
           and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
@@ -387,4 +394,18 @@ export async function addEngagementCounts(db: Db, campaignId: string, c: Campaig
     }))
     .where('id', '=', campaignId)
     .execute();
+}
+
+// ---- Erasure (GDPR): messages keep their status and counts, not the person's address.
+
+/** Messages to the contact or its address lose both; answers how many. */
+export async function eraseRecipient(db: Db, accountId: string, contactId: string, email: string): Promise<number> {
+  const rows = await db
+    .updateTable('messages')
+    .set({ email: '', contact_id: null })
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb(sql<string>`lower(email)`, '=', email.toLowerCase())]))
+    .returning('id')
+    .execute();
+  return rows.length;
 }

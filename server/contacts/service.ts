@@ -15,6 +15,7 @@ import type { ContactFilters, ContactRepository } from './repository.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import { fieldStore } from '../fields/store.ts';
+import { suppressions } from '../suppressions/store.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
 type ContactReplace = components['schemas']['ContactReplace'];
@@ -189,7 +190,23 @@ export class ContactService {
     }
     await append(this.em, accountId, events);
     await this.flushOrConflict(accountId, contact.email);
+    if (contact.status !== previousStatus) await this.keepListInStep(accountId, before.email, contact);
     return contactJson(contact);
+  }
+
+  /**
+   * A person's status change moves the address on the suppression list with it: suppressing puts
+   * it there (source `contact_status`), resubscribing takes it off. Written after the contact,
+   * so a failure in between leaves the contact's own status, which sends check too, in charge.
+   */
+  private async keepListInStep(accountId: string, previousEmail: string, contact: ContactRow): Promise<void> {
+    const db = sqlOf(this.em);
+    if (contact.status === 'subscribed') {
+      await suppressions.removeEmail(db, accountId, previousEmail);
+      if (previousEmail.toLowerCase() !== contact.email.toLowerCase()) await suppressions.removeEmail(db, accountId, contact.email);
+    } else {
+      await suppressions.add(db, accountId, [{ email: contact.email, reason: contact.status, source: 'contact_status', detail: contact.statusReason ?? null }]);
+    }
   }
 
   private async flushOrConflict(accountId: string, email: string): Promise<void> {

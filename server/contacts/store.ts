@@ -296,3 +296,36 @@ export async function retagContacts(
     select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
   return rows[0];
 }
+
+// ---- The suppression list's effects on contacts (server/suppressions).
+
+/** The account's contacts with these addresses (case-insensitive), for the suppression list. */
+export async function idsByEmails(db: Db, accountId: string, emails: readonly string[]): Promise<string[]> {
+  if (!emails.length) return [];
+  const rows = await db
+    .selectFrom('contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`lower(email) = any(${emails.map((e) => e.toLowerCase())}::text[])`)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * An address taken off the suppression list by a person: its contact, when suppressed, is
+ * subscribed again with `reason` as its `status_reason`; answers the `contact.subscribed` event.
+ */
+export async function resubscribeEmail(db: Db, accountId: string, email: string, reason: string): Promise<PendingEvent[]> {
+  const rows = await sql<{ id: string; email: string; previous: ContactStatus }>`
+    update contacts c set status = 'subscribed', status_reason = ${reason}, status_changed_at = now(), updated_at = now()
+    from (select id, status from contacts where account_id = ${accountId} and lower(email) = lower(${email}) and status <> 'subscribed' for update) p
+    where c.id = p.id
+    returning c.id, c.email, p.status as previous`.execute(db);
+  return rows.rows.map((r) => ({ type: 'contact.subscribed', data: { contact_id: r.id, email: r.email, previous_status: r.previous } }));
+}
+
+/** Erasure (GDPR): deletes the contact (its topic opt-outs go with it); answers its address, or null when the account has no such contact. */
+export async function deleteContact(db: Db, accountId: string, contactId: string): Promise<string | null> {
+  const row = await db.deleteFrom('contacts').where('account_id', '=', accountId).where('id', '=', contactId).returning('email').executeTakeFirst();
+  return row?.email ?? null;
+}

@@ -57,3 +57,22 @@ async function addRevenue(
     )
     .execute();
 }
+
+/** Erasure (GDPR): conversions and payments stay counted, no longer tied to the contact. */
+export async function detachContact(db: Db, accountId: string, contactId: string): Promise<number> {
+  const conversions = await db
+    .updateTable('conversions')
+    .set({ contact_id: null })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .returning('id')
+    .execute();
+  const payments = await db
+    .updateTable('payments')
+    .set({ contact_id: null })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .returning('id')
+    .execute();
+  return conversions.length + payments.length;
+}

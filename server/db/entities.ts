@@ -14,6 +14,9 @@ import { Segment } from '../segments/entities.ts';
 import { Template, TemplateVersion } from '../templates/entities.ts';
 import { ListMember, MailingList } from '../lists/entities.ts';
 import { Email, EmailContent } from '../emails/entities.ts';
+import { Suppression } from '../suppressions/entities.ts';
+import { ContactTopicOptout, Topic } from '../topics/entities.ts';
+import { ContactExport, ContactExportChunk } from '../exports/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -52,4 +55,9 @@ export const entities = [
   ListMember,
   EmailContent,
   Email,
+  Suppression,
+  Topic,
+  ContactTopicOptout,
+  ContactExport,
+  ContactExportChunk,
 ] as const;

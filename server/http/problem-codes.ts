@@ -56,6 +56,8 @@ export const PROBLEM_STATUS = {
   internal_error: 500,
   not_implemented: 501,
   field_exists: 409,
+  topic_exists: 409,
+  export_not_ready: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {

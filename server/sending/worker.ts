@@ -16,6 +16,7 @@ import { Problem } from '../http/problem.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
+import { suppressions } from '../suppressions/store.ts';
 
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
 
@@ -210,6 +211,11 @@ export class CampaignSender {
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
       await recordSendBounces(tx, accountId, campaignId, bounced);
       for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));
+      await suppressions.add(
+        tx,
+        accountId,
+        bounced.map((b) => ({ email: b.email, reason: 'bounced', source: 'bounce', detail: b.reason })),
+      );
       await append(client, accountId, events);
     });
   }

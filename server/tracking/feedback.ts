@@ -12,6 +12,9 @@ import { markBounced, markComplained, markUnsubscribed } from '../campaigns/stor
 import { isTransactionalId } from '../emails/engagement.ts';
 import { transactionalEventData } from '../emails/events.ts';
 import { emails } from '../emails/store.ts';
+import { suppressions } from '../suppressions/store.ts';
+import { optouts } from '../topics/store.ts';
+import { contactForEvent } from '../topics/service.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
 export const SOFT_BOUNCE_LIMIT = 3;
@@ -42,7 +45,8 @@ interface MessageRef {
 
 const MESSAGE_COLUMNS = sql.raw('id, account_id, campaign_id, contact_id, email, bounced_at, unsubscribed_at');
 
-export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: string } | { outcome: 'not_found' };
+/** `topic`: the name of the topic left, when only a topic was. */
+export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: string; topic: string | null } | { outcome: 'not_found' };
 
 /**
  * Bounces, complaints and unsubscribes: the feedback that suppresses addresses. Each report is
@@ -110,7 +114,15 @@ export class FeedbackService {
         }
         await writeRollups(db, rollups);
       }
-      if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
+      const suppressed = contact ? await this.suppressAfter(db, accountId, contact.id, input.type, input.reason) : [];
+      events.push(...suppressed);
+      // The address goes on the list when it is suppressed: a hard bounce or complaint, or the soft bounce that suppressed its contact.
+      if (email !== '' && (input.type !== 'soft' || suppressed.length)) {
+        const complaint = input.type === 'complaint';
+        await suppressions.add(db, accountId, [
+          { email, reason: complaint ? 'complained' : 'bounced', source: complaint ? 'complaint' : 'bounce', detail: input.reason },
+        ]);
+      }
       await append(client, accountId, events);
       return record;
     });
@@ -153,49 +165,90 @@ export class FeedbackService {
   }
 
   /**
-   * Idempotent: the first call for a message unsubscribes its contact and emits
-   * `email.unsubscribed` once; later calls (and other messages to an already suppressed
-   * contact) change nothing.
+   * Idempotent. `scope` `topic` leaves the campaign's topic only (the contact stays subscribed to
+   * the rest), `all` suppresses the contact and puts the address on the suppression list. The
+   * first unsubscribe from a message records it and emits `email.unsubscribed` once; leaving
+   * everything after leaving the topic through the same message suppresses without counting again.
+   * A campaign without a topic, or a message whose contact is gone, always leaves everything.
    */
-  async unsubscribe(messageId: string, source: 'link' | 'one_click'): Promise<UnsubscribeResult> {
+  async unsubscribe(messageId: string, source: 'link' | 'one_click', scope: 'topic' | 'all'): Promise<UnsubscribeResult> {
     return inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const {
         rows: [message],
       } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
-      if (!message) return { outcome: 'not_found' };
-      if (message.unsubscribed_at) return { outcome: 'already', email: message.email };
-      await markUnsubscribed(db, message.id);
+      // A message whose recipient was erased has no address left to unsubscribe: its link is void.
+      if (!message || message.email === '') return { outcome: 'not_found' };
+      const topic = scope === 'topic' && message.contact_id ? await this.campaignTopic(db, message.campaign_id) : null;
+      const first = message.unsubscribed_at === null;
       const events: PendingEvent[] = [];
-      if (message.contact_id) {
-        events.push(...(await suppress(db, message.account_id, [message.contact_id], 'unsubscribed', `unsubscribed from campaign ${message.campaign_id}`)));
-        if (!events.length) return { outcome: 'already', email: message.email };
+      if (topic && message.contact_id) {
+        if (await optouts.add(db, message.account_id, topic.id, message.contact_id)) {
+          const contact = await contactForEvent(db, message.account_id, message.contact_id);
+          if (contact) events.push({ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } });
+        } else if (!first) {
+          return { outcome: 'already', email: message.email, topic: topic.name };
+        }
+      } else {
+        if (message.contact_id) {
+          events.push(...(await suppress(db, message.account_id, [message.contact_id], 'unsubscribed', `unsubscribed from campaign ${message.campaign_id}`)));
+        }
+        const listed = await suppressions.add(db, message.account_id, [
+          {
+            email: message.email,
+            reason: 'unsubscribed',
+            source: source === 'link' ? 'unsubscribe_link' : 'one_click',
+            detail: `campaign ${message.campaign_id}`,
+          },
+        ]);
+        if (!events.length && !listed.length) return { outcome: 'already', email: message.email, topic: null };
       }
-      const at = new Date();
-      await insertUnsubscribe(db, {
-        id: newId('uns'),
-        account_id: message.account_id,
-        campaign_id: message.campaign_id,
-        message_id: message.id,
-        contact_id: message.contact_id,
-        email: message.email,
-        source,
-        occurred_at: at,
-      });
-      await writeRollups(
-        db,
-        new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
-      );
-      events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
+      if (first) {
+        await markUnsubscribed(db, message.id);
+        const at = new Date();
+        await insertUnsubscribe(db, {
+          id: newId('uns'),
+          account_id: message.account_id,
+          campaign_id: message.campaign_id,
+          message_id: message.id,
+          contact_id: message.contact_id,
+          email: message.email,
+          source,
+          occurred_at: at,
+        });
+        await writeRollups(
+          db,
+          new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
+        );
+        events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
+      }
       await append(client, message.account_id, events);
-      return { outcome: 'unsubscribed', email: message.email };
+      return { outcome: 'unsubscribed', email: message.email, topic: topic?.name ?? null };
     });
   }
 
-  /** The address of a message, for the confirmation page; null when unknown. */
-  async messageEmail(messageId: string): Promise<string | null> {
-    const { rows } = await sql<{ email: string }>`select email from messages where id = ${messageId}`.execute(this.db);
-    return rows[0]?.email ?? null;
+  /** The topic of a campaign, if it has one. */
+  private async campaignTopic(db: Db, campaignId: string): Promise<{ id: string; name: string } | null> {
+    const row = await db
+      .selectFrom('campaigns')
+      .innerJoin('topics', 'topics.id', 'campaigns.topic_id')
+      .select(['topics.id', 'topics.name'])
+      .where('campaigns.id', '=', campaignId)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  /** The address of a message and its campaign's topic, for the confirmation page; null when unknown. */
+  async unsubscribePage(messageId: string): Promise<{ email: string; topic: string | null } | null> {
+    const row = await this.db
+      .selectFrom('messages')
+      .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+      .leftJoin('topics', 'topics.id', 'campaigns.topic_id')
+      .select(['messages.email', 'messages.contact_id', 'topics.name'])
+      .where('messages.id', '=', messageId)
+      .executeTakeFirst();
+    if (!row || row.email === '') return null;
+    return { email: row.email, topic: row.contact_id ? row.name : null };
   }
 
   private async findMessage(db: Db, input: BounceInput): Promise<MessageRef | null> {

@@ -54,12 +54,12 @@ function readForm(req: IncomingMessage): Promise<string | null> {
 }
 
 /** RFC 8058: the POST carries `List-Unsubscribe=One-Click`, URL-encoded or as a form-data field. */
-function oneClickForm(body: string, contentType: string | undefined): { oneClick: boolean; fromPage: boolean } {
+function oneClickForm(body: string, contentType: string | undefined): { oneClick: boolean; fromPage: boolean; scope: string | null } {
   if (contentType?.startsWith('multipart/form-data')) {
-    return { oneClick: /name="List-Unsubscribe"\r?\n\r?\nOne-Click\r?\n/.test(body), fromPage: false };
+    return { oneClick: /name="List-Unsubscribe"\r?\n\r?\nOne-Click\r?\n/.test(body), fromPage: false, scope: null };
   }
   const form = new URLSearchParams(body);
-  return { oneClick: form.get('List-Unsubscribe') === 'One-Click', fromPage: form.get('from') === 'page' };
+  return { oneClick: form.get('List-Unsubscribe') === 'One-Click', fromPage: form.get('from') === 'page', scope: form.get('scope') };
 }
 
 /** What a tracked request leaves for its batch, read off the raw headers: `req.headers` is built on first use. */
@@ -120,14 +120,19 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       // Never unsubscribes by itself: mail scanners follow every link.
-      const email = await feedback.messageEmail(parsed.messageId);
-      if (!email) return notFound();
+      const found = await feedback.unsubscribePage(parsed.messageId);
+      if (!found) return notFound();
+      const form = (scope: 'topic' | 'all', label: string) =>
+        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><input type="hidden" name="from" value="page"><input type="hidden" name="scope" value="${scope}"><button type="submit">${label}</button></form>`;
       return page(
         res,
         200,
         'Unsubscribe',
-        `<p>Stop sending email to <strong>${escapeHtml(email)}</strong>?</p>
-<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><input type="hidden" name="from" value="page"><button type="submit">Unsubscribe</button></form>`,
+        found.topic === null
+          ? `<p>Stop sending email to <strong>${escapeHtml(found.email)}</strong>?</p>\n${form('all', 'Unsubscribe')}`
+          : `<p>Which email should <strong>${escapeHtml(found.email)}</strong> stop receiving?</p>
+${form('topic', `Only “${escapeHtml(found.topic)}”`)}
+<p></p>${form('all', 'Everything from this sender')}`,
       );
     }
     if (req.method !== 'POST') {
@@ -138,8 +143,18 @@ export function publicRoutes(deps: PublicRouteDeps): (req: IncomingMessage, res:
     if (body === null) return page(res, 413, 'Request too large', '<p>The form is too large.</p>');
     const form = oneClickForm(body, req.headers['content-type']);
     if (!form.oneClick) return page(res, 400, 'Not unsubscribed', '<p>The request must carry <code>List-Unsubscribe=One-Click</code>.</p>');
-    const result = await feedback.unsubscribe(parsed.messageId, form.fromPage ? 'link' : 'one_click');
+    // RFC 8058 one-click leaves the campaign's topic; the page leaves what the recipient chose.
+    const scope = form.fromPage && form.scope === 'all' ? 'all' : 'topic';
+    const result = await feedback.unsubscribe(parsed.messageId, form.fromPage ? 'link' : 'one_click', scope);
     if (result.outcome === 'not_found') return notFound();
+    if (result.topic !== null) {
+      return page(
+        res,
+        200,
+        'Unsubscribed',
+        `<p><strong>${escapeHtml(result.email)}</strong> will receive no more “${escapeHtml(result.topic)}” email from this sender.</p>`,
+      );
+    }
     return page(res, 200, 'Unsubscribed', `<p><strong>${escapeHtml(result.email)}</strong> will receive no more email from this sender.</p>`);
   };
 

@@ -147,9 +147,10 @@ export class TrackingRecorder {
       const db = sqlOnClient(client);
       // Row locks in id order: flushes of several processes never deadlock on each other. Times
       // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
+      // A message whose recipient was erased (no address) records no more hits.
       const { rows } = await sql<MessageState>`select id, account_id, campaign_id, contact_id, email, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
            opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
-         from messages where id = any(${ids}::text[]) order by id for update`.execute(db);
+         from messages where id = any(${ids}::text[]) and email <> '' order by id for update`.execute(db);
       const messages = new Map(rows.map((m) => [m.id, m]));
       const changed = new Set<MessageState>();
       const opens: CopyValue[][] = [];

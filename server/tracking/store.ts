@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
@@ -199,4 +199,37 @@ export async function recordSendBounces(
   const rollups = new Rollups().hour(campaignId, accountId, at, { bounces_hard: bounces.length });
   for (const b of bounces) rollups.domain(campaignId, b.email, { bounces: 1 });
   await writeRollups(db, rollups);
+}
+
+// ---- Erasure (GDPR): records stay for the counts, without address, IP, user agent or the texts that may quote the address.
+
+/** Anonymises the contact's opens, clicks, bounces and unsubscribes; answers how many records. */
+export async function eraseTrackingRecords(db: Db, accountId: string, contactId: string, email: string): Promise<number> {
+  const lower = email.toLowerCase();
+  let total = 0;
+  for (const table of ['opens', 'clicks'] as const) {
+    const rows = await db
+      .updateTable(table)
+      .set({ email: '', contact_id: null, ip: null, user_agent: null })
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('contact_id', '=', contactId), eb(sql<string>`lower(email)`, '=', lower)]))
+      .returning('id')
+      .execute();
+    total += rows.length;
+  }
+  const bounces = await db
+    .updateTable('bounces')
+    .set({ email: '', contact_id: null, reason: null, diagnostic_code: null })
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb(sql<string>`lower(email)`, '=', lower)]))
+    .returning('id')
+    .execute();
+  const unsubscribes = await db
+    .updateTable('unsubscribes')
+    .set({ email: '', contact_id: null })
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb(sql<string>`lower(email)`, '=', lower)]))
+    .returning('id')
+    .execute();
+  return total + bounces.length + unsubscribes.length;
 }

@@ -111,6 +111,13 @@ describe.each(releases)('a database written by %s', (release) => {
     for (const row of own) expect(overview.contacts[row.status], row.status).toBe(row.n);
   });
 
+  it('puts the contacts that release suppressed on the suppression list', async () => {
+    const suppressed = await sql("select account_id, lower(email) as email, status from contacts where status <> 'subscribed' order by 1, 2");
+    expect(suppressed.length).toBeGreaterThan(0);
+    const listed = await sql("select account_id, lower(email) as email, reason from suppressions where source = 'contact_status' order by 1, 2");
+    expect(listed).toEqual(suppressed.map((r) => ({ account_id: r.account_id, email: r.email, reason: r.status })));
+  });
+
   it('logs the owner in with the password of then, and answers what that release answered', async () => {
     const owner = await login(fixture.owner);
     expect(withoutLogins(await snapshotAccount(owner))).toMatchObject(withoutLogins(recorded.account));

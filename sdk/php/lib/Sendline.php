@@ -44,6 +44,10 @@ final class Sendline
     public readonly Resources\ContactLists $contactLists;
     public readonly Resources\PublicLists $publicLists;
     public readonly Resources\Emails $emails;
+    public readonly Resources\Suppressions $suppressions;
+    public readonly Resources\Topics $topics;
+    public readonly Resources\ContactTopics $contactTopics;
+    public readonly Resources\ContactExports $contactExports;
     private readonly Transport $transport;
 
     /**
@@ -117,6 +121,10 @@ final class Sendline
         $this->contactLists = new Resources\ContactLists($transport);
         $this->publicLists = new Resources\PublicLists($transport);
         $this->emails = new Resources\Emails($transport);
+        $this->suppressions = new Resources\Suppressions($transport);
+        $this->topics = new Resources\Topics($transport);
+        $this->contactTopics = new Resources\ContactTopics($transport);
+        $this->contactExports = new Resources\ContactExports($transport);
     }
 
     private static function env(string $name): ?string

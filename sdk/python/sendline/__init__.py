@@ -22,8 +22,10 @@ __all__ = [
     "ApiKeysApi",
     "AuthApi",
     "CampaignsApi",
+    "ContactExportsApi",
     "ContactImportsApi",
     "ContactListsApi",
+    "ContactTopicsApi",
     "ContactsApi",
     "ConversionsApi",
     "CustomFieldsApi",
@@ -33,8 +35,10 @@ __all__ = [
     "PaymentsApi",
     "PublicListsApi",
     "SegmentsApi",
+    "SuppressionsApi",
     "TagsApi",
     "TemplatesApi",
+    "TopicsApi",
     "TrackingApi",
     "UsersApi",
     "WebhooksApi",
@@ -107,9 +111,15 @@ __all__ = [
     "ContactCreateConflictResponse",
     "ContactCreatedData",
     "ContactCreatedEvent",
+    "ContactDataExport",
+    "ContactDataExportImportErrorsInner",
     "ContactDeletedData",
     "ContactDeletedEvent",
+    "ContactErasure",
     "ContactExistsResponse",
+    "ContactExport",
+    "ContactExportFilters",
+    "ContactExportStatus",
     "ContactField",
     "ContactFieldCreate",
     "ContactFieldList",
@@ -128,6 +138,9 @@ __all__ = [
     "ContactSubscribedEvent",
     "ContactSuppressedData",
     "ContactSuppressedEvent",
+    "ContactTopicOptouts",
+    "ContactTopicOptoutsUpdate",
+    "ContactUnsubscribeRecord",
     "ContactUpdate",
     "ContactUpdatedData",
     "ContactUpdatedEvent",
@@ -178,6 +191,7 @@ __all__ = [
     "EventPage",
     "EventType",
     "EventsTypes200Response",
+    "ExportNotReadyResponse",
     "FieldCreateConflictResponse",
     "FieldError",
     "FieldExistsResponse",
@@ -250,6 +264,14 @@ __all__ = [
     "Session",
     "SessionRequiredResponse",
     "SignupDisabledResponse",
+    "Suppression",
+    "SuppressionAddResult",
+    "SuppressionCreateRequest",
+    "SuppressionCsvImportRequest",
+    "SuppressionImportResult",
+    "SuppressionImportResultInvalidRowsInner",
+    "SuppressionPage",
+    "SuppressionReason",
     "TagBulkRequest",
     "TagBulkResult",
     "TagCount",
@@ -271,6 +293,12 @@ __all__ = [
     "TimeSeriesPoint",
     "TooManyLoginAttemptsResponse",
     "TooManySignupsResponse",
+    "Topic",
+    "TopicCreate",
+    "TopicCreateConflictResponse",
+    "TopicExistsResponse",
+    "TopicPage",
+    "TopicUpdate",
     "TrackingRecordBase",
     "UnauthorizedResponse",
     "UnsupportedMediaTypeResponse",
@@ -302,8 +330,10 @@ from sendline.api.analytics_api import AnalyticsApi as AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
 from sendline.api.campaigns_api import CampaignsApi as CampaignsApi
+from sendline.api.contact_exports_api import ContactExportsApi as ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi as ContactImportsApi
 from sendline.api.contact_lists_api import ContactListsApi as ContactListsApi
+from sendline.api.contact_topics_api import ContactTopicsApi as ContactTopicsApi
 from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi as CustomFieldsApi
@@ -313,8 +343,10 @@ from sendline.api.lists_api import ListsApi as ListsApi
 from sendline.api.payments_api import PaymentsApi as PaymentsApi
 from sendline.api.public_lists_api import PublicListsApi as PublicListsApi
 from sendline.api.segments_api import SegmentsApi as SegmentsApi
+from sendline.api.suppressions_api import SuppressionsApi as SuppressionsApi
 from sendline.api.tags_api import TagsApi as TagsApi
 from sendline.api.templates_api import TemplatesApi as TemplatesApi
+from sendline.api.topics_api import TopicsApi as TopicsApi
 from sendline.api.tracking_api import TrackingApi as TrackingApi
 from sendline.api.users_api import UsersApi as UsersApi
 from sendline.api.webhooks_api import WebhooksApi as WebhooksApi
@@ -391,9 +423,15 @@ from sendline.models.contact_create import ContactCreate as ContactCreate
 from sendline.models.contact_create_conflict_response import ContactCreateConflictResponse as ContactCreateConflictResponse
 from sendline.models.contact_created_data import ContactCreatedData as ContactCreatedData
 from sendline.models.contact_created_event import ContactCreatedEvent as ContactCreatedEvent
+from sendline.models.contact_data_export import ContactDataExport as ContactDataExport
+from sendline.models.contact_data_export_import_errors_inner import ContactDataExportImportErrorsInner as ContactDataExportImportErrorsInner
 from sendline.models.contact_deleted_data import ContactDeletedData as ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent as ContactDeletedEvent
+from sendline.models.contact_erasure import ContactErasure as ContactErasure
 from sendline.models.contact_exists_response import ContactExistsResponse as ContactExistsResponse
+from sendline.models.contact_export import ContactExport as ContactExport
+from sendline.models.contact_export_filters import ContactExportFilters as ContactExportFilters
+from sendline.models.contact_export_status import ContactExportStatus as ContactExportStatus
 from sendline.models.contact_field import ContactField as ContactField
 from sendline.models.contact_field_create import ContactFieldCreate as ContactFieldCreate
 from sendline.models.contact_field_list import ContactFieldList as ContactFieldList
@@ -412,6 +450,9 @@ from sendline.models.contact_subscribed_data import ContactSubscribedData as Con
 from sendline.models.contact_subscribed_event import ContactSubscribedEvent as ContactSubscribedEvent
 from sendline.models.contact_suppressed_data import ContactSuppressedData as ContactSuppressedData
 from sendline.models.contact_suppressed_event import ContactSuppressedEvent as ContactSuppressedEvent
+from sendline.models.contact_topic_optouts import ContactTopicOptouts as ContactTopicOptouts
+from sendline.models.contact_topic_optouts_update import ContactTopicOptoutsUpdate as ContactTopicOptoutsUpdate
+from sendline.models.contact_unsubscribe_record import ContactUnsubscribeRecord as ContactUnsubscribeRecord
 from sendline.models.contact_update import ContactUpdate as ContactUpdate
 from sendline.models.contact_updated_data import ContactUpdatedData as ContactUpdatedData
 from sendline.models.contact_updated_event import ContactUpdatedEvent as ContactUpdatedEvent
@@ -462,6 +503,7 @@ from sendline.models.event import Event as Event
 from sendline.models.event_page import EventPage as EventPage
 from sendline.models.event_type import EventType as EventType
 from sendline.models.events_types200_response import EventsTypes200Response as EventsTypes200Response
+from sendline.models.export_not_ready_response import ExportNotReadyResponse as ExportNotReadyResponse
 from sendline.models.field_create_conflict_response import FieldCreateConflictResponse as FieldCreateConflictResponse
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.field_exists_response import FieldExistsResponse as FieldExistsResponse
@@ -534,6 +576,14 @@ from sendline.models.segment_update import SegmentUpdate as SegmentUpdate
 from sendline.models.session import Session as Session
 from sendline.models.session_required_response import SessionRequiredResponse as SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse
+from sendline.models.suppression import Suppression as Suppression
+from sendline.models.suppression_add_result import SuppressionAddResult as SuppressionAddResult
+from sendline.models.suppression_create_request import SuppressionCreateRequest as SuppressionCreateRequest
+from sendline.models.suppression_csv_import_request import SuppressionCsvImportRequest as SuppressionCsvImportRequest
+from sendline.models.suppression_import_result import SuppressionImportResult as SuppressionImportResult
+from sendline.models.suppression_import_result_invalid_rows_inner import SuppressionImportResultInvalidRowsInner as SuppressionImportResultInvalidRowsInner
+from sendline.models.suppression_page import SuppressionPage as SuppressionPage
+from sendline.models.suppression_reason import SuppressionReason as SuppressionReason
 from sendline.models.tag_bulk_request import TagBulkRequest as TagBulkRequest
 from sendline.models.tag_bulk_result import TagBulkResult as TagBulkResult
 from sendline.models.tag_count import TagCount as TagCount
@@ -555,6 +605,12 @@ from sendline.models.template_version_page import TemplateVersionPage as Templat
 from sendline.models.time_series_point import TimeSeriesPoint as TimeSeriesPoint
 from sendline.models.too_many_login_attempts_response import TooManyLoginAttemptsResponse as TooManyLoginAttemptsResponse
 from sendline.models.too_many_signups_response import TooManySignupsResponse as TooManySignupsResponse
+from sendline.models.topic import Topic as Topic
+from sendline.models.topic_create import TopicCreate as TopicCreate
+from sendline.models.topic_create_conflict_response import TopicCreateConflictResponse as TopicCreateConflictResponse
+from sendline.models.topic_exists_response import TopicExistsResponse as TopicExistsResponse
+from sendline.models.topic_page import TopicPage as TopicPage
+from sendline.models.topic_update import TopicUpdate as TopicUpdate
 from sendline.models.tracking_record_base import TrackingRecordBase as TrackingRecordBase
 from sendline.models.unauthorized_response import UnauthorizedResponse as UnauthorizedResponse
 from sendline.models.unsupported_media_type_response import UnsupportedMediaTypeResponse as UnsupportedMediaTypeResponse

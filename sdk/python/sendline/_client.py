@@ -46,6 +46,7 @@ from sendline._resources import (
     WebhooksResource,
 )
 from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
+from sendline._resources import ContactExportsResource, ContactTopicsResource, SuppressionsResource, TopicsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -245,6 +246,10 @@ class Sendline:
         self.contact_lists = ContactListsResource(self)
         self.public_lists = PublicListsResource(self)
         self.emails = EmailsResource(self)
+        self.suppressions = SuppressionsResource(self)
+        self.topics = TopicsResource(self)
+        self.contact_topics = ContactTopicsResource(self)
+        self.contact_exports = ContactExportsResource(self)
 
     @classmethod
     def login(

@@ -147,6 +147,24 @@ from sendline.models.tag_bulk_request import TagBulkRequest
 from sendline.models.tag_bulk_result import TagBulkResult
 from sendline.models.tag_count import TagCount
 from sendline.models.tag_rename import TagRename
+from sendline.api.contact_exports_api import ContactExportsApi
+from sendline.api.contact_topics_api import ContactTopicsApi
+from sendline.api.suppressions_api import SuppressionsApi
+from sendline.api.topics_api import TopicsApi
+from sendline.models.contact_data_export import ContactDataExport
+from sendline.models.contact_erasure import ContactErasure
+from sendline.models.contact_export import ContactExport
+from sendline.models.contact_export_filters import ContactExportFilters
+from sendline.models.contact_topic_optouts import ContactTopicOptouts
+from sendline.models.contact_topic_optouts_update import ContactTopicOptoutsUpdate
+from sendline.models.suppression import Suppression
+from sendline.models.suppression_add_result import SuppressionAddResult
+from sendline.models.suppression_create_request import SuppressionCreateRequest
+from sendline.models.suppression_csv_import_request import SuppressionCsvImportRequest
+from sendline.models.suppression_import_result import SuppressionImportResult
+from sendline.models.topic import Topic
+from sendline.models.topic_create import TopicCreate
+from sendline.models.topic_update import TopicUpdate
 
 if TYPE_CHECKING:
     from sendline._client import Sendline
@@ -342,6 +360,14 @@ class ContactsResource(_Resource):
         return send_csv(
             self._client, source, mode=mode, tags=tags, mapping=mapping, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries
         )
+
+    def export(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactDataExport:
+        """Everything stored about one contact (GDPR access)."""
+        return self._call("GET", self._api.export, id, timeout=timeout, max_retries=max_retries)
+
+    def erase(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactErasure:
+        """Erases the person's personal data everywhere (GDPR erasure); the address stays suppressed as a hash."""
+        return self._call("POST", self._api.erase, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
 class ContactImportsResource(_Resource):
@@ -898,3 +924,127 @@ class EmailsResource(_Resource):
     def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Email:
         """Cancels a scheduled email."""
         return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+class SuppressionsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = SuppressionsApi(client.api_client)
+
+    def create(
+        self,
+        *,
+        emails: List[str],
+        reason: Optional[str] = None,
+        detail: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
+    ) -> SuppressionAddResult:
+        """Suppresses up to 10,000 addresses; `reason`: `manual` (default), `unsubscribed`, `bounced`, `complained`."""
+        fields: Dict[str, Any] = {"emails": emails, "reason": reason, "detail": detail}
+        body = _body(SuppressionCreateRequest, {k: v for k, v in fields.items() if v is not None})
+        return self._call("POST", self._api.create, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def import_csv(
+        self,
+        csv: str,
+        *,
+        reason: Optional[str] = None,
+        detail: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
+    ) -> SuppressionImportResult:
+        """Suppresses the addresses of CSV text: the first cell of each row (a header `email` is skipped)."""
+        fields: Dict[str, Any] = {"csv": csv, "reason": reason, "detail": detail}
+        body = _body(SuppressionCsvImportRequest, {k: v for k, v in fields.items() if v is not None})
+        return self._call("POST", self._api.import_csv, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Suppression:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, reason: str, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        """Takes the address off the list, saying why; its suppressed contact is subscribed again."""
+        self._call("DELETE", self._api.delete, id, reason, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(
+        self,
+        *,
+        reason: Optional[str] = None,
+        email: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
+    ) -> Paginator[Suppression]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, reason=reason, email=email, limit=limit)
+
+
+class TopicsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = TopicsApi(client.api_client)
+
+    def create(
+        self, *, name: str, description: Optional[str] = None, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Topic:
+        body = _body(TopicCreate, {"name": name, **({"description": description} if description is not None else {})})
+        return self._call("POST", self._api.create, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Topic:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Any) -> Topic:
+        """`name` and/or `description`."""
+        return self._call("PATCH", self._api.update, id, _body(TopicUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Topic]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+
+
+class ContactTopicsResource(_Resource):
+    """A contact's topic opt-outs."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactTopicsApi(client.api_client)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactTopicOptouts:
+        """The topics contact `id` left."""
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def replace(
+        self, id: str, *, topic_ids: Sequence[str], idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> ContactTopicOptouts:
+        """Replaces the topics contact `id` left."""
+        body = _body(ContactTopicOptoutsUpdate, {"topic_ids": list(topic_ids)})
+        return self._call("PUT", self._api.replace, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
+class ContactExportsResource(_Resource):
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactExportsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **filters: Any) -> ContactExport:
+        """Starts a CSV export; filters as `contacts.list`: `status`, `tag`, `email`, `q`, `created_after`, `created_before`."""
+        given = {k: v for k, v in filters.items() if v is not None}
+        return self._call("POST", self._api.create, _body(ContactExportFilters, given), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactExport:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def wait(self, id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> ContactExport:
+        """Polls until the export is `completed` or `failed`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            export = self.get(id)
+            if str(getattr(export.status, "value", export.status)) in ("completed", "failed"):
+                return export
+            if time.monotonic() > deadline:
+                raise APITimeoutError(f"export {id} did not finish within {timeout} s")
+            time.sleep(poll_interval)
+
+    def download(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:
+        """The CSV of a completed export."""
+        return self._call("GET", self._api.download, id, timeout=timeout, max_retries=max_retries)

@@ -15,6 +15,7 @@ import { Migration20261123150000ConcurrentContactWrites } from './Migration20261
 import { Migration20261123161500IdempotencyKeys } from './Migration20261123161500IdempotencyKeys.ts';
 import { Migration20261124010000Lists } from './Migration20261124010000Lists.ts';
 import { Migration20261124020000SegmentsAndFields } from './Migration20261124020000SegmentsAndFields.ts';
+import { Migration20261124030000SuppressionsTopicsExports } from './Migration20261124030000SuppressionsTopicsExports.ts';
 import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
 import { Migration20261124050000TransactionalEmails } from './Migration20261124050000TransactionalEmails.ts';
 
@@ -37,6 +38,7 @@ export const migrations = [
   Migration20261123161500IdempotencyKeys,
   Migration20261124010000Lists,
   Migration20261124020000SegmentsAndFields,
+  Migration20261124030000SuppressionsTopicsExports,
   Migration20261124040000Templates,
   Migration20261124050000TransactionalEmails,
 ];

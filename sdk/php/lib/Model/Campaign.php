@@ -67,6 +67,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'string',
         'preheader' => 'string',
         'audience' => '\Sendline\Model\Audience',
+        'topic_id' => 'string',
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
         'status' => '\Sendline\Model\CampaignStatus',
@@ -99,6 +100,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => null,
         'preheader' => null,
         'audience' => null,
+        'topic_id' => null,
         'track_opens' => null,
         'track_clicks' => null,
         'status' => null,
@@ -129,6 +131,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => true,
         'preheader' => true,
         'audience' => false,
+        'topic_id' => true,
         'track_opens' => false,
         'track_clicks' => false,
         'status' => false,
@@ -239,6 +242,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'text_content',
         'preheader' => 'preheader',
         'audience' => 'audience',
+        'topic_id' => 'topic_id',
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
         'status' => 'status',
@@ -269,6 +273,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'setTextContent',
         'preheader' => 'setPreheader',
         'audience' => 'setAudience',
+        'topic_id' => 'setTopicId',
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
         'status' => 'setStatus',
@@ -299,6 +304,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'getTextContent',
         'preheader' => 'getPreheader',
         'audience' => 'getAudience',
+        'topic_id' => 'getTopicId',
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
         'status' => 'getStatus',
@@ -380,6 +386,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('text_content', $data ?? [], null);
         $this->setIfExists('preheader', $data ?? [], null);
         $this->setIfExists('audience', $data ?? [], null);
+        $this->setIfExists('topic_id', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], null);
         $this->setIfExists('track_clicks', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
@@ -458,6 +465,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['audience'] === null) {
             $invalidProperties[] = "'audience' can't be null";
+        }
+        if ($this->container['topic_id'] === null) {
+            $invalidProperties[] = "'topic_id' can't be null";
         }
         if ($this->container['track_opens'] === null) {
             $invalidProperties[] = "'track_opens' can't be null";
@@ -812,6 +822,40 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable audience cannot be null');
         }
         $this->container['audience'] = $audience;
+
+        return $this;
+    }
+
+    /**
+     * Gets topic_id
+     *
+     * @return string
+     */
+    public function getTopicId()
+    {
+        return $this->container['topic_id'];
+    }
+
+    /**
+     * Sets topic_id
+     *
+     * @param string $topic_id The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.
+     *
+     * @return self
+     */
+    public function setTopicId($topic_id)
+    {
+        if (is_null($topic_id)) {
+            array_push($this->openAPINullablesSetToNull, 'topic_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('topic_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['topic_id'] = $topic_id;
 
         return $this;
     }

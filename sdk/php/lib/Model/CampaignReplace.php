@@ -67,6 +67,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'string',
         'preheader' => 'string',
         'audience' => '\Sendline\Model\Audience',
+        'topic_id' => 'string',
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
         'template_id' => 'string',
@@ -91,6 +92,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => null,
         'preheader' => null,
         'audience' => null,
+        'topic_id' => null,
         'track_opens' => null,
         'track_clicks' => null,
         'template_id' => null,
@@ -113,6 +115,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => true,
         'preheader' => true,
         'audience' => false,
+        'topic_id' => true,
         'track_opens' => false,
         'track_clicks' => false,
         'template_id' => true,
@@ -215,6 +218,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'text_content',
         'preheader' => 'preheader',
         'audience' => 'audience',
+        'topic_id' => 'topic_id',
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
         'template_id' => 'template_id',
@@ -237,6 +241,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'setTextContent',
         'preheader' => 'setPreheader',
         'audience' => 'setAudience',
+        'topic_id' => 'setTopicId',
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
         'template_id' => 'setTemplateId',
@@ -259,6 +264,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         'text_content' => 'getTextContent',
         'preheader' => 'getPreheader',
         'audience' => 'getAudience',
+        'topic_id' => 'getTopicId',
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
         'template_id' => 'getTemplateId',
@@ -332,6 +338,7 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('text_content', $data ?? [], null);
         $this->setIfExists('preheader', $data ?? [], null);
         $this->setIfExists('audience', $data ?? [], null);
+        $this->setIfExists('topic_id', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], true);
         $this->setIfExists('track_clicks', $data ?? [], true);
         $this->setIfExists('template_id', $data ?? [], null);
@@ -414,6 +421,10 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['preheader']) && (mb_strlen($this->container['preheader']) > 500)) {
             $invalidProperties[] = "invalid value for 'preheader', the character length must be smaller than or equal to 500.";
+        }
+
+        if (!is_null($this->container['topic_id']) && (mb_strlen($this->container['topic_id']) > 64)) {
+            $invalidProperties[] = "invalid value for 'topic_id', the character length must be smaller than or equal to 64.";
         }
 
         if (!is_null($this->container['template_version']) && ($this->container['template_version'] < 1)) {
@@ -743,6 +754,44 @@ class CampaignReplace implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable audience cannot be null');
         }
         $this->container['audience'] = $audience;
+
+        return $this;
+    }
+
+    /**
+     * Gets topic_id
+     *
+     * @return string|null
+     */
+    public function getTopicId()
+    {
+        return $this->container['topic_id'];
+    }
+
+    /**
+     * Sets topic_id
+     *
+     * @param string|null $topic_id The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.
+     *
+     * @return self
+     */
+    public function setTopicId($topic_id)
+    {
+        if (is_null($topic_id)) {
+            array_push($this->openAPINullablesSetToNull, 'topic_id');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('topic_id', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        if (!is_null($topic_id) && (mb_strlen($topic_id) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $topic_id when calling CampaignReplace., must be smaller than or equal to 64.');
+        }
+
+        $this->container['topic_id'] = $topic_id;
 
         return $this;
     }

@@ -269,6 +269,16 @@ class ProblemCode
     public const FIELD_EXISTS = 'field_exists';
 
     /**
+     * A topic with this name exists in the account; &#x60;existing_id&#x60; names it.
+     */
+    public const TOPIC_EXISTS = 'topic_exists';
+
+    /**
+     * The export is not completed yet (or failed); &#x60;current_status&#x60; says where it is.
+     */
+    public const EXPORT_NOT_READY = 'export_not_ready';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -319,7 +329,9 @@ class ProblemCode
             self::TEMPLATE_IN_USE,
             self::INTERNAL_ERROR,
             self::NOT_IMPLEMENTED,
-            self::FIELD_EXISTS
+            self::FIELD_EXISTS,
+            self::TOPIC_EXISTS,
+            self::EXPORT_NOT_READY
         ];
     }
 }

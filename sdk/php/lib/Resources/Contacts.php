@@ -18,6 +18,8 @@ use Sendline\Model\ContactImport;
 use Sendline\Model\ContactPage;
 use Sendline\Model\ContactReplace;
 use Sendline\Model\ContactUpdate;
+use Sendline\Model\ContactDataExport;
+use Sendline\Model\ContactErasure;
 
 /** Contacts: create, read, change, delete and list contacts; `importCsv` uploads a CSV file. */
 class Contacts extends Resource
@@ -135,5 +137,17 @@ class Contacts extends Resource
             throw new \InvalidArgumentException("importCsv(): no readable file at '$source' (CSV text must hold a line break)");
         }
         return [Utils::streamFor(Utils::tryFopen($source, 'rb')), basename($source), true];
+    }
+
+    /** Everything stored about one contact (GDPR access). */
+    public function export(?string $id, mixed ...$options): ContactDataExport
+    {
+        return $this->call('exportRequest', ContactDataExport::class, ['id' => $id], self::merge([], $options));
+    }
+
+    /** Erases the person's personal data everywhere (GDPR erasure); the address stays suppressed as a hash. */
+    public function erase(?string $id, mixed ...$options): ContactErasure
+    {
+        return $this->call('eraseRequest', ContactErasure::class, ['id' => $id], self::merge([], $options));
     }
 }

@@ -5,8 +5,10 @@ from sendline.api.analytics_api import AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
 from sendline.api.campaigns_api import CampaignsApi
+from sendline.api.contact_exports_api import ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi
 from sendline.api.contact_lists_api import ContactListsApi
+from sendline.api.contact_topics_api import ContactTopicsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
@@ -16,8 +18,10 @@ from sendline.api.lists_api import ListsApi
 from sendline.api.payments_api import PaymentsApi
 from sendline.api.public_lists_api import PublicListsApi
 from sendline.api.segments_api import SegmentsApi
+from sendline.api.suppressions_api import SuppressionsApi
 from sendline.api.tags_api import TagsApi
 from sendline.api.templates_api import TemplatesApi
+from sendline.api.topics_api import TopicsApi
 from sendline.api.tracking_api import TrackingApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi

@@ -41,6 +41,7 @@ class Campaign(BaseModel):
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
     preheader: Optional[StrictStr] = Field(description="The preview text inbox lists show after the subject.")
     audience: Audience = Field(description="Who receives the campaign, frozen into messages when it starts sending.")
+    topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.")
     track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
     track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")
     status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")
@@ -53,7 +54,7 @@ class Campaign(BaseModel):
     template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
     template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
     template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -120,6 +121,11 @@ class Campaign(BaseModel):
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
 
+        # set to None if topic_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic_id is None and "topic_id" in self.model_fields_set:
+            _dict['topic_id'] = None
+
         # set to None if scheduled_at (nullable) is None
         # and model_fields_set contains the field
         if self.scheduled_at is None and "scheduled_at" in self.model_fields_set:
@@ -172,6 +178,7 @@ class Campaign(BaseModel):
             "text_content": obj.get("text_content"),
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
+            "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens"),
             "track_clicks": obj.get("track_clicks"),
             "status": obj.get("status"),

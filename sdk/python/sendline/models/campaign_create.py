@@ -37,12 +37,13 @@ class CampaignCreate(BaseModel):
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part, up to 1,000,000 characters; derived from `content` when left out.")
     preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Preview text shown after the subject in inbox lists, up to 500 characters.")
     audience: Optional[Audience] = Field(default=None, description="Who receives the campaign; left out, every subscribed contact.")
+    topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.")
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
     track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
     template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")
     template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to send; the latest when sending starts if omitted.")
     template_data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, the same for every recipient (at most 64 KB as JSON).")
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -106,6 +107,11 @@ class CampaignCreate(BaseModel):
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
 
+        # set to None if topic_id (nullable) is None
+        # and model_fields_set contains the field
+        if self.topic_id is None and "topic_id" in self.model_fields_set:
+            _dict['topic_id'] = None
+
         # set to None if template_id (nullable) is None
         # and model_fields_set contains the field
         if self.template_id is None and "template_id" in self.model_fields_set:
@@ -142,6 +148,7 @@ class CampaignCreate(BaseModel):
             "text_content": obj.get("text_content"),
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
+            "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,
             "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True,
             "template_id": obj.get("template_id"),

@@ -71,6 +71,8 @@ class ProblemCode(str, Enum):
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
     FIELD_EXISTS = 'field_exists'
+    TOPIC_EXISTS = 'topic_exists'
+    EXPORT_NOT_READY = 'export_not_ready'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

@@ -33,6 +33,10 @@ module Sendline
       contact_lists: Resources::ContactLists,
       public_lists: Resources::PublicLists,
       emails: Resources::Emails,
+      suppressions: Resources::Suppressions,
+      topics: Resources::Topics,
+      contact_topics: Resources::ContactTopics,
+      contact_exports: Resources::ContactExports,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

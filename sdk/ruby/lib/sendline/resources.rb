@@ -252,9 +252,13 @@ module Sendline
 
     class Tags < Resource
       operations_of TagsApi
+    end
+
     # Templates: an editable draft, numbered versions that `publish` freezes, render and test send.
     class Templates < Resource
       operations_of TemplatesApi
+    end
+
     class Lists < Resource
       operations_of ListsApi
     end
@@ -267,9 +271,40 @@ module Sendline
     # Subscription from public forms, no credential needed: `client.public_lists.subscribe(public_id, email: …)`.
     class PublicLists < Resource
       operations_of PublicListsApi
+    end
+
     # Transactional email: `send`, `batch`, `get`, `list`, `cancel`.
     class Emails < Resource
       operations_of EmailsApi
+    end
+
+    class Suppressions < Resource
+      operations_of SuppressionsApi
+    end
+
+    class Topics < Resource
+      operations_of TopicsApi
+    end
+
+    class ContactTopics < Resource
+      operations_of ContactTopicsApi
+    end
+
+    class ContactExports < Resource
+      operations_of ContactExportsApi
+
+      # Polls the export every `interval` seconds until it is `completed` or `failed` and answers it.
+      def wait(id, timeout: 600, interval: 0.5)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        loop do
+          export = get(id)
+          status = export.status.to_s
+          return export if %w[completed failed].include?(status)
+          raise APITimeoutError, "export #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+
+          sleep interval
+        end
+      end
     end
   end
 end

@@ -247,6 +247,148 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Erase a contact
+    # Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [ContactErasure]
+    def erase(id, opts = {})
+      data, _status_code, _headers = erase_with_http_info(id, opts)
+      data
+    end
+
+    # Erase a contact
+    # Erase the person&#39;s personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Array<(ContactErasure, Integer, Hash)>] ContactErasure data, response status code and response headers
+    def erase_with_http_info(id, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.erase ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling ContactsApi.erase"
+      end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.erase, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.erase, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling ContactsApi.erase, must conform to the pattern #{pattern}."
+      end
+
+      # resource path
+      local_var_path = '/contacts/{id}/erase'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'ContactErasure'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.erase",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#erase\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
+    # Export a contact's data
+    # Everything stored about one contact, in one document (GDPR right of access).
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [ContactDataExport]
+    def export(id, opts = {})
+      data, _status_code, _headers = export_with_http_info(id, opts)
+      data
+    end
+
+    # Export a contact&#39;s data
+    # Everything stored about one contact, in one document (GDPR right of access).
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [Array<(ContactDataExport, Integer, Hash)>] ContactDataExport data, response status code and response headers
+    def export_with_http_info(id, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.export ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling ContactsApi.export"
+      end
+      # resource path
+      local_var_path = '/contacts/{id}/export'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'ContactDataExport'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.export",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#export\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Get a contact
     # Fetch one contact by its id. Another account's contacts answer 404, like unknown ids.
     # @param id [String] 

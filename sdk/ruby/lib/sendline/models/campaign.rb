@@ -45,6 +45,9 @@ module Sendline
     # Who receives the campaign, frozen into messages when it starts sending.
     attr_accessor :audience
 
+    # The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.
+    attr_accessor :topic_id
+
     # Whether a 1×1 pixel records opens.
     attr_accessor :track_opens
 
@@ -116,6 +119,7 @@ module Sendline
         :'text_content' => :'text_content',
         :'preheader' => :'preheader',
         :'audience' => :'audience',
+        :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
         :'status' => :'status',
@@ -154,6 +158,7 @@ module Sendline
         :'text_content' => :'String',
         :'preheader' => :'String',
         :'audience' => :'Audience',
+        :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
         :'status' => :'CampaignStatus',
@@ -176,6 +181,7 @@ module Sendline
         :'reply_to',
         :'text_content',
         :'preheader',
+        :'topic_id',
         :'scheduled_at',
         :'started_at',
         :'completed_at',
@@ -259,6 +265,12 @@ module Sendline
         self.audience = attributes[:'audience']
       else
         self.audience = nil
+      end
+
+      if attributes.key?(:'topic_id')
+        self.topic_id = attributes[:'topic_id']
+      else
+        self.topic_id = nil
       end
 
       if attributes.key?(:'track_opens')
@@ -570,6 +582,7 @@ module Sendline
           text_content == o.text_content &&
           preheader == o.preheader &&
           audience == o.audience &&
+          topic_id == o.topic_id &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
           status == o.status &&
@@ -593,7 +606,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, preheader, audience, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

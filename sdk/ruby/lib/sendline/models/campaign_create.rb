@@ -43,6 +43,9 @@ module Sendline
     # Who receives the campaign; left out, every subscribed contact.
     attr_accessor :audience
 
+    # The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.
+    attr_accessor :topic_id
+
     # Add an open-tracking pixel.
     attr_accessor :track_opens
 
@@ -70,6 +73,7 @@ module Sendline
         :'text_content' => :'text_content',
         :'preheader' => :'preheader',
         :'audience' => :'audience',
+        :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
         :'template_id' => :'template_id',
@@ -100,6 +104,7 @@ module Sendline
         :'text_content' => :'String',
         :'preheader' => :'String',
         :'audience' => :'Audience',
+        :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
         :'template_id' => :'String',
@@ -115,6 +120,7 @@ module Sendline
         :'reply_to',
         :'text_content',
         :'preheader',
+        :'topic_id',
         :'template_id',
         :'template_version',
         :'template_data'
@@ -175,6 +181,10 @@ module Sendline
 
       if attributes.key?(:'audience')
         self.audience = attributes[:'audience']
+      end
+
+      if attributes.key?(:'topic_id')
+        self.topic_id = attributes[:'topic_id']
       end
 
       if attributes.key?(:'track_opens')
@@ -261,6 +271,10 @@ module Sendline
         invalid_properties.push('invalid value for "preheader", the character length must be smaller than or equal to 500.')
       end
 
+      if !@topic_id.nil? && @topic_id.to_s.length > 64
+        invalid_properties.push('invalid value for "topic_id", the character length must be smaller than or equal to 64.')
+      end
+
       if !@template_version.nil? && @template_version < 1
         invalid_properties.push('invalid value for "template_version", must be greater than or equal to 1.')
       end
@@ -285,6 +299,7 @@ module Sendline
       return false if !@reply_to.nil? && @reply_to.to_s.length > 254
       return false if !@text_content.nil? && @text_content.to_s.length > 1000000
       return false if !@preheader.nil? && @preheader.to_s.length > 500
+      return false if !@topic_id.nil? && @topic_id.to_s.length > 64
       return false if !@template_version.nil? && @template_version < 1
       true
     end
@@ -398,6 +413,16 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] topic_id Value to be assigned
+    def topic_id=(topic_id)
+      if !topic_id.nil? && topic_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "topic_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @topic_id = topic_id
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] template_version Value to be assigned
     def template_version=(template_version)
       if !template_version.nil? && template_version < 1
@@ -421,6 +446,7 @@ module Sendline
           text_content == o.text_content &&
           preheader == o.preheader &&
           audience == o.audience &&
+          topic_id == o.topic_id &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
           template_id == o.template_id &&
@@ -437,7 +463,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, track_opens, track_clicks, template_id, template_version, template_data].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, topic_id, track_opens, track_clicks, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import type { components } from '../../generated/openapi.d.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { notFound } from '../http/problem.ts';
+import { eventEnvelope } from '../events/envelope.ts';
+import { append, deleteNaming } from '../events/store.ts';
+import { messageJson } from '../campaigns/service.ts';
+import { eraseRecipient } from '../campaigns/store.ts';
+import { eraseTrackingRecords } from '../tracking/store.ts';
+import { detachContact } from '../conversions/store.ts';
+import { deleteDeliveriesOf } from '../webhooks/store.ts';
+import { deleteErrorRowsOf } from '../imports/store.ts';
+import { deleteContact } from '../contacts/store.ts';
+import { suppressions } from '../suppressions/store.ts';
+import { suppressionJson } from '../suppressions/service.ts';
+import { optouts } from '../topics/store.ts';
+import { contactForEvent } from '../topics/service.ts';
+import { exportsStore } from './store.ts';
+
+type ContactDataExport = components['schemas']['ContactDataExport'];
+type ContactErasure = components['schemas']['ContactErasure'];
+
+/** Records of one person in a table: by contact id, or by address (records of a deleted contact keep it). */
+const ofPerson = (contactId: string, email: string) => sql<boolean>`(contact_id = ${contactId} or lower(email) = ${email.toLowerCase()})`;
+
+/** GDPR: everything stored about one contact, and erasing it. */
+export class PersonalDataService {
+  private readonly pool: Pool;
+  private readonly db: Db;
+
+  constructor(pool: Pool, db: Db) {
+    this.pool = pool;
+    this.db = db;
+  }
+
+  /** Right of access: the contact and every record that names it, in one document. */
+  async access(accountId: string, contactId: string): Promise<ContactDataExport> {
+    const db = this.db;
+    const contact = await contactForEvent(db, accountId, contactId);
+    if (!contact) throw notFound('contact');
+    const person = ofPerson(contactId, contact.email);
+    const [topicOptouts, suppression, messages, opens, clicks, bounces, unsubscribes, events, importErrors] = await Promise.all([
+      optouts.ofContact(db, contactId),
+      suppressions.byEmail(db, accountId, contact.email),
+      db
+        .selectFrom('messages')
+        .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
+        .where('account_id', '=', accountId)
+        .where(person)
+        .orderBy('created_at')
+        .execute(),
+      db
+        .selectFrom('opens')
+        .select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'user_agent', 'ip', 'machine'])
+        .where('account_id', '=', accountId)
+        .where(person)
+        .orderBy('occurred_at')
+        .execute(),
+      db
+        .selectFrom('clicks')
+        .select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'url', 'user_agent', 'ip'])
+        .where('account_id', '=', accountId)
+        .where(person)
+        .orderBy('occurred_at')
+        .execute(),
+      db
+        .selectFrom('bounces')
+        .select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'type', 'reason', 'diagnostic_code'])
+        .where('account_id', '=', accountId)
+        .where(person)
+        .orderBy('occurred_at')
+        .execute(),
+      db
+        .selectFrom('unsubscribes')
+        .select(['id', 'campaign_id', 'email', 'source', 'occurred_at'])
+        .where('account_id', '=', accountId)
+        .where(person)
+        .orderBy('occurred_at')
+        .execute(),
+      sql<{ id: string; type: string; created_at: Date; account_id: string; data: unknown }>`
+        select id, type, created_at, account_id, data from events where account_id = ${accountId}
+          and (data->>'contact_id' = ${contactId} or data->'contact'->>'id' = ${contactId} or position(${contact.email.toLowerCase()} in lower(data::text)) > 0)
+        order by seq`.execute(db),
+      sql<{ import_id: string; row: number; code: string; detail: string }>`
+        select e.import_id, e.row, e.code, e.detail from contact_import_errors e join contact_imports i on i.id = e.import_id
+        where i.account_id = ${accountId} and lower(e.email) = ${contact.email.toLowerCase()} order by e.import_id, e.row`.execute(db),
+    ]);
+    const at = (r: { occurred_at: Date }) => r.occurred_at.toISOString();
+    return {
+      contact,
+      topic_optouts: topicOptouts,
+      suppression: suppression ? suppressionJson(suppression) : null,
+      messages: messages.map(messageJson),
+      opens: opens.map((r) => ({ ...r, occurred_at: at(r) })),
+      clicks: clicks.map((r) => ({ ...r, occurred_at: at(r) })),
+      bounces: bounces.map((r) => ({ ...r, occurred_at: at(r) })),
+      unsubscribes: unsubscribes.map((r) => ({ ...r, occurred_at: at(r) })),
+      events: events.rows.map((r) => eventEnvelope(r) as unknown as Record<string, unknown>),
+      import_errors: importErrors.rows,
+    };
+  }
+
+  /**
+   * Right to erasure, in one transaction: the contact is deleted; its messages and tracking
+   * records stay for the counts without address, IP or user agent; conversions and payments
+   * stay without the contact; events, webhook deliveries of those events, failed import rows
+   * and exports that name the person are deleted; the address stays suppressed as a hash only.
+   */
+  async erase(accountId: string, contactId: string): Promise<ContactErasure> {
+    return inTransaction(this.pool, async (client) => {
+      const db = sqlOnClient(client);
+      const row = await db
+        .selectFrom('contacts')
+        .select('email')
+        .where('account_id', '=', accountId)
+        .where('id', '=', contactId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row) throw notFound('contact');
+      const { email } = row;
+      let anonymised = await eraseRecipient(db, accountId, contactId, email);
+      anonymised += await eraseTrackingRecords(db, accountId, contactId, email);
+      anonymised += await detachContact(db, accountId, contactId);
+      const events = await deleteNaming(db, accountId, contactId, email);
+      let deleted = events.length + (await deleteDeliveriesOf(db, events));
+      deleted += await deleteErrorRowsOf(db, accountId, email);
+      deleted += await exportsStore.deleteHolding(db, accountId, email);
+      const suppressionId = await suppressions.keepOnlyHash(db, accountId, email);
+      await deleteContact(db, accountId, contactId);
+      await append(client, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
+      return { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted };
+    });
+  }
+}

@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/kysely.ts';
+import type { ExportStatus } from './entities.ts';
+
+/** Every statement that writes `contact_exports` and `contact_export_chunks`. */
+
+export interface ExportListed {
+  id: string;
+  account_id: string;
+  status: ExportStatus;
+  filters: Record<string, string>;
+  rows: number;
+  bytes: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  expires_at: Date;
+}
+
+const COLUMNS = ['id', 'account_id', 'status', 'filters', 'rows', 'bytes', 'error', 'created_at', 'started_at', 'completed_at', 'expires_at'] as const;
+
+export const exportsStore = {
+  async insert(db: Db, row: { account_id: string; filters: Record<string, string>; expires_at: Date }): Promise<ExportListed> {
+    const created = await db
+      .insertInto('contact_exports')
+      .values({ ...row, id: sql<string>`sendline_id('exp')`, status: 'queued' })
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+    return { ...created, bytes: Number(created.bytes) };
+  },
+
+  /** Any account's export when `accountId` is null (the job). */
+  async byId(db: Db, accountId: string | null, id: string): Promise<ExportListed | null> {
+    let query = db.selectFrom('contact_exports').select(COLUMNS).where('id', '=', id);
+    if (accountId !== null) query = query.where('account_id', '=', accountId);
+    const row = await query.executeTakeFirst();
+    return row ? { ...row, bytes: Number(row.bytes) } : null;
+  },
+
+  /** Marks a queued (or interrupted) export running and drops what an earlier run wrote; false when it is not to run. */
+  async start(db: Db, id: string): Promise<boolean> {
+    return db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('contact_exports')
+        .set({ status: 'running', started_at: sql<Date>`now()`, rows: 0, bytes: 0 })
+        .where('id', '=', id)
+        .where('status', 'in', ['queued', 'running'])
+        .returning('id')
+        .executeTakeFirst();
+      if (!row) return false;
+      await tx.deleteFrom('contact_export_chunks').where('export_id', '=', id).execute();
+      return true;
+    });
+  },
+
+  /** One chunk of the CSV and the progress it brings, in one statement. */
+  async appendChunk(db: Db, id: string, seq: number, data: Buffer, rows: number): Promise<void> {
+    await sql`with chunk as (insert into contact_export_chunks (export_id, seq, data) values (${id}, ${seq}, ${data}))
+      update contact_exports set rows = rows + ${rows}, bytes = bytes + ${data.length} where id = ${id}`.execute(db);
+  },
+
+  async finish(db: Db, id: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }): Promise<void> {
+    await db
+      .updateTable('contact_exports')
+      .set({ status: outcome.status, error: outcome.status === 'failed' ? outcome.error : null, completed_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async chunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
+    // pg reads bytea as a Buffer; the entity's type allows any Uint8Array.
+    const row = await db.selectFrom('contact_export_chunks').select('data').where('export_id', '=', id).where('seq', '=', seq).executeTakeFirst();
+    if (!row) return null;
+    return Buffer.isBuffer(row.data) ? row.data : Buffer.from(row.data);
+  },
+
+  /** Exports whose job never finished (a restart queues them again). */
+  async unfinished(db: Db): Promise<string[]> {
+    const rows = await db.selectFrom('contact_exports').select('id').where('status', 'in', ['queued', 'running']).execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** Drops expired exports with their CSV. */
+  async prune(db: Db): Promise<void> {
+    await db
+      .deleteFrom('contact_exports')
+      .where('expires_at', '<', sql<Date>`now()`)
+      .execute();
+  },
+
+  /** Erasure: drops the account's exports whose CSV holds the address. Answers how many. */
+  async deleteHolding(db: Db, accountId: string, email: string): Promise<number> {
+    const rows = await sql<{ id: string }>`
+      delete from contact_exports e where e.account_id = ${accountId}
+        and exists (select 1 from contact_export_chunks c where c.export_id = e.id and position(lower(${email}) in lower(convert_from(c.data, 'UTF8'))) > 0)
+      returning e.id`.execute(db);
+    return rows.rows.length;
+  },
+};

@@ -1,0 +1,126 @@
+import type { components } from '../../generated/openapi.d.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
+import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { append } from '../events/store.ts';
+import { contactJson, type ContactJson } from '../contacts/json.ts';
+import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
+import { conflict, notFound, validationFailed } from '../http/problem.ts';
+import { optouts, topics, type TopicListed } from './store.ts';
+
+type TopicJson = components['schemas']['Topic'];
+type TopicCreate = components['schemas']['TopicCreate'];
+type TopicUpdate = components['schemas']['TopicUpdate'];
+type ContactTopicOptouts = components['schemas']['ContactTopicOptouts'];
+
+const topicJson = (t: TopicListed): TopicJson => ({
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  created_at: t.created_at.toISOString(),
+  updated_at: t.updated_at.toISOString(),
+});
+
+const UNIQUE_VIOLATION = '23505';
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+
+/** A contact as its events show it, read for a change made outside the contacts service. */
+export async function contactForEvent(db: Db, accountId: string, contactId: string): Promise<ContactJson | null> {
+  const row = await db
+    .selectFrom('contacts')
+    .select([
+      'id',
+      'email',
+      'first_name as firstName',
+      'last_name as lastName',
+      'attributes',
+      'tags',
+      'status',
+      'status_reason as statusReason',
+      'status_changed_at as statusChangedAt',
+      'created_at as createdAt',
+      'updated_at as updatedAt',
+    ])
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+  return row ? contactJson(row) : null;
+}
+
+/** Unsubscribe topics and contacts' opt-outs through the API. */
+export class TopicService {
+  private readonly pool: Pool;
+  private readonly db: Db;
+
+  constructor(pool: Pool, db: Db) {
+    this.pool = pool;
+    this.db = db;
+  }
+
+  private async exists(accountId: string, name: string): Promise<Error> {
+    const id = await topics.idByName(this.db, accountId, name);
+    return conflict('topic_exists', `A topic named ${name} exists.`, { existing_id: id ?? 'unknown' });
+  }
+
+  async create(accountId: string, input: TopicCreate): Promise<TopicJson> {
+    const name = input.name.trim();
+    if (!name) throw validationFailed([{ pointer: '/name', detail: 'must not be blank' }]);
+    const created = await topics.insert(this.db, { account_id: accountId, name, description: input.description ?? null });
+    if (!created) throw await this.exists(accountId, name);
+    return topicJson(created);
+  }
+
+  async list(accountId: string, limit: number, cursor?: string): Promise<Page<TopicJson>> {
+    const rows = await topics.page(this.db, accountId, decodeCursor(cursor), limit);
+    return toPage(rows, limit, (t) => ({ at: t.created_at, id: t.id }), topicJson);
+  }
+
+  async get(accountId: string, id: string): Promise<TopicJson> {
+    const topic = await topics.byId(this.db, accountId, id);
+    if (!topic) throw notFound('topic');
+    return topicJson(topic);
+  }
+
+  async update(accountId: string, id: string, input: TopicUpdate): Promise<TopicJson> {
+    const name = input.name?.trim();
+    if (name === '') throw validationFailed([{ pointer: '/name', detail: 'must not be blank' }]);
+    try {
+      const updated = await topics.update(this.db, accountId, id, {
+        ...(name !== undefined ? { name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+      });
+      if (!updated) throw notFound('topic');
+      return topicJson(updated);
+    } catch (error) {
+      if (name !== undefined && isUniqueViolation(error)) throw await this.exists(accountId, name);
+      throw error;
+    }
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await topics.remove(this.db, accountId, id))) throw notFound('topic');
+  }
+
+  async contactOptouts(accountId: string, contactId: string): Promise<ContactTopicOptouts> {
+    if (!(await contactForEvent(this.db, accountId, contactId))) throw notFound('contact');
+    return { topic_ids: await optouts.ofContact(this.db, contactId) };
+  }
+
+  /** Replaces the topics a contact left; `contact.updated` (`changed: ["topic_optouts"]`) when they change. */
+  async replaceContactOptouts(accountId: string, contactId: string, topicIds: string[]): Promise<ContactTopicOptouts> {
+    const wanted = [...new Set(topicIds)];
+    return inTransaction(this.pool, async (client) => {
+      const db = sqlOnClient(client);
+      const contact = await contactForEvent(db, accountId, contactId);
+      if (!contact) throw notFound('contact');
+      const known = wanted.length
+        ? new Set((await db.selectFrom('topics').select('id').where('account_id', '=', accountId).where('id', 'in', wanted).execute()).map((r) => r.id))
+        : new Set<string>();
+      const unknown = topicIds.flatMap((id, i) => (known.has(id) ? [] : [{ pointer: `/topic_ids/${i}`, detail: 'is not a topic of this account' }]));
+      if (unknown.length) throw validationFailed(unknown);
+      if (await optouts.replace(db, accountId, contactId, wanted)) {
+        await append(client, accountId, [{ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } }]);
+      }
+      return { topic_ids: await optouts.ofContact(db, contactId) };
+    });
+  }
+}
