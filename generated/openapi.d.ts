@@ -4296,7 +4296,8 @@ export interface components {
         };
         /**
          * @description One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy
-         *     of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
+         *     of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are
+         *     required, unless `template_id` names a template whose published version gives all three.
          */
         EmailSendRequest: {
             from: components["schemas"]["EmailNamedAddress"];
@@ -4304,7 +4305,8 @@ export interface components {
             cc?: components["schemas"]["EmailNamedAddress"][];
             bcc?: components["schemas"]["EmailNamedAddress"][];
             reply_to?: components["schemas"]["EmailAddress"];
-            subject: string;
+            /** @description Required unless `template_id` is given. */
+            subject?: string;
             /** @description Sent as it is: no Liquid (templates come through `template_id`). */
             html?: string;
             /** @description The plain-text part; with `html` alone, none is sent. */
@@ -4334,6 +4336,17 @@ export interface components {
              * @description Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.
              */
             scheduled_at?: string;
+            /** @description A template of the account (`tpl_…`): its published version, rendered once with `data`, gives the subject, HTML and text; leave `subject`, `html` and `text` out. */
+            template_id?: string;
+            /**
+             * Format: int32
+             * @description The published version to render; the latest if omitted.
+             */
+            template_version?: number;
+            /** @description The template's variables, the same for every recipient (at most 64 KB as JSON). */
+            data?: {
+                [key: string]: unknown;
+            };
         };
         EmailSendResult: {
             /** @description One entry per recipient, `to` then `cc` then `bcc`. */

@@ -30,7 +30,7 @@ import type { Access } from './auth/access.ts';
 import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
 import { TagService } from './tags/service.ts';
-import { TemplateService } from './templates/service.ts';
+import { renderTemplate, TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
 import { EmailService } from './emails/service.ts';
 import { SuppressionService } from './suppressions/service.ts';
@@ -89,7 +89,9 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
-    emails: new EmailService(sqlOf(em), runtime.pool),
+    emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
+      renderTemplate(em, runtime.templates, accountId, templateId, version, data),
+    ),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em)),

@@ -105,6 +105,7 @@ export function checkEmail(body: EmailSendRequest, now: Date): { email: CheckedE
   const from = addressOf(body.from);
   noBreak(from.name, '/from/name');
   noBreak(body.subject, '/subject');
+  if (!body.subject) errors.push({ pointer: '/subject', detail: 'is required unless template_id is given' });
   if (!body.html && !body.text) errors.push({ pointer: '/html', detail: 'html or text is required' });
 
   const recipients: Recipient[] = [];
@@ -182,7 +183,7 @@ export function checkEmail(body: EmailSendRequest, now: Date): { email: CheckedE
       recipients,
       toHeader: to.map(headerAddress).join(',\r\n '),
       ccHeader: cc.length ? cc.map(headerAddress).join(',\r\n ') : null,
-      subject: body.subject,
+      subject: body.subject ?? '',
       html: body.html ?? null,
       text: body.text ?? null,
       headers,

@@ -8,6 +8,7 @@ import { checkBatchItem } from './batch-items.ts';
 import { emailJson } from './json.ts';
 import { checkEmail, type CheckedEmail, type EmailSendRequest } from './rules.ts';
 import { emails, recipientStanding, type EmailFilters, type NewContent, type NewEmail } from './store.ts';
+import { withTemplate, type RenderTemplate } from './templated.ts';
 import { announceQueued } from './wake.ts';
 
 type RecipientResult = components['schemas']['EmailRecipientResult'];
@@ -28,15 +29,17 @@ interface Accepted {
 export class EmailService {
   private readonly db: Db;
   private readonly pool: Pool;
+  private readonly render: RenderTemplate;
 
   /** `pool` is the ORM's: the hot statements run prepared on it. */
-  constructor(db: Db, pool: Pool) {
+  constructor(db: Db, pool: Pool, render: RenderTemplate) {
     this.db = db;
     this.pool = pool;
+    this.render = render;
   }
 
   async send(accountId: string, body: EmailSendRequest): Promise<RecipientResult[]> {
-    const { email, errors } = checkEmail(body, new Date());
+    const { email, errors } = checkEmail(await withTemplate(this.render, accountId, body), new Date());
     if (!email) throw validationFailed(errors, 'The email cannot be sent as it is.');
     return this.sendChecked(accountId, email);
   }
@@ -56,7 +59,13 @@ export class EmailService {
       const checked = checkBatchItem(item);
       let errors: FieldError[] | null = checked.errors;
       if (checked.body) {
-        const ruled = checkEmail(checked.body, now);
+        const ruled = await withTemplate(this.render, accountId, checked.body).then(
+          (body) => checkEmail(body, now),
+          (error: unknown) => {
+            if (error instanceof Problem && error.errors) return { email: null, errors: error.errors };
+            throw error;
+          },
+        );
         if (ruled.email) good.push({ index, email: ruled.email });
         else errors = ruled.errors;
       }

@@ -350,6 +350,60 @@ describe('POST /emails/batch', () => {
   });
 });
 
+describe('emails from a template', () => {
+  let account: TestAccount;
+  let other: TestAccount;
+  let templateId: string;
+  beforeAll(async () => {
+    [account, other] = await Promise.all([newAccount(sendline.url, 'email-templates'), newAccount(sendline.url, 'email-templates-other')]);
+    const created = await account.api('POST', '/api/templates', {
+      body: { name: 'receipt', subject: 'Receipt {{ order }}', html: '<p>Order {{ order }} for {{ customer }}</p>', text: 'Order {{ order }}' },
+    });
+    expect(created.status).toBe(201);
+    templateId = created.body.id;
+    expect((await account.api('POST', `/api/templates/${templateId}/publish`)).status).toBe(201);
+    // A later draft is not what emails send: the published version is.
+    await account.api('PATCH', `/api/templates/${templateId}`, { body: { subject: 'Draft {{ order }}' } });
+  });
+  const { subject: _s, html: _h, text: _t, ...bare } = message('x@example.com');
+
+  it('renders the published version once with data for every recipient', async () => {
+    const [ada, bob] = [uniqueEmail('tpl-ada'), uniqueEmail('tpl-bob')];
+    const res = await account.api('POST', '/api/emails', {
+      body: { ...bare, to: [{ email: ada }, { email: bob }], template_id: templateId, data: { order: 1042, customer: 'Ada' } },
+    });
+    expect(res.status).toBe(202);
+    for (const to of [ada, bob]) {
+      const [copy] = await received(to);
+      expect(copy.mail.subject).toBe('Receipt 1042');
+      expect(copy.mail.html).toContain('Order 1042 for Ada');
+    }
+  });
+
+  it('refuses content beside a template, a template of another account, and data without one', async () => {
+    const send = (body: Record<string, unknown>, who = account) => who.api('POST', '/api/emails', { body: { ...bare, ...body } });
+    const both = await send({ template_id: templateId, subject: 'Mine' });
+    expectProblem(both, 400, 'validation_failed');
+    expect(both.body.errors[0].pointer).toBe('/subject');
+    expectProblem(await send({ template_id: templateId }, other), 400, 'validation_failed');
+    expectProblem(await send({ template_id: templateId, template_version: 7 }), 400, 'validation_failed');
+    const orphan = await send({ data: { order: 1 }, html: '<p>x</p>', subject: 'x' });
+    expect(orphan.body.errors[0].pointer).toBe('/data');
+    const bare2 = await send({ html: '<p>x</p>' });
+    expect(bare2.body.errors[0].pointer).toBe('/subject');
+  });
+
+  it('refuses a batch item with a template of another account, alone', async () => {
+    const ada = uniqueEmail('tpl-batch');
+    const res = await other.api('POST', '/api/emails/batch', {
+      body: { emails: [{ ...bare, to: [{ email: ada }], template_id: templateId }, { ...message(ada) }] },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.data.map((r: any) => r.status)).toEqual(['refused', 'accepted']);
+    expect(res.body.data[0].error.errors[0].pointer).toBe('/template_id');
+  });
+});
+
 describe('GET /emails', () => {
   let account: TestAccount;
   beforeAll(async () => {

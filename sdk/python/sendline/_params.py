@@ -225,7 +225,7 @@ class EmailParams(TypedDict, total=False):
     """`emails.send` (with `from_` for the contract's `from`, a Python keyword)."""
 
     to: Required[Sequence[EmailAddressParams]]
-    subject: Required[str]
+    subject: str
     cc: Sequence[EmailAddressParams]
     bcc: Sequence[EmailAddressParams]
     reply_to: str
@@ -238,3 +238,6 @@ class EmailParams(TypedDict, total=False):
     track_opens: bool
     track_clicks: bool
     scheduled_at: DateTime
+    template_id: str
+    template_version: int
+    data: Mapping[str, Any]

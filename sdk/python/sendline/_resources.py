@@ -674,6 +674,8 @@ class CustomFieldsResource(_Resource):
 
     def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldUpdateParams]) -> ContactField:
         return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
 class ListsResource(_Resource):
     """Lists and their members (`client.lists`)."""
 
@@ -748,6 +750,8 @@ class TagsResource(_Resource):
     def bulk(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TagBulkParams]) -> TagBulkResult:
         """Adds and removes tags on up to 10,000 contacts (`contact_ids` or `emails`) or a segment's members (`segment_id`)."""
         return self._call("POST", self._api.bulk, _body(TagBulkRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
 class TemplatesResource(_Resource):
     """Templates: an editable draft, numbered versions that `publish` freezes, render and test send."""
 
@@ -902,7 +906,8 @@ class EmailsResource(_Resource):
         **fields: Unpack[EmailParams],
     ) -> EmailSendResult:
         """`from_`, `to`, `subject`, `html` and/or `text`, and optionally `cc`, `bcc`, `reply_to`,
-        `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`.
+        `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`;
+        or `template_id` (with `template_version`, `data`) instead of `subject`, `html` and `text`.
         Answers one entry per recipient: its id and `queued`, or `refused` with the reason."""
         body = _body(EmailSendRequest, _email_fields(from_, fields))
         return self._call("POST", self._api.send, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
@@ -924,6 +929,8 @@ class EmailsResource(_Resource):
     def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Email:
         """Cancels a scheduled email."""
         return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
 class SuppressionsResource(_Resource):
     def __init__(self, client: "Sendline") -> None:
         super().__init__(client)

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * EmailSendRequest Class Doc Comment
  *
  * @category Class
- * @description One message to up to 50 &#x60;to&#x60; addresses (and their &#x60;cc&#x60; and &#x60;bcc&#x60;): each recipient gets a copy of its own, with its own id, tracking and events. &#x60;html&#x60; or &#x60;text&#x60; (or both) is required.
+ * @description One message to up to 50 &#x60;to&#x60; addresses (and their &#x60;cc&#x60; and &#x60;bcc&#x60;): each recipient gets a copy of its own, with its own id, tracking and events. &#x60;subject&#x60; and &#x60;html&#x60; or &#x60;text&#x60; (or both) are required, unless &#x60;template_id&#x60; names a template whose published version gives all three.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -72,7 +72,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => 'array<string,string>',
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
-        'scheduled_at' => '\DateTime'
+        'scheduled_at' => '\DateTime',
+        'template_id' => 'string',
+        'template_version' => 'int',
+        'data' => 'array<string,mixed>'
     ];
 
     /**
@@ -97,7 +100,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => null,
         'track_opens' => null,
         'track_clicks' => null,
-        'scheduled_at' => 'date-time'
+        'scheduled_at' => 'date-time',
+        'template_id' => null,
+        'template_version' => 'int32',
+        'data' => null
     ];
 
     /**
@@ -120,7 +126,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => false,
         'track_opens' => false,
         'track_clicks' => false,
-        'scheduled_at' => false
+        'scheduled_at' => false,
+        'template_id' => false,
+        'template_version' => false,
+        'data' => false
     ];
 
     /**
@@ -223,7 +232,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => 'metadata',
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
-        'scheduled_at' => 'scheduled_at'
+        'scheduled_at' => 'scheduled_at',
+        'template_id' => 'template_id',
+        'template_version' => 'template_version',
+        'data' => 'data'
     ];
 
     /**
@@ -246,7 +258,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => 'setMetadata',
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
-        'scheduled_at' => 'setScheduledAt'
+        'scheduled_at' => 'setScheduledAt',
+        'template_id' => 'setTemplateId',
+        'template_version' => 'setTemplateVersion',
+        'data' => 'setData'
     ];
 
     /**
@@ -269,7 +284,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'metadata' => 'getMetadata',
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
-        'scheduled_at' => 'getScheduledAt'
+        'scheduled_at' => 'getScheduledAt',
+        'template_id' => 'getTemplateId',
+        'template_version' => 'getTemplateVersion',
+        'data' => 'getData'
     ];
 
     /**
@@ -344,6 +362,9 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('track_opens', $data ?? [], false);
         $this->setIfExists('track_clicks', $data ?? [], false);
         $this->setIfExists('scheduled_at', $data ?? [], null);
+        $this->setIfExists('template_id', $data ?? [], null);
+        $this->setIfExists('template_version', $data ?? [], null);
+        $this->setIfExists('data', $data ?? [], null);
     }
 
     /**
@@ -399,14 +420,11 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
             $invalidProperties[] = "invalid value for 'reply_to', the character length must be smaller than or equal to 254.";
         }
 
-        if ($this->container['subject'] === null) {
-            $invalidProperties[] = "'subject' can't be null";
-        }
-        if ((mb_strlen($this->container['subject']) > 998)) {
+        if (!is_null($this->container['subject']) && (mb_strlen($this->container['subject']) > 998)) {
             $invalidProperties[] = "invalid value for 'subject', the character length must be smaller than or equal to 998.";
         }
 
-        if ((mb_strlen($this->container['subject']) < 1)) {
+        if (!is_null($this->container['subject']) && (mb_strlen($this->container['subject']) < 1)) {
             $invalidProperties[] = "invalid value for 'subject', the character length must be bigger than or equal to 1.";
         }
 
@@ -432,6 +450,14 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['tags']) && (count($this->container['tags']) > 20)) {
             $invalidProperties[] = "invalid value for 'tags', number of items must be less than or equal to 20.";
+        }
+
+        if (!is_null($this->container['template_id']) && (mb_strlen($this->container['template_id']) > 64)) {
+            $invalidProperties[] = "invalid value for 'template_id', the character length must be smaller than or equal to 64.";
+        }
+
+        if (!is_null($this->container['template_version']) && ($this->container['template_version'] < 1)) {
+            $invalidProperties[] = "invalid value for 'template_version', must be bigger than or equal to 1.";
         }
 
         return $invalidProperties;
@@ -606,7 +632,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets subject
      *
-     * @return string
+     * @return string|null
      */
     public function getSubject()
     {
@@ -616,7 +642,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string|null $subject Required unless `template_id` is given.
      *
      * @return self
      */
@@ -898,6 +924,96 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable scheduled_at cannot be null');
         }
         $this->container['scheduled_at'] = $scheduled_at;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_id
+     *
+     * @return string|null
+     */
+    public function getTemplateId()
+    {
+        return $this->container['template_id'];
+    }
+
+    /**
+     * Sets template_id
+     *
+     * @param string|null $template_id A template of the account (`tpl_…`): its published version, rendered once with `data`, gives the subject, HTML and text; leave `subject`, `html` and `text` out.
+     *
+     * @return self
+     */
+    public function setTemplateId($template_id)
+    {
+        if (is_null($template_id)) {
+            throw new \InvalidArgumentException('non-nullable template_id cannot be null');
+        }
+        if ((mb_strlen($template_id) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $template_id when calling EmailSendRequest., must be smaller than or equal to 64.');
+        }
+
+        $this->container['template_id'] = $template_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets template_version
+     *
+     * @return int|null
+     */
+    public function getTemplateVersion()
+    {
+        return $this->container['template_version'];
+    }
+
+    /**
+     * Sets template_version
+     *
+     * @param int|null $template_version The published version to render; the latest if omitted.
+     *
+     * @return self
+     */
+    public function setTemplateVersion($template_version)
+    {
+        if (is_null($template_version)) {
+            throw new \InvalidArgumentException('non-nullable template_version cannot be null');
+        }
+
+        if (($template_version < 1)) {
+            throw new \InvalidArgumentException('invalid value for $template_version when calling EmailSendRequest., must be bigger than or equal to 1.');
+        }
+
+        $this->container['template_version'] = $template_version;
+
+        return $this;
+    }
+
+    /**
+     * Gets data
+     *
+     * @return array<string,mixed>|null
+     */
+    public function getData()
+    {
+        return $this->container['data'];
+    }
+
+    /**
+     * Sets data
+     *
+     * @param array<string,mixed>|null $data The template's variables, the same for every recipient (at most 64 KB as JSON).
+     *
+     * @return self
+     */
+    public function setData($data)
+    {
+        if (is_null($data)) {
+            throw new \InvalidArgumentException('non-nullable data cannot be null');
+        }
+        $this->container['data'] = $data;
 
         return $this;
     }

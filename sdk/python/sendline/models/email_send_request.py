@@ -28,14 +28,14 @@ from typing_extensions import Self
 
 class EmailSendRequest(BaseModel):
     """
-    One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
+    One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
     """ # noqa: E501
     var_from: EmailNamedAddress = Field(alias="from")
     to: Annotated[List[EmailNamedAddress], Field(min_length=1, max_length=50)]
     cc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
     bcc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    subject: Annotated[str, Field(min_length=1, strict=True, max_length=998)]
+    subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="Required unless `template_id` is given.")
     html: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="Sent as it is: no Liquid (templates come through `template_id`).")
     text: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="The plain-text part; with `html` alone, none is sent.")
     headers: Optional[Dict[str, StrictStr]] = Field(default=None, description="Extra headers, up to 20: names of letters, digits and `-`; values without CR or LF, up to 998 characters. Headers Sendline writes itself (`From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To`, `Sender`, `Return-Path`, `MIME-Version`, `Content-*`, `List-*`, `DKIM-Signature`, `X-Sendline-*` …) are refused with the header's pointer.")
@@ -45,7 +45,10 @@ class EmailSendRequest(BaseModel):
     track_opens: Optional[StrictBool] = False
     track_clicks: Optional[StrictBool] = False
     scheduled_at: Optional[datetime] = Field(default=None, description="Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.")
-    __properties: ClassVar[List[str]] = ["from", "to", "cc", "bcc", "reply_to", "subject", "html", "text", "headers", "attachments", "tags", "metadata", "track_opens", "track_clicks", "scheduled_at"]
+    template_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="A template of the account (`tpl_…`): its published version, rendered once with `data`, gives the subject, HTML and text; leave `subject`, `html` and `text` out.")
+    template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to render; the latest if omitted.")
+    data: Optional[Dict[str, Any]] = Field(default=None, description="The template's variables, the same for every recipient (at most 64 KB as JSON).")
+    __properties: ClassVar[List[str]] = ["from", "to", "cc", "bcc", "reply_to", "subject", "html", "text", "headers", "attachments", "tags", "metadata", "track_opens", "track_clicks", "scheduled_at", "template_id", "template_version", "data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -143,7 +146,10 @@ class EmailSendRequest(BaseModel):
             "metadata": obj.get("metadata"),
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else False,
             "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else False,
-            "scheduled_at": obj.get("scheduled_at")
+            "scheduled_at": obj.get("scheduled_at"),
+            "template_id": obj.get("template_id"),
+            "template_version": obj.get("template_version"),
+            "data": obj.get("data")
         })
         return _obj
 

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `html` or `text` (or both) is required.
+  # One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
   class EmailSendRequest < ApiModelBase
     attr_accessor :from
 
@@ -27,6 +27,7 @@ module Sendline
     # An email address.
     attr_accessor :reply_to
 
+    # Required unless `template_id` is given.
     attr_accessor :subject
 
     # Sent as it is: no Liquid (templates come through `template_id`).
@@ -53,6 +54,15 @@ module Sendline
     # Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.
     attr_accessor :scheduled_at
 
+    # A template of the account (`tpl_…`): its published version, rendered once with `data`, gives the subject, HTML and text; leave `subject`, `html` and `text` out.
+    attr_accessor :template_id
+
+    # The published version to render; the latest if omitted.
+    attr_accessor :template_version
+
+    # The template's variables, the same for every recipient (at most 64 KB as JSON).
+    attr_accessor :data
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -70,7 +80,10 @@ module Sendline
         :'metadata' => :'metadata',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
-        :'scheduled_at' => :'scheduled_at'
+        :'scheduled_at' => :'scheduled_at',
+        :'template_id' => :'template_id',
+        :'template_version' => :'template_version',
+        :'data' => :'data'
       }
     end
 
@@ -101,7 +114,10 @@ module Sendline
         :'metadata' => :'Hash<String, String>',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
-        :'scheduled_at' => :'Time'
+        :'scheduled_at' => :'Time',
+        :'template_id' => :'String',
+        :'template_version' => :'Integer',
+        :'data' => :'Hash<String, Object>'
       }
     end
 
@@ -159,8 +175,6 @@ module Sendline
 
       if attributes.key?(:'subject')
         self.subject = attributes[:'subject']
-      else
-        self.subject = nil
       end
 
       if attributes.key?(:'html')
@@ -210,6 +224,20 @@ module Sendline
       if attributes.key?(:'scheduled_at')
         self.scheduled_at = attributes[:'scheduled_at']
       end
+
+      if attributes.key?(:'template_id')
+        self.template_id = attributes[:'template_id']
+      end
+
+      if attributes.key?(:'template_version')
+        self.template_version = attributes[:'template_version']
+      end
+
+      if attributes.key?(:'data')
+        if (value = attributes[:'data']).is_a?(Hash)
+          self.data = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -245,15 +273,11 @@ module Sendline
         invalid_properties.push('invalid value for "reply_to", the character length must be smaller than or equal to 254.')
       end
 
-      if @subject.nil?
-        invalid_properties.push('invalid value for "subject", subject cannot be nil.')
-      end
-
-      if @subject.to_s.length > 998
+      if !@subject.nil? && @subject.to_s.length > 998
         invalid_properties.push('invalid value for "subject", the character length must be smaller than or equal to 998.')
       end
 
-      if @subject.to_s.length < 1
+      if !@subject.nil? && @subject.to_s.length < 1
         invalid_properties.push('invalid value for "subject", the character length must be greater than or equal to 1.')
       end
 
@@ -281,6 +305,14 @@ module Sendline
         invalid_properties.push('invalid value for "tags", number of items must be less than or equal to 20.')
       end
 
+      if !@template_id.nil? && @template_id.to_s.length > 64
+        invalid_properties.push('invalid value for "template_id", the character length must be smaller than or equal to 64.')
+      end
+
+      if !@template_version.nil? && @template_version < 1
+        invalid_properties.push('invalid value for "template_version", must be greater than or equal to 1.')
+      end
+
       invalid_properties
     end
 
@@ -295,15 +327,16 @@ module Sendline
       return false if !@cc.nil? && @cc.length > 50
       return false if !@bcc.nil? && @bcc.length > 50
       return false if !@reply_to.nil? && @reply_to.to_s.length > 254
-      return false if @subject.nil?
-      return false if @subject.to_s.length > 998
-      return false if @subject.to_s.length < 1
+      return false if !@subject.nil? && @subject.to_s.length > 998
+      return false if !@subject.nil? && @subject.to_s.length < 1
       return false if !@html.nil? && @html.to_s.length > 2000000
       return false if !@html.nil? && @html.to_s.length < 1
       return false if !@text.nil? && @text.to_s.length > 2000000
       return false if !@text.nil? && @text.to_s.length < 1
       return false if !@attachments.nil? && @attachments.length > 20
       return false if !@tags.nil? && @tags.length > 20
+      return false if !@template_id.nil? && @template_id.to_s.length > 64
+      return false if !@template_version.nil? && @template_version < 1
       true
     end
 
@@ -459,6 +492,34 @@ module Sendline
       @tags = tags
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] template_id Value to be assigned
+    def template_id=(template_id)
+      if template_id.nil?
+        fail ArgumentError, 'template_id cannot be nil'
+      end
+
+      if template_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "template_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @template_id = template_id
+    end
+
+    # Custom attribute writer method with validation
+    # @param [Object] template_version Value to be assigned
+    def template_version=(template_version)
+      if template_version.nil?
+        fail ArgumentError, 'template_version cannot be nil'
+      end
+
+      if template_version < 1
+        fail ArgumentError, 'invalid value for "template_version", must be greater than or equal to 1.'
+      end
+
+      @template_version = template_version
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -478,7 +539,10 @@ module Sendline
           metadata == o.metadata &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
-          scheduled_at == o.scheduled_at
+          scheduled_at == o.scheduled_at &&
+          template_id == o.template_id &&
+          template_version == o.template_version &&
+          data == o.data
     end
 
     # @see the `==` method
@@ -490,7 +554,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [from, to, cc, bcc, reply_to, subject, html, text, headers, attachments, tags, metadata, track_opens, track_clicks, scheduled_at].hash
+      [from, to, cc, bcc, reply_to, subject, html, text, headers, attachments, tags, metadata, track_opens, track_clicks, scheduled_at, template_id, template_version, data].hash
     end
 
     # Builds the object from hash
