@@ -166,11 +166,14 @@ from sendline.models.topic import Topic
 from sendline.models.topic_create import TopicCreate
 from sendline.models.topic_update import TopicUpdate
 
+
 if TYPE_CHECKING:
     from sendline._client import Sendline
 
 T = TypeVar("T")
+
 M = TypeVar("M", bound=BaseModel)
+
 # The contract's date-time query parameters.
 DATE_TIME_QUERY = frozenset({"created_after", "created_before", "since", "until"})
 
@@ -675,25 +678,6 @@ class CustomFieldsResource(_Resource):
     def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldUpdateParams]) -> ContactField:
         return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-
-class ListsResource(_Resource):
-    """Lists and their members (`client.lists`)."""
-
-    def __init__(self, client: "Sendline") -> None:
-        super().__init__(client)
-        self._api = ListsApi(client.api_client)
-
-    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListCreateParams]) -> MailingList:
-        """`name`, and optionally `description`, `double_opt_in` (which needs `from_email`), `from_email`, `from_name`."""
-        return self._call("POST", self._api.create, _body(MailingListCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
-
-    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> MailingList:
-        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
-
-    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListUpdateParams]) -> MailingList:
-        """Changes the fields given (PATCH)."""
-        return self._call("PATCH", self._api.update, id, _body(MailingListUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
-
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
         self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
@@ -818,6 +802,29 @@ class TemplatesResource(_Resource):
         """Sends a test of the draft (or `version`) to `emails`."""
         fields = {k: v for k, v in {"emails": emails, "from_email": from_email, "from_name": from_name, "data": data, "version": version}.items() if v is not None}
         return self._call("POST", self._api.test, id, _body(TemplateTestRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
+class ListsResource(_Resource):
+    """Lists and their members (`client.lists`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ListsApi(client.api_client)
+
+    def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListCreateParams]) -> MailingList:
+        """`name`, and optionally `description`, `double_opt_in` (which needs `from_email`), `from_email`, `from_name`."""
+        return self._call("POST", self._api.create, _body(MailingListCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> MailingList:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ListUpdateParams]) -> MailingList:
+        """Changes the fields given (PATCH)."""
+        return self._call("PATCH", self._api.update, id, _body(MailingListUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[MailingList]:
         return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
@@ -881,6 +888,8 @@ class PublicListsResource(_Resource):
     ) -> PublicSubscribeResult:
         """`email`, and optionally `first_name`, `last_name`."""
         return self._call("POST", self._api.subscribe, public_id, _body(PublicSubscribeRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
 def _email_fields(from_: Optional[EmailAddressParams], fields: Mapping[str, Any]) -> Dict[str, Any]:
     """`from_` is the contract's `from` (a Python keyword); `scheduled_at` goes out in UTC."""
     out: Dict[str, Any] = dict(fields)
@@ -1008,7 +1017,6 @@ class TopicsResource(_Resource):
         return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
 
 
-
 class ContactTopicsResource(_Resource):
     """A contact's topic opt-outs."""
 
@@ -1055,3 +1063,4 @@ class ContactExportsResource(_Resource):
     def download(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:
         """The CSV of a completed export."""
         return self._call("GET", self._api.download, id, timeout=timeout, max_retries=max_retries)
+
