@@ -99,7 +99,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description End the current session: its access and refresh tokens stop working at once. */
+        /**
+         * @description End the current session: its access and refresh tokens stop working at once; with
+         *     `everywhere`, every session of the user. Clears the refresh cookie.
+         */
         post: operations["Auth_logout"];
         delete?: never;
         options?: never;
@@ -2443,6 +2446,15 @@ export interface components {
         LoginRequest: {
             email: components["schemas"]["EmailAddress"];
             password: string;
+            /**
+             * @description For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to
+             *     `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+             */
+            refresh_cookie?: boolean;
+        };
+        LogoutRequest: {
+            /** @description End every session of the user (on every device), not only this one. */
+            everywhere?: boolean;
         };
         Me: {
             /** @description The logged-in user; null when the request used an API key. */
@@ -2667,7 +2679,13 @@ export interface components {
             existing_id?: string;
         };
         RefreshRequest: {
-            refresh_token: string;
+            /** @description Required unless `refresh_cookie` is true and the refresh cookie is sent. */
+            refresh_token?: string;
+            /**
+             * @description For browsers: take the refresh token from the cookie `login` set (when `refresh_token` is
+             *     absent), and set the new one the same way instead of answering it.
+             */
+            refresh_cookie?: boolean;
         };
         RegisterRequest: {
             email: components["schemas"]["EmailAddress"];
@@ -2706,8 +2724,11 @@ export interface components {
             success: true;
             /** @description JWT access token, sent as `Authorization: Bearer <token>`. */
             token: string;
-            /** @description Single-use: each refresh answers a new one; reusing an old one revokes the session. */
-            refresh_token: string;
+            /**
+             * @description Single-use: each refresh answers a new one; reusing an old one revokes the session. Absent
+             *     when the request asked for `refresh_cookie`: the token is then in the cookie only.
+             */
+            refresh_token?: string;
             /**
              * Format: int32
              * @description Seconds until `token` expires.
@@ -3840,7 +3861,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutRequest"];
+            };
+        };
         responses: {
             /** @description There is no content to send for this request, but the headers may be useful. */
             204: {

@@ -170,6 +170,7 @@ __all__ = [
     "LastOwnerResponse",
     "LinkStats",
     "LoginRequest",
+    "LogoutRequest",
     "Me",
     "MessageStatus",
     "MoneyTotal",
@@ -379,6 +380,7 @@ from sendline.models.invalid_state_transition_response import InvalidStateTransi
 from sendline.models.last_owner_response import LastOwnerResponse as LastOwnerResponse
 from sendline.models.link_stats import LinkStats as LinkStats
 from sendline.models.login_request import LoginRequest as LoginRequest
+from sendline.models.logout_request import LogoutRequest as LogoutRequest
 from sendline.models.me import Me as Me
 from sendline.models.message_status import MessageStatus as MessageStatus
 from sendline.models.money_total import MoneyTotal as MoneyTotal

@@ -144,6 +144,7 @@ from sendline.models.invalid_state_transition_response import InvalidStateTransi
 from sendline.models.last_owner_response import LastOwnerResponse
 from sendline.models.link_stats import LinkStats
 from sendline.models.login_request import LoginRequest
+from sendline.models.logout_request import LogoutRequest
 from sendline.models.me import Me
 from sendline.models.message_status import MessageStatus
 from sendline.models.money_total import MoneyTotal
