@@ -19,6 +19,7 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
+import { dashboardRouter } from './dashboard/router.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -56,6 +57,7 @@ export function createApp(runtime: Runtime): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
+  app.use(dashboardRouter());
   app.use('/api/v1', apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024 } }));
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);

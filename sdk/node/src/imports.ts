@@ -28,7 +28,7 @@ export interface WaitOptions {
 }
 
 async function file(source: CsvSource): Promise<{ blob: Blob; name: string }> {
-  if (typeof source === 'string' || source instanceof Uint8Array) return { blob: new Blob([source], { type: 'text/csv' }), name: 'contacts.csv' };
+  if (typeof source === 'string' || source instanceof Uint8Array) return { blob: new Blob([source as string | Uint8Array<ArrayBuffer>], { type: 'text/csv' }), name: 'contacts.csv' };
   if (source instanceof Blob) return { blob: source, name: 'contacts.csv' };
   const filePath: unknown = source && typeof source === 'object' ? source.path : undefined;
   if (typeof filePath !== 'string' || filePath === '')

@@ -1,0 +1,164 @@
+/**
+ * The dashboard in a real browser against a real server: sign-in, API keys, serving, size and
+ * speed. Each step leaves the state the next one starts from, as a person's session would.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { client, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+import { ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
+
+let sendline: Sendline;
+let sink: SmtpSink;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let owner: TestAccount;
+/** Script errors and console errors: none may happen. */
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  ensureDashboardBuilt();
+  sink = await new SmtpSink().start();
+  [sendline, browser] = await Promise.all([
+    startTestServer({ SMTP_URL: sink.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', TRACKING_MACHINE_OPEN_SECONDS: '0' }),
+    launchChromium(),
+  ]);
+  owner = await newAccount(sendline.url, 'dash');
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sendline.url });
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  // A 401 is expected where the test provokes one (a wrong password, a reload after signing out).
+  page.on('console', (message) => void (message.type() === 'error' && !/status of 401/.test(message.text()) && pageErrors.push(message.text())));
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await sendline?.stop();
+  await sink?.stop();
+});
+
+const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+
+describe('serving', () => {
+  it('sends / to /app/, and answers every /app path with the page under a self-only CSP', async () => {
+    const anon = client(sendline.url);
+    const root = await anon('GET', '/');
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/app/');
+    const deep = await anon('GET', '/app/contacts/ct_123');
+    expect(deep.status).toBe(200);
+    expect(deep.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(deep.headers.get('cache-control')).toBe('no-cache');
+    const csp = deep.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/default-src 'self'/);
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    const script = /src="(\/app\/assets\/[^"]+\.js)"/.exec(deep.body as string)![1];
+    const asset = await fetch(sendline.url + script, { headers: { 'accept-encoding': 'br, gzip' } });
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await anon('GET', '/app/assets/missing.js')).status).toBe(404);
+    // The API is not shadowed.
+    expect((await anon('GET', '/api/auth/me')).status).toBe(401);
+  });
+
+  it('first load: under 300 KB of compressed JavaScript', async () => {
+    const fresh = await browser.newContext();
+    const first = await fresh.newPage();
+    let bytes = 0;
+    first.on('response', (response) => {
+      if (response.request().resourceType() === 'script') bytes += Number(response.headers()['content-length'] ?? 0);
+    });
+    await first.goto(`${sendline.url}/app/`);
+    await first.getByRole('heading', { name: 'Sign in to Sendline' }).waitFor();
+    await fresh.close();
+    console.log(`first load of /app: ${(bytes / 1024).toFixed(1)} KB of compressed JavaScript`);
+    expect(bytes).toBeGreaterThan(10_000);
+    expect(bytes).toBeLessThan(300 * 1024);
+  });
+});
+
+describe('sign-in', () => {
+  it('refuses a wrong password with a message, then signs in', async () => {
+    await page.goto(`${sendline.url}/`);
+    await heading('Sign in to Sendline').waitFor();
+    await expectAccessible(page, 'sign-in');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/email or password is wrong/);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
+
+  it('keeps the access token out of storage and the refresh token out of reach of scripts', async () => {
+    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
+    expect(stored).toBe('{}{}');
+    const cookies = await context.cookies();
+    const refresh = cookies.find((cookie) => cookie.name === 'sendline_refresh')!;
+    expect(refresh).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/refresh' });
+  });
+
+  it('stays signed in across a reload (the cookie gives a new access token)', async () => {
+    await page.goto(`${sendline.url}/app/keys`);
+    await heading('API keys').waitFor();
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key with scopes, an allow-list and a rate limit; shows the secret once with a copy button', async () => {
+    await page.goto(`${sendline.url}/app/keys`);
+    await page.getByText('No API keys yet').waitFor();
+    await expectAccessible(page, 'API keys (empty)');
+    await page.getByLabel('Name').fill('backend');
+    await page.getByLabel('write').uncheck();
+    await page.getByLabel(/Allowed addresses/).fill('127.0.0.1/32, ::1/128');
+    await page.getByLabel(/Requests a minute/).fill('120');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('secret').textContent())!;
+    expect(secret).toMatch(/^sl_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await expectAccessible(page, 'API keys (secret shown)');
+    await screenshot(page, 'api-keys');
+
+    const row = page.getByRole('row', { name: /backend/ });
+    await expect.poll(() => row.textContent()).toMatch(/read.*127\.0\.0\.1\/32.*120.*never/);
+    // The key works, and its last use shows.
+    const me = await client(sendline.url, { 'x-api-key': secret })('GET', '/api/auth/me');
+    expect(me.body.scopes).toEqual(['read']);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByTestId('secret').count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).not.toMatch(/never/);
+  });
+});
+
+describe('session end', () => {
+  it('signs out everywhere: the cookie no longer gives a session', async () => {
+    const other = await browser.newContext();
+    const second = await other.newPage();
+    await second.goto(`${sendline.url}/app/`);
+    await second.getByLabel('Email').fill(owner.email);
+    await second.getByLabel('Password').fill(owner.password);
+    await second.getByRole('button', { name: 'Sign in' }).click();
+    await second.getByRole('navigation', { name: 'Main' }).waitFor();
+    await second.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await second.getByRole('heading', { name: 'Sign in to Sendline' }).waitFor();
+    // The first browser's session ended too: a reload lands on the sign-in page.
+    await page.reload();
+    await heading('Sign in to Sendline').waitFor();
+    await other.close();
+  });
+});
+
+describe('the page', () => {
+  it('threw no script error and logged no error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
