@@ -20,15 +20,24 @@ const queryClient = new QueryClient({
 type Page = () => Promise<{ default: ComponentType<{ params: Record<string, string> }> }>;
 const pages: Record<string, Page> = {
   keys: () => import('./pages/ApiKeys.tsx'),
+  contacts: () => import('./pages/Contacts.tsx'),
+  contact: () => import('./pages/Contact.tsx'),
+  import: () => import('./pages/Import.tsx'),
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
 
 const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/', 'keys'],
   ['/keys', 'keys'],
+  ['/contacts', 'contacts'],
+  ['/contacts/import', 'import'],
+  ['/contacts/:id', 'contact'],
 ];
 
-const nav: [to: string, label: string][] = [['/keys', 'API keys']];
+const nav: [to: string, label: string][] = [
+  ['/contacts', 'Contacts'],
+  ['/keys', 'API keys'],
+];
 
 /** Which cached answers an event makes stale. */
 function staleBy(event: LiveEvent): string[] {
