@@ -23,19 +23,27 @@ const pages: Record<string, Page> = {
   contacts: () => import('./pages/Contacts.tsx'),
   contact: () => import('./pages/Contact.tsx'),
   import: () => import('./pages/Import.tsx'),
+  campaigns: () => import('./pages/Campaigns.tsx'),
+  campaign: () => import('./pages/Campaign.tsx'),
+  analytics: () => import('./pages/Analytics.tsx'),
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
 
 const routes: [pattern: string, page: keyof typeof pages][] = [
-  ['/', 'keys'],
+  ['/', 'analytics'],
+  ['/analytics', 'analytics'],
   ['/keys', 'keys'],
   ['/contacts', 'contacts'],
   ['/contacts/import', 'import'],
   ['/contacts/:id', 'contact'],
+  ['/campaigns', 'campaigns'],
+  ['/campaigns/:id', 'campaign'],
 ];
 
 const nav: [to: string, label: string][] = [
+  ['/analytics', 'Analytics'],
   ['/contacts', 'Contacts'],
+  ['/campaigns', 'Campaigns'],
   ['/keys', 'API keys'],
 ];
 
@@ -79,7 +87,7 @@ function Shell() {
     }
   }
   const Page = found && lazyPages[found.page];
-  const current = (to: string) => path === to || path.startsWith(`${to}/`) || (to === '/keys' && path === '/');
+  const current = (to: string) => path === to || path.startsWith(`${to}/`) || (to === '/analytics' && path === '/');
   return (
     <div className="shell">
       <a href="#main" className="skip">

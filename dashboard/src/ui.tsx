@@ -85,14 +85,22 @@ export function ConfirmButton({
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>
         <p id={titleId}>{question}</p>
-        <form method="dialog" className="row">
-          <button type="submit" value="cancel" autoFocus>
+        <div className="row">
+          <button type="button" autoFocus onClick={() => dialog.current?.close()}>
             Cancel
           </button>
-          <button type="submit" className={danger ? 'danger' : 'primary'} onClick={() => void onConfirm()}>
+          <button
+            type="button"
+            className={danger ? 'danger' : 'primary'}
+            onClick={() => {
+              // Closed first: confirming may unmount this button, and a dialog must not stay open behind it.
+              dialog.current?.close();
+              void onConfirm();
+            }}
+          >
             {confirm ?? label}
           </button>
-        </form>
+        </div>
       </dialog>
     </>
   );

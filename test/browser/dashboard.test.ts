@@ -3,11 +3,14 @@
  * speed. Each step leaves the state the next one starts from, as a person's session would.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { client, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
+
+// A browser step waits on real sends and imports, on a machine shared with other work.
+vi.setConfig({ testTimeout: 120_000 });
 
 let sendline: Sendline;
 let sink: SmtpSink;
@@ -212,6 +215,76 @@ describe('contacts', () => {
     await page.getByText('— opted in again by email').waitFor();
     await expectAccessible(page, 'contact');
     await screenshot(page, 'contact');
+  });
+});
+
+describe('campaigns', () => {
+  it('creates a campaign and previews it live for a chosen contact, with template errors at their line and column', async () => {
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByText('No campaigns yet').waitFor();
+    await expectAccessible(page, 'campaigns (empty)');
+    await page.getByLabel('Name').fill('Spring news');
+    await page.getByLabel('Subject').fill('Hello {{ first_name }}');
+    await page.getByLabel('From (email)').fill('news@shop.example');
+    await page.getByRole('button', { name: 'Create and edit' }).click();
+    await heading('Spring news').waitFor();
+    await page.getByLabel('As seen by').selectOption({ label: 'reader001@example.com' });
+    await expect.poll(() => page.getByTestId('preview-subject').textContent()).toBe('Hello Reader 1');
+    const content = page.getByLabel('HTML content (Liquid)');
+    await content.fill('<p>Hi {{ first_name }} from {{ city }}!</p>\n<p>{{ first_name | shout }}</p>');
+    await expect.poll(() => page.getByTestId('template-error').textContent()).toMatch(/shout.*line:2, col:4/);
+    await content.fill('<p>Hi {{ first_name }} from {{ city }}!</p><p><a href="https://shop.example/sale">Sale</a></p>');
+    // Read from the frame's source: a sandboxed frame runs no script, Playwright's included.
+    const frame = page.getByTitle('Email preview');
+    await expect.poll(() => frame.getAttribute('srcdoc')).toContain('Hi Reader 1 from Paris!');
+    await page.getByLabel(/Audience/).fill('readers');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await expectAccessible(page, 'campaign editor');
+    await screenshot(page, 'campaign-editor');
+  });
+
+  it('sends a test to one address', async () => {
+    await page.getByLabel(/^To/).fill('tester@example.com');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText('Sent to tester@example.com').waitFor();
+    await expect.poll(() => sink.received.some((mail) => mail.to === 'tester@example.com')).toBe(true);
+  });
+
+  it('sends after a confirmation, shows progress, and an open arrives live on the page and its chart', async () => {
+    await page.getByRole('button', { name: 'Send now' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(/Send “Spring news” to its audience now/).waitFor();
+    await expectAccessible(page, 'send confirmation');
+    await dialog.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => page.getByTestId('campaign-percent').textContent(), { timeout: 30_000 }).toBe('100%');
+    await expect.poll(() => page.getByTestId('campaign-sent').textContent()).toBe('120');
+    await page.getByText('completed', { exact: true }).first().waitFor();
+    await page.getByRole('img', { name: /open/i }).first().waitFor();
+    const chart = page.getByTestId('campaign-chart');
+    const before = await chart.getAttribute('aria-label');
+
+    // A recipient opens the message: its pixel, fetched as a mail client would.
+    const mail = sink.received.find((received) => received.to === 'reader001@example.com')!;
+    const pixel = /\/t\/o\/[^"'\s]+\.gif/.exec(String(mail.mail.html))![0];
+    expect((await fetch(sendline.url + pixel)).status).toBe(200);
+    // No reload: the event comes over the WebSocket and refreshes the figures and the chart.
+    await expect.poll(() => page.getByTestId('campaign-opened').textContent(), { timeout: 15_000 }).toBe('1');
+    await expect.poll(() => page.getByTestId('analytics-opens').textContent(), { timeout: 15_000 }).toBe('1');
+    await expect.poll(() => chart.getAttribute('aria-label'), { timeout: 15_000 }).not.toBe(before);
+    await expectAccessible(page, 'campaign sent');
+    await screenshot(page, 'campaign-sent');
+  });
+
+  it('shows the analytics overview and the campaign charts, with a selectable range', async () => {
+    await page.getByRole('link', { name: 'Analytics' }).click();
+    await heading('Analytics').waitFor();
+    await expect.poll(() => page.getByTestId('overview-sent').textContent()).toBe('120');
+    await page.getByLabel('Range').selectOption({ label: 'Last 7 days' });
+    await expect.poll(() => page.getByTestId('overview-sent').textContent()).toBe('120');
+    await page.getByTestId('campaign-chart').waitFor();
+    await expectAccessible(page, 'analytics');
+    await screenshot(page, 'analytics');
   });
 });
 
