@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/', 'sdk/', 'node_modules/', '.cache/', '.venv/', '.data/', 'test/fixtures/'] },
+  { ignores: ['generated/', 'sdk/', 'node_modules/', '.cache/', '.venv/', '.data/', 'test/fixtures/', 'dashboard/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

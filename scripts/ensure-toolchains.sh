@@ -13,7 +13,8 @@ VENV=.venv
 PYTHON_REQUIREMENTS=(sdk/python/requirements.txt sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
 PYTHON_WHEELS=.cache/python-wheels
 
-apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec)
+# chromium: the browser the dashboard's tests (test/browser) drive through playwright-core.
+apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec chromium)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

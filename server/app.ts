@@ -30,6 +30,7 @@ import { emailHandlers, EMAIL_JSON_LIMITS } from './emails/routes.ts';
 import { suppressionHandlers } from './suppressions/routes.ts';
 import { topicHandlers } from './topics/routes.ts';
 import { exportHandlers } from './exports/routes.ts';
+import { dashboardRouter } from './dashboard/router.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -76,6 +77,7 @@ export function createApp(runtime: Runtime): Express {
   });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
+  app.use(dashboardRouter());
   app.use('/api/v1/public', publicCors);
   app.use(
     '/api/v1',

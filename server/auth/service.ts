@@ -128,9 +128,11 @@ export class AuthService {
     return this.issue(user, session.id, secret);
   }
 
-  async logout(principal: Principal): Promise<void> {
+  /** Ends the caller's session, or with `everywhere` every session of its user. */
+  async logout(principal: Principal, everywhere = false): Promise<void> {
     if (!principal.sessionId) throw forbidden('session_required', 'Only a logged-in session can log out.');
-    await this.repo.revokeSession(principal.sessionId);
+    if (everywhere && principal.userId) await this.repo.revokeSessionsOf(principal.userId);
+    else await this.repo.revokeSession(principal.sessionId);
   }
 
   /** The user and session behind a JWT (in memory once looked up), or null when the token or its session is no longer valid. */

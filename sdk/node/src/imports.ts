@@ -1,7 +1,4 @@
 /** CSV imports: `contacts.importCsv(source, …)` uploads a file as multipart; `contactImports.wait(id)` polls it to the end. */
-import { openAsBlob } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { APITimeoutError, localValidationError } from './errors.ts';
 import type { components } from './schema.js';
 import { RawBody, type RequestOptions, type Transport } from './transport.ts';
@@ -31,12 +28,14 @@ export interface WaitOptions {
 }
 
 async function file(source: CsvSource): Promise<{ blob: Blob; name: string }> {
-  if (typeof source === 'string' || source instanceof Uint8Array) return { blob: new Blob([source], { type: 'text/csv' }), name: 'contacts.csv' };
+  if (typeof source === 'string' || source instanceof Uint8Array) return { blob: new Blob([source as string | Uint8Array<ArrayBuffer>], { type: 'text/csv' }), name: 'contacts.csv' };
   if (source instanceof Blob) return { blob: source, name: 'contacts.csv' };
   const filePath: unknown = source && typeof source === 'object' ? source.path : undefined;
   if (typeof filePath !== 'string' || filePath === '')
     throw localValidationError('validation_failed', 'file', 'the CSV source must be a string, Uint8Array, Blob or { path: string }');
   try {
+    // Loaded only for a path, so that the SDK bundles for browsers (which pass a Blob).
+    const [{ openAsBlob }, { stat }, { basename }] = await Promise.all([import('node:fs'), import('node:fs/promises'), import('node:path')]);
     // openAsBlob's own error says neither the path nor why: stat first.
     if (!(await stat(filePath)).isFile()) throw new Error('not a file');
     return { blob: await openAsBlob(filePath, { type: 'text/csv' }), name: basename(filePath) };

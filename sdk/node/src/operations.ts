@@ -9,7 +9,7 @@ export const operations = {
   ApiKeys_list: { method: 'GET', path: '/api-keys', query: ['limit', 'cursor'], body: false, dates: [], text: false },
   ApiKeys_update: { method: 'PATCH', path: '/api-keys/{id}', query: [], body: true, dates: [], text: false },
   Auth_login: { method: 'POST', path: '/auth/login', query: [], body: true, dates: [], text: false },
-  Auth_logout: { method: 'POST', path: '/auth/logout', query: [], body: false, dates: [], text: false },
+  Auth_logout: { method: 'POST', path: '/auth/logout', query: [], body: true, dates: [], text: false },
   Auth_me: { method: 'GET', path: '/auth/me', query: [], body: false, dates: [], text: false },
   Auth_refresh: { method: 'POST', path: '/auth/refresh', query: [], body: true, dates: [], text: false },
   Auth_register: { method: 'POST', path: '/auth/register', query: [], body: true, dates: [], text: false },

@@ -136,8 +136,8 @@ export interface paths {
         put?: never;
         /**
          * Log out
-         * @description End the current session: its access and refresh tokens stop working at once, on every
-         *     process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+         * @description End the current session: its access and refresh tokens stop working at once; with
+         *     `everywhere`, every session of the user. Clears the refresh cookie.
          */
         post: operations["Auth_logout"];
         delete?: never;
@@ -5336,6 +5336,15 @@ export interface components {
             email: components["schemas"]["EmailAddress"];
             /** @description The password, up to 1024 characters. */
             password: string;
+            /**
+             * @description For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to
+             *     `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+             */
+            refresh_cookie?: boolean;
+        };
+        LogoutRequest: {
+            /** @description End every session of the user (on every device), not only this one. */
+            everywhere?: boolean;
         };
         /** @description A list of contacts, which campaigns can send to and a public form can subscribe to. */
         MailingList: {
@@ -5755,8 +5764,13 @@ export interface components {
             existing_id?: string;
         };
         RefreshRequest: {
-            /** @description The `refresh_token` of the latest session answer (`ses_….<secret>`). */
-            refresh_token: string;
+            /** @description Required unless `refresh_cookie` is true and the refresh cookie is sent. */
+            refresh_token?: string;
+            /**
+             * @description For browsers: take the refresh token from the cookie `login` set (when `refresh_token` is
+             *     absent), and set the new one the same way instead of answering it.
+             */
+            refresh_cookie?: boolean;
         };
         RegisterRequest: {
             /** @description The owner's login email; must not belong to any user of the server. */
@@ -5927,8 +5941,11 @@ export interface components {
             success: true;
             /** @description JWT access token, sent as `Authorization: Bearer <token>`. */
             token: string;
-            /** @description Single-use: each refresh answers a new one; reusing an old one revokes the session. */
-            refresh_token: string;
+            /**
+             * @description Single-use: each refresh answers a new one; reusing an old one revokes the session. Absent
+             *     when the request asked for `refresh_cookie`: the token is then in the cookie only.
+             */
+            refresh_token?: string;
             /**
              * Format: int32
              * @description Seconds until `token` expires (900: 15 minutes); refresh before then.
@@ -7788,7 +7805,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutRequest"];
+            };
+        };
         responses: {
             /** @description There is no content to send for this request, but the headers may be useful. */
             204: {

@@ -3,7 +3,6 @@
  * with its path, query and body typed from the contract, sent by openapi-fetch with the client's
  * policy: base URL, credentials, User-Agent, timeout, retries with backoff, Idempotency-Key.
  */
-import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import { APIConnectionError, APITimeoutError, ConfigurationError, errorFor, localValidationError, SendlineError, type Problem } from './errors.ts';
 import { operations } from './operations.ts';
@@ -177,8 +176,10 @@ export class Transport {
   readonly #call: Call;
 
   constructor(options: ClientOptions & { anonymous?: boolean } = {}) {
-    this.#apiKey = options.anonymous ? undefined : checkedApiKey(options.apiKey ?? process.env.SENDLINE_API_KEY);
-    this.baseUrl = normaliseBaseUrl(options.baseUrl || process.env.SENDLINE_BASE_URL || DEFAULT_BASE_URL);
+    // Browsers have no `process`: there, the options say it all.
+    const env = globalThis.process?.env ?? {};
+    this.#apiKey = options.anonymous ? undefined : checkedApiKey(options.apiKey ?? env.SENDLINE_API_KEY);
+    this.baseUrl = normaliseBaseUrl(options.baseUrl || env.SENDLINE_BASE_URL || DEFAULT_BASE_URL);
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const client = createClient<paths>({ baseUrl: this.baseUrl, fetch: options.fetch });
@@ -204,7 +205,7 @@ export class Transport {
       );
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    if (operation.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    if (operation.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const raw = args.body instanceof RawBody ? args.body.body : undefined;
     const init = {
       method: operation.method.toLowerCase(),

@@ -2,7 +2,8 @@
  * Standard Webhooks verification (`webhook-id`, `webhook-timestamp`, `webhook-signature`), as
  * Svix's libraries do it: the raw body as bytes or text, headers in any case, arrays accepted.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// A namespace import: a browser bundle (which never verifies webhooks) still resolves this module.
+import * as crypto from 'node:crypto';
 import { WebhookVerificationError } from './errors.ts';
 import { events } from './operations.ts';
 import type { components } from './schema.js';
@@ -95,7 +96,7 @@ export class Webhook {
       const [version, signature] = entry.split(',');
       if (version !== 'v1' || !signature) return false;
       const given = Buffer.from(signature, 'base64');
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      return given.length === expected.length && crypto.timingSafeEqual(given, expected);
     });
     if (!matches) throw new WebhookVerificationError('no webhook signature matches');
     let event: unknown;
@@ -121,6 +122,6 @@ export class Webhook {
   }
 
   #digest(id: string, timestamp: string, body: Buffer): Buffer {
-    return createHmac('sha256', this.#key).update(`${id}.${timestamp}.`).update(body).digest();
+    return crypto.createHmac('sha256', this.#key).update(`${id}.${timestamp}.`).update(body).digest();
   }
 }

@@ -226,6 +226,7 @@ __all__ = [
     "ListMembersRemove",
     "ListMembersRemoveResult",
     "LoginRequest",
+    "LogoutRequest",
     "MailingList",
     "MailingListCreate",
     "MailingListPage",
@@ -538,6 +539,7 @@ from sendline.models.list_members_not_found import ListMembersNotFound as ListMe
 from sendline.models.list_members_remove import ListMembersRemove as ListMembersRemove
 from sendline.models.list_members_remove_result import ListMembersRemoveResult as ListMembersRemoveResult
 from sendline.models.login_request import LoginRequest as LoginRequest
+from sendline.models.logout_request import LogoutRequest as LogoutRequest
 from sendline.models.mailing_list import MailingList as MailingList
 from sendline.models.mailing_list_create import MailingListCreate as MailingListCreate
 from sendline.models.mailing_list_page import MailingListPage as MailingListPage

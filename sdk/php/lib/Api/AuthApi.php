@@ -522,15 +522,16 @@ class AuthApi
      * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  \Sendline\Model\LogoutRequest|null $logout_request logout_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
-    public function logout($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
+    public function logout($idempotency_key = null, $logout_request = null, string $contentType = self::contentTypes['logout'][0])
     {
-        $this->logoutWithHttpInfo($idempotency_key, $contentType);
+        $this->logoutWithHttpInfo($idempotency_key, $logout_request, $contentType);
     }
 
     /**
@@ -539,15 +540,16 @@ class AuthApi
      * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  \Sendline\Model\LogoutRequest|null $logout_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
-    public function logoutWithHttpInfo($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
+    public function logoutWithHttpInfo($idempotency_key = null, $logout_request = null, string $contentType = self::contentTypes['logout'][0])
     {
-        $request = $this->logoutRequest($idempotency_key, $contentType);
+        $request = $this->logoutRequest($idempotency_key, $logout_request, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -644,14 +646,15 @@ class AuthApi
      * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  \Sendline\Model\LogoutRequest|null $logout_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function logoutAsync($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
+    public function logoutAsync($idempotency_key = null, $logout_request = null, string $contentType = self::contentTypes['logout'][0])
     {
-        return $this->logoutAsyncWithHttpInfo($idempotency_key, $contentType)
+        return $this->logoutAsyncWithHttpInfo($idempotency_key, $logout_request, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -665,15 +668,16 @@ class AuthApi
      * Log out
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  \Sendline\Model\LogoutRequest|null $logout_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function logoutAsyncWithHttpInfo($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
+    public function logoutAsyncWithHttpInfo($idempotency_key = null, $logout_request = null, string $contentType = self::contentTypes['logout'][0])
     {
         $returnType = '';
-        $request = $this->logoutRequest($idempotency_key, $contentType);
+        $request = $this->logoutRequest($idempotency_key, $logout_request, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -702,12 +706,13 @@ class AuthApi
      * Create request for operation 'logout'
      *
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  \Sendline\Model\LogoutRequest|null $logout_request (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['logout'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function logoutRequest($idempotency_key = null, string $contentType = self::contentTypes['logout'][0])
+    public function logoutRequest($idempotency_key = null, $logout_request = null, string $contentType = self::contentTypes['logout'][0])
     {
 
         if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
@@ -720,6 +725,7 @@ class AuthApi
             throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling AuthApi.logout, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
         }
         
+
 
         $resourcePath = '/auth/logout';
         $formParams = [];
@@ -743,7 +749,14 @@ class AuthApi
         );
 
         // for model (json/xml)
-        if (count($formParams) > 0) {
+        if (isset($logout_request)) {
+            if (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the body
+                $httpBody = \GuzzleHttp\Utils::jsonEncode(ObjectSerializer::sanitizeForSerialization($logout_request));
+            } else {
+                $httpBody = $logout_request;
+            }
+        } elseif (count($formParams) > 0) {
             if ($multipart) {
                 $multipartContents = [];
                 foreach ($formParams as $formParamName => $formParamValue) {

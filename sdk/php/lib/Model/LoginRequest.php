@@ -58,7 +58,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static $openAPITypes = [
         'email' => 'string',
-        'password' => 'string'
+        'password' => 'string',
+        'refresh_cookie' => 'bool'
     ];
 
     /**
@@ -70,7 +71,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static $openAPIFormats = [
         'email' => 'email',
-        'password' => null
+        'password' => null,
+        'refresh_cookie' => null
     ];
 
     /**
@@ -80,7 +82,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       */
     protected static array $openAPINullables = [
         'email' => false,
-        'password' => false
+        'password' => false,
+        'refresh_cookie' => false
     ];
 
     /**
@@ -170,7 +173,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $attributeMap = [
         'email' => 'email',
-        'password' => 'password'
+        'password' => 'password',
+        'refresh_cookie' => 'refresh_cookie'
     ];
 
     /**
@@ -180,7 +184,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $setters = [
         'email' => 'setEmail',
-        'password' => 'setPassword'
+        'password' => 'setPassword',
+        'refresh_cookie' => 'setRefreshCookie'
     ];
 
     /**
@@ -190,7 +195,8 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      */
     protected static $getters = [
         'email' => 'getEmail',
-        'password' => 'getPassword'
+        'password' => 'getPassword',
+        'refresh_cookie' => 'getRefreshCookie'
     ];
 
     /**
@@ -252,6 +258,7 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('password', $data ?? [], null);
+        $this->setIfExists('refresh_cookie', $data ?? [], null);
     }
 
     /**
@@ -375,6 +382,33 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['password'] = $password;
+
+        return $this;
+    }
+
+    /**
+     * Gets refresh_cookie
+     *
+     * @return bool|null
+     */
+    public function getRefreshCookie()
+    {
+        return $this->container['refresh_cookie'];
+    }
+
+    /**
+     * Sets refresh_cookie
+     *
+     * @param bool|null $refresh_cookie For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+     *
+     * @return self
+     */
+    public function setRefreshCookie($refresh_cookie)
+    {
+        if (is_null($refresh_cookie)) {
+            throw new \InvalidArgumentException('non-nullable refresh_cookie cannot be null');
+        }
+        $this->container['refresh_cookie'] = $refresh_cookie;
 
         return $this;
     }

@@ -57,7 +57,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var string[]
       */
     protected static $openAPITypes = [
-        'refresh_token' => 'string'
+        'refresh_token' => 'string',
+        'refresh_cookie' => 'bool'
     ];
 
     /**
@@ -68,7 +69,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       * @psalm-var array<string, string|null>
       */
     protected static $openAPIFormats = [
-        'refresh_token' => null
+        'refresh_token' => null,
+        'refresh_cookie' => null
     ];
 
     /**
@@ -77,7 +79,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var boolean[]
       */
     protected static array $openAPINullables = [
-        'refresh_token' => false
+        'refresh_token' => false,
+        'refresh_cookie' => false
     ];
 
     /**
@@ -166,7 +169,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $attributeMap = [
-        'refresh_token' => 'refresh_token'
+        'refresh_token' => 'refresh_token',
+        'refresh_cookie' => 'refresh_cookie'
     ];
 
     /**
@@ -175,7 +179,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $setters = [
-        'refresh_token' => 'setRefreshToken'
+        'refresh_token' => 'setRefreshToken',
+        'refresh_cookie' => 'setRefreshCookie'
     ];
 
     /**
@@ -184,7 +189,8 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $getters = [
-        'refresh_token' => 'getRefreshToken'
+        'refresh_token' => 'getRefreshToken',
+        'refresh_cookie' => 'getRefreshCookie'
     ];
 
     /**
@@ -245,6 +251,7 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     public function __construct(?array $data = null)
     {
         $this->setIfExists('refresh_token', $data ?? [], null);
+        $this->setIfExists('refresh_cookie', $data ?? [], null);
     }
 
     /**
@@ -274,14 +281,11 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         $invalidProperties = [];
 
-        if ($this->container['refresh_token'] === null) {
-            $invalidProperties[] = "'refresh_token' can't be null";
-        }
-        if ((mb_strlen($this->container['refresh_token']) > 512)) {
+        if (!is_null($this->container['refresh_token']) && (mb_strlen($this->container['refresh_token']) > 512)) {
             $invalidProperties[] = "invalid value for 'refresh_token', the character length must be smaller than or equal to 512.";
         }
 
-        if ((mb_strlen($this->container['refresh_token']) < 1)) {
+        if (!is_null($this->container['refresh_token']) && (mb_strlen($this->container['refresh_token']) < 1)) {
             $invalidProperties[] = "invalid value for 'refresh_token', the character length must be bigger than or equal to 1.";
         }
 
@@ -303,7 +307,7 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets refresh_token
      *
-     * @return string
+     * @return string|null
      */
     public function getRefreshToken()
     {
@@ -313,7 +317,7 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets refresh_token
      *
-     * @param string $refresh_token The `refresh_token` of the latest session answer (`ses_….<secret>`).
+     * @param string|null $refresh_token Required unless `refresh_cookie` is true and the refresh cookie is sent.
      *
      * @return self
      */
@@ -330,6 +334,33 @@ class RefreshRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['refresh_token'] = $refresh_token;
+
+        return $this;
+    }
+
+    /**
+     * Gets refresh_cookie
+     *
+     * @return bool|null
+     */
+    public function getRefreshCookie()
+    {
+        return $this->container['refresh_cookie'];
+    }
+
+    /**
+     * Sets refresh_cookie
+     *
+     * @param bool|null $refresh_cookie For browsers: take the refresh token from the cookie `login` set (when `refresh_token` is absent), and set the new one the same way instead of answering it.
+     *
+     * @return self
+     */
+    public function setRefreshCookie($refresh_cookie)
+    {
+        if (is_null($refresh_cookie)) {
+            throw new \InvalidArgumentException('non-nullable refresh_cookie cannot be null');
+        }
+        $this->container['refresh_cookie'] = $refresh_cookie;
 
         return $this;
     }

@@ -309,9 +309,6 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
         if ($this->container['token'] === null) {
             $invalidProperties[] = "'token' can't be null";
         }
-        if ($this->container['refresh_token'] === null) {
-            $invalidProperties[] = "'refresh_token' can't be null";
-        }
         if ($this->container['expires_in'] === null) {
             $invalidProperties[] = "'expires_in' can't be null";
         }
@@ -390,7 +387,7 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets refresh_token
      *
-     * @return string
+     * @return string|null
      */
     public function getRefreshToken()
     {
@@ -400,7 +397,7 @@ class Session implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets refresh_token
      *
-     * @param string $refresh_token Single-use: each refresh answers a new one; reusing an old one revokes the session.
+     * @param string|null $refresh_token Single-use: each refresh answers a new one; reusing an old one revokes the session. Absent when the request asked for `refresh_cookie`: the token is then in the cookie only.
      *
      * @return self
      */

@@ -20,6 +20,7 @@ from pydantic import Field, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from sendline.models.login_request import LoginRequest
+from sendline.models.logout_request import LogoutRequest
 from sendline.models.me import Me
 from sendline.models.refresh_request import RefreshRequest
 from sendline.models.register_request import RegisterRequest
@@ -356,6 +357,7 @@ class AuthApi:
     def logout(
         self,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        logout_request: Optional[LogoutRequest] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -371,10 +373,12 @@ class AuthApi:
     ) -> None:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
+        :param logout_request:
+        :type logout_request: LogoutRequest
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -399,6 +403,7 @@ class AuthApi:
 
         _param = self._logout_serialize(
             idempotency_key=idempotency_key,
+            logout_request=logout_request,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -430,6 +435,7 @@ class AuthApi:
     def logout_with_http_info(
         self,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        logout_request: Optional[LogoutRequest] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -445,10 +451,12 @@ class AuthApi:
     ) -> ApiResponse[None]:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
+        :param logout_request:
+        :type logout_request: LogoutRequest
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -473,6 +481,7 @@ class AuthApi:
 
         _param = self._logout_serialize(
             idempotency_key=idempotency_key,
+            logout_request=logout_request,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -504,6 +513,7 @@ class AuthApi:
     def logout_without_preload_content(
         self,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        logout_request: Optional[LogoutRequest] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -519,10 +529,12 @@ class AuthApi:
     ) -> RESTResponseType:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
+        :param logout_request:
+        :type logout_request: LogoutRequest
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -547,6 +559,7 @@ class AuthApi:
 
         _param = self._logout_serialize(
             idempotency_key=idempotency_key,
+            logout_request=logout_request,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -573,6 +586,7 @@ class AuthApi:
     def _logout_serialize(
         self,
         idempotency_key,
+        logout_request,
         _request_auth,
         _content_type,
         _headers,
@@ -600,6 +614,8 @@ class AuthApi:
             _header_params['Idempotency-Key'] = idempotency_key
         # process the form parameters
         # process the body parameter
+        if logout_request is not None:
+            _body_params = logout_request
 
 
         # set the HTTP header `Accept`
@@ -610,6 +626,19 @@ class AuthApi:
                 ]
             )
 
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
 
         # authentication setting
         _auth_settings: List[str] = [

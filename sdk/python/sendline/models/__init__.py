@@ -188,6 +188,7 @@ from sendline.models.list_members_not_found import ListMembersNotFound
 from sendline.models.list_members_remove import ListMembersRemove
 from sendline.models.list_members_remove_result import ListMembersRemoveResult
 from sendline.models.login_request import LoginRequest
+from sendline.models.logout_request import LogoutRequest
 from sendline.models.mailing_list import MailingList
 from sendline.models.mailing_list_create import MailingListCreate
 from sendline.models.mailing_list_page import MailingListPage

@@ -17,8 +17,8 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
-from typing import Any, ClassVar, Dict, List
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from typing import Optional, Set
 from typing_extensions import Self
@@ -29,7 +29,8 @@ class LoginRequest(BaseModel):
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The user's email, in any case.")
     password: Annotated[str, Field(min_length=1, strict=True, max_length=1024)] = Field(description="The password, up to 1024 characters.")
-    __properties: ClassVar[List[str]] = ["email", "password"]
+    refresh_cookie: Optional[StrictBool] = Field(default=None, description="For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.")
+    __properties: ClassVar[List[str]] = ["email", "password", "refresh_cookie"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -83,7 +84,8 @@ class LoginRequest(BaseModel):
 
         _obj = cls.model_validate({
             "email": obj.get("email"),
-            "password": obj.get("password")
+            "password": obj.get("password"),
+            "refresh_cookie": obj.get("refresh_cookie")
         })
         return _obj
 

@@ -17,8 +17,8 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
-from typing import Any, ClassVar, Dict, List
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,8 +27,9 @@ class RefreshRequest(BaseModel):
     """
     RefreshRequest
     """ # noqa: E501
-    refresh_token: Annotated[str, Field(min_length=1, strict=True, max_length=512)] = Field(description="The `refresh_token` of the latest session answer (`ses_….<secret>`).")
-    __properties: ClassVar[List[str]] = ["refresh_token"]
+    refresh_token: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=512)]] = Field(default=None, description="Required unless `refresh_cookie` is true and the refresh cookie is sent.")
+    refresh_cookie: Optional[StrictBool] = Field(default=None, description="For browsers: take the refresh token from the cookie `login` set (when `refresh_token` is absent), and set the new one the same way instead of answering it.")
+    __properties: ClassVar[List[str]] = ["refresh_token", "refresh_cookie"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -81,7 +82,8 @@ class RefreshRequest(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "refresh_token": obj.get("refresh_token")
+            "refresh_token": obj.get("refresh_token"),
+            "refresh_cookie": obj.get("refresh_cookie")
         })
         return _obj
 

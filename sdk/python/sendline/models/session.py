@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
-from typing import Any, ClassVar, Dict, List
+from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.user import User
 from typing import Optional, Set
 from typing_extensions import Self
@@ -29,7 +29,7 @@ class Session(BaseModel):
     """ # noqa: E501
     success: StrictBool = Field(description="Always `true`.")
     token: StrictStr = Field(description="JWT access token, sent as `Authorization: Bearer <token>`.")
-    refresh_token: StrictStr = Field(description="Single-use: each refresh answers a new one; reusing an old one revokes the session.")
+    refresh_token: Optional[StrictStr] = Field(default=None, description="Single-use: each refresh answers a new one; reusing an old one revokes the session. Absent when the request asked for `refresh_cookie`: the token is then in the cookie only.")
     expires_in: StrictInt = Field(description="Seconds until `token` expires (900: 15 minutes); refresh before then.")
     user: User = Field(description="The logged-in user.")
     __properties: ClassVar[List[str]] = ["success", "token", "refresh_token", "expires_in", "user"]

@@ -104,9 +104,10 @@ module Sendline
     end
 
     # Log out
-    # End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+    # End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @option opts [LogoutRequest] :logout_request 
     # @return [nil]
     def logout(opts = {})
       logout_with_http_info(opts)
@@ -114,9 +115,10 @@ module Sendline
     end
 
     # Log out
-    # End the current session: its access and refresh tokens stop working at once, on every process, and its WebSockets are closed. Takes a logged-in session, not an API key.
+    # End the current session: its access and refresh tokens stop working at once; with &#x60;everywhere&#x60;, every session of the user. Clears the refresh cookie.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @option opts [LogoutRequest] :logout_request 
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
     def logout_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -145,13 +147,18 @@ module Sendline
       header_params = opts[:header_params] || {}
       # HTTP header 'Accept' (if needed)
       header_params['Accept'] = @api_client.select_header_accept(['application/problem+json']) unless header_params['Accept']
+      # HTTP header 'Content-Type'
+      content_type = @api_client.select_header_content_type(['application/json'])
+      if !content_type.nil?
+          header_params['Content-Type'] = content_type
+      end
       header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
 
       # form parameters
       form_params = opts[:form_params] || {}
 
       # http body (model)
-      post_body = opts[:debug_body]
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(opts[:'logout_request'])
 
       # return_type
       return_type = opts[:debug_return_type]

@@ -21,11 +21,15 @@ module Sendline
     # The password, up to 1024 characters.
     attr_accessor :password
 
+    # For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+    attr_accessor :refresh_cookie
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
         :'email' => :'email',
-        :'password' => :'password'
+        :'password' => :'password',
+        :'refresh_cookie' => :'refresh_cookie'
       }
     end
 
@@ -43,7 +47,8 @@ module Sendline
     def self.openapi_types
       {
         :'email' => :'String',
-        :'password' => :'String'
+        :'password' => :'String',
+        :'refresh_cookie' => :'Boolean'
       }
     end
 
@@ -79,6 +84,10 @@ module Sendline
         self.password = attributes[:'password']
       else
         self.password = nil
+      end
+
+      if attributes.key?(:'refresh_cookie')
+        self.refresh_cookie = attributes[:'refresh_cookie']
       end
     end
 
@@ -160,7 +169,8 @@ module Sendline
       return true if self.equal?(o)
       self.class == o.class &&
           email == o.email &&
-          password == o.password
+          password == o.password &&
+          refresh_cookie == o.refresh_cookie
     end
 
     # @see the `==` method
@@ -172,7 +182,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [email, password].hash
+      [email, password, refresh_cookie].hash
     end
 
     # Builds the object from hash

@@ -15,13 +15,17 @@ require 'time'
 
 module Sendline
   class RefreshRequest < ApiModelBase
-    # The `refresh_token` of the latest session answer (`ses_….<secret>`).
+    # Required unless `refresh_cookie` is true and the refresh cookie is sent.
     attr_accessor :refresh_token
+
+    # For browsers: take the refresh token from the cookie `login` set (when `refresh_token` is absent), and set the new one the same way instead of answering it.
+    attr_accessor :refresh_cookie
 
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
-        :'refresh_token' => :'refresh_token'
+        :'refresh_token' => :'refresh_token',
+        :'refresh_cookie' => :'refresh_cookie'
       }
     end
 
@@ -38,7 +42,8 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'refresh_token' => :'String'
+        :'refresh_token' => :'String',
+        :'refresh_cookie' => :'Boolean'
       }
     end
 
@@ -66,8 +71,10 @@ module Sendline
 
       if attributes.key?(:'refresh_token')
         self.refresh_token = attributes[:'refresh_token']
-      else
-        self.refresh_token = nil
+      end
+
+      if attributes.key?(:'refresh_cookie')
+        self.refresh_cookie = attributes[:'refresh_cookie']
       end
     end
 
@@ -76,15 +83,11 @@ module Sendline
     def list_invalid_properties
       warn '[DEPRECATED] the `list_invalid_properties` method is obsolete'
       invalid_properties = Array.new
-      if @refresh_token.nil?
-        invalid_properties.push('invalid value for "refresh_token", refresh_token cannot be nil.')
-      end
-
-      if @refresh_token.to_s.length > 512
+      if !@refresh_token.nil? && @refresh_token.to_s.length > 512
         invalid_properties.push('invalid value for "refresh_token", the character length must be smaller than or equal to 512.')
       end
 
-      if @refresh_token.to_s.length < 1
+      if !@refresh_token.nil? && @refresh_token.to_s.length < 1
         invalid_properties.push('invalid value for "refresh_token", the character length must be greater than or equal to 1.')
       end
 
@@ -95,9 +98,8 @@ module Sendline
     # @return true if the model is valid
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
-      return false if @refresh_token.nil?
-      return false if @refresh_token.to_s.length > 512
-      return false if @refresh_token.to_s.length < 1
+      return false if !@refresh_token.nil? && @refresh_token.to_s.length > 512
+      return false if !@refresh_token.nil? && @refresh_token.to_s.length < 1
       true
     end
 
@@ -124,7 +126,8 @@ module Sendline
     def ==(o)
       return true if self.equal?(o)
       self.class == o.class &&
-          refresh_token == o.refresh_token
+          refresh_token == o.refresh_token &&
+          refresh_cookie == o.refresh_cookie
     end
 
     # @see the `==` method
@@ -136,7 +139,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [refresh_token].hash
+      [refresh_token, refresh_cookie].hash
     end
 
     # Builds the object from hash

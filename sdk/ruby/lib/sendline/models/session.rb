@@ -22,7 +22,7 @@ module Sendline
     # JWT access token, sent as `Authorization: Bearer <token>`.
     attr_accessor :token
 
-    # Single-use: each refresh answers a new one; reusing an old one revokes the session.
+    # Single-use: each refresh answers a new one; reusing an old one revokes the session. Absent when the request asked for `refresh_cookie`: the token is then in the cookie only.
     attr_accessor :refresh_token
 
     # Seconds until `token` expires (900: 15 minutes); refresh before then.
@@ -99,8 +99,6 @@ module Sendline
 
       if attributes.key?(:'refresh_token')
         self.refresh_token = attributes[:'refresh_token']
-      else
-        self.refresh_token = nil
       end
 
       if attributes.key?(:'expires_in')
@@ -129,10 +127,6 @@ module Sendline
         invalid_properties.push('invalid value for "token", token cannot be nil.')
       end
 
-      if @refresh_token.nil?
-        invalid_properties.push('invalid value for "refresh_token", refresh_token cannot be nil.')
-      end
-
       if @expires_in.nil?
         invalid_properties.push('invalid value for "expires_in", expires_in cannot be nil.')
       end
@@ -150,7 +144,6 @@ module Sendline
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @success.nil?
       return false if @token.nil?
-      return false if @refresh_token.nil?
       return false if @expires_in.nil?
       return false if @user.nil?
       true
@@ -174,16 +167,6 @@ module Sendline
       end
 
       @token = token
-    end
-
-    # Custom attribute writer method with validation
-    # @param [Object] refresh_token Value to be assigned
-    def refresh_token=(refresh_token)
-      if refresh_token.nil?
-        fail ArgumentError, 'refresh_token cannot be nil'
-      end
-
-      @refresh_token = refresh_token
     end
 
     # Custom attribute writer method with validation

@@ -1,0 +1,164 @@
+import { AuthenticationError } from '@sendline/sdk';
+import { QueryCache, QueryClient, QueryClientProvider, MutationCache, useQueryClient } from '@tanstack/react-query';
+import { Suspense, lazy, useCallback, useEffect, useState, useSyncExternalStore, type ComponentType } from 'react';
+import { startLive, useLiveConnected, useLiveEvents, type LiveEvent } from './live.ts';
+import { Link, match, navigate, useLocation } from './router.tsx';
+import { logout, refresh, session } from './session.ts';
+import { Loading } from './ui.tsx';
+import { Login } from './pages/Login.tsx';
+
+/** A 401 means the access token ended early (logout elsewhere, revocation): one refresh, then sign-in. */
+const onError = (error: unknown) => {
+  if (error instanceof AuthenticationError) void refresh();
+};
+const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
+  defaultOptions: { queries: { staleTime: 10_000, retry: (count, error) => !(error instanceof AuthenticationError) && count < 1 } },
+});
+
+type Page = () => Promise<{ default: ComponentType<{ params: Record<string, string> }> }>;
+const pages: Record<string, Page> = {
+  keys: () => import('./pages/ApiKeys.tsx'),
+  contacts: () => import('./pages/Contacts.tsx'),
+  contact: () => import('./pages/Contact.tsx'),
+  import: () => import('./pages/Import.tsx'),
+  campaigns: () => import('./pages/Campaigns.tsx'),
+  campaign: () => import('./pages/Campaign.tsx'),
+  analytics: () => import('./pages/Analytics.tsx'),
+};
+const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
+
+const routes: [pattern: string, page: keyof typeof pages][] = [
+  ['/', 'analytics'],
+  ['/analytics', 'analytics'],
+  ['/keys', 'keys'],
+  ['/contacts', 'contacts'],
+  ['/contacts/import', 'import'],
+  ['/contacts/:id', 'contact'],
+  ['/campaigns', 'campaigns'],
+  ['/campaigns/:id', 'campaign'],
+];
+
+const nav: [to: string, label: string][] = [
+  ['/analytics', 'Analytics'],
+  ['/contacts', 'Contacts'],
+  ['/campaigns', 'Campaigns'],
+  ['/keys', 'API keys'],
+];
+
+/** Which cached answers an event makes stale. */
+function staleBy(event: LiveEvent): string[] {
+  const [category] = event.type.split('.');
+  if (category === 'email' || category === 'campaign') return ['campaigns', 'campaign', 'analytics'];
+  if (category === 'import') return ['imports', 'contacts'];
+  if (category === 'contact') return ['contacts', 'contact'];
+  return [];
+}
+
+function Shell() {
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const client = useQueryClient();
+  const live = useLiveConnected();
+  const user = session.get()?.user;
+  useLiveEvents(
+    useCallback(
+      (event: LiveEvent) => {
+        for (const key of staleBy(event)) void client.invalidateQueries({ queryKey: [key] });
+      },
+      [client],
+    ),
+  );
+  useEffect(() => {
+    startLive();
+    // Page code is fetched ahead, once the first page is up: later page changes need no download.
+    const idle = setTimeout(() => Object.values(pages).forEach((load) => void load()), 500);
+    return () => clearTimeout(idle);
+  }, []);
+  useEffect(() => setMenuOpen(false), [path]);
+
+  let found: { page: keyof typeof pages; params: Record<string, string> } | null = null;
+  for (const [pattern, page] of routes) {
+    const params = match(pattern, path);
+    if (params) {
+      found = { page, params };
+      break;
+    }
+  }
+  const Page = found && lazyPages[found.page];
+  const current = (to: string) => path === to || path.startsWith(`${to}/`) || (to === '/analytics' && path === '/');
+  return (
+    <div className="shell">
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          Sendline
+        </Link>
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <span className={live ? 'live on' : 'live'} title={live ? 'Live updates on' : 'Live updates reconnecting'}>
+          {live ? 'Live' : 'Offline'}
+        </span>
+        <span className="who">{user?.email}</span>
+      </header>
+      <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : undefined}>
+        <ul>
+          {nav.map(([to, label]) => (
+            <li key={to}>
+              <Link to={to} aria-current={current(to) ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        <div className="nav-foot">
+          <a href="/docs">API reference</a>
+          <button type="button" className="link" onClick={() => void logout()}>
+            Sign out
+          </button>
+          <button type="button" className="link" onClick={() => void logout(true)}>
+            Sign out everywhere
+          </button>
+        </div>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading />}>
+          {Page && found ? (
+            <Page params={found.params} />
+          ) : (
+            <div>
+              <h1>Not found</h1>
+              <p>
+                There is no page here. <Link to="/">Go to the overview</Link>.
+              </p>
+            </div>
+          )}
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  const signedIn = useSyncExternalStore(session.subscribe, () => session.get() !== null);
+  const [checked, setChecked] = useState(false);
+  useEffect(() => {
+    // A reload: the cookie may still hold a session.
+    refresh()
+      .catch(() => false)
+      .finally(() => setChecked(true));
+  }, []);
+  useEffect(() => {
+    if (!signedIn) queryClient.clear();
+  }, [signedIn]);
+  if (!checked) return <Loading label="Signing in…" />;
+  return (
+    <QueryClientProvider client={queryClient}>
+      {signedIn ? <Shell /> : <Login onSignedIn={() => navigate(location.pathname.slice(4) || '/', { replace: true })} />}
+    </QueryClientProvider>
+  );
+}

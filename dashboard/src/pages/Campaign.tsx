@@ -1,0 +1,309 @@
+import type { components } from '@sendline/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { CampaignCharts } from '../CampaignCharts.tsx';
+import { renderPreview, type Preview } from '../preview.ts';
+import { Link } from '../router.tsx';
+import { api } from '../session.ts';
+import { ConfirmButton, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
+
+type Campaign = components['schemas']['Campaign'];
+type Replace = components['schemas']['CampaignReplace'];
+
+const tagList = (text: string) =>
+  text
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
+
+function toReplace(campaign: Campaign): Replace {
+  return {
+    name: campaign.name,
+    subject: campaign.subject,
+    from_email: campaign.from_email,
+    from_name: campaign.from_name,
+    reply_to: campaign.reply_to,
+    content: campaign.content,
+    text_content: campaign.text_content,
+    preheader: campaign.preheader,
+    audience: campaign.audience,
+    track_opens: campaign.track_opens,
+    track_clicks: campaign.track_clicks,
+  };
+}
+
+function Editor({ campaign }: { campaign: Campaign }) {
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<Replace>(() => toReplace(campaign));
+  const [contactId, setContactId] = useState('');
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const contacts = useQuery({ queryKey: ['contacts', 'preview-choices'], queryFn: () => api().contacts.list({ limit: 20 }).firstPage() });
+  const contact = contacts.data?.data.find((c) => c.id === contactId) ?? contacts.data?.data[0] ?? null;
+  const editable = campaign.status === 'draft';
+  const save = useMutation({
+    mutationFn: () => api().campaigns.update(campaign.id, draft),
+    onSuccess: (saved) => {
+      client.setQueryData(['campaign', campaign.id], saved);
+      void client.invalidateQueries({ queryKey: ['campaigns'] });
+    },
+  });
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(
+      () =>
+        void renderPreview(draft, contact).then((rendered) => {
+          if (current) setPreview(rendered);
+        }),
+      120,
+    );
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [draft, contact]);
+  const set = (name: keyof Replace) => (event: { target: { value: string } }) => setDraft({ ...draft, [name]: event.target.value });
+  return (
+    <div className="editor">
+      <form
+        className="card stack"
+        aria-labelledby="content-title"
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate();
+        }}
+      >
+        <h2 id="content-title">Content</h2>
+        <fieldset disabled={!editable} className="stack plain">
+          <label>
+            Name
+            <input value={draft.name} onChange={set('name')} required />
+          </label>
+          <label>
+            Subject
+            <input value={draft.subject} onChange={set('subject')} required />
+          </label>
+          <div className="grid">
+            <label>
+              From (email)
+              <input type="email" value={draft.from_email} onChange={set('from_email')} required />
+            </label>
+            <label>
+              From (name)
+              <input value={draft.from_name ?? ''} onChange={set('from_name')} />
+            </label>
+          </div>
+          <label>
+            Preheader
+            <input value={draft.preheader ?? ''} onChange={set('preheader')} />
+          </label>
+          <label>
+            Audience: contacts with any of these tags <span className="muted">(comma-separated; empty: every subscribed contact)</span>
+            <input
+              value={(draft.audience?.tags_any ?? []).join(', ')}
+              onChange={(event) => setDraft({ ...draft, audience: { ...draft.audience, tags_any: tagList(event.target.value) } })}
+            />
+          </label>
+          <label>
+            HTML content (Liquid)
+            <textarea rows={14} value={draft.content} onChange={set('content')} spellCheck={false} />
+          </label>
+        </fieldset>
+        <ErrorMessage error={save.error} />
+        {editable ? (
+          <div className="row">
+            <button type="submit" className="primary" disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : 'Save'}
+            </button>
+            {save.isSuccess && (
+              <span role="status" className="muted">
+                Saved.
+              </span>
+            )}
+          </div>
+        ) : (
+          <p className="muted">A campaign can be edited while it is a draft.</p>
+        )}
+      </form>
+      <section className="card stack" aria-labelledby="preview-title">
+        <h2 id="preview-title">Preview</h2>
+        <label>
+          As seen by
+          <select value={contact?.id ?? ''} onChange={(event) => setContactId(event.target.value)}>
+            {!contacts.data?.data.length && <option value="">A sample contact (Ada Lovelace)</option>}
+            {contacts.data?.data.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.email}
+              </option>
+            ))}
+          </select>
+        </label>
+        {preview?.error ? (
+          <div role="alert" className="error" data-testid="template-error">
+            {preview.error}
+          </div>
+        ) : (
+          <>
+            <p>
+              <strong>Subject:</strong> <span data-testid="preview-subject">{preview?.subject}</span>
+            </p>
+            <iframe title="Email preview" className="preview" sandbox="" srcDoc={preview?.html ?? ''} />
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function TestSend({ campaign }: { campaign: Campaign }) {
+  const send = useMutation({ mutationFn: (emails: string[]) => api().campaigns.test(campaign.id, { emails }) });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    send.mutate(tagList(field(new FormData(event.currentTarget), 'emails')));
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="test-title">
+      <h2 id="test-title">Send a test</h2>
+      <label>
+        To <span className="muted">(up to a few addresses, comma-separated)</span>
+        <input name="emails" required placeholder="you@example.com" />
+      </label>
+      <ErrorMessage error={send.error} />
+      {send.data && (
+        <p role="status">
+          Sent to {send.data.accepted.join(', ') || 'nobody'}
+          {send.data.rejected.length > 0 && `; refused: ${JSON.stringify(send.data.rejected)}`}.
+        </p>
+      )}
+      <div>
+        <button type="submit" disabled={send.isPending}>
+          Send test
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Actions({ campaign }: { campaign: Campaign }) {
+  const client = useQueryClient();
+  const [when, setWhen] = useState('');
+  const act = useMutation({
+    mutationFn: (action: 'send' | 'pause' | 'resume' | 'cancel' | 'schedule' | 'unschedule') => {
+      const campaigns = api().campaigns;
+      if (action === 'send') return campaigns.send(campaign.id, {});
+      if (action === 'schedule') return campaigns.schedule(campaign.id, { scheduled_at: new Date(when) });
+      return campaigns[action](campaign.id);
+    },
+    onSuccess: (updated) => {
+      client.setQueryData(['campaign', campaign.id], updated);
+      void client.invalidateQueries({ queryKey: ['campaigns'] });
+    },
+  });
+  const status = campaign.status;
+  return (
+    <div className="stack">
+      <div className="row">
+        {status === 'draft' && (
+          <ConfirmButton
+            label="Send now"
+            question={`Send “${campaign.name}” to its audience now? This cannot be undone.`}
+            confirm="Send"
+            onConfirm={() => act.mutate('send')}
+          />
+        )}
+        {status === 'scheduled' && <button onClick={() => act.mutate('unschedule')}>Unschedule</button>}
+        {status === 'sending' && (
+          <ConfirmButton label="Pause" question="Pause sending? Messages not yet sent wait until you resume." onConfirm={() => act.mutate('pause')} />
+        )}
+        {(status === 'paused' || status === 'failed') && <button onClick={() => act.mutate('resume')}>Resume</button>}
+        {['scheduled', 'sending', 'paused'].includes(status) && (
+          <ConfirmButton
+            label="Cancel"
+            danger
+            question="Cancel this campaign? Messages not yet sent are never sent; this cannot be undone."
+            confirm="Cancel campaign"
+            onConfirm={() => act.mutate('cancel')}
+          />
+        )}
+      </div>
+      {status === 'draft' && (
+        <form
+          className="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            act.mutate('schedule');
+          }}
+        >
+          <label>
+            Send later, at
+            <input type="datetime-local" value={when} onChange={(event) => setWhen(event.target.value)} required />
+          </label>
+          <button type="submit">Schedule</button>
+        </form>
+      )}
+      <ErrorMessage error={act.error} />
+    </div>
+  );
+}
+
+function Progress({ campaign }: { campaign: Campaign }) {
+  const stats = campaign.stats;
+  const done = stats.sent + stats.failed;
+  const percent = stats.recipients ? Math.floor((done / stats.recipients) * 100) : campaign.status === 'completed' ? 100 : 0;
+  return (
+    <section className="card stack" aria-labelledby="progress-title">
+      <h2 id="progress-title">Progress</h2>
+      <label>
+        <span>
+          Sent <span data-testid="campaign-percent">{percent}%</span> ({formatNumber(done)} of {formatNumber(stats.recipients)})
+        </span>
+        <progress max={100} value={percent} aria-label="Sending progress" />
+      </label>
+      <div className="figures">
+        {(['recipients', 'sent', 'delivered', 'opened', 'clicked', 'bounced', 'failed', 'unsubscribed', 'complained'] as const).map((name) => (
+          <div key={name} className="figure">
+            {name} <strong data-testid={`campaign-${name}`}>{formatNumber(stats[name])}</strong>
+          </div>
+        ))}
+      </div>
+      <p className="muted">
+        Started {formatDate(campaign.started_at)}; completed {formatDate(campaign.completed_at)}.
+      </p>
+    </section>
+  );
+}
+
+export default function CampaignPage({ params }: { params: Record<string, string> }) {
+  const id = params.id;
+  const campaign = useQuery({
+    queryKey: ['campaign', id],
+    queryFn: () => api().campaigns.get(id),
+    // Live events refresh it too; polling covers a dropped socket while sending.
+    refetchInterval: (query) => (query.state.data?.status === 'sending' ? 2_000 : false),
+  });
+  if (campaign.isPending) return <Loading />;
+  if (!campaign.data)
+    return (
+      <>
+        <PageHeader title="Campaign" />
+        <ErrorMessage error={campaign.error} retry={() => void campaign.refetch()} />
+        <Link to="/campaigns">Back to campaigns</Link>
+      </>
+    );
+  const c = campaign.data;
+  return (
+    <>
+      <PageHeader title={c.name}>
+        <Status value={c.status} />
+      </PageHeader>
+      <p>
+        <Link to="/campaigns">← Campaigns</Link>
+        {c.scheduled_at && <span className="muted"> · scheduled for {formatDate(c.scheduled_at)}</span>}
+      </p>
+      <Actions campaign={c} />
+      {c.status !== 'draft' && <Progress campaign={c} />}
+      {c.status !== 'draft' && c.status !== 'scheduled' && <CampaignCharts id={c.id} />}
+      <Editor key={c.id} campaign={c} />
+      <TestSend campaign={c} />
+    </>
+  );
+}

@@ -1,0 +1,104 @@
+import type { components } from '@sendline/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { FormEvent } from 'react';
+import { Link, navigate } from '../router.tsx';
+import { api } from '../session.ts';
+import { Empty, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
+
+const STARTER = `<p>Hello {{ first_name | default: "there" }},</p>
+<p>Here is what is new this month.</p>
+<p><a href="https://example.com/news">Read more</a></p>
+<p><a href="{{ unsubscribe_url }}">Unsubscribe</a></p>`;
+
+function NewCampaign() {
+  const client = useQueryClient();
+  const create = useMutation({
+    mutationFn: (body: components['schemas']['CampaignCreate']) => api().campaigns.create(body),
+    onSuccess: (campaign) => {
+      void client.invalidateQueries({ queryKey: ['campaigns'] });
+      navigate(`/campaigns/${campaign.id}`);
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    create.mutate({ name: field(form, 'name'), subject: field(form, 'subject'), from_email: field(form, 'from_email'), content: STARTER });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="new-campaign">
+      <h2 id="new-campaign">New campaign</h2>
+      <div className="grid">
+        <label>
+          Name
+          <input name="name" required maxLength={200} placeholder="November news" />
+        </label>
+        <label>
+          Subject
+          <input name="subject" required placeholder="What is new, {{ first_name }}" />
+        </label>
+        <label>
+          From (email)
+          <input name="from_email" type="email" required placeholder="news@example.com" />
+        </label>
+      </div>
+      <ErrorMessage error={create.error} />
+      <div>
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Create and edit
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function Campaigns() {
+  const campaigns = useQuery({ queryKey: ['campaigns'], queryFn: () => api().campaigns.list({ limit: 100 }).firstPage() });
+  return (
+    <>
+      <PageHeader title="Campaigns" />
+      <NewCampaign />
+      <ErrorMessage error={campaigns.error} retry={() => void campaigns.refetch()} />
+      {campaigns.isPending ? (
+        <Loading />
+      ) : campaigns.data?.data.length === 0 ? (
+        <Empty title="No campaigns yet">
+          <p>Create one above: you can preview it, send yourself a test, then send it.</p>
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="sr-only">Campaigns</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Opened</th>
+                <th scope="col">Clicked</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {campaigns.data?.data.map((campaign) => (
+                <tr key={campaign.id}>
+                  <td>
+                    <Link to={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
+                  </td>
+                  <td>
+                    <Status value={campaign.status} />
+                  </td>
+                  <td>
+                    {formatNumber(campaign.stats.sent)} / {formatNumber(campaign.stats.recipients)}
+                  </td>
+                  <td>{formatNumber(campaign.stats.opened)}</td>
+                  <td>{formatNumber(campaign.stats.clicked)}</td>
+                  <td>{formatDate(campaign.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
