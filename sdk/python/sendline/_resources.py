@@ -640,6 +640,12 @@ class CustomFieldsResource(_Resource):
 
     def update(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CustomFieldUpdateParams]) -> ContactField:
         return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        """Deletes the field; contacts lose its value and segments naming it stop matching on it."""
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
 class ListsResource(_Resource):
     """Lists and their members (`client.lists`)."""
 
@@ -660,6 +666,45 @@ class ListsResource(_Resource):
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
         self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[MailingList]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def members(
+        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Paginator[ListMember]:
+        return self._list(self._api.members, id, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
+
+    def add_members(
+        self,
+        id: str,
+        *,
+        contact_ids: Optional[Sequence[str]] = None,
+        emails: Optional[Sequence[str]] = None,
+        status: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ListMembersAddResult:
+        """Up to 10,000 contacts by id and email in all."""
+        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails, "status": status}.items() if v is not None}
+        return self._call("POST", self._api.add_members, id, _body(ListMembersAdd, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def remove_members(
+        self,
+        id: str,
+        *,
+        contact_ids: Optional[Sequence[str]] = None,
+        emails: Optional[Sequence[str]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ListMembersRemoveResult:
+        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails}.items() if v is not None}
+        return self._call("POST", self._api.remove_members, id, _body(ListMembersRemove, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def form(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ListForm:
+        return self._call("GET", self._api.form, id, timeout=timeout, max_retries=max_retries)
 
 
 class SegmentsResource(_Resource):
@@ -780,44 +825,6 @@ class TemplatesResource(_Resource):
         """Sends a test of the draft (or `version`) to `emails`."""
         fields = {k: v for k, v in {"emails": emails, "from_email": from_email, "from_name": from_name, "data": data, "version": version}.items() if v is not None}
         return self._call("POST", self._api.test, id, _body(TemplateTestRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[MailingList]:
-        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
-
-    def members(
-        self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
-    ) -> Paginator[ListMember]:
-        return self._list(self._api.members, id, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
-
-    def add_members(
-        self,
-        id: str,
-        *,
-        contact_ids: Optional[Sequence[str]] = None,
-        emails: Optional[Sequence[str]] = None,
-        status: Optional[str] = None,
-        idempotency_key: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> ListMembersAddResult:
-        """Up to 10,000 contacts by id and email in all."""
-        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails, "status": status}.items() if v is not None}
-        return self._call("POST", self._api.add_members, id, _body(ListMembersAdd, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
-
-    def remove_members(
-        self,
-        id: str,
-        *,
-        contact_ids: Optional[Sequence[str]] = None,
-        emails: Optional[Sequence[str]] = None,
-        idempotency_key: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> ListMembersRemoveResult:
-        fields: Dict[str, Any] = {k: v for k, v in {"contact_ids": contact_ids, "emails": emails}.items() if v is not None}
-        return self._call("POST", self._api.remove_members, id, _body(ListMembersRemove, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
-
-    def form(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ListForm:
-        return self._call("GET", self._api.form, id, timeout=timeout, max_retries=max_retries)
 
 
 class ContactListsResource(_Resource):
