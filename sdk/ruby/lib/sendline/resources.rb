@@ -252,9 +252,13 @@ module Sendline
 
     class Tags < Resource
       operations_of TagsApi
+    end
+
     # Templates: an editable draft, numbered versions that `publish` freezes, render and test send.
     class Templates < Resource
       operations_of TemplatesApi
+    end
+
     class Lists < Resource
       operations_of ListsApi
     end
