@@ -15474,7 +15474,7 @@ export interface operations {
                  * @example {
                  *       "name": "receipt",
                  *       "description": "Order receipt",
-                 *       "subject": "Your order {{ order.id }}",
+                 *       "subject": "Your order {{ order.number }}",
                  *       "html": "{% layout 'base' %}{% block content %}<p>Thanks, {{ first_name | default: \"there\" }}!</p>{% endblock %}"
                  *     }
                  */
@@ -15495,7 +15495,7 @@ export interface operations {
                      *       "id": "tpl_3Vd8x2KqLm9Ztr0YbN5cWe",
                      *       "name": "receipt",
                      *       "description": "Order receipt",
-                     *       "subject": "Your order {{ order.id }}",
+                     *       "subject": "Your order {{ order.number }}",
                      *       "html": "{% layout 'base' %}{% block content %}<p>Thanks, {{ first_name | default: \"there\" }}!</p>{% endblock %}",
                      *       "text": null,
                      *       "published_version": null,
@@ -15777,7 +15777,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "subject": "Your order {{ order.id }} is confirmed"
+                 *       "subject": "Your order {{ order.number }} is confirmed"
                  *     }
                  */
                 "application/json": components["schemas"]["TemplateUpdate"];
@@ -15795,7 +15795,7 @@ export interface operations {
                      *       "id": "tpl_3Vd8x2KqLm9Ztr0YbN5cWe",
                      *       "name": "receipt",
                      *       "description": null,
-                     *       "subject": "Your order {{ order.id }} is confirmed",
+                     *       "subject": "Your order {{ order.number }} is confirmed",
                      *       "html": "<p>Thanks!</p>",
                      *       "text": null,
                      *       "published_version": 2,
@@ -15931,7 +15931,7 @@ export interface operations {
                      *       "id": "tpv_3Vd9A1bQ7rT2mXc8LpZ0Ke",
                      *       "template_id": "tpl_3Vd8x2KqLm9Ztr0YbN5cWe",
                      *       "version": 3,
-                     *       "subject": "Your order {{ order.id }}",
+                     *       "subject": "Your order {{ order.number }}",
                      *       "html": "{% layout 'base' %}{% block content %}<p>Thanks!</p>{% endblock %}",
                      *       "text": null,
                      *       "partials": [
@@ -16042,7 +16042,7 @@ export interface operations {
                  *       "data": {
                  *         "first_name": "Ada",
                  *         "order": {
-                 *           "id": "A-1001"
+                 *           "number": "A-1001"
                  *         }
                  *       }
                  *     }
@@ -16189,7 +16189,7 @@ export interface operations {
                  *       "from_email": "orders@shop.example",
                  *       "data": {
                  *         "order": {
-                 *           "id": "A-1001"
+                 *           "number": "A-1001"
                  *         }
                  *       }
                  *     }

@@ -5,7 +5,7 @@ const doc = referenceDocument();
 
 const SENDLINE_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 /** `*_id` fields that hold the caller's own ids, not Sendline's. */
-const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id']);
+const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id', 'public_id']);
 
 describe('the reference', () => {
   it('gives every operation a summary, a description, and request and response examples', () => {

@@ -151,6 +151,27 @@ async function fixtures(language: Language): Promise<Fixtures> {
   id('key_0dXk3Qf1Nc7wHb3Yq5Sd9k', (await ok(session, 'POST', '/api/api-keys', { name: 'reporting', scopes: ['read'] })).id);
   id('key_0dXk3Qf2Wd8jCv4Rm1Ep6x', (await ok(session, 'POST', '/api/api-keys', { name: 'old', scopes: ['read'] })).id);
 
+  // Lists, custom fields, segments, tags and templates the samples name; each deleting sample gets its own.
+  const list = await ok(api, 'POST', '/api/lists', { name: 'Fixture list' });
+  id('lst_0dXk3Qa1bC4dE5fG6hI7jK', list.id);
+  s.set('Qm7vT2xKp9LsR4wYb8NcZd', list.public_id);
+  await ok(api, 'POST', `/api/lists/${list.id}/members`, { emails: ['grace@example.com', 'bob@example.com'] });
+  id('lst_0dXk3Qa2cD5eF6gH7iJ8kL', (await ok(api, 'POST', '/api/lists', { name: 'Old list' })).id);
+  id('fld_2Zy0Rk8dQ3mVb7LkPq1xYz', (await ok(api, 'POST', '/api/fields', { key: 'company_size', label: 'Size', type: 'number' })).id);
+  id('fld_2Zy0Rk8dQ4nWc8MlQr2yZa', (await ok(api, 'POST', '/api/fields', { key: 'legacy_code', label: 'Legacy code', type: 'text' })).id);
+  const newsReaders = { all: [{ field: 'tags', operator: 'contains', value: 'news' }] };
+  id('seg_2Zy0Rk8dQ3mVb7LkPq1xYz', (await ok(api, 'POST', '/api/segments', { name: 'News readers', rules: newsReaders })).id);
+  id('seg_2Zy0Rk8dQ4nWc8MlQr2yZa', (await ok(api, 'POST', '/api/segments', { name: 'Old segment', rules: newsReaders })).id);
+  await ok(api, 'POST', '/api/contacts', { email: 'linus@example.com', tags: ['customers', 'old-promo', 'lead'] });
+  const template = await ok(api, 'POST', '/api/templates', {
+    name: 'order-receipt',
+    subject: 'Your order {{ order.number }}',
+    html: '<p>Thanks, {{ first_name }}!</p>',
+  });
+  await ok(api, 'POST', `/api/templates/${template.id}/publish`);
+  id('tpl_3Vd8x2KqLm9Ztr0YbN5cWe', template.id);
+  id('tpl_3Vd8x2KqLm8Ysq9XaM4bVd', (await ok(api, 'POST', '/api/templates', { name: 'old-receipt', subject: 'Your order', html: '<p>Thanks!</p>' })).id);
+
   const login = await ok(client(sendline.url), 'POST', '/api/auth/login', { email: owner.email, password: owner.password });
   id('ses_0dXk3Qg1Tb6yNc2Vm8Pr4h.q7Rw2YtLp9Kd3Nf6Hs1Xa4Zc8Vb5Mj0Ge7Qu2Wi3Lo6', login.refresh_token);
   s.set('owner@example.com', owner.email);

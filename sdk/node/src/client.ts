@@ -34,6 +34,7 @@ export class Sendline {
   readonly lists: Resources['lists'];
   readonly contactLists: Resources['contactLists'];
   readonly publicLists: Resources['publicLists'];
+  readonly templates: Resources['templates'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -58,6 +59,7 @@ export class Sendline {
     this.lists = all.lists;
     this.contactLists = all.contactLists;
     this.publicLists = all.publicLists;
+    this.templates = all.templates;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -679,6 +679,7 @@ class CustomFieldsResource(_Resource):
         return self._call("PATCH", self._api.update, id, _body(ContactFieldUpdate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        """Removes the definition; the values stay in contacts' `attributes` as free attributes."""
         self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
