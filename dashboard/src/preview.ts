@@ -33,7 +33,8 @@ function load() {
   return engines;
 }
 
-export async function renderPreview(campaign: { name: string; subject: string; content: string }, contact: Contact | null): Promise<Preview> {
+/** Inline content only: a campaign sending a template previews empty here. */
+export async function renderPreview(campaign: { name: string; subject?: string; content?: string }, contact: Contact | null): Promise<Preview> {
   const { html, plain } = await load();
   const person = contact ?? { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', tags: [], attributes: {} };
   const attributes = person.attributes ?? {};
@@ -48,14 +49,14 @@ export async function renderPreview(campaign: { name: string; subject: string; c
     campaign: { id: 'cmp_preview', name: campaign.name },
     unsubscribe_url: '#unsubscribe',
   };
-  let subject = campaign.subject;
+  let subject = campaign.subject ?? '';
   try {
-    subject = ((await plain.parseAndRender(campaign.subject, scope)) as string).replace(/[\r\n]+/g, ' ').trim();
+    subject = ((await plain.parseAndRender(subject, scope)) as string).replace(/[\r\n]+/g, ' ').trim();
   } catch (error) {
     return { subject, html: '', error: `Subject: ${(error as Error).message}` };
   }
   try {
-    return { subject, html: (await html.parseAndRender(campaign.content, scope)) as string, error: null };
+    return { subject, html: (await html.parseAndRender(campaign.content ?? '', scope)) as string, error: null };
   } catch (error) {
     return { subject, html: '', error: `Content: ${(error as Error).message}` };
   }
