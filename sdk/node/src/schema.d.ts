@@ -825,6 +825,9 @@ export interface paths {
          * @description Queues a transactional message: each recipient gets a copy of its own through the
          *     transactional stream, apart from campaigns. Addresses that bounced or complained are refused
          *     one by one with the reason (never dropped silently); marketing unsubscribes do not refuse.
+         *     With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`,
+         *     `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking
+         *     `email.opened`, `email.clicked`) carry `stream: "transactional"`, its tags and its metadata.
          *     The body may be up to 15 MB (attachments: 10 MB decoded per message).
          */
         post: operations["Emails_send"];
@@ -885,7 +888,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a scheduled email
-         * @description Stops a scheduled message before its time; 409 once it is no longer scheduled.
+         * @description Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
          */
         post: operations["Emails_cancel"];
         delete?: never;
@@ -11515,7 +11518,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [],
+                     *       "data": [
+                     *         {
+                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *           "stream": "transactional",
+                     *           "from": "receipts@shop.example",
+                     *           "from_name": "Shop",
+                     *           "email": "ada@example.com",
+                     *           "kind": "to",
+                     *           "subject": "Your receipt for order 1042",
+                     *           "status": "delivered",
+                     *           "reason": null,
+                     *           "attempts": 1,
+                     *           "tags": [
+                     *             "receipt"
+                     *           ],
+                     *           "metadata": {
+                     *             "order_number": "1042"
+                     *           },
+                     *           "track_opens": false,
+                     *           "track_clicks": false,
+                     *           "scheduled_at": null,
+                     *           "sent_at": "2026-11-24T09:30:01Z",
+                     *           "opened_at": null,
+                     *           "clicked_at": null,
+                     *           "bounced_at": null,
+                     *           "created_at": "2026-11-24T09:30:00Z"
+                     *         }
+                     *       ],
                      *       "next_cursor": null,
                      *       "has_more": false
                      *     }
@@ -11607,7 +11637,7 @@ export interface operations {
                  *         "receipt"
                  *       ],
                  *       "metadata": {
-                 *         "order_id": "1042"
+                 *         "order_number": "1042"
                  *       }
                  *     }
                  */
@@ -11627,7 +11657,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *           "email": "ada@example.com",
                      *           "kind": "to",
                      *           "status": "queued",
@@ -11790,7 +11820,7 @@ export interface operations {
                      *           "status": "accepted",
                      *           "data": [
                      *             {
-                     *               "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *               "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *               "email": "ada@example.com",
                      *               "kind": "to",
                      *               "status": "queued",
@@ -11803,11 +11833,11 @@ export interface operations {
                      *           "status": "refused",
                      *           "error": {
                      *             "code": "validation_failed",
-                     *             "detail": "The email does not fit the contract.",
+                     *             "detail": "The email cannot be sent as it is.",
                      *             "errors": [
                      *               {
                      *                 "pointer": "/to/0/email",
-                     *                 "detail": "must be an email address"
+                     *                 "detail": "must match format \"email\""
                      *               }
                      *             ]
                      *           }
@@ -11921,7 +11951,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *       "stream": "transactional",
                      *       "from": "receipts@shop.example",
                      *       "from_name": "Shop",
@@ -11935,7 +11965,7 @@ export interface operations {
                      *         "receipt"
                      *       ],
                      *       "metadata": {
-                     *         "order_id": "1042"
+                     *         "order_number": "1042"
                      *       },
                      *       "track_opens": false,
                      *       "track_clicks": false,
@@ -11945,7 +11975,46 @@ export interface operations {
                      *       "clicked_at": null,
                      *       "bounced_at": null,
                      *       "created_at": "2026-11-24T09:30:00Z",
-                     *       "events": []
+                     *       "events": [
+                     *         {
+                     *           "id": "evt_0Vbp7S02Lk9xQw3Rt6Ym1b",
+                     *           "type": "email.sent",
+                     *           "created_at": "2026-11-24T09:30:01Z",
+                     *           "data": {
+                     *             "message_id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *             "campaign_id": null,
+                     *             "contact_id": null,
+                     *             "email": "ada@example.com",
+                     *             "stream": "transactional",
+                     *             "tags": [
+                     *               "receipt"
+                     *             ],
+                     *             "metadata": {
+                     *               "order_number": "1042"
+                     *             },
+                     *             "sent_at": "2026-11-24T09:30:01.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "evt_0Vbp7S03Hn5cVb8Kq2Wz4d",
+                     *           "type": "email.delivered",
+                     *           "created_at": "2026-11-24T09:30:02Z",
+                     *           "data": {
+                     *             "message_id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *             "campaign_id": null,
+                     *             "contact_id": null,
+                     *             "email": "ada@example.com",
+                     *             "stream": "transactional",
+                     *             "tags": [
+                     *               "receipt"
+                     *             ],
+                     *             "metadata": {
+                     *               "order_number": "1042"
+                     *             },
+                     *             "smtp_response": "250 2.0.0 Ok: queued as 4XkQ2m1Zb7"
+                     *           }
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Email"];
@@ -12037,7 +12106,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *       "stream": "transactional",
                      *       "from": "receipts@shop.example",
                      *       "from_name": null,
