@@ -705,7 +705,8 @@ export interface paths {
          * @description Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact
          *     goes, messages and tracking records lose the address, IP and user agent (counts stay), and
          *     events, import errors and exports naming them are deleted. The address stays on the
-         *     suppression list as a hash, so that it is not mailed again if imported later.
+         *     suppression list as a hash, so that it is not mailed again if imported later. Emits
+         *     `contact.deleted` (with the contact's id only).
          */
         post: operations["Contacts_erase"];
         delete?: never;
@@ -1309,7 +1310,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a suppressed address */
+        /**
+         * Get a suppressed address
+         * @description One entry of the suppression list: the address (null once the person was erased), why and since when.
+         */
         get: operations["Suppressions_get"];
         put?: never;
         post?: never;
@@ -1559,7 +1563,9 @@ export interface paths {
         put?: never;
         /**
          * Create a topic
-         * @description Create an unsubscribe topic.
+         * @description Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out
+         *     contacts who left the topic, and its unsubscribe link offers to leave that topic only.
+         *     A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
          */
         post: operations["Topics_create"];
         delete?: never;
@@ -1575,7 +1581,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a topic */
+        /**
+         * Get a topic
+         * @description One topic.
+         */
         get: operations["Topics_get"];
         put?: never;
         post?: never;
@@ -11114,6 +11123,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "topic_ids": [
+                     *         "top_0M9wK2xq7Z1bVcT3nR8pLd"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
@@ -11185,13 +11201,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "topic_ids": [
-                 *         "top_0M9wK2xq7Z1bVcT3nR8pLd"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ContactTopicOptoutsUpdate"];
             };
         };
@@ -16544,6 +16553,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *           "name": "Newsletter",
+                     *           "description": "The monthly newsletter",
+                     *           "created_at": "2026-11-03T10:12:44.208Z",
+                     *           "updated_at": "2026-11-03T10:12:44.208Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["TopicPage"];
                 };
             };
@@ -16728,6 +16752,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *       "name": "Newsletter",
+                     *       "description": "The monthly newsletter",
+                     *       "created_at": "2026-11-03T10:12:44.208Z",
+                     *       "updated_at": "2026-11-03T10:12:44.208Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Topic"];
                 };
             };
@@ -16889,6 +16922,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *       "name": "Monthly newsletter",
+                     *       "description": "The monthly newsletter",
+                     *       "created_at": "2026-11-03T10:12:44.208Z",
+                     *       "updated_at": "2026-11-20T16:40:05.913Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Topic"];
                 };
             };
