@@ -34,6 +34,10 @@ export class Sendline {
   readonly lists: Resources['lists'];
   readonly contactLists: Resources['contactLists'];
   readonly publicLists: Resources['publicLists'];
+  readonly suppressions: Resources['suppressions'];
+  readonly topics: Resources['topics'];
+  readonly contactTopics: Resources['contactTopics'];
+  readonly contactExports: Resources['contactExports'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -58,6 +62,10 @@ export class Sendline {
     this.lists = all.lists;
     this.contactLists = all.contactLists;
     this.publicLists = all.publicLists;
+    this.suppressions = all.suppressions;
+    this.topics = all.topics;
+    this.contactTopics = all.contactTopics;
+    this.contactExports = all.contactExports;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */
