@@ -2425,7 +2425,11 @@ export interface components {
             preheader: string | null;
             /** @description Who receives the campaign, frozen into messages when it starts sending. */
             audience: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only. */
+            /**
+             * @description The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the
+             *     unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click
+             *     unsubscribe leaves the topic only (the contact stays `subscribed`).
+             */
             topic_id: string | null;
             /** @description Whether a 1×1 pixel records opens. */
             track_opens: boolean;
@@ -2697,7 +2701,7 @@ export interface components {
             preheader?: string | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. */
+            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
             topic_id?: string | null;
             /**
              * @description Add an open-tracking pixel.
@@ -2856,7 +2860,7 @@ export interface components {
             preheader?: string | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. */
+            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
             topic_id?: string | null;
             /**
              * @description Add an open-tracking pixel.
