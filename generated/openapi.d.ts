@@ -705,7 +705,8 @@ export interface paths {
          * @description Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact
          *     goes, messages and tracking records lose the address, IP and user agent (counts stay), and
          *     events, import errors and exports naming them are deleted. The address stays on the
-         *     suppression list as a hash, so that it is not mailed again if imported later.
+         *     suppression list as a hash, so that it is not mailed again if imported later. Emits
+         *     `contact.deleted` (with the contact's id only).
          */
         post: operations["Contacts_erase"];
         delete?: never;
@@ -825,6 +826,9 @@ export interface paths {
          * @description Queues a transactional message: each recipient gets a copy of its own through the
          *     transactional stream, apart from campaigns. Addresses that bounced or complained are refused
          *     one by one with the reason (never dropped silently); marketing unsubscribes do not refuse.
+         *     With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`,
+         *     `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking
+         *     `email.opened`, `email.clicked`) carry `stream: "transactional"`, its tags and its metadata.
          *     The body may be up to 15 MB (attachments: 10 MB decoded per message).
          */
         post: operations["Emails_send"];
@@ -885,7 +889,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a scheduled email
-         * @description Stops a scheduled message before its time; 409 once it is no longer scheduled.
+         * @description Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
          */
         post: operations["Emails_cancel"];
         delete?: never;
@@ -1306,7 +1310,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a suppressed address */
+        /**
+         * Get a suppressed address
+         * @description One entry of the suppression list: the address (null once the person was erased), why and since when.
+         */
         get: operations["Suppressions_get"];
         put?: never;
         post?: never;
@@ -1556,7 +1563,9 @@ export interface paths {
         put?: never;
         /**
          * Create a topic
-         * @description Create an unsubscribe topic.
+         * @description Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out
+         *     contacts who left the topic, and its unsubscribe link offers to leave that topic only.
+         *     A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
          */
         post: operations["Topics_create"];
         delete?: never;
@@ -1572,7 +1581,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a topic */
+        /**
+         * Get a topic
+         * @description One topic.
+         */
         get: operations["Topics_get"];
         put?: never;
         post?: never;
@@ -2413,7 +2425,11 @@ export interface components {
             preheader: string | null;
             /** @description Who receives the campaign, frozen into messages when it starts sending. */
             audience: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only. */
+            /**
+             * @description The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the
+             *     unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click
+             *     unsubscribe leaves the topic only (the contact stays `subscribed`).
+             */
             topic_id: string | null;
             /** @description Whether a 1×1 pixel records opens. */
             track_opens: boolean;
@@ -2685,7 +2701,7 @@ export interface components {
             preheader?: string | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. */
+            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
             topic_id?: string | null;
             /**
              * @description Add an open-tracking pixel.
@@ -2844,7 +2860,7 @@ export interface components {
             preheader?: string | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
-            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. */
+            /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
             topic_id?: string | null;
             /**
              * @description Add an open-tracking pixel.
@@ -11145,6 +11161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "topic_ids": [
+                     *         "top_0M9wK2xq7Z1bVcT3nR8pLd"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
@@ -11216,13 +11239,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "topic_ids": [
-                 *         "top_0M9wK2xq7Z1bVcT3nR8pLd"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ContactTopicOptoutsUpdate"];
             };
         };
@@ -11549,7 +11565,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [],
+                     *       "data": [
+                     *         {
+                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *           "stream": "transactional",
+                     *           "from": "receipts@shop.example",
+                     *           "from_name": "Shop",
+                     *           "email": "ada@example.com",
+                     *           "kind": "to",
+                     *           "subject": "Your receipt for order 1042",
+                     *           "status": "delivered",
+                     *           "reason": null,
+                     *           "attempts": 1,
+                     *           "tags": [
+                     *             "receipt"
+                     *           ],
+                     *           "metadata": {
+                     *             "order_number": "1042"
+                     *           },
+                     *           "track_opens": false,
+                     *           "track_clicks": false,
+                     *           "scheduled_at": null,
+                     *           "sent_at": "2026-11-24T09:30:01Z",
+                     *           "opened_at": null,
+                     *           "clicked_at": null,
+                     *           "bounced_at": null,
+                     *           "created_at": "2026-11-24T09:30:00Z"
+                     *         }
+                     *       ],
                      *       "next_cursor": null,
                      *       "has_more": false
                      *     }
@@ -11641,7 +11684,7 @@ export interface operations {
                  *         "receipt"
                  *       ],
                  *       "metadata": {
-                 *         "order_id": "1042"
+                 *         "order_number": "1042"
                  *       }
                  *     }
                  */
@@ -11661,7 +11704,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *           "email": "ada@example.com",
                      *           "kind": "to",
                      *           "status": "queued",
@@ -11824,7 +11867,7 @@ export interface operations {
                      *           "status": "accepted",
                      *           "data": [
                      *             {
-                     *               "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *               "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *               "email": "ada@example.com",
                      *               "kind": "to",
                      *               "status": "queued",
@@ -11837,11 +11880,11 @@ export interface operations {
                      *           "status": "refused",
                      *           "error": {
                      *             "code": "validation_failed",
-                     *             "detail": "The email does not fit the contract.",
+                     *             "detail": "The email cannot be sent as it is.",
                      *             "errors": [
                      *               {
                      *                 "pointer": "/to/0/email",
-                     *                 "detail": "must be an email address"
+                     *                 "detail": "must match format \"email\""
                      *               }
                      *             ]
                      *           }
@@ -11955,7 +11998,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *       "stream": "transactional",
                      *       "from": "receipts@shop.example",
                      *       "from_name": "Shop",
@@ -11969,7 +12012,7 @@ export interface operations {
                      *         "receipt"
                      *       ],
                      *       "metadata": {
-                     *         "order_id": "1042"
+                     *         "order_number": "1042"
                      *       },
                      *       "track_opens": false,
                      *       "track_clicks": false,
@@ -11979,7 +12022,46 @@ export interface operations {
                      *       "clicked_at": null,
                      *       "bounced_at": null,
                      *       "created_at": "2026-11-24T09:30:00Z",
-                     *       "events": []
+                     *       "events": [
+                     *         {
+                     *           "id": "evt_0Vbp7S02Lk9xQw3Rt6Ym1b",
+                     *           "type": "email.sent",
+                     *           "created_at": "2026-11-24T09:30:01Z",
+                     *           "data": {
+                     *             "message_id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *             "campaign_id": null,
+                     *             "contact_id": null,
+                     *             "email": "ada@example.com",
+                     *             "stream": "transactional",
+                     *             "tags": [
+                     *               "receipt"
+                     *             ],
+                     *             "metadata": {
+                     *               "order_number": "1042"
+                     *             },
+                     *             "sent_at": "2026-11-24T09:30:01.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "evt_0Vbp7S03Hn5cVb8Kq2Wz4d",
+                     *           "type": "email.delivered",
+                     *           "created_at": "2026-11-24T09:30:02Z",
+                     *           "data": {
+                     *             "message_id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
+                     *             "campaign_id": null,
+                     *             "contact_id": null,
+                     *             "email": "ada@example.com",
+                     *             "stream": "transactional",
+                     *             "tags": [
+                     *               "receipt"
+                     *             ],
+                     *             "metadata": {
+                     *               "order_number": "1042"
+                     *             },
+                     *             "smtp_response": "250 2.0.0 Ok: queued as 4XkQ2m1Zb7"
+                     *           }
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Email"];
@@ -12071,7 +12153,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "em_0Q3hG2xYAbCdEfGhIjKlMnOpQr",
+                     *       "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
                      *       "stream": "transactional",
                      *       "from": "receipts@shop.example",
                      *       "from_name": null,
@@ -16509,6 +16591,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *           "name": "Newsletter",
+                     *           "description": "The monthly newsletter",
+                     *           "created_at": "2026-11-03T10:12:44.208Z",
+                     *           "updated_at": "2026-11-03T10:12:44.208Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["TopicPage"];
                 };
             };
@@ -16693,6 +16790,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *       "name": "Newsletter",
+                     *       "description": "The monthly newsletter",
+                     *       "created_at": "2026-11-03T10:12:44.208Z",
+                     *       "updated_at": "2026-11-03T10:12:44.208Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Topic"];
                 };
             };
@@ -16854,6 +16960,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "top_0M9wK2xq7Z1bVcT3nR8pLd",
+                     *       "name": "Monthly newsletter",
+                     *       "description": "The monthly newsletter",
+                     *       "created_at": "2026-11-03T10:12:44.208Z",
+                     *       "updated_at": "2026-11-20T16:40:05.913Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Topic"];
                 };
             };

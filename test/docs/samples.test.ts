@@ -180,6 +180,34 @@ async function fixtures(language: Language): Promise<Fixtures> {
   s.set('alex@northwind.example', `alex-${language}-${unique}@northwind.example`);
   s.set('grace.hopper@example.com', `grace.hopper-${language}-${unique}@example.com`);
 
+  // Transactional email, suppression list, topics, exports and erasure.
+  const email = async (extra: Record<string, unknown> = {}) =>
+    (
+      await ok(api, 'POST', '/api/emails', {
+        from: { email: 'receipts@shop.example' },
+        to: [{ email: 'ada@example.com' }],
+        subject: 'Receipt',
+        text: 'Thanks!',
+        ...extra,
+      })
+    ).data[0].id as string;
+  id('em_0dXk3Qh1Pq4wNz7Ck2Vb5t', await email());
+  id('em_0dXk3Qh2Lf8sRy3Gm6Xe1o', await email({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }));
+  const suppression = async (address: string) => {
+    await ok(api, 'POST', '/api/suppressions', { emails: [address], reason: 'bounced' });
+    return (await ok(api, 'GET', `/api/suppressions?email=${address}`)).data[0].id as string;
+  };
+  id('sup_0dXk3Qi1Tw6hKc9Ra2Ln4m', await suppression('sam@example.com'));
+  id('sup_0dXk3Qi2Bd5xGv8Mp1Zs7q', await suppression('kit@example.com'));
+  id('top_0dXk3Qj1Hs4mYb7Wf2Rc9k', (await ok(api, 'POST', '/api/topics', { name: 'Product updates' })).id);
+  id('top_0dXk3Qj2Xo6pDt1Nv8Ga3e', (await ok(api, 'POST', '/api/topics', { name: 'Events' })).id);
+  await ok(api, 'PUT', `/api/contacts/${s.get('ct_0dXk3Qa1Vw8mZp2Lr5Tn9y')}/topic-optouts`, { topic_ids: [s.get('top_0dXk3Qj1Hs4mYb7Wf2Rc9k')] });
+  const exported = (await ok(api, 'POST', '/api/contacts/exports', { tag: 'news' })).id as string;
+  for (let i = 0; i < 300 && (await ok(api, 'GET', `/api/contacts/exports/${exported}`)).status !== 'completed'; i++)
+    await new Promise((r) => setTimeout(r, 100));
+  id('exp_0dXk3Qk1Mn5cWq8Ty2Jd6h', exported);
+  id('ct_0dXk3Qa3Ez9kTm2Hq6Wu4b', (await ok(api, 'POST', '/api/contacts', { email: 'erase.me@example.com' })).id);
+
   return {
     api,
     substitutions: s,

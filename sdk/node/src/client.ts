@@ -35,6 +35,10 @@ export class Sendline {
   readonly contactLists: Resources['contactLists'];
   readonly publicLists: Resources['publicLists'];
   readonly templates: Resources['templates'];
+  readonly suppressions: Resources['suppressions'];
+  readonly topics: Resources['topics'];
+  readonly contactTopics: Resources['contactTopics'];
+  readonly contactExports: Resources['contactExports'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -60,6 +64,10 @@ export class Sendline {
     this.contactLists = all.contactLists;
     this.publicLists = all.publicLists;
     this.templates = all.templates;
+    this.suppressions = all.suppressions;
+    this.topics = all.topics;
+    this.contactTopics = all.contactTopics;
+    this.contactExports = all.contactExports;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -839,7 +839,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets topic_id
      *
-     * @param string $topic_id The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.
+     * @param string $topic_id The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).
      *
      * @return self
      */

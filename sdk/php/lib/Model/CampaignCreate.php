@@ -771,7 +771,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets topic_id
      *
-     * @param string|null $topic_id The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.
+     * @param string|null $topic_id The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`.
      *
      * @return self
      */

@@ -981,7 +981,7 @@ class ContactsApi:
     ) -> ContactErasure:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later.
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str
@@ -1060,7 +1060,7 @@ class ContactsApi:
     ) -> ApiResponse[ContactErasure]:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later.
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str
@@ -1139,7 +1139,7 @@ class ContactsApi:
     ) -> RESTResponseType:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later.
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str

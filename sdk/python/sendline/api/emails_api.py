@@ -384,7 +384,7 @@ class EmailsApi:
     ) -> Email:
         """Cancel a scheduled email
 
-        Stops a scheduled message before its time; 409 once it is no longer scheduled.
+        Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
 
         :param id: (required)
         :type id: str
@@ -463,7 +463,7 @@ class EmailsApi:
     ) -> ApiResponse[Email]:
         """Cancel a scheduled email
 
-        Stops a scheduled message before its time; 409 once it is no longer scheduled.
+        Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
 
         :param id: (required)
         :type id: str
@@ -542,7 +542,7 @@ class EmailsApi:
     ) -> RESTResponseType:
         """Cancel a scheduled email
 
-        Stops a scheduled message before its time; 409 once it is no longer scheduled.
+        Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
 
         :param id: (required)
         :type id: str
@@ -1367,7 +1367,7 @@ class EmailsApi:
     ) -> EmailSendResult:
         """Send an email
 
-        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. The body may be up to 15 MB (attachments: 10 MB decoded per message).
+        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`, `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking `email.opened`, `email.clicked`) carry `stream: \"transactional\"`, its tags and its metadata. The body may be up to 15 MB (attachments: 10 MB decoded per message).
 
         :param email_send_request: (required)
         :type email_send_request: EmailSendRequest
@@ -1447,7 +1447,7 @@ class EmailsApi:
     ) -> ApiResponse[EmailSendResult]:
         """Send an email
 
-        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. The body may be up to 15 MB (attachments: 10 MB decoded per message).
+        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`, `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking `email.opened`, `email.clicked`) carry `stream: \"transactional\"`, its tags and its metadata. The body may be up to 15 MB (attachments: 10 MB decoded per message).
 
         :param email_send_request: (required)
         :type email_send_request: EmailSendRequest
@@ -1527,7 +1527,7 @@ class EmailsApi:
     ) -> RESTResponseType:
         """Send an email
 
-        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. The body may be up to 15 MB (attachments: 10 MB decoded per message).
+        Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`, `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking `email.opened`, `email.clicked`) carry `stream: \"transactional\"`, its tags and its metadata. The body may be up to 15 MB (attachments: 10 MB decoded per message).
 
         :param email_send_request: (required)
         :type email_send_request: EmailSendRequest

@@ -679,6 +679,7 @@ class SuppressionsApi:
     ) -> Suppression:
         """Get a suppressed address
 
+        One entry of the suppression list: the address (null once the person was erased), why and since when.
 
         :param id: (required)
         :type id: str
@@ -751,6 +752,7 @@ class SuppressionsApi:
     ) -> ApiResponse[Suppression]:
         """Get a suppressed address
 
+        One entry of the suppression list: the address (null once the person was erased), why and since when.
 
         :param id: (required)
         :type id: str
@@ -823,6 +825,7 @@ class SuppressionsApi:
     ) -> RESTResponseType:
         """Get a suppressed address
 
+        One entry of the suppression list: the address (null once the person was erased), why and since when.
 
         :param id: (required)
         :type id: str

@@ -62,7 +62,7 @@ class TopicsApi:
     ) -> Topic:
         """Create a topic
 
-        Create an unsubscribe topic.
+        Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out contacts who left the topic, and its unsubscribe link offers to leave that topic only. A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
 
         :param topic_create: (required)
         :type topic_create: TopicCreate
@@ -142,7 +142,7 @@ class TopicsApi:
     ) -> ApiResponse[Topic]:
         """Create a topic
 
-        Create an unsubscribe topic.
+        Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out contacts who left the topic, and its unsubscribe link offers to leave that topic only. A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
 
         :param topic_create: (required)
         :type topic_create: TopicCreate
@@ -222,7 +222,7 @@ class TopicsApi:
     ) -> RESTResponseType:
         """Create a topic
 
-        Create an unsubscribe topic.
+        Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out contacts who left the topic, and its unsubscribe link offers to leave that topic only. A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
 
         :param topic_create: (required)
         :type topic_create: TopicCreate
@@ -659,6 +659,7 @@ class TopicsApi:
     ) -> Topic:
         """Get a topic
 
+        One topic.
 
         :param id: (required)
         :type id: str
@@ -731,6 +732,7 @@ class TopicsApi:
     ) -> ApiResponse[Topic]:
         """Get a topic
 
+        One topic.
 
         :param id: (required)
         :type id: str
@@ -803,6 +805,7 @@ class TopicsApi:
     ) -> RESTResponseType:
         """Get a topic
 
+        One topic.
 
         :param id: (required)
         :type id: str

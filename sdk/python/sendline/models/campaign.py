@@ -41,7 +41,7 @@ class Campaign(BaseModel):
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
     preheader: Optional[StrictStr] = Field(description="The preview text inbox lists show after the subject.")
     audience: Audience = Field(description="Who receives the campaign, frozen into messages when it starts sending.")
-    topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.")
+    topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).")
     track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
     track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")
     status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")

@@ -37,7 +37,7 @@ class CampaignReplace(BaseModel):
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part, up to 1,000,000 characters; derived from `content` when left out.")
     preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Preview text shown after the subject in inbox lists, up to 500 characters.")
     audience: Optional[Audience] = Field(default=None, description="Who receives the campaign; left out, every subscribed contact.")
-    topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.")
+    topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`.")
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
     track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
     template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")

@@ -66,7 +66,8 @@ module Sendline
         @body_param = required.find { |param| model?(param) }
         @path_params = required - [@body_param]
         @options = option_names(method)
-        @optional_body = (@options.find { |option| model?(option) } unless @body_param)
+        # Only the option the generated method sends as the body: a query option may share a model's name (`email`).
+        @optional_body = (@options.find { |option| model?(option) && sent_as_body?(method, option) } unless @body_param)
         @options -= [@optional_body]
         @body_model = (@body_param || @optional_body) && Sendline.const_get(camelize(@body_param || @optional_body))
         # The generator escapes options Ruby reserves (`until` is read as `_until`).
@@ -130,6 +131,12 @@ module Sendline
       end
 
       # The generated method reads each option as `opts[:'name']`.
+      def sent_as_body?(method, option)
+        file, line = method.source_location
+        source = File.readlines(file)[(line - 1)..].join
+        (source[/\A.*?\n    end\n/m] || source).include?("object_to_http_body(opts[:'#{option}'])")
+      end
+
       def option_names(method)
         file, line = method.source_location
         source = File.readlines(file)[(line - 1)..].join

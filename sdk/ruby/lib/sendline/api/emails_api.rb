@@ -104,7 +104,7 @@ module Sendline
     end
 
     # Send an email
-    # Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. The body may be up to 15 MB (attachments: 10 MB decoded per message).
+    # Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. With `scheduled_at` the copies wait as `scheduled`. Each copy's events (`email.sent`, `email.delivered`, `email.deferred`, `email.bounced`, `email.failed`, and with tracking `email.opened`, `email.clicked`) carry `stream: \"transactional\"`, its tags and its metadata. The body may be up to 15 MB (attachments: 10 MB decoded per message).
     # @param email_send_request [EmailSendRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -115,7 +115,7 @@ module Sendline
     end
 
     # Send an email
-    # Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. The body may be up to 15 MB (attachments: 10 MB decoded per message).
+    # Queues a transactional message: each recipient gets a copy of its own through the transactional stream, apart from campaigns. Addresses that bounced or complained are refused one by one with the reason (never dropped silently); marketing unsubscribes do not refuse. With &#x60;scheduled_at&#x60; the copies wait as &#x60;scheduled&#x60;. Each copy&#39;s events (&#x60;email.sent&#x60;, &#x60;email.delivered&#x60;, &#x60;email.deferred&#x60;, &#x60;email.bounced&#x60;, &#x60;email.failed&#x60;, and with tracking &#x60;email.opened&#x60;, &#x60;email.clicked&#x60;) carry &#x60;stream: \&quot;transactional\&quot;&#x60;, its tags and its metadata. The body may be up to 15 MB (attachments: 10 MB decoded per message).
     # @param email_send_request [EmailSendRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -188,7 +188,7 @@ module Sendline
     end
 
     # Cancel a scheduled email
-    # Stops a scheduled message before its time; 409 once it is no longer scheduled.
+    # Stops a scheduled message before its time: it becomes `cancelled` and is never sent. 409 `invalid_state_transition` once it is no longer scheduled.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -199,7 +199,7 @@ module Sendline
     end
 
     # Cancel a scheduled email
-    # Stops a scheduled message before its time; 409 once it is no longer scheduled.
+    # Stops a scheduled message before its time: it becomes &#x60;cancelled&#x60; and is never sent. 409 &#x60;invalid_state_transition&#x60; once it is no longer scheduled.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

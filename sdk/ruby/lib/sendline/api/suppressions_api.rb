@@ -182,6 +182,7 @@ module Sendline
     end
 
     # Get a suppressed address
+    # One entry of the suppression list: the address (null once the person was erased), why and since when.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Suppression]
@@ -191,6 +192,7 @@ module Sendline
     end
 
     # Get a suppressed address
+    # One entry of the suppression list: the address (null once the person was erased), why and since when.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(Suppression, Integer, Hash)>] Suppression data, response status code and response headers

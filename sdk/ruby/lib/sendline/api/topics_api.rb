@@ -20,7 +20,7 @@ module Sendline
       @api_client = api_client
     end
     # Create a topic
-    # Create an unsubscribe topic.
+    # Create an unsubscribe topic. Give a campaign its `topic_id`: its audience then leaves out contacts who left the topic, and its unsubscribe link offers to leave that topic only. A name used already (whatever its case) answers 409 `topic_exists` with `existing_id`.
     # @param topic_create [TopicCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -31,7 +31,7 @@ module Sendline
     end
 
     # Create a topic
-    # Create an unsubscribe topic.
+    # Create an unsubscribe topic. Give a campaign its &#x60;topic_id&#x60;: its audience then leaves out contacts who left the topic, and its unsubscribe link offers to leave that topic only. A name used already (whatever its case) answers 409 &#x60;topic_exists&#x60; with &#x60;existing_id&#x60;.
     # @param topic_create [TopicCreate] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -167,6 +167,7 @@ module Sendline
     end
 
     # Get a topic
+    # One topic.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Topic]
@@ -176,6 +177,7 @@ module Sendline
     end
 
     # Get a topic
+    # One topic.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(Topic, Integer, Hash)>] Topic data, response status code and response headers

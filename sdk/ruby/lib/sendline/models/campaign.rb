@@ -45,7 +45,7 @@ module Sendline
     # Who receives the campaign, frozen into messages when it starts sending.
     attr_accessor :audience
 
-    # The unsubscribe topic (`top_…`): the audience leaves out contacts who left it, and one-click unsubscribes leave it only.
+    # The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).
     attr_accessor :topic_id
 
     # Whether a 1×1 pixel records opens.

@@ -43,7 +43,7 @@ module Sendline
     # Who receives the campaign; left out, every subscribed contact.
     attr_accessor :audience
 
-    # The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none.
+    # The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`.
     attr_accessor :topic_id
 
     # Add an open-tracking pixel.
