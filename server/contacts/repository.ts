@@ -19,6 +19,21 @@ export interface ContactFilters {
 /** `LIKE 'text%'`, with the text's own wildcards escaped: a prefix, served by a text_pattern_ops index. */
 const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
+/** The columns a contact is shown with, named as `ShownContact` has them. */
+export const SHOWN_CONTACT_COLUMNS = [
+  'id',
+  'email',
+  'first_name as firstName',
+  'last_name as lastName',
+  'attributes',
+  'tags',
+  'status',
+  'status_reason as statusReason',
+  'status_changed_at as statusChangedAt',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
+
 export class ContactRepository {
   private readonly em: EntityManager;
 
@@ -37,22 +52,7 @@ export class ContactRepository {
 
   /** One page in `(created_at, id)` order, read as plain rows (a list needs no identity map); every filter has an index behind it. */
   page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ShownContact[]> {
-    let query = sqlOf(this.em)
-      .selectFrom('contacts')
-      .select([
-        'id',
-        'email',
-        'first_name as firstName',
-        'last_name as lastName',
-        'attributes',
-        'tags',
-        'status',
-        'status_reason as statusReason',
-        'status_changed_at as statusChangedAt',
-        'created_at as createdAt',
-        'updated_at as updatedAt',
-      ])
-      .where('account_id', '=', accountId);
+    let query = sqlOf(this.em).selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS).where('account_id', '=', accountId);
     const { status, tag, email, q, createdAfter, createdBefore } = filters;
     if (status) query = query.where('status', '=', status);
     if (tag) query = query.where(sql<boolean>`tags @> array[${tag}]::text[]`);

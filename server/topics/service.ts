@@ -3,6 +3,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import { contactJson, type ContactJson } from '../contacts/json.ts';
+import { SHOWN_CONTACT_COLUMNS } from '../contacts/repository.ts';
 import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
 import { optouts, topics, type TopicListed } from './store.ts';
@@ -25,24 +26,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | nul
 
 /** A contact as its events show it, read for a change made outside the contacts service. */
 export async function contactForEvent(db: Db, accountId: string, contactId: string): Promise<ContactJson | null> {
-  const row = await db
-    .selectFrom('contacts')
-    .select([
-      'id',
-      'email',
-      'first_name as firstName',
-      'last_name as lastName',
-      'attributes',
-      'tags',
-      'status',
-      'status_reason as statusReason',
-      'status_changed_at as statusChangedAt',
-      'created_at as createdAt',
-      'updated_at as updatedAt',
-    ])
-    .where('account_id', '=', accountId)
-    .where('id', '=', contactId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS).where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
   return row ? contactJson(row) : null;
 }
 
