@@ -3,6 +3,7 @@ import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../http/pagination.ts';
 import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
+import type { TransactionalContent } from './render.ts';
 
 /**
  * The transactional emails' store: the only code that writes `email_contents` and `emails`.
@@ -47,19 +48,9 @@ export interface NewEmail {
   kind: RecipientKind;
 }
 
-export interface NewContent {
-  id: string;
+/** A request's content as it is stored: what a sending thread is handed, and whose it is. */
+export interface NewContent extends TransactionalContent {
   accountId: string;
-  fromEmail: string;
-  fromName: string | null;
-  replyTo: string | null;
-  toHeader: string;
-  ccHeader: string | null;
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  attachments: StoredAttachment[];
 }
 
 /** What every recipient of a request shares. */
