@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { client, expectProblem, newAccount, newApiKey, startTestServer, type TestAccount } from '../helpers.ts';
 
 let sendline: Sendline;
 let owner: TestAccount;
@@ -92,5 +92,23 @@ describe('refresh token in a cookie', () => {
     expect((await asC('GET', '/api/auth/me')).status).toBe(401);
     const refreshB = await anon()('POST', '/api/auth/refresh', { body: { refresh_cookie: true }, headers: { cookie: valueOf(cookieOf(b.headers)!) } });
     expect(refreshB.status).toBe(401);
+  });
+});
+
+describe('logout', () => {
+  it('answers a body that is not an object with a 4xx, from a session or an API key', async () => {
+    // An account of its own: the tests above end every session of theirs.
+    const caller = await newAccount(sendline.url, 'logout');
+    const { api: withKey } = await newApiKey(caller, sendline.url);
+    for (const api of [caller.api, withKey]) {
+      for (const raw of ['"AAA"', '[]', '7', 'null']) {
+        const res = await api('POST', '/api/auth/logout', {
+          raw,
+          headers: { 'content-type': 'application/json', 'idempotency-key': `k-${raw}-${Math.random()}` },
+        });
+        expect(res.status, raw).toBeGreaterThanOrEqual(400);
+        expect(res.status, raw).toBeLessThan(500);
+      }
+    }
   });
 });

@@ -6359,6 +6359,36 @@ export interface components {
             html: string;
             text: string;
         };
+        /** @description The draft does not parse: each error with its field, line and column. */
+        TemplateSourceErrorResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "template_error";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         TemplateTestRequest: {
             emails: components["schemas"]["EmailAddress"][];
             from_email: components["schemas"]["EmailAddress"];
@@ -7834,13 +7864,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
                 };
             };
             /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
@@ -7868,6 +7898,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description The `Idempotency-Key` was used for a different request. */
@@ -15951,13 +15999,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The template does not parse or render: each error says where (`line`, `column`). */
+            /** @description The draft does not parse: each error with its field, line and column. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TemplateErrorResponse"];
+                    "application/problem+json": components["schemas"]["TemplateSourceErrorResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -287,6 +287,7 @@ __all__ = [
     "TemplatePage",
     "TemplateRenderRequest",
     "TemplateRendered",
+    "TemplateSourceErrorResponse",
     "TemplateTestRequest",
     "TemplateUpdate",
     "TemplateVersion",
@@ -600,6 +601,7 @@ from sendline.models.template_name_taken_response import TemplateNameTakenRespon
 from sendline.models.template_page import TemplatePage as TemplatePage
 from sendline.models.template_render_request import TemplateRenderRequest as TemplateRenderRequest
 from sendline.models.template_rendered import TemplateRendered as TemplateRendered
+from sendline.models.template_source_error_response import TemplateSourceErrorResponse as TemplateSourceErrorResponse
 from sendline.models.template_test_request import TemplateTestRequest as TemplateTestRequest
 from sendline.models.template_update import TemplateUpdate as TemplateUpdate
 from sendline.models.template_version import TemplateVersion as TemplateVersion

@@ -580,7 +580,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidPostResponse',
+                        '\Sendline\Model\InvalidPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -605,6 +605,22 @@ class AuthApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -2912,7 +2912,7 @@ class TemplatesApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Template|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\TemplateNameTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Template|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\TemplateNameTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateSourceErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function update($id, $template_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -2931,7 +2931,7 @@ class TemplatesApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Template|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\TemplateNameTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Template|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\TemplateNameTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TemplateSourceErrorResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function updateWithHttpInfo($id, $template_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -3011,7 +3011,7 @@ class TemplatesApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\TemplateErrorResponse',
+                        '\Sendline\Model\TemplateSourceErrorResponse',
                         $request,
                         $response,
                     );
@@ -3118,7 +3118,7 @@ class TemplatesApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\TemplateErrorResponse',
+                        '\Sendline\Model\TemplateSourceErrorResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -412,10 +412,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "InvalidPostResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
             '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -490,10 +492,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "InvalidPostResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
             '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
@@ -568,10 +572,12 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '204': None,
-            '400': "InvalidPostResponse",
+            '400': "InvalidPostBodyResponse",
             '401': "UnauthorizedResponse",
             '403': "SessionRequiredResponse",
             '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
             '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",

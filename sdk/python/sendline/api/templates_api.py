@@ -2267,7 +2267,7 @@ class TemplatesApi:
             '409': "TemplateNameTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "TemplateErrorResponse",
+            '422': "TemplateSourceErrorResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2348,7 +2348,7 @@ class TemplatesApi:
             '409': "TemplateNameTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "TemplateErrorResponse",
+            '422': "TemplateSourceErrorResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2429,7 +2429,7 @@ class TemplatesApi:
             '409': "TemplateNameTakenResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "TemplateErrorResponse",
+            '422': "TemplateSourceErrorResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

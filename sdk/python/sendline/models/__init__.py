@@ -249,6 +249,7 @@ from sendline.models.template_name_taken_response import TemplateNameTakenRespon
 from sendline.models.template_page import TemplatePage
 from sendline.models.template_render_request import TemplateRenderRequest
 from sendline.models.template_rendered import TemplateRendered
+from sendline.models.template_source_error_response import TemplateSourceErrorResponse
 from sendline.models.template_test_request import TemplateTestRequest
 from sendline.models.template_update import TemplateUpdate
 from sendline.models.template_version import TemplateVersion
