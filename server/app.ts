@@ -21,7 +21,7 @@ import { webhookHandlers } from './webhooks/routes.ts';
 import { eventHandlers } from './events/routes.ts';
 import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
-import { tagHandlers } from './tags/routes.ts';
+import { TAG_BULK_JSON_LIMITS, tagHandlers } from './tags/routes.ts';
 import { templateHandlers } from './templates/routes.ts';
 import { listHandlers } from './lists/routes.ts';
 import { publicCors } from './lists/cors.ts';
@@ -81,7 +81,9 @@ export function createApp(runtime: Runtime): Express {
   app.use('/api/v1/public', publicCors);
   app.use(
     '/api/v1',
-    apiRouter(doc, runtime, implementedHandlers, { jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...EMAIL_JSON_LIMITS } }),
+    apiRouter(doc, runtime, implementedHandlers, {
+      jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...TAG_BULK_JSON_LIMITS, ...EMAIL_JSON_LIMITS },
+    }),
   );
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);
