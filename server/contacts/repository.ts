@@ -2,8 +2,9 @@ import type { ShownContact } from './json.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
-import { sql } from 'kysely';
-import { sqlOf } from '../db/kysely.ts';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { likePrefix } from '../db/like.ts';
+import { sqlOf, type Database } from '../db/kysely.ts';
 import { Contact, type ContactRow } from './entities.ts';
 import type { ContactStatus } from './rules.ts';
 
@@ -15,9 +16,6 @@ export interface ContactFilters {
   createdAfter?: Date;
   createdBefore?: Date;
 }
-
-/** `LIKE 'text%'`, with the text's own wildcards escaped: a prefix, served by a text_pattern_ops index. */
-const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 /** The columns a contact is shown with, named as `ShownContact` has them. */
 export const SHOWN_CONTACT_COLUMNS = [
@@ -33,6 +31,24 @@ export const SHOWN_CONTACT_COLUMNS = [
   'created_at as createdAt',
   'updated_at as updatedAt',
 ] as const;
+
+type ContactQuery<O> = SelectQueryBuilder<Database, 'contacts', O>;
+
+/** The account's contacts that `filters` match, as `GET /contacts` and exports read them; every filter has an index behind it. */
+export function matching<O>(query: ContactQuery<O>, accountId: string, filters: ContactFilters): ContactQuery<O> {
+  let q = query.where('account_id', '=', accountId);
+  const { status, tag, email, q: text, createdAfter, createdBefore } = filters;
+  if (status) q = q.where('status', '=', status);
+  if (tag) q = q.where(sql<boolean>`tags @> array[${tag}]::text[]`);
+  if (email) q = q.where(sql<boolean>`lower(email) like ${likePrefix(email)}`);
+  if (text) {
+    const prefix = likePrefix(text);
+    q = q.where(sql<boolean>`(lower(email) like ${prefix} or lower(first_name) like ${prefix} or lower(last_name) like ${prefix})`);
+  }
+  if (createdAfter) q = q.where('created_at', '>', createdAfter);
+  if (createdBefore) q = q.where('created_at', '<', createdBefore);
+  return q;
+}
 
 export class ContactRepository {
   private readonly em: EntityManager;
@@ -52,17 +68,7 @@ export class ContactRepository {
 
   /** One page in `(created_at, id)` order, read as plain rows (a list needs no identity map); every filter has an index behind it. */
   page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ShownContact[]> {
-    let query = sqlOf(this.em).selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS).where('account_id', '=', accountId);
-    const { status, tag, email, q, createdAfter, createdBefore } = filters;
-    if (status) query = query.where('status', '=', status);
-    if (tag) query = query.where(sql<boolean>`tags @> array[${tag}]::text[]`);
-    if (email) query = query.where(sql<boolean>`lower(email) like ${likePrefix(email)}`);
-    if (q) {
-      const prefix = likePrefix(q);
-      query = query.where(sql<boolean>`(lower(email) like ${prefix} or lower(first_name) like ${prefix} or lower(last_name) like ${prefix})`);
-    }
-    if (createdAfter) query = query.where('created_at', '>', createdAfter);
-    if (createdBefore) query = query.where('created_at', '<', createdBefore);
+    let query = matching(sqlOf(this.em).selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS), accountId, filters);
     if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
     return query
       .orderBy('created_at')

@@ -1,7 +1,8 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Database, Db } from '../db/kysely.ts';
+import { sql } from 'kysely';
+import type { Db } from '../db/kysely.ts';
 import { csvLine } from '../http/csv.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
+import { matching, type ContactFilters } from '../contacts/repository.ts';
 
 /** The filters of `GET /contacts`, as an export stores them. */
 export interface ExportFilters {
@@ -29,24 +30,15 @@ const READ_BATCH = 1000;
  */
 export const CHUNK_BYTES = 48 * 1024;
 
-const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
-
-type ContactQuery<O> = SelectQueryBuilder<Database, 'contacts', O>;
-
-/** The export's filters on a query of the account's contacts: the same rules as `GET /contacts`. */
-function filtered<O>(query: ContactQuery<O>, accountId: string, f: ExportFilters): ContactQuery<O> {
-  let q = query.where('account_id', '=', accountId);
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.tag) q = q.where(sql<boolean>`tags @> array[${f.tag}]::text[]`);
-  if (f.email) q = q.where(sql<boolean>`lower(email) like ${likePrefix(f.email)}`);
-  if (f.q) {
-    const prefix = likePrefix(f.q);
-    q = q.where(sql<boolean>`(lower(email) like ${prefix} or lower(first_name) like ${prefix} or lower(last_name) like ${prefix})`);
-  }
-  if (f.created_after) q = q.where('created_at', '>', new Date(f.created_after));
-  if (f.created_before) q = q.where('created_at', '<', new Date(f.created_before));
-  return q;
-}
+/** The stored filters as `GET /contacts` takes them. */
+const contactFilters = (f: ExportFilters): ContactFilters => ({
+  status: f.status,
+  tag: f.tag,
+  email: f.email,
+  q: f.q,
+  createdAfter: f.created_after ? new Date(f.created_after) : undefined,
+  createdBefore: f.created_before ? new Date(f.created_before) : undefined,
+});
 
 /** An attribute's value as a cell: text as it is, anything else as JSON. */
 const attributeCell = (value: unknown): string | null =>
@@ -57,8 +49,9 @@ const attributeCell = (value: unknown): string | null =>
  * contact in `(created_at, id)` order. Memory holds one batch of rows and one chunk at a time.
  */
 export async function* exportCsv(db: Db, accountId: string, filters: ExportFilters): AsyncGenerator<{ data: Buffer; rows: number }> {
+  const wanted = contactFilters(filters);
   const keys = (
-    await filtered(db.selectFrom('contacts'), accountId, filters)
+    await matching(db.selectFrom('contacts'), accountId, wanted)
       .select(sql<string>`jsonb_object_keys(attributes)`.as('key'))
       .distinct()
       .orderBy('key')
@@ -69,10 +62,10 @@ export async function* exportCsv(db: Db, accountId: string, filters: ExportFilte
   let rows = 0;
   let after: { at: Date; id: string } | null = null;
   for (;;) {
-    let query = filtered(
+    let query = matching(
       db.selectFrom('contacts').select(['id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'attributes', 'created_at', 'updated_at']),
       accountId,
-      filters,
+      wanted,
     );
     if (after) {
       const { at, id } = after;

@@ -5,6 +5,7 @@ import { isCalendarDate } from '../fields/rules.ts';
 import { isStorableDateTime } from '../http/timestamps.ts';
 import { validationFailed } from '../http/problem.ts';
 import { MAX_CONDITIONS, MAX_DEPTH, MAX_LIST_VALUES, MAX_TEXT_VALUE, type SegmentOperator, type SegmentRule } from './rules.ts';
+import { likePrefix } from '../db/like.ts';
 
 /**
  * Compiles a segment's rule tree into one SQL condition on the contact aliased `c`. Every value
@@ -67,9 +68,6 @@ const isColumn = (field: string): field is Column => Object.hasOwn(COLUMNS, fiel
 
 /** Any key: it is a bound parameter, never part of the SQL text. */
 const ATTRIBUTE = /^attributes\.(.+)$/s;
-
-/** `LIKE 'text%'` with the text's own wildcards escaped. */
-const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 const and = (parts: Condition[]): Condition => sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 const or = (parts: Condition[]): Condition => sql<SqlBool>`(${sql.join(parts, sql` or `)})`;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import type { Cursor } from '../http/pagination.ts';
 import type { SuppressionReason } from './entities.ts';
+import { likePrefix } from '../db/like.ts';
 
 /**
  * Every statement that writes `suppressions`, the account's list of addresses never sent to.
@@ -29,9 +30,6 @@ export interface SuppressionListed {
 }
 
 const COLUMNS = ['id', 'email', 'reason', 'source', 'detail', 'created_at'] as const;
-
-/** `LIKE 'text%'` with the text's own wildcards escaped. */
-const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 export const suppressions = {
   /**
