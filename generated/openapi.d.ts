@@ -9650,7 +9650,7 @@ export interface operations {
                 email?: string;
                 /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
                 q?: string;
-                /** @description Only contacts created at or after this time. */
+                /** @description Only contacts created after this time. */
                 created_after?: string;
                 /** @description Only contacts created before this time. */
                 created_before?: string;

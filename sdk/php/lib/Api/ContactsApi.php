@@ -560,7 +560,7 @@ class ContactsApi
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
      * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -585,7 +585,7 @@ class ContactsApi
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
      * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -747,7 +747,7 @@ class ContactsApi
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
      * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -775,7 +775,7 @@ class ContactsApi
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
      * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -832,7 +832,7 @@ class ContactsApi
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
      * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
-     * @param  \DateTime|null $created_after Only contacts created at or after this time. (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
      * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *

@@ -1834,7 +1834,7 @@ class ContactsApi:
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
@@ -1865,7 +1865,7 @@ class ContactsApi:
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after: Only contacts created at or after this time.
+        :param created_after: Only contacts created after this time.
         :type created_after: datetime
         :param created_before: Only contacts created before this time.
         :type created_before: datetime
@@ -1934,7 +1934,7 @@ class ContactsApi:
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
@@ -1965,7 +1965,7 @@ class ContactsApi:
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after: Only contacts created at or after this time.
+        :param created_after: Only contacts created after this time.
         :type created_after: datetime
         :param created_before: Only contacts created before this time.
         :type created_before: datetime
@@ -2034,7 +2034,7 @@ class ContactsApi:
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
         q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
-        created_after: Annotated[Optional[datetime], Field(description="Only contacts created at or after this time.")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
         _request_timeout: Union[
             None,
@@ -2065,7 +2065,7 @@ class ContactsApi:
         :type email: str
         :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
         :type q: str
-        :param created_after: Only contacts created at or after this time.
+        :param created_after: Only contacts created after this time.
         :type created_after: datetime
         :param created_before: Only contacts created before this time.
         :type created_before: datetime

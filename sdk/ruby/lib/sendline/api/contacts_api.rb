@@ -461,7 +461,7 @@ module Sendline
     # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
     # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
-    # @option opts [Time] :created_after Only contacts created at or after this time.
+    # @option opts [Time] :created_after Only contacts created after this time.
     # @option opts [Time] :created_before Only contacts created before this time.
     # @return [ContactPage]
     def list(opts = {})
@@ -478,7 +478,7 @@ module Sendline
     # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
     # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
-    # @option opts [Time] :created_after Only contacts created at or after this time.
+    # @option opts [Time] :created_after Only contacts created after this time.
     # @option opts [Time] :created_before Only contacts created before this time.
     # @return [Array<(ContactPage, Integer, Hash)>] ContactPage data, response status code and response headers
     def list_with_http_info(opts = {})
