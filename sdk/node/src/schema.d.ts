@@ -1947,30 +1947,63 @@ export interface components {
                  * @description Every contact of the account.
                  */
                 total: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Contacts now `subscribed`: those campaigns can send to.
+                 */
                 subscribed: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Contacts now `unsubscribed`.
+                 */
                 unsubscribed: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Contacts now `bounced`.
+                 */
                 bounced: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Contacts now `complained`.
+                 */
                 complained: number;
             };
             /** @description Campaigns now, by status. */
             campaigns: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns not yet scheduled or started.
+                 */
                 draft: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns waiting for their `scheduled_at`.
+                 */
                 scheduled: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns sending now.
+                 */
                 sending: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns paused while sending; `resume` goes on.
+                 */
                 paused: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns that finished sending.
+                 */
                 completed: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns cancelled before they finished.
+                 */
                 cancelled: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Campaigns that stopped on an error while sending; `resume` tries again.
+                 */
                 failed: number;
             };
             /**
@@ -3036,6 +3069,7 @@ export interface components {
             accepted: string[];
             /** @description Addresses the relay refused, or whose message could not be rendered, with why. */
             rejected: {
+                /** @description The address, as given. */
                 email: string;
                 /** @description The relay's answer or the rendering error. */
                 reason: string;
@@ -3225,6 +3259,7 @@ export interface components {
         };
         /** @description Everything Sendline stores about one contact (GDPR right of access). */
         ContactDataExport: {
+            /** @description The contact as `GET /contacts/{id}` shows it. */
             contact: components["schemas"]["Contact"];
             /** @description Topics the contact left. */
             topic_optouts: string[];
@@ -3232,9 +3267,13 @@ export interface components {
             suppression: components["schemas"]["Suppression"] | null;
             /** @description Every message sent (or queued) to the contact. */
             messages: components["schemas"]["CampaignMessage"][];
+            /** @description Every open recorded for the contact or its address, oldest first. */
             opens: components["schemas"]["OpenRecord"][];
+            /** @description Every click recorded for the contact or its address, oldest first. */
             clicks: components["schemas"]["ClickRecord"][];
+            /** @description Every bounce and complaint recorded for the contact or its address, oldest first. */
             bounces: components["schemas"]["BounceRecord"][];
+            /** @description Every unsubscribe from a campaign's message, oldest first. */
             unsubscribes: components["schemas"]["ContactUnsubscribeRecord"][];
             /** @description Events whose payload names the contact, as `GET /events` shows them. */
             events: {
@@ -3242,10 +3281,16 @@ export interface components {
             }[];
             /** @description Import rows that failed for the address. */
             import_errors: {
+                /** @description The import (`imp_…`). */
                 import_id: string;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description 1-based data row (the CSV header is row 0).
+                 */
                 row: number;
+                /** @description Why the row failed: `invalid_email`, `invalid_text`, … */
                 code: string;
+                /** @description The reason, in words. */
                 detail: string;
             }[];
         };
@@ -3275,6 +3320,7 @@ export interface components {
         };
         /** @description What erasing a contact removed or made anonymous. */
         ContactErasure: {
+            /** @description The erased contact (`ct_…`), which no longer exists. */
             contact_id: string;
             /** @description The suppression-list entry that keeps the address (as a hash only) from being mailed again. */
             suppression_id: string;
@@ -3323,7 +3369,12 @@ export interface components {
         ContactExport: {
             /** @description `exp_…` */
             id: string;
+            /**
+             * @description `queued` until the job takes it, `running` while it writes, then `completed` (the CSV can be
+             *     downloaded) or `failed` (`error` says why).
+             */
             status: components["schemas"]["ContactExportStatus"];
+            /** @description The filters the export was started with; those not given are left out. */
             filters: components["schemas"]["ContactExportFilters"];
             /**
              * Format: int32
@@ -3339,9 +3390,15 @@ export interface components {
             error: string | null;
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job started writing; null while `queued`.
+             */
             started_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the export completed or failed; null before then.
+             */
             completed_at: string | null;
             /**
              * Format: date-time
@@ -3351,15 +3408,23 @@ export interface components {
         };
         /** @description Which contacts an export holds: the filters of `GET /contacts`. */
         ContactExportFilters: {
+            /** @description Only contacts with this status. */
             status?: components["schemas"]["ContactStatus"];
+            /** @description Only contacts with this tag (exact match). */
             tag?: string;
             /** @description Emails that start with this text (case-insensitive). */
             email?: string;
             /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
             q?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Only contacts created after this time.
+             */
             created_after?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Only contacts created before this time.
+             */
             created_before?: string;
         };
         /** @enum {string} */
@@ -3371,8 +3436,11 @@ export interface components {
         ContactField: {
             /** @description `fld_…` */
             id: string;
+            /** @description The key of the contacts' `attributes` the field types; unique in the account, never changes. */
             key: components["schemas"]["FieldKey"];
+            /** @description The name people see for the field, 1–200 characters. */
             label: string;
+            /** @description What values under `key` must be; never changes. */
             type: components["schemas"]["ContactFieldType"];
             /** @description The values a `choice` field takes; empty for other types. */
             options: components["schemas"]["FieldOption"][];
@@ -3382,14 +3450,21 @@ export interface components {
             updated_at: string;
         };
         ContactFieldCreate: {
+            /**
+             * @description The `attributes` key to type; unique in the account (a taken key answers 409 `field_exists`),
+             *     and cannot be changed later. An account has at most 100 fields.
+             */
             key: components["schemas"]["FieldKey"];
+            /** @description The name people see for the field, 1–200 characters. */
             label: string;
+            /** @description What values under `key` must be; cannot be changed later. */
             type: components["schemas"]["ContactFieldType"];
             /** @description Required for `choice` (1–100 distinct options); not allowed for other types. */
             options?: components["schemas"]["FieldOption"][];
         };
         /** @description Every custom field of the account, in the order they were made (at most 100). */
         ContactFieldList: {
+            /** @description The fields, oldest first. */
             data: components["schemas"]["ContactField"][];
         };
         /**
@@ -3400,7 +3475,9 @@ export interface components {
         ContactFieldType: "text" | "number" | "date" | "boolean" | "choice";
         /** @description The key and type stay as they are; `options` (of a `choice` field) replace the stored ones. */
         ContactFieldUpdate: {
+            /** @description A new name for people to see, 1–200 characters. */
             label?: string;
+            /** @description The options of a `choice` field, replacing the stored ones (1–100 distinct options); not allowed for other types. */
             options?: components["schemas"]["FieldOption"][];
         };
         /**
@@ -3519,10 +3596,16 @@ export interface components {
         };
         /** @description A list a contact is a member of, with the member's status there. */
         ContactListMembership: {
+            /** @description The list (`lst_…`). */
             list_id: string;
+            /** @description The list's name. */
             name: string;
+            /** @description The contact's status on this list. */
             status: components["schemas"]["ListMemberStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the contact joined the list.
+             */
             created_at: string;
         };
         /** @description One page of a list. */
@@ -3627,6 +3710,7 @@ export interface components {
         };
         /** @description The topics a contact left. */
         ContactTopicOptouts: {
+            /** @description The topics (`top_…`) the contact left, by id; campaigns with one of them as `topic_id` leave the contact out. */
             topic_ids: string[];
         };
         ContactTopicOptoutsUpdate: {
@@ -3635,11 +3719,18 @@ export interface components {
         };
         /** @description An unsubscribe recorded for a contact. */
         ContactUnsubscribeRecord: {
+            /** @description `uns_…` */
             id: string;
+            /** @description The campaign (`cmp_…`) whose message the contact unsubscribed from. */
             campaign_id: string;
+            /** @description The address the message went to. */
             email: string;
+            /** @description How: the unsubscribe page (`link`) or RFC 8058 one-click from the mail client (`one_click`). */
             source: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the contact unsubscribed.
+             */
             occurred_at: string;
         };
         /** @description A partial change: `attributes` are merged into the stored ones (a null value removes a key). */
@@ -3832,36 +3923,77 @@ export interface components {
         Email: {
             /** @description `em_…` */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `transactional`: campaigns' messages are not listed here.
+             * @enum {string}
+             */
             stream: "transactional";
+            /** @description The sender's address. */
             from: components["schemas"]["EmailAddress"];
+            /** @description The name shown beside the sender's address; null when none was given. */
             from_name: string | null;
+            /** @description The recipient of this copy. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description Which of the request's lists named the recipient.
+             * @enum {string}
+             */
             kind: "to" | "cc" | "bcc";
+            /** @description The subject as sent (a template's, rendered). */
             subject: string;
+            /**
+             * @description `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands
+             *     it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later),
+             *     `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or
+             *     `cancelled`.
+             */
             status: components["schemas"]["EmailStatus"];
             /** @description Why it failed, bounced, was deferred or cancelled. */
             reason: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description How many times it was handed to the relay; a deferred message is tried again, up to `SEND_MAX_ATTEMPTS` (5 by default).
+             */
             attempts: number;
+            /** @description The request's tags. */
             tags: string[];
+            /** @description The request's metadata, returned in every event of the message. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description Whether opens are tracked (a pixel in the HTML part). */
             track_opens: boolean;
+            /** @description Whether clicks on the HTML part's links are tracked. */
             track_clicks: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it is due to be sent, when the request scheduled it for later; null otherwise.
+             */
             scheduled_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the relay accepted it; null until then.
+             */
             sent_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first open (a click counts as one; mail clients' automatic fetches too); null while none is tracked.
+             */
             opened_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The first click of a tracked link; null while none.
+             */
             clicked_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it hard-bounced, at the relay or in a later bounce report; null otherwise.
+             */
             bounced_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request was accepted.
+             */
             created_at: string;
             /** @description Present on `GET /emails/{id}`: its events, oldest first. */
             events?: components["schemas"]["EmailTimelineEntry"][];
@@ -3882,9 +4014,14 @@ export interface components {
         };
         /** @description Why an item of a batch was refused, as a problem document would say it. */
         EmailBatchError: {
-            /** @enum {string} */
+            /**
+             * @description What kind of error: always `validation_failed`.
+             * @enum {string}
+             */
             code: "validation_failed";
+            /** @description What is wrong, in words. */
             detail: string;
+            /** @description Each field at fault, its `pointer` relative to the item (`/to/0/email`). */
             errors: components["schemas"]["FieldError"][];
         };
         EmailBatchItemResult: {
@@ -3893,7 +4030,10 @@ export interface components {
              * @description The item's position in `emails`.
              */
             index: number;
-            /** @enum {string} */
+            /**
+             * @description `accepted` (its recipients are in `data`, each queued or refused on its own) or `refused` (nothing sent; `error` says why).
+             * @enum {string}
+             */
             status: "accepted" | "refused";
             /** @description Present when accepted: the recipients, as `POST /emails` answers them. */
             data?: components["schemas"]["EmailRecipientResult"][];
@@ -3907,6 +4047,7 @@ export interface components {
             }[];
         };
         EmailBatchResult: {
+            /** @description One entry per item of `emails`, in their order. */
             data: components["schemas"]["EmailBatchItemResult"][];
         };
         EmailBouncedData: {
@@ -4240,7 +4381,9 @@ export interface components {
          *     (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
          */
         EmailNamedAddress: {
+            /** @description The address. */
             email: components["schemas"]["EmailAddress"];
+            /** @description The name shown beside the address, up to 200 characters, without line breaks. */
             name?: string;
         };
         EmailOpenedData: {
@@ -4302,10 +4445,17 @@ export interface components {
         EmailRecipientResult: {
             /** @description `em_…`; null when the recipient was refused. */
             id: string | null;
+            /** @description The recipient's address, trimmed, with the domain lower-cased. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description Which of the request's lists named the recipient.
+             * @enum {string}
+             */
             kind: "to" | "cc" | "bcc";
-            /** @enum {string} */
+            /**
+             * @description `queued` (to be sent now), `scheduled` (waiting for `scheduled_at`) or `refused` (not sent; `reason` says why).
+             * @enum {string}
+             */
             status: "queued" | "scheduled" | "refused";
             /** @description Why a recipient was refused: `bounced` or `complained` (the address is suppressed). Marketing unsubscribes never refuse a transactional message. */
             reason: string | null;
@@ -4316,10 +4466,18 @@ export interface components {
          *     required, unless `template_id` names a template whose published version gives all three.
          */
         EmailSendRequest: {
+            /** @description The sender (`From`): an address and, optionally, the name shown beside it. */
             from: components["schemas"]["EmailNamedAddress"];
+            /**
+             * @description 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all.
+             *     An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
+             */
             to: components["schemas"]["EmailNamedAddress"][];
+            /** @description Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. */
             cc?: components["schemas"]["EmailNamedAddress"][];
+            /** @description Up to 50 more recipients, each sent a copy of its own; no header shows them. */
             bcc?: components["schemas"]["EmailNamedAddress"][];
+            /** @description Where replies go (`Reply-To`); without it, to `from`. */
             reply_to?: components["schemas"]["EmailAddress"];
             /** @description Required unless `template_id` is given. */
             subject?: string;
@@ -4338,14 +4496,21 @@ export interface components {
             };
             /** @description Up to 20 files, 10 MB in all once decoded. */
             attachments?: components["schemas"]["EmailAttachment"][];
+            /** @description Up to 20 tags (duplicates dropped), to find the messages by (`GET /emails?tag=`); returned in every event of the message. */
             tags?: components["schemas"]["Tag"][];
             /** @description Up to 20 string values (keys up to 40 characters, values up to 500), returned in every event of the message. */
             metadata?: {
                 [key: string]: string;
             };
-            /** @default false */
+            /**
+             * @description Adds an open-tracking pixel to the HTML part (a message with `text` alone is not tracked); opens emit `email.opened`.
+             * @default false
+             */
             track_opens?: boolean;
-            /** @default false */
+            /**
+             * @description Sends the HTML part's links through Sendline's redirect; clicks emit `email.clicked`.
+             * @default false
+             */
             track_clicks?: boolean;
             /**
              * Format: date-time
@@ -4449,9 +4614,14 @@ export interface components {
         EmailTimelineEntry: {
             /** @description `evt_…` */
             id: string;
+            /** @description The event's type: `email.sent`, `email.delivered`, `email.opened`, … */
             type: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
             created_at: string;
+            /** @description The event's payload, as webhooks carry it. */
             data: {
                 [key: string]: unknown;
             };
@@ -4716,7 +4886,10 @@ export interface components {
              * @description Where in a template the error is (1-based), for `template_error`.
              */
             line?: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The column in that line (1-based), for `template_error`.
+             */
             column?: number;
         };
         /** @description The account has a field with this key. */
@@ -5256,8 +5429,11 @@ export interface components {
         };
         /** @description One contact's membership of a list. */
         ListMember: {
+            /** @description The member's contact (`ct_…`). */
             contact_id: string;
+            /** @description The contact's email. */
             email: components["schemas"]["EmailAddress"];
+            /** @description The member's status on this list; campaigns reach only `subscribed` members. */
             status: components["schemas"]["ListMemberStatus"];
             /**
              * Format: date-time
@@ -5269,16 +5445,28 @@ export interface components {
              * @description When the contact joined the list.
              */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the membership last changed.
+             */
             updated_at: string;
         };
         /** @description How many members a list has in each status. */
         ListMemberCounts: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Members waiting for their double opt-in link to be followed.
+             */
             unconfirmed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Members a campaign to the list can reach (when their contact is `subscribed` too).
+             */
             subscribed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Members who left the list; they stay members until removed.
+             */
             unsubscribed: number;
         };
         /** @description One page of a list. */
@@ -5299,7 +5487,9 @@ export interface components {
         ListMemberStatus: "unconfirmed" | "subscribed" | "unsubscribed";
         /** @description Contacts by id and by email, at most 10,000 in all per call. */
         ListMembersAdd: {
+            /** @description Contacts to add, by id (`ct_…`). */
             contact_ids?: string[];
+            /** @description Contacts to add, by email (whatever its case); an address that is no contact is not made one. */
             emails?: components["schemas"]["EmailAddress"][];
             /**
              * @description The status to give: new members default to `unconfirmed` (with a confirmation message) on a
@@ -5325,26 +5515,35 @@ export interface components {
              * @description Contacts that were members already and stayed as they were.
              */
             already_members: number;
+            /** @description What the request named that is no contact of the account; nothing is done for those. */
             not_found: components["schemas"]["ListMembersNotFound"];
         };
         /** @description Ids and emails of the request that name no contact of the account. */
         ListMembersNotFound: {
+            /** @description Ids given that are no contact of the account. */
             contact_ids: string[];
+            /** @description Emails given that are no contact of the account. */
             emails: string[];
         };
         /** @description Contacts by id and by email, at most 10,000 in all per call. */
         ListMembersRemove: {
+            /** @description Contacts to remove, by id (`ct_…`). */
             contact_ids?: string[];
+            /** @description Contacts to remove, by email (whatever its case). */
             emails?: components["schemas"]["EmailAddress"][];
         };
         ListMembersRemoveResult: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Members removed from the list.
+             */
             removed: number;
             /**
              * Format: int32
              * @description Contacts of the account that were not members.
              */
             not_members: number;
+            /** @description What the request named that is no contact of the account. */
             not_found: components["schemas"]["ListMembersNotFound"];
         };
         LoginRequest: {
@@ -5366,15 +5565,19 @@ export interface components {
         MailingList: {
             /** @description `lst_…` */
             id: string;
+            /** @description The list's name, 1–200 characters; public forms and confirmation messages show it. */
             name: string;
+            /** @description A note about the list, for the account's users; null when none. */
             description: string | null;
             /** @description New members get a confirmation message and stay `unconfirmed` until they follow its link. */
             double_opt_in: boolean;
             /** @description The sender of the confirmation messages (required when `double_opt_in` is true). */
             from_email: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The display name of the confirmation messages' sender; null sends from the bare address. */
             from_name: string | null;
             /** @description Names the list in `POST /public/lists/{public_id}/subscribe`; it reveals nothing else. */
             public_id: string;
+            /** @description How many members the list has in each status. */
             members: components["schemas"]["ListMemberCounts"];
             /** Format: date-time */
             created_at: string;
@@ -5382,11 +5585,18 @@ export interface components {
             updated_at: string;
         };
         MailingListCreate: {
+            /** @description 1–200 characters; public forms and confirmation messages show it. Need not be unique. */
             name: string;
+            /** @description A note about the list for the account's users, up to 2,000 characters. */
             description?: string | null;
-            /** @default false */
+            /**
+             * @description Whether new members get a confirmation message and stay `unconfirmed` until they follow its link.
+             * @default false
+             */
             double_opt_in?: boolean;
+            /** @description The sender of the confirmation messages; required when `double_opt_in` is true. */
             from_email?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The display name of the confirmation messages' sender, up to 200 characters. */
             from_name?: string | null;
         };
         /** @description One page of a list. */
@@ -5400,10 +5610,15 @@ export interface components {
         };
         /** @description A partial change: only the fields given. */
         MailingListUpdate: {
+            /** @description A new name, 1–200 characters. */
             name?: string;
+            /** @description A new note, up to 2,000 characters; null removes it. */
             description?: string | null;
+            /** @description Turns double opt-in on or off for members added from now on; existing members keep their status. */
             double_opt_in?: boolean;
+            /** @description The sender of the confirmation messages; cannot be null while `double_opt_in` is true. */
             from_email?: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description The display name of the confirmation messages' sender, up to 200 characters; null removes it. */
             from_name?: string | null;
         };
         Me: {
@@ -5706,15 +5921,21 @@ export interface components {
         };
         /** @description A subscription from a public form or page. */
         PublicSubscribeRequest: {
+            /** @description The address to subscribe; one that is no contact of the account yet becomes one. */
             email: components["schemas"]["EmailAddress"];
+            /** @description Given name, up to 200 characters; kept only when the address becomes a new contact. */
             first_name?: string;
+            /** @description Family name, up to 200 characters; kept only when the address becomes a new contact. */
             last_name?: string;
             /** @description The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty. */
             website?: string;
         };
         /** @description The same answer whatever the address (no enumeration). */
         PublicSubscribeResult: {
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the answer says nothing about the address.
+             * @enum {boolean}
+             */
             accepted: true;
             /** @description Whether the list sends a confirmation message to follow before the subscription counts. */
             confirmation_required: boolean;
@@ -5834,8 +6055,11 @@ export interface components {
         Segment: {
             /** @description `seg_…` */
             id: string;
+            /** @description The segment's name, 1–200 characters; need not be unique. */
             name: string;
+            /** @description A note about the segment for the account's users; null when none. */
             description: string | null;
+            /** @description The rules as saved; custom fields are read as the account defines them when members are worked out. */
             rules: components["schemas"]["SegmentRule"];
             /** Format: date-time */
             created_at: string;
@@ -5843,8 +6067,11 @@ export interface components {
             updated_at: string;
         };
         SegmentCreate: {
+            /** @description 1–200 characters; need not be unique. */
             name: string;
+            /** @description A note about the segment for the account's users, up to 1,000 characters. */
             description?: string | null;
+            /** @description Which contacts belong; checked before anything is saved. */
             rules: components["schemas"]["SegmentRule"];
         };
         /**
@@ -5878,6 +6105,7 @@ export interface components {
             sample: components["schemas"]["Contact"][];
         };
         SegmentPreviewRequest: {
+            /** @description The rules to try, checked as a segment's are; nothing is saved. */
             rules: components["schemas"]["SegmentRule"];
             /**
              * Format: int32
@@ -5910,9 +6138,21 @@ export interface components {
             any?: {
                 [key: string]: unknown;
             }[];
+            /**
+             * @description What a field condition reads: `email`, `first_name`, `last_name`, `status`, `tags`,
+             *     `created_at` or `attributes.<key>`. Text compares case-insensitively; a `choice` field's
+             *     options, exactly.
+             */
             field?: string;
+            /** @description How a field condition compares; which operators apply depends on what `field` reads (see `SegmentOperator`). */
             operator?: components["schemas"]["SegmentOperator"];
+            /**
+             * @description What a field condition compares with: a string (up to 1,000 characters), number or boolean;
+             *     a list of 1–1,000 for `in` and `not_in`; `[low, high]` for `between`; a whole number of days
+             *     (1–36,500) for `within_last_days`; left out for `is_set` and `is_not_set`.
+             */
             value?: unknown;
+            /** @description Makes the rule an engagement condition: what the contact did with the account's campaigns. */
             engagement?: components["schemas"]["EngagementKind"];
             /** @description Engagement with this campaign only (`cmp_…`). */
             campaign_id?: string;
@@ -5928,8 +6168,11 @@ export interface components {
             at_least?: number;
         };
         SegmentUpdate: {
+            /** @description A new name, 1–200 characters. */
             name?: string;
+            /** @description A new note, up to 1,000 characters; null removes it. */
             description?: string | null;
+            /** @description New rules, replacing the stored ones; checked as on creation. */
             rules?: components["schemas"]["SegmentRule"];
         };
         /**
@@ -6039,12 +6282,16 @@ export interface components {
             id: string;
             /** @description Null for a person who was erased: only a SHA-256 of the address is kept, so that it stays suppressed. */
             email: (string & components["schemas"]["EmailAddress"]) | null;
+            /** @description Why: the unsubscribe, bounce or complaint that put it there, or the reason given through the API (`manual` unless given). */
             reason: components["schemas"]["SuppressionReason"];
             /** @description What put it there: `api`, `csv_import`, `unsubscribe_link`, `one_click`, `bounce`, `complaint`, `contact_status` or `erasure`. */
             source: string;
             /** @description The bounce's reason, the campaign of an unsubscribe, or the note given with the address. */
             detail: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the address was put on the list.
+             */
             created_at: string;
         };
         /** @description What adding addresses did. */
@@ -6067,20 +6314,26 @@ export interface components {
         };
         /** @description Addresses to suppress (up to 10,000 per call). */
         SuppressionCreateRequest: {
+            /** @description 1–10,000 addresses; one given twice (whatever its case) counts once, one listed already keeps its entry. */
             emails: components["schemas"]["EmailAddress"][];
             /**
              * @description `manual` unless given.
              * @default manual
              */
             reason?: components["schemas"]["SuppressionReason"];
+            /** @description A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses. */
             detail?: string;
         };
         /** @description A CSV of addresses in a JSON body. */
         SuppressionCsvImportRequest: {
             /** @description The CSV: the first cell of each row is an address (a first row `email` is a header). */
             csv: string;
-            /** @default manual */
+            /**
+             * @description Why these addresses are suppressed; `manual` unless given.
+             * @default manual
+             */
             reason?: components["schemas"]["SuppressionReason"];
+            /** @description A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses. */
             detail?: string;
         };
         /** @description What importing a CSV of addresses did. */
@@ -6107,8 +6360,12 @@ export interface components {
             invalid: number;
             /** @description The first 100 invalid rows. */
             invalid_rows: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description The row's number in the CSV, counting from 1 (a header row counts).
+                 */
                 row: number;
+                /** @description The row's first cell, trimmed, up to 254 characters. */
                 value: string;
             }[];
         };
@@ -6134,10 +6391,15 @@ export interface components {
          *     is removed.
          */
         TagBulkRequest: {
+            /** @description Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was. */
             add?: components["schemas"]["Tag"][];
+            /** @description Up to 50 tags to remove, trimmed. */
             remove?: components["schemas"]["Tag"][];
+            /** @description The contacts to change, by id (`ct_…`); ids of no contact of the account are left out. */
             contact_ids?: string[];
+            /** @description The contacts to change, by email (whatever its case); addresses of no contact are left out. */
             emails?: components["schemas"]["EmailAddress"][];
+            /** @description A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400. */
             segment_id?: string;
         };
         TagBulkResult: {
@@ -6154,8 +6416,12 @@ export interface components {
         };
         /** @description A tag and how many of the account's contacts carry it. */
         TagCount: {
+            /** @description The tag, as contacts carry it (trimmed; case kept). */
             name: components["schemas"]["Tag"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description How many of the account's contacts carry it.
+             */
             contacts: number;
         };
         /** @description One page of a list. */
@@ -6179,7 +6445,9 @@ export interface components {
         Template: {
             /** @description `tpl_…` */
             id: string;
+            /** @description What other templates call it by; unique in the account, whatever the case. */
             name: components["schemas"]["TemplateName"];
+            /** @description A note about the template for the account's users; null when none. */
             description: string | null;
             /** @description The draft's subject line (Liquid). */
             subject: string;
@@ -6199,12 +6467,21 @@ export interface components {
         };
         /** @description A template's draft fields; `name` alone makes an empty draft. */
         TemplateCreate: {
+            /** @description Unique in the account, whatever the case (a taken name answers 409 `template_name_taken`). */
             name: components["schemas"]["TemplateName"];
+            /** @description A note about the template for the account's users, up to 1,000 characters. */
             description?: string | null;
-            /** @default  */
+            /**
+             * @description The draft's subject line (Liquid), up to 998 characters.
+             * @default
+             */
             subject?: string;
-            /** @default  */
+            /**
+             * @description The draft's HTML (Liquid), up to 1,000,000 characters.
+             * @default
+             */
             html?: string;
+            /** @description The draft's plain-text part (Liquid), up to 1,000,000 characters; derived from `html` when null or left out. */
             text?: string | null;
         };
         /** @description Another template of the account has this name, or a request with the same `Idempotency-Key` is still running. */
@@ -6355,8 +6632,11 @@ export interface components {
             version?: number;
         };
         TemplateRendered: {
+            /** @description The rendered subject line. */
             subject: string;
+            /** @description The rendered HTML, without tracking. */
             html: string;
+            /** @description The rendered plain text, derived from the HTML when the template has none. */
             text: string;
         };
         /** @description The draft does not parse: each error with its field, line and column. */
@@ -6390,8 +6670,11 @@ export interface components {
             existing_id?: string;
         };
         TemplateTestRequest: {
+            /** @description 1–10 addresses, each sent a test now; a contact with the address personalises its copy. */
             emails: components["schemas"]["EmailAddress"][];
+            /** @description The tests' sender address. */
             from_email: components["schemas"]["EmailAddress"];
+            /** @description The name shown beside the sender's address, up to 200 characters. */
             from_name?: string | null;
             /** @description Variables for the template, as in `render`. */
             data?: {
@@ -6405,28 +6688,40 @@ export interface components {
         };
         /** @description The fields to change in the draft; the others stay. Published versions never change. */
         TemplateUpdate: {
+            /** @description A new name, unique in the account whatever the case; versions published already keep the partials they froze. */
             name?: components["schemas"]["TemplateName"];
+            /** @description A new note, up to 1,000 characters; null removes it. */
             description?: string | null;
+            /** @description The draft's new subject line (Liquid), up to 998 characters. */
             subject?: string;
+            /** @description The draft's new HTML (Liquid), up to 1,000,000 characters. */
             html?: string;
+            /** @description The draft's new plain-text part (Liquid), up to 1,000,000 characters; null derives it from `html`. */
             text?: string | null;
         };
         /** @description A published version: immutable, with the partials and layouts it uses as they were published then. */
         TemplateVersion: {
             /** @description `tpv_…` */
             id: string;
+            /** @description The template (`tpl_…`) it was published from. */
             template_id: string;
             /**
              * Format: int32
              * @description 1 for the first `publish`, then 2, 3 …
              */
             version: number;
+            /** @description The subject line (Liquid) as published. */
             subject: string;
+            /** @description The HTML (Liquid) as published. */
             html: string;
+            /** @description The plain-text part (Liquid) as published; derived from `html` when null. */
             text: string | null;
             /** @description The names of the partials and layouts frozen into this version, directly or through others. */
             partials: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was published.
+             */
             created_at: string;
         };
         /** @description One page of a list. */
@@ -6529,7 +6824,9 @@ export interface components {
         Topic: {
             /** @description `top_…` */
             id: string;
+            /** @description Unique in the account (case-insensitive); the unsubscribe page shows it. */
             name: string;
+            /** @description A note about the topic for the account's users; null when none. */
             description: string | null;
             /** Format: date-time */
             created_at: string;
@@ -6539,6 +6836,7 @@ export interface components {
         TopicCreate: {
             /** @description Unique in the account (case-insensitive); shown on the unsubscribe page. */
             name: string;
+            /** @description A note about the topic for the account's users, up to 500 characters. */
             description?: string | null;
         };
         /** @description A topic with this name exists, or a request with the same `Idempotency-Key` is still running. */
@@ -6611,7 +6909,9 @@ export interface components {
             has_more: boolean;
         };
         TopicUpdate: {
+            /** @description A new name, 1–100 characters, trimmed; unique in the account (case-insensitive). */
             name?: string;
+            /** @description A new note, up to 500 characters; null removes it. */
             description?: string | null;
         };
         TrackingRecordBase: {
@@ -10224,6 +10524,7 @@ export interface operations {
                     tags?: string;
                     /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
                     mapping?: string;
+                    /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
                     list_ids?: string;
                 };
             };
@@ -11590,9 +11891,11 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only messages in this status. */
                 status?: components["schemas"]["EmailStatus"];
                 /** @description Recipient address (case-insensitive). */
                 to?: string;
+                /** @description Only messages with this tag (exact match). */
                 tag?: components["schemas"]["Tag"];
                 /** @description Created at or after this time. */
                 created_after?: string;
@@ -12392,6 +12695,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every event type Sendline emits. */
                         data: components["schemas"]["EventType"][];
                     };
                 };
@@ -13399,6 +13703,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only members with this status. */
                 status?: components["schemas"]["ListMemberStatus"];
             };
             header?: never;
@@ -13948,6 +14253,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
+                /** @description The list's `public_id` (not its `lst_…` id). */
                 public_id: string;
             };
             cookie?: never;
@@ -14678,6 +14984,7 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only addresses suppressed for this reason. */
                 reason?: components["schemas"]["SuppressionReason"];
                 /** @description Addresses that start with this text (case-insensitive). */
                 email?: string;
@@ -14864,7 +15171,9 @@ export interface operations {
     Suppressions_importCsv: {
         parameters: {
             query?: {
+                /** @description Why these addresses are suppressed; `manual` unless given. */
                 reason?: components["schemas"]["SuppressionReason"];
+                /** @description A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses. */
                 detail?: string;
             };
             header?: {
@@ -15061,6 +15370,7 @@ export interface operations {
     Suppressions_delete: {
         parameters: {
             query: {
+                /** @description Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`. */
                 reason: string;
             };
             header?: never;
@@ -15336,6 +15646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). */
                 name: string;
             };
             cookie?: never;
@@ -15411,6 +15722,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). */
                 name: string;
             };
             cookie?: never;
@@ -16535,6 +16847,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
+                /** @description The version's number: 1, 2, … */
                 version: number;
             };
             cookie?: never;
@@ -18477,6 +18790,7 @@ export interface operations {
             };
             path: {
                 id: string;
+                /** @description The delivery (`whd_…`) of this webhook to send again. */
                 delivery_id: string;
             };
             cookie?: never;

@@ -565,9 +565,9 @@ class EmailsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\EmailStatus|null $status status (optional)
+     * @param  \Sendline\Model\EmailStatus|null $status Only messages in this status. (optional)
      * @param  string|null $to Recipient address (case-insensitive). (optional)
-     * @param  string|null $tag tag (optional)
+     * @param  string|null $tag Only messages with this tag (exact match). (optional)
      * @param  \DateTime|null $created_after Created at or after this time. (optional)
      * @param  \DateTime|null $created_before Created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -589,9 +589,9 @@ class EmailsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\EmailStatus|null $status (optional)
+     * @param  \Sendline\Model\EmailStatus|null $status Only messages in this status. (optional)
      * @param  string|null $to Recipient address (case-insensitive). (optional)
-     * @param  string|null $tag (optional)
+     * @param  string|null $tag Only messages with this tag (exact match). (optional)
      * @param  \DateTime|null $created_after Created at or after this time. (optional)
      * @param  \DateTime|null $created_before Created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -750,9 +750,9 @@ class EmailsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\EmailStatus|null $status (optional)
+     * @param  \Sendline\Model\EmailStatus|null $status Only messages in this status. (optional)
      * @param  string|null $to Recipient address (case-insensitive). (optional)
-     * @param  string|null $tag (optional)
+     * @param  string|null $tag Only messages with this tag (exact match). (optional)
      * @param  \DateTime|null $created_after Created at or after this time. (optional)
      * @param  \DateTime|null $created_before Created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -777,9 +777,9 @@ class EmailsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\EmailStatus|null $status (optional)
+     * @param  \Sendline\Model\EmailStatus|null $status Only messages in this status. (optional)
      * @param  string|null $to Recipient address (case-insensitive). (optional)
-     * @param  string|null $tag (optional)
+     * @param  string|null $tag Only messages with this tag (exact match). (optional)
      * @param  \DateTime|null $created_after Created at or after this time. (optional)
      * @param  \DateTime|null $created_before Created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
@@ -833,9 +833,9 @@ class EmailsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\EmailStatus|null $status (optional)
+     * @param  \Sendline\Model\EmailStatus|null $status Only messages in this status. (optional)
      * @param  string|null $to Recipient address (case-insensitive). (optional)
-     * @param  string|null $tag (optional)
+     * @param  string|null $tag Only messages with this tag (exact match). (optional)
      * @param  \DateTime|null $created_after Created at or after this time. (optional)
      * @param  \DateTime|null $created_before Created before this time. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation

@@ -2396,7 +2396,7 @@ class ListsApi
      * @param  string $id id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ListMemberStatus|null $status status (optional)
+     * @param  \Sendline\Model\ListMemberStatus|null $status Only members with this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['members'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -2417,7 +2417,7 @@ class ListsApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ListMemberStatus|null $status (optional)
+     * @param  \Sendline\Model\ListMemberStatus|null $status Only members with this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['members'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -2589,7 +2589,7 @@ class ListsApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ListMemberStatus|null $status (optional)
+     * @param  \Sendline\Model\ListMemberStatus|null $status Only members with this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['members'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -2613,7 +2613,7 @@ class ListsApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ListMemberStatus|null $status (optional)
+     * @param  \Sendline\Model\ListMemberStatus|null $status Only members with this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['members'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -2666,7 +2666,7 @@ class ListsApi
      * @param  string $id (required)
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\ListMemberStatus|null $status (optional)
+     * @param  \Sendline\Model\ListMemberStatus|null $status Only members with this status. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['members'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException

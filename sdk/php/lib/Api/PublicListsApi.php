@@ -131,7 +131,7 @@ class PublicListsApi
      *
      * Subscribe to a list (public)
      *
-     * @param  string $public_id public_id (required)
+     * @param  string $public_id The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id). (required)
      * @param  \Sendline\Model\PublicSubscribeRequest $public_subscribe_request public_subscribe_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['subscribe'] to see the possible values for this operation
@@ -151,7 +151,7 @@ class PublicListsApi
      *
      * Subscribe to a list (public)
      *
-     * @param  string $public_id (required)
+     * @param  string $public_id The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id). (required)
      * @param  \Sendline\Model\PublicSubscribeRequest $public_subscribe_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['subscribe'] to see the possible values for this operation
@@ -322,7 +322,7 @@ class PublicListsApi
      *
      * Subscribe to a list (public)
      *
-     * @param  string $public_id (required)
+     * @param  string $public_id The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id). (required)
      * @param  \Sendline\Model\PublicSubscribeRequest $public_subscribe_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['subscribe'] to see the possible values for this operation
@@ -345,7 +345,7 @@ class PublicListsApi
      *
      * Subscribe to a list (public)
      *
-     * @param  string $public_id (required)
+     * @param  string $public_id The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id). (required)
      * @param  \Sendline\Model\PublicSubscribeRequest $public_subscribe_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['subscribe'] to see the possible values for this operation
@@ -397,7 +397,7 @@ class PublicListsApi
     /**
      * Create request for operation 'subscribe'
      *
-     * @param  string $public_id (required)
+     * @param  string $public_id The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id). (required)
      * @param  \Sendline\Model\PublicSubscribeRequest $public_subscribe_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['subscribe'] to see the possible values for this operation

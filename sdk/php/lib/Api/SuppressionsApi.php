@@ -145,7 +145,7 @@ class SuppressionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason reason (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Only addresses suppressed for this reason. (optional)
      * @param  string|null $email Addresses that start with this text (case-insensitive). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -166,7 +166,7 @@ class SuppressionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Only addresses suppressed for this reason. (optional)
      * @param  string|null $email Addresses that start with this text (case-insensitive). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -324,7 +324,7 @@ class SuppressionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Only addresses suppressed for this reason. (optional)
      * @param  string|null $email Addresses that start with this text (case-insensitive). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -348,7 +348,7 @@ class SuppressionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Only addresses suppressed for this reason. (optional)
      * @param  string|null $email Addresses that start with this text (case-insensitive). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -401,7 +401,7 @@ class SuppressionsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Only addresses suppressed for this reason. (optional)
      * @param  string|null $email Addresses that start with this text (case-insensitive). (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
@@ -964,7 +964,7 @@ class SuppressionsApi
      * Remove a suppressed address
      *
      * @param  string $id id (required)
-     * @param  string $reason reason (required)
+     * @param  string $reason Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -982,7 +982,7 @@ class SuppressionsApi
      * Remove a suppressed address
      *
      * @param  string $id (required)
-     * @param  string $reason (required)
+     * @param  string $reason Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1080,7 +1080,7 @@ class SuppressionsApi
      * Remove a suppressed address
      *
      * @param  string $id (required)
-     * @param  string $reason (required)
+     * @param  string $reason Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1102,7 +1102,7 @@ class SuppressionsApi
      * Remove a suppressed address
      *
      * @param  string $id (required)
-     * @param  string $reason (required)
+     * @param  string $reason Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1140,7 +1140,7 @@ class SuppressionsApi
      * Create request for operation 'delete'
      *
      * @param  string $id (required)
-     * @param  string $reason (required)
+     * @param  string $reason Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1628,8 +1628,8 @@ class SuppressionsApi
      *
      * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason reason (optional)
-     * @param  string|null $detail detail (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; &#x60;manual&#x60; unless given. (optional)
+     * @param  string|null $detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1649,8 +1649,8 @@ class SuppressionsApi
      *
      * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
-     * @param  string|null $detail (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; &#x60;manual&#x60; unless given. (optional)
+     * @param  string|null $detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1863,8 +1863,8 @@ class SuppressionsApi
      *
      * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
-     * @param  string|null $detail (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; &#x60;manual&#x60; unless given. (optional)
+     * @param  string|null $detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1887,8 +1887,8 @@ class SuppressionsApi
      *
      * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
-     * @param  string|null $detail (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; &#x60;manual&#x60; unless given. (optional)
+     * @param  string|null $detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1940,8 +1940,8 @@ class SuppressionsApi
      *
      * @param  \Sendline\Model\SuppressionCsvImportRequest $suppression_csv_import_request (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
-     * @param  \Sendline\Model\SuppressionReason|null $reason (optional)
-     * @param  string|null $detail (optional)
+     * @param  \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; &#x60;manual&#x60; unless given. (optional)
+     * @param  string|null $detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['importCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException

@@ -940,7 +940,7 @@ class TagsApi
      *
      * Delete a tag
      *
-     * @param  string $name name (required)
+     * @param  string $name The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -957,7 +957,7 @@ class TagsApi
      *
      * Delete a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -1054,7 +1054,7 @@ class TagsApi
      *
      * Delete a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1075,7 +1075,7 @@ class TagsApi
      *
      * Delete a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1112,7 +1112,7 @@ class TagsApi
     /**
      * Create request for operation 'delete'
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['delete'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -1215,7 +1215,7 @@ class TagsApi
      *
      * Rename a tag
      *
-     * @param  string $name name (required)
+     * @param  string $name The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  \Sendline\Model\TagRename $tag_rename tag_rename (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rename'] to see the possible values for this operation
      *
@@ -1234,7 +1234,7 @@ class TagsApi
      *
      * Rename a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  \Sendline\Model\TagRename $tag_rename (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rename'] to see the possible values for this operation
      *
@@ -1432,7 +1432,7 @@ class TagsApi
      *
      * Rename a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  \Sendline\Model\TagRename $tag_rename (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rename'] to see the possible values for this operation
      *
@@ -1454,7 +1454,7 @@ class TagsApi
      *
      * Rename a tag
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  \Sendline\Model\TagRename $tag_rename (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rename'] to see the possible values for this operation
      *
@@ -1505,7 +1505,7 @@ class TagsApi
     /**
      * Create request for operation 'rename'
      *
-     * @param  string $name (required)
+     * @param  string $name The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
      * @param  \Sendline\Model\TagRename $tag_rename (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rename'] to see the possible values for this operation
      *

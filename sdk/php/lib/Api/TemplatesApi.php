@@ -3343,7 +3343,7 @@ class TemplatesApi
      * Get a template version
      *
      * @param  string $id id (required)
-     * @param  int $version version (required)
+     * @param  int $version The version&#39;s number: 1, 2, … (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['version'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -3362,7 +3362,7 @@ class TemplatesApi
      * Get a template version
      *
      * @param  string $id (required)
-     * @param  int $version (required)
+     * @param  int $version The version&#39;s number: 1, 2, … (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['version'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
@@ -3532,7 +3532,7 @@ class TemplatesApi
      * Get a template version
      *
      * @param  string $id (required)
-     * @param  int $version (required)
+     * @param  int $version The version&#39;s number: 1, 2, … (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['version'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -3554,7 +3554,7 @@ class TemplatesApi
      * Get a template version
      *
      * @param  string $id (required)
-     * @param  int $version (required)
+     * @param  int $version The version&#39;s number: 1, 2, … (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['version'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -3605,7 +3605,7 @@ class TemplatesApi
      * Create request for operation 'version'
      *
      * @param  string $id (required)
-     * @param  int $version (required)
+     * @param  int $version The version&#39;s number: 1, 2, … (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['version'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException

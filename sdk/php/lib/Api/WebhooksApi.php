@@ -2451,7 +2451,7 @@ class WebhooksApi
      * Retry a webhook delivery
      *
      * @param  string $id id (required)
-     * @param  string $delivery_id delivery_id (required)
+     * @param  string $delivery_id The delivery (&#x60;whd_…&#x60;) of this webhook to send again. (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
@@ -2471,7 +2471,7 @@ class WebhooksApi
      * Retry a webhook delivery
      *
      * @param  string $id (required)
-     * @param  string $delivery_id (required)
+     * @param  string $delivery_id The delivery (&#x60;whd_…&#x60;) of this webhook to send again. (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
@@ -2670,7 +2670,7 @@ class WebhooksApi
      * Retry a webhook delivery
      *
      * @param  string $id (required)
-     * @param  string $delivery_id (required)
+     * @param  string $delivery_id The delivery (&#x60;whd_…&#x60;) of this webhook to send again. (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
@@ -2693,7 +2693,7 @@ class WebhooksApi
      * Retry a webhook delivery
      *
      * @param  string $id (required)
-     * @param  string $delivery_id (required)
+     * @param  string $delivery_id The delivery (&#x60;whd_…&#x60;) of this webhook to send again. (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *
@@ -2745,7 +2745,7 @@ class WebhooksApi
      * Create request for operation 'retryDelivery'
      *
      * @param  string $id (required)
-     * @param  string $delivery_id (required)
+     * @param  string $delivery_id The delivery (&#x60;whd_…&#x60;) of this webhook to send again. (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['retryDelivery'] to see the possible values for this operation
      *

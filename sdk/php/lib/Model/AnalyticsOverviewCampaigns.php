@@ -366,7 +366,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets draft
      *
-     * @param int $draft draft
+     * @param int $draft Campaigns not yet scheduled or started.
      *
      * @return self
      */
@@ -393,7 +393,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets scheduled
      *
-     * @param int $scheduled scheduled
+     * @param int $scheduled Campaigns waiting for their `scheduled_at`.
      *
      * @return self
      */
@@ -420,7 +420,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets sending
      *
-     * @param int $sending sending
+     * @param int $sending Campaigns sending now.
      *
      * @return self
      */
@@ -447,7 +447,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets paused
      *
-     * @param int $paused paused
+     * @param int $paused Campaigns paused while sending; `resume` goes on.
      *
      * @return self
      */
@@ -474,7 +474,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets completed
      *
-     * @param int $completed completed
+     * @param int $completed Campaigns that finished sending.
      *
      * @return self
      */
@@ -501,7 +501,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets cancelled
      *
-     * @param int $cancelled cancelled
+     * @param int $cancelled Campaigns cancelled before they finished.
      *
      * @return self
      */
@@ -528,7 +528,7 @@ class AnalyticsOverviewCampaigns implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed Campaigns that stopped on an error while sending; `resume` tries again.
      *
      * @return self
      */

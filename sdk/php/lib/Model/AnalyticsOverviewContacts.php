@@ -373,7 +373,7 @@ class AnalyticsOverviewContacts implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets subscribed
      *
-     * @param int $subscribed subscribed
+     * @param int $subscribed Contacts now `subscribed`: those campaigns can send to.
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class AnalyticsOverviewContacts implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets unsubscribed
      *
-     * @param int $unsubscribed unsubscribed
+     * @param int $unsubscribed Contacts now `unsubscribed`.
      *
      * @return self
      */
@@ -427,7 +427,7 @@ class AnalyticsOverviewContacts implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets bounced
      *
-     * @param int $bounced bounced
+     * @param int $bounced Contacts now `bounced`.
      *
      * @return self
      */
@@ -454,7 +454,7 @@ class AnalyticsOverviewContacts implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets complained
      *
-     * @param int $complained complained
+     * @param int $complained Contacts now `complained`.
      *
      * @return self
      */

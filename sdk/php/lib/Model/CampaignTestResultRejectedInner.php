@@ -315,7 +315,7 @@ class CampaignTestResultRejectedInner implements ModelInterface, ArrayAccess, \J
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The address, as given.
      *
      * @return self
      */

@@ -396,7 +396,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets contact
      *
-     * @param \Sendline\Model\Contact $contact contact
+     * @param \Sendline\Model\Contact $contact The contact as `GET /contacts/{id}` shows it.
      *
      * @return self
      */
@@ -511,7 +511,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets opens
      *
-     * @param \Sendline\Model\OpenRecord[] $opens opens
+     * @param \Sendline\Model\OpenRecord[] $opens Every open recorded for the contact or its address, oldest first.
      *
      * @return self
      */
@@ -538,7 +538,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets clicks
      *
-     * @param \Sendline\Model\ClickRecord[] $clicks clicks
+     * @param \Sendline\Model\ClickRecord[] $clicks Every click recorded for the contact or its address, oldest first.
      *
      * @return self
      */
@@ -565,7 +565,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets bounces
      *
-     * @param \Sendline\Model\BounceRecord[] $bounces bounces
+     * @param \Sendline\Model\BounceRecord[] $bounces Every bounce and complaint recorded for the contact or its address, oldest first.
      *
      * @return self
      */
@@ -592,7 +592,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets unsubscribes
      *
-     * @param \Sendline\Model\ContactUnsubscribeRecord[] $unsubscribes unsubscribes
+     * @param \Sendline\Model\ContactUnsubscribeRecord[] $unsubscribes Every unsubscribe from a campaign's message, oldest first.
      *
      * @return self
      */

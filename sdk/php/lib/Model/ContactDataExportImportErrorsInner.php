@@ -335,7 +335,7 @@ class ContactDataExportImportErrorsInner implements ModelInterface, ArrayAccess,
     /**
      * Sets import_id
      *
-     * @param string $import_id import_id
+     * @param string $import_id The import (`imp_…`).
      *
      * @return self
      */
@@ -362,7 +362,7 @@ class ContactDataExportImportErrorsInner implements ModelInterface, ArrayAccess,
     /**
      * Sets row
      *
-     * @param int $row row
+     * @param int $row 1-based data row (the CSV header is row 0).
      *
      * @return self
      */
@@ -389,7 +389,7 @@ class ContactDataExportImportErrorsInner implements ModelInterface, ArrayAccess,
     /**
      * Sets code
      *
-     * @param string $code code
+     * @param string $code Why the row failed: `invalid_email`, `invalid_text`, …
      *
      * @return self
      */
@@ -416,7 +416,7 @@ class ContactDataExportImportErrorsInner implements ModelInterface, ArrayAccess,
     /**
      * Sets detail
      *
-     * @param string $detail detail
+     * @param string $detail The reason, in words.
      *
      * @return self
      */

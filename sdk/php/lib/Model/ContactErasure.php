@@ -336,7 +336,7 @@ class ContactErasure implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The erased contact (`ct_…`), which no longer exists.
      *
      * @return self
      */

@@ -423,7 +423,7 @@ class ContactExport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactExportStatus $status status
+     * @param \Sendline\Model\ContactExportStatus $status `queued` until the job takes it, `running` while it writes, then `completed` (the CSV can be downloaded) or `failed` (`error` says why).
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class ContactExport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets filters
      *
-     * @param \Sendline\Model\ContactExportFilters $filters filters
+     * @param \Sendline\Model\ContactExportFilters $filters The filters the export was started with; those not given are left out.
      *
      * @return self
      */
@@ -592,7 +592,7 @@ class ContactExport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets started_at
      *
-     * @param \DateTime $started_at started_at
+     * @param \DateTime $started_at When the job started writing; null while `queued`.
      *
      * @return self
      */
@@ -626,7 +626,7 @@ class ContactExport implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets completed_at
      *
-     * @param \DateTime $completed_at completed_at
+     * @param \DateTime $completed_at When the export completed or failed; null before then.
      *
      * @return self
      */

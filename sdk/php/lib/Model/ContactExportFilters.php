@@ -350,7 +350,7 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ContactStatus|null $status status
+     * @param \Sendline\Model\ContactStatus|null $status Only contacts with this status.
      *
      * @return self
      */
@@ -377,7 +377,7 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets tag
      *
-     * @param string|null $tag tag
+     * @param string|null $tag Only contacts with this tag (exact match).
      *
      * @return self
      */
@@ -470,7 +470,7 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets created_after
      *
-     * @param \DateTime|null $created_after created_after
+     * @param \DateTime|null $created_after Only contacts created after this time.
      *
      * @return self
      */
@@ -497,7 +497,7 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets created_before
      *
-     * @param \DateTime|null $created_before created_before
+     * @param \DateTime|null $created_before Only contacts created before this time.
      *
      * @return self
      */

@@ -397,7 +397,7 @@ class ContactField implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets key
      *
-     * @param string $key A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.
+     * @param string $key The key of the contacts' `attributes` the field types; unique in the account, never changes.
      *
      * @return self
      */
@@ -429,7 +429,7 @@ class ContactField implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets label
      *
-     * @param string $label label
+     * @param string $label The name people see for the field, 1–200 characters.
      *
      * @return self
      */
@@ -456,7 +456,7 @@ class ContactField implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets type
      *
-     * @param \Sendline\Model\ContactFieldType $type type
+     * @param \Sendline\Model\ContactFieldType $type What values under `key` must be; never changes.
      *
      * @return self
      */

@@ -348,7 +348,7 @@ class ContactFieldCreate implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets key
      *
-     * @param string $key A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.
+     * @param string $key The `attributes` key to type; unique in the account (a taken key answers 409 `field_exists`), and cannot be changed later. An account has at most 100 fields.
      *
      * @return self
      */
@@ -380,7 +380,7 @@ class ContactFieldCreate implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets label
      *
-     * @param string $label label
+     * @param string $label The name people see for the field, 1–200 characters.
      *
      * @return self
      */
@@ -414,7 +414,7 @@ class ContactFieldCreate implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets type
      *
-     * @param \Sendline\Model\ContactFieldType $type type
+     * @param \Sendline\Model\ContactFieldType $type What values under `key` must be; cannot be changed later.
      *
      * @return self
      */

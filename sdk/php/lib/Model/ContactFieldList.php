@@ -306,7 +306,7 @@ class ContactFieldList implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\ContactField[] $data data
+     * @param \Sendline\Model\ContactField[] $data The fields, oldest first.
      *
      * @return self
      */

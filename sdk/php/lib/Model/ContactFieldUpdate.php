@@ -322,7 +322,7 @@ class ContactFieldUpdate implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets label
      *
-     * @param string|null $label label
+     * @param string|null $label A new name for people to see, 1–200 characters.
      *
      * @return self
      */
@@ -356,7 +356,7 @@ class ContactFieldUpdate implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets options
      *
-     * @param string[]|null $options options
+     * @param string[]|null $options The options of a `choice` field, replacing the stored ones (1–100 distinct options); not allowed for other types.
      *
      * @return self
      */

@@ -336,7 +336,7 @@ class ContactListMembership implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets list_id
      *
-     * @param string $list_id list_id
+     * @param string $list_id The list (`lst_…`).
      *
      * @return self
      */
@@ -363,7 +363,7 @@ class ContactListMembership implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The list's name.
      *
      * @return self
      */
@@ -390,7 +390,7 @@ class ContactListMembership implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ListMemberStatus $status status
+     * @param \Sendline\Model\ListMemberStatus $status The contact's status on this list.
      *
      * @return self
      */
@@ -417,7 +417,7 @@ class ContactListMembership implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the contact joined the list.
      *
      * @return self
      */

@@ -306,7 +306,7 @@ class ContactTopicOptouts implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets topic_ids
      *
-     * @param string[] $topic_ids topic_ids
+     * @param string[] $topic_ids The topics (`top_…`) the contact left, by id; campaigns with one of them as `topic_id` leave the contact out.
      *
      * @return self
      */

@@ -346,7 +346,7 @@ class ContactUnsubscribeRecord implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets id
      *
-     * @param string $id id
+     * @param string $id `uns_…`
      *
      * @return self
      */
@@ -373,7 +373,7 @@ class ContactUnsubscribeRecord implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets campaign_id
      *
-     * @param string $campaign_id campaign_id
+     * @param string $campaign_id The campaign (`cmp_…`) whose message the contact unsubscribed from.
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class ContactUnsubscribeRecord implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The address the message went to.
      *
      * @return self
      */
@@ -427,7 +427,7 @@ class ContactUnsubscribeRecord implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets source
      *
-     * @param string $source source
+     * @param string $source How: the unsubscribe page (`link`) or RFC 8058 one-click from the mail client (`one_click`).
      *
      * @return self
      */
@@ -454,7 +454,7 @@ class ContactUnsubscribeRecord implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets occurred_at
      *
-     * @param \DateTime $occurred_at occurred_at
+     * @param \DateTime $occurred_at When the contact unsubscribed.
      *
      * @return self
      */

@@ -582,7 +582,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets stream
      *
-     * @param string $stream stream
+     * @param string $stream Always `transactional`: campaigns' messages are not listed here.
      *
      * @return self
      */
@@ -619,7 +619,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from
      *
-     * @param string $from An email address.
+     * @param string $from The sender's address.
      *
      * @return self
      */
@@ -650,7 +650,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_name
      *
-     * @param string $from_name from_name
+     * @param string $from_name The name shown beside the sender's address; null when none was given.
      *
      * @return self
      */
@@ -684,7 +684,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient of this copy.
      *
      * @return self
      */
@@ -711,7 +711,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets kind
      *
-     * @param string $kind kind
+     * @param string $kind Which of the request's lists named the recipient.
      *
      * @return self
      */
@@ -748,7 +748,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string $subject The subject as sent (a template's, rendered).
      *
      * @return self
      */
@@ -775,7 +775,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\EmailStatus $status status
+     * @param \Sendline\Model\EmailStatus $status `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later), `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or `cancelled`.
      *
      * @return self
      */
@@ -836,7 +836,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets attempts
      *
-     * @param int $attempts attempts
+     * @param int $attempts How many times it was handed to the relay; a deferred message is tried again, up to `SEND_MAX_ATTEMPTS` (5 by default).
      *
      * @return self
      */
@@ -863,7 +863,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[] $tags tags
+     * @param string[] $tags The request's tags.
      *
      * @return self
      */
@@ -890,7 +890,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets metadata
      *
-     * @param array<string,string> $metadata metadata
+     * @param array<string,string> $metadata The request's metadata, returned in every event of the message.
      *
      * @return self
      */
@@ -917,7 +917,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_opens
      *
-     * @param bool $track_opens track_opens
+     * @param bool $track_opens Whether opens are tracked (a pixel in the HTML part).
      *
      * @return self
      */
@@ -944,7 +944,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_clicks
      *
-     * @param bool $track_clicks track_clicks
+     * @param bool $track_clicks Whether clicks on the HTML part's links are tracked.
      *
      * @return self
      */
@@ -971,7 +971,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at scheduled_at
+     * @param \DateTime $scheduled_at When it is due to be sent, when the request scheduled it for later; null otherwise.
      *
      * @return self
      */
@@ -1005,7 +1005,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets sent_at
      *
-     * @param \DateTime $sent_at sent_at
+     * @param \DateTime $sent_at When the relay accepted it; null until then.
      *
      * @return self
      */
@@ -1039,7 +1039,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opened_at
      *
-     * @param \DateTime $opened_at opened_at
+     * @param \DateTime $opened_at The first open (a click counts as one; mail clients' automatic fetches too); null while none is tracked.
      *
      * @return self
      */
@@ -1073,7 +1073,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicked_at
      *
-     * @param \DateTime $clicked_at clicked_at
+     * @param \DateTime $clicked_at The first click of a tracked link; null while none.
      *
      * @return self
      */
@@ -1107,7 +1107,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bounced_at
      *
-     * @param \DateTime $bounced_at bounced_at
+     * @param \DateTime $bounced_at When it hard-bounced, at the relay or in a later bounce report; null otherwise.
      *
      * @return self
      */
@@ -1141,7 +1141,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the request was accepted.
      *
      * @return self
      */

@@ -348,7 +348,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets code
      *
-     * @param string $code code
+     * @param string $code What kind of error: always `validation_failed`.
      *
      * @return self
      */
@@ -385,7 +385,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets detail
      *
-     * @param string $detail detail
+     * @param string $detail What is wrong, in words.
      *
      * @return self
      */
@@ -412,7 +412,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets errors
      *
-     * @param \Sendline\Model\FieldError[] $errors errors
+     * @param \Sendline\Model\FieldError[] $errors Each field at fault, its `pointer` relative to the item (`/to/0/email`).
      *
      * @return self
      */

@@ -380,7 +380,7 @@ class EmailBatchItemResult implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets status
      *
-     * @param string $status status
+     * @param string $status `accepted` (its recipients are in `data`, each queued or refused on its own) or `refused` (nothing sent; `error` says why).
      *
      * @return self
      */

@@ -305,7 +305,7 @@ class EmailBatchResult implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets data
      *
-     * @param \Sendline\Model\EmailBatchItemResult[] $data data
+     * @param \Sendline\Model\EmailBatchItemResult[] $data One entry per item of `emails`, in their order.
      *
      * @return self
      */

@@ -321,7 +321,7 @@ class EmailNamedAddress implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The address.
      *
      * @return self
      */
@@ -352,7 +352,7 @@ class EmailNamedAddress implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name The name shown beside the address, up to 200 characters, without line breaks.
      *
      * @return self
      */

@@ -432,7 +432,7 @@ class EmailRecipientResult implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets email
      *
-     * @param string $email email
+     * @param string $email The recipient's address, trimmed, with the domain lower-cased.
      *
      * @return self
      */
@@ -459,7 +459,7 @@ class EmailRecipientResult implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets kind
      *
-     * @param string $kind kind
+     * @param string $kind Which of the request's lists named the recipient.
      *
      * @return self
      */
@@ -496,7 +496,7 @@ class EmailRecipientResult implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets status
      *
-     * @param string $status status
+     * @param string $status `queued` (to be sent now), `scheduled` (waiting for `scheduled_at`) or `refused` (not sent; `reason` says why).
      *
      * @return self
      */

@@ -488,7 +488,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from
      *
-     * @param \Sendline\Model\EmailNamedAddress $from from
+     * @param \Sendline\Model\EmailNamedAddress $from The sender (`From`): an address and, optionally, the name shown beside it.
      *
      * @return self
      */
@@ -515,7 +515,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets to
      *
-     * @param \Sendline\Model\EmailNamedAddress[] $to to
+     * @param \Sendline\Model\EmailNamedAddress[] $to 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
      *
      * @return self
      */
@@ -549,7 +549,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets cc
      *
-     * @param \Sendline\Model\EmailNamedAddress[]|null $cc cc
+     * @param \Sendline\Model\EmailNamedAddress[]|null $cc Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.
      *
      * @return self
      */
@@ -580,7 +580,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bcc
      *
-     * @param \Sendline\Model\EmailNamedAddress[]|null $bcc bcc
+     * @param \Sendline\Model\EmailNamedAddress[]|null $bcc Up to 50 more recipients, each sent a copy of its own; no header shows them.
      *
      * @return self
      */
@@ -611,7 +611,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reply_to
      *
-     * @param string|null $reply_to An email address.
+     * @param string|null $reply_to Where replies go (`Reply-To`); without it, to `from`.
      *
      * @return self
      */
@@ -802,7 +802,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets tags
      *
-     * @param string[]|null $tags tags
+     * @param string[]|null $tags Up to 20 tags (duplicates dropped), to find the messages by (`GET /emails?tag=`); returned in every event of the message.
      *
      * @return self
      */
@@ -860,7 +860,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_opens
      *
-     * @param bool|null $track_opens track_opens
+     * @param bool|null $track_opens Adds an open-tracking pixel to the HTML part (a message with `text` alone is not tracked); opens emit `email.opened`.
      *
      * @return self
      */
@@ -887,7 +887,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets track_clicks
      *
-     * @param bool|null $track_clicks track_clicks
+     * @param bool|null $track_clicks Sends the HTML part's links through Sendline's redirect; clicks emit `email.clicked`.
      *
      * @return self
      */

@@ -363,7 +363,7 @@ class EmailTimelineEntry implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets type
      *
-     * @param string $type type
+     * @param string $type The event's type: `email.sent`, `email.delivered`, `email.opened`, …
      *
      * @return self
      */
@@ -390,7 +390,7 @@ class EmailTimelineEntry implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the event happened.
      *
      * @return self
      */
@@ -417,7 +417,7 @@ class EmailTimelineEntry implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets data
      *
-     * @param array<string,mixed> $data data
+     * @param array<string,mixed> $data The event's payload, as webhooks carry it.
      *
      * @return self
      */

@@ -305,7 +305,7 @@ class EventsTypes200Response implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets data
      *
-     * @param \Sendline\Model\EventType[] $data data
+     * @param \Sendline\Model\EventType[] $data Every event type Sendline emits.
      *
      * @return self
      */

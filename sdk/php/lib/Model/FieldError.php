@@ -411,7 +411,7 @@ class FieldError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets column
      *
-     * @param int|null $column column
+     * @param int|null $column The column in that line (1-based), for `template_error`.
      *
      * @return self
      */

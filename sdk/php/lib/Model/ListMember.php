@@ -360,7 +360,7 @@ class ListMember implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_id
      *
-     * @param string $contact_id contact_id
+     * @param string $contact_id The member's contact (`ct_…`).
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class ListMember implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The contact's email.
      *
      * @return self
      */
@@ -418,7 +418,7 @@ class ListMember implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\ListMemberStatus $status status
+     * @param \Sendline\Model\ListMemberStatus $status The member's status on this list; campaigns reach only `subscribed` members.
      *
      * @return self
      */
@@ -506,7 +506,7 @@ class ListMember implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets updated_at
      *
-     * @param \DateTime $updated_at updated_at
+     * @param \DateTime $updated_at When the membership last changed.
      *
      * @return self
      */

@@ -326,7 +326,7 @@ class ListMemberCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets unconfirmed
      *
-     * @param int $unconfirmed unconfirmed
+     * @param int $unconfirmed Members waiting for their double opt-in link to be followed.
      *
      * @return self
      */
@@ -353,7 +353,7 @@ class ListMemberCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subscribed
      *
-     * @param int $subscribed subscribed
+     * @param int $subscribed Members a campaign to the list can reach (when their contact is `subscribed` too).
      *
      * @return self
      */
@@ -380,7 +380,7 @@ class ListMemberCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets unsubscribed
      *
-     * @param int $unsubscribed unsubscribed
+     * @param int $unsubscribed Members who left the list; they stay members until removed.
      *
      * @return self
      */

@@ -325,7 +325,7 @@ class ListMembersAdd implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_ids
      *
-     * @param string[]|null $contact_ids contact_ids
+     * @param string[]|null $contact_ids Contacts to add, by id (`ct_…`).
      *
      * @return self
      */
@@ -356,7 +356,7 @@ class ListMembersAdd implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets emails
      *
-     * @param string[]|null $emails emails
+     * @param string[]|null $emails Contacts to add, by email (whatever its case); an address that is no contact is not made one.
      *
      * @return self
      */

@@ -416,7 +416,7 @@ class ListMembersAddResult implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets not_found
      *
-     * @param \Sendline\Model\ListMembersNotFound $not_found not_found
+     * @param \Sendline\Model\ListMembersNotFound $not_found What the request named that is no contact of the account; nothing is done for those.
      *
      * @return self
      */

@@ -316,7 +316,7 @@ class ListMembersNotFound implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets contact_ids
      *
-     * @param string[] $contact_ids contact_ids
+     * @param string[] $contact_ids Ids given that are no contact of the account.
      *
      * @return self
      */
@@ -343,7 +343,7 @@ class ListMembersNotFound implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets emails
      *
-     * @param string[] $emails emails
+     * @param string[] $emails Emails given that are no contact of the account.
      *
      * @return self
      */

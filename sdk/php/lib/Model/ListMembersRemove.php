@@ -318,7 +318,7 @@ class ListMembersRemove implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets contact_ids
      *
-     * @param string[]|null $contact_ids contact_ids
+     * @param string[]|null $contact_ids Contacts to remove, by id (`ct_…`).
      *
      * @return self
      */
@@ -349,7 +349,7 @@ class ListMembersRemove implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets emails
      *
-     * @param string[]|null $emails emails
+     * @param string[]|null $emails Contacts to remove, by email (whatever its case).
      *
      * @return self
      */

@@ -325,7 +325,7 @@ class ListMembersRemoveResult implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets removed
      *
-     * @param int $removed removed
+     * @param int $removed Members removed from the list.
      *
      * @return self
      */
@@ -379,7 +379,7 @@ class ListMembersRemoveResult implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets not_found
      *
-     * @param \Sendline\Model\ListMembersNotFound $not_found not_found
+     * @param \Sendline\Model\ListMembersNotFound $not_found What the request named that is no contact of the account.
      *
      * @return self
      */

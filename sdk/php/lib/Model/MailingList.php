@@ -427,7 +427,7 @@ class MailingList implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The list's name, 1–200 characters; public forms and confirmation messages show it.
      *
      * @return self
      */
@@ -454,7 +454,7 @@ class MailingList implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note about the list, for the account's users; null when none.
      *
      * @return self
      */
@@ -553,7 +553,7 @@ class MailingList implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from_name
      *
-     * @param string $from_name from_name
+     * @param string $from_name The display name of the confirmation messages' sender; null sends from the bare address.
      *
      * @return self
      */
@@ -614,7 +614,7 @@ class MailingList implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets members
      *
-     * @param \Sendline\Model\ListMemberCounts $members members
+     * @param \Sendline\Model\ListMemberCounts $members How many members the list has in each status.
      *
      * @return self
      */

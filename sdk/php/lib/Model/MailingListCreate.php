@@ -353,7 +353,7 @@ class MailingListCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name 1–200 characters; public forms and confirmation messages show it. Need not be unique.
      *
      * @return self
      */
@@ -387,7 +387,7 @@ class MailingListCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A note about the list for the account's users, up to 2,000 characters.
      *
      * @return self
      */
@@ -425,7 +425,7 @@ class MailingListCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets double_opt_in
      *
-     * @param bool|null $double_opt_in double_opt_in
+     * @param bool|null $double_opt_in Whether new members get a confirmation message and stay `unconfirmed` until they follow its link.
      *
      * @return self
      */
@@ -452,7 +452,7 @@ class MailingListCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets from_email
      *
-     * @param string|null $from_email An email address.
+     * @param string|null $from_email The sender of the confirmation messages; required when `double_opt_in` is true.
      *
      * @return self
      */
@@ -490,7 +490,7 @@ class MailingListCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets from_name
      *
-     * @param string|null $from_name from_name
+     * @param string|null $from_name The display name of the confirmation messages' sender, up to 200 characters.
      *
      * @return self
      */

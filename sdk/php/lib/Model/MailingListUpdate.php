@@ -351,7 +351,7 @@ class MailingListUpdate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name A new name, 1–200 characters.
      *
      * @return self
      */
@@ -385,7 +385,7 @@ class MailingListUpdate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A new note, up to 2,000 characters; null removes it.
      *
      * @return self
      */
@@ -423,7 +423,7 @@ class MailingListUpdate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets double_opt_in
      *
-     * @param bool|null $double_opt_in double_opt_in
+     * @param bool|null $double_opt_in Turns double opt-in on or off for members added from now on; existing members keep their status.
      *
      * @return self
      */
@@ -450,7 +450,7 @@ class MailingListUpdate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets from_email
      *
-     * @param string|null $from_email An email address.
+     * @param string|null $from_email The sender of the confirmation messages; cannot be null while `double_opt_in` is true.
      *
      * @return self
      */
@@ -488,7 +488,7 @@ class MailingListUpdate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets from_name
      *
-     * @param string|null $from_name from_name
+     * @param string|null $from_name The display name of the confirmation messages' sender, up to 200 characters; null removes it.
      *
      * @return self
      */

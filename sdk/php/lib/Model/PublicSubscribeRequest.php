@@ -343,7 +343,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets email
      *
-     * @param string $email An email address.
+     * @param string $email The address to subscribe; one that is no contact of the account yet becomes one.
      *
      * @return self
      */
@@ -374,7 +374,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets first_name
      *
-     * @param string|null $first_name first_name
+     * @param string|null $first_name Given name, up to 200 characters; kept only when the address becomes a new contact.
      *
      * @return self
      */
@@ -405,7 +405,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets last_name
      *
-     * @param string|null $last_name last_name
+     * @param string|null $last_name Family name, up to 200 characters; kept only when the address becomes a new contact.
      *
      * @return self
      */

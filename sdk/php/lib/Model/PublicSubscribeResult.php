@@ -316,7 +316,7 @@ class PublicSubscribeResult implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets accepted
      *
-     * @param bool $accepted accepted
+     * @param bool $accepted Always true: the answer says nothing about the address.
      *
      * @return self
      */

@@ -383,7 +383,7 @@ class Segment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name The segment's name, 1–200 characters; need not be unique.
      *
      * @return self
      */
@@ -410,7 +410,7 @@ class Segment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note about the segment for the account's users; null when none.
      *
      * @return self
      */
@@ -444,7 +444,7 @@ class Segment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rules
      *
-     * @param \Sendline\Model\SegmentRule $rules rules
+     * @param \Sendline\Model\SegmentRule $rules The rules as saved; custom fields are read as the account defines them when members are worked out.
      *
      * @return self
      */

@@ -334,7 +334,7 @@ class SegmentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name 1–200 characters; need not be unique.
      *
      * @return self
      */
@@ -368,7 +368,7 @@ class SegmentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A note about the segment for the account's users, up to 1,000 characters.
      *
      * @return self
      */
@@ -406,7 +406,7 @@ class SegmentCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rules
      *
-     * @param \Sendline\Model\SegmentRule $rules rules
+     * @param \Sendline\Model\SegmentRule $rules Which contacts belong; checked before anything is saved.
      *
      * @return self
      */

@@ -320,7 +320,7 @@ class SegmentPreviewRequest implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets rules
      *
-     * @param \Sendline\Model\SegmentRule $rules rules
+     * @param \Sendline\Model\SegmentRule $rules The rules to try, checked as a segment's are; nothing is saved.
      *
      * @return self
      */

@@ -471,7 +471,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets field
      *
-     * @param string|null $field field
+     * @param string|null $field What a field condition reads: `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`. Text compares case-insensitively; a `choice` field's options, exactly.
      *
      * @return self
      */
@@ -505,7 +505,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets operator
      *
-     * @param \Sendline\Model\SegmentOperator|null $operator operator
+     * @param \Sendline\Model\SegmentOperator|null $operator How a field condition compares; which operators apply depends on what `field` reads (see `SegmentOperator`).
      *
      * @return self
      */
@@ -532,7 +532,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets value
      *
-     * @param mixed|null $value value
+     * @param mixed|null $value What a field condition compares with: a string (up to 1,000 characters), number or boolean; a list of 1–1,000 for `in` and `not_in`; `[low, high]` for `between`; a whole number of days (1–36,500) for `within_last_days`; left out for `is_set` and `is_not_set`.
      *
      * @return self
      */
@@ -566,7 +566,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets engagement
      *
-     * @param \Sendline\Model\EngagementKind|null $engagement engagement
+     * @param \Sendline\Model\EngagementKind|null $engagement Makes the rule an engagement condition: what the contact did with the account's campaigns.
      *
      * @return self
      */

@@ -328,7 +328,7 @@ class SegmentUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name A new name, 1–200 characters.
      *
      * @return self
      */
@@ -362,7 +362,7 @@ class SegmentUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A new note, up to 1,000 characters; null removes it.
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class SegmentUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets rules
      *
-     * @param \Sendline\Model\SegmentRule|null $rules rules
+     * @param \Sendline\Model\SegmentRule|null $rules New rules, replacing the stored ones; checked as on creation.
      *
      * @return self
      */

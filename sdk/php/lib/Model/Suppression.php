@@ -425,7 +425,7 @@ class Suppression implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param \Sendline\Model\SuppressionReason $reason reason
+     * @param \Sendline\Model\SuppressionReason $reason Why: the unsubscribe, bounce or complaint that put it there, or the reason given through the API (`manual` unless given).
      *
      * @return self
      */
@@ -513,7 +513,7 @@ class Suppression implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When the address was put on the list.
      *
      * @return self
      */

@@ -332,7 +332,7 @@ class SuppressionCreateRequest implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets emails
      *
-     * @param string[] $emails emails
+     * @param string[] $emails 1–10,000 addresses; one given twice (whatever its case) counts once, one listed already keeps its entry.
      *
      * @return self
      */
@@ -393,7 +393,7 @@ class SuppressionCreateRequest implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
      *
      * @return self
      */

@@ -351,7 +351,7 @@ class SuppressionCsvImportRequest implements ModelInterface, ArrayAccess, \JsonS
     /**
      * Sets reason
      *
-     * @param \Sendline\Model\SuppressionReason|null $reason reason
+     * @param \Sendline\Model\SuppressionReason|null $reason Why these addresses are suppressed; `manual` unless given.
      *
      * @return self
      */
@@ -378,7 +378,7 @@ class SuppressionCsvImportRequest implements ModelInterface, ArrayAccess, \JsonS
     /**
      * Sets detail
      *
-     * @param string|null $detail detail
+     * @param string|null $detail A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
      *
      * @return self
      */

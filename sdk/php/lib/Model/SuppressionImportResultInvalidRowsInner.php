@@ -315,7 +315,7 @@ class SuppressionImportResultInvalidRowsInner implements ModelInterface, ArrayAc
     /**
      * Sets row
      *
-     * @param int $row row
+     * @param int $row The row's number in the CSV, counting from 1 (a header row counts).
      *
      * @return self
      */
@@ -342,7 +342,7 @@ class SuppressionImportResultInvalidRowsInner implements ModelInterface, ArrayAc
     /**
      * Sets value
      *
-     * @param string $value value
+     * @param string $value The row's first cell, trimmed, up to 254 characters.
      *
      * @return self
      */

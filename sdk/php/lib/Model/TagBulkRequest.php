@@ -359,7 +359,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets add
      *
-     * @param string[]|null $add add
+     * @param string[]|null $add Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was.
      *
      * @return self
      */
@@ -390,7 +390,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets remove
      *
-     * @param string[]|null $remove remove
+     * @param string[]|null $remove Up to 50 tags to remove, trimmed.
      *
      * @return self
      */
@@ -421,7 +421,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contact_ids
      *
-     * @param string[]|null $contact_ids contact_ids
+     * @param string[]|null $contact_ids The contacts to change, by id (`ct_…`); ids of no contact of the account are left out.
      *
      * @return self
      */
@@ -455,7 +455,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets emails
      *
-     * @param string[]|null $emails emails
+     * @param string[]|null $emails The contacts to change, by email (whatever its case); addresses of no contact are left out.
      *
      * @return self
      */
@@ -489,7 +489,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets segment_id
      *
-     * @param string|null $segment_id segment_id
+     * @param string|null $segment_id A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400.
      *
      * @return self
      */

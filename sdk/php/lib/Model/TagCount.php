@@ -324,7 +324,7 @@ class TagCount implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name A tag: 1–100 characters.
+     * @param string $name The tag, as contacts carry it (trimmed; case kept).
      *
      * @return self
      */
@@ -358,7 +358,7 @@ class TagCount implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets contacts
      *
-     * @param int $contacts contacts
+     * @param int $contacts How many of the account's contacts carry it.
      *
      * @return self
      */

@@ -425,7 +425,7 @@ class Template implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+     * @param string $name What other templates call it by; unique in the account, whatever the case.
      *
      * @return self
      */
@@ -462,7 +462,7 @@ class Template implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note about the template for the account's users; null when none.
      *
      * @return self
      */

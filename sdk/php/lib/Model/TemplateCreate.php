@@ -362,7 +362,7 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+     * @param string $name Unique in the account, whatever the case (a taken name answers 409 `template_name_taken`).
      *
      * @return self
      */
@@ -399,7 +399,7 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A note about the template for the account's users, up to 1,000 characters.
      *
      * @return self
      */
@@ -437,7 +437,7 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string|null $subject subject
+     * @param string|null $subject The draft's subject line (Liquid), up to 998 characters.
      *
      * @return self
      */
@@ -468,7 +468,7 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets html
      *
-     * @param string|null $html html
+     * @param string|null $html The draft's HTML (Liquid), up to 1,000,000 characters.
      *
      * @return self
      */
@@ -499,7 +499,7 @@ class TemplateCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets text
      *
-     * @param string|null $text text
+     * @param string|null $text The draft's plain-text part (Liquid), up to 1,000,000 characters; derived from `html` when null or left out.
      *
      * @return self
      */

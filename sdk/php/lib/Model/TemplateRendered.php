@@ -325,7 +325,7 @@ class TemplateRendered implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string $subject The rendered subject line.
      *
      * @return self
      */
@@ -352,7 +352,7 @@ class TemplateRendered implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets html
      *
-     * @param string $html html
+     * @param string $html The rendered HTML, without tracking.
      *
      * @return self
      */
@@ -379,7 +379,7 @@ class TemplateRendered implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets text
      *
-     * @param string $text text
+     * @param string $text The rendered plain text, derived from the HTML when the template has none.
      *
      * @return self
      */

@@ -356,7 +356,7 @@ class TemplateTestRequest implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets emails
      *
-     * @param string[] $emails emails
+     * @param string[] $emails 1–10 addresses, each sent a test now; a contact with the address personalises its copy.
      *
      * @return self
      */
@@ -390,7 +390,7 @@ class TemplateTestRequest implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets from_email
      *
-     * @param string $from_email An email address.
+     * @param string $from_email The tests' sender address.
      *
      * @return self
      */
@@ -421,7 +421,7 @@ class TemplateTestRequest implements ModelInterface, ArrayAccess, \JsonSerializa
     /**
      * Sets from_name
      *
-     * @param string|null $from_name from_name
+     * @param string|null $from_name The name shown beside the sender's address, up to 200 characters.
      *
      * @return self
      */

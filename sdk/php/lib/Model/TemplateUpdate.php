@@ -359,7 +359,7 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string|null $name What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+     * @param string|null $name A new name, unique in the account whatever the case; versions published already keep the partials they froze.
      *
      * @return self
      */
@@ -396,7 +396,7 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A new note, up to 1,000 characters; null removes it.
      *
      * @return self
      */
@@ -434,7 +434,7 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string|null $subject subject
+     * @param string|null $subject The draft's new subject line (Liquid), up to 998 characters.
      *
      * @return self
      */
@@ -465,7 +465,7 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets html
      *
-     * @param string|null $html html
+     * @param string|null $html The draft's new HTML (Liquid), up to 1,000,000 characters.
      *
      * @return self
      */
@@ -496,7 +496,7 @@ class TemplateUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets text
      *
-     * @param string|null $text text
+     * @param string|null $text The draft's new plain-text part (Liquid), up to 1,000,000 characters; null derives it from `html`.
      *
      * @return self
      */

@@ -403,7 +403,7 @@ class TemplateVersion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets template_id
      *
-     * @param string $template_id template_id
+     * @param string $template_id The template (`tpl_…`) it was published from.
      *
      * @return self
      */
@@ -457,7 +457,7 @@ class TemplateVersion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject subject
+     * @param string $subject The subject line (Liquid) as published.
      *
      * @return self
      */
@@ -484,7 +484,7 @@ class TemplateVersion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets html
      *
-     * @param string $html html
+     * @param string $html The HTML (Liquid) as published.
      *
      * @return self
      */
@@ -511,7 +511,7 @@ class TemplateVersion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets text
      *
-     * @param string $text text
+     * @param string $text The plain-text part (Liquid) as published; derived from `html` when null.
      *
      * @return self
      */
@@ -572,7 +572,7 @@ class TemplateVersion implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets created_at
      *
-     * @param \DateTime $created_at created_at
+     * @param \DateTime $created_at When it was published.
      *
      * @return self
      */

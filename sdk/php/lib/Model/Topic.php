@@ -373,7 +373,7 @@ class Topic implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name Unique in the account (case-insensitive); the unsubscribe page shows it.
      *
      * @return self
      */
@@ -400,7 +400,7 @@ class Topic implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string $description description
+     * @param string $description A note about the topic for the account's users; null when none.
      *
      * @return self
      */

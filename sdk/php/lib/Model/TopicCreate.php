@@ -358,7 +358,7 @@ class TopicCreate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A note about the topic for the account's users, up to 500 characters.
      *
      * @return self
      */

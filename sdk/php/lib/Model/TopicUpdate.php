@@ -321,7 +321,7 @@ class TopicUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string|null $name name
+     * @param string|null $name A new name, 1–100 characters, trimmed; unique in the account (case-insensitive).
      *
      * @return self
      */
@@ -355,7 +355,7 @@ class TopicUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets description
      *
-     * @param string|null $description description
+     * @param string|null $description A new note, up to 500 characters; null removes it.
      *
      * @return self
      */

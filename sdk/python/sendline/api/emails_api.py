@@ -952,9 +952,9 @@ class EmailsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[EmailStatus] = None,
+        status: Annotated[Optional[EmailStatus], Field(description="Only messages in this status.")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Recipient address (case-insensitive).")] = None,
-        tag: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = None,
+        tag: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only messages with this tag (exact match).")] = None,
         created_after: Annotated[Optional[datetime], Field(description="Created at or after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Created before this time.")] = None,
         _request_timeout: Union[
@@ -978,11 +978,11 @@ class EmailsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: EmailStatus
         :param to: Recipient address (case-insensitive).
         :type to: str
-        :param tag:
+        :param tag: Only messages with this tag (exact match).
         :type tag: str
         :param created_after: Created at or after this time.
         :type created_after: datetime
@@ -1048,9 +1048,9 @@ class EmailsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[EmailStatus] = None,
+        status: Annotated[Optional[EmailStatus], Field(description="Only messages in this status.")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Recipient address (case-insensitive).")] = None,
-        tag: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = None,
+        tag: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only messages with this tag (exact match).")] = None,
         created_after: Annotated[Optional[datetime], Field(description="Created at or after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Created before this time.")] = None,
         _request_timeout: Union[
@@ -1074,11 +1074,11 @@ class EmailsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: EmailStatus
         :param to: Recipient address (case-insensitive).
         :type to: str
-        :param tag:
+        :param tag: Only messages with this tag (exact match).
         :type tag: str
         :param created_after: Created at or after this time.
         :type created_after: datetime
@@ -1144,9 +1144,9 @@ class EmailsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[EmailStatus] = None,
+        status: Annotated[Optional[EmailStatus], Field(description="Only messages in this status.")] = None,
         to: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Recipient address (case-insensitive).")] = None,
-        tag: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = None,
+        tag: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only messages with this tag (exact match).")] = None,
         created_after: Annotated[Optional[datetime], Field(description="Created at or after this time.")] = None,
         created_before: Annotated[Optional[datetime], Field(description="Created before this time.")] = None,
         _request_timeout: Union[
@@ -1170,11 +1170,11 @@ class EmailsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only messages in this status.
         :type status: EmailStatus
         :param to: Recipient address (case-insensitive).
         :type to: str
-        :param tag:
+        :param tag: Only messages with this tag (exact match).
         :type tag: str
         :param created_after: Created at or after this time.
         :type created_after: datetime

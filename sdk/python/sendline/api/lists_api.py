@@ -1848,7 +1848,7 @@ class ListsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ListMemberStatus] = None,
+        status: Annotated[Optional[ListMemberStatus], Field(description="Only members with this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1872,7 +1872,7 @@ class ListsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only members with this status.
         :type status: ListMemberStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1933,7 +1933,7 @@ class ListsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ListMemberStatus] = None,
+        status: Annotated[Optional[ListMemberStatus], Field(description="Only members with this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1957,7 +1957,7 @@ class ListsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only members with this status.
         :type status: ListMemberStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -2018,7 +2018,7 @@ class ListsApi:
         id: StrictStr,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        status: Optional[ListMemberStatus] = None,
+        status: Annotated[Optional[ListMemberStatus], Field(description="Only members with this status.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -2042,7 +2042,7 @@ class ListsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param status:
+        :param status: Only members with this status.
         :type status: ListMemberStatus
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

@@ -43,7 +43,7 @@ class PublicListsApi:
     @validate_call
     def subscribe(
         self,
-        public_id: Annotated[str, Field(strict=True, max_length=64)],
+        public_id: Annotated[str, Field(strict=True, max_length=64, description="The list's `public_id` (not its `lst_…` id).")],
         public_subscribe_request: PublicSubscribeRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
@@ -63,7 +63,7 @@ class PublicListsApi:
 
         Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
-        :param public_id: (required)
+        :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
         :param public_subscribe_request: (required)
         :type public_subscribe_request: PublicSubscribeRequest
@@ -125,7 +125,7 @@ class PublicListsApi:
     @validate_call
     def subscribe_with_http_info(
         self,
-        public_id: Annotated[str, Field(strict=True, max_length=64)],
+        public_id: Annotated[str, Field(strict=True, max_length=64, description="The list's `public_id` (not its `lst_…` id).")],
         public_subscribe_request: PublicSubscribeRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
@@ -145,7 +145,7 @@ class PublicListsApi:
 
         Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
-        :param public_id: (required)
+        :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
         :param public_subscribe_request: (required)
         :type public_subscribe_request: PublicSubscribeRequest
@@ -207,7 +207,7 @@ class PublicListsApi:
     @validate_call
     def subscribe_without_preload_content(
         self,
-        public_id: Annotated[str, Field(strict=True, max_length=64)],
+        public_id: Annotated[str, Field(strict=True, max_length=64, description="The list's `public_id` (not its `lst_…` id).")],
         public_subscribe_request: PublicSubscribeRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
@@ -227,7 +227,7 @@ class PublicListsApi:
 
         Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
-        :param public_id: (required)
+        :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
         :param public_subscribe_request: (required)
         :type public_subscribe_request: PublicSubscribeRequest

@@ -367,7 +367,7 @@ class SuppressionsApi:
     def delete(
         self,
         id: StrictStr,
-        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500)],
+        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500, description="Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`.")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -387,7 +387,7 @@ class SuppressionsApi:
 
         :param id: (required)
         :type id: str
-        :param reason: (required)
+        :param reason: Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`. (required)
         :type reason: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -444,7 +444,7 @@ class SuppressionsApi:
     def delete_with_http_info(
         self,
         id: StrictStr,
-        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500)],
+        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500, description="Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`.")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -464,7 +464,7 @@ class SuppressionsApi:
 
         :param id: (required)
         :type id: str
-        :param reason: (required)
+        :param reason: Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`. (required)
         :type reason: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -521,7 +521,7 @@ class SuppressionsApi:
     def delete_without_preload_content(
         self,
         id: StrictStr,
-        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500)],
+        reason: Annotated[str, Field(min_length=1, strict=True, max_length=500, description="Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`.")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -541,7 +541,7 @@ class SuppressionsApi:
 
         :param id: (required)
         :type id: str
-        :param reason: (required)
+        :param reason: Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its `status_reason`. (required)
         :type reason: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -946,8 +946,8 @@ class SuppressionsApi:
         self,
         suppression_csv_import_request: SuppressionCsvImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Why these addresses are suppressed; `manual` unless given.")] = None,
+        detail: Annotated[Optional[Annotated[str, Field(strict=True, max_length=500)]], Field(description="A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -969,9 +969,9 @@ class SuppressionsApi:
         :type suppression_csv_import_request: SuppressionCsvImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param reason:
+        :param reason: Why these addresses are suppressed; `manual` unless given.
         :type reason: SuppressionReason
-        :param detail:
+        :param detail: A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
         :type detail: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1034,8 +1034,8 @@ class SuppressionsApi:
         self,
         suppression_csv_import_request: SuppressionCsvImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Why these addresses are suppressed; `manual` unless given.")] = None,
+        detail: Annotated[Optional[Annotated[str, Field(strict=True, max_length=500)]], Field(description="A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1057,9 +1057,9 @@ class SuppressionsApi:
         :type suppression_csv_import_request: SuppressionCsvImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param reason:
+        :param reason: Why these addresses are suppressed; `manual` unless given.
         :type reason: SuppressionReason
-        :param detail:
+        :param detail: A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
         :type detail: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1122,8 +1122,8 @@ class SuppressionsApi:
         self,
         suppression_csv_import_request: SuppressionCsvImportRequest,
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
-        reason: Optional[SuppressionReason] = None,
-        detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Why these addresses are suppressed; `manual` unless given.")] = None,
+        detail: Annotated[Optional[Annotated[str, Field(strict=True, max_length=500)]], Field(description="A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1145,9 +1145,9 @@ class SuppressionsApi:
         :type suppression_csv_import_request: SuppressionCsvImportRequest
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
-        :param reason:
+        :param reason: Why these addresses are suppressed; `manual` unless given.
         :type reason: SuppressionReason
-        :param detail:
+        :param detail: A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
         :type detail: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -1299,7 +1299,7 @@ class SuppressionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        reason: Optional[SuppressionReason] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Only addresses suppressed for this reason.")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Addresses that start with this text (case-insensitive).")] = None,
         _request_timeout: Union[
             None,
@@ -1322,7 +1322,7 @@ class SuppressionsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param reason:
+        :param reason: Only addresses suppressed for this reason.
         :type reason: SuppressionReason
         :param email: Addresses that start with this text (case-insensitive).
         :type email: str
@@ -1383,7 +1383,7 @@ class SuppressionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        reason: Optional[SuppressionReason] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Only addresses suppressed for this reason.")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Addresses that start with this text (case-insensitive).")] = None,
         _request_timeout: Union[
             None,
@@ -1406,7 +1406,7 @@ class SuppressionsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param reason:
+        :param reason: Only addresses suppressed for this reason.
         :type reason: SuppressionReason
         :param email: Addresses that start with this text (case-insensitive).
         :type email: str
@@ -1467,7 +1467,7 @@ class SuppressionsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        reason: Optional[SuppressionReason] = None,
+        reason: Annotated[Optional[SuppressionReason], Field(description="Only addresses suppressed for this reason.")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Addresses that start with this text (case-insensitive).")] = None,
         _request_timeout: Union[
             None,
@@ -1490,7 +1490,7 @@ class SuppressionsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
-        :param reason:
+        :param reason: Only addresses suppressed for this reason.
         :type reason: SuppressionReason
         :param email: Addresses that start with this text (case-insensitive).
         :type email: str

@@ -367,7 +367,7 @@ class TagsApi:
     @validate_call
     def delete(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -385,7 +385,7 @@ class TagsApi:
 
         Removes the tag from every contact that carries it. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -440,7 +440,7 @@ class TagsApi:
     @validate_call
     def delete_with_http_info(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -458,7 +458,7 @@ class TagsApi:
 
         Removes the tag from every contact that carries it. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -513,7 +513,7 @@ class TagsApi:
     @validate_call
     def delete_without_preload_content(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -531,7 +531,7 @@ class TagsApi:
 
         Removes the tag from every contact that carries it. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -944,7 +944,7 @@ class TagsApi:
     @validate_call
     def rename(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         tag_rename: TagRename,
         _request_timeout: Union[
             None,
@@ -963,7 +963,7 @@ class TagsApi:
 
         Renames the tag on every contact that carries it; a contact that carries both names keeps one. Answers the tag under its new name. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param tag_rename: (required)
         :type tag_rename: TagRename
@@ -1023,7 +1023,7 @@ class TagsApi:
     @validate_call
     def rename_with_http_info(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         tag_rename: TagRename,
         _request_timeout: Union[
             None,
@@ -1042,7 +1042,7 @@ class TagsApi:
 
         Renames the tag on every contact that carries it; a contact that carries both names keeps one. Answers the tag under its new name. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param tag_rename: (required)
         :type tag_rename: TagRename
@@ -1102,7 +1102,7 @@ class TagsApi:
     @validate_call
     def rename_without_preload_content(
         self,
-        name: StrictStr,
+        name: Annotated[StrictStr, Field(description="The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored).")],
         tag_rename: TagRename,
         _request_timeout: Union[
             None,
@@ -1121,7 +1121,7 @@ class TagsApi:
 
         Renames the tag on every contact that carries it; a contact that carries both names keeps one. Answers the tag under its new name. No `contact.updated` events are written.
 
-        :param name: (required)
+        :param name: The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored). (required)
         :type name: str
         :param tag_rename: (required)
         :type tag_rename: TagRename

@@ -2526,7 +2526,7 @@ class TemplatesApi:
     def version(
         self,
         id: StrictStr,
-        version: Annotated[int, Field(strict=True, ge=1)],
+        version: Annotated[int, Field(strict=True, ge=1, description="The version's number: 1, 2, …")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -2546,7 +2546,7 @@ class TemplatesApi:
 
         :param id: (required)
         :type id: str
-        :param version: (required)
+        :param version: The version's number: 1, 2, … (required)
         :type version: int
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -2603,7 +2603,7 @@ class TemplatesApi:
     def version_with_http_info(
         self,
         id: StrictStr,
-        version: Annotated[int, Field(strict=True, ge=1)],
+        version: Annotated[int, Field(strict=True, ge=1, description="The version's number: 1, 2, …")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -2623,7 +2623,7 @@ class TemplatesApi:
 
         :param id: (required)
         :type id: str
-        :param version: (required)
+        :param version: The version's number: 1, 2, … (required)
         :type version: int
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -2680,7 +2680,7 @@ class TemplatesApi:
     def version_without_preload_content(
         self,
         id: StrictStr,
-        version: Annotated[int, Field(strict=True, ge=1)],
+        version: Annotated[int, Field(strict=True, ge=1, description="The version's number: 1, 2, …")],
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -2700,7 +2700,7 @@ class TemplatesApi:
 
         :param id: (required)
         :type id: str
-        :param version: (required)
+        :param version: The version's number: 1, 2, … (required)
         :type version: int
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

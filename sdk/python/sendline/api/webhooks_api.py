@@ -1897,7 +1897,7 @@ class WebhooksApi:
     def retry_delivery(
         self,
         id: StrictStr,
-        delivery_id: StrictStr,
+        delivery_id: Annotated[StrictStr, Field(description="The delivery (`whd_…`) of this webhook to send again.")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -1918,7 +1918,7 @@ class WebhooksApi:
 
         :param id: (required)
         :type id: str
-        :param delivery_id: (required)
+        :param delivery_id: The delivery (`whd_…`) of this webhook to send again. (required)
         :type delivery_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -1980,7 +1980,7 @@ class WebhooksApi:
     def retry_delivery_with_http_info(
         self,
         id: StrictStr,
-        delivery_id: StrictStr,
+        delivery_id: Annotated[StrictStr, Field(description="The delivery (`whd_…`) of this webhook to send again.")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -2001,7 +2001,7 @@ class WebhooksApi:
 
         :param id: (required)
         :type id: str
-        :param delivery_id: (required)
+        :param delivery_id: The delivery (`whd_…`) of this webhook to send again. (required)
         :type delivery_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -2063,7 +2063,7 @@ class WebhooksApi:
     def retry_delivery_without_preload_content(
         self,
         id: StrictStr,
-        delivery_id: StrictStr,
+        delivery_id: Annotated[StrictStr, Field(description="The delivery (`whd_…`) of this webhook to send again.")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -2084,7 +2084,7 @@ class WebhooksApi:
 
         :param id: (required)
         :type id: str
-        :param delivery_id: (required)
+        :param delivery_id: The delivery (`whd_…`) of this webhook to send again. (required)
         :type delivery_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,13 +26,13 @@ class AnalyticsOverviewCampaigns(BaseModel):
     """
     Campaigns now, by status.
     """ # noqa: E501
-    draft: StrictInt
-    scheduled: StrictInt
-    sending: StrictInt
-    paused: StrictInt
-    completed: StrictInt
-    cancelled: StrictInt
-    failed: StrictInt
+    draft: StrictInt = Field(description="Campaigns not yet scheduled or started.")
+    scheduled: StrictInt = Field(description="Campaigns waiting for their `scheduled_at`.")
+    sending: StrictInt = Field(description="Campaigns sending now.")
+    paused: StrictInt = Field(description="Campaigns paused while sending; `resume` goes on.")
+    completed: StrictInt = Field(description="Campaigns that finished sending.")
+    cancelled: StrictInt = Field(description="Campaigns cancelled before they finished.")
+    failed: StrictInt = Field(description="Campaigns that stopped on an error while sending; `resume` tries again.")
     __properties: ClassVar[List[str]] = ["draft", "scheduled", "sending", "paused", "completed", "cancelled", "failed"]
 
     model_config = ConfigDict(

@@ -27,10 +27,10 @@ class AnalyticsOverviewContacts(BaseModel):
     Contacts now, by status (not limited to the period).
     """ # noqa: E501
     total: StrictInt = Field(description="Every contact of the account.")
-    subscribed: StrictInt
-    unsubscribed: StrictInt
-    bounced: StrictInt
-    complained: StrictInt
+    subscribed: StrictInt = Field(description="Contacts now `subscribed`: those campaigns can send to.")
+    unsubscribed: StrictInt = Field(description="Contacts now `unsubscribed`.")
+    bounced: StrictInt = Field(description="Contacts now `bounced`.")
+    complained: StrictInt = Field(description="Contacts now `complained`.")
     __properties: ClassVar[List[str]] = ["total", "subscribed", "unsubscribed", "bounced", "complained"]
 
     model_config = ConfigDict(

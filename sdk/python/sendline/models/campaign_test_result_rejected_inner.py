@@ -26,7 +26,7 @@ class CampaignTestResultRejectedInner(BaseModel):
     """
     CampaignTestResultRejectedInner
     """ # noqa: E501
-    email: StrictStr
+    email: StrictStr = Field(description="The address, as given.")
     reason: StrictStr = Field(description="The relay's answer or the rendering error.")
     __properties: ClassVar[List[str]] = ["email", "reason"]
 

@@ -34,14 +34,14 @@ class ContactDataExport(BaseModel):
     """
     Everything Sendline stores about one contact (GDPR right of access).
     """ # noqa: E501
-    contact: Contact
+    contact: Contact = Field(description="The contact as `GET /contacts/{id}` shows it.")
     topic_optouts: List[StrictStr] = Field(description="Topics the contact left.")
     suppression: Optional[Suppression] = Field(description="The address's entry on the suppression list.")
     messages: List[CampaignMessage] = Field(description="Every message sent (or queued) to the contact.")
-    opens: List[OpenRecord]
-    clicks: List[ClickRecord]
-    bounces: List[BounceRecord]
-    unsubscribes: List[ContactUnsubscribeRecord]
+    opens: List[OpenRecord] = Field(description="Every open recorded for the contact or its address, oldest first.")
+    clicks: List[ClickRecord] = Field(description="Every click recorded for the contact or its address, oldest first.")
+    bounces: List[BounceRecord] = Field(description="Every bounce and complaint recorded for the contact or its address, oldest first.")
+    unsubscribes: List[ContactUnsubscribeRecord] = Field(description="Every unsubscribe from a campaign's message, oldest first.")
     events: List[Dict[str, Any]] = Field(description="Events whose payload names the contact, as `GET /events` shows them.")
     import_errors: List[ContactDataExportImportErrorsInner] = Field(description="Import rows that failed for the address.")
     __properties: ClassVar[List[str]] = ["contact", "topic_optouts", "suppression", "messages", "opens", "clicks", "bounces", "unsubscribes", "events", "import_errors"]

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,10 +26,10 @@ class ContactDataExportImportErrorsInner(BaseModel):
     """
     ContactDataExportImportErrorsInner
     """ # noqa: E501
-    import_id: StrictStr
-    row: StrictInt
-    code: StrictStr
-    detail: StrictStr
+    import_id: StrictStr = Field(description="The import (`imp_…`).")
+    row: StrictInt = Field(description="1-based data row (the CSV header is row 0).")
+    code: StrictStr = Field(description="Why the row failed: `invalid_email`, `invalid_text`, …")
+    detail: StrictStr = Field(description="The reason, in words.")
     __properties: ClassVar[List[str]] = ["import_id", "row", "code", "detail"]
 
     model_config = ConfigDict(

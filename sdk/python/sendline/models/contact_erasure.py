@@ -26,7 +26,7 @@ class ContactErasure(BaseModel):
     """
     What erasing a contact removed or made anonymous.
     """ # noqa: E501
-    contact_id: StrictStr
+    contact_id: StrictStr = Field(description="The erased contact (`ct_…`), which no longer exists.")
     suppression_id: StrictStr = Field(description="The suppression-list entry that keeps the address (as a hash only) from being mailed again.")
     records_anonymised: StrictInt = Field(description="Messages, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.")
     records_deleted: StrictInt = Field(description="Events, import error rows and exports that named the person, deleted.")

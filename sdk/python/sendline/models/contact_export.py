@@ -30,14 +30,14 @@ class ContactExport(BaseModel):
     A CSV export of contacts, made by a job.
     """ # noqa: E501
     id: StrictStr = Field(description="`exp_…`")
-    status: ContactExportStatus
-    filters: ContactExportFilters
+    status: ContactExportStatus = Field(description="`queued` until the job takes it, `running` while it writes, then `completed` (the CSV can be downloaded) or `failed` (`error` says why).")
+    filters: ContactExportFilters = Field(description="The filters the export was started with; those not given are left out.")
     rows: StrictInt = Field(description="Contacts written so far.")
     bytes: StrictInt = Field(description="Size of the CSV so far.")
     error: Optional[StrictStr] = Field(description="Why the export failed.")
     created_at: datetime
-    started_at: Optional[datetime]
-    completed_at: Optional[datetime]
+    started_at: Optional[datetime] = Field(description="When the job started writing; null while `queued`.")
+    completed_at: Optional[datetime] = Field(description="When the export completed or failed; null before then.")
     expires_at: datetime = Field(description="The CSV is deleted after this time.")
     __properties: ClassVar[List[str]] = ["id", "status", "filters", "rows", "bytes", "error", "created_at", "started_at", "completed_at", "expires_at"]
 

@@ -29,12 +29,12 @@ class ContactExportFilters(BaseModel):
     """
     Which contacts an export holds: the filters of `GET /contacts`.
     """ # noqa: E501
-    status: Optional[ContactStatus] = None
-    tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = None
+    status: Optional[ContactStatus] = Field(default=None, description="Only contacts with this status.")
+    tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = Field(default=None, description="Only contacts with this tag (exact match).")
     email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Emails that start with this text (case-insensitive).")
     q: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Contacts whose email, first name or last name starts with this text (case-insensitive).")
-    created_after: Optional[datetime] = None
-    created_before: Optional[datetime] = None
+    created_after: Optional[datetime] = Field(default=None, description="Only contacts created after this time.")
+    created_before: Optional[datetime] = Field(default=None, description="Only contacts created before this time.")
     __properties: ClassVar[List[str]] = ["status", "tag", "email", "q", "created_after", "created_before"]
 
     model_config = ConfigDict(

@@ -30,9 +30,9 @@ class ContactField(BaseModel):
     A custom field: a typed key of the contacts' `attributes`. Values under a defined key are checked on every write (API and imports); other keys stay free.
     """ # noqa: E501
     id: StrictStr = Field(description="`fld_…`")
-    key: Annotated[str, Field(strict=True)] = Field(description="A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.")
-    label: StrictStr
-    type: ContactFieldType
+    key: Annotated[str, Field(strict=True)] = Field(description="The key of the contacts' `attributes` the field types; unique in the account, never changes.")
+    label: StrictStr = Field(description="The name people see for the field, 1–200 characters.")
+    type: ContactFieldType = Field(description="What values under `key` must be; never changes.")
     options: List[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(description="The values a `choice` field takes; empty for other types.")
     created_at: datetime
     updated_at: datetime

@@ -28,9 +28,9 @@ class ContactFieldCreate(BaseModel):
     """
     ContactFieldCreate
     """ # noqa: E501
-    key: Annotated[str, Field(strict=True)] = Field(description="A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.")
-    label: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    type: ContactFieldType
+    key: Annotated[str, Field(strict=True)] = Field(description="The `attributes` key to type; unique in the account (a taken key answers 409 `field_exists`), and cannot be changed later. An account has at most 100 fields.")
+    label: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="The name people see for the field, 1–200 characters.")
+    type: ContactFieldType = Field(description="What values under `key` must be; cannot be changed later.")
     options: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=200)]], Field(max_length=100)]] = Field(default=None, description="Required for `choice` (1–100 distinct options); not allowed for other types.")
     __properties: ClassVar[List[str]] = ["key", "label", "type", "options"]
 

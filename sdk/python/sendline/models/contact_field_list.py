@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.contact_field import ContactField
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class ContactFieldList(BaseModel):
     """
     Every custom field of the account, in the order they were made (at most 100).
     """ # noqa: E501
-    data: List[ContactField]
+    data: List[ContactField] = Field(description="The fields, oldest first.")
     __properties: ClassVar[List[str]] = ["data"]
 
     model_config = ConfigDict(

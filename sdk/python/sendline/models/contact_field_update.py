@@ -27,8 +27,8 @@ class ContactFieldUpdate(BaseModel):
     """
     The key and type stay as they are; `options` (of a `choice` field) replace the stored ones.
     """ # noqa: E501
-    label: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = None
-    options: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=200)]], Field(max_length=100)]] = None
+    label: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="A new name for people to see, 1–200 characters.")
+    options: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=200)]], Field(max_length=100)]] = Field(default=None, description="The options of a `choice` field, replacing the stored ones (1–100 distinct options); not allowed for other types.")
     __properties: ClassVar[List[str]] = ["label", "options"]
 
     model_config = ConfigDict(

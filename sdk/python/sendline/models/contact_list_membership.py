@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from sendline.models.list_member_status import ListMemberStatus
 from typing import Optional, Set
@@ -28,10 +28,10 @@ class ContactListMembership(BaseModel):
     """
     A list a contact is a member of, with the member's status there.
     """ # noqa: E501
-    list_id: StrictStr
-    name: StrictStr
-    status: ListMemberStatus
-    created_at: datetime
+    list_id: StrictStr = Field(description="The list (`lst_…`).")
+    name: StrictStr = Field(description="The list's name.")
+    status: ListMemberStatus = Field(description="The contact's status on this list.")
+    created_at: datetime = Field(description="When the contact joined the list.")
     __properties: ClassVar[List[str]] = ["list_id", "name", "status", "created_at"]
 
     model_config = ConfigDict(

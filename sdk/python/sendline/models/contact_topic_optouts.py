@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,7 +26,7 @@ class ContactTopicOptouts(BaseModel):
     """
     The topics a contact left.
     """ # noqa: E501
-    topic_ids: List[StrictStr]
+    topic_ids: List[StrictStr] = Field(description="The topics (`top_…`) the contact left, by id; campaigns with one of them as `topic_id` leave the contact out.")
     __properties: ClassVar[List[str]] = ["topic_ids"]
 
     model_config = ConfigDict(

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,11 +27,11 @@ class ContactUnsubscribeRecord(BaseModel):
     """
     An unsubscribe recorded for a contact.
     """ # noqa: E501
-    id: StrictStr
-    campaign_id: StrictStr
-    email: StrictStr
-    source: StrictStr
-    occurred_at: datetime
+    id: StrictStr = Field(description="`uns_…`")
+    campaign_id: StrictStr = Field(description="The campaign (`cmp_…`) whose message the contact unsubscribed from.")
+    email: StrictStr = Field(description="The address the message went to.")
+    source: StrictStr = Field(description="How: the unsubscribe page (`link`) or RFC 8058 one-click from the mail client (`one_click`).")
+    occurred_at: datetime = Field(description="When the contact unsubscribed.")
     __properties: ClassVar[List[str]] = ["id", "campaign_id", "email", "source", "occurred_at"]
 
     model_config = ConfigDict(

@@ -31,25 +31,25 @@ class Email(BaseModel):
     One recipient's copy of a transactional email.
     """ # noqa: E501
     id: StrictStr = Field(description="`em_…`")
-    stream: StrictStr
-    var_from: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.", alias="from")
-    from_name: Optional[StrictStr]
-    email: StrictStr
-    kind: StrictStr
-    subject: StrictStr
-    status: EmailStatus
+    stream: StrictStr = Field(description="Always `transactional`: campaigns' messages are not listed here.")
+    var_from: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The sender's address.", alias="from")
+    from_name: Optional[StrictStr] = Field(description="The name shown beside the sender's address; null when none was given.")
+    email: StrictStr = Field(description="The recipient of this copy.")
+    kind: StrictStr = Field(description="Which of the request's lists named the recipient.")
+    subject: StrictStr = Field(description="The subject as sent (a template's, rendered).")
+    status: EmailStatus = Field(description="`scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later), `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or `cancelled`.")
     reason: Optional[StrictStr] = Field(description="Why it failed, bounced, was deferred or cancelled.")
-    attempts: StrictInt
-    tags: List[StrictStr]
-    metadata: Dict[str, StrictStr]
-    track_opens: StrictBool
-    track_clicks: StrictBool
-    scheduled_at: Optional[datetime]
-    sent_at: Optional[datetime]
-    opened_at: Optional[datetime]
-    clicked_at: Optional[datetime]
-    bounced_at: Optional[datetime]
-    created_at: datetime
+    attempts: StrictInt = Field(description="How many times it was handed to the relay; a deferred message is tried again, up to `SEND_MAX_ATTEMPTS` (5 by default).")
+    tags: List[StrictStr] = Field(description="The request's tags.")
+    metadata: Dict[str, StrictStr] = Field(description="The request's metadata, returned in every event of the message.")
+    track_opens: StrictBool = Field(description="Whether opens are tracked (a pixel in the HTML part).")
+    track_clicks: StrictBool = Field(description="Whether clicks on the HTML part's links are tracked.")
+    scheduled_at: Optional[datetime] = Field(description="When it is due to be sent, when the request scheduled it for later; null otherwise.")
+    sent_at: Optional[datetime] = Field(description="When the relay accepted it; null until then.")
+    opened_at: Optional[datetime] = Field(description="The first open (a click counts as one; mail clients' automatic fetches too); null while none is tracked.")
+    clicked_at: Optional[datetime] = Field(description="The first click of a tracked link; null while none.")
+    bounced_at: Optional[datetime] = Field(description="When it hard-bounced, at the relay or in a later bounce report; null otherwise.")
+    created_at: datetime = Field(description="When the request was accepted.")
     events: Optional[List[EmailTimelineEntry]] = Field(default=None, description="Present on `GET /emails/{id}`: its events, oldest first.")
     __properties: ClassVar[List[str]] = ["id", "stream", "from", "from_name", "email", "kind", "subject", "status", "reason", "attempts", "tags", "metadata", "track_opens", "track_clicks", "scheduled_at", "sent_at", "opened_at", "clicked_at", "bounced_at", "created_at", "events"]
 

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List
 from sendline.models.field_error import FieldError
 from typing import Optional, Set
@@ -27,9 +27,9 @@ class EmailBatchError(BaseModel):
     """
     Why an item of a batch was refused, as a problem document would say it.
     """ # noqa: E501
-    code: StrictStr
-    detail: StrictStr
-    errors: List[FieldError]
+    code: StrictStr = Field(description="What kind of error: always `validation_failed`.")
+    detail: StrictStr = Field(description="What is wrong, in words.")
+    errors: List[FieldError] = Field(description="Each field at fault, its `pointer` relative to the item (`/to/0/email`).")
     __properties: ClassVar[List[str]] = ["code", "detail", "errors"]
 
     @field_validator('code')

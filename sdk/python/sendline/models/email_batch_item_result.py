@@ -29,7 +29,7 @@ class EmailBatchItemResult(BaseModel):
     EmailBatchItemResult
     """ # noqa: E501
     index: StrictInt = Field(description="The item's position in `emails`.")
-    status: StrictStr
+    status: StrictStr = Field(description="`accepted` (its recipients are in `data`, each queued or refused on its own) or `refused` (nothing sent; `error` says why).")
     data: Optional[List[EmailRecipientResult]] = Field(default=None, description="Present when accepted: the recipients, as `POST /emails` answers them.")
     error: Optional[EmailBatchError] = Field(default=None, description="Present when refused.")
     __properties: ClassVar[List[str]] = ["index", "status", "data", "error"]

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.email_batch_item_result import EmailBatchItemResult
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class EmailBatchResult(BaseModel):
     """
     EmailBatchResult
     """ # noqa: E501
-    data: List[EmailBatchItemResult]
+    data: List[EmailBatchItemResult] = Field(description="One entry per item of `emails`, in their order.")
     __properties: ClassVar[List[str]] = ["data"]
 
     model_config = ConfigDict(

@@ -27,8 +27,8 @@ class EmailNamedAddress(BaseModel):
     """
     An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The address.")
+    name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The name shown beside the address, up to 200 characters, without line breaks.")
     __properties: ClassVar[List[str]] = ["email", "name"]
 
     model_config = ConfigDict(

@@ -27,9 +27,9 @@ class EmailRecipientResult(BaseModel):
     What became of one recipient of a request.
     """ # noqa: E501
     id: Optional[StrictStr] = Field(description="`em_…`; null when the recipient was refused.")
-    email: StrictStr
-    kind: StrictStr
-    status: StrictStr
+    email: StrictStr = Field(description="The recipient's address, trimmed, with the domain lower-cased.")
+    kind: StrictStr = Field(description="Which of the request's lists named the recipient.")
+    status: StrictStr = Field(description="`queued` (to be sent now), `scheduled` (waiting for `scheduled_at`) or `refused` (not sent; `reason` says why).")
     reason: Optional[StrictStr] = Field(description="Why a recipient was refused: `bounced` or `complained` (the address is suppressed). Marketing unsubscribes never refuse a transactional message.")
     __properties: ClassVar[List[str]] = ["id", "email", "kind", "status", "reason"]
 

@@ -30,20 +30,20 @@ class EmailSendRequest(BaseModel):
     """
     One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
     """ # noqa: E501
-    var_from: EmailNamedAddress = Field(alias="from")
-    to: Annotated[List[EmailNamedAddress], Field(min_length=1, max_length=50)]
-    cc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
-    bcc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = None
-    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
+    var_from: EmailNamedAddress = Field(description="The sender (`From`): an address and, optionally, the name shown beside it.", alias="from")
+    to: Annotated[List[EmailNamedAddress], Field(min_length=1, max_length=50)] = Field(description="1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.")
+    cc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.")
+    bcc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; no header shows them.")
+    reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Where replies go (`Reply-To`); without it, to `from`.")
     subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="Required unless `template_id` is given.")
     html: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="Sent as it is: no Liquid (templates come through `template_id`).")
     text: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="The plain-text part; with `html` alone, none is sent.")
     headers: Optional[Dict[str, StrictStr]] = Field(default=None, description="Extra headers, up to 20: names of letters, digits and `-`; values without CR or LF, up to 998 characters. Headers Sendline writes itself (`From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To`, `Sender`, `Return-Path`, `MIME-Version`, `Content-*`, `List-*`, `DKIM-Signature`, `X-Sendline-*` …) are refused with the header's pointer.")
     attachments: Optional[Annotated[List[EmailAttachment], Field(max_length=20)]] = Field(default=None, description="Up to 20 files, 10 MB in all once decoded.")
-    tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=20)]] = None
+    tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=20)]] = Field(default=None, description="Up to 20 tags (duplicates dropped), to find the messages by (`GET /emails?tag=`); returned in every event of the message.")
     metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="Up to 20 string values (keys up to 40 characters, values up to 500), returned in every event of the message.")
-    track_opens: Optional[StrictBool] = False
-    track_clicks: Optional[StrictBool] = False
+    track_opens: Optional[StrictBool] = Field(default=False, description="Adds an open-tracking pixel to the HTML part (a message with `text` alone is not tracked); opens emit `email.opened`.")
+    track_clicks: Optional[StrictBool] = Field(default=False, description="Sends the HTML part's links through Sendline's redirect; clicks emit `email.clicked`.")
     scheduled_at: Optional[datetime] = Field(default=None, description="Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.")
     template_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="A template of the account (`tpl_…`): its published version, rendered once with `data`, gives the subject, HTML and text; leave `subject`, `html` and `text` out.")
     template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to render; the latest if omitted.")

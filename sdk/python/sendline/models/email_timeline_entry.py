@@ -28,9 +28,9 @@ class EmailTimelineEntry(BaseModel):
     One event of a message's timeline (the same event webhooks and `GET /events` carry).
     """ # noqa: E501
     id: StrictStr = Field(description="`evt_…`")
-    type: StrictStr
-    created_at: datetime
-    data: Dict[str, Any]
+    type: StrictStr = Field(description="The event's type: `email.sent`, `email.delivered`, `email.opened`, …")
+    created_at: datetime = Field(description="When the event happened.")
+    data: Dict[str, Any] = Field(description="The event's payload, as webhooks carry it.")
     __properties: ClassVar[List[str]] = ["id", "type", "created_at", "data"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List
 from sendline.models.event_type import EventType
 from typing import Optional, Set
@@ -27,7 +27,7 @@ class EventsTypes200Response(BaseModel):
     """
     EventsTypes200Response
     """ # noqa: E501
-    data: List[EventType]
+    data: List[EventType] = Field(description="Every event type Sendline emits.")
     __properties: ClassVar[List[str]] = ["data"]
 
     model_config = ConfigDict(

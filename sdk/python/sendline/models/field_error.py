@@ -29,7 +29,7 @@ class FieldError(BaseModel):
     pointer: StrictStr = Field(description="JSON pointer into the request (`/from_email`), or `query.limit`, `path.id`.")
     detail: StrictStr = Field(description="What is wrong with it, e.g. `must match format \"email\"` or `is not a known field`.")
     line: Optional[StrictInt] = Field(default=None, description="Where in a template the error is (1-based), for `template_error`.")
-    column: Optional[StrictInt] = None
+    column: Optional[StrictInt] = Field(default=None, description="The column in that line (1-based), for `template_error`.")
     __properties: ClassVar[List[str]] = ["pointer", "detail", "line", "column"]
 
     model_config = ConfigDict(

@@ -29,12 +29,12 @@ class ListMember(BaseModel):
     """
     One contact's membership of a list.
     """ # noqa: E501
-    contact_id: StrictStr
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    status: ListMemberStatus
+    contact_id: StrictStr = Field(description="The member's contact (`ct_…`).")
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The contact's email.")
+    status: ListMemberStatus = Field(description="The member's status on this list; campaigns reach only `subscribed` members.")
     confirmed_at: Optional[datetime] = Field(description="When the member followed the double opt-in link.")
     created_at: datetime = Field(description="When the contact joined the list.")
-    updated_at: datetime
+    updated_at: datetime = Field(description="When the membership last changed.")
     __properties: ClassVar[List[str]] = ["contact_id", "email", "status", "confirmed_at", "created_at", "updated_at"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,9 +26,9 @@ class ListMemberCounts(BaseModel):
     """
     How many members a list has in each status.
     """ # noqa: E501
-    unconfirmed: StrictInt
-    subscribed: StrictInt
-    unsubscribed: StrictInt
+    unconfirmed: StrictInt = Field(description="Members waiting for their double opt-in link to be followed.")
+    subscribed: StrictInt = Field(description="Members a campaign to the list can reach (when their contact is `subscribed` too).")
+    unsubscribed: StrictInt = Field(description="Members who left the list; they stay members until removed.")
     __properties: ClassVar[List[str]] = ["unconfirmed", "subscribed", "unsubscribed"]
 
     model_config = ConfigDict(

@@ -28,8 +28,8 @@ class ListMembersAdd(BaseModel):
     """
     Contacts by id and by email, at most 10,000 in all per call.
     """ # noqa: E501
-    contact_ids: Optional[Annotated[List[StrictStr], Field(max_length=10000)]] = None
-    emails: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(max_length=10000)]] = None
+    contact_ids: Optional[Annotated[List[StrictStr], Field(max_length=10000)]] = Field(default=None, description="Contacts to add, by id (`ct_…`).")
+    emails: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(max_length=10000)]] = Field(default=None, description="Contacts to add, by email (whatever its case); an address that is no contact is not made one.")
     status: Optional[ListMemberStatus] = Field(default=None, description="The status to give: new members default to `unconfirmed` (with a confirmation message) on a double opt-in list and `subscribed` elsewhere. Given, it also applies to existing members (counted as `updated`); `subscribed` on a double opt-in list skips the confirmation (the caller vouches for consent).")
     __properties: ClassVar[List[str]] = ["contact_ids", "emails", "status"]
 

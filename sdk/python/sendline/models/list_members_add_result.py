@@ -30,7 +30,7 @@ class ListMembersAddResult(BaseModel):
     added: StrictInt = Field(description="Contacts that joined the list.")
     updated: StrictInt = Field(description="Existing members whose status changed to the `status` given.")
     already_members: StrictInt = Field(description="Contacts that were members already and stayed as they were.")
-    not_found: ListMembersNotFound
+    not_found: ListMembersNotFound = Field(description="What the request named that is no contact of the account; nothing is done for those.")
     __properties: ClassVar[List[str]] = ["added", "updated", "already_members", "not_found"]
 
     model_config = ConfigDict(

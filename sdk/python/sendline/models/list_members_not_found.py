@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,8 +26,8 @@ class ListMembersNotFound(BaseModel):
     """
     Ids and emails of the request that name no contact of the account.
     """ # noqa: E501
-    contact_ids: List[StrictStr]
-    emails: List[StrictStr]
+    contact_ids: List[StrictStr] = Field(description="Ids given that are no contact of the account.")
+    emails: List[StrictStr] = Field(description="Emails given that are no contact of the account.")
     __properties: ClassVar[List[str]] = ["contact_ids", "emails"]
 
     model_config = ConfigDict(

@@ -27,8 +27,8 @@ class ListMembersRemove(BaseModel):
     """
     Contacts by id and by email, at most 10,000 in all per call.
     """ # noqa: E501
-    contact_ids: Optional[Annotated[List[StrictStr], Field(max_length=10000)]] = None
-    emails: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(max_length=10000)]] = None
+    contact_ids: Optional[Annotated[List[StrictStr], Field(max_length=10000)]] = Field(default=None, description="Contacts to remove, by id (`ct_…`).")
+    emails: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(max_length=10000)]] = Field(default=None, description="Contacts to remove, by email (whatever its case).")
     __properties: ClassVar[List[str]] = ["contact_ids", "emails"]
 
     model_config = ConfigDict(

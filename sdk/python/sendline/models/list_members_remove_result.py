@@ -27,9 +27,9 @@ class ListMembersRemoveResult(BaseModel):
     """
     ListMembersRemoveResult
     """ # noqa: E501
-    removed: StrictInt
+    removed: StrictInt = Field(description="Members removed from the list.")
     not_members: StrictInt = Field(description="Contacts of the account that were not members.")
-    not_found: ListMembersNotFound
+    not_found: ListMembersNotFound = Field(description="What the request named that is no contact of the account.")
     __properties: ClassVar[List[str]] = ["removed", "not_members", "not_found"]
 
     model_config = ConfigDict(

@@ -30,13 +30,13 @@ class MailingList(BaseModel):
     A list of contacts, which campaigns can send to and a public form can subscribe to.
     """ # noqa: E501
     id: StrictStr = Field(description="`lst_…`")
-    name: StrictStr
-    description: Optional[StrictStr]
+    name: StrictStr = Field(description="The list's name, 1–200 characters; public forms and confirmation messages show it.")
+    description: Optional[StrictStr] = Field(description="A note about the list, for the account's users; null when none.")
     double_opt_in: StrictBool = Field(description="New members get a confirmation message and stay `unconfirmed` until they follow its link.")
     from_email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(description="The sender of the confirmation messages (required when `double_opt_in` is true).")
-    from_name: Optional[StrictStr]
+    from_name: Optional[StrictStr] = Field(description="The display name of the confirmation messages' sender; null sends from the bare address.")
     public_id: StrictStr = Field(description="Names the list in `POST /public/lists/{public_id}/subscribe`; it reveals nothing else.")
-    members: ListMemberCounts
+    members: ListMemberCounts = Field(description="How many members the list has in each status.")
     created_at: datetime
     updated_at: datetime
     __properties: ClassVar[List[str]] = ["id", "name", "description", "double_opt_in", "from_email", "from_name", "public_id", "members", "created_at", "updated_at"]

@@ -27,11 +27,11 @@ class MailingListCreate(BaseModel):
     """
     MailingListCreate
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    description: Optional[Annotated[str, Field(strict=True, max_length=2000)]] = None
-    double_opt_in: Optional[StrictBool] = False
-    from_email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="1–200 characters; public forms and confirmation messages show it. Need not be unique.")
+    description: Optional[Annotated[str, Field(strict=True, max_length=2000)]] = Field(default=None, description="A note about the list for the account's users, up to 2,000 characters.")
+    double_opt_in: Optional[StrictBool] = Field(default=False, description="Whether new members get a confirmation message and stay `unconfirmed` until they follow its link.")
+    from_email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="The sender of the confirmation messages; required when `double_opt_in` is true.")
+    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The display name of the confirmation messages' sender, up to 200 characters.")
     __properties: ClassVar[List[str]] = ["name", "description", "double_opt_in", "from_email", "from_name"]
 
     model_config = ConfigDict(

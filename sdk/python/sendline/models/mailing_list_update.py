@@ -27,11 +27,11 @@ class MailingListUpdate(BaseModel):
     """
     A partial change: only the fields given.
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = None
-    description: Optional[Annotated[str, Field(strict=True, max_length=2000)]] = None
-    double_opt_in: Optional[StrictBool] = None
-    from_email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="An email address.")
-    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="A new name, 1–200 characters.")
+    description: Optional[Annotated[str, Field(strict=True, max_length=2000)]] = Field(default=None, description="A new note, up to 2,000 characters; null removes it.")
+    double_opt_in: Optional[StrictBool] = Field(default=None, description="Turns double opt-in on or off for members added from now on; existing members keep their status.")
+    from_email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="The sender of the confirmation messages; cannot be null while `double_opt_in` is true.")
+    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The display name of the confirmation messages' sender, up to 200 characters; null removes it.")
     __properties: ClassVar[List[str]] = ["name", "description", "double_opt_in", "from_email", "from_name"]
 
     model_config = ConfigDict(

@@ -27,9 +27,9 @@ class PublicSubscribeRequest(BaseModel):
     """
     A subscription from a public form or page.
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    first_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
-    last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
+    email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The address to subscribe; one that is no contact of the account yet becomes one.")
+    first_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Given name, up to 200 characters; kept only when the address becomes a new contact.")
+    last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Family name, up to 200 characters; kept only when the address becomes a new contact.")
     website: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty.")
     __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "website"]
 

@@ -26,7 +26,7 @@ class PublicSubscribeResult(BaseModel):
     """
     The same answer whatever the address (no enumeration).
     """ # noqa: E501
-    accepted: StrictBool
+    accepted: StrictBool = Field(description="Always true: the answer says nothing about the address.")
     confirmation_required: StrictBool = Field(description="Whether the list sends a confirmation message to follow before the subscription counts.")
     __properties: ClassVar[List[str]] = ["accepted", "confirmation_required"]
 

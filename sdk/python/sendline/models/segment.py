@@ -29,9 +29,9 @@ class Segment(BaseModel):
     A saved set of rules; its members are worked out whenever it is read or a campaign starts.
     """ # noqa: E501
     id: StrictStr = Field(description="`seg_…`")
-    name: StrictStr
-    description: Optional[StrictStr]
-    rules: SegmentRule
+    name: StrictStr = Field(description="The segment's name, 1–200 characters; need not be unique.")
+    description: Optional[StrictStr] = Field(description="A note about the segment for the account's users; null when none.")
+    rules: SegmentRule = Field(description="The rules as saved; custom fields are read as the account defines them when members are worked out.")
     created_at: datetime
     updated_at: datetime
     __properties: ClassVar[List[str]] = ["id", "name", "description", "rules", "created_at", "updated_at"]

@@ -28,9 +28,9 @@ class SegmentCreate(BaseModel):
     """
     SegmentCreate
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
-    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    rules: SegmentRule
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=200)] = Field(description="1–200 characters; need not be unique.")
+    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="A note about the segment for the account's users, up to 1,000 characters.")
+    rules: SegmentRule = Field(description="Which contacts belong; checked before anything is saved.")
     __properties: ClassVar[List[str]] = ["name", "description", "rules"]
 
     model_config = ConfigDict(

@@ -28,7 +28,7 @@ class SegmentPreviewRequest(BaseModel):
     """
     SegmentPreviewRequest
     """ # noqa: E501
-    rules: SegmentRule
+    rules: SegmentRule = Field(description="The rules to try, checked as a segment's are; nothing is saved.")
     sample_size: Optional[Annotated[int, Field(le=100, strict=True, ge=0)]] = Field(default=10, description="How many matching contacts to show, oldest first (0–100).")
     __properties: ClassVar[List[str]] = ["rules", "sample_size"]
 

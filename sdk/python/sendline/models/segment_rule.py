@@ -31,10 +31,10 @@ class SegmentRule(BaseModel):
     """ # noqa: E501
     all: Optional[Annotated[List[Dict[str, Any]], Field(min_length=1, max_length=100)]] = Field(default=None, description="Matches when every rule in it matches. Each item is a `SegmentRule`; the contract leaves nested rules as objects (a schema that refers to itself is not one every validator and SDK generator takes) and the server checks them as it checks this one.")
     any: Optional[Annotated[List[Dict[str, Any]], Field(min_length=1, max_length=100)]] = Field(default=None, description="Matches when at least one rule in it matches. Each item is a `SegmentRule`, as in `all`.")
-    var_field: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = Field(default=None, alias="field")
-    operator: Optional[SegmentOperator] = None
-    value: Optional[Any] = None
-    engagement: Optional[EngagementKind] = None
+    var_field: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = Field(default=None, description="What a field condition reads: `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`. Text compares case-insensitively; a `choice` field's options, exactly.", alias="field")
+    operator: Optional[SegmentOperator] = Field(default=None, description="How a field condition compares; which operators apply depends on what `field` reads (see `SegmentOperator`).")
+    value: Optional[Any] = Field(default=None, description="What a field condition compares with: a string (up to 1,000 characters), number or boolean; a list of 1–1,000 for `in` and `not_in`; `[low, high]` for `between`; a whole number of days (1–36,500) for `within_last_days`; left out for `is_set` and `is_not_set`.")
+    engagement: Optional[EngagementKind] = Field(default=None, description="Makes the rule an engagement condition: what the contact did with the account's campaigns.")
     campaign_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="Engagement with this campaign only (`cmp_…`).")
     within_days: Optional[Annotated[int, Field(le=3650, strict=True, ge=1)]] = Field(default=None, description="Engagement in the last this many days only.")
     at_least: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = Field(default=None, description="For `received`: at least this many messages.")

@@ -28,9 +28,9 @@ class SegmentUpdate(BaseModel):
     """
     SegmentUpdate
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = None
-    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    rules: Optional[SegmentRule] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="A new name, 1–200 characters.")
+    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="A new note, up to 1,000 characters; null removes it.")
+    rules: Optional[SegmentRule] = Field(default=None, description="New rules, replacing the stored ones; checked as on creation.")
     __properties: ClassVar[List[str]] = ["name", "description", "rules"]
 
     model_config = ConfigDict(

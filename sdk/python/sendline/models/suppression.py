@@ -31,10 +31,10 @@ class Suppression(BaseModel):
     """ # noqa: E501
     id: StrictStr = Field(description="`sup_…`")
     email: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(description="Null for a person who was erased: only a SHA-256 of the address is kept, so that it stays suppressed.")
-    reason: SuppressionReason
+    reason: SuppressionReason = Field(description="Why: the unsubscribe, bounce or complaint that put it there, or the reason given through the API (`manual` unless given).")
     source: StrictStr = Field(description="What put it there: `api`, `csv_import`, `unsubscribe_link`, `one_click`, `bounce`, `complaint`, `contact_status` or `erasure`.")
     detail: Optional[StrictStr] = Field(description="The bounce's reason, the campaign of an unsubscribe, or the note given with the address.")
-    created_at: datetime
+    created_at: datetime = Field(description="When the address was put on the list.")
     __properties: ClassVar[List[str]] = ["id", "email", "reason", "source", "detail", "created_at"]
 
     model_config = ConfigDict(

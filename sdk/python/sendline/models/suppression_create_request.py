@@ -28,9 +28,9 @@ class SuppressionCreateRequest(BaseModel):
     """
     Addresses to suppress (up to 10,000 per call).
     """ # noqa: E501
-    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10000)]
+    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10000)] = Field(description="1–10,000 addresses; one given twice (whatever its case) counts once, one listed already keeps its entry.")
     reason: Optional[SuppressionReason] = Field(default=None, description="`manual` unless given.")
-    detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
+    detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.")
     __properties: ClassVar[List[str]] = ["emails", "reason", "detail"]
 
     model_config = ConfigDict(

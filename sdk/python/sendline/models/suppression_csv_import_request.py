@@ -29,8 +29,8 @@ class SuppressionCsvImportRequest(BaseModel):
     A CSV of addresses in a JSON body.
     """ # noqa: E501
     csv: StrictStr = Field(description="The CSV: the first cell of each row is an address (a first row `email` is a header).")
-    reason: Optional[SuppressionReason] = None
-    detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
+    reason: Optional[SuppressionReason] = Field(default=None, description="Why these addresses are suppressed; `manual` unless given.")
+    detail: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.")
     __properties: ClassVar[List[str]] = ["csv", "reason", "detail"]
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,8 +26,8 @@ class SuppressionImportResultInvalidRowsInner(BaseModel):
     """
     SuppressionImportResultInvalidRowsInner
     """ # noqa: E501
-    row: StrictInt
-    value: StrictStr
+    row: StrictInt = Field(description="The row's number in the CSV, counting from 1 (a header row counts).")
+    value: StrictStr = Field(description="The row's first cell, trimmed, up to 254 characters.")
     __properties: ClassVar[List[str]] = ["row", "value"]
 
     model_config = ConfigDict(

@@ -27,8 +27,8 @@ class TagCount(BaseModel):
     """
     A tag and how many of the account's contacts carry it.
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="A tag: 1–100 characters.")
-    contacts: StrictInt
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="The tag, as contacts carry it (trimmed; case kept).")
+    contacts: StrictInt = Field(description="How many of the account's contacts carry it.")
     __properties: ClassVar[List[str]] = ["name", "contacts"]
 
     model_config = ConfigDict(

@@ -29,8 +29,8 @@ class Template(BaseModel):
     A reusable email: a draft that is edited, and numbered versions that `publish` freezes. Liquid as in campaigns, plus `{% render 'name' %}` (a partial) and `{% layout 'name' %}` with `{% block %}` (a layout), both taken from the account's own templates by name.
     """ # noqa: E501
     id: StrictStr = Field(description="`tpl_…`")
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.")
-    description: Optional[StrictStr]
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="What other templates call it by; unique in the account, whatever the case.")
+    description: Optional[StrictStr] = Field(description="A note about the template for the account's users; null when none.")
     subject: StrictStr = Field(description="The draft's subject line (Liquid).")
     html: StrictStr = Field(description="The draft's HTML (Liquid).")
     text: Optional[StrictStr] = Field(description="The draft's plain-text part; derived from `html` when null.")

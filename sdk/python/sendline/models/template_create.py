@@ -27,11 +27,11 @@ class TemplateCreate(BaseModel):
     """
     A template's draft fields; `name` alone makes an empty draft.
     """ # noqa: E501
-    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.")
-    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    subject: Optional[Annotated[str, Field(strict=True, max_length=998)]] = ''
-    html: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = ''
-    text: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = None
+    name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="Unique in the account, whatever the case (a taken name answers 409 `template_name_taken`).")
+    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="A note about the template for the account's users, up to 1,000 characters.")
+    subject: Optional[Annotated[str, Field(strict=True, max_length=998)]] = Field(default='', description="The draft's subject line (Liquid), up to 998 characters.")
+    html: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default='', description="The draft's HTML (Liquid), up to 1,000,000 characters.")
+    text: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The draft's plain-text part (Liquid), up to 1,000,000 characters; derived from `html` when null or left out.")
     __properties: ClassVar[List[str]] = ["name", "description", "subject", "html", "text"]
 
     @field_validator('name')

@@ -17,7 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -26,9 +26,9 @@ class TemplateRendered(BaseModel):
     """
     TemplateRendered
     """ # noqa: E501
-    subject: StrictStr
-    html: StrictStr
-    text: StrictStr
+    subject: StrictStr = Field(description="The rendered subject line.")
+    html: StrictStr = Field(description="The rendered HTML, without tracking.")
+    text: StrictStr = Field(description="The rendered plain text, derived from the HTML when the template has none.")
     __properties: ClassVar[List[str]] = ["subject", "html", "text"]
 
     model_config = ConfigDict(

@@ -27,9 +27,9 @@ class TemplateTestRequest(BaseModel):
     """
     TemplateTestRequest
     """ # noqa: E501
-    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10)]
-    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="An email address.")
-    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = None
+    emails: Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10)] = Field(description="1–10 addresses, each sent a test now; a contact with the address personalises its copy.")
+    from_email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The tests' sender address.")
+    from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The name shown beside the sender's address, up to 200 characters.")
     data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, as in `render`.")
     version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="A published version to send; the draft when omitted.")
     __properties: ClassVar[List[str]] = ["emails", "from_email", "from_name", "data", "version"]

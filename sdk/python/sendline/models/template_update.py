@@ -27,11 +27,11 @@ class TemplateUpdate(BaseModel):
     """
     The fields to change in the draft; the others stay. Published versions never change.
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = Field(default=None, description="What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.")
-    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = None
-    subject: Optional[Annotated[str, Field(strict=True, max_length=998)]] = None
-    html: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = None
-    text: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = Field(default=None, description="A new name, unique in the account whatever the case; versions published already keep the partials they froze.")
+    description: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="A new note, up to 1,000 characters; null removes it.")
+    subject: Optional[Annotated[str, Field(strict=True, max_length=998)]] = Field(default=None, description="The draft's new subject line (Liquid), up to 998 characters.")
+    html: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The draft's new HTML (Liquid), up to 1,000,000 characters.")
+    text: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The draft's new plain-text part (Liquid), up to 1,000,000 characters; null derives it from `html`.")
     __properties: ClassVar[List[str]] = ["name", "description", "subject", "html", "text"]
 
     @field_validator('name')

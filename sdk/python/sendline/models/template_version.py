@@ -28,13 +28,13 @@ class TemplateVersion(BaseModel):
     A published version: immutable, with the partials and layouts it uses as they were published then.
     """ # noqa: E501
     id: StrictStr = Field(description="`tpv_…`")
-    template_id: StrictStr
+    template_id: StrictStr = Field(description="The template (`tpl_…`) it was published from.")
     version: StrictInt = Field(description="1 for the first `publish`, then 2, 3 …")
-    subject: StrictStr
-    html: StrictStr
-    text: Optional[StrictStr]
+    subject: StrictStr = Field(description="The subject line (Liquid) as published.")
+    html: StrictStr = Field(description="The HTML (Liquid) as published.")
+    text: Optional[StrictStr] = Field(description="The plain-text part (Liquid) as published; derived from `html` when null.")
     partials: List[StrictStr] = Field(description="The names of the partials and layouts frozen into this version, directly or through others.")
-    created_at: datetime
+    created_at: datetime = Field(description="When it was published.")
     __properties: ClassVar[List[str]] = ["id", "template_id", "version", "subject", "html", "text", "partials", "created_at"]
 
     model_config = ConfigDict(

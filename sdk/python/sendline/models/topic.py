@@ -28,8 +28,8 @@ class Topic(BaseModel):
     An unsubscribe topic: recipients can leave it and keep receiving the rest.
     """ # noqa: E501
     id: StrictStr = Field(description="`top_…`")
-    name: StrictStr
-    description: Optional[StrictStr]
+    name: StrictStr = Field(description="Unique in the account (case-insensitive); the unsubscribe page shows it.")
+    description: Optional[StrictStr] = Field(description="A note about the topic for the account's users; null when none.")
     created_at: datetime
     updated_at: datetime
     __properties: ClassVar[List[str]] = ["id", "name", "description", "created_at", "updated_at"]

@@ -28,7 +28,7 @@ class TopicCreate(BaseModel):
     TopicCreate
     """ # noqa: E501
     name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="Unique in the account (case-insensitive); shown on the unsubscribe page.")
-    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
+    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="A note about the topic for the account's users, up to 500 characters.")
     __properties: ClassVar[List[str]] = ["name", "description"]
 
     model_config = ConfigDict(

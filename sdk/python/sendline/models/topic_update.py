@@ -27,8 +27,8 @@ class TopicUpdate(BaseModel):
     """
     TopicUpdate
     """ # noqa: E501
-    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = None
-    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
+    name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]] = Field(default=None, description="A new name, 1–100 characters, trimmed; unique in the account (case-insensitive).")
+    description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="A new note, up to 500 characters; null removes it.")
     __properties: ClassVar[List[str]] = ["name", "description"]
 
     model_config = ConfigDict(

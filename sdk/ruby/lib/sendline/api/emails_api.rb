@@ -334,9 +334,9 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [EmailStatus] :status 
+    # @option opts [EmailStatus] :status Only messages in this status.
     # @option opts [String] :to Recipient address (case-insensitive).
-    # @option opts [String] :tag 
+    # @option opts [String] :tag Only messages with this tag (exact match).
     # @option opts [Time] :created_after Created at or after this time.
     # @option opts [Time] :created_before Created before this time.
     # @return [EmailPage]
@@ -350,9 +350,9 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [EmailStatus] :status 
+    # @option opts [EmailStatus] :status Only messages in this status.
     # @option opts [String] :to Recipient address (case-insensitive).
-    # @option opts [String] :tag 
+    # @option opts [String] :tag Only messages with this tag (exact match).
     # @option opts [Time] :created_after Created at or after this time.
     # @option opts [Time] :created_before Created before this time.
     # @return [Array<(EmailPage, Integer, Hash)>] EmailPage data, response status code and response headers

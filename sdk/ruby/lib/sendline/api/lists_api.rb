@@ -463,7 +463,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [ListMemberStatus] :status 
+    # @option opts [ListMemberStatus] :status Only members with this status.
     # @return [ListMemberPage]
     def members(id, opts = {})
       data, _status_code, _headers = members_with_http_info(id, opts)
@@ -476,7 +476,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [ListMemberStatus] :status 
+    # @option opts [ListMemberStatus] :status Only members with this status.
     # @return [Array<(ListMemberPage, Integer, Hash)>] ListMemberPage data, response status code and response headers
     def members_with_http_info(id, opts = {})
       if @api_client.config.debugging

@@ -21,7 +21,7 @@ module Sendline
     end
     # Subscribe to a list (public)
     # Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
-    # @param public_id [String] 
+    # @param public_id [String] The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id).
     # @param public_subscribe_request [PublicSubscribeRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -33,7 +33,7 @@ module Sendline
 
     # Subscribe to a list (public)
     # Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: &#x60;303&#x60;, &#x60;Location&#x60; on &#x60;PUBLIC_URL&#x60;). The answer is the same whether or not the address is a contact or a member already, and when the honeypot &#x60;website&#x60; is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays &#x60;unconfirmed&#x60; until the confirmation link is followed. Rate-limited per client address (&#x60;PUBLIC_SUBSCRIBES_PER_MINUTE&#x60;). A form posted by a browser: answered with a redirect to the list&#39;s thank-you page.
-    # @param public_id [String] 
+    # @param public_id [String] The list&#39;s &#x60;public_id&#x60; (not its &#x60;lst_…&#x60; id).
     # @param public_subscribe_request [PublicSubscribeRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

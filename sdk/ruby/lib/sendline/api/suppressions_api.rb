@@ -106,7 +106,7 @@ module Sendline
     # Remove a suppressed address
     # Take an address off the list, saying why. A contact with the address that is suppressed becomes `subscribed` again (`contact.subscribed`, with the reason as its `status_reason`).
     # @param id [String] 
-    # @param reason [String] 
+    # @param reason [String] Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;.
     # @param [Hash] opts the optional parameters
     # @return [nil]
     def delete(id, reason, opts = {})
@@ -117,7 +117,7 @@ module Sendline
     # Remove a suppressed address
     # Take an address off the list, saying why. A contact with the address that is suppressed becomes &#x60;subscribed&#x60; again (&#x60;contact.subscribed&#x60;, with the reason as its &#x60;status_reason&#x60;).
     # @param id [String] 
-    # @param reason [String] 
+    # @param reason [String] Why it comes off the list, 1–500 characters; a suppressed contact with the address takes it as its &#x60;status_reason&#x60;.
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
     def delete_with_http_info(id, reason, opts = {})
@@ -249,8 +249,8 @@ module Sendline
     # @param suppression_csv_import_request [SuppressionCsvImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
-    # @option opts [SuppressionReason] :reason 
-    # @option opts [String] :detail 
+    # @option opts [SuppressionReason] :reason Why these addresses are suppressed; &#x60;manual&#x60; unless given.
+    # @option opts [String] :detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses.
     # @return [SuppressionImportResult]
     def import_csv(suppression_csv_import_request, opts = {})
       data, _status_code, _headers = import_csv_with_http_info(suppression_csv_import_request, opts)
@@ -262,8 +262,8 @@ module Sendline
     # @param suppression_csv_import_request [SuppressionCsvImportRequest] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
-    # @option opts [SuppressionReason] :reason 
-    # @option opts [String] :detail 
+    # @option opts [SuppressionReason] :reason Why these addresses are suppressed; &#x60;manual&#x60; unless given.
+    # @option opts [String] :detail A note kept with each new entry, up to 500 characters; also the &#x60;status_reason&#x60; of the contacts it suppresses.
     # @return [Array<(SuppressionImportResult, Integer, Hash)>] SuppressionImportResult data, response status code and response headers
     def import_csv_with_http_info(suppression_csv_import_request, opts = {})
       if @api_client.config.debugging
@@ -343,7 +343,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [SuppressionReason] :reason 
+    # @option opts [SuppressionReason] :reason Only addresses suppressed for this reason.
     # @option opts [String] :email Addresses that start with this text (case-insensitive).
     # @return [SuppressionPage]
     def list(opts = {})
@@ -356,7 +356,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
-    # @option opts [SuppressionReason] :reason 
+    # @option opts [SuppressionReason] :reason Only addresses suppressed for this reason.
     # @option opts [String] :email Addresses that start with this text (case-insensitive).
     # @return [Array<(SuppressionPage, Integer, Hash)>] SuppressionPage data, response status code and response headers
     def list_with_http_info(opts = {})

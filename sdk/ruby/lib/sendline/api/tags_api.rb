@@ -105,7 +105,7 @@ module Sendline
 
     # Delete a tag
     # Removes the tag from every contact that carries it. No `contact.updated` events are written.
-    # @param name [String] 
+    # @param name [String] The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored).
     # @param [Hash] opts the optional parameters
     # @return [nil]
     def delete(name, opts = {})
@@ -115,7 +115,7 @@ module Sendline
 
     # Delete a tag
     # Removes the tag from every contact that carries it. No &#x60;contact.updated&#x60; events are written.
-    # @param name [String] 
+    # @param name [String] The tag to delete, as contacts carry it (case-sensitive; surrounding spaces ignored).
     # @param [Hash] opts the optional parameters
     # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
     def delete_with_http_info(name, opts = {})
@@ -243,7 +243,7 @@ module Sendline
 
     # Rename a tag
     # Renames the tag on every contact that carries it; a contact that carries both names keeps one. Answers the tag under its new name. No `contact.updated` events are written.
-    # @param name [String] 
+    # @param name [String] The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored).
     # @param tag_rename [TagRename] 
     # @param [Hash] opts the optional parameters
     # @return [TagCount]
@@ -254,7 +254,7 @@ module Sendline
 
     # Rename a tag
     # Renames the tag on every contact that carries it; a contact that carries both names keeps one. Answers the tag under its new name. No &#x60;contact.updated&#x60; events are written.
-    # @param name [String] 
+    # @param name [String] The tag to rename, as contacts carry it (case-sensitive; surrounding spaces ignored).
     # @param tag_rename [TagRename] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(TagCount, Integer, Hash)>] TagCount data, response status code and response headers

@@ -640,7 +640,7 @@ module Sendline
     # Get a template version
     # One published version by its number.
     # @param id [String] 
-    # @param version [Integer] 
+    # @param version [Integer] The version&#39;s number: 1, 2, …
     # @param [Hash] opts the optional parameters
     # @return [TemplateVersion]
     def version(id, version, opts = {})
@@ -651,7 +651,7 @@ module Sendline
     # Get a template version
     # One published version by its number.
     # @param id [String] 
-    # @param version [Integer] 
+    # @param version [Integer] The version&#39;s number: 1, 2, …
     # @param [Hash] opts the optional parameters
     # @return [Array<(TemplateVersion, Integer, Hash)>] TemplateVersion data, response status code and response headers
     def version_with_http_info(id, version, opts = {})

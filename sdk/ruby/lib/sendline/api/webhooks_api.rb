@@ -481,7 +481,7 @@ module Sendline
     # Retry a webhook delivery
     # Queue one delivery again now, whatever its status (a `webhook.test` delivery is attempted at once and answered with its outcome). The receiver gets the same `webhook-id`, so it can drop events it has already handled.
     # @param id [String] 
-    # @param delivery_id [String] 
+    # @param delivery_id [String] The delivery (&#x60;whd_…&#x60;) of this webhook to send again.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [WebhookDelivery]
@@ -493,7 +493,7 @@ module Sendline
     # Retry a webhook delivery
     # Queue one delivery again now, whatever its status (a &#x60;webhook.test&#x60; delivery is attempted at once and answered with its outcome). The receiver gets the same &#x60;webhook-id&#x60;, so it can drop events it has already handled.
     # @param id [String] 
-    # @param delivery_id [String] 
+    # @param delivery_id [String] The delivery (&#x60;whd_…&#x60;) of this webhook to send again.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(WebhookDelivery, Integer, Hash)>] WebhookDelivery data, response status code and response headers

@@ -16,18 +16,25 @@ require 'time'
 module Sendline
   # Campaigns now, by status.
   class AnalyticsOverviewCampaigns < ApiModelBase
+    # Campaigns not yet scheduled or started.
     attr_accessor :draft
 
+    # Campaigns waiting for their `scheduled_at`.
     attr_accessor :scheduled
 
+    # Campaigns sending now.
     attr_accessor :sending
 
+    # Campaigns paused while sending; `resume` goes on.
     attr_accessor :paused
 
+    # Campaigns that finished sending.
     attr_accessor :completed
 
+    # Campaigns cancelled before they finished.
     attr_accessor :cancelled
 
+    # Campaigns that stopped on an error while sending; `resume` tries again.
     attr_accessor :failed
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -19,12 +19,16 @@ module Sendline
     # Every contact of the account.
     attr_accessor :total
 
+    # Contacts now `subscribed`: those campaigns can send to.
     attr_accessor :subscribed
 
+    # Contacts now `unsubscribed`.
     attr_accessor :unsubscribed
 
+    # Contacts now `bounced`.
     attr_accessor :bounced
 
+    # Contacts now `complained`.
     attr_accessor :complained
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class CampaignTestResultRejectedInner < ApiModelBase
+    # The address, as given.
     attr_accessor :email
 
     # The relay's answer or the rendering error.

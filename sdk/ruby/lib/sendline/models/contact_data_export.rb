@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # Everything Sendline stores about one contact (GDPR right of access).
   class ContactDataExport < ApiModelBase
+    # The contact as `GET /contacts/{id}` shows it.
     attr_accessor :contact
 
     # Topics the contact left.
@@ -27,12 +28,16 @@ module Sendline
     # Every message sent (or queued) to the contact.
     attr_accessor :messages
 
+    # Every open recorded for the contact or its address, oldest first.
     attr_accessor :opens
 
+    # Every click recorded for the contact or its address, oldest first.
     attr_accessor :clicks
 
+    # Every bounce and complaint recorded for the contact or its address, oldest first.
     attr_accessor :bounces
 
+    # Every unsubscribe from a campaign's message, oldest first.
     attr_accessor :unsubscribes
 
     # Events whose payload names the contact, as `GET /events` shows them.

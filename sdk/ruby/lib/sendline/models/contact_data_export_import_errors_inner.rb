@@ -15,12 +15,16 @@ require 'time'
 
 module Sendline
   class ContactDataExportImportErrorsInner < ApiModelBase
+    # The import (`imp_…`).
     attr_accessor :import_id
 
+    # 1-based data row (the CSV header is row 0).
     attr_accessor :row
 
+    # Why the row failed: `invalid_email`, `invalid_text`, …
     attr_accessor :code
 
+    # The reason, in words.
     attr_accessor :detail
 
     # Attribute mapping from ruby-style variable name to JSON key.

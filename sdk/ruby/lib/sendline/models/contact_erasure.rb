@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # What erasing a contact removed or made anonymous.
   class ContactErasure < ApiModelBase
+    # The erased contact (`ct_…`), which no longer exists.
     attr_accessor :contact_id
 
     # The suppression-list entry that keeps the address (as a hash only) from being mailed again.

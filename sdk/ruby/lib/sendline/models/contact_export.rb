@@ -19,8 +19,10 @@ module Sendline
     # `exp_…`
     attr_accessor :id
 
+    # `queued` until the job takes it, `running` while it writes, then `completed` (the CSV can be downloaded) or `failed` (`error` says why).
     attr_accessor :status
 
+    # The filters the export was started with; those not given are left out.
     attr_accessor :filters
 
     # Contacts written so far.
@@ -34,8 +36,10 @@ module Sendline
 
     attr_accessor :created_at
 
+    # When the job started writing; null while `queued`.
     attr_accessor :started_at
 
+    # When the export completed or failed; null before then.
     attr_accessor :completed_at
 
     # The CSV is deleted after this time.

@@ -16,8 +16,10 @@ require 'time'
 module Sendline
   # Which contacts an export holds: the filters of `GET /contacts`.
   class ContactExportFilters < ApiModelBase
+    # Only contacts with this status.
     attr_accessor :status
 
+    # Only contacts with this tag (exact match).
     attr_accessor :tag
 
     # Emails that start with this text (case-insensitive).
@@ -26,8 +28,10 @@ module Sendline
     # Contacts whose email, first name or last name starts with this text (case-insensitive).
     attr_accessor :q
 
+    # Only contacts created after this time.
     attr_accessor :created_after
 
+    # Only contacts created before this time.
     attr_accessor :created_before
 
     class EnumAttributeValidator

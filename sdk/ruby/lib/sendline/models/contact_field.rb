@@ -19,11 +19,13 @@ module Sendline
     # `fld_…`
     attr_accessor :id
 
-    # A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.
+    # The key of the contacts' `attributes` the field types; unique in the account, never changes.
     attr_accessor :key
 
+    # The name people see for the field, 1–200 characters.
     attr_accessor :label
 
+    # What values under `key` must be; never changes.
     attr_accessor :type
 
     # The values a `choice` field takes; empty for other types.

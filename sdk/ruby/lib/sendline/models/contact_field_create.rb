@@ -15,11 +15,13 @@ require 'time'
 
 module Sendline
   class ContactFieldCreate < ApiModelBase
-    # A key of `attributes`: a lower-case letter, then lower-case letters, digits or `_`.
+    # The `attributes` key to type; unique in the account (a taken key answers 409 `field_exists`), and cannot be changed later. An account has at most 100 fields.
     attr_accessor :key
 
+    # The name people see for the field, 1–200 characters.
     attr_accessor :label
 
+    # What values under `key` must be; cannot be changed later.
     attr_accessor :type
 
     # Required for `choice` (1–100 distinct options); not allowed for other types.

@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # Every custom field of the account, in the order they were made (at most 100).
   class ContactFieldList < ApiModelBase
+    # The fields, oldest first.
     attr_accessor :data
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,8 +16,10 @@ require 'time'
 module Sendline
   # The key and type stay as they are; `options` (of a `choice` field) replace the stored ones.
   class ContactFieldUpdate < ApiModelBase
+    # A new name for people to see, 1–200 characters.
     attr_accessor :label
 
+    # The options of a `choice` field, replacing the stored ones (1–100 distinct options); not allowed for other types.
     attr_accessor :options
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,12 +16,16 @@ require 'time'
 module Sendline
   # A list a contact is a member of, with the member's status there.
   class ContactListMembership < ApiModelBase
+    # The list (`lst_…`).
     attr_accessor :list_id
 
+    # The list's name.
     attr_accessor :name
 
+    # The contact's status on this list.
     attr_accessor :status
 
+    # When the contact joined the list.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # The topics a contact left.
   class ContactTopicOptouts < ApiModelBase
+    # The topics (`top_…`) the contact left, by id; campaigns with one of them as `topic_id` leave the contact out.
     attr_accessor :topic_ids
 
     # Attribute mapping from ruby-style variable name to JSON key.

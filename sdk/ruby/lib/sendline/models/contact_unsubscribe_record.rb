@@ -16,14 +16,19 @@ require 'time'
 module Sendline
   # An unsubscribe recorded for a contact.
   class ContactUnsubscribeRecord < ApiModelBase
+    # `uns_…`
     attr_accessor :id
 
+    # The campaign (`cmp_…`) whose message the contact unsubscribed from.
     attr_accessor :campaign_id
 
+    # The address the message went to.
     attr_accessor :email
 
+    # How: the unsubscribe page (`link`) or RFC 8058 one-click from the mail client (`one_click`).
     attr_accessor :source
 
+    # When the contact unsubscribed.
     attr_accessor :occurred_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

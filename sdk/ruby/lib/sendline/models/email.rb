@@ -19,44 +19,61 @@ module Sendline
     # `em_…`
     attr_accessor :id
 
+    # Always `transactional`: campaigns' messages are not listed here.
     attr_accessor :stream
 
-    # An email address.
+    # The sender's address.
     attr_accessor :from
 
+    # The name shown beside the sender's address; null when none was given.
     attr_accessor :from_name
 
+    # The recipient of this copy.
     attr_accessor :email
 
+    # Which of the request's lists named the recipient.
     attr_accessor :kind
 
+    # The subject as sent (a template's, rendered).
     attr_accessor :subject
 
+    # `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later), `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or `cancelled`.
     attr_accessor :status
 
     # Why it failed, bounced, was deferred or cancelled.
     attr_accessor :reason
 
+    # How many times it was handed to the relay; a deferred message is tried again, up to `SEND_MAX_ATTEMPTS` (5 by default).
     attr_accessor :attempts
 
+    # The request's tags.
     attr_accessor :tags
 
+    # The request's metadata, returned in every event of the message.
     attr_accessor :metadata
 
+    # Whether opens are tracked (a pixel in the HTML part).
     attr_accessor :track_opens
 
+    # Whether clicks on the HTML part's links are tracked.
     attr_accessor :track_clicks
 
+    # When it is due to be sent, when the request scheduled it for later; null otherwise.
     attr_accessor :scheduled_at
 
+    # When the relay accepted it; null until then.
     attr_accessor :sent_at
 
+    # The first open (a click counts as one; mail clients' automatic fetches too); null while none is tracked.
     attr_accessor :opened_at
 
+    # The first click of a tracked link; null while none.
     attr_accessor :clicked_at
 
+    # When it hard-bounced, at the relay or in a later bounce report; null otherwise.
     attr_accessor :bounced_at
 
+    # When the request was accepted.
     attr_accessor :created_at
 
     # Present on `GET /emails/{id}`: its events, oldest first.

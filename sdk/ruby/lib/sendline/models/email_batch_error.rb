@@ -16,10 +16,13 @@ require 'time'
 module Sendline
   # Why an item of a batch was refused, as a problem document would say it.
   class EmailBatchError < ApiModelBase
+    # What kind of error: always `validation_failed`.
     attr_accessor :code
 
+    # What is wrong, in words.
     attr_accessor :detail
 
+    # Each field at fault, its `pointer` relative to the item (`/to/0/email`).
     attr_accessor :errors
 
     class EnumAttributeValidator

@@ -18,6 +18,7 @@ module Sendline
     # The item's position in `emails`.
     attr_accessor :index
 
+    # `accepted` (its recipients are in `data`, each queued or refused on its own) or `refused` (nothing sent; `error` says why).
     attr_accessor :status
 
     # Present when accepted: the recipients, as `POST /emails` answers them.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class EmailBatchResult < ApiModelBase
+    # One entry per item of `emails`, in their order.
     attr_accessor :data
 
     # Attribute mapping from ruby-style variable name to JSON key.

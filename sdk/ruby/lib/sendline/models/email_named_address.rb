@@ -16,9 +16,10 @@ require 'time'
 module Sendline
   # An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
   class EmailNamedAddress < ApiModelBase
-    # An email address.
+    # The address.
     attr_accessor :email
 
+    # The name shown beside the address, up to 200 characters, without line breaks.
     attr_accessor :name
 
     # Attribute mapping from ruby-style variable name to JSON key.

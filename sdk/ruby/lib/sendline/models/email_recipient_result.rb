@@ -19,10 +19,13 @@ module Sendline
     # `em_…`; null when the recipient was refused.
     attr_accessor :id
 
+    # The recipient's address, trimmed, with the domain lower-cased.
     attr_accessor :email
 
+    # Which of the request's lists named the recipient.
     attr_accessor :kind
 
+    # `queued` (to be sent now), `scheduled` (waiting for `scheduled_at`) or `refused` (not sent; `reason` says why).
     attr_accessor :status
 
     # Why a recipient was refused: `bounced` or `complained` (the address is suppressed). Marketing unsubscribes never refuse a transactional message.

@@ -16,15 +16,19 @@ require 'time'
 module Sendline
   # One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
   class EmailSendRequest < ApiModelBase
+    # The sender (`From`): an address and, optionally, the name shown beside it.
     attr_accessor :from
 
+    # 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
     attr_accessor :to
 
+    # Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.
     attr_accessor :cc
 
+    # Up to 50 more recipients, each sent a copy of its own; no header shows them.
     attr_accessor :bcc
 
-    # An email address.
+    # Where replies go (`Reply-To`); without it, to `from`.
     attr_accessor :reply_to
 
     # Required unless `template_id` is given.
@@ -42,13 +46,16 @@ module Sendline
     # Up to 20 files, 10 MB in all once decoded.
     attr_accessor :attachments
 
+    # Up to 20 tags (duplicates dropped), to find the messages by (`GET /emails?tag=`); returned in every event of the message.
     attr_accessor :tags
 
     # Up to 20 string values (keys up to 40 characters, values up to 500), returned in every event of the message.
     attr_accessor :metadata
 
+    # Adds an open-tracking pixel to the HTML part (a message with `text` alone is not tracked); opens emit `email.opened`.
     attr_accessor :track_opens
 
+    # Sends the HTML part's links through Sendline's redirect; clicks emit `email.clicked`.
     attr_accessor :track_clicks
 
     # Send at this time instead of now: up to 72 hours ahead. Until then `POST /emails/{id}/cancel` stops it.

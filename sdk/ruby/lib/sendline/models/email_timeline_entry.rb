@@ -19,10 +19,13 @@ module Sendline
     # `evt_…`
     attr_accessor :id
 
+    # The event's type: `email.sent`, `email.delivered`, `email.opened`, …
     attr_accessor :type
 
+    # When the event happened.
     attr_accessor :created_at
 
+    # The event's payload, as webhooks carry it.
     attr_accessor :data
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class EventsTypes200Response < ApiModelBase
+    # Every event type Sendline emits.
     attr_accessor :data
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -25,6 +25,7 @@ module Sendline
     # Where in a template the error is (1-based), for `template_error`.
     attr_accessor :line
 
+    # The column in that line (1-based), for `template_error`.
     attr_accessor :column
 
     # Attribute mapping from ruby-style variable name to JSON key.

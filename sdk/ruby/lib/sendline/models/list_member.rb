@@ -16,11 +16,13 @@ require 'time'
 module Sendline
   # One contact's membership of a list.
   class ListMember < ApiModelBase
+    # The member's contact (`ct_…`).
     attr_accessor :contact_id
 
-    # An email address.
+    # The contact's email.
     attr_accessor :email
 
+    # The member's status on this list; campaigns reach only `subscribed` members.
     attr_accessor :status
 
     # When the member followed the double opt-in link.
@@ -29,6 +31,7 @@ module Sendline
     # When the contact joined the list.
     attr_accessor :created_at
 
+    # When the membership last changed.
     attr_accessor :updated_at
 
     class EnumAttributeValidator

@@ -16,10 +16,13 @@ require 'time'
 module Sendline
   # How many members a list has in each status.
   class ListMemberCounts < ApiModelBase
+    # Members waiting for their double opt-in link to be followed.
     attr_accessor :unconfirmed
 
+    # Members a campaign to the list can reach (when their contact is `subscribed` too).
     attr_accessor :subscribed
 
+    # Members who left the list; they stay members until removed.
     attr_accessor :unsubscribed
 
     # Attribute mapping from ruby-style variable name to JSON key.

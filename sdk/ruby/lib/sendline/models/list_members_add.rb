@@ -16,8 +16,10 @@ require 'time'
 module Sendline
   # Contacts by id and by email, at most 10,000 in all per call.
   class ListMembersAdd < ApiModelBase
+    # Contacts to add, by id (`ct_…`).
     attr_accessor :contact_ids
 
+    # Contacts to add, by email (whatever its case); an address that is no contact is not made one.
     attr_accessor :emails
 
     # The status to give: new members default to `unconfirmed` (with a confirmation message) on a double opt-in list and `subscribed` elsewhere. Given, it also applies to existing members (counted as `updated`); `subscribed` on a double opt-in list skips the confirmation (the caller vouches for consent).

@@ -24,6 +24,7 @@ module Sendline
     # Contacts that were members already and stayed as they were.
     attr_accessor :already_members
 
+    # What the request named that is no contact of the account; nothing is done for those.
     attr_accessor :not_found
 
     # Attribute mapping from ruby-style variable name to JSON key.

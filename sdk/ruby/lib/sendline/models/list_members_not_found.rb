@@ -16,8 +16,10 @@ require 'time'
 module Sendline
   # Ids and emails of the request that name no contact of the account.
   class ListMembersNotFound < ApiModelBase
+    # Ids given that are no contact of the account.
     attr_accessor :contact_ids
 
+    # Emails given that are no contact of the account.
     attr_accessor :emails
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,8 +16,10 @@ require 'time'
 module Sendline
   # Contacts by id and by email, at most 10,000 in all per call.
   class ListMembersRemove < ApiModelBase
+    # Contacts to remove, by id (`ct_…`).
     attr_accessor :contact_ids
 
+    # Contacts to remove, by email (whatever its case).
     attr_accessor :emails
 
     # Attribute mapping from ruby-style variable name to JSON key.

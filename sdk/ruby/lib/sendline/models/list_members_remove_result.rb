@@ -15,11 +15,13 @@ require 'time'
 
 module Sendline
   class ListMembersRemoveResult < ApiModelBase
+    # Members removed from the list.
     attr_accessor :removed
 
     # Contacts of the account that were not members.
     attr_accessor :not_members
 
+    # What the request named that is no contact of the account.
     attr_accessor :not_found
 
     # Attribute mapping from ruby-style variable name to JSON key.

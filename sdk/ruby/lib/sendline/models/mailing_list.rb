@@ -19,8 +19,10 @@ module Sendline
     # `lst_…`
     attr_accessor :id
 
+    # The list's name, 1–200 characters; public forms and confirmation messages show it.
     attr_accessor :name
 
+    # A note about the list, for the account's users; null when none.
     attr_accessor :description
 
     # New members get a confirmation message and stay `unconfirmed` until they follow its link.
@@ -29,11 +31,13 @@ module Sendline
     # The sender of the confirmation messages (required when `double_opt_in` is true).
     attr_accessor :from_email
 
+    # The display name of the confirmation messages' sender; null sends from the bare address.
     attr_accessor :from_name
 
     # Names the list in `POST /public/lists/{public_id}/subscribe`; it reveals nothing else.
     attr_accessor :public_id
 
+    # How many members the list has in each status.
     attr_accessor :members
 
     attr_accessor :created_at

@@ -15,15 +15,19 @@ require 'time'
 
 module Sendline
   class MailingListCreate < ApiModelBase
+    # 1–200 characters; public forms and confirmation messages show it. Need not be unique.
     attr_accessor :name
 
+    # A note about the list for the account's users, up to 2,000 characters.
     attr_accessor :description
 
+    # Whether new members get a confirmation message and stay `unconfirmed` until they follow its link.
     attr_accessor :double_opt_in
 
-    # An email address.
+    # The sender of the confirmation messages; required when `double_opt_in` is true.
     attr_accessor :from_email
 
+    # The display name of the confirmation messages' sender, up to 200 characters.
     attr_accessor :from_name
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,15 +16,19 @@ require 'time'
 module Sendline
   # A partial change: only the fields given.
   class MailingListUpdate < ApiModelBase
+    # A new name, 1–200 characters.
     attr_accessor :name
 
+    # A new note, up to 2,000 characters; null removes it.
     attr_accessor :description
 
+    # Turns double opt-in on or off for members added from now on; existing members keep their status.
     attr_accessor :double_opt_in
 
-    # An email address.
+    # The sender of the confirmation messages; cannot be null while `double_opt_in` is true.
     attr_accessor :from_email
 
+    # The display name of the confirmation messages' sender, up to 200 characters; null removes it.
     attr_accessor :from_name
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -16,11 +16,13 @@ require 'time'
 module Sendline
   # A subscription from a public form or page.
   class PublicSubscribeRequest < ApiModelBase
-    # An email address.
+    # The address to subscribe; one that is no contact of the account yet becomes one.
     attr_accessor :email
 
+    # Given name, up to 200 characters; kept only when the address becomes a new contact.
     attr_accessor :first_name
 
+    # Family name, up to 200 characters; kept only when the address becomes a new contact.
     attr_accessor :last_name
 
     # The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty.

@@ -16,6 +16,7 @@ require 'time'
 module Sendline
   # The same answer whatever the address (no enumeration).
   class PublicSubscribeResult < ApiModelBase
+    # Always true: the answer says nothing about the address.
     attr_accessor :accepted
 
     # Whether the list sends a confirmation message to follow before the subscription counts.

@@ -19,10 +19,13 @@ module Sendline
     # `seg_…`
     attr_accessor :id
 
+    # The segment's name, 1–200 characters; need not be unique.
     attr_accessor :name
 
+    # A note about the segment for the account's users; null when none.
     attr_accessor :description
 
+    # The rules as saved; custom fields are read as the account defines them when members are worked out.
     attr_accessor :rules
 
     attr_accessor :created_at

@@ -15,10 +15,13 @@ require 'time'
 
 module Sendline
   class SegmentCreate < ApiModelBase
+    # 1–200 characters; need not be unique.
     attr_accessor :name
 
+    # A note about the segment for the account's users, up to 1,000 characters.
     attr_accessor :description
 
+    # Which contacts belong; checked before anything is saved.
     attr_accessor :rules
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,6 +15,7 @@ require 'time'
 
 module Sendline
   class SegmentPreviewRequest < ApiModelBase
+    # The rules to try, checked as a segment's are; nothing is saved.
     attr_accessor :rules
 
     # How many matching contacts to show, oldest first (0–100).

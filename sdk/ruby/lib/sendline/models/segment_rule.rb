@@ -22,12 +22,16 @@ module Sendline
     # Matches when at least one rule in it matches. Each item is a `SegmentRule`, as in `all`.
     attr_accessor :any
 
+    # What a field condition reads: `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`. Text compares case-insensitively; a `choice` field's options, exactly.
     attr_accessor :field
 
+    # How a field condition compares; which operators apply depends on what `field` reads (see `SegmentOperator`).
     attr_accessor :operator
 
+    # What a field condition compares with: a string (up to 1,000 characters), number or boolean; a list of 1–1,000 for `in` and `not_in`; `[low, high]` for `between`; a whole number of days (1–36,500) for `within_last_days`; left out for `is_set` and `is_not_set`.
     attr_accessor :value
 
+    # Makes the rule an engagement condition: what the contact did with the account's campaigns.
     attr_accessor :engagement
 
     # Engagement with this campaign only (`cmp_…`).

@@ -15,10 +15,13 @@ require 'time'
 
 module Sendline
   class SegmentUpdate < ApiModelBase
+    # A new name, 1–200 characters.
     attr_accessor :name
 
+    # A new note, up to 1,000 characters; null removes it.
     attr_accessor :description
 
+    # New rules, replacing the stored ones; checked as on creation.
     attr_accessor :rules
 
     # Attribute mapping from ruby-style variable name to JSON key.

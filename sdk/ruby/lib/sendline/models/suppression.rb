@@ -22,6 +22,7 @@ module Sendline
     # Null for a person who was erased: only a SHA-256 of the address is kept, so that it stays suppressed.
     attr_accessor :email
 
+    # Why: the unsubscribe, bounce or complaint that put it there, or the reason given through the API (`manual` unless given).
     attr_accessor :reason
 
     # What put it there: `api`, `csv_import`, `unsubscribe_link`, `one_click`, `bounce`, `complaint`, `contact_status` or `erasure`.
@@ -30,6 +31,7 @@ module Sendline
     # The bounce's reason, the campaign of an unsubscribe, or the note given with the address.
     attr_accessor :detail
 
+    # When the address was put on the list.
     attr_accessor :created_at
 
     class EnumAttributeValidator

@@ -16,11 +16,13 @@ require 'time'
 module Sendline
   # Addresses to suppress (up to 10,000 per call).
   class SuppressionCreateRequest < ApiModelBase
+    # 1–10,000 addresses; one given twice (whatever its case) counts once, one listed already keeps its entry.
     attr_accessor :emails
 
     # `manual` unless given.
     attr_accessor :reason
 
+    # A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
     attr_accessor :detail
 
     class EnumAttributeValidator

@@ -19,8 +19,10 @@ module Sendline
     # The CSV: the first cell of each row is an address (a first row `email` is a header).
     attr_accessor :csv
 
+    # Why these addresses are suppressed; `manual` unless given.
     attr_accessor :reason
 
+    # A note kept with each new entry, up to 500 characters; also the `status_reason` of the contacts it suppresses.
     attr_accessor :detail
 
     class EnumAttributeValidator

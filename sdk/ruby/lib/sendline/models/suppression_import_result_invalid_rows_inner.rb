@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class SuppressionImportResultInvalidRowsInner < ApiModelBase
+    # The row's number in the CSV, counting from 1 (a header row counts).
     attr_accessor :row
 
+    # The row's first cell, trimmed, up to 254 characters.
     attr_accessor :value
 
     # Attribute mapping from ruby-style variable name to JSON key.

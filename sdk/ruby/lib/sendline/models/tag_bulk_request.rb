@@ -16,14 +16,19 @@ require 'time'
 module Sendline
   # Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`, `emails` (up to 10,000 either) or `segment_id` (its members now). A tag both added and removed is removed.
   class TagBulkRequest < ApiModelBase
+    # Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was.
     attr_accessor :add
 
+    # Up to 50 tags to remove, trimmed.
     attr_accessor :remove
 
+    # The contacts to change, by id (`ct_…`); ids of no contact of the account are left out.
     attr_accessor :contact_ids
 
+    # The contacts to change, by email (whatever its case); addresses of no contact are left out.
     attr_accessor :emails
 
+    # A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400.
     attr_accessor :segment_id
 
     # Attribute mapping from ruby-style variable name to JSON key.

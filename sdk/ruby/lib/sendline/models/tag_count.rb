@@ -16,9 +16,10 @@ require 'time'
 module Sendline
   # A tag and how many of the account's contacts carry it.
   class TagCount < ApiModelBase
-    # A tag: 1–100 characters.
+    # The tag, as contacts carry it (trimmed; case kept).
     attr_accessor :name
 
+    # How many of the account's contacts carry it.
     attr_accessor :contacts
 
     # Attribute mapping from ruby-style variable name to JSON key.

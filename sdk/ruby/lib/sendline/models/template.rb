@@ -19,9 +19,10 @@ module Sendline
     # `tpl_…`
     attr_accessor :id
 
-    # What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+    # What other templates call it by; unique in the account, whatever the case.
     attr_accessor :name
 
+    # A note about the template for the account's users; null when none.
     attr_accessor :description
 
     # The draft's subject line (Liquid).

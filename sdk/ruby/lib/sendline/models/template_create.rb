@@ -16,15 +16,19 @@ require 'time'
 module Sendline
   # A template's draft fields; `name` alone makes an empty draft.
   class TemplateCreate < ApiModelBase
-    # What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+    # Unique in the account, whatever the case (a taken name answers 409 `template_name_taken`).
     attr_accessor :name
 
+    # A note about the template for the account's users, up to 1,000 characters.
     attr_accessor :description
 
+    # The draft's subject line (Liquid), up to 998 characters.
     attr_accessor :subject
 
+    # The draft's HTML (Liquid), up to 1,000,000 characters.
     attr_accessor :html
 
+    # The draft's plain-text part (Liquid), up to 1,000,000 characters; derived from `html` when null or left out.
     attr_accessor :text
 
     # Attribute mapping from ruby-style variable name to JSON key.

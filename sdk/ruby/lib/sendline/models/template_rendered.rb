@@ -15,10 +15,13 @@ require 'time'
 
 module Sendline
   class TemplateRendered < ApiModelBase
+    # The rendered subject line.
     attr_accessor :subject
 
+    # The rendered HTML, without tracking.
     attr_accessor :html
 
+    # The rendered plain text, derived from the HTML when the template has none.
     attr_accessor :text
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,11 +15,13 @@ require 'time'
 
 module Sendline
   class TemplateTestRequest < ApiModelBase
+    # 1–10 addresses, each sent a test now; a contact with the address personalises its copy.
     attr_accessor :emails
 
-    # An email address.
+    # The tests' sender address.
     attr_accessor :from_email
 
+    # The name shown beside the sender's address, up to 200 characters.
     attr_accessor :from_name
 
     # Variables for the template, as in `render`.

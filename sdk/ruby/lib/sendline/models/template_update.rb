@@ -16,15 +16,19 @@ require 'time'
 module Sendline
   # The fields to change in the draft; the others stay. Published versions never change.
   class TemplateUpdate < ApiModelBase
-    # What `{% render 'name' %}` and `{% layout 'name' %}` call a template: 1–100 characters, no quotes, braces or control characters; unique in the account, whatever the case.
+    # A new name, unique in the account whatever the case; versions published already keep the partials they froze.
     attr_accessor :name
 
+    # A new note, up to 1,000 characters; null removes it.
     attr_accessor :description
 
+    # The draft's new subject line (Liquid), up to 998 characters.
     attr_accessor :subject
 
+    # The draft's new HTML (Liquid), up to 1,000,000 characters.
     attr_accessor :html
 
+    # The draft's new plain-text part (Liquid), up to 1,000,000 characters; null derives it from `html`.
     attr_accessor :text
 
     # Attribute mapping from ruby-style variable name to JSON key.

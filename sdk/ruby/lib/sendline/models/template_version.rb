@@ -19,20 +19,25 @@ module Sendline
     # `tpv_…`
     attr_accessor :id
 
+    # The template (`tpl_…`) it was published from.
     attr_accessor :template_id
 
     # 1 for the first `publish`, then 2, 3 …
     attr_accessor :version
 
+    # The subject line (Liquid) as published.
     attr_accessor :subject
 
+    # The HTML (Liquid) as published.
     attr_accessor :html
 
+    # The plain-text part (Liquid) as published; derived from `html` when null.
     attr_accessor :text
 
     # The names of the partials and layouts frozen into this version, directly or through others.
     attr_accessor :partials
 
+    # When it was published.
     attr_accessor :created_at
 
     # Attribute mapping from ruby-style variable name to JSON key.

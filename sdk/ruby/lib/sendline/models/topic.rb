@@ -19,8 +19,10 @@ module Sendline
     # `top_…`
     attr_accessor :id
 
+    # Unique in the account (case-insensitive); the unsubscribe page shows it.
     attr_accessor :name
 
+    # A note about the topic for the account's users; null when none.
     attr_accessor :description
 
     attr_accessor :created_at

@@ -18,6 +18,7 @@ module Sendline
     # Unique in the account (case-insensitive); shown on the unsubscribe page.
     attr_accessor :name
 
+    # A note about the topic for the account's users, up to 500 characters.
     attr_accessor :description
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -15,8 +15,10 @@ require 'time'
 
 module Sendline
   class TopicUpdate < ApiModelBase
+    # A new name, 1–100 characters, trimmed; unique in the account (case-insensitive).
     attr_accessor :name
 
+    # A new note, up to 500 characters; null removes it.
     attr_accessor :description
 
     # Attribute mapping from ruby-style variable name to JSON key.
