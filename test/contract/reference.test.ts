@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { contractExamples, familiesWithoutErrorExample, missingReferenceParts, referenceDocument, referenceOperations, schemaValidators } from './reference.ts';
+import {
+  contractExamples,
+  documentParameters,
+  documentProperties,
+  familiesWithoutErrorExample,
+  missingReferenceParts,
+  referenceDocument,
+  referenceOperations,
+  schemaValidators,
+} from './reference.ts';
 
 const doc = referenceDocument();
 
 const SENDLINE_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 /** `*_id` fields that hold the caller's own ids, not Sendline's. */
 const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id', 'public_id']);
+
+/**
+ * Properties whose name and type say all there is: a resource's own `id` (its prefix is in its
+ * schema's description or its path), and the date-times it was made and last changed.
+ */
+const SELF_EVIDENT_PROPERTIES = new Set(['id', 'created_at', 'updated_at']);
+/** The `{id}` of a path names the resource the path is about, in the form its schema's `id` has. */
+const SELF_EVIDENT_PARAMETERS = new Set(['path id']);
 
 describe('the reference', () => {
   it('gives every operation a summary, a description, and request and response examples', () => {
@@ -44,5 +61,17 @@ describe('the reference', () => {
       return found.length ? [{ example: example.name, found }] : [];
     });
     expect(placeholders).toEqual([]);
+  });
+
+  it('describes every property, at any depth, unless its name says everything', () => {
+    const properties = documentProperties(doc);
+    expect(properties.length).toBeGreaterThan(1000);
+    expect(properties.filter((p) => !p.described && !SELF_EVIDENT_PROPERTIES.has(p.name)).map((p) => p.where)).toEqual([]);
+  });
+
+  it('describes every parameter, unless its name says everything', () => {
+    const parameters = documentParameters(doc);
+    expect(parameters.length).toBeGreaterThan(100);
+    expect(parameters.filter((p) => !p.described && !SELF_EVIDENT_PARAMETERS.has(p.name)).map((p) => p.where)).toEqual([]);
   });
 });

@@ -139,3 +139,84 @@ export function schemaValidators(doc: OpenApiDocument): (schemaPointer: string) 
   ajv.addSchema(validatorDocument(doc), 'openapi');
   return (schemaPointer) => ajv.compile({ $ref: `openapi${schemaPointer}` });
 }
+
+/** A schema node as far as the description check walks it. */
+interface SchemaNode {
+  $ref?: string;
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  additionalProperties?: SchemaNode | boolean;
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+}
+
+interface ParameterNode {
+  $ref?: string;
+  name?: string;
+  in?: string;
+  description?: string;
+  schema?: SchemaNode;
+}
+
+export interface DescribedPart {
+  /** Where it sits, e.g. `ContactExport.filters.status` or `GET /emails query status`. */
+  where: string;
+  /** A property's name (`status`), or a parameter's location and name (`query status`). */
+  name: string;
+  described: boolean;
+}
+
+const isDescribed = (node: { description?: string }) => Boolean(node.description?.trim());
+
+/** Every property declared at `node` or inside its inline schemas (named schemas are walked on their own). */
+function schemaProperties(node: SchemaNode | undefined, where: string): DescribedPart[] {
+  if (!node || node.$ref) return [];
+  const own = Object.entries(node.properties ?? {}).flatMap(([name, property]) => [
+    { where: `${where}.${name}`, name, described: isDescribed(property) },
+    ...schemaProperties(property, `${where}.${name}`),
+  ]);
+  const additional = typeof node.additionalProperties === 'object' ? schemaProperties(node.additionalProperties, `${where}.*`) : [];
+  const composed = [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])].flatMap((branch) => schemaProperties(branch, where));
+  return [...own, ...schemaProperties(node.items, `${where}[]`), ...additional, ...composed];
+}
+
+/**
+ * Every property the reference shows: those of the named schemas, of the inline objects inside them
+ * and of the inline schemas of operations' request bodies and responses.
+ */
+export function documentProperties(doc: OpenApiDocument): DescribedPart[] {
+  const named = Object.entries((doc.components?.schemas ?? {}) as Record<string, SchemaNode>).flatMap(([name, schema]) => schemaProperties(schema, name));
+  const inline = referenceOperations(doc).flatMap(({ method, path, operation }) => {
+    const label = `${method.toUpperCase()} ${path}`;
+    const { requestBody, responses } = operation;
+    const bodies = Object.entries(requestBody?.content ?? {}).flatMap(([type, media]) =>
+      schemaProperties(media.schema as SchemaNode, `${label} request ${type}`),
+    );
+    const answers = Object.entries(responses ?? {}).flatMap(([status, response]) =>
+      Object.entries(response.content ?? {}).flatMap(([type, media]) => schemaProperties(media.schema as SchemaNode, `${label} ${status} ${type}`)),
+    );
+    return [...bodies, ...answers];
+  });
+  return [...named, ...inline];
+}
+
+/** Every parameter (path, query, header, cookie) of every operation, shared ones resolved. */
+export function documentParameters(doc: OpenApiDocument): DescribedPart[] {
+  const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterNode>;
+  // A reference that resolves to nothing stays as it is, and shows up as undescribed.
+  const resolve = (p: ParameterNode) => (p.$ref ? (shared[p.$ref.replace('#/components/parameters/', '')] ?? p) : p);
+  return Object.entries(doc.paths).flatMap(([path, item]) => {
+    const common = ((item as { parameters?: ParameterNode[] }).parameters ?? []).map(resolve);
+    return METHODS.flatMap((method) => {
+      const operation = (item as Record<string, { parameters?: ParameterNode[] } | undefined>)[method];
+      if (!operation) return [];
+      return [...common, ...(operation.parameters ?? []).map(resolve)].map((parameter) => ({
+        where: `${method.toUpperCase()} ${path} ${parameter.in} ${parameter.name ?? parameter.$ref}`,
+        name: `${parameter.in} ${parameter.name}`,
+        described: isDescribed(parameter),
+      }));
+    });
+  });
+}
