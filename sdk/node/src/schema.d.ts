@@ -6075,14 +6075,15 @@ export interface components {
             rules: components["schemas"]["SegmentRule"];
         };
         /**
-         * @description How a condition compares. By what it reads: text (`email`, `first_name`, `last_name`, text and
-         *     `choice` fields, undefined attribute keys): `equals`, `not_equals`, `in`, `not_in`, `contains`,
-         *     `not_contains`, `starts_with`, `is_set`, `is_not_set`; `status`: `equals`, `not_equals`, `in`,
+         * @description How a condition compares. By what it reads: text (`email`, `first_name`, `last_name`, text
+         *     fields, undefined attribute keys): `equals`, `not_equals`, `in`, `not_in`, `contains`,
+         *     `not_contains`, `starts_with`, `is_set`, `is_not_set`; `choice` fields: `equals`, `not_equals`,
+         *     `in`, `not_in`, `is_set`, `is_not_set`; `status`: `equals`, `not_equals`, `in`,
          *     `not_in`; `tags`: `contains` (has the tag), `not_contains`, `in` (has any of), `not_in` (has none of),
          *     `is_set` (has a tag), `is_not_set`; numbers: `equals`, `not_equals`, `in`, `not_in`,
          *     `greater_than`, `less_than`, `between` (inclusive), `is_set`, `is_not_set`; dates (`created_at`,
-         *     date fields): `before`, `after`, `between`, `within_last_days`, `is_set`, `is_not_set` (and
-         *     `equals` for date fields); booleans: `equals`, `is_set`, `is_not_set`.
+         *     date fields): `before`, `after`, `between`, `within_last_days` (and `equals`, `is_set`,
+         *     `is_not_set` for date fields); booleans: `equals`, `is_set`, `is_not_set`.
          * @enum {string}
          */
         SegmentOperator: "equals" | "not_equals" | "in" | "not_in" | "contains" | "not_contains" | "starts_with" | "greater_than" | "less_than" | "between" | "is_set" | "is_not_set" | "before" | "after" | "within_last_days";
