@@ -186,6 +186,7 @@ export const emails = {
       update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
         sent_at = case when u.sent then now() else e.sent_at end,
         bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
+        finished_at = case when u.status in ('delivered', 'bounced', 'failed') then now() else e.finished_at end,
         attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
@@ -196,7 +197,7 @@ export const emails = {
   async cancelScheduled(db: Db, accountId: string, id: string): Promise<{ id: string } | null> {
     const row = await db
       .updateTable('emails')
-      .set({ status: 'cancelled', reason: 'cancelled', next_attempt_at: null })
+      .set({ status: 'cancelled', reason: 'cancelled', next_attempt_at: null, finished_at: sql<Date>`now()` })
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .where('status', '=', 'scheduled')
@@ -264,7 +265,11 @@ export const emails = {
   },
 
   async markBounced(db: Db, id: string, reason: string | null, at: Date): Promise<void> {
-    await db.updateTable('emails').set({ status: 'bounced', reason, bounced_at: at }).where('id', '=', id).execute();
+    await db
+      .updateTable('emails')
+      .set({ status: 'bounced', reason, bounced_at: at, finished_at: sql<Date>`coalesce(finished_at, ${at})` })
+      .where('id', '=', id)
+      .execute();
   },
 
   /** True for the message's first complaint. */
@@ -277,6 +282,29 @@ export const emails = {
       .returning('id')
       .executeTakeFirst();
     return row !== undefined;
+  },
+
+  /**
+   * Drops the body, custom headers and attachments of up to `limit` requests whose every copy
+   * reached its final state more than `retentionDays` ago (a copy still scheduled, queued,
+   * sending or deferred keeps its request's content whatever its age), oldest first. The
+   * request's sender, subject and recipients stay, as do its copies and their events. A final
+   * copy without `finished_at` finished before the column existed. Answers how many it pruned.
+   */
+  async pruneContents(db: Db, retentionDays: number, limit: number): Promise<number> {
+    const result = await sql`
+      update email_contents c set html = null, text = null, headers = '{}', attachments = '[]', pruned_at = now()
+      where c.id = any(array(
+        select x.id from email_contents x
+        where x.pruned_at is null and x.created_at < now() - make_interval(days => ${retentionDays})
+          and not exists (
+            select 1 from emails e where e.content_id = x.id
+              and (e.status in ('scheduled', 'queued', 'sending', 'deferred') or e.finished_at >= now() - make_interval(days => ${retentionDays}))
+          )
+        order by x.created_at limit ${limit}
+        for update skip locked
+      ))`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
   },
 
   /** The message's events, oldest first (the partial index on transactional events serves it). */
