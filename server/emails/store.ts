@@ -1,5 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { prepared, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../http/pagination.ts';
 import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
@@ -43,7 +43,6 @@ export type EmailRef = Pick<
 
 export interface NewEmail {
   id: string;
-  contactId: string | null;
   email: string;
   kind: RecipientKind;
 }
@@ -95,16 +94,20 @@ const REF_COLUMNS = [
   'complained_at',
 ] as const;
 
-const statusOf = (shared: SharedFields): EmailStatus => (shared.scheduledAt ? 'scheduled' : 'queued');
-
 export const emails = {
   /**
-   * Requests' contents and one row per recipient, queued (or scheduled) at once: one statement
-   * (the contents in a data-modifying CTE), so a request costs one round trip and no explicit
-   * transaction.
+   * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
+   * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement:
+   * the standing read and both inserts are CTEs, so a request costs one round trip and no
+   * explicit transaction. Every content is stored, even one whose recipients were all refused.
    */
-  async insertMany(db: Db, items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[], pool: Pool | null = null): Promise<void> {
-    if (!items.length) return;
+  async insertMany(
+    db: Db,
+    items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[],
+    pool: Pool | null = null,
+  ): Promise<Map<string, Refusal>> {
+    if (!items.length) return new Map();
+    const accountId = items[0].content.accountId;
     const contents = items.map(({ content }) => ({
       id: content.id,
       account_id: content.accountId,
@@ -121,37 +124,29 @@ export const emails = {
       attachments: sql<StoredAttachment[]>`${JSON.stringify(content.attachments)}::jsonb`,
       created_at: sql<Date>`now()`,
     }));
-    const rows = items.flatMap(({ content, recipients, shared }) =>
-      recipients.map((r) => ({
-        id: r.id,
-        account_id: content.accountId,
-        content_id: content.id,
-        contact_id: r.contactId,
-        email: r.email,
-        kind: r.kind,
-        status: statusOf(shared),
-        tags: shared.tags,
-        metadata: shared.metadata,
-        track_opens: shared.trackOpens,
-        track_clicks: shared.trackClicks,
-        scheduled_at: shared.scheduledAt,
-        next_attempt_at: shared.scheduledAt ?? sql<Date>`now()`,
-        created_at: sql<Date>`now()`,
-      })),
-    );
-    if (!rows.length) {
-      await db.insertInto('email_contents').values(contents).execute();
-      return;
-    }
-    // The rows' foreign keys are checked at the end of the statement, when the contents exist.
-    const insert = (k: Db) =>
-      k
-        .with('contents', (qb) => qb.insertInto('email_contents').values(contents).returning('id'))
-        .insertInto('emails')
-        .values(rows);
-    // One request to one recipient, the common case, has one text: prepared, it is planned once per connection.
-    if (pool && items.length === 1 && rows.length === 1) await prepared(pool, insert(statement));
-    else await insert(db).execute();
+    // The recipients as columns (unnest): the statement's text is the same whatever their number.
+    const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
+    const column = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
+    const query = sql<{ id: string; refused: Refusal | null }>`
+      with x as (
+        select * from unnest(${column((x) => x.r.id)}::text[], ${column((x) => x.content.id)}::text[], ${column((x) => x.r.email)}::text[],
+          ${column((x) => x.r.kind)}::text[], ${column((x) => JSON.stringify(x.shared.tags))}::jsonb[], ${column((x) => JSON.stringify(x.shared.metadata))}::jsonb[],
+          ${column((x) => x.shared.trackOpens)}::boolean[], ${column((x) => x.shared.trackClicks)}::boolean[], ${column((x) => x.shared.scheduledAt)}::timestamptz[])
+          as x(id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at)
+      ),
+      standing as (${standingOf(accountId, sql`x`)}),
+      contents as (${sql`insert into email_contents`} ${valuesOf(contents)} returning id),
+      inserted as (
+        insert into emails (id, account_id, content_id, contact_id, email, kind, status, tags, metadata, track_opens, track_clicks, scheduled_at, next_attempt_at, created_at)
+        select s.id, ${accountId}, s.content_id, s.contact_id, s.email, s.kind, case when s.scheduled_at is null then 'queued' else 'scheduled' end,
+          array(select jsonb_array_elements_text(s.tags)), s.metadata, s.track_opens, s.track_clicks, s.scheduled_at, coalesce(s.scheduled_at, now()), now()
+        from standing s where s.refused is null
+        returning id
+      )
+      select s.id, s.refused from standing s where s.refused is not null`;
+    // One request, the common case, has one text whatever its recipients: prepared, it is planned once per connection.
+    const refused = pool && items.length === 1 ? await prepared(pool, query) : (await query.execute(db)).rows;
+    return new Map(refused.map((r) => [r.id, r.refused!]));
   },
 
   /**
@@ -321,37 +316,45 @@ export const emails = {
   },
 };
 
+export type Refusal = 'bounced' | 'complained';
+
 /**
- * Why each address may not receive transactional mail, by lower-cased address: its contact's
- * status (bounced or complained; an unsubscribe is marketing's), or, for an address no contact
- * holds, a hard bounce or complaint recorded for it. Also the contact ids, for the messages.
+ * Why an address may not receive transactional mail: its contact's status (bounced or
+ * complained; an unsubscribe is marketing's), or, for an address no contact holds, a hard bounce
+ * or complaint recorded for it. A query over `source` (a relation with an `email` column) adding
+ * `contact_id` and `refused` (null: may receive) to its columns.
  */
-export async function recipientStanding(
-  pool: Pool,
-  accountId: string,
-  addresses: string[],
-): Promise<{ refused: Map<string, 'bounced' | 'complained'>; contacts: Map<string, string> }> {
-  const refused = new Map<string, 'bounced' | 'complained'>();
-  const contacts = new Map<string, string>();
-  if (!addresses.length) return { refused, contacts };
-  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
-  // One statement: each address's contact, and for one without a contact its worst record.
-  const rows = await prepared(
-    pool,
-    sql<{ email: string; contact_id: string | null; status: string | null; bounce: 'hard' | 'complaint' | null }>`
-    select x.email, c.id as contact_id, c.status, b.type as bounce
-    from unnest(${lower}::text[]) as x(email)
-    left join contacts c on c.account_id = ${accountId} and lower(c.email) = x.email
+function standingOf(accountId: string, source: RawBuilder<unknown>) {
+  return sql`
+    select x.*, c.id as contact_id,
+      case when c.status in ('bounced', 'complained') then c.status when b.type = 'complaint' then 'complained' when b.type = 'hard' then 'bounced' end as refused
+    from ${source} x
+    left join contacts c on c.account_id = ${accountId} and lower(c.email) = lower(x.email)
     left join lateral (
       select type from bounces
-      where c.id is null and account_id = ${accountId} and lower(email) = x.email and type in ('hard', 'complaint')
+      where c.id is null and account_id = ${accountId} and lower(email) = lower(x.email) and type in ('hard', 'complaint')
       order by (type = 'complaint') desc limit 1
-    ) b on true`,
+    ) b on true`;
+}
+
+/** The contents' rows as a VALUES list, in `email_contents`' column order. */
+function valuesOf(contents: Record<string, unknown>[]) {
+  const columns = Object.keys(contents[0]);
+  return sql`(${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(contents.map((row) => sql`(${sql.join(columns.map((c) => row[c]))})`))}`;
+}
+
+/** Why each address (lower-cased) may not receive transactional mail; one statement (see `standingOf`). */
+export async function recipientStanding(pool: Pool, accountId: string, addresses: string[]): Promise<{ refused: Map<string, Refusal> }> {
+  const refused = new Map<string, Refusal>();
+  if (!addresses.length) return { refused };
+  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  const rows = await prepared(
+    pool,
+    sql<{
+      email: string;
+      refused: Refusal | null;
+    }>`select s.email, s.refused from (${standingOf(accountId, sql`(select unnest(${lower}::text[]) as email)`)}) s`,
   );
-  for (const r of rows) {
-    if (r.contact_id) contacts.set(r.email, r.contact_id);
-    if (r.status === 'bounced' || r.status === 'complained') refused.set(r.email, r.status);
-    else if (r.bounce) refused.set(r.email, r.bounce === 'complaint' ? 'complained' : 'bounced');
-  }
-  return { refused, contacts };
+  for (const r of rows) if (r.refused) refused.set(r.email, r.refused);
+  return { refused };
 }
