@@ -7,7 +7,8 @@ import { conflict, Problem, validationFailed, type FieldError } from '../http/pr
 import { checkBatchItem } from './batch-items.ts';
 import { emailJson } from './json.ts';
 import { checkEmail, type CheckedEmail, type EmailSendRequest } from './rules.ts';
-import { emails, type EmailFilters, type NewContent, type NewEmail, type Refusal } from './store.ts';
+import { Coalescer } from './coalesce.ts';
+import { emails, type EmailFilters, type NewContent, type NewEmail, type NewRequest, type Refusal } from './store.ts';
 import { withTemplate, type RenderTemplate } from './templated.ts';
 import { announceQueued } from './wake.ts';
 
@@ -15,8 +16,22 @@ type RecipientResult = components['schemas']['EmailRecipientResult'];
 type BatchItemResult = components['schemas']['EmailBatchItemResult'];
 type EmailJson = components['schemas']['Email'];
 
-/** Rows written per statement: well within PostgreSQL's 65,535 parameters. */
+/** Rows written per statement, so that no statement grows without bound. */
 const ROWS_PER_STATEMENT = 2000;
+/** Single requests' writes in flight at once per process, and requests one may carry (see Coalescer). */
+const SINGLE_WRITES_IN_FLIGHT = 4;
+const REQUESTS_PER_WRITE = 50;
+
+/** Per pool (one per process): single requests of every account share its writes. */
+const singleWrites = new WeakMap<Pool, Coalescer<NewRequest, Map<string, Refusal>>>();
+function singleWriter(pool: Pool): Coalescer<NewRequest, Map<string, Refusal>> {
+  let writer = singleWrites.get(pool);
+  if (!writer) {
+    writer = new Coalescer((items) => emails.insertMany({ pool }, items), SINGLE_WRITES_IN_FLIGHT, REQUESTS_PER_WRITE);
+    singleWrites.set(pool, writer);
+  }
+  return writer;
+}
 
 interface Accepted {
   content: NewContent;
@@ -104,18 +119,15 @@ export class EmailService {
       if (last && last.reduce((n, x) => n + x.recipients.length, 0) + a.recipients.length <= ROWS_PER_STATEMENT) last.push(a);
       else chunks.push([a]);
     }
-    const write = (db: Db, chunk: Accepted[], pool: Pool | null = null) =>
-      emails.insertMany(
-        db,
-        chunk.map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
-        pool,
-      );
+    const requestsOf = (chunk: Accepted[]) => chunk.map((a): NewRequest => ({ content: a.content, recipients: a.recipients, shared: a.email }));
     const refused = new Map<string, Refusal>();
     const note = (found: Map<string, Refusal>) => found.forEach((reason, id) => refused.set(id, reason));
-    if (chunks.length === 1) note(await write(this.db, chunks[0], this.pool));
+    // A single request shares its statement and commit with those arriving beside it.
+    if (accepted.length === 1) note(await singleWriter(this.pool).run(requestsOf(accepted)[0]));
+    else if (chunks.length === 1) note(await emails.insertMany({ pool: this.pool }, requestsOf(chunks[0])));
     else
       await this.db.transaction().execute(async (tx) => {
-        for (const chunk of chunks) note(await write(tx, chunk));
+        for (const chunk of chunks) note(await emails.insertMany({ db: tx }, requestsOf(chunk)));
       });
     if (accepted.some((a) => !a.email.scheduledAt && a.recipients.some((r) => !refused.has(r.id)))) announceQueued();
     // Refused recipients answer without an id: theirs was never stored.

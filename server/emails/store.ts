@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../http/pagination.ts';
-import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
+import type { EmailStatus, RecipientKind } from './entities.ts';
 import type { TransactionalContent } from './render.ts';
 
 /**
@@ -52,6 +52,13 @@ export interface NewContent extends TransactionalContent {
   accountId: string;
 }
 
+/** One request as it is written: its content, its recipients, what they share. */
+export interface NewRequest {
+  content: NewContent;
+  recipients: NewEmail[];
+  shared: SharedFields;
+}
+
 /** What every recipient of a request shares. */
 export interface SharedFields {
   tags: string[];
@@ -98,54 +105,44 @@ export const emails = {
   /**
    * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
    * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement:
-   * the standing read and both inserts are CTEs, so a request costs one round trip and no
-   * explicit transaction. Every content is stored, even one whose recipients were all refused.
+   * the standing read and both inserts are CTEs, so any number of requests, of any accounts,
+   * cost one round trip and no explicit transaction. Every content is stored, even one whose
+   * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
+   * whatever their number, and on a pool it runs prepared, planned once per connection (in a
+   * transaction, `db`, it is not).
    */
-  async insertMany(
-    db: Db,
-    items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[],
-    pool: Pool | null = null,
-  ): Promise<Map<string, Refusal>> {
+  async insertMany(on: { pool: Pool } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
     if (!items.length) return new Map();
-    const accountId = items[0].content.accountId;
-    const contents = items.map(({ content }) => ({
-      id: content.id,
-      account_id: content.accountId,
-      from_email: content.fromEmail,
-      from_name: content.fromName,
-      reply_to: content.replyTo,
-      to_header: content.toHeader,
-      cc_header: content.ccHeader,
-      subject: content.subject,
-      html: content.html,
-      text: content.text,
-      headers: content.headers,
-      // An array would go as a PostgreSQL array: as JSON text it is one jsonb value.
-      attachments: sql<StoredAttachment[]>`${JSON.stringify(content.attachments)}::jsonb`,
-      created_at: sql<Date>`now()`,
-    }));
-    // The recipients as columns (unnest): the statement's text is the same whatever their number.
+    const contents = items.map((i) => i.content);
     const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
-    const column = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
+    const ofContents = <T>(of: (c: NewContent) => T) => contents.map(of);
+    const ofRows = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
     const query = sql<{ id: string; refused: Refusal | null }>`
       with x as (
-        select * from unnest(${column((x) => x.r.id)}::text[], ${column((x) => x.content.id)}::text[], ${column((x) => x.r.email)}::text[],
-          ${column((x) => x.r.kind)}::text[], ${column((x) => JSON.stringify(x.shared.tags))}::jsonb[], ${column((x) => JSON.stringify(x.shared.metadata))}::jsonb[],
-          ${column((x) => x.shared.trackOpens)}::boolean[], ${column((x) => x.shared.trackClicks)}::boolean[], ${column((x) => x.shared.scheduledAt)}::timestamptz[])
-          as x(id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at)
+        select * from unnest(${ofRows((x) => x.r.id)}::text[], ${ofRows((x) => x.content.accountId)}::text[], ${ofRows((x) => x.content.id)}::text[],
+          ${ofRows((x) => x.r.email)}::text[], ${ofRows((x) => x.r.kind)}::text[], ${ofRows((x) => JSON.stringify(x.shared.tags))}::jsonb[],
+          ${ofRows((x) => JSON.stringify(x.shared.metadata))}::jsonb[], ${ofRows((x) => x.shared.trackOpens)}::boolean[],
+          ${ofRows((x) => x.shared.trackClicks)}::boolean[], ${ofRows((x) => x.shared.scheduledAt)}::timestamptz[])
+          as x(id, account_id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at)
       ),
-      standing as (${standingOf(accountId, sql`x`)}),
-      contents as (${sql`insert into email_contents`} ${valuesOf(contents)} returning id),
+      standing as (${standingOf(sql`x`, sql`x.account_id`)}),
+      contents as (
+        insert into email_contents (id, account_id, from_email, from_name, reply_to, to_header, cc_header, subject, html, text, headers, attachments, created_at)
+        select *, now() from unnest(${ofContents((c) => c.id)}::text[], ${ofContents((c) => c.accountId)}::text[], ${ofContents((c) => c.fromEmail)}::text[],
+          ${ofContents((c) => c.fromName)}::text[], ${ofContents((c) => c.replyTo)}::text[], ${ofContents((c) => c.toHeader)}::text[],
+          ${ofContents((c) => c.ccHeader)}::text[], ${ofContents((c) => c.subject)}::text[], ${ofContents((c) => c.html)}::text[],
+          ${ofContents((c) => c.text)}::text[], ${ofContents((c) => JSON.stringify(c.headers))}::jsonb[], ${ofContents((c) => JSON.stringify(c.attachments))}::jsonb[])
+        returning id
+      ),
       inserted as (
         insert into emails (id, account_id, content_id, contact_id, email, kind, status, tags, metadata, track_opens, track_clicks, scheduled_at, next_attempt_at, created_at)
-        select s.id, ${accountId}, s.content_id, s.contact_id, s.email, s.kind, case when s.scheduled_at is null then 'queued' else 'scheduled' end,
+        select s.id, s.account_id, s.content_id, s.contact_id, s.email, s.kind, case when s.scheduled_at is null then 'queued' else 'scheduled' end,
           array(select jsonb_array_elements_text(s.tags)), s.metadata, s.track_opens, s.track_clicks, s.scheduled_at, coalesce(s.scheduled_at, now()), now()
         from standing s where s.refused is null
         returning id
       )
       select s.id, s.refused from standing s where s.refused is not null`;
-    // One request, the common case, has one text whatever its recipients: prepared, it is planned once per connection.
-    const refused = pool && items.length === 1 ? await prepared(pool, query) : (await query.execute(db)).rows;
+    const refused = 'pool' in on ? await prepared(on.pool, query) : (await query.execute(on.db)).rows;
     return new Map(refused.map((r) => [r.id, r.refused!]));
   },
 
@@ -324,7 +321,7 @@ export type Refusal = 'bounced' | 'complained';
  * or complaint recorded for it. A query over `source` (a relation with an `email` column) adding
  * `contact_id` and `refused` (null: may receive) to its columns.
  */
-function standingOf(accountId: string, source: RawBuilder<unknown>) {
+function standingOf(source: RawBuilder<unknown>, accountId: RawBuilder<unknown>) {
   return sql`
     select x.*, c.id as contact_id,
       case when c.status in ('bounced', 'complained') then c.status when b.type = 'complaint' then 'complained' when b.type = 'hard' then 'bounced' end as refused
@@ -332,15 +329,9 @@ function standingOf(accountId: string, source: RawBuilder<unknown>) {
     left join contacts c on c.account_id = ${accountId} and lower(c.email) = lower(x.email)
     left join lateral (
       select type from bounces
-      where c.id is null and account_id = ${accountId} and lower(email) = lower(x.email) and type in ('hard', 'complaint')
+      where c.id is null and bounces.account_id = ${accountId} and lower(bounces.email) = lower(x.email) and type in ('hard', 'complaint')
       order by (type = 'complaint') desc limit 1
     ) b on true`;
-}
-
-/** The contents' rows as a VALUES list, in `email_contents`' column order. */
-function valuesOf(contents: Record<string, unknown>[]) {
-  const columns = Object.keys(contents[0]);
-  return sql`(${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(contents.map((row) => sql`(${sql.join(columns.map((c) => row[c]))})`))}`;
 }
 
 /** Why each address (lower-cased) may not receive transactional mail; one statement (see `standingOf`). */
@@ -353,7 +344,7 @@ export async function recipientStanding(pool: Pool, accountId: string, addresses
     sql<{
       email: string;
       refused: Refusal | null;
-    }>`select s.email, s.refused from (${standingOf(accountId, sql`(select unnest(${lower}::text[]) as email)`)}) s`,
+    }>`select s.email, s.refused from (${standingOf(sql`(select unnest(${lower}::text[]) as email)`, sql`${accountId}`)}) s`,
   );
   for (const r of rows) if (r.refused) refused.set(r.email, r.refused);
   return { refused };
