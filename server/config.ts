@@ -103,6 +103,8 @@ export interface Config {
     tls: { cert: string; key: string } | null;
     maxBytes: number;
   } | null;
+  /** Days a transactional request's body and attachments are kept once every copy reached its final state (0: pruned at the next run). */
+  emailContentRetentionDays: number;
   websocket: {
     pingMs: number;
     /** A client that lets this much pile up unread is disconnected (close code 1013). */
@@ -368,6 +370,7 @@ export function loadConfig(env: Env = process.env): Config {
       bounceSmtpHost: env.BOUNCE_SMTP_HOST || '0.0.0.0',
     },
     submission: submission(env),
+    emailContentRetentionDays: integer(env, 'EMAIL_CONTENT_RETENTION_DAYS', 30, 0, 3650),
     webhooks: {
       allowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       allowHttp: boolean(env, 'WEBHOOK_ALLOW_HTTP', false),

@@ -19,6 +19,7 @@ import { FeedbackService } from './tracking/feedback.ts';
 import { publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { startSubmissionServer } from './emails/submission.ts';
+import { startEmailContentPruning } from './emails/job.ts';
 import { SecretBox } from './webhooks/signing.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { idempotencyStore } from './idempotency/store.ts';
@@ -112,6 +113,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
     startConfirmationSender(runtime);
+    startEmailContentPruning(runtime);
     await queue.start();
     webhooks!.start();
   }

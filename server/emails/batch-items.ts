@@ -10,15 +10,31 @@ import type { EmailSendRequest } from './rules.ts';
  * `EmailSendRequest`, with the API's own formats: one bad item refuses that item, not the batch.
  */
 let compiled: ValidateFunction<EmailSendRequest> | null = null;
+let compiledFields: ValidateFunction<SendFields> | null = null;
+let contractAjv: Ajv | null = null;
+
+/** The contract's schemas, with the API's own formats. */
+function ajvOfContract(): Ajv {
+  if (contractAjv) return contractAjv;
+  contractAjv = new Ajv({ allErrors: true, strict: false });
+  contractAjv.addFormat('email', { type: 'string', validate: isValidEmail });
+  contractAjv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
+  contractAjv.addSchema({ $id: 'contract', components: loadContract().components }, 'contract');
+  return contractAjv;
+}
 
 function validator(): ValidateFunction<EmailSendRequest> {
-  if (compiled) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  ajv.addFormat('email', { type: 'string', validate: isValidEmail });
-  ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
-  ajv.addSchema({ $id: 'contract', components: loadContract().components }, 'contract');
-  compiled = ajv.compile<EmailSendRequest>({ $ref: 'contract#/components/schemas/EmailSendRequest' });
+  compiled ??= ajvOfContract().compile<EmailSendRequest>({ $ref: 'contract#/components/schemas/EmailSendRequest' });
   return compiled;
+}
+
+/** The fields a message submitted over SMTP sets in headers of its own. */
+export type SendFields = Pick<EmailSendRequest, 'tags' | 'metadata'>;
+
+function fieldsValidator(): ValidateFunction<SendFields> {
+  const property = (name: keyof SendFields) => ({ $ref: `contract#/components/schemas/EmailSendRequest/properties/${name}` });
+  compiledFields ??= ajvOfContract().compile<SendFields>({ type: 'object', properties: { tags: property('tags'), metadata: property('metadata') } });
+  return compiledFields;
 }
 
 function pointerOf(e: ErrorObject): string {
@@ -27,12 +43,23 @@ function pointerOf(e: ErrorObject): string {
   return name === undefined ? e.instancePath || '/' : `${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
+function errorsOf(list: ErrorObject[] | null | undefined): FieldError[] {
+  const errors = new Map<string, string>();
+  // A union's branches each report; the first error per pointer says enough.
+  for (const e of list ?? []) if (!errors.has(pointerOf(e))) errors.set(pointerOf(e), e.message ?? 'is not valid');
+  return [...errors].map(([pointer, detail]) => ({ pointer, detail }));
+}
+
 /** The item as a request, or what is wrong with it (one entry per pointer). */
 export function checkBatchItem(item: unknown): { body: EmailSendRequest; errors: null } | { body: null; errors: FieldError[] } {
   const validate = validator();
   if (validate(item)) return { body: item, errors: null };
-  const errors = new Map<string, string>();
-  // A union's branches each report; the first error per pointer says enough.
-  for (const e of validate.errors ?? []) if (!errors.has(pointerOf(e))) errors.set(pointerOf(e), e.message ?? 'is not valid');
-  return { body: null, errors: [...errors].map(([pointer, detail]) => ({ pointer, detail })) };
+  return { body: null, errors: errorsOf(validate.errors) };
+}
+
+/** `tags` and `metadata` checked against the contract as `POST /emails` checks them. */
+export function checkSendFields(given: unknown): { fields: SendFields; errors: null } | { fields: null; errors: FieldError[] } {
+  const validate = fieldsValidator();
+  if (validate(given)) return { fields: given, errors: null };
+  return { fields: null, errors: errorsOf(validate.errors) };
 }

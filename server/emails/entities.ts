@@ -30,6 +30,8 @@ export const EmailContent = defineEntity({
     text: p.text().nullable(),
     headers: p.json<Record<string, string>>(),
     attachments: p.json<StoredAttachment[]>(),
+    /** When the body, custom headers and attachments were dropped (`EMAIL_CONTENT_RETENTION_DAYS`). */
+    prunedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
@@ -62,6 +64,8 @@ export const Email = defineEntity({
     clickedLinks: p.array<number>().columnType('integer[]').default([]),
     bouncedAt: p.datetime().nullable(),
     complainedAt: p.datetime().nullable(),
+    /** When it reached a final state (delivered, bounced, failed, cancelled): its content's retention counts from the last copy's. */
+    finishedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -19,11 +19,12 @@ const POLL_MS = 200;
 const LOOPS = 2;
 const RELAY_DOWN_PAUSE_MS = 1000;
 /**
- * Woken by a request, a sender waits this long before claiming, so that requests arriving
- * together go out as one batch: a batch's claim, record and events cost about the same for one
- * message as for a hundred.
+ * Woken by a request, or back from a batch that emptied the queue, a sender waits this long
+ * before claiming, so that requests arriving meanwhile go out as one batch: a batch's claim,
+ * contents, record and events cost about the same for one message as for a hundred (at 1,000
+ * requests a second, batches of about 50 rather than a few).
  */
-const GATHER_MS = 10;
+const GATHER_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,6 +68,8 @@ export class TransactionalSender {
           continue;
         }
         await this.send(batch);
+        // The queue is drained: let the next batch gather rather than claim what trickles in one by one.
+        if (batch.length < this.settings.batchSize) await sleep(GATHER_MS);
       } catch (err) {
         this.log.error({ err }, 'sending transactional email failed; retrying');
         await sleep(RELAY_DOWN_PAUSE_MS);

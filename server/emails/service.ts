@@ -7,7 +7,8 @@ import { conflict, Problem, validationFailed, type FieldError } from '../http/pr
 import { checkBatchItem } from './batch-items.ts';
 import { emailJson } from './json.ts';
 import { checkEmail, type CheckedEmail, type EmailSendRequest } from './rules.ts';
-import { emails, recipientStanding, type EmailFilters, type NewContent, type NewEmail } from './store.ts';
+import { Coalescer } from './coalesce.ts';
+import { emails, type EmailFilters, type NewContent, type NewEmail, type NewRequest, type Refusal } from './store.ts';
 import { withTemplate, type RenderTemplate } from './templated.ts';
 import { announceQueued } from './wake.ts';
 
@@ -15,14 +16,27 @@ type RecipientResult = components['schemas']['EmailRecipientResult'];
 type BatchItemResult = components['schemas']['EmailBatchItemResult'];
 type EmailJson = components['schemas']['Email'];
 
-/** Rows written per statement: well within PostgreSQL's 65,535 parameters. */
+/** Rows written per statement, so that no statement grows without bound. */
 const ROWS_PER_STATEMENT = 2000;
+/** Single requests' writes in flight at once per process, and requests one may carry (see Coalescer). */
+const SINGLE_WRITES_IN_FLIGHT = 4;
+const REQUESTS_PER_WRITE = 50;
+
+/** Per pool (one per process): single requests of every account share its writes. */
+const singleWrites = new WeakMap<Pool, Coalescer<NewRequest, Map<string, Refusal>>>();
+function singleWriter(pool: Pool): Coalescer<NewRequest, Map<string, Refusal>> {
+  let writer = singleWrites.get(pool);
+  if (!writer) {
+    writer = new Coalescer((items) => emails.insertMany({ pool }, items), SINGLE_WRITES_IN_FLIGHT, REQUESTS_PER_WRITE);
+    singleWrites.set(pool, writer);
+  }
+  return writer;
+}
 
 interface Accepted {
   content: NewContent;
   recipients: NewEmail[];
   email: CheckedEmail;
-  results: RecipientResult[];
 }
 
 /** Transactional email: accepting requests (each recipient queued or refused with its reason), reading and cancelling them. */
@@ -46,8 +60,8 @@ export class EmailService {
 
   /** A request checked already (the SMTP submission listener builds its own). */
   async sendChecked(accountId: string, email: CheckedEmail): Promise<RecipientResult[]> {
-    const [accepted] = await this.accept(accountId, [email]);
-    return accepted.results;
+    const [results] = await this.accept(accountId, [email]);
+    return results;
   }
 
   /** Each item checked (contract, then rules) and accepted or refused on its own; the accepted ones written in one transaction. */
@@ -75,17 +89,12 @@ export class EmailService {
       accountId,
       good.map((g) => g.email),
     );
-    for (const [n, { index }] of good.entries()) results[index] = { index, status: 'accepted', data: accepted[n].results };
+    for (const [n, { index }] of good.entries()) results[index] = { index, status: 'accepted', data: accepted[n] };
     return results;
   }
 
-  private async accept(accountId: string, list: CheckedEmail[]): Promise<Accepted[]> {
+  private async accept(accountId: string, list: CheckedEmail[]): Promise<RecipientResult[][]> {
     if (!list.length) return [];
-    const standing = await recipientStanding(
-      this.pool,
-      accountId,
-      list.flatMap((e) => e.recipients.map((r) => r.email)),
-    );
     const accepted = list.map((email): Accepted => {
       const content: NewContent = {
         id: newId('emc'),
@@ -101,16 +110,7 @@ export class EmailService {
         headers: email.headers,
         attachments: email.attachments,
       };
-      const recipients: NewEmail[] = [];
-      const results = email.recipients.map((r): RecipientResult => {
-        const lower = r.email.toLowerCase();
-        const refused = standing.refused.get(lower);
-        if (refused) return { id: null, email: r.email, kind: r.kind, status: 'refused', reason: refused };
-        const id = newId('em');
-        recipients.push({ id, contactId: standing.contacts.get(lower) ?? null, email: r.email, kind: r.kind });
-        return { id, email: r.email, kind: r.kind, status: email.scheduledAt ? 'scheduled' : 'queued', reason: null };
-      });
-      return { content, recipients, email, results };
+      return { content, recipients: email.recipients.map((r) => ({ id: newId('em'), email: r.email, kind: r.kind })), email };
     });
     // Requests together up to a statement's worth of recipients; several statements in one transaction.
     const chunks: Accepted[][] = [];
@@ -119,19 +119,25 @@ export class EmailService {
       if (last && last.reduce((n, x) => n + x.recipients.length, 0) + a.recipients.length <= ROWS_PER_STATEMENT) last.push(a);
       else chunks.push([a]);
     }
-    const write = (db: Db, chunk: Accepted[], pool: Pool | null = null) =>
-      emails.insertMany(
-        db,
-        chunk.map((a) => ({ content: a.content, recipients: a.recipients, shared: a.email })),
-        pool,
-      );
-    if (chunks.length === 1) await write(this.db, chunks[0], this.pool);
+    const requestsOf = (chunk: Accepted[]) => chunk.map((a): NewRequest => ({ content: a.content, recipients: a.recipients, shared: a.email }));
+    const refused = new Map<string, Refusal>();
+    const note = (found: Map<string, Refusal>) => found.forEach((reason, id) => refused.set(id, reason));
+    // A single request shares its statement and commit with those arriving beside it.
+    if (accepted.length === 1) note(await singleWriter(this.pool).run(requestsOf(accepted)[0]));
+    else if (chunks.length === 1) note(await emails.insertMany({ pool: this.pool }, requestsOf(chunks[0])));
     else
       await this.db.transaction().execute(async (tx) => {
-        for (const chunk of chunks) await write(tx, chunk);
+        for (const chunk of chunks) note(await emails.insertMany({ db: tx }, requestsOf(chunk)));
       });
-    if (accepted.some((a) => a.recipients.length && !a.email.scheduledAt)) announceQueued();
-    return accepted;
+    if (accepted.some((a) => !a.email.scheduledAt && a.recipients.some((r) => !refused.has(r.id)))) announceQueued();
+    // Refused recipients answer without an id: theirs was never stored.
+    return accepted.map(({ recipients, email }) =>
+      recipients.map((r): RecipientResult => {
+        const reason = refused.get(r.id);
+        if (reason) return { id: null, email: r.email, kind: r.kind, status: 'refused', reason };
+        return { id: r.id, email: r.email, kind: r.kind, status: email.scheduledAt ? 'scheduled' : 'queued', reason: null };
+      }),
+    );
   }
 
   async get(accountId: string, id: string): Promise<EmailJson> {

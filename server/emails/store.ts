@@ -1,8 +1,8 @@
-import { sql, type Selectable } from 'kysely';
-import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { prepared, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../http/pagination.ts';
-import type { EmailStatus, RecipientKind, StoredAttachment } from './entities.ts';
+import type { EmailStatus, RecipientKind } from './entities.ts';
 import type { TransactionalContent } from './render.ts';
 
 /**
@@ -43,7 +43,6 @@ export type EmailRef = Pick<
 
 export interface NewEmail {
   id: string;
-  contactId: string | null;
   email: string;
   kind: RecipientKind;
 }
@@ -51,6 +50,13 @@ export interface NewEmail {
 /** A request's content as it is stored: what a sending thread is handed, and whose it is. */
 export interface NewContent extends TransactionalContent {
   accountId: string;
+}
+
+/** One request as it is written: its content, its recipients, what they share. */
+export interface NewRequest {
+  content: NewContent;
+  recipients: NewEmail[];
+  shared: SharedFields;
 }
 
 /** What every recipient of a request shares. */
@@ -95,63 +101,49 @@ const REF_COLUMNS = [
   'complained_at',
 ] as const;
 
-const statusOf = (shared: SharedFields): EmailStatus => (shared.scheduledAt ? 'scheduled' : 'queued');
-
 export const emails = {
   /**
-   * Requests' contents and one row per recipient, queued (or scheduled) at once: one statement
-   * (the contents in a data-modifying CTE), so a request costs one round trip and no explicit
-   * transaction.
+   * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
+   * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement:
+   * the standing read and both inserts are CTEs, so any number of requests, of any accounts,
+   * cost one round trip and no explicit transaction. Every content is stored, even one whose
+   * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
+   * whatever their number, and on a pool it runs prepared, planned once per connection (in a
+   * transaction, `db`, it is not).
    */
-  async insertMany(db: Db, items: { content: NewContent; recipients: NewEmail[]; shared: SharedFields }[], pool: Pool | null = null): Promise<void> {
-    if (!items.length) return;
-    const contents = items.map(({ content }) => ({
-      id: content.id,
-      account_id: content.accountId,
-      from_email: content.fromEmail,
-      from_name: content.fromName,
-      reply_to: content.replyTo,
-      to_header: content.toHeader,
-      cc_header: content.ccHeader,
-      subject: content.subject,
-      html: content.html,
-      text: content.text,
-      headers: content.headers,
-      // An array would go as a PostgreSQL array: as JSON text it is one jsonb value.
-      attachments: sql<StoredAttachment[]>`${JSON.stringify(content.attachments)}::jsonb`,
-      created_at: sql<Date>`now()`,
-    }));
-    const rows = items.flatMap(({ content, recipients, shared }) =>
-      recipients.map((r) => ({
-        id: r.id,
-        account_id: content.accountId,
-        content_id: content.id,
-        contact_id: r.contactId,
-        email: r.email,
-        kind: r.kind,
-        status: statusOf(shared),
-        tags: shared.tags,
-        metadata: shared.metadata,
-        track_opens: shared.trackOpens,
-        track_clicks: shared.trackClicks,
-        scheduled_at: shared.scheduledAt,
-        next_attempt_at: shared.scheduledAt ?? sql<Date>`now()`,
-        created_at: sql<Date>`now()`,
-      })),
-    );
-    if (!rows.length) {
-      await db.insertInto('email_contents').values(contents).execute();
-      return;
-    }
-    // The rows' foreign keys are checked at the end of the statement, when the contents exist.
-    const insert = (k: Db) =>
-      k
-        .with('contents', (qb) => qb.insertInto('email_contents').values(contents).returning('id'))
-        .insertInto('emails')
-        .values(rows);
-    // One request to one recipient, the common case, has one text: prepared, it is planned once per connection.
-    if (pool && items.length === 1 && rows.length === 1) await prepared(pool, insert(statement));
-    else await insert(db).execute();
+  async insertMany(on: { pool: Pool } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
+    if (!items.length) return new Map();
+    const contents = items.map((i) => i.content);
+    const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
+    const ofContents = <T>(of: (c: NewContent) => T) => contents.map(of);
+    const ofRows = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
+    const query = sql<{ id: string; refused: Refusal | null }>`
+      with x as (
+        select * from unnest(${ofRows((x) => x.r.id)}::text[], ${ofRows((x) => x.content.accountId)}::text[], ${ofRows((x) => x.content.id)}::text[],
+          ${ofRows((x) => x.r.email)}::text[], ${ofRows((x) => x.r.kind)}::text[], ${ofRows((x) => JSON.stringify(x.shared.tags))}::jsonb[],
+          ${ofRows((x) => JSON.stringify(x.shared.metadata))}::jsonb[], ${ofRows((x) => x.shared.trackOpens)}::boolean[],
+          ${ofRows((x) => x.shared.trackClicks)}::boolean[], ${ofRows((x) => x.shared.scheduledAt)}::timestamptz[])
+          as x(id, account_id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at)
+      ),
+      standing as (${standingOf(sql`x`, sql`x.account_id`)}),
+      contents as (
+        insert into email_contents (id, account_id, from_email, from_name, reply_to, to_header, cc_header, subject, html, text, headers, attachments, created_at)
+        select *, now() from unnest(${ofContents((c) => c.id)}::text[], ${ofContents((c) => c.accountId)}::text[], ${ofContents((c) => c.fromEmail)}::text[],
+          ${ofContents((c) => c.fromName)}::text[], ${ofContents((c) => c.replyTo)}::text[], ${ofContents((c) => c.toHeader)}::text[],
+          ${ofContents((c) => c.ccHeader)}::text[], ${ofContents((c) => c.subject)}::text[], ${ofContents((c) => c.html)}::text[],
+          ${ofContents((c) => c.text)}::text[], ${ofContents((c) => JSON.stringify(c.headers))}::jsonb[], ${ofContents((c) => JSON.stringify(c.attachments))}::jsonb[])
+        returning id
+      ),
+      inserted as (
+        insert into emails (id, account_id, content_id, contact_id, email, kind, status, tags, metadata, track_opens, track_clicks, scheduled_at, next_attempt_at, created_at)
+        select s.id, s.account_id, s.content_id, s.contact_id, s.email, s.kind, case when s.scheduled_at is null then 'queued' else 'scheduled' end,
+          array(select jsonb_array_elements_text(s.tags)), s.metadata, s.track_opens, s.track_clicks, s.scheduled_at, coalesce(s.scheduled_at, now()), now()
+        from standing s where s.refused is null
+        returning id
+      )
+      select s.id, s.refused from standing s where s.refused is not null`;
+    const refused = 'pool' in on ? await prepared(on.pool, query) : (await query.execute(on.db)).rows;
+    return new Map(refused.map((r) => [r.id, r.refused!]));
   },
 
   /**
@@ -186,6 +178,7 @@ export const emails = {
       update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
         sent_at = case when u.sent then now() else e.sent_at end,
         bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
+        finished_at = case when u.status in ('delivered', 'bounced', 'failed') then now() else e.finished_at end,
         attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
@@ -196,7 +189,7 @@ export const emails = {
   async cancelScheduled(db: Db, accountId: string, id: string): Promise<{ id: string } | null> {
     const row = await db
       .updateTable('emails')
-      .set({ status: 'cancelled', reason: 'cancelled', next_attempt_at: null })
+      .set({ status: 'cancelled', reason: 'cancelled', next_attempt_at: null, finished_at: sql<Date>`now()` })
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .where('status', '=', 'scheduled')
@@ -264,7 +257,11 @@ export const emails = {
   },
 
   async markBounced(db: Db, id: string, reason: string | null, at: Date): Promise<void> {
-    await db.updateTable('emails').set({ status: 'bounced', reason, bounced_at: at }).where('id', '=', id).execute();
+    await db
+      .updateTable('emails')
+      .set({ status: 'bounced', reason, bounced_at: at, finished_at: sql<Date>`coalesce(finished_at, ${at})` })
+      .where('id', '=', id)
+      .execute();
   },
 
   /** True for the message's first complaint. */
@@ -277,6 +274,29 @@ export const emails = {
       .returning('id')
       .executeTakeFirst();
     return row !== undefined;
+  },
+
+  /**
+   * Drops the body, custom headers and attachments of up to `limit` requests whose every copy
+   * reached its final state more than `retentionDays` ago (a copy still scheduled, queued,
+   * sending or deferred keeps its request's content whatever its age), oldest first. The
+   * request's sender, subject and recipients stay, as do its copies and their events. A final
+   * copy without `finished_at` finished before the column existed. Answers how many it pruned.
+   */
+  async pruneContents(db: Db, retentionDays: number, limit: number): Promise<number> {
+    const result = await sql`
+      update email_contents c set html = null, text = null, headers = '{}', attachments = '[]', pruned_at = now()
+      where c.id = any(array(
+        select x.id from email_contents x
+        where x.pruned_at is null and x.created_at < now() - make_interval(days => ${retentionDays})
+          and not exists (
+            select 1 from emails e where e.content_id = x.id
+              and (e.status in ('scheduled', 'queued', 'sending', 'deferred') or e.finished_at >= now() - make_interval(days => ${retentionDays}))
+          )
+        order by x.created_at limit ${limit}
+        for update skip locked
+      ))`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
   },
 
   /** The message's events, oldest first (the partial index on transactional events serves it). */
@@ -293,37 +313,39 @@ export const emails = {
   },
 };
 
+export type Refusal = 'bounced' | 'complained';
+
 /**
- * Why each address may not receive transactional mail, by lower-cased address: its contact's
- * status (bounced or complained; an unsubscribe is marketing's), or, for an address no contact
- * holds, a hard bounce or complaint recorded for it. Also the contact ids, for the messages.
+ * Why an address may not receive transactional mail: its contact's status (bounced or
+ * complained; an unsubscribe is marketing's), or, for an address no contact holds, a hard bounce
+ * or complaint recorded for it. A query over `source` (a relation with an `email` column) adding
+ * `contact_id` and `refused` (null: may receive) to its columns.
  */
-export async function recipientStanding(
-  pool: Pool,
-  accountId: string,
-  addresses: string[],
-): Promise<{ refused: Map<string, 'bounced' | 'complained'>; contacts: Map<string, string> }> {
-  const refused = new Map<string, 'bounced' | 'complained'>();
-  const contacts = new Map<string, string>();
-  if (!addresses.length) return { refused, contacts };
-  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
-  // One statement: each address's contact, and for one without a contact its worst record.
-  const rows = await prepared(
-    pool,
-    sql<{ email: string; contact_id: string | null; status: string | null; bounce: 'hard' | 'complaint' | null }>`
-    select x.email, c.id as contact_id, c.status, b.type as bounce
-    from unnest(${lower}::text[]) as x(email)
-    left join contacts c on c.account_id = ${accountId} and lower(c.email) = x.email
+function standingOf(source: RawBuilder<unknown>, accountId: RawBuilder<unknown>) {
+  return sql`
+    select x.*, c.id as contact_id,
+      case when c.status in ('bounced', 'complained') then c.status when b.type = 'complaint' then 'complained' when b.type = 'hard' then 'bounced' end as refused
+    from ${source} x
+    left join contacts c on c.account_id = ${accountId} and lower(c.email) = lower(x.email)
     left join lateral (
       select type from bounces
-      where c.id is null and account_id = ${accountId} and lower(email) = x.email and type in ('hard', 'complaint')
+      where c.id is null and bounces.account_id = ${accountId} and lower(bounces.email) = lower(x.email) and type in ('hard', 'complaint')
       order by (type = 'complaint') desc limit 1
-    ) b on true`,
+    ) b on true`;
+}
+
+/** Why each address (lower-cased) may not receive transactional mail; one statement (see `standingOf`). */
+export async function recipientStanding(pool: Pool, accountId: string, addresses: string[]): Promise<{ refused: Map<string, Refusal> }> {
+  const refused = new Map<string, Refusal>();
+  if (!addresses.length) return { refused };
+  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  const rows = await prepared(
+    pool,
+    sql<{
+      email: string;
+      refused: Refusal | null;
+    }>`select s.email, s.refused from (${standingOf(sql`(select unnest(${lower}::text[]) as email)`, sql`${accountId}`)}) s`,
   );
-  for (const r of rows) {
-    if (r.contact_id) contacts.set(r.email, r.contact_id);
-    if (r.status === 'bounced' || r.status === 'complained') refused.set(r.email, r.status);
-    else if (r.bounce) refused.set(r.email, r.bounce === 'complaint' ? 'complained' : 'bounced');
-  }
-  return { refused, contacts };
+  for (const r of rows) if (r.refused) refused.set(r.email, r.refused);
+  return { refused };
 }

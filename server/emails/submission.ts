@@ -10,6 +10,7 @@ import { formatAddress } from '../sending/mime.ts';
 import { createServices, type Runtime } from '../services.ts';
 import { checkEmail, type EmailSendRequest } from './rules.ts';
 import { recipientStanding } from './store.ts';
+import { describeErrors, HeaderRefused, submittedFields, type SubmittedFields } from './submission-headers.ts';
 
 const MAX_CLIENTS = 200;
 const MAX_RECIPIENTS = 150;
@@ -35,7 +36,7 @@ async function principalOf(runtime: Runtime, apiKey: string, ip: string): Promis
 const addressesOf = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value);
 
 /** A submitted message as `POST /emails` would take it: envelope recipients, kinds from the headers. */
-function requestOf(parsed: ParsedMail, envelopeFrom: string, rcptTo: string[]): EmailSendRequest & { toHeader: string | null } {
+function requestOf(parsed: ParsedMail, envelopeFrom: string, rcptTo: string[], fields: SubmittedFields): EmailSendRequest & { toHeader: string | null } {
   const from = addressesOf(parsed.from)[0];
   const inTo = new Set(addressesOf(parsed.to).map((a) => a.address?.toLowerCase()));
   const inCc = new Set(addressesOf(parsed.cc).map((a) => a.address?.toLowerCase()));
@@ -51,9 +52,6 @@ function requestOf(parsed: ParsedMail, envelopeFrom: string, rcptTo: string[]): 
       .replace(/\r?\n[ \t]+/g, ' ')
       .trim();
   }
-  const tags = parsed.headers.get('x-sendline-tags');
-  const trackHeader = parsed.headers.get('x-sendline-track');
-  const track = typeof trackHeader === 'string' ? trackHeader.toLowerCase() : '';
   const shown = addressesOf(parsed.to).filter((a) => a.address);
   return {
     from: from?.address ? { email: from.address, ...(from.name ? { name: from.name } : {}) } : { email: envelopeFrom },
@@ -70,17 +68,10 @@ function requestOf(parsed: ParsedMail, envelopeFrom: string, rcptTo: string[]): 
       content_type: a.contentType,
       content: a.content.toString('base64'),
     })),
-    ...(typeof tags === 'string'
-      ? {
-          tags: tags
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean)
-            .slice(0, 20),
-        }
-      : {}),
-    track_opens: /\bopens\b/.test(track),
-    track_clicks: /\bclicks\b/.test(track),
+    ...(fields.tags ? { tags: fields.tags } : {}),
+    ...(fields.metadata ? { metadata: fields.metadata } : {}),
+    track_opens: fields.trackOpens,
+    track_clicks: fields.trackClicks,
     // The To header as written, when it names anyone: a copy to a Bcc recipient shows it too.
     toHeader: shown.length ? shown.map((a) => formatAddress(a.address!, a.name || null)).join(',\r\n ') : null,
   };
@@ -154,7 +145,7 @@ export async function startSubmissionServer(
           (err: unknown) => {
             if (err instanceof Problem && err.status === 429) return callback(smtpError(451, '4.7.1 Rate limit reached; try again later'));
             if (err instanceof Problem && err.status < 500) return callback(smtpError(550, `5.7.1 ${err.message}`));
-            if (err instanceof SubmissionRefused) return callback(smtpError(550, `5.6.0 ${err.message}`));
+            if (err instanceof SubmissionRefused || err instanceof HeaderRefused) return callback(smtpError(550, `5.6.0 ${err.message}`));
             log.error({ err }, 'SMTP submission failed');
             callback(smtpError(451, '4.3.0 Try again later'));
           },
@@ -169,10 +160,10 @@ export async function startSubmissionServer(
     const principal = await principalOf(runtime, user.apiKey, ip);
     if (principal.counted && principal.counted.count > principal.rateLimitPerMinute) throw new Problem(429, 'rate_limited', 'rate limited');
     const parsed = await simpleParser(raw);
-    const { toHeader, ...body } = requestOf(parsed, envelopeFrom, rcptTo);
+    const { toHeader, ...body } = requestOf(parsed, envelopeFrom, rcptTo, submittedFields(parsed));
     if (!body.from.email) throw new SubmissionRefused('the message has no From header and no envelope sender');
     const { email, errors } = checkEmail(body, new Date());
-    if (!email) throw new SubmissionRefused(errors.map((e) => `${e.pointer} ${e.detail}`).join('; '));
+    if (!email) throw new SubmissionRefused(describeErrors(errors));
     if (toHeader) email.toHeader = toHeader;
     const results = await createServices(runtime).emails.sendChecked(principal.accountId, email);
     const ids = results.filter((r) => r.id).map((r) => r.id);

@@ -74,6 +74,58 @@ describe('SMTP submission', () => {
     expect(listed.body.data[0]).toMatchObject({ kind: 'bcc', tags: ['receipt', 'smtp'], subject: 'Receipt by SMTP' });
   });
 
+  it('takes tags and metadata from X-Sendline-* headers, into the events, and relays none of those headers', async () => {
+    const to = uniqueEmail('smtp-meta');
+    const info = await transport(writeKey).sendMail({
+      from: 'receipts@shop.example',
+      to,
+      subject: 'Receipt with metadata',
+      text: 'Thanks!',
+      headers: {
+        'X-Sendline-Tags': 'receipt, shop',
+        'X-Sendline-Metadata': JSON.stringify({ order_number: '1042', customer: 'Zoë Ørsted' }),
+        'X-Sendline-Track': 'opens',
+      },
+    });
+    const [id] = /em_\S+/.exec(info.response)!;
+    await waitFor(() => sink.to(to).length === 1);
+    expect(sink.to(to)[0].raw).not.toMatch(/^X-Sendline-(Tags|Metadata|Track)/im);
+    const metadata = { order_number: '1042', customer: 'Zoë Ørsted' };
+    const got = await waitFor(async () => {
+      const res = await account.api('GET', `/api/emails/${id}`);
+      return res.body.status === 'delivered' ? res.body : undefined;
+    });
+    expect(got).toMatchObject({ tags: ['receipt', 'shop'], metadata, track_opens: true, track_clicks: false });
+    expect(got.events.find((e: any) => e.type === 'email.delivered').data).toMatchObject({ tags: ['receipt', 'shop'], metadata });
+    const listed = await account.api('GET', `/api/emails?tag=shop&to=${encodeURIComponent(to)}`);
+    expect(listed.body.data[0]).toMatchObject({ id, metadata });
+  });
+
+  it('refuses at DATA, naming the header, tags and metadata that POST /emails would refuse', async () => {
+    const to = uniqueEmail('smtp-badmeta');
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ 'X-Sendline-Metadata': '{"order": 1042' }, /^550 5\.6\.0 X-Sendline-Metadata must be a JSON object/],
+      [{ 'X-Sendline-Metadata': '["1042"]' }, /^550 5\.6\.0 X-Sendline-Metadata: \/metadata must be object/],
+      [{ 'X-Sendline-Metadata': '{"order": 1042}' }, /^550 5\.6\.0 X-Sendline-Metadata: \/metadata\/order must be string/],
+      [{ 'X-Sendline-Metadata': JSON.stringify({ ['k'.repeat(41)]: 'v' }) }, /^550 5\.6\.0 X-Sendline-Metadata: \/metadata\/k+ a key is 1 to 40 characters/],
+      [
+        { 'X-Sendline-Metadata': JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']))) },
+        /X-Sendline-Metadata: \/metadata at most 20 keys/,
+      ],
+      [
+        { 'X-Sendline-Tags': Array.from({ length: 21 }, (_, i) => `t${i}`).join(', ') },
+        /^550 5\.6\.0 X-Sendline-Tags: \/tags must NOT have more than 20 items/,
+      ],
+      [{ 'X-Sendline-Tags': `fine, ${'t'.repeat(101)}` }, /^550 5\.6\.0 X-Sendline-Tags: \/tags\/1 must NOT have more than 100 characters/],
+    ];
+    for (const [headers, reply] of cases) {
+      const sent = transport(writeKey).sendMail({ from: 'receipts@shop.example', to, subject: 'x', text: 'x', headers });
+      await expect(sent).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(reply) });
+    }
+    expect((await account.api('GET', `/api/emails?to=${encodeURIComponent(to)}`)).body.data).toEqual([]);
+    expect(sink.to(to)).toHaveLength(0);
+  });
+
   it('refuses a session without a key, with a wrong or read-only key, or from an address the key does not allow', async () => {
     const readOnly = (await newApiKey(account, sendline.url, { scopes: ['read'] })).key.key;
     const elsewhere = (await newApiKey(account, sendline.url, { scopes: ['write'], allowed_ips: ['10.0.0.0/8'] })).key.key;

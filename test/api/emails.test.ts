@@ -264,6 +264,22 @@ describe('the transactional stream', () => {
     expect(sink.to(complained)).toHaveLength(0);
   });
 
+  it("judges each recipient by its own account's records when concurrent requests share a statement", async () => {
+    const other = await newAccount(sendline.url, 'stream-other');
+    const shared = uniqueEmail('shared');
+    expect((await account.api('POST', '/api/contacts', { body: { email: shared, status: 'bounced' } })).status).toBe(201);
+    const sends = Array.from({ length: 24 }, (_, i) => (i % 2 ? account : other).api('POST', '/api/emails', { body: message(shared) }));
+    const answers = await Promise.all(sends);
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(202);
+      expect([res.body.data[0].status, res.body.data[0].reason]).toEqual(i % 2 ? ['refused', 'bounced'] : ['queued', null]);
+    }
+    await received(shared, 12);
+    const listed = await other.api('GET', `/api/emails?to=${encodeURIComponent(shared)}&limit=100`);
+    expect(listed.body.data).toHaveLength(12);
+    expect((await account.api('GET', `/api/emails?to=${encodeURIComponent(shared)}`)).body.data).toEqual([]);
+  });
+
   it('a hard bounce refuses the address next time, contact or not', async () => {
     const gone = uniqueEmail('gone');
     sink.rejectHard.add(gone.toLowerCase());
