@@ -17,7 +17,7 @@ const context = {
   now: new Date('2026-11-24T12:00:00Z'),
 };
 
-const compiled = (rules: SegmentRule) => compileRules(rules, context).compile(statement);
+const compiled = (rules: SegmentRule) => compileRules(rules, context).condition.compile(statement);
 
 function refusal(rules: unknown): { pointer: string; detail: string } {
   try {
@@ -131,6 +131,20 @@ describe('the segment compiler', () => {
     expect(received.parameters).toEqual(['acc_1', 3]);
   });
 
+  it('compiles list membership to a bound exists on the members, and names the lists for checking', () => {
+    const member = compiled({ membership: 'member', list_id: MARK });
+    expect(member.sql).toMatch(/^exists \(select 1 from list_members m where m.list_id = \$1 and m.contact_id = c.id and m.account_id = \$2/);
+    expect(member.parameters).toEqual([MARK, 'acc_1']);
+    const notSubscribed = compiled({ membership: 'not_member', list_id: 'lst_1', list_status: 'subscribed' });
+    expect(notSubscribed.sql).toMatch(/^\(not exists \(select 1 from list_members m .* and m.status = \$3\)\)$/s);
+    expect(notSubscribed.parameters).toEqual(['lst_1', 'acc_1', 'subscribed']);
+    const { lists } = compileRules({ any: [{ membership: 'member', list_id: 'lst_1' }, { all: [{ membership: 'not_member', list_id: 'lst_2' }] }] }, context);
+    expect(lists).toEqual([
+      { id: 'lst_1', pointer: '/rules/any/0/list_id' },
+      { id: 'lst_2', pointer: '/rules/any/1/all/0/list_id' },
+    ]);
+  });
+
   it('refuses what does not fit, at the rule at fault', () => {
     expect(refusal({ all: [{ field: 'tags', operator: 'greater_than', value: 1 }] })).toMatchObject({ pointer: '/rules/all/0/operator' });
     expect(refusal({ field: 'attributes.plan', operator: 'equals', value: 'gold' })).toMatchObject({ pointer: '/rules/value' });
@@ -150,6 +164,10 @@ describe('the segment compiler', () => {
     expect(refusal({ any: Array.from({ length: 101 }, () => ({ field: 'email', operator: 'is_set' })) }).pointer).toBe('/rules/any/100');
     expect(refusal({ field: 'email', operator: 'in', value: Array.from({ length: 1001 }, (_, i) => String(i)) })).toMatchObject({ pointer: '/rules/value' });
     expect(refusal({ all: [] })).toMatchObject({ pointer: '/rules/all' });
+    expect(refusal({ membership: 'member' })).toMatchObject({ pointer: '/rules/list_id' });
+    expect(refusal({ membership: 'on', list_id: 'lst_1' })).toMatchObject({ pointer: '/rules/membership' });
+    expect(refusal({ membership: 'member', list_id: 'lst_1', list_status: 'bounced' })).toMatchObject({ pointer: '/rules/list_status' });
+    expect(refusal({ membership: 'member', list_id: 'lst_1', within_days: 3 })).toMatchObject({ pointer: '/rules/within_days' });
     expect(refusal(null)).toMatchObject({ pointer: '/rules' });
   });
 });

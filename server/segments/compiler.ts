@@ -4,6 +4,7 @@ import type { FieldSchema, FieldType } from '../fields/rules.ts';
 import { isCalendarDate } from '../fields/rules.ts';
 import { isStorableDateTime } from '../http/timestamps.ts';
 import { validationFailed } from '../http/problem.ts';
+import { MEMBER_STATUSES } from '../lists/entities.ts';
 import { MAX_CONDITIONS, MAX_DEPTH, MAX_LIST_VALUES, MAX_TEXT_VALUE, type SegmentOperator, type SegmentRule } from './rules.ts';
 import { likePrefix } from '../db/like.ts';
 
@@ -34,10 +35,24 @@ class RuleError extends Error {
   }
 }
 
-/** The rules as one condition; throws the 400 of the first rule at fault. */
-export function compileRules(rules: SegmentRule, context: CompileContext, pointer = '/rules'): Condition {
+/** A list a membership condition names, for the caller to check is the account's. */
+export interface ListReference {
+  id: string;
+  /** The JSON pointer of its `list_id`. */
+  pointer: string;
+}
+
+export interface CompiledRules {
+  condition: Condition;
+  lists: ListReference[];
+}
+
+/** The rules as one condition, and the lists they name; throws the 400 of the first rule at fault. */
+export function compileRules(rules: SegmentRule, context: CompileContext, pointer = '/rules'): CompiledRules {
   try {
-    return new Compiler(context).rule(rules, pointer, 1);
+    const compiler = new Compiler(context);
+    const condition = compiler.rule(rules, pointer, 1);
+    return { condition, lists: compiler.lists };
   } catch (error) {
     if (error instanceof RuleError) throw validationFailed([{ pointer: error.pointer, detail: error.message }], 'The segment rules are not valid.');
     throw error;
@@ -47,6 +62,7 @@ export function compileRules(rules: SegmentRule, context: CompileContext, pointe
 const KEYS_OF_GROUP = new Set(['all', 'any']);
 const KEYS_OF_CONDITION = new Set(['field', 'operator', 'value']);
 const KEYS_OF_ENGAGEMENT = new Set(['engagement', 'campaign_id', 'within_days', 'at_least']);
+const KEYS_OF_MEMBERSHIP = new Set(['membership', 'list_id', 'list_status']);
 
 /** What a field is read as. */
 type Kind = 'text' | 'status' | 'tags' | 'timestamp' | FieldType;
@@ -83,6 +99,7 @@ interface TimeBound {
 class Compiler {
   private readonly context: CompileContext;
   private conditions = 0;
+  readonly lists: ListReference[] = [];
 
   constructor(context: CompileContext) {
     this.context = context;
@@ -101,7 +118,12 @@ class Compiler {
       if (stray) throw new RuleError(`${pointer}/${stray}`, 'is not part of an engagement condition');
       return this.engagement(rule, pointer);
     }
-    if (rule.field === undefined) throw new RuleError(pointer, 'must have `all`, `any`, `field` or `engagement`');
+    if (rule.membership !== undefined) {
+      const stray = keys.find((k) => !KEYS_OF_MEMBERSHIP.has(k));
+      if (stray) throw new RuleError(`${pointer}/${stray}`, 'is not part of a membership condition');
+      return this.membership(rule, pointer);
+    }
+    if (rule.field === undefined) throw new RuleError(pointer, 'must have `all`, `any`, `field`, `engagement` or `membership`');
     if (typeof rule.field !== 'string') throw new RuleError(`${pointer}/field`, 'must be a string');
     const stray = keys.find((k) => !KEYS_OF_CONDITION.has(k));
     if (stray) throw new RuleError(`${pointer}/${stray}`, 'is not part of a field condition');
@@ -390,6 +412,21 @@ class Compiler {
       default:
         throw new RuleError(`${pointer}/engagement`, 'must be opened, not_opened, clicked, not_clicked or received');
     }
+  }
+
+  // ---- List membership: the list's members, by the (list_id, contact_id) primary key
+
+  private membership(rule: SegmentRule, pointer: string): Condition {
+    const { membership, list_id: listId, list_status: status } = rule;
+    if (membership !== 'member' && membership !== 'not_member') throw new RuleError(`${pointer}/membership`, 'must be member or not_member');
+    if (typeof listId !== 'string' || !listId.length || listId.length > 64) throw new RuleError(`${pointer}/list_id`, 'must be a list id');
+    if (status !== undefined && !(MEMBER_STATUSES as readonly string[]).includes(status)) {
+      throw new RuleError(`${pointer}/list_status`, `must be one of ${MEMBER_STATUSES.join(', ')}`);
+    }
+    this.lists.push({ id: listId, pointer: `${pointer}/list_id` });
+    const on = sql<SqlBool>`exists (select 1 from list_members m where m.list_id = ${listId} and m.contact_id = c.id and m.account_id = ${this.context.accountId}
+      ${status === undefined ? sql`` : sql`and m.status = ${status}`})`;
+    return membership === 'member' ? on : not(on);
   }
 }
 

@@ -247,6 +247,44 @@ describe('segment operators', () => {
     expect(notOption.body.errors[0].pointer).toBe('/rules/value');
   });
 
+  it("list membership: member, not_member, with and without a member status; another account's list is a 400", async () => {
+    const ids = Object.fromEntries(
+      (await owner.api('GET', '/api/contacts?limit=100')).body.data.map((c: { id: string; email: string }) => [c.email.split('@')[0], c.id]),
+    );
+    const list = await owner.api('POST', '/api/lists', { body: { name: 'Readers' } });
+    const other = await owner.api('POST', '/api/lists', { body: { name: 'Empty' } });
+    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.ada, ids.grace] } });
+    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.alan], status: 'unsubscribed' } });
+    const on = (membership: string, status?: string): Rule => ({ membership, list_id: list.body.id, ...(status ? { list_status: status } : {}) });
+    expect(await matching(owner, on('member'))).toEqual(['ada', 'alan', 'grace']);
+    expect(await matching(owner, on('member', 'subscribed'))).toEqual(['ada', 'grace']);
+    expect(await matching(owner, on('member', 'unsubscribed'))).toEqual(['alan']);
+    expect(await matching(owner, on('member', 'unconfirmed'))).toEqual([]);
+    expect(await matching(owner, on('not_member'))).toEqual(['edsger', 'old']);
+    expect(await matching(owner, on('not_member', 'subscribed'))).toEqual(['alan', 'edsger', 'old']);
+    expect(await matching(owner, { membership: 'not_member', list_id: other.body.id })).toEqual(all);
+    expect(await matching(owner, { all: [on('member', 'subscribed'), where('tags', 'contains', 'beta')] })).toEqual(['ada']);
+    const saved = await owner.api('POST', '/api/segments', { body: { name: 'Readers', rules: on('member', 'subscribed') } });
+    expect(saved.status).toBe(201);
+    const members = await owner.api('GET', `/api/segments/${saved.body.id}/contacts`);
+    expect(members.body.data.map((c: { email: string }) => c.email.split('@')[0])).toEqual(['ada', 'grace']);
+
+    const stranger = await newAccount(sendline.url, 'stranger');
+    const theirs = await stranger.api('POST', '/api/lists', { body: { name: 'Theirs' } });
+    for (const [rules, pointer] of [
+      [{ membership: 'member', list_id: theirs.body.id }, '/rules/list_id'],
+      [{ any: [on('member'), { membership: 'not_member', list_id: 'lst_nope' }] }, '/rules/any/1/list_id'],
+    ] as const) {
+      const res = await owner.api('POST', '/api/segments/preview', { body: { rules } });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual([{ pointer, detail: 'no such list' }]);
+      expectProblem(await owner.api('POST', '/api/segments', { body: { name: 'x', rules } }), 400, 'validation_failed');
+      expectProblem(await owner.api('PATCH', `/api/segments/${saved.body.id}`, { body: { rules } }), 400, 'validation_failed');
+    }
+    const res = await owner.api('POST', '/api/segments/preview', { body: { rules: { membership: 'member', list_id: list.body.id, list_status: 'gone' } } });
+    expectProblem(res, 400, 'validation_failed');
+  });
+
   it('nest any inside all inside any', async () => {
     const rules = {
       any: [
