@@ -1,5 +1,5 @@
 import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
-import type { ClientBase, Pool } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import { copyBytes } from '../db/copy.ts';
 import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending } from '../events/store.ts';
@@ -82,7 +82,7 @@ export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id'
  * implicit transaction); answers false, having written nothing, when the account already has
  * a contact with that address.
  */
-export async function insertContact(pool: Pool, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+export async function insertContact(pool: Pool | PoolClient, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
   const inserted = statement
     .insertInto('contacts')
     .values(contact)
