@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, newApiKey, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { WebhookReceiver } from '../webhook-receiver.ts';
 
 let sendline: Sendline;
 let sink: SmtpSink;
@@ -15,6 +16,8 @@ beforeAll(async () => {
     PUBLIC_URL,
     TRACKING_FLUSH_MS: '50',
     TRACKING_MACHINE_OPEN_SECONDS: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
 });
@@ -438,6 +441,42 @@ describe('tags as a resource', () => {
       { add: ['x'], contact_ids: Array.from({ length: 10_001 }, (_, i) => `ct_${i}`) },
     ]) {
       expectProblem(await owner.api('POST', '/api/tags/bulk', { body }), 400, 'validation_failed');
+    }
+  });
+});
+
+describe('tag operations', () => {
+  it('write a contact.updated for each contact they change, which GET /events and webhooks see', async () => {
+    const owner = await newAccount(sendline.url, 'tag-events');
+    const receiver = await new WebhookReceiver().start();
+    try {
+      expect((await owner.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['contact.updated'] } })).status).toBe(201);
+      const a = await contact(owner, { email: 'a@tagged.example', tags: ['old', 'keep'] });
+      const b = await contact(owner, { email: 'b@tagged.example', tags: ['old'] });
+      const c = await contact(owner, { email: 'c@tagged.example', tags: [] });
+      expect((await owner.api('PATCH', '/api/tags/old', { body: { name: 'new' } })).status).toBe(200);
+      expect((await owner.api('POST', '/api/tags/bulk', { body: { add: ['bulk'], contact_ids: [a.id, c.id] } })).body).toEqual({ matched: 2, changed: 2 });
+      expect((await owner.api('POST', '/api/tags/bulk', { body: { add: ['bulk'], contact_ids: [a.id] } })).body).toEqual({ matched: 1, changed: 0 });
+      expect((await owner.api('DELETE', '/api/tags/new')).status).toBe(204);
+
+      type Updated = { data: { contact: { id: string; email: string; tags: string[] }; changed: string[] } };
+      const events: Updated[] = (await owner.api('GET', '/api/events?type=contact.updated&limit=100')).body.data;
+      const seen = events.map((e) => `${e.data.contact.email.split('@')[0]} ${e.data.contact.tags.join(',')} ${e.data.changed.join(',')}`);
+      expect(seen.sort()).toEqual(['a keep,bulk tags', 'a new,keep tags', 'a new,keep,bulk tags', 'b  tags', 'b new tags', 'c bulk tags'].sort());
+      // Each contact's latest event (events come newest first) shows it exactly as the API does.
+      for (const { id } of [a, b, c]) {
+        const last = events.find((e) => e.data.contact.id === id)!;
+        expect(last.data.contact).toEqual((await owner.api('GET', `/api/contacts/${id}`)).body);
+      }
+      await waitFor(() => receiver.events('contact.updated').length === 6);
+      expect(
+        receiver
+          .events('contact.updated')
+          .map((e) => e.data.contact.id)
+          .sort(),
+      ).toEqual([a.id, a.id, a.id, b.id, b.id, c.id].sort());
+    } finally {
+      await receiver.stop();
     }
   });
 });
