@@ -182,6 +182,24 @@ describe('the suppression list', () => {
     const duplicate = await born.api('POST', '/api/contacts', { body: { email: 'Born-Subscribed@example.com', status: 'unsubscribed' } });
     expectProblem(duplicate, 409, 'contact_exists');
     expect((await born.api('GET', '/api/suppressions?email=born-subscribed@')).body.data).toEqual([]);
+    // Imports too: a new contact, and an existing one the import suppresses.
+    await importJson(born, [
+      { email: 'imported-bounced@example.com', status: 'bounced' },
+      { email: 'born-subscribed@example.com', status: 'complained' },
+      { email: 'imported-fine@example.com' },
+    ]);
+    const listed = (await born.api('GET', '/api/suppressions?limit=100')).body.data.map((e: { email: string; reason: string; source: string }) => [
+      e.email,
+      e.reason,
+      e.source,
+    ]);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        ['imported-bounced@example.com', 'bounced', 'contact_status'],
+        ['born-subscribed@example.com', 'complained', 'contact_status'],
+      ]),
+    );
+    expect(listed).toHaveLength(5);
   });
 
   it('a status change whose suppression list write fails writes neither', async () => {
