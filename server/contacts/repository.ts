@@ -1,5 +1,4 @@
 import type { ShownContact } from './json.ts';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { sql, type SelectQueryBuilder } from 'kysely';
@@ -79,17 +78,5 @@ export class ContactRepository {
 
   remove(contact: ContactRow): void {
     this.em.remove(contact);
-  }
-
-  /** Flushes; a duplicate email answers the id of the contact that has it. */
-  async flush(accountId: string, email: string): Promise<{ duplicateOf: string } | null> {
-    try {
-      await this.em.flush();
-      return null;
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      this.em.clear();
-      return { duplicateOf: (await this.idByEmail(accountId, email)) ?? 'unknown' };
-    }
   }
 }

@@ -9,10 +9,11 @@ import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
-import { insertContact, suppressedEvent } from './store.ts';
-import type { Pool } from 'pg';
+import { insertContact, suppressedEvent, type NewContact } from './store.ts';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { inTransaction, type Pool } from '../db/pool.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
-import { sqlOf } from '../db/kysely.ts';
+import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import { fieldStore } from '../fields/store.ts';
 import { suppressions } from '../suppressions/store.ts';
@@ -42,6 +43,19 @@ function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: strin
   }
 }
 
+/**
+ * A person's status change moves the address on the suppression list with it, in the contact's
+ * transaction: suppressing puts it there (source `contact_status`), resubscribing takes it off.
+ */
+async function keepListInStep(tx: Db, accountId: string, previousEmail: string, contact: Pick<ContactRow, 'email' | 'status' | 'statusReason'>): Promise<void> {
+  if (contact.status === 'subscribed') {
+    await suppressions.removeEmail(tx, accountId, previousEmail);
+    if (previousEmail.toLowerCase() !== contact.email.toLowerCase()) await suppressions.removeEmail(tx, accountId, contact.email);
+  } else {
+    await suppressions.add(tx, accountId, [{ email: contact.email, reason: contact.status, source: 'contact_status', detail: contact.statusReason ?? null }]);
+  }
+}
+
 const conflictWith = (email: string, existingId: string) =>
   conflict('contact_exists', `A contact with the email ${email} exists.`, { existing_id: existingId });
 
@@ -49,7 +63,7 @@ export class ContactService {
   private readonly repo: ContactRepository;
   private readonly em: EntityManager;
 
-  /** The ORM's pool, for the one-statement create (`insertContact`). */
+  /** The ORM's pool, for the one-statement create (`insertContact`) and its transaction when created suppressed. */
   private readonly pool: Pool;
 
   constructor(repo: ContactRepository, em: EntityManager, pool: Pool) {
@@ -65,7 +79,10 @@ export class ContactService {
     if (errors.length) throw validationFailed(errors, 'A custom field has a value of another type.');
   }
 
-  /** A new contact and its `contact.created` event, written in one statement. */
+  /**
+   * A new contact and its `contact.created` event, written in one statement; one created
+   * suppressed also goes on the suppression list, in the same transaction.
+   */
   async create(accountId: string, input: ContactCreate): Promise<ContactJson> {
     checkAttributes(input.attributes ?? {});
     await this.checkFields(accountId, input.attributes ?? {});
@@ -85,24 +102,28 @@ export class ContactService {
       updatedAt: now,
     };
     const json = contactJson(contact);
-    const created = await insertContact(
-      this.pool,
-      {
-        id: contact.id,
-        account_id: accountId,
-        email: contact.email,
-        first_name: contact.firstName,
-        last_name: contact.lastName,
-        attributes: contact.attributes,
-        tags: contact.tags,
-        status,
-        status_reason: contact.statusReason,
-        status_changed_at: contact.statusChangedAt,
-        created_at: now,
-        updated_at: now,
-      },
-      { type: 'contact.created', data: { contact: json } },
-    );
+    const row: NewContact = {
+      id: contact.id,
+      account_id: accountId,
+      email: contact.email,
+      first_name: contact.firstName,
+      last_name: contact.lastName,
+      attributes: contact.attributes,
+      tags: contact.tags,
+      status,
+      status_reason: contact.statusReason,
+      status_changed_at: contact.statusChangedAt,
+      created_at: now,
+      updated_at: now,
+    };
+    const event = { type: 'contact.created', data: { contact: json } } as const;
+    const created = isSuppressed(status)
+      ? await inTransaction(this.pool, async (client) => {
+          const inserted = await insertContact(client, row, event);
+          if (inserted) await keepListInStep(sqlOnClient(client), accountId, contact.email, contact);
+          return inserted;
+        })
+      : await insertContact(this.pool, row, event);
     if (!created) throw await this.exists(accountId, contact.email);
     return json;
   }
@@ -188,30 +209,19 @@ export class ContactService {
           : suppressedEvent(contact.id, contact.email, contact.status, updated.status_reason ?? null),
       );
     }
-    await append(this.em, accountId, events);
-    await this.flushOrConflict(accountId, contact.email);
-    if (contact.status !== previousStatus) await this.keepListInStep(accountId, before.email, contact);
-    return contactJson(contact);
-  }
-
-  /**
-   * A person's status change moves the address on the suppression list with it: suppressing puts
-   * it there (source `contact_status`), resubscribing takes it off. Written after the contact,
-   * so a failure in between leaves the contact's own status, which sends check too, in charge.
-   */
-  private async keepListInStep(accountId: string, previousEmail: string, contact: ContactRow): Promise<void> {
-    const db = sqlOf(this.em);
-    if (contact.status === 'subscribed') {
-      await suppressions.removeEmail(db, accountId, previousEmail);
-      if (previousEmail.toLowerCase() !== contact.email.toLowerCase()) await suppressions.removeEmail(db, accountId, contact.email);
-    } else {
-      await suppressions.add(db, accountId, [{ email: contact.email, reason: contact.status, source: 'contact_status', detail: contact.statusReason ?? null }]);
+    try {
+      await this.em.transactional(async (tx) => {
+        await append(tx, accountId, events);
+        await tx.flush();
+        if (contact.status !== previousStatus) await keepListInStep(sqlOf(tx), accountId, before.email, contact);
+      });
+    } catch (error) {
+      // Nothing was written: the request's unit of work must not flush the change later.
+      this.em.clear();
+      if (error instanceof UniqueConstraintViolationException) throw await this.exists(accountId, contact.email);
+      throw error;
     }
-  }
-
-  private async flushOrConflict(accountId: string, email: string): Promise<void> {
-    const duplicate = await this.repo.flush(accountId, email);
-    if (duplicate) throw conflictWith(email, duplicate.duplicateOf);
+    return contactJson(contact);
   }
 
   private async exists(accountId: string, email: string): Promise<Error> {

@@ -1,8 +1,8 @@
 import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
-import type { ClientBase, Pool } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import { copyBytes } from '../db/copy.ts';
 import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
-import { appending } from '../events/store.ts';
+import { appending, appendingEach } from '../events/store.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import type { EventData, PendingEvent } from '../events/outbox.ts';
@@ -82,7 +82,7 @@ export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id'
  * implicit transaction); answers false, having written nothing, when the account already has
  * a contact with that address.
  */
-export async function insertContact(pool: Pool, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+export async function insertContact(pool: Pool | PoolClient, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
   const inserted = statement
     .insertInto('contacts')
     .values(contact)
@@ -241,13 +241,34 @@ export async function tagCount(db: Db, accountId: string, tag: string): Promise<
   return rows[0].n;
 }
 
+/** A timestamp as `toISOString` writes it (the columns keep milliseconds). */
+const isoTime = (column: string) => sql`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The `contact.updated` events of tags changed on many contacts, one per row of the CTE
+ * `changed` (which returns the contacts' columns), written in the same statement: as
+ * `contactJson` shows each contact, with `changed: ["tags"]`.
+ */
+const tagsChangedEvents = (accountId: string) =>
+  appendingEach(
+    accountId,
+    'contact.updated',
+    sql<{ data: EventData<'contact.updated'> }>`select json_build_object(
+      'contact', json_build_object('id', u.id, 'email', u.email, 'first_name', u.first_name, 'last_name', u.last_name,
+        'attributes', u.attributes, 'tags', u.tags, 'status', u.status, 'status_reason', u.status_reason,
+        'status_changed_at', ${isoTime('u.status_changed_at')}, 'created_at', ${isoTime('u.created_at')}, 'updated_at', ${isoTime('u.updated_at')}),
+      'changed', json_build_array('tags')) as data
+    from changed u order by u.id`,
+  );
+
 /** `tags` with `add` appended and `remove` left out, each once, in their first order. */
 const retagged = (add: readonly string[], remove: readonly string[]) =>
   sql<string[]>`array(select t from unnest(c.tags || ${add}::text[]) with ordinality u(t, i) where t <> all(${remove}::text[]) group by t order by min(i))`;
 
 /**
  * Renames a tag on every contact of the account that carries it; one that also carries the new
- * name keeps it once, where it was first. Answers how many contacts changed.
+ * name keeps it once, where it was first. Each contact changed gets its `contact.updated`.
+ * Answers how many contacts changed.
  */
 export async function renameTag(db: Db, accountId: string, from: string, to: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -255,27 +276,29 @@ export async function renameTag(db: Db, accountId: string, from: string, to: str
       update contacts c set tags = array(select t from unnest(array_replace(c.tags, ${from}, ${to})) with ordinality u(t, i) group by t order by min(i)),
         updated_at = now()
       where c.account_id = ${accountId} and c.tags @> array[${from}]::text[]
-      returning 1
-    )
+      returning c.*
+    ), appended as (${tagsChangedEvents(accountId)})
     select count(*)::int as n from changed`.execute(db);
   return rows[0].n;
 }
 
-/** Removes a tag from every contact of the account; answers how many carried it. */
+/** Removes a tag from every contact of the account, each with its `contact.updated`; answers how many carried it. */
 export async function removeTag(db: Db, accountId: string, tag: string): Promise<number> {
-  const result = await db
-    .updateTable('contacts')
-    .set({ tags: sql<string[]>`array_remove(tags, ${tag})`, updated_at: sql<Date>`now()` })
-    .where('account_id', '=', accountId)
-    .where(sql<boolean>`tags @> array[${tag}]::text[]`)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const { rows } = await sql<{ n: number }>`
+    with changed as (
+      update contacts c set tags = array_remove(c.tags, ${tag}), updated_at = now()
+      where c.account_id = ${accountId} and c.tags @> array[${tag}]::text[]
+      returning c.*
+    ), appended as (${tagsChangedEvents(accountId)})
+    select count(*)::int as n from changed`.execute(db);
+  return rows[0].n;
 }
 
 /**
  * Adds and removes tags on the account's contacts that `selector` (a condition on the contact
- * aliased `c`) matches, locking them in id order. A contact that would carry more than
- * `maxTags` is left as it is. Answers how many matched and how many changed.
+ * aliased `c`) matches, locking them in id order; each contact changed gets its
+ * `contact.updated`. A contact that would carry more than `maxTags` is left as it is. Answers
+ * how many matched and how many changed.
  */
 export async function retagContacts(
   db: Db,
@@ -291,8 +314,8 @@ export async function retagContacts(
       update contacts c set tags = ${next}, updated_at = now()
       from matched m
       where c.id = m.id and c.tags is distinct from ${next} and cardinality(${next}) <= ${change.maxTags}
-      returning 1
-    )
+      returning c.*
+    ), appended as (${tagsChangedEvents(accountId)})
     select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
   return rows[0];
 }

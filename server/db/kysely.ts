@@ -10,7 +10,7 @@ import {
   type PostgresPoolClient,
   type Transaction,
 } from 'kysely';
-import type { ClientBase, Pool } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { entities } from './entities.ts';
@@ -69,7 +69,7 @@ const MAX_PREPARED = 100;
  * Past MAX_PREPARED distinct texts it runs them unnamed: each connection keeps every statement
  * it prepared.
  */
-export async function prepared<Row>(pool: Pool, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+export async function prepared<Row>(pool: Pool | PoolClient, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
   const { sql: text, parameters } = 'isRawBuilder' in query ? query.compile(statement) : query.compile();
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < MAX_PREPARED) {

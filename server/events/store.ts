@@ -4,7 +4,7 @@ import { sqlOf, type Database, type Db, type Tx } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { copyLines, copyRows } from '../db/copy.ts';
-import type { PendingEvent } from './outbox.ts';
+import type { EventData, EventType, PendingEvent } from './outbox.ts';
 import { MATCHES_SQL } from './patterns.ts';
 
 /** `events`, as its rows read. */
@@ -133,6 +133,19 @@ export function appending(accountId: string, events: PendingEvent[], when: RawBu
     from (select ${accountId}::text as id) a, (values ${sql.join(rows)}) as e(id, type, data)
     where ${when}`;
   return { ids, insert };
+}
+
+/**
+ * `appending` for events made in SQL, as a fragment for a data-modifying CTE: one event of
+ * `type` per row of `source` (a query answering `data`), in the statement that makes the change
+ * they tell of, however many rows it changes. Whether they are born dispatched is worked out once.
+ */
+export function appendingEach<T extends EventType>(accountId: string, type: T, source: RawBuilder<{ data: EventData<T> }>): RawBuilder<unknown> {
+  return sql`insert into events (id, account_id, type, data, dispatched)
+    select sendline_id('evt'), a.id, a.type, s.data, a.dispatched
+    from (select x.id, x.type, ${sql.raw(bornDispatched('x.id', 'x.type'))} as dispatched
+          from (select ${accountId}::text as id, ${type}::text as type) x offset 0) a,
+         (${source}) s`;
 }
 
 async function run<Row>(tx: Db | PoolClient, statement: Statement): Promise<Row[]> {

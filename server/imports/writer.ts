@@ -2,6 +2,7 @@ import type { ClientBase } from 'pg';
 import { writeImportedContacts } from '../contacts/store.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { listStore } from '../lists/store.ts';
+import { suppressions } from '../suppressions/store.ts';
 import type { StagingBatch } from './batch.ts';
 import type { ImportMode } from './entities.ts';
 import { importStore, type BatchCounts } from './store.ts';
@@ -39,6 +40,8 @@ export async function writeBatch(
   const { created, updated } = batch.rows ? await writeImportedContacts(client, target, batch.lines()) : { created: 0, updated: 0 };
   // The batch's addresses are still staged: they join the lists in the same transaction.
   if (batch.rows && target.listIds?.length) await listStore.addImported(client, target.accountId, target.listIds);
+  // Rows that suppress their contact put the address on the suppression list, as a PATCH would.
+  if (batch.rows) await suppressions.addImported(client, target.accountId);
   await importStore.recordErrors(sqlOnClient(client), target.importId, batch.errors);
   return { created, updated, skipped: batch.rows - created - updated, failed: batch.errors.length };
 }

@@ -64,6 +64,13 @@ export const listStore = {
     return (await db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) ?? null;
   },
 
+  /** The account's lists among `ids` (others' and unknown ids are left out). */
+  async some(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await db.selectFrom('lists').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
   async byPublicId(db: Db, publicId: string): Promise<ListRecord | null> {
     return (await db.selectFrom('lists').selectAll().where('public_id', '=', publicId).executeTakeFirst()) ?? null;
   },

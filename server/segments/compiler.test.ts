@@ -17,7 +17,7 @@ const context = {
   now: new Date('2026-11-24T12:00:00Z'),
 };
 
-const compiled = (rules: SegmentRule) => compileRules(rules, context).compile(statement);
+const compiled = (rules: SegmentRule) => compileRules(rules, context).condition.compile(statement);
 
 function refusal(rules: unknown): { pointer: string; detail: string } {
   try {
@@ -88,9 +88,23 @@ describe('the segment compiler', () => {
 
   it('reads an undefined attribute as a number, a boolean or a date from the condition', () => {
     expect(compiled({ field: 'attributes.size', operator: 'greater_than', value: 3 }).sql).toContain('::numeric');
-    expect(compiled({ field: 'attributes.size', operator: 'equals', value: 3 }).sql).toContain('::numeric');
-    expect(compiled({ field: 'attributes.ok', operator: 'equals', value: true }).sql).toContain('::jsonb');
+    expect(compiled({ field: 'attributes.size', operator: 'not_equals', value: 3 }).sql).toContain('::numeric');
+    expect(compiled({ field: 'attributes.size', operator: 'equals', value: 3 }).parameters).toEqual(['{"size":3}']);
+    expect(compiled({ field: 'attributes.ok', operator: 'equals', value: true }).parameters).toEqual(['{"ok":true}']);
     expect(compiled({ field: 'attributes.when', operator: 'before', value: '2026-01-01' }).sql).toContain('~');
+  });
+
+  it('compiles equals on choices, numbers and booleans to containment, which the GIN index serves', () => {
+    const plan = compiled({ field: 'attributes.plan', operator: 'equals', value: 'pro' });
+    expect(plan.sql).toBe('(c.attributes @> $1::jsonb)');
+    expect(plan.parameters).toEqual(['{"plan":"pro"}']);
+    expect(compiled({ field: 'attributes.score', operator: 'equals', value: 1.5 }).parameters).toEqual(['{"score":1.5}']);
+    expect(compiled({ field: `attributes.${MARK}"}`, operator: 'equals', value: 2 }).parameters).toEqual([JSON.stringify({ [`${MARK}"}`]: 2 })]);
+    // Text compares without case, and `in` stays a filter: not as containment.
+    expect(compiled({ field: 'attributes.city', operator: 'equals', value: 'London' }).sql).toBe('(lower((c.attributes ->> $1)) = $2)');
+    expect(compiled({ field: 'attributes.plan', operator: 'in', value: ['free', 'pro'] }).sql).not.toContain('@>');
+    expect(refusal({ field: 'attributes.score', operator: 'equals', value: '2' })).toMatchObject({ pointer: '/rules/value' });
+    expect(refusal({ field: 'attributes.beta', operator: 'equals', value: 'yes' })).toMatchObject({ pointer: '/rules/value' });
   });
 
   it('computes "the last N days" from its clock, as parameters', () => {
@@ -121,14 +135,28 @@ describe('the segment compiler', () => {
     expect(sql).toMatch(/^\(\(\(.* and .*\) or exists \(select 1 from "opens"/);
   });
 
-  it('compiles engagement against the account only', () => {
+  it('compiles opens and clicks by the contact, and messages sent by the account', () => {
     const opened = compiled({ engagement: 'opened', campaign_id: 'cmp_1', within_days: 30 });
-    expect(opened.sql).toContain('"opens"');
-    expect(opened.parameters).toEqual(['acc_1', 'cmp_1', new Date('2026-10-25T12:00:00Z')]);
+    expect(opened.sql).toMatch(/^exists \(select 1 from "opens" e where e.contact_id = c.id\s+and e.campaign_id = \$1\s+and e.occurred_at >= \$2\)$/);
+    expect(opened.parameters).toEqual(['cmp_1', new Date('2026-10-25T12:00:00Z')]);
     expect(compiled({ engagement: 'not_clicked' }).sql).toMatch(/^\(not exists \(select 1 from "clicks"/);
     const received = compiled({ engagement: 'received', at_least: 3 });
     expect(received.sql).toContain('having count(*) >=');
     expect(received.parameters).toEqual(['acc_1', 3]);
+  });
+
+  it('compiles list membership to a bound exists on the members, and names the lists for checking', () => {
+    const member = compiled({ membership: 'member', list_id: MARK });
+    expect(member.sql).toMatch(/^exists \(select 1 from list_members m where m.list_id = \$1 and m.contact_id = c.id and m.account_id = \$2/);
+    expect(member.parameters).toEqual([MARK, 'acc_1']);
+    const notSubscribed = compiled({ membership: 'not_member', list_id: 'lst_1', list_status: 'subscribed' });
+    expect(notSubscribed.sql).toMatch(/^\(not exists \(select 1 from list_members m .* and m.status = \$3\)\)$/s);
+    expect(notSubscribed.parameters).toEqual(['lst_1', 'acc_1', 'subscribed']);
+    const { lists } = compileRules({ any: [{ membership: 'member', list_id: 'lst_1' }, { all: [{ membership: 'not_member', list_id: 'lst_2' }] }] }, context);
+    expect(lists).toEqual([
+      { id: 'lst_1', pointer: '/rules/any/0/list_id' },
+      { id: 'lst_2', pointer: '/rules/any/1/all/0/list_id' },
+    ]);
   });
 
   it('refuses what does not fit, at the rule at fault', () => {
@@ -150,6 +178,10 @@ describe('the segment compiler', () => {
     expect(refusal({ any: Array.from({ length: 101 }, () => ({ field: 'email', operator: 'is_set' })) }).pointer).toBe('/rules/any/100');
     expect(refusal({ field: 'email', operator: 'in', value: Array.from({ length: 1001 }, (_, i) => String(i)) })).toMatchObject({ pointer: '/rules/value' });
     expect(refusal({ all: [] })).toMatchObject({ pointer: '/rules/all' });
+    expect(refusal({ membership: 'member' })).toMatchObject({ pointer: '/rules/list_id' });
+    expect(refusal({ membership: 'on', list_id: 'lst_1' })).toMatchObject({ pointer: '/rules/membership' });
+    expect(refusal({ membership: 'member', list_id: 'lst_1', list_status: 'bounced' })).toMatchObject({ pointer: '/rules/list_status' });
+    expect(refusal({ membership: 'member', list_id: 'lst_1', within_days: 3 })).toMatchObject({ pointer: '/rules/within_days' });
     expect(refusal(null)).toMatchObject({ pointer: '/rules' });
   });
 });

@@ -6,6 +6,7 @@ import type { Db } from '../db/kysely.ts';
 import { fieldStore } from '../fields/store.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
+import { listStore } from '../lists/store.ts';
 import { compileRules } from './compiler.ts';
 import { MAX_SEGMENTS, type SegmentRule } from './rules.ts';
 import { members, segmentStore, type SegmentRecord } from './store.ts';
@@ -22,9 +23,24 @@ export const segmentJson = (s: SegmentRecord): SegmentJson => ({
   updated_at: s.updated_at.toISOString(),
 });
 
-/** The rules as a condition on the contact aliased `c`, read against the account's custom fields now. */
-export async function segmentCondition(db: Db, accountId: string, rules: SegmentRule, pointer = '/rules'): Promise<RawBuilder<SqlBool>> {
-  return compileRules(rules, { accountId, fields: await fieldStore.schema(db, accountId), now: new Date() }, pointer);
+/**
+ * The rules as a condition on the contact aliased `c`, read against the account's custom fields
+ * now. Rules being written or previewed (`checkLists`) must name the account's lists only: 400 at
+ * the `list_id` of another. A saved segment whose list was deleted since reads it as empty.
+ */
+export async function segmentCondition(
+  db: Db,
+  accountId: string,
+  rules: SegmentRule,
+  { pointer = '/rules', checkLists = true } = {},
+): Promise<RawBuilder<SqlBool>> {
+  const { condition, lists } = compileRules(rules, { accountId, fields: await fieldStore.schema(db, accountId), now: new Date() }, pointer);
+  if (checkLists && lists.length) {
+    const found = await listStore.some(db, accountId, [...new Set(lists.map((l) => l.id))]);
+    const errors = lists.flatMap((l) => (found.has(l.id) ? [] : [{ pointer: l.pointer, detail: 'no such list' }]));
+    if (errors.length) throw validationFailed(errors, 'The segment rules are not valid.');
+  }
+  return condition;
 }
 
 /**
@@ -38,7 +54,7 @@ export async function segmentsCondition(db: Db, accountId: string, ids: readonly
   const now = new Date();
   const parts = ids.flatMap((id, i) => {
     const segment = found.get(id);
-    return segment ? [compileRules(segment.rules, { accountId, fields, now }, `${pointer}/${i}`)] : [];
+    return segment ? [compileRules(segment.rules, { accountId, fields, now }, `${pointer}/${i}`).condition] : [];
   });
   return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` or `)})` : sql<SqlBool>`false`;
 }
@@ -107,7 +123,7 @@ export class SegmentService {
   async contacts(accountId: string, id: string, limit: number, cursor?: string) {
     const segment = await this.load(accountId, id);
     const after = decodeCursor(cursor);
-    const condition = await segmentCondition(this.db, accountId, segment.rules);
+    const condition = await segmentCondition(this.db, accountId, segment.rules, { checkLists: false });
     const rows = await members.page(this.db, accountId, condition, after, limit);
     return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
   }

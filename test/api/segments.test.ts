@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, newApiKey, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { WebhookReceiver } from '../webhook-receiver.ts';
 
 let sendline: Sendline;
 let sink: SmtpSink;
@@ -15,6 +16,8 @@ beforeAll(async () => {
     PUBLIC_URL,
     TRACKING_FLUSH_MS: '50',
     TRACKING_MACHINE_OPEN_SECONDS: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
 });
@@ -247,6 +250,44 @@ describe('segment operators', () => {
     expect(notOption.body.errors[0].pointer).toBe('/rules/value');
   });
 
+  it("list membership: member, not_member, with and without a member status; another account's list is a 400", async () => {
+    const ids = Object.fromEntries(
+      (await owner.api('GET', '/api/contacts?limit=100')).body.data.map((c: { id: string; email: string }) => [c.email.split('@')[0], c.id]),
+    );
+    const list = await owner.api('POST', '/api/lists', { body: { name: 'Readers' } });
+    const other = await owner.api('POST', '/api/lists', { body: { name: 'Empty' } });
+    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.ada, ids.grace] } });
+    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.alan], status: 'unsubscribed' } });
+    const on = (membership: string, status?: string): Rule => ({ membership, list_id: list.body.id, ...(status ? { list_status: status } : {}) });
+    expect(await matching(owner, on('member'))).toEqual(['ada', 'alan', 'grace']);
+    expect(await matching(owner, on('member', 'subscribed'))).toEqual(['ada', 'grace']);
+    expect(await matching(owner, on('member', 'unsubscribed'))).toEqual(['alan']);
+    expect(await matching(owner, on('member', 'unconfirmed'))).toEqual([]);
+    expect(await matching(owner, on('not_member'))).toEqual(['edsger', 'old']);
+    expect(await matching(owner, on('not_member', 'subscribed'))).toEqual(['alan', 'edsger', 'old']);
+    expect(await matching(owner, { membership: 'not_member', list_id: other.body.id })).toEqual(all);
+    expect(await matching(owner, { all: [on('member', 'subscribed'), where('tags', 'contains', 'beta')] })).toEqual(['ada']);
+    const saved = await owner.api('POST', '/api/segments', { body: { name: 'Readers', rules: on('member', 'subscribed') } });
+    expect(saved.status).toBe(201);
+    const members = await owner.api('GET', `/api/segments/${saved.body.id}/contacts`);
+    expect(members.body.data.map((c: { email: string }) => c.email.split('@')[0])).toEqual(['ada', 'grace']);
+
+    const stranger = await newAccount(sendline.url, 'stranger');
+    const theirs = await stranger.api('POST', '/api/lists', { body: { name: 'Theirs' } });
+    for (const [rules, pointer] of [
+      [{ membership: 'member', list_id: theirs.body.id }, '/rules/list_id'],
+      [{ any: [on('member'), { membership: 'not_member', list_id: 'lst_nope' }] }, '/rules/any/1/list_id'],
+    ] as const) {
+      const res = await owner.api('POST', '/api/segments/preview', { body: { rules } });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual([{ pointer, detail: 'no such list' }]);
+      expectProblem(await owner.api('POST', '/api/segments', { body: { name: 'x', rules } }), 400, 'validation_failed');
+      expectProblem(await owner.api('PATCH', `/api/segments/${saved.body.id}`, { body: { rules } }), 400, 'validation_failed');
+    }
+    const res = await owner.api('POST', '/api/segments/preview', { body: { rules: { membership: 'member', list_id: list.body.id, list_status: 'gone' } } });
+    expectProblem(res, 400, 'validation_failed');
+  });
+
   it('nest any inside all inside any', async () => {
     const rules = {
       any: [
@@ -400,6 +441,42 @@ describe('tags as a resource', () => {
       { add: ['x'], contact_ids: Array.from({ length: 10_001 }, (_, i) => `ct_${i}`) },
     ]) {
       expectProblem(await owner.api('POST', '/api/tags/bulk', { body }), 400, 'validation_failed');
+    }
+  });
+});
+
+describe('tag operations', () => {
+  it('write a contact.updated for each contact they change, which GET /events and webhooks see', async () => {
+    const owner = await newAccount(sendline.url, 'tag-events');
+    const receiver = await new WebhookReceiver().start();
+    try {
+      expect((await owner.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['contact.updated'] } })).status).toBe(201);
+      const a = await contact(owner, { email: 'a@tagged.example', tags: ['old', 'keep'] });
+      const b = await contact(owner, { email: 'b@tagged.example', tags: ['old'] });
+      const c = await contact(owner, { email: 'c@tagged.example', tags: [] });
+      expect((await owner.api('PATCH', '/api/tags/old', { body: { name: 'new' } })).status).toBe(200);
+      expect((await owner.api('POST', '/api/tags/bulk', { body: { add: ['bulk'], contact_ids: [a.id, c.id] } })).body).toEqual({ matched: 2, changed: 2 });
+      expect((await owner.api('POST', '/api/tags/bulk', { body: { add: ['bulk'], contact_ids: [a.id] } })).body).toEqual({ matched: 1, changed: 0 });
+      expect((await owner.api('DELETE', '/api/tags/new')).status).toBe(204);
+
+      type Updated = { data: { contact: { id: string; email: string; tags: string[] }; changed: string[] } };
+      const events: Updated[] = (await owner.api('GET', '/api/events?type=contact.updated&limit=100')).body.data;
+      const seen = events.map((e) => `${e.data.contact.email.split('@')[0]} ${e.data.contact.tags.join(',')} ${e.data.changed.join(',')}`);
+      expect(seen.sort()).toEqual(['a keep,bulk tags', 'a new,keep tags', 'a new,keep,bulk tags', 'b  tags', 'b new tags', 'c bulk tags'].sort());
+      // Each contact's latest event (events come newest first) shows it exactly as the API does.
+      for (const { id } of [a, b, c]) {
+        const last = events.find((e) => e.data.contact.id === id)!;
+        expect(last.data.contact).toEqual((await owner.api('GET', `/api/contacts/${id}`)).body);
+      }
+      await waitFor(() => receiver.events('contact.updated').length === 6);
+      expect(
+        receiver
+          .events('contact.updated')
+          .map((e) => e.data.contact.id)
+          .sort(),
+      ).toEqual([a.id, a.id, a.id, b.id, b.id, c.id].sort());
+    } finally {
+      await receiver.stop();
     }
   });
 });

@@ -170,6 +170,58 @@ describe('the suppression list', () => {
     expect((await send(account, 'toggle')).emails).toEqual(['toggle@example.com']);
   });
 
+  it('a contact created suppressed is listed as a PATCH to that status lists it; a duplicate lists nothing', async () => {
+    const born = await newAccount(sendline.url, 'born');
+    for (const status of ['unsubscribed', 'bounced', 'complained']) {
+      await createContact(born, { email: `born-${status}@example.com`, status, status_reason: `was ${status}` });
+      const listed = (await born.api('GET', `/api/suppressions?email=born-${status}@`)).body.data;
+      expect(listed).toEqual([expect.objectContaining({ reason: status, source: 'contact_status', detail: `was ${status}` })]);
+    }
+    await createContact(born, { email: 'born-subscribed@example.com' });
+    expect((await born.api('GET', '/api/suppressions?email=born-subscribed@')).body.data).toEqual([]);
+    const duplicate = await born.api('POST', '/api/contacts', { body: { email: 'Born-Subscribed@example.com', status: 'unsubscribed' } });
+    expectProblem(duplicate, 409, 'contact_exists');
+    expect((await born.api('GET', '/api/suppressions?email=born-subscribed@')).body.data).toEqual([]);
+    // Imports too: a new contact, and an existing one the import suppresses.
+    await importJson(born, [
+      { email: 'imported-bounced@example.com', status: 'bounced' },
+      { email: 'born-subscribed@example.com', status: 'complained' },
+      { email: 'imported-fine@example.com' },
+    ]);
+    const listed = (await born.api('GET', '/api/suppressions?limit=100')).body.data.map((e: { email: string; reason: string; source: string }) => [
+      e.email,
+      e.reason,
+      e.source,
+    ]);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        ['imported-bounced@example.com', 'bounced', 'contact_status'],
+        ['born-subscribed@example.com', 'complained', 'contact_status'],
+      ]),
+    );
+    expect(listed).toHaveLength(5);
+  });
+
+  it('a status change whose suppression list write fails writes neither', async () => {
+    const born = await newAccount(sendline.url, 'born');
+    const id = await createContact(born, { email: 'refused-patch@example.com' });
+    // A real constraint violation on the second write: the list refuses these addresses for the test's length.
+    await sql(`alter table suppressions add constraint test_refuses check (email not like 'refused-%') not valid`);
+    try {
+      const patched = await born.api('PATCH', `/api/contacts/${id}`, { body: { status: 'unsubscribed', first_name: 'Changed' } });
+      expect(patched.status).toBe(500);
+      const created = await born.api('POST', '/api/contacts', { body: { email: 'refused-create@example.com', status: 'bounced' } });
+      expect(created.status).toBe(500);
+    } finally {
+      await sql('alter table suppressions drop constraint test_refuses');
+    }
+    expect((await born.api('GET', `/api/contacts/${id}`)).body).toMatchObject({ status: 'subscribed', first_name: null });
+    expect((await born.api('GET', '/api/contacts?email=refused-create@')).body.data).toEqual([]);
+    const events = await sql(`select type from events where account_id = $1 and data::text like '%refused-%' order by seq`, [born.accountId]);
+    expect(events.map((e) => e.type)).toEqual(['contact.created']);
+    expect((await born.api('GET', '/api/suppressions?email=refused-')).body.data).toEqual([]);
+  });
+
   it('bounces and complaints put the address on the list', async () => {
     await createContact(account, { email: 'hard@example.net', tags: ['fb'] });
     await createContact(account, { email: 'angry@example.net', tags: ['fb'] });

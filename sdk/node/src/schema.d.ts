@@ -5634,6 +5634,11 @@ export interface components {
             /** @description The scopes the request has: an API key's, or both `read` and `write` for a session. */
             scopes: components["schemas"]["ApiKeyScope"][];
         };
+        /**
+         * @description List membership: `member` (on the list) or `not_member` (not on it), with `list_id` and optionally `list_status`.
+         * @enum {string}
+         */
+        MembershipKind: "member" | "not_member";
         /** @enum {string} */
         MessageStatus: "queued" | "sending" | "sent" | "delivered" | "deferred" | "bounced" | "failed" | "cancelled";
         /** @description A sum of money in one currency. */
@@ -6117,8 +6122,9 @@ export interface components {
         };
         /**
          * @description A segment's rules: a group (`all` or `any`, holding rules, nested at most 5 deep, at most 100
-         *     conditions in all), a condition on a contact's data (`field`, `operator`, `value`), or an
-         *     engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`).
+         *     conditions in all), a condition on a contact's data (`field`, `operator`, `value`), an
+         *     engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`), or a list
+         *     membership condition (`membership`, with `list_id` and `list_status`).
          *
          *     `field` is `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or
          *     `attributes.<key>`: a custom field's key reads its type; another key reads the attribute as text,
@@ -6167,6 +6173,18 @@ export interface components {
              * @description For `received`: at least this many messages.
              */
             at_least?: number;
+            /**
+             * @description A list membership condition: `member` matches the contacts on the list `list_id` (in
+             *     `list_status` when given), `not_member` the others (contacts not on it, or not in that status).
+             */
+            membership?: components["schemas"]["MembershipKind"];
+            /** @description With `membership`: one of the account's lists (`lst_…`); another answers 400 at this pointer. */
+            list_id?: string;
+            /**
+             * @description With `membership`: only members in this status on the list count (for `not_member`, a
+             *     contact on the list in another status matches). Absent: any status.
+             */
+            list_status?: components["schemas"]["ListMemberStatus"];
         };
         SegmentUpdate: {
             /** @description A new name, 1–200 characters. */

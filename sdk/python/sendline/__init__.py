@@ -232,6 +232,7 @@ __all__ = [
     "MailingListPage",
     "MailingListUpdate",
     "Me",
+    "MembershipKind",
     "MessageStatus",
     "MoneyTotal",
     "NotFoundResponse",
@@ -546,6 +547,7 @@ from sendline.models.mailing_list_create import MailingListCreate as MailingList
 from sendline.models.mailing_list_page import MailingListPage as MailingListPage
 from sendline.models.mailing_list_update import MailingListUpdate as MailingListUpdate
 from sendline.models.me import Me as Me
+from sendline.models.membership_kind import MembershipKind as MembershipKind
 from sendline.models.message_status import MessageStatus as MessageStatus
 from sendline.models.money_total import MoneyTotal as MoneyTotal
 from sendline.models.not_found_response import NotFoundResponse as NotFoundResponse

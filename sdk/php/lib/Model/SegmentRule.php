@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * SegmentRule Class Doc Comment
  *
  * @category Class
- * @description A segment&#39;s rules: a group (&#x60;all&#x60; or &#x60;any&#x60;, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact&#39;s data (&#x60;field&#x60;, &#x60;operator&#x60;, &#x60;value&#x60;), or an engagement condition (&#x60;engagement&#x60;, with &#x60;campaign_id&#x60;, &#x60;within_days&#x60;, &#x60;at_least&#x60;).  &#x60;field&#x60; is &#x60;email&#x60;, &#x60;first_name&#x60;, &#x60;last_name&#x60;, &#x60;status&#x60;, &#x60;tags&#x60;, &#x60;created_at&#x60; or &#x60;attributes.&lt;key&gt;&#x60;: a custom field&#39;s key reads its type; another key reads the attribute as text, or as a number when &#x60;value&#x60; is one. &#x60;value&#x60; is a string, number or boolean; a list (at most 1,000) for &#x60;in&#x60; and &#x60;not_in&#x60;; &#x60;[low, high]&#x60; for &#x60;between&#x60;; a whole number of days for &#x60;within_last_days&#x60;; absent for &#x60;is_set&#x60; and &#x60;is_not_set&#x60;. Dates are &#x60;YYYY-MM-DD&#x60; or RFC 3339.
+ * @description A segment&#39;s rules: a group (&#x60;all&#x60; or &#x60;any&#x60;, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact&#39;s data (&#x60;field&#x60;, &#x60;operator&#x60;, &#x60;value&#x60;), an engagement condition (&#x60;engagement&#x60;, with &#x60;campaign_id&#x60;, &#x60;within_days&#x60;, &#x60;at_least&#x60;), or a list membership condition (&#x60;membership&#x60;, with &#x60;list_id&#x60; and &#x60;list_status&#x60;).  &#x60;field&#x60; is &#x60;email&#x60;, &#x60;first_name&#x60;, &#x60;last_name&#x60;, &#x60;status&#x60;, &#x60;tags&#x60;, &#x60;created_at&#x60; or &#x60;attributes.&lt;key&gt;&#x60;: a custom field&#39;s key reads its type; another key reads the attribute as text, or as a number when &#x60;value&#x60; is one. &#x60;value&#x60; is a string, number or boolean; a list (at most 1,000) for &#x60;in&#x60; and &#x60;not_in&#x60;; &#x60;[low, high]&#x60; for &#x60;between&#x60;; a whole number of days for &#x60;within_last_days&#x60;; absent for &#x60;is_set&#x60; and &#x60;is_not_set&#x60;. Dates are &#x60;YYYY-MM-DD&#x60; or RFC 3339.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -66,7 +66,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => '\Sendline\Model\EngagementKind',
         'campaign_id' => 'string',
         'within_days' => 'int',
-        'at_least' => 'int'
+        'at_least' => 'int',
+        'membership' => '\Sendline\Model\MembershipKind',
+        'list_id' => 'string',
+        'list_status' => '\Sendline\Model\ListMemberStatus'
     ];
 
     /**
@@ -85,7 +88,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => null,
         'campaign_id' => null,
         'within_days' => 'int32',
-        'at_least' => 'int32'
+        'at_least' => 'int32',
+        'membership' => null,
+        'list_id' => null,
+        'list_status' => null
     ];
 
     /**
@@ -102,7 +108,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => false,
         'campaign_id' => false,
         'within_days' => false,
-        'at_least' => false
+        'at_least' => false,
+        'membership' => false,
+        'list_id' => false,
+        'list_status' => false
     ];
 
     /**
@@ -199,7 +208,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => 'engagement',
         'campaign_id' => 'campaign_id',
         'within_days' => 'within_days',
-        'at_least' => 'at_least'
+        'at_least' => 'at_least',
+        'membership' => 'membership',
+        'list_id' => 'list_id',
+        'list_status' => 'list_status'
     ];
 
     /**
@@ -216,7 +228,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => 'setEngagement',
         'campaign_id' => 'setCampaignId',
         'within_days' => 'setWithinDays',
-        'at_least' => 'setAtLeast'
+        'at_least' => 'setAtLeast',
+        'membership' => 'setMembership',
+        'list_id' => 'setListId',
+        'list_status' => 'setListStatus'
     ];
 
     /**
@@ -233,7 +248,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'engagement' => 'getEngagement',
         'campaign_id' => 'getCampaignId',
         'within_days' => 'getWithinDays',
-        'at_least' => 'getAtLeast'
+        'at_least' => 'getAtLeast',
+        'membership' => 'getMembership',
+        'list_id' => 'getListId',
+        'list_status' => 'getListStatus'
     ];
 
     /**
@@ -302,6 +320,9 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('campaign_id', $data ?? [], null);
         $this->setIfExists('within_days', $data ?? [], null);
         $this->setIfExists('at_least', $data ?? [], null);
+        $this->setIfExists('membership', $data ?? [], null);
+        $this->setIfExists('list_id', $data ?? [], null);
+        $this->setIfExists('list_status', $data ?? [], null);
     }
 
     /**
@@ -373,6 +394,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['at_least']) && ($this->container['at_least'] < 1)) {
             $invalidProperties[] = "invalid value for 'at_least', must be bigger than or equal to 1.";
+        }
+
+        if (!is_null($this->container['list_id']) && (mb_strlen($this->container['list_id']) > 64)) {
+            $invalidProperties[] = "invalid value for 'list_id', the character length must be smaller than or equal to 64.";
         }
 
         return $invalidProperties;
@@ -677,6 +702,91 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['at_least'] = $at_least;
+
+        return $this;
+    }
+
+    /**
+     * Gets membership
+     *
+     * @return \Sendline\Model\MembershipKind|null
+     */
+    public function getMembership()
+    {
+        return $this->container['membership'];
+    }
+
+    /**
+     * Sets membership
+     *
+     * @param \Sendline\Model\MembershipKind|null $membership A list membership condition: `member` matches the contacts on the list `list_id` (in `list_status` when given), `not_member` the others (contacts not on it, or not in that status).
+     *
+     * @return self
+     */
+    public function setMembership($membership)
+    {
+        if (is_null($membership)) {
+            throw new \InvalidArgumentException('non-nullable membership cannot be null');
+        }
+        $this->container['membership'] = $membership;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_id
+     *
+     * @return string|null
+     */
+    public function getListId()
+    {
+        return $this->container['list_id'];
+    }
+
+    /**
+     * Sets list_id
+     *
+     * @param string|null $list_id With `membership`: one of the account's lists (`lst_…`); another answers 400 at this pointer.
+     *
+     * @return self
+     */
+    public function setListId($list_id)
+    {
+        if (is_null($list_id)) {
+            throw new \InvalidArgumentException('non-nullable list_id cannot be null');
+        }
+        if ((mb_strlen($list_id) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $list_id when calling SegmentRule., must be smaller than or equal to 64.');
+        }
+
+        $this->container['list_id'] = $list_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_status
+     *
+     * @return \Sendline\Model\ListMemberStatus|null
+     */
+    public function getListStatus()
+    {
+        return $this->container['list_status'];
+    }
+
+    /**
+     * Sets list_status
+     *
+     * @param \Sendline\Model\ListMemberStatus|null $list_status With `membership`: only members in this status on the list count (for `not_member`, a contact on the list in another status matches). Absent: any status.
+     *
+     * @return self
+     */
+    public function setListStatus($list_status)
+    {
+        if (is_null($list_status)) {
+            throw new \InvalidArgumentException('non-nullable list_status cannot be null');
+        }
+        $this->container['list_status'] = $list_status;
 
         return $this;
     }

@@ -194,6 +194,7 @@ from sendline.models.mailing_list_create import MailingListCreate
 from sendline.models.mailing_list_page import MailingListPage
 from sendline.models.mailing_list_update import MailingListUpdate
 from sendline.models.me import Me
+from sendline.models.membership_kind import MembershipKind
 from sendline.models.message_status import MessageStatus
 from sendline.models.money_total import MoneyTotal
 from sendline.models.not_found_response import NotFoundResponse

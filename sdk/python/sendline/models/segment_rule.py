@@ -21,13 +21,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.engagement_kind import EngagementKind
+from sendline.models.list_member_status import ListMemberStatus
+from sendline.models.membership_kind import MembershipKind
 from sendline.models.segment_operator import SegmentOperator
 from typing import Optional, Set
 from typing_extensions import Self
 
 class SegmentRule(BaseModel):
     """
-    A segment's rules: a group (`all` or `any`, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact's data (`field`, `operator`, `value`), or an engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`).  `field` is `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`: a custom field's key reads its type; another key reads the attribute as text, or as a number when `value` is one. `value` is a string, number or boolean; a list (at most 1,000) for `in` and `not_in`; `[low, high]` for `between`; a whole number of days for `within_last_days`; absent for `is_set` and `is_not_set`. Dates are `YYYY-MM-DD` or RFC 3339.
+    A segment's rules: a group (`all` or `any`, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact's data (`field`, `operator`, `value`), an engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`), or a list membership condition (`membership`, with `list_id` and `list_status`).  `field` is `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`: a custom field's key reads its type; another key reads the attribute as text, or as a number when `value` is one. `value` is a string, number or boolean; a list (at most 1,000) for `in` and `not_in`; `[low, high]` for `between`; a whole number of days for `within_last_days`; absent for `is_set` and `is_not_set`. Dates are `YYYY-MM-DD` or RFC 3339.
     """ # noqa: E501
     all: Optional[Annotated[List[Dict[str, Any]], Field(min_length=1, max_length=100)]] = Field(default=None, description="Matches when every rule in it matches. Each item is a `SegmentRule`; the contract leaves nested rules as objects (a schema that refers to itself is not one every validator and SDK generator takes) and the server checks them as it checks this one.")
     any: Optional[Annotated[List[Dict[str, Any]], Field(min_length=1, max_length=100)]] = Field(default=None, description="Matches when at least one rule in it matches. Each item is a `SegmentRule`, as in `all`.")
@@ -38,7 +40,10 @@ class SegmentRule(BaseModel):
     campaign_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="Engagement with this campaign only (`cmp_…`).")
     within_days: Optional[Annotated[int, Field(le=3650, strict=True, ge=1)]] = Field(default=None, description="Engagement in the last this many days only.")
     at_least: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = Field(default=None, description="For `received`: at least this many messages.")
-    __properties: ClassVar[List[str]] = ["all", "any", "field", "operator", "value", "engagement", "campaign_id", "within_days", "at_least"]
+    membership: Optional[MembershipKind] = Field(default=None, description="A list membership condition: `member` matches the contacts on the list `list_id` (in `list_status` when given), `not_member` the others (contacts not on it, or not in that status).")
+    list_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="With `membership`: one of the account's lists (`lst_…`); another answers 400 at this pointer.")
+    list_status: Optional[ListMemberStatus] = Field(default=None, description="With `membership`: only members in this status on the list count (for `not_member`, a contact on the list in another status matches). Absent: any status.")
+    __properties: ClassVar[List[str]] = ["all", "any", "field", "operator", "value", "engagement", "campaign_id", "within_days", "at_least", "membership", "list_id", "list_status"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -104,7 +109,10 @@ class SegmentRule(BaseModel):
             "engagement": obj.get("engagement"),
             "campaign_id": obj.get("campaign_id"),
             "within_days": obj.get("within_days"),
-            "at_least": obj.get("at_least")
+            "at_least": obj.get("at_least"),
+            "membership": obj.get("membership"),
+            "list_id": obj.get("list_id"),
+            "list_status": obj.get("list_status")
         })
         return _obj
 

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # A segment's rules: a group (`all` or `any`, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact's data (`field`, `operator`, `value`), or an engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`).  `field` is `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`: a custom field's key reads its type; another key reads the attribute as text, or as a number when `value` is one. `value` is a string, number or boolean; a list (at most 1,000) for `in` and `not_in`; `[low, high]` for `between`; a whole number of days for `within_last_days`; absent for `is_set` and `is_not_set`. Dates are `YYYY-MM-DD` or RFC 3339.
+  # A segment's rules: a group (`all` or `any`, holding rules, nested at most 5 deep, at most 100 conditions in all), a condition on a contact's data (`field`, `operator`, `value`), an engagement condition (`engagement`, with `campaign_id`, `within_days`, `at_least`), or a list membership condition (`membership`, with `list_id` and `list_status`).  `field` is `email`, `first_name`, `last_name`, `status`, `tags`, `created_at` or `attributes.<key>`: a custom field's key reads its type; another key reads the attribute as text, or as a number when `value` is one. `value` is a string, number or boolean; a list (at most 1,000) for `in` and `not_in`; `[low, high]` for `between`; a whole number of days for `within_last_days`; absent for `is_set` and `is_not_set`. Dates are `YYYY-MM-DD` or RFC 3339.
   class SegmentRule < ApiModelBase
     # Matches when every rule in it matches. Each item is a `SegmentRule`; the contract leaves nested rules as objects (a schema that refers to itself is not one every validator and SDK generator takes) and the server checks them as it checks this one.
     attr_accessor :all
@@ -42,6 +42,15 @@ module Sendline
 
     # For `received`: at least this many messages.
     attr_accessor :at_least
+
+    # A list membership condition: `member` matches the contacts on the list `list_id` (in `list_status` when given), `not_member` the others (contacts not on it, or not in that status).
+    attr_accessor :membership
+
+    # With `membership`: one of the account's lists (`lst_…`); another answers 400 at this pointer.
+    attr_accessor :list_id
+
+    # With `membership`: only members in this status on the list count (for `not_member`, a contact on the list in another status matches). Absent: any status.
+    attr_accessor :list_status
 
     class EnumAttributeValidator
       attr_reader :datatype
@@ -76,7 +85,10 @@ module Sendline
         :'engagement' => :'engagement',
         :'campaign_id' => :'campaign_id',
         :'within_days' => :'within_days',
-        :'at_least' => :'at_least'
+        :'at_least' => :'at_least',
+        :'membership' => :'membership',
+        :'list_id' => :'list_id',
+        :'list_status' => :'list_status'
       }
     end
 
@@ -101,7 +113,10 @@ module Sendline
         :'engagement' => :'EngagementKind',
         :'campaign_id' => :'String',
         :'within_days' => :'Integer',
-        :'at_least' => :'Integer'
+        :'at_least' => :'Integer',
+        :'membership' => :'MembershipKind',
+        :'list_id' => :'String',
+        :'list_status' => :'ListMemberStatus'
       }
     end
 
@@ -167,6 +182,18 @@ module Sendline
       if attributes.key?(:'at_least')
         self.at_least = attributes[:'at_least']
       end
+
+      if attributes.key?(:'membership')
+        self.membership = attributes[:'membership']
+      end
+
+      if attributes.key?(:'list_id')
+        self.list_id = attributes[:'list_id']
+      end
+
+      if attributes.key?(:'list_status')
+        self.list_status = attributes[:'list_status']
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -218,6 +245,10 @@ module Sendline
         invalid_properties.push('invalid value for "at_least", must be greater than or equal to 1.')
       end
 
+      if !@list_id.nil? && @list_id.to_s.length > 64
+        invalid_properties.push('invalid value for "list_id", the character length must be smaller than or equal to 64.')
+      end
+
       invalid_properties
     end
 
@@ -236,6 +267,7 @@ module Sendline
       return false if !@within_days.nil? && @within_days < 1
       return false if !@at_least.nil? && @at_least > 100000
       return false if !@at_least.nil? && @at_least < 1
+      return false if !@list_id.nil? && @list_id.to_s.length > 64
       true
     end
 
@@ -343,6 +375,20 @@ module Sendline
       @at_least = at_least
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] list_id Value to be assigned
+    def list_id=(list_id)
+      if list_id.nil?
+        fail ArgumentError, 'list_id cannot be nil'
+      end
+
+      if list_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "list_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @list_id = list_id
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -356,7 +402,10 @@ module Sendline
           engagement == o.engagement &&
           campaign_id == o.campaign_id &&
           within_days == o.within_days &&
-          at_least == o.at_least
+          at_least == o.at_least &&
+          membership == o.membership &&
+          list_id == o.list_id &&
+          list_status == o.list_status
     end
 
     # @see the `==` method
@@ -368,7 +417,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [all, any, field, operator, value, engagement, campaign_id, within_days, at_least].hash
+      [all, any, field, operator, value, engagement, campaign_id, within_days, at_least, membership, list_id, list_status].hash
     end
 
     # Builds the object from hash
