@@ -6,6 +6,7 @@ import { Link, match, navigate, useLocation } from './router.tsx';
 import { logout, refresh, session } from './session.ts';
 import { Loading } from './ui.tsx';
 import { Login } from './pages/Login.tsx';
+import { audienceNav, audiencePages, audienceRoutes } from './audiences/index.ts';
 
 /** A 401 means the access token ended early (logout elsewhere, revocation): one refresh, then sign-in. */
 const onError = (error: unknown) => {
@@ -26,6 +27,7 @@ const pages: Record<string, Page> = {
   campaigns: () => import('./pages/Campaigns.tsx'),
   campaign: () => import('./pages/Campaign.tsx'),
   analytics: () => import('./pages/Analytics.tsx'),
+  ...audiencePages,
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
 
@@ -38,6 +40,7 @@ const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/contacts/:id', 'contact'],
   ['/campaigns', 'campaigns'],
   ['/campaigns/:id', 'campaign'],
+  ...audienceRoutes,
 ];
 
 const nav: [to: string, label: string][] = [
@@ -45,6 +48,7 @@ const nav: [to: string, label: string][] = [
   ['/contacts', 'Contacts'],
   ['/campaigns', 'Campaigns'],
   ['/keys', 'API keys'],
+  ...audienceNav,
 ];
 
 /** Which cached answers an event makes stale. */
