@@ -228,7 +228,7 @@ export default function ListPage({ params }: { params: Record<string, string> })
         ))}
       </div>
       <div className="editor">
-        <Settings key={list.data.updated_at} list={list.data} />
+        <Settings list={list.data} />
         <Membership list={list.data} />
       </div>
       <Members list={list.data} />

@@ -34,7 +34,7 @@ export type Row = Condition | EngagementRow | Group;
 const TEXT: Operator[] = ['equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'is_set', 'is_not_set'];
 export const OPERATORS: Record<Kind, Operator[]> = {
   text: TEXT,
-  choice: TEXT,
+  choice: ['equals', 'not_equals', 'in', 'not_in', 'is_set', 'is_not_set'],
   status: ['equals', 'not_equals', 'in', 'not_in'],
   tags: ['contains', 'not_contains', 'in', 'not_in', 'is_set', 'is_not_set'],
   number: ['equals', 'not_equals', 'in', 'not_in', 'greater_than', 'less_than', 'between', 'is_set', 'is_not_set'],
