@@ -1,6 +1,6 @@
 import { AuthenticationError } from '@sendline/sdk';
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache, useQueryClient } from '@tanstack/react-query';
-import { Suspense, lazy, useCallback, useEffect, useState, useSyncExternalStore, type ComponentType } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useMemo, useState, useSyncExternalStore, type ComponentType } from 'react';
 import { startLive, useLiveConnected, useLiveEvents, type LiveEvent } from './live.ts';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { logout, refresh, session } from './session.ts';
@@ -30,6 +30,12 @@ const pages: Record<string, Page> = {
   ...audiencePages,
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
+/**
+ * Pages whose code has arrived, rendered as they are: a lazy page suspends on its first render
+ * even when its code is there, and React 19 keeps a fallback it revealed on screen for 300 ms.
+ */
+const loadedPages = new Map<string, ComponentType<{ params: Record<string, string> }>>();
+const prefetch = (name: string) => pages[name]().then((module) => void loadedPages.set(name, module.default));
 
 const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/', 'analytics'],
@@ -77,7 +83,7 @@ function Shell() {
   useEffect(() => {
     startLive();
     // Page code is fetched ahead, once the first page is up: later page changes need no download.
-    const idle = setTimeout(() => Object.values(pages).forEach((load) => void load()), 500);
+    const idle = setTimeout(() => Object.keys(pages).forEach((name) => void prefetch(name)), 500);
     return () => clearTimeout(idle);
   }, []);
   useEffect(() => setMenuOpen(false), [path]);
@@ -90,7 +96,9 @@ function Shell() {
       break;
     }
   }
-  const Page = found && lazyPages[found.page];
+  const pageName = found?.page;
+  // Chosen once per page: switching a shown page from its lazy form to the loaded one would remount it.
+  const Page = useMemo(() => pageName && (loadedPages.get(pageName) ?? lazyPages[pageName]), [pageName]);
   const current = (to: string) => path === to || path.startsWith(`${to}/`) || (to === '/analytics' && path === '/');
   return (
     <div className="shell">
