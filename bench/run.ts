@@ -11,6 +11,7 @@ import { segmentsBenchmark } from './segments.ts';
 import { listsBenchmark } from './lists.ts';
 import { transactionalBenchmark } from './transactional.ts';
 import { exportBenchmark } from './export.ts';
+import { dashboardBenchmark } from './dashboard.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -25,6 +26,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   lists: listsBenchmark,
   transactional: transactionalBenchmark,
   export: exportBenchmark,
+  dashboard: dashboardBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
