@@ -323,6 +323,20 @@ describe('transactional emails', () => {
     await poll(() => page.getByTestId('email-events').textContent()).toMatch(/email\.sent.*email\.delivered/);
     await expectAccessible(page, 'email');
   });
+
+  it('sends a test email from the log page', async () => {
+    await page.getByRole('link', { name: 'All transactional emails' }).click();
+    await heading('Transactional emails').waitFor();
+    await page.getByText('Send a test email').click();
+    await page.getByLabel('From', { exact: true }).fill('hello@shop.example');
+    await page.getByLabel(/^To \(up to 50/).fill('checker@example.com');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('checker@example.com: queued').waitFor();
+    await waitFor(() => sink.received.some((mail) => mail.to === 'checker@example.com'));
+    await page.getByLabel('Tag').fill('');
+    await poll(() => page.getByRole('row', { name: /checker@example\.com/ }).textContent()).toMatch(/A test from Sendline/);
+    await expectAccessible(page, 'emails (send a test)');
+  });
 });
 
 describe('at a phone’s width', () => {

@@ -1,10 +1,11 @@
 import type { components } from '@sendline/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useLiveEvents, type LiveEvent } from '../live.ts';
 import { Link } from '../router.tsx';
 import { api } from '../session.ts';
 import { Empty, ErrorMessage, Loading, PageHeader, Status, formatDate } from '../ui.tsx';
+import { pastedEmails } from './kit.tsx';
 import { Pager, useCursors, useSettled } from './kit.tsx';
 
 type EmailStatus = components['schemas']['EmailStatus'];
@@ -23,6 +24,60 @@ export function useEmailEvents(): void {
       },
       [client],
     ),
+  );
+}
+
+/** A test message through `POST /emails`, to see the log and its events at work. */
+function SendTest() {
+  const client = useQueryClient();
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [subject, setSubject] = useState('A test from Sendline');
+  const [html, setHtml] = useState('<p>Hello from Sendline.</p>');
+  const send = useMutation({
+    mutationFn: () =>
+      api().emails.send({ from: { email: from.trim() }, to: pastedEmails(to).map((email) => ({ email })), subject, html, tags: ['dashboard-test'] }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['emails'] }),
+  });
+  return (
+    <details className="card">
+      <summary>Send a test email</summary>
+      <form
+        className="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          send.mutate();
+        }}
+      >
+        <div className="grid">
+          <label>
+            From
+            <input type="email" value={from} onChange={(event) => setFrom(event.target.value)} required />
+          </label>
+          <label>
+            To <span className="muted">(up to 50, comma-separated)</span>
+            <input value={to} onChange={(event) => setTo(event.target.value)} required />
+          </label>
+        </div>
+        <label>
+          Subject
+          <input value={subject} onChange={(event) => setSubject(event.target.value)} required maxLength={998} />
+        </label>
+        <label>
+          HTML
+          <textarea rows={3} value={html} onChange={(event) => setHtml(event.target.value)} required />
+        </label>
+        <ErrorMessage error={send.error} />
+        <div className="row">
+          <button type="submit" className="primary" disabled={send.isPending}>
+            Send
+          </button>
+          <span role="status" className="muted">
+            {send.data ? send.data.data.map((r) => `${r.email}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`).join('; ') : ''}
+          </span>
+        </div>
+      </form>
+    </details>
   );
 }
 
@@ -53,6 +108,7 @@ export default function Emails() {
   return (
     <>
       <PageHeader title="Transactional emails" />
+      <SendTest />
       <form className="row filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <label>
           To
