@@ -12,6 +12,7 @@ import { listsBenchmark } from './lists.ts';
 import { transactionalBenchmark } from './transactional.ts';
 import { exportBenchmark } from './export.ts';
 import { audienceBenchmark } from './audience.ts';
+import { dashboardBenchmark } from './dashboard.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -27,6 +28,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   transactional: transactionalBenchmark,
   export: exportBenchmark,
   audience: audienceBenchmark,
+  dashboard: dashboardBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

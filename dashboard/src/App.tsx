@@ -1,11 +1,12 @@
 import { AuthenticationError } from '@sendline/sdk';
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache, useQueryClient } from '@tanstack/react-query';
-import { Suspense, lazy, useCallback, useEffect, useState, useSyncExternalStore, type ComponentType } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useMemo, useState, useSyncExternalStore, type ComponentType } from 'react';
 import { startLive, useLiveConnected, useLiveEvents, type LiveEvent } from './live.ts';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { logout, refresh, session } from './session.ts';
 import { Loading } from './ui.tsx';
 import { Login } from './pages/Login.tsx';
+import { audienceNav, audiencePages, audienceRoutes } from './audiences/index.ts';
 
 /** A 401 means the access token ended early (logout elsewhere, revocation): one refresh, then sign-in. */
 const onError = (error: unknown) => {
@@ -26,8 +27,15 @@ const pages: Record<string, Page> = {
   campaigns: () => import('./pages/Campaigns.tsx'),
   campaign: () => import('./pages/Campaign.tsx'),
   analytics: () => import('./pages/Analytics.tsx'),
+  ...audiencePages,
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
+/**
+ * Pages whose code has arrived, rendered as they are: a lazy page suspends on its first render
+ * even when its code is there, and React 19 keeps a fallback it revealed on screen for 300 ms.
+ */
+const loadedPages = new Map<string, ComponentType<{ params: Record<string, string> }>>();
+const prefetch = (name: string) => pages[name]().then((module) => void loadedPages.set(name, module.default));
 
 const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/', 'analytics'],
@@ -38,6 +46,7 @@ const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/contacts/:id', 'contact'],
   ['/campaigns', 'campaigns'],
   ['/campaigns/:id', 'campaign'],
+  ...audienceRoutes,
 ];
 
 const nav: [to: string, label: string][] = [
@@ -45,6 +54,7 @@ const nav: [to: string, label: string][] = [
   ['/contacts', 'Contacts'],
   ['/campaigns', 'Campaigns'],
   ['/keys', 'API keys'],
+  ...audienceNav,
 ];
 
 /** Which cached answers an event makes stale. */
@@ -73,7 +83,7 @@ function Shell() {
   useEffect(() => {
     startLive();
     // Page code is fetched ahead, once the first page is up: later page changes need no download.
-    const idle = setTimeout(() => Object.values(pages).forEach((load) => void load()), 500);
+    const idle = setTimeout(() => Object.keys(pages).forEach((name) => void prefetch(name)), 500);
     return () => clearTimeout(idle);
   }, []);
   useEffect(() => setMenuOpen(false), [path]);
@@ -86,7 +96,9 @@ function Shell() {
       break;
     }
   }
-  const Page = found && lazyPages[found.page];
+  const pageName = found?.page;
+  // Chosen once per page: switching a shown page from its lazy form to the loaded one would remount it.
+  const Page = useMemo(() => pageName && (loadedPages.get(pageName) ?? lazyPages[pageName]), [pageName]);
   const current = (to: string) => path === to || path.startsWith(`${to}/`) || (to === '/analytics' && path === '/');
   return (
     <div className="shell">

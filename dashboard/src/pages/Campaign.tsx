@@ -1,6 +1,7 @@
 import type { components } from '@sendline/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
+import { AudiencePicker } from '../audiences/AudiencePicker.tsx';
 import { CampaignCharts } from '../CampaignCharts.tsx';
 import { renderPreview, type Preview } from '../preview.ts';
 import { Link } from '../router.tsx';
@@ -103,6 +104,7 @@ function Editor({ campaign }: { campaign: Campaign }) {
               onChange={(event) => setDraft({ ...draft, audience: { ...draft.audience, tags_any: tagList(event.target.value) } })}
             />
           </label>
+          <AudiencePicker audience={draft.audience} onChange={(audience) => setDraft({ ...draft, audience })} />
           <label>
             HTML content (Liquid)
             <textarea rows={14} value={draft.content} onChange={set('content')} spellCheck={false} />
