@@ -98,12 +98,14 @@ function decorate(
 /** Renders one campaign message for one recipient: personalised, tracked, unsubscribable. */
 export function renderMessage(campaign: CampaignForRender, recipient: Recipient, publicUrl: string, signer: TokenSigner): RenderedMessage {
   const unsubscribe = `${publicUrl}/u/${signer.sign({ kind: 'unsubscribe', messageId: recipient.messageId })}`;
+  const data = campaign.data;
   const scope = {
-    ...campaign.data,
+    ...data,
     ...recipient.attributes,
     email: recipient.email,
-    first_name: recipient.firstName,
-    last_name: recipient.lastName,
+    // A name the contact lacks leaves the template data's (a default, or a test send's value) visible.
+    first_name: recipient.firstName ?? data?.first_name ?? null,
+    last_name: recipient.lastName ?? data?.last_name ?? null,
     tags: recipient.tags,
     attributes: recipient.attributes,
     contact: { email: recipient.email, first_name: recipient.firstName, last_name: recipient.lastName, tags: recipient.tags, attributes: recipient.attributes },

@@ -240,14 +240,15 @@ describe('render errors and limits', () => {
 describe('test sends', () => {
   it('sends the draft or a version, marked as a test, through the campaigns’ test send', async () => {
     const account = await newAccount(sendline.url, 'tpl-test');
-    const { template: t } = await published(account, { name: 'promo', subject: 'Deal {{ deal }}', html: '<p>Only {{ deal }}</p>' });
+    const { template: t } = await published(account, { name: 'promo', subject: 'Deal {{ deal }} for {{ first_name }}', html: '<p>Only {{ deal }}</p>' });
     await account.api('PATCH', `/api/templates/${t.id}`, { body: { subject: 'New deal {{ deal }}' } });
+    // No contact has the address: the data's first_name is not hidden by the missing contact's.
     const res = await account.api('POST', `/api/templates/${t.id}/test`, {
-      body: { emails: ['qa-tpl@inbox.example'], from_email: 'shop@shop.example', data: { deal: '50%' }, version: 1 },
+      body: { emails: ['qa-tpl@inbox.example'], from_email: 'shop@shop.example', data: { deal: '50%', first_name: 'Ada' }, version: 1 },
     });
     expect(res.body).toEqual({ accepted: ['qa-tpl@inbox.example'], rejected: [] });
     const [mail] = sink.to('qa-tpl@inbox.example');
-    expect(mail.mail.subject).toBe('[Test] Deal 50%');
+    expect(mail.mail.subject).toBe('[Test] Deal 50% for Ada');
     expect(mail.mail.html).toContain('<p>Only 50%</p>');
     expect(mail.mail.headers.get('x-sendline-test')).toBe('true');
     const broken = await template(account, { name: 'bad-render', html: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' });
