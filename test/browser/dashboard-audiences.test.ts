@@ -161,6 +161,14 @@ describe('segments', () => {
     await poll(() => page.getByTestId('segment-count').textContent()).toBe('0');
     await page.getByLabel('Engagement of condition 3').selectOption('not_opened');
     await poll(() => page.getByTestId('segment-count').textContent()).toBe(String(expected));
+    // List membership: of those, reader01 and reader03 are on Weekly digest.
+    await page.getByRole('button', { name: 'Add list membership', exact: true }).click();
+    await page.getByLabel('List of condition 4').selectOption({ label: 'Weekly digest' });
+    await poll(() => page.getByTestId('segment-count').textContent()).toBe('2');
+    await page.getByLabel('Membership of condition 4').selectOption('not_member');
+    await poll(() => page.getByTestId('segment-count').textContent()).toBe(String(expected - 2));
+    await page.getByLabel('Remove condition 4').click();
+    await poll(() => page.getByTestId('segment-count').textContent()).toBe(String(expected));
     await expectAccessible(page, 'segment builder');
     await screenshot(page, 'segment-builder');
     await page.getByRole('button', { name: 'Save segment' }).click();

@@ -2,25 +2,33 @@
 import type { components } from '@sendline/sdk';
 import {
   ENGAGEMENTS,
+  MEMBERSHIPS,
+  MEMBER_STATUSES,
   OPERATORS,
   OPERATOR_LABELS,
   kindOf,
   needsValue,
   newCondition,
   newEngagement,
+  newMembership,
   type Condition,
   type Engagement,
   type EngagementRow,
   type FieldChoice,
   type Group,
+  type Membership,
+  type MembershipRow,
+  type MemberStatus,
   type Row,
 } from './rules.ts';
 
 type Campaign = components['schemas']['Campaign'];
+type MailingList = components['schemas']['MailingList'];
 
 interface Context {
   choices: FieldChoice[];
   campaigns: Campaign[];
+  lists: MailingList[];
 }
 
 function ConditionRow({ row, name, onChange, ctx }: { row: Condition; name: string; onChange: (row: Condition) => void; ctx: Context }) {
@@ -137,6 +145,44 @@ function EngagementFields({ row, name, onChange, ctx }: { row: EngagementRow; na
   );
 }
 
+function MembershipFields({ row, name, onChange, ctx }: { row: MembershipRow; name: string; onChange: (row: MembershipRow) => void; ctx: Context }) {
+  return (
+    <>
+      <select
+        aria-label={`Membership of ${name}`}
+        value={row.membership}
+        onChange={(event) => onChange({ ...row, membership: event.target.value as Membership })}
+      >
+        {Object.entries(MEMBERSHIPS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <select aria-label={`List of ${name}`} value={row.list_id} onChange={(event) => onChange({ ...row, list_id: event.target.value })}>
+        <option value="">Choose a list…</option>
+        {ctx.lists.map((list) => (
+          <option key={list.id} value={list.id}>
+            {list.name}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label={`Member status of ${name}`}
+        value={row.list_status}
+        onChange={(event) => onChange({ ...row, list_status: event.target.value as MemberStatus | '' })}
+      >
+        <option value="">in any status</option>
+        {MEMBER_STATUSES.map((status) => (
+          <option key={status} value={status}>
+            as {status}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 function GroupBox({
   group,
   path,
@@ -181,11 +227,9 @@ function GroupBox({
                 <GroupBox group={row} path={`${path}${index + 1}.`} onChange={(g) => set(index, g)} onRemove={remove} ctx={ctx} />
               ) : (
                 <>
-                  {row.type === 'condition' ? (
-                    <ConditionRow row={row} name={name} onChange={(r) => set(index, r)} ctx={ctx} />
-                  ) : (
-                    <EngagementFields row={row} name={name} onChange={(r) => set(index, r)} ctx={ctx} />
-                  )}
+                  {row.type === 'condition' && <ConditionRow row={row} name={name} onChange={(r) => set(index, r)} ctx={ctx} />}
+                  {row.type === 'engagement' && <EngagementFields row={row} name={name} onChange={(r) => set(index, r)} ctx={ctx} />}
+                  {row.type === 'membership' && <MembershipFields row={row} name={name} onChange={(r) => set(index, r)} ctx={ctx} />}
                   <button type="button" className="link" aria-label={`Remove ${name}`} onClick={remove}>
                     Remove
                   </button>
@@ -201,6 +245,9 @@ function GroupBox({
         </button>
         <button type="button" onClick={() => add(newEngagement())}>
           Add engagement{nested ? ' to the group' : ''}
+        </button>
+        <button type="button" onClick={() => add(newMembership())}>
+          Add list membership{nested ? ' to the group' : ''}
         </button>
         {!nested && (
           <button type="button" onClick={() => add({ type: 'group', match: 'any', rules: [newCondition()] })}>
@@ -222,11 +269,13 @@ export function RuleBuilder({
   onChange,
   choices,
   campaigns,
+  lists,
 }: {
   root: Group;
   onChange: (root: Group) => void;
   choices: FieldChoice[];
   campaigns: Campaign[];
+  lists: MailingList[];
 }) {
-  return <GroupBox group={root} path="" onChange={onChange} ctx={{ choices, campaigns }} />;
+  return <GroupBox group={root} path="" onChange={onChange} ctx={{ choices, campaigns, lists }} />;
 }

@@ -71,6 +71,7 @@ function Editor({ segment }: { segment: Segment | null }) {
   const [root, setRoot] = useState<Group>(() => rootOf(segment?.rules));
   const fields = useQuery({ queryKey: ['fields'], queryFn: () => api().customFields.list() });
   const campaigns = useQuery({ queryKey: ['campaigns', 'choices'], queryFn: () => api().campaigns.list({ limit: 100 }).firstPage() });
+  const lists = useQuery({ queryKey: ['lists', 'choices'], queryFn: () => api().lists.list({ limit: 50 }).firstPage() });
   const choices = useMemo(() => fieldChoices(fields.data?.data ?? []), [fields.data]);
   const compiled = compile(root, choices);
   const rules = 'rules' in compiled ? compiled.rules : null;
@@ -137,7 +138,7 @@ function Editor({ segment }: { segment: Segment | null }) {
               <input value={description} onChange={(event) => setDescription(event.target.value)} maxLength={1000} />
             </label>
           </div>
-          <RuleBuilder root={root} onChange={setRoot} choices={choices} campaigns={campaigns.data?.data ?? []} />
+          <RuleBuilder root={root} onChange={setRoot} choices={choices} campaigns={campaigns.data?.data ?? []} lists={lists.data?.data ?? []} />
           <ErrorMessage error={save.error} />
           <div className="row">
             <button type="submit" className="primary" disabled={!rules || save.isPending}>

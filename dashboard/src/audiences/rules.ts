@@ -7,6 +7,8 @@ import type { components } from '@sendline/sdk';
 export type SegmentRule = components['schemas']['SegmentRule'];
 type Operator = components['schemas']['SegmentOperator'];
 export type Engagement = components['schemas']['EngagementKind'];
+export type Membership = components['schemas']['MembershipKind'];
+export type MemberStatus = components['schemas']['ListMemberStatus'];
 type Field = components['schemas']['ContactField'];
 
 export type Kind = 'text' | 'choice' | 'number' | 'date' | 'boolean' | 'status' | 'tags' | 'created_at';
@@ -24,12 +26,18 @@ export interface EngagementRow {
   within_days: string;
   at_least: string;
 }
+export interface MembershipRow {
+  type: 'membership';
+  membership: Membership;
+  list_id: string;
+  list_status: MemberStatus | '';
+}
 export interface Group {
   type: 'group';
   match: 'all' | 'any';
   rules: Row[];
 }
-export type Row = Condition | EngagementRow | Group;
+export type Row = Condition | EngagementRow | MembershipRow | Group;
 
 const TEXT: Operator[] = ['equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'is_set', 'is_not_set'];
 export const OPERATORS: Record<Kind, Operator[]> = {
@@ -66,6 +74,8 @@ export const ENGAGEMENTS: Record<Engagement, string> = {
   not_clicked: 'did not click',
   received: 'received at least',
 };
+export const MEMBERSHIPS: Record<Membership, string> = { member: 'is on the list', not_member: 'is not on the list' };
+export const MEMBER_STATUSES: MemberStatus[] = ['subscribed', 'unconfirmed', 'unsubscribed'];
 
 export interface FieldChoice {
   value: string;
@@ -104,6 +114,7 @@ function typed(kind: Kind, text: string): string | number | boolean {
 function incomplete(row: Row, choices: FieldChoice[]): string | null {
   if (row.type === 'group') return row.rules.length === 0 ? 'A group needs a condition.' : (row.rules.map((r) => incomplete(r, choices)).find(Boolean) ?? null);
   if (row.type === 'engagement') return null;
+  if (row.type === 'membership') return row.list_id ? null : 'Choose a list.';
   if (!needsValue(row.operator)) return null;
   const kind = kindOf(choices, row.field).kind;
   const parts = listed(row.operator)
@@ -129,6 +140,7 @@ export function toRule(row: Row, choices: FieldChoice[]): SegmentRule {
       ...(row.engagement === 'received' ? { at_least: Number(row.at_least || 1) } : {}),
     };
   }
+  if (row.type === 'membership') return { membership: row.membership, list_id: row.list_id, ...(row.list_status ? { list_status: row.list_status } : {}) };
   const rule: SegmentRule = { field: row.field, operator: row.operator };
   if (!needsValue(row.operator)) return rule;
   const kind = row.operator === 'within_last_days' ? 'number' : kindOf(choices, row.field).kind;
@@ -166,6 +178,7 @@ export function fromRule(rule: SegmentRule): Row {
       at_least: str(rule.at_least),
     };
   }
+  if (rule.membership) return { type: 'membership', membership: rule.membership, list_id: rule.list_id ?? '', list_status: rule.list_status ?? '' };
   return { type: 'condition', field: rule.field ?? 'email', operator: rule.operator ?? 'equals', value: str(rule.value) };
 }
 
@@ -177,3 +190,4 @@ export function rootOf(rule: SegmentRule | undefined): Group {
 
 export const newCondition = (): Condition => ({ type: 'condition', field: 'tags', operator: 'contains', value: '' });
 export const newEngagement = (): EngagementRow => ({ type: 'engagement', engagement: 'opened', campaign_id: '', within_days: '30', at_least: '' });
+export const newMembership = (): MembershipRow => ({ type: 'membership', membership: 'member', list_id: '', list_status: '' });
