@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { ClientBase } from 'pg';
 import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
 import type { Cursor } from '../http/pagination.ts';
@@ -69,6 +69,11 @@ export const listStore = {
     if (!ids.length) return new Set();
     const rows = await db.selectFrom('lists').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
     return new Set(rows.map((r) => r.id));
+  },
+
+  /** A condition on contacts aliased `c`: on the list, in any status. */
+  membersCondition(listId: string) {
+    return sql<SqlBool>`exists (select 1 from list_members m where m.list_id = ${listId} and m.contact_id = c.id)`;
   },
 
   async byPublicId(db: Db, publicId: string): Promise<ListRecord | null> {

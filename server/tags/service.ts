@@ -5,6 +5,7 @@ import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from '../con
 import type { Db } from '../db/kysely.ts';
 import { normaliseEmail } from '../email.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
+import { listStore } from '../lists/store.ts';
 import { segmentsCondition } from '../segments/service.ts';
 import { segmentStore } from '../segments/store.ts';
 
@@ -62,20 +63,29 @@ export class TagService {
     const add = [...new Set((input.add ?? []).map(tagName).filter(Boolean))];
     const remove = [...new Set((input.remove ?? []).map(tagName).filter(Boolean))];
     if (!add.length && !remove.length) throw validationFailed([{ pointer: '/add', detail: 'give tags to add or to remove' }]);
-    const targets = ['contact_ids', 'emails', 'segment_id'] as const;
+    const targets = ['contact_ids', 'emails', 'segment_id', 'list_id'] as const;
     const given = targets.filter((t) => input[t] !== undefined);
     if (given.length !== 1) {
-      throw validationFailed([{ pointer: given.length ? `/${given[1]}` : '/contact_ids', detail: 'give exactly one of contact_ids, emails or segment_id' }]);
+      throw validationFailed([
+        { pointer: given.length ? `/${given[1]}` : '/contact_ids', detail: 'give exactly one of contact_ids, emails, segment_id or list_id' },
+      ]);
     }
     const selector =
       input.contact_ids !== undefined
         ? sql<SqlBool>`c.id = any(${input.contact_ids}::text[])`
         : input.emails !== undefined
           ? sql<SqlBool>`lower(c.email) = any(${input.emails.map((e) => normaliseEmail(e).toLowerCase())}::text[])`
-          : await this.segmentSelector(accountId, input.segment_id!);
+          : input.segment_id !== undefined
+            ? await this.segmentSelector(accountId, input.segment_id)
+            : await this.listSelector(accountId, input.list_id!);
     return this.db
       .transaction()
       .execute((trx) => retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
+  }
+
+  private async listSelector(accountId: string, listId: string) {
+    if (!(await listStore.get(this.db, accountId, listId))) throw validationFailed([{ pointer: '/list_id', detail: 'no such list' }]);
+    return listStore.membersCondition(listId);
   }
 
   private async segmentSelector(accountId: string, segmentId: string) {

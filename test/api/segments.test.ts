@@ -254,11 +254,11 @@ describe('segment operators', () => {
     const ids = Object.fromEntries(
       (await owner.api('GET', '/api/contacts?limit=100')).body.data.map((c: { id: string; email: string }) => [c.email.split('@')[0], c.id]),
     );
-    const list = await owner.api('POST', '/api/lists', { body: { name: 'Readers' } });
+    const readers = await owner.api('POST', '/api/lists', { body: { name: 'Readers' } });
     const other = await owner.api('POST', '/api/lists', { body: { name: 'Empty' } });
-    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.ada, ids.grace] } });
-    await owner.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [ids.alan], status: 'unsubscribed' } });
-    const on = (membership: string, status?: string): Rule => ({ membership, list_id: list.body.id, ...(status ? { list_status: status } : {}) });
+    await owner.api('POST', `/api/lists/${readers.body.id}/members`, { body: { contact_ids: [ids.ada, ids.grace] } });
+    await owner.api('POST', `/api/lists/${readers.body.id}/members`, { body: { contact_ids: [ids.alan], status: 'unsubscribed' } });
+    const on = (membership: string, status?: string): Rule => ({ membership, list_id: readers.body.id, ...(status ? { list_status: status } : {}) });
     expect(await matching(owner, on('member'))).toEqual(['ada', 'alan', 'grace']);
     expect(await matching(owner, on('member', 'subscribed'))).toEqual(['ada', 'grace']);
     expect(await matching(owner, on('member', 'unsubscribed'))).toEqual(['alan']);
@@ -284,7 +284,7 @@ describe('segment operators', () => {
       expectProblem(await owner.api('POST', '/api/segments', { body: { name: 'x', rules } }), 400, 'validation_failed');
       expectProblem(await owner.api('PATCH', `/api/segments/${saved.body.id}`, { body: { rules } }), 400, 'validation_failed');
     }
-    const res = await owner.api('POST', '/api/segments/preview', { body: { rules: { membership: 'member', list_id: list.body.id, list_status: 'gone' } } });
+    const res = await owner.api('POST', '/api/segments/preview', { body: { rules: { membership: 'member', list_id: readers.body.id, list_status: 'gone' } } });
     expectProblem(res, 400, 'validation_failed');
   });
 
@@ -396,7 +396,7 @@ describe('saved segments', () => {
 });
 
 describe('tags as a resource', () => {
-  it('are listed with counts, renamed, merged, deleted, and applied in bulk by ids, emails or segment', async () => {
+  it('are listed with counts, renamed, merged, deleted, and applied in bulk by ids, emails, segment or list', async () => {
     const owner = await newAccount(sendline.url, 'tags');
     const a = await contact(owner, { email: 'a@example.com', tags: ['customer', 'vip'] });
     const b = await contact(owner, { email: 'b@example.com', tags: ['customers'] });
@@ -431,13 +431,27 @@ describe('tags as a resource', () => {
     const segment = await owner.api('POST', '/api/segments', { body: { name: 'Late', rules: where('tags', 'contains', 'late') } });
     const bySegment = await owner.api('POST', '/api/tags/bulk', { body: { remove: ['customer'], segment_id: segment.body.id } });
     expect(bySegment.body).toEqual({ matched: 2, changed: 1 });
+    const readers = await owner.api('POST', '/api/lists', { body: { name: 'Readers' } });
+    await owner.api('POST', `/api/lists/${readers.body.id}/members`, { body: { emails: ['b@example.com', 'd@example.com'] } });
+    await owner.api('POST', `/api/lists/${readers.body.id}/members/remove`, { body: { emails: ['d@example.com'] } });
+    await owner.api('POST', `/api/lists/${readers.body.id}/members`, { body: { emails: ['c@example.com'], status: 'unsubscribed' } });
+    // Members in any status: b subscribed, c unsubscribed; d was removed.
+    const byList = await owner.api('POST', '/api/tags/bulk', { body: { add: ['reader'], list_id: readers.body.id } });
+    expect(byList.body).toEqual({ matched: 2, changed: 2 });
     const tags = Object.fromEntries((await owner.api('GET', '/api/contacts')).body.data.map((c: { email: string; tags: string[] }) => [c.email, c.tags]));
-    expect(tags).toEqual({ 'a@example.com': ['late'], 'b@example.com': ['customer', 'webinar'], 'c@example.com': ['customer'], 'd@example.com': ['late'] });
+    expect(tags).toEqual({
+      'a@example.com': ['late'],
+      'b@example.com': ['customer', 'webinar', 'reader'],
+      'c@example.com': ['customer', 'reader'],
+      'd@example.com': ['late'],
+    });
     for (const body of [
       { add: ['x'] },
       { add: ['x'], contact_ids: [a.id], emails: ['a@example.com'] },
       { contact_ids: [a.id] },
       { add: ['x'], segment_id: 'seg_unknown' },
+      { add: ['x'], list_id: 'lst_unknown' },
+      { add: ['x'], list_id: readers.body.id, segment_id: segment.body.id },
       { add: ['x'], contact_ids: Array.from({ length: 10_001 }, (_, i) => `ct_${i}`) },
     ]) {
       expectProblem(await owner.api('POST', '/api/tags/bulk', { body }), 400, 'validation_failed');

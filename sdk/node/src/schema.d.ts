@@ -6406,8 +6406,8 @@ export interface components {
         Tag: string;
         /**
          * @description Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`,
-         *     `emails` (up to 10,000 either) or `segment_id` (its members now). A tag both added and removed
-         *     is removed.
+         *     `emails` (up to 10,000 either), `segment_id` (its members now) or `list_id` (the list's
+         *     members, whatever their status on it). A tag both added and removed is removed.
          */
         TagBulkRequest: {
             /** @description Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was. */
@@ -6420,6 +6420,8 @@ export interface components {
             emails?: components["schemas"]["EmailAddress"][];
             /** @description A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400. */
             segment_id?: string;
+            /** @description A list (`lst_…`) whose members, whatever their status on it, are the contacts to change; an unknown one answers 400. */
+            list_id?: string;
         };
         TagBulkResult: {
             /**

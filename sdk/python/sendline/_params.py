@@ -166,13 +166,16 @@ class SegmentUpdateParams(TypedDict, total=False):
 
 
 class TagBulkParams(TypedDict, total=False):
-    """`add` and/or `remove`, and exactly one of `contact_ids`, `emails`, `segment_id`."""
+    """`add` and/or `remove`, and exactly one of `contact_ids`, `emails`, `segment_id`, `list_id`."""
 
     add: Sequence[str]
     remove: Sequence[str]
     contact_ids: Sequence[str]
     emails: Sequence[str]
     segment_id: str
+    list_id: str
+
+
 class TemplateCreateParams(TypedDict, total=False):
     name: Required[str]
     description: Optional[str]
@@ -187,6 +190,8 @@ class TemplateUpdateParams(TypedDict, total=False):
     subject: str
     html: str
     text: Optional[str]
+
+
 class ListCreateParams(TypedDict, total=False):
     """`lists.create`; `lists.update` takes the same fields, each optional."""
 
@@ -209,6 +214,8 @@ class PublicSubscribeParams(TypedDict, total=False):
     email: Required[str]
     first_name: str
     last_name: str
+
+
 class EmailAddressParams(TypedDict, total=False):
     email: Required[str]
     name: str

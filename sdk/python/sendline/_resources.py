@@ -733,7 +733,7 @@ class TagsResource(_Resource):
         self._call("DELETE", self._api.delete, name, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def bulk(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[TagBulkParams]) -> TagBulkResult:
-        """Adds and removes tags on up to 10,000 contacts (`contact_ids` or `emails`) or a segment's members (`segment_id`)."""
+        """Adds and removes tags on up to 10,000 contacts (`contact_ids` or `emails`), a segment's members (`segment_id`) or a list's (`list_id`)."""
         return self._call("POST", self._api.bulk, _body(TagBulkRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * TagBulkRequest Class Doc Comment
  *
  * @category Class
- * @description Tags to add and to remove, and the contacts to change: exactly one of &#x60;contact_ids&#x60;, &#x60;emails&#x60; (up to 10,000 either) or &#x60;segment_id&#x60; (its members now). A tag both added and removed is removed.
+ * @description Tags to add and to remove, and the contacts to change: exactly one of &#x60;contact_ids&#x60;, &#x60;emails&#x60; (up to 10,000 either), &#x60;segment_id&#x60; (its members now) or &#x60;list_id&#x60; (the list&#39;s members, whatever their status on it). A tag both added and removed is removed.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -62,7 +62,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => 'string[]',
         'contact_ids' => 'string[]',
         'emails' => 'string[]',
-        'segment_id' => 'string'
+        'segment_id' => 'string',
+        'list_id' => 'string'
     ];
 
     /**
@@ -77,7 +78,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => null,
         'contact_ids' => null,
         'emails' => 'email',
-        'segment_id' => null
+        'segment_id' => null,
+        'list_id' => null
     ];
 
     /**
@@ -90,7 +92,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => false,
         'contact_ids' => false,
         'emails' => false,
-        'segment_id' => false
+        'segment_id' => false,
+        'list_id' => false
     ];
 
     /**
@@ -183,7 +186,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => 'remove',
         'contact_ids' => 'contact_ids',
         'emails' => 'emails',
-        'segment_id' => 'segment_id'
+        'segment_id' => 'segment_id',
+        'list_id' => 'list_id'
     ];
 
     /**
@@ -196,7 +200,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => 'setRemove',
         'contact_ids' => 'setContactIds',
         'emails' => 'setEmails',
-        'segment_id' => 'setSegmentId'
+        'segment_id' => 'setSegmentId',
+        'list_id' => 'setListId'
     ];
 
     /**
@@ -209,7 +214,8 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         'remove' => 'getRemove',
         'contact_ids' => 'getContactIds',
         'emails' => 'getEmails',
-        'segment_id' => 'getSegmentId'
+        'segment_id' => 'getSegmentId',
+        'list_id' => 'getListId'
     ];
 
     /**
@@ -274,6 +280,7 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('contact_ids', $data ?? [], null);
         $this->setIfExists('emails', $data ?? [], null);
         $this->setIfExists('segment_id', $data ?? [], null);
+        $this->setIfExists('list_id', $data ?? [], null);
     }
 
     /**
@@ -329,6 +336,10 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['segment_id']) && (mb_strlen($this->container['segment_id']) > 64)) {
             $invalidProperties[] = "invalid value for 'segment_id', the character length must be smaller than or equal to 64.";
+        }
+
+        if (!is_null($this->container['list_id']) && (mb_strlen($this->container['list_id']) > 64)) {
+            $invalidProperties[] = "invalid value for 'list_id', the character length must be smaller than or equal to 64.";
         }
 
         return $invalidProperties;
@@ -503,6 +514,37 @@ class TagBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['segment_id'] = $segment_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets list_id
+     *
+     * @return string|null
+     */
+    public function getListId()
+    {
+        return $this->container['list_id'];
+    }
+
+    /**
+     * Sets list_id
+     *
+     * @param string|null $list_id A list (`lst_…`) whose members, whatever their status on it, are the contacts to change; an unknown one answers 400.
+     *
+     * @return self
+     */
+    public function setListId($list_id)
+    {
+        if (is_null($list_id)) {
+            throw new \InvalidArgumentException('non-nullable list_id cannot be null');
+        }
+        if ((mb_strlen($list_id) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $list_id when calling TagBulkRequest., must be smaller than or equal to 64.');
+        }
+
+        $this->container['list_id'] = $list_id;
 
         return $this;
     }

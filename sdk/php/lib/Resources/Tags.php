@@ -42,7 +42,7 @@ class Tags extends Resource
         $this->call('deleteRequest', null, ['name' => $name], self::merge([], $options));
     }
 
-    /** `add` and/or `remove`, and exactly one of `contact_ids`, `emails` (up to 10,000) or `segment_id`. */
+    /** `add` and/or `remove`, and exactly one of `contact_ids`, `emails` (up to 10,000), `segment_id` or `list_id`. */
     public function bulk(array $params = [], mixed ...$named): TagBulkResult
     {
         return $this->call('bulkRequest', TagBulkResult::class, [], self::merge($params, $named), TagBulkRequest::class);

@@ -25,14 +25,15 @@ from typing_extensions import Self
 
 class TagBulkRequest(BaseModel):
     """
-    Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`, `emails` (up to 10,000 either) or `segment_id` (its members now). A tag both added and removed is removed.
+    Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`, `emails` (up to 10,000 either), `segment_id` (its members now) or `list_id` (the list's members, whatever their status on it). A tag both added and removed is removed.
     """ # noqa: E501
     add: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was.")
     remove: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)]] = Field(default=None, description="Up to 50 tags to remove, trimmed.")
     contact_ids: Optional[Annotated[List[StrictStr], Field(min_length=1, max_length=10000)]] = Field(default=None, description="The contacts to change, by id (`ct_…`); ids of no contact of the account are left out.")
     emails: Optional[Annotated[List[Annotated[str, Field(strict=True, max_length=254)]], Field(min_length=1, max_length=10000)]] = Field(default=None, description="The contacts to change, by email (whatever its case); addresses of no contact are left out.")
     segment_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400.")
-    __properties: ClassVar[List[str]] = ["add", "remove", "contact_ids", "emails", "segment_id"]
+    list_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="A list (`lst_…`) whose members, whatever their status on it, are the contacts to change; an unknown one answers 400.")
+    __properties: ClassVar[List[str]] = ["add", "remove", "contact_ids", "emails", "segment_id", "list_id"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -89,7 +90,8 @@ class TagBulkRequest(BaseModel):
             "remove": obj.get("remove"),
             "contact_ids": obj.get("contact_ids"),
             "emails": obj.get("emails"),
-            "segment_id": obj.get("segment_id")
+            "segment_id": obj.get("segment_id"),
+            "list_id": obj.get("list_id")
         })
         return _obj
 

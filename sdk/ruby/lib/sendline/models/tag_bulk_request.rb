@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`, `emails` (up to 10,000 either) or `segment_id` (its members now). A tag both added and removed is removed.
+  # Tags to add and to remove, and the contacts to change: exactly one of `contact_ids`, `emails` (up to 10,000 either), `segment_id` (its members now) or `list_id` (the list's members, whatever their status on it). A tag both added and removed is removed.
   class TagBulkRequest < ApiModelBase
     # Up to 50 tags to add, trimmed; a contact that would then carry more than 100 tags is left as it was.
     attr_accessor :add
@@ -31,6 +31,9 @@ module Sendline
     # A segment (`seg_…`) whose members now are the contacts to change; an unknown one answers 400.
     attr_accessor :segment_id
 
+    # A list (`lst_…`) whose members, whatever their status on it, are the contacts to change; an unknown one answers 400.
+    attr_accessor :list_id
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -38,7 +41,8 @@ module Sendline
         :'remove' => :'remove',
         :'contact_ids' => :'contact_ids',
         :'emails' => :'emails',
-        :'segment_id' => :'segment_id'
+        :'segment_id' => :'segment_id',
+        :'list_id' => :'list_id'
       }
     end
 
@@ -59,7 +63,8 @@ module Sendline
         :'remove' => :'Array<String>',
         :'contact_ids' => :'Array<String>',
         :'emails' => :'Array<String>',
-        :'segment_id' => :'String'
+        :'segment_id' => :'String',
+        :'list_id' => :'String'
       }
     end
 
@@ -112,6 +117,10 @@ module Sendline
       if attributes.key?(:'segment_id')
         self.segment_id = attributes[:'segment_id']
       end
+
+      if attributes.key?(:'list_id')
+        self.list_id = attributes[:'list_id']
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -147,6 +156,10 @@ module Sendline
         invalid_properties.push('invalid value for "segment_id", the character length must be smaller than or equal to 64.')
       end
 
+      if !@list_id.nil? && @list_id.to_s.length > 64
+        invalid_properties.push('invalid value for "list_id", the character length must be smaller than or equal to 64.')
+      end
+
       invalid_properties
     end
 
@@ -161,6 +174,7 @@ module Sendline
       return false if !@emails.nil? && @emails.length > 10000
       return false if !@emails.nil? && @emails.length < 1
       return false if !@segment_id.nil? && @segment_id.to_s.length > 64
+      return false if !@list_id.nil? && @list_id.to_s.length > 64
       true
     end
 
@@ -242,6 +256,20 @@ module Sendline
       @segment_id = segment_id
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] list_id Value to be assigned
+    def list_id=(list_id)
+      if list_id.nil?
+        fail ArgumentError, 'list_id cannot be nil'
+      end
+
+      if list_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "list_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @list_id = list_id
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -251,7 +279,8 @@ module Sendline
           remove == o.remove &&
           contact_ids == o.contact_ids &&
           emails == o.emails &&
-          segment_id == o.segment_id
+          segment_id == o.segment_id &&
+          list_id == o.list_id
     end
 
     # @see the `==` method
@@ -263,7 +292,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [add, remove, contact_ids, emails, segment_id].hash
+      [add, remove, contact_ids, emails, segment_id, list_id].hash
     end
 
     # Builds the object from hash
