@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 
 # Define package exports
 __all__ = [
+    "AccountApi",
     "AnalyticsApi",
     "ApiKeysApi",
     "AuthApi",
@@ -52,6 +53,7 @@ __all__ = [
     "ApiAttributeError",
     "ApiException",
     "Account",
+    "AccountUpdate",
     "ActivityType",
     "AffiliateConversionData",
     "AffiliateConversionEvent",
@@ -71,6 +73,8 @@ __all__ = [
     "ApiKeyWithSecret",
     "AttributionRefusedResponse",
     "Audience",
+    "AuthChangePassword422Response",
+    "AuthChangePassword429Response",
     "BadRequestResponse",
     "BounceRecord",
     "BounceRecordPage",
@@ -238,6 +242,7 @@ __all__ = [
     "NotImplementedResponse",
     "OpenRecord",
     "OpenRecordPage",
+    "PasswordChange",
     "PayloadTooLargeResponse",
     "Payment",
     "PaymentCreate",
@@ -325,9 +330,11 @@ __all__ = [
     "WebhookTestResult",
     "WebhookUrlRefusedResponse",
     "WebhookWithSecret",
+    "WrongPasswordResponse",
 ]
 
 # import apis into sdk package
+from sendline.api.account_api import AccountApi as AccountApi
 from sendline.api.analytics_api import AnalyticsApi as AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
@@ -366,6 +373,7 @@ from sendline.exceptions import ApiException as ApiException
 
 # import models into sdk package
 from sendline.models.account import Account as Account
+from sendline.models.account_update import AccountUpdate as AccountUpdate
 from sendline.models.activity_type import ActivityType as ActivityType
 from sendline.models.affiliate_conversion_data import AffiliateConversionData as AffiliateConversionData
 from sendline.models.affiliate_conversion_event import AffiliateConversionEvent as AffiliateConversionEvent
@@ -385,6 +393,8 @@ from sendline.models.api_key_update import ApiKeyUpdate as ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret as ApiKeyWithSecret
 from sendline.models.attribution_refused_response import AttributionRefusedResponse as AttributionRefusedResponse
 from sendline.models.audience import Audience as Audience
+from sendline.models.auth_change_password422_response import AuthChangePassword422Response as AuthChangePassword422Response
+from sendline.models.auth_change_password429_response import AuthChangePassword429Response as AuthChangePassword429Response
 from sendline.models.bad_request_response import BadRequestResponse as BadRequestResponse
 from sendline.models.bounce_record import BounceRecord as BounceRecord
 from sendline.models.bounce_record_page import BounceRecordPage as BounceRecordPage
@@ -552,6 +562,7 @@ from sendline.models.not_found_response import NotFoundResponse as NotFoundRespo
 from sendline.models.not_implemented_response import NotImplementedResponse as NotImplementedResponse
 from sendline.models.open_record import OpenRecord as OpenRecord
 from sendline.models.open_record_page import OpenRecordPage as OpenRecordPage
+from sendline.models.password_change import PasswordChange as PasswordChange
 from sendline.models.payload_too_large_response import PayloadTooLargeResponse as PayloadTooLargeResponse
 from sendline.models.payment import Payment as Payment
 from sendline.models.payment_create import PaymentCreate as PaymentCreate
@@ -639,6 +650,7 @@ from sendline.models.webhook_test_event import WebhookTestEvent as WebhookTestEv
 from sendline.models.webhook_test_result import WebhookTestResult as WebhookTestResult
 from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse as WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret as WebhookWithSecret
+from sendline.models.wrong_password_response import WrongPasswordResponse as WrongPasswordResponse
 
 
 # Sendline: the hand-written client over the generated code (sendline/_client.py and the modules
