@@ -26,6 +26,11 @@ const pages: Record<string, Page> = {
   campaigns: () => import('./pages/Campaigns.tsx'),
   campaign: () => import('./pages/Campaign.tsx'),
   analytics: () => import('./pages/Analytics.tsx'),
+  webhooks: () => import('./pages/Webhooks.tsx'),
+  webhook: () => import('./pages/Webhook.tsx'),
+  events: () => import('./pages/LiveEvents.tsx'),
+  users: () => import('./pages/Users.tsx'),
+  settings: () => import('./pages/Settings.tsx'),
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
 
@@ -38,6 +43,11 @@ const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/contacts/:id', 'contact'],
   ['/campaigns', 'campaigns'],
   ['/campaigns/:id', 'campaign'],
+  ['/webhooks', 'webhooks'],
+  ['/webhooks/:id', 'webhook'],
+  ['/events', 'events'],
+  ['/users', 'users'],
+  ['/settings', 'settings'],
 ];
 
 const nav: [to: string, label: string][] = [
@@ -45,6 +55,10 @@ const nav: [to: string, label: string][] = [
   ['/contacts', 'Contacts'],
   ['/campaigns', 'Campaigns'],
   ['/keys', 'API keys'],
+  ['/webhooks', 'Webhooks'],
+  ['/events', 'Live events'],
+  ['/users', 'Users'],
+  ['/settings', 'Settings'],
 ];
 
 /** Which cached answers an event makes stale. */
