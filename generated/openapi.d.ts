@@ -5574,6 +5574,66 @@ export interface components {
             /** @description The new password, 10–1024 characters; stored only as an argon2id hash. */
             new_password: string;
         };
+        /** @description The current password given is wrong, or the `Idempotency-Key` was used for another request. */
+        PasswordChangeRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "wrong_password" | "idempotency_key_reused";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description Too many requests, or too many wrong passwords for the user's email (they count as failed logins). */
+        PasswordChangeThrottledResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_login_attempts";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The body is larger than allowed. */
         PayloadTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -7172,36 +7232,6 @@ export interface components {
             /** @description `whsec_…`: verify `webhook-signature` with it (Standard Webhooks). */
             secret: string;
         };
-        /** @description The current password given is wrong. */
-        WrongPasswordResponse: {
-            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
-            type: string;
-            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
-            title: string;
-            /**
-             * Format: int32
-             * @description The HTTP status code, repeated.
-             */
-            status: number;
-            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
-            detail?: string;
-            /**
-             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
-             * @enum {string}
-             */
-            code: "wrong_password";
-            /**
-             * @description Always `false` on an error.
-             * @enum {boolean}
-             */
-            success: false;
-            /** @description The fields at fault, for validation errors. */
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The current status of the resource, for invalid state transitions. */
-            current_status?: string;
-            /** @description The existing resource, for conflicts. */
-            existing_id?: string;
-        };
     };
     responses: never;
     parameters: {
@@ -8336,23 +8366,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The current password given is wrong. */
+            /** @description The current password given is wrong, or the `Idempotency-Key` was used for another request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["WrongPasswordResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["PasswordChangeRefusedResponse"];
                 };
             };
-            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            /** @description Too many requests, or too many wrong passwords for the user's email (they count as failed logins). */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"] | components["schemas"]["TooManyLoginAttemptsResponse"];
+                    "application/problem+json": components["schemas"]["PasswordChangeThrottledResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */

@@ -73,8 +73,6 @@ __all__ = [
     "ApiKeyWithSecret",
     "AttributionRefusedResponse",
     "Audience",
-    "AuthChangePassword422Response",
-    "AuthChangePassword429Response",
     "BadRequestResponse",
     "BounceRecord",
     "BounceRecordPage",
@@ -243,6 +241,8 @@ __all__ = [
     "OpenRecord",
     "OpenRecordPage",
     "PasswordChange",
+    "PasswordChangeRefusedResponse",
+    "PasswordChangeThrottledResponse",
     "PayloadTooLargeResponse",
     "Payment",
     "PaymentCreate",
@@ -330,7 +330,6 @@ __all__ = [
     "WebhookTestResult",
     "WebhookUrlRefusedResponse",
     "WebhookWithSecret",
-    "WrongPasswordResponse",
 ]
 
 # import apis into sdk package
@@ -393,8 +392,6 @@ from sendline.models.api_key_update import ApiKeyUpdate as ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret as ApiKeyWithSecret
 from sendline.models.attribution_refused_response import AttributionRefusedResponse as AttributionRefusedResponse
 from sendline.models.audience import Audience as Audience
-from sendline.models.auth_change_password422_response import AuthChangePassword422Response as AuthChangePassword422Response
-from sendline.models.auth_change_password429_response import AuthChangePassword429Response as AuthChangePassword429Response
 from sendline.models.bad_request_response import BadRequestResponse as BadRequestResponse
 from sendline.models.bounce_record import BounceRecord as BounceRecord
 from sendline.models.bounce_record_page import BounceRecordPage as BounceRecordPage
@@ -563,6 +560,8 @@ from sendline.models.not_implemented_response import NotImplementedResponse as N
 from sendline.models.open_record import OpenRecord as OpenRecord
 from sendline.models.open_record_page import OpenRecordPage as OpenRecordPage
 from sendline.models.password_change import PasswordChange as PasswordChange
+from sendline.models.password_change_refused_response import PasswordChangeRefusedResponse as PasswordChangeRefusedResponse
+from sendline.models.password_change_throttled_response import PasswordChangeThrottledResponse as PasswordChangeThrottledResponse
 from sendline.models.payload_too_large_response import PayloadTooLargeResponse as PayloadTooLargeResponse
 from sendline.models.payment import Payment as Payment
 from sendline.models.payment_create import PaymentCreate as PaymentCreate
@@ -650,7 +649,6 @@ from sendline.models.webhook_test_event import WebhookTestEvent as WebhookTestEv
 from sendline.models.webhook_test_result import WebhookTestResult as WebhookTestResult
 from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse as WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret as WebhookWithSecret
-from sendline.models.wrong_password_response import WrongPasswordResponse as WrongPasswordResponse
 
 
 # Sendline: the hand-written client over the generated code (sendline/_client.py and the modules

@@ -252,7 +252,7 @@ class AuthApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\AuthChangePassword422Response',
+                        '\Sendline\Model\PasswordChangeRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -260,7 +260,7 @@ class AuthApi
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\AuthChangePassword429Response',
+                        '\Sendline\Model\PasswordChangeThrottledResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

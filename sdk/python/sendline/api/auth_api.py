@@ -110,8 +110,8 @@ class AuthApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "AuthChangePassword422Response",
-            '429': "AuthChangePassword429Response",
+            '422': "PasswordChangeRefusedResponse",
+            '429': "PasswordChangeThrottledResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -190,8 +190,8 @@ class AuthApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "AuthChangePassword422Response",
-            '429': "AuthChangePassword429Response",
+            '422': "PasswordChangeRefusedResponse",
+            '429': "PasswordChangeThrottledResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(
@@ -270,8 +270,8 @@ class AuthApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "AuthChangePassword422Response",
-            '429': "AuthChangePassword429Response",
+            '422': "PasswordChangeRefusedResponse",
+            '429': "PasswordChangeThrottledResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
         response_data = self.api_client.call_api(

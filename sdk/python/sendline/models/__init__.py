@@ -34,8 +34,6 @@ from sendline.models.api_key_update import ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret
 from sendline.models.attribution_refused_response import AttributionRefusedResponse
 from sendline.models.audience import Audience
-from sendline.models.auth_change_password422_response import AuthChangePassword422Response
-from sendline.models.auth_change_password429_response import AuthChangePassword429Response
 from sendline.models.bad_request_response import BadRequestResponse
 from sendline.models.bounce_record import BounceRecord
 from sendline.models.bounce_record_page import BounceRecordPage
@@ -204,6 +202,8 @@ from sendline.models.not_implemented_response import NotImplementedResponse
 from sendline.models.open_record import OpenRecord
 from sendline.models.open_record_page import OpenRecordPage
 from sendline.models.password_change import PasswordChange
+from sendline.models.password_change_refused_response import PasswordChangeRefusedResponse
+from sendline.models.password_change_throttled_response import PasswordChangeThrottledResponse
 from sendline.models.payload_too_large_response import PayloadTooLargeResponse
 from sendline.models.payment import Payment
 from sendline.models.payment_create import PaymentCreate
@@ -291,5 +291,4 @@ from sendline.models.webhook_test_event import WebhookTestEvent
 from sendline.models.webhook_test_result import WebhookTestResult
 from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret
-from sendline.models.wrong_password_response import WrongPasswordResponse
 

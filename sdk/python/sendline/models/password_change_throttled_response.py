@@ -23,9 +23,9 @@ from sendline.models.field_error import FieldError
 from typing import Optional, Set
 from typing_extensions import Self
 
-class WrongPasswordResponse(BaseModel):
+class PasswordChangeThrottledResponse(BaseModel):
     """
-    The current password given is wrong.
+    Too many requests, or too many wrong passwords for the user's email (they count as failed logins).
     """ # noqa: E501
     type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr = Field(description="The HTTP status's reason phrase, e.g. `Not Found`.")
@@ -41,8 +41,8 @@ class WrongPasswordResponse(BaseModel):
     @field_validator('code')
     def code_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['wrong_password']):
-            raise ValueError("must be one of enum values ('wrong_password')")
+        if value not in set(['rate_limited', 'too_many_invalid_api_keys', 'too_many_login_attempts']):
+            raise ValueError("must be one of enum values ('rate_limited', 'too_many_invalid_api_keys', 'too_many_login_attempts')")
         return value
 
     model_config = ConfigDict(
@@ -63,7 +63,7 @@ class WrongPasswordResponse(BaseModel):
 
     @classmethod
     def from_json(cls, json_str: str) -> Optional[Self]:
-        """Create an instance of WrongPasswordResponse from a JSON string"""
+        """Create an instance of PasswordChangeThrottledResponse from a JSON string"""
         return cls.from_dict(json.loads(json_str))
 
     def to_dict(self) -> Dict[str, Any]:
@@ -95,7 +95,7 @@ class WrongPasswordResponse(BaseModel):
 
     @classmethod
     def from_dict(cls, obj: Optional[Dict[str, Any]]) -> Optional[Self]:
-        """Create an instance of WrongPasswordResponse from a dict"""
+        """Create an instance of PasswordChangeThrottledResponse from a dict"""
         if obj is None:
             return None
 

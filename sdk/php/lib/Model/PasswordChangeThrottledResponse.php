@@ -1,6 +1,6 @@
 <?php
 /**
- * AuthChangePassword422Response
+ * PasswordChangeThrottledResponse
  *
  * PHP version 8.1
  *
@@ -32,15 +32,16 @@ use \ArrayAccess;
 use \Sendline\ObjectSerializer;
 
 /**
- * AuthChangePassword422Response Class Doc Comment
+ * PasswordChangeThrottledResponse Class Doc Comment
  *
  * @category Class
+ * @description Too many requests, or too many wrong passwords for the user&#39;s email (they count as failed logins).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
  * @implements \ArrayAccess<string, mixed>
  */
-class AuthChangePassword422Response implements ModelInterface, ArrayAccess, \JsonSerializable
+class PasswordChangeThrottledResponse implements ModelInterface, ArrayAccess, \JsonSerializable
 {
     public const DISCRIMINATOR = null;
 
@@ -49,7 +50,7 @@ class AuthChangePassword422Response implements ModelInterface, ArrayAccess, \Jso
       *
       * @var string
       */
-    protected static $openAPIModelName = 'Auth_changePassword_422_response';
+    protected static $openAPIModelName = 'PasswordChangeThrottledResponse';
 
     /**
       * Array of property to type mappings. Used for (de)serialization
@@ -276,7 +277,9 @@ class AuthChangePassword422Response implements ModelInterface, ArrayAccess, \Jso
         return self::$openAPIModelName;
     }
 
-    public const CODE_IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
+    public const CODE_RATE_LIMITED = 'rate_limited';
+    public const CODE_TOO_MANY_INVALID_API_KEYS = 'too_many_invalid_api_keys';
+    public const CODE_TOO_MANY_LOGIN_ATTEMPTS = 'too_many_login_attempts';
 
     /**
      * Gets allowable values of the enum
@@ -286,7 +289,9 @@ class AuthChangePassword422Response implements ModelInterface, ArrayAccess, \Jso
     public function getCodeAllowableValues()
     {
         return [
-            self::CODE_IDEMPOTENCY_KEY_REUSED,
+            self::CODE_RATE_LIMITED,
+            self::CODE_TOO_MANY_INVALID_API_KEYS,
+            self::CODE_TOO_MANY_LOGIN_ATTEMPTS,
         ];
     }
 

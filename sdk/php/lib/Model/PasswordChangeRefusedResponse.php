@@ -1,6 +1,6 @@
 <?php
 /**
- * WrongPasswordResponse
+ * PasswordChangeRefusedResponse
  *
  * PHP version 8.1
  *
@@ -32,16 +32,16 @@ use \ArrayAccess;
 use \Sendline\ObjectSerializer;
 
 /**
- * WrongPasswordResponse Class Doc Comment
+ * PasswordChangeRefusedResponse Class Doc Comment
  *
  * @category Class
- * @description The current password given is wrong.
+ * @description The current password given is wrong, or the &#x60;Idempotency-Key&#x60; was used for another request.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
  * @implements \ArrayAccess<string, mixed>
  */
-class WrongPasswordResponse implements ModelInterface, ArrayAccess, \JsonSerializable
+class PasswordChangeRefusedResponse implements ModelInterface, ArrayAccess, \JsonSerializable
 {
     public const DISCRIMINATOR = null;
 
@@ -50,7 +50,7 @@ class WrongPasswordResponse implements ModelInterface, ArrayAccess, \JsonSeriali
       *
       * @var string
       */
-    protected static $openAPIModelName = 'WrongPasswordResponse';
+    protected static $openAPIModelName = 'PasswordChangeRefusedResponse';
 
     /**
       * Array of property to type mappings. Used for (de)serialization
@@ -278,6 +278,7 @@ class WrongPasswordResponse implements ModelInterface, ArrayAccess, \JsonSeriali
     }
 
     public const CODE_WRONG_PASSWORD = 'wrong_password';
+    public const CODE_IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
 
     /**
      * Gets allowable values of the enum
@@ -288,6 +289,7 @@ class WrongPasswordResponse implements ModelInterface, ArrayAccess, \JsonSeriali
     {
         return [
             self::CODE_WRONG_PASSWORD,
+            self::CODE_IDEMPOTENCY_KEY_REUSED,
         ];
     }
 

@@ -14,8 +14,8 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The current password given is wrong.
-  class WrongPasswordResponse < ApiModelBase
+  # Too many requests, or too many wrong passwords for the user's email (they count as failed logins).
+  class PasswordChangeThrottledResponse < ApiModelBase
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
 
@@ -115,14 +115,14 @@ module Sendline
     # @param [Hash] attributes Model attributes in the form of hash
     def initialize(attributes = {})
       if (!attributes.is_a?(Hash))
-        fail ArgumentError, "The input argument (attributes) must be a hash in `Sendline::WrongPasswordResponse` initialize method"
+        fail ArgumentError, "The input argument (attributes) must be a hash in `Sendline::PasswordChangeThrottledResponse` initialize method"
       end
 
       # check to see if the attribute exists and convert string to symbol for hash key
       acceptable_attribute_map = self.class.acceptable_attribute_map
       attributes = attributes.each_with_object({}) { |(k, v), h|
         if (!acceptable_attribute_map.key?(k.to_sym))
-          fail ArgumentError, "`#{k}` is not a valid attribute in `Sendline::WrongPasswordResponse`. Please check the name to make sure it's valid. List of attributes: " + acceptable_attribute_map.keys.inspect
+          fail ArgumentError, "`#{k}` is not a valid attribute in `Sendline::PasswordChangeThrottledResponse`. Please check the name to make sure it's valid. List of attributes: " + acceptable_attribute_map.keys.inspect
         end
         h[k.to_sym] = v
       }
@@ -212,7 +212,7 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
-      code_validator = EnumAttributeValidator.new('String', ["wrong_password"])
+      code_validator = EnumAttributeValidator.new('String', ["rate_limited", "too_many_invalid_api_keys", "too_many_login_attempts"])
       return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
@@ -251,7 +251,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] code Object to be assigned
     def code=(code)
-      validator = EnumAttributeValidator.new('String', ["wrong_password"])
+      validator = EnumAttributeValidator.new('String', ["rate_limited", "too_many_invalid_api_keys", "too_many_login_attempts"])
       unless validator.valid?(code)
         fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end
