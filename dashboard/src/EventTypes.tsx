@@ -42,8 +42,10 @@ export function EventTypePicker({
   const types = useEventTypes();
   const hintId = useId();
   const has = (value: string) => selected.includes(value);
+  // Choosing a category (or every event) replaces the types it covers.
+  const covers = (pattern: string, item: string) => pattern === '*' || (pattern.endsWith('.*') && categoryOf(item) === categoryOf(pattern));
   const toggle = (value: string, on: boolean) =>
-    onChange(on ? [...selected.filter((item) => item !== value), value] : selected.filter((item) => item !== value));
+    onChange(on ? [...selected.filter((item) => item !== value && !covers(value, item)), value] : selected.filter((item) => item !== value));
   if (types.isPending) return <Loading label="Loading the event types…" />;
   if (types.error) return <ErrorMessage error={types.error} retry={() => void types.refetch()} />;
   const all = allowAll && has('*');

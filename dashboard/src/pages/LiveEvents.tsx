@@ -26,9 +26,13 @@ function merge(newer: LiveEvent[], older: LiveEvent[]): LiveEvent[] {
 /** What the event is about, in a few words: the address, campaign or object it names. */
 function subject(event: LiveEvent): string {
   const data = event.data as Record<string, unknown>;
+  // Some payloads nest the object they are about (`data.contact`).
+  const places = [data, ...Object.values(data).filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null)];
   for (const key of ['email', 'name', 'url', 'campaign_id', 'contact_id', 'import_id', 'webhook_id']) {
-    const value = data[key];
-    if (typeof value === 'string' && value) return value;
+    for (const place of places) {
+      const value = place[key];
+      if (typeof value === 'string' && value) return value;
+    }
   }
   return '';
 }

@@ -65,7 +65,7 @@ function AddUser({ me }: { me: Role }) {
           <select name="role" defaultValue="member">
             {grantable(me).map((role) => (
               <option key={role} value={role}>
-                {role}: {ROLE_HELP[role]}
+                {role}
               </option>
             ))}
           </select>

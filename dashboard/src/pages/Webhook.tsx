@@ -300,8 +300,8 @@ export default function WebhookPage({ params }: { params: Record<string, string>
         {data.disabled_reason && <span className="muted">Disabled by Sendline: {data.disabled_reason}. Enable it once the endpoint works.</span>}
       </p>
       <Actions webhook={data} />
-      <EditWebhook key={data.updated_at} webhook={data} />
       <Deliveries webhookId={data.id} />
+      <EditWebhook key={data.id} webhook={data} />
     </>
   );
 }
