@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 # Define package exports
 __all__ = [
-    "AccountApi",
+    "AccountsApi",
     "AnalyticsApi",
     "ApiKeysApi",
     "AuthApi",
@@ -333,7 +333,7 @@ __all__ = [
 ]
 
 # import apis into sdk package
-from sendline.api.account_api import AccountApi as AccountApi
+from sendline.api.accounts_api import AccountsApi as AccountsApi
 from sendline.api.analytics_api import AnalyticsApi as AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi

@@ -165,7 +165,7 @@ from sendline.models.suppression_import_result import SuppressionImportResult
 from sendline.models.topic import Topic
 from sendline.models.topic_create import TopicCreate
 from sendline.models.topic_update import TopicUpdate
-from sendline.api.account_api import AccountApi
+from sendline.api.accounts_api import AccountsApi
 from sendline.models.account import Account
 from sendline.models.account_update import AccountUpdate
 from sendline.models.password_change import PasswordChange
@@ -1082,7 +1082,7 @@ class AccountsResource(_Resource):
 
     def __init__(self, client: "Sendline") -> None:
         super().__init__(client)
-        self._api = AccountApi(client.api_client)
+        self._api = AccountsApi(client.api_client)
 
     def get(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
         return self._call("GET", self._api.get, timeout=timeout, max_retries=max_retries)

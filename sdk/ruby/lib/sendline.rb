@@ -298,7 +298,7 @@ require 'sendline/models/webhook_url_refused_response'
 require 'sendline/models/webhook_with_secret'
 
 # APIs
-require 'sendline/api/account_api'
+require 'sendline/api/accounts_api'
 require 'sendline/api/analytics_api'
 require 'sendline/api/api_keys_api'
 require 'sendline/api/auth_api'

@@ -3,7 +3,7 @@
 
 namespace Sendline\Resources;
 
-use Sendline\Api\AccountApi;
+use Sendline\Api\AccountsApi;
 use Sendline\Client\Resource;
 use Sendline\Client\Transport;
 use Sendline\Model\Account;
@@ -14,7 +14,7 @@ class Accounts extends Resource
 {
     public function __construct(Transport $transport)
     {
-        parent::__construct($transport, AccountApi::class);
+        parent::__construct($transport, AccountsApi::class);
     }
 
     public function get(mixed ...$options): Account

@@ -316,7 +316,7 @@ module Sendline
 
     # The caller's account: `client.accounts.get`, `client.accounts.update(name: …)` (owners and admins).
     class Accounts < Resource
-      operations_of AccountApi
+      operations_of AccountsApi
     end
   end
 end

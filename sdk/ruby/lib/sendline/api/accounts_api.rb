@@ -13,7 +13,7 @@ Generator version: 7.17.0
 require 'cgi'
 
 module Sendline
-  class AccountApi
+  class AccountsApi
     attr_accessor :api_client
 
     def initialize(api_client = ApiClient.default)
@@ -34,7 +34,7 @@ module Sendline
     # @return [Array<(Account, Integer, Hash)>] Account data, response status code and response headers
     def get_with_http_info(opts = {})
       if @api_client.config.debugging
-        @api_client.config.logger.debug 'Calling API: AccountApi.get ...'
+        @api_client.config.logger.debug 'Calling API: AccountsApi.get ...'
       end
       # resource path
       local_var_path = '/account'
@@ -60,7 +60,7 @@ module Sendline
       auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
 
       new_options = opts.merge(
-        :operation => :"AccountApi.get",
+        :operation => :"AccountsApi.get",
         :header_params => header_params,
         :query_params => query_params,
         :form_params => form_params,
@@ -71,7 +71,7 @@ module Sendline
 
       data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
       if @api_client.config.debugging
-        @api_client.config.logger.debug "API called: AccountApi#get\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+        @api_client.config.logger.debug "API called: AccountsApi#get\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
       end
       return data, status_code, headers
     end
@@ -93,11 +93,11 @@ module Sendline
     # @return [Array<(Account, Integer, Hash)>] Account data, response status code and response headers
     def update_with_http_info(account_update, opts = {})
       if @api_client.config.debugging
-        @api_client.config.logger.debug 'Calling API: AccountApi.update ...'
+        @api_client.config.logger.debug 'Calling API: AccountsApi.update ...'
       end
       # verify the required parameter 'account_update' is set
       if @api_client.config.client_side_validation && account_update.nil?
-        fail ArgumentError, "Missing the required parameter 'account_update' when calling AccountApi.update"
+        fail ArgumentError, "Missing the required parameter 'account_update' when calling AccountsApi.update"
       end
       # resource path
       local_var_path = '/account'
@@ -128,7 +128,7 @@ module Sendline
       auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
 
       new_options = opts.merge(
-        :operation => :"AccountApi.update",
+        :operation => :"AccountsApi.update",
         :header_params => header_params,
         :query_params => query_params,
         :form_params => form_params,
@@ -139,7 +139,7 @@ module Sendline
 
       data, status_code, headers = @api_client.call_api(:PATCH, local_var_path, new_options)
       if @api_client.config.debugging
-        @api_client.config.logger.debug "API called: AccountApi#update\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+        @api_client.config.logger.debug "API called: AccountsApi#update\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
       end
       return data, status_code, headers
     end

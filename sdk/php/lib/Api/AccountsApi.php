@@ -1,6 +1,6 @@
 <?php
 /**
- * AccountApi
+ * AccountsApi
  * PHP version 8.1
  *
  * @category Class
@@ -43,14 +43,14 @@ use Sendline\HeaderSelector;
 use Sendline\ObjectSerializer;
 
 /**
- * AccountApi Class Doc Comment
+ * AccountsApi Class Doc Comment
  *
  * @category Class
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
  */
-class AccountApi
+class AccountsApi
 {
     /**
      * @var ClientInterface
