@@ -46,7 +46,13 @@ export default function LiveEvents() {
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
-  const backlog = useQuery({ queryKey: ['events', 'backlog'], queryFn: () => api().events.list({ limit: BACKLOG }).firstPage(), staleTime: Infinity });
+  // Fetched afresh each time the page opens (the feed starts empty then), never while it stays open.
+  const backlog = useQuery({
+    queryKey: ['events', 'backlog'],
+    queryFn: () => api().events.list({ limit: BACKLOG }).firstPage(),
+    staleTime: Infinity,
+    gcTime: 0,
+  });
   useEffect(() => {
     if (backlog.data) setEvents((current) => merge(current, backlog.data.data));
   }, [backlog.data]);
