@@ -31,6 +31,7 @@ import { suppressionHandlers } from './suppressions/routes.ts';
 import { topicHandlers } from './topics/routes.ts';
 import { exportHandlers } from './exports/routes.ts';
 import { dashboardRouter } from './dashboard/router.ts';
+import { accountHandlers } from './account/routes.ts';
 
 export const implementedHandlers = {
   ...authHandlers,
@@ -53,6 +54,7 @@ export const implementedHandlers = {
   ...suppressionHandlers,
   ...topicHandlers,
   ...exportHandlers,
+  ...accountHandlers,
 };
 
 export function createApp(runtime: Runtime): Express {

@@ -28,6 +28,11 @@ const pages: Record<string, Page> = {
   campaign: () => import('./pages/Campaign.tsx'),
   analytics: () => import('./pages/Analytics.tsx'),
   ...audiencePages,
+  webhooks: () => import('./pages/Webhooks.tsx'),
+  webhook: () => import('./pages/Webhook.tsx'),
+  events: () => import('./pages/LiveEvents.tsx'),
+  users: () => import('./pages/Users.tsx'),
+  settings: () => import('./pages/Settings.tsx'),
 };
 const lazyPages = Object.fromEntries(Object.entries(pages).map(([name, load]) => [name, lazy(load)]));
 /**
@@ -47,6 +52,11 @@ const routes: [pattern: string, page: keyof typeof pages][] = [
   ['/campaigns', 'campaigns'],
   ['/campaigns/:id', 'campaign'],
   ...audienceRoutes,
+  ['/webhooks', 'webhooks'],
+  ['/webhooks/:id', 'webhook'],
+  ['/events', 'events'],
+  ['/users', 'users'],
+  ['/settings', 'settings'],
 ];
 
 const nav: [to: string, label: string][] = [
@@ -55,6 +65,10 @@ const nav: [to: string, label: string][] = [
   ['/campaigns', 'Campaigns'],
   ['/keys', 'API keys'],
   ...audienceNav,
+  ['/webhooks', 'Webhooks'],
+  ['/events', 'Live events'],
+  ['/users', 'Users'],
+  ['/settings', 'Settings'],
 ];
 
 /** Which cached answers an event makes stale. */

@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { CachedSession, CredentialCache } from './credential-cache.ts';
-import { Account, Session, User, type SessionRow, type UserRow } from './entities.ts';
+import { Account, Session, User, type AccountRow, type SessionRow, type UserRow } from './entities.ts';
 
 /** Accounts, users and sessions in the database. */
 export class AuthRepository {
@@ -83,6 +83,25 @@ export class AuthRepository {
   async revokeSessionsOf(userId: string): Promise<void> {
     await this.em.nativeUpdate(Session, { userId, revokedAt: null }, { revokedAt: new Date() });
     this.credentials?.evict(`user:${userId}`);
+  }
+
+  /**
+   * A user's new password hash and the end of every other session of theirs, in one transaction:
+   * no other session outlives the old password, and no password changes without ending them.
+   */
+  async replacePassword(userId: string, passwordHash: string, keepSessionId: string): Promise<void> {
+    await this.em.transactional(async (tx) => {
+      await tx.nativeUpdate(User, { id: userId }, { passwordHash });
+      await tx.nativeUpdate(Session, { userId, revokedAt: null, id: { $ne: keepSessionId } }, { revokedAt: new Date() });
+    });
+    this.credentials?.evict(`user:${userId}`);
+  }
+
+  async renameAccount(id: string, name: string): Promise<AccountRow> {
+    const account = await this.account(id);
+    account.name = name;
+    await this.em.flush();
+    return account;
   }
 
   flush(): Promise<void> {

@@ -27,4 +27,9 @@ export const authHandlers = handlers({
   },
 
   Auth_me: async ({ principal, services }) => ({ status: 200, body: await services.auth.me(principal) }),
+
+  Auth_changePassword: async ({ body, principal, services }) => {
+    await services.auth.changePassword(principal, body.current_password, body.new_password);
+    return { status: 204 };
+  },
 });

@@ -164,6 +164,41 @@ export class AuthService {
     return { user: user && userJson(user), account: accountJson(account), auth: principal.via, scopes: principal.scopes };
   }
 
+  async account(principal: Principal): Promise<components['schemas']['Account']> {
+    return accountJson(await this.repo.account(principal.accountId));
+  }
+
+  async updateAccount(principal: Principal, input: components['schemas']['AccountUpdate']): Promise<components['schemas']['Account']> {
+    if (input.name === undefined) return this.account(principal);
+    return accountJson(await this.repo.renameAccount(principal.accountId, input.name));
+  }
+
+  /**
+   * The caller's own password, given the current one; every other session of the user ends. A
+   * wrong current password counts as a failed login for the email: a stolen session cannot
+   * guess the password any faster than the login form could.
+   */
+  async changePassword(principal: Principal, current: string, next: string): Promise<void> {
+    if (!principal.sessionId || !principal.userId) throw forbidden('session_required', 'Only a logged-in user can change their password.');
+    const user = await this.repo.userById(principal.accountId, principal.userId);
+    if (!user) throw invalidSession();
+    const bucket = `login:email:${sha256(user.email.toLowerCase())}`;
+    const {
+      counts: [failures],
+      resetIn,
+    } = await this.limits.hitEach([bucket], THROTTLE_WINDOW_SECONDS);
+    if (failures > this.config.loginAttemptsPerWindow) {
+      throw new Problem(429, 'too_many_login_attempts', `Too many wrong passwords; retry in ${resetIn} s.`, { headers: { 'Retry-After': String(resetIn) } });
+    }
+    if (!(await verifyPassword(user.passwordHash, current))) {
+      throw new Problem(422, 'wrong_password', 'The current password is wrong.', {
+        errors: [{ pointer: '/current_password', detail: 'is not the current password' }],
+      });
+    }
+    await this.limits.clear(bucket);
+    await this.repo.replacePassword(user.id, await hashPassword(next), principal.sessionId);
+  }
+
   private async openSession(user: UserRow): Promise<Session> {
     const secret = newRefreshSecret();
     const session = this.repo.createSession({

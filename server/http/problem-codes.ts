@@ -58,6 +58,7 @@ export const PROBLEM_STATUS = {
   field_exists: 409,
   topic_exists: 409,
   export_not_ready: 409,
+  wrong_password: 422,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {

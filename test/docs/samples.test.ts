@@ -175,6 +175,8 @@ async function fixtures(language: Language): Promise<Fixtures> {
   const login = await ok(client(sendline.url), 'POST', '/api/auth/login', { email: owner.email, password: owner.password });
   id('ses_0dXk3Qg1Tb6yNc2Vm8Pr4h.q7Rw2YtLp9Kd3Nf6Hs1Xa4Zc8Vb5Mj0Ge7Qu2Wi3Lo6', login.refresh_token);
   s.set('owner@example.com', owner.email);
+  // The password change keeps the password, so that the samples after it still log in.
+  s.set('a longer and fresher passphrase', owner.password);
   // Addresses that must be new on the whole server, not only in this account.
   const unique = randomUUID().slice(0, 8);
   s.set('alex@northwind.example', `alex-${language}-${unique}@northwind.example`);
@@ -223,7 +225,9 @@ function programs(language: Language, { substitutions }: Fixtures): { id: string
     for (const [from, to] of substitutions) source = source.replaceAll(from, to);
     return { id, source };
   });
-  return [...out.filter((p) => p.id !== 'Auth_logout'), ...out.filter((p) => p.id === 'Auth_logout')];
+  // The password change ends the user's other sessions (the refresh sample's among them): it runs last but one.
+  const last = ['Auth_changePassword', 'Auth_logout'];
+  return [...out.filter((p) => !last.includes(p.id)), ...last.flatMap((id) => out.filter((p) => p.id === id))];
 }
 
 interface Outcome {

@@ -39,6 +39,7 @@ export class Sendline {
   readonly topics: Resources['topics'];
   readonly contactTopics: Resources['contactTopics'];
   readonly contactExports: Resources['contactExports'];
+  readonly accounts: Resources['accounts'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -68,6 +69,7 @@ export class Sendline {
     this.topics = all.topics;
     this.contactTopics = all.contactTopics;
     this.contactExports = all.contactExports;
+    this.accounts = all.accounts;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account
+         * @description The caller's account. Any user or API key of the account may read it.
+         */
+        get: operations["Accounts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the account
+         * @description Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+         */
+        patch: operations["Accounts_update"];
+        trace?: never;
+    };
     "/analytics/campaigns/{id}": {
         parameters: {
             query?: never;
@@ -160,6 +184,28 @@ export interface paths {
         get: operations["Auth_me"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Change the logged-in user's own password, given the current one. Every other session of the
+         *     user ends at once (as `logout` with `everywhere` would); this one goes on. Wrong current
+         *     passwords count as failed logins for the user's email (429 `too_many_login_attempts`).
+         */
+        post: operations["Auth_changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1901,6 +1947,10 @@ export interface components {
              * @description When the account was created.
              */
             created_at: string;
+        };
+        AccountUpdate: {
+            /** @description The account's (organisation's) new name, 1–200 characters. */
+            name?: string;
         };
         /** @enum {string} */
         ActivityType: "sent" | "delivered" | "deferred" | "failed" | "opened" | "clicked" | "bounced" | "complained" | "unsubscribed" | "conversion" | "payment";
@@ -5738,6 +5788,72 @@ export interface components {
             /** @description Whether another page follows. */
             has_more: boolean;
         };
+        PasswordChange: {
+            /** @description The user's password now, up to 1024 characters. */
+            current_password: string;
+            /** @description The new password, 10–1024 characters; stored only as an argon2id hash. */
+            new_password: string;
+        };
+        /** @description The current password given is wrong, or the `Idempotency-Key` was used for another request. */
+        PasswordChangeRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "wrong_password" | "idempotency_key_reused";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description Too many requests, or too many wrong passwords for the user's email (they count as failed logins). */
+        PasswordChangeThrottledResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_login_attempts";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The body is larger than allowed. */
         PayloadTooLargeResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -5893,7 +6009,7 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
         /** @description More subscriptions from this address than allowed; retry after `Retry-After` seconds. */
         PublicRateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -7484,6 +7600,160 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    Accounts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Accounts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request or its JSON body does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The operation takes a logged-in user (not an API key) whose role allows it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RoleRequiredResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
     Analytics_campaign: {
         parameters: {
             query?: never;
@@ -8322,6 +8592,118 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Auth_changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The operation takes a logged-in user (not an API key). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SessionRequiredResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The current password given is wrong, or the `Idempotency-Key` was used for another request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PasswordChangeRefusedResponse"];
+                };
+            };
+            /** @description Too many requests, or too many wrong passwords for the user's email (they count as failed logins). */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PasswordChangeThrottledResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */

@@ -48,6 +48,7 @@ final class Sendline
     public readonly Resources\Topics $topics;
     public readonly Resources\ContactTopics $contactTopics;
     public readonly Resources\ContactExports $contactExports;
+    public readonly Resources\Accounts $accounts;
     private readonly Transport $transport;
 
     /**
@@ -125,6 +126,7 @@ final class Sendline
         $this->topics = new Resources\Topics($transport);
         $this->contactTopics = new Resources\ContactTopics($transport);
         $this->contactExports = new Resources\ContactExports($transport);
+        $this->accounts = new Resources\Accounts($transport);
     }
 
     private static function env(string $name): ?string

@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 
 # Define package exports
 __all__ = [
+    "AccountsApi",
     "AnalyticsApi",
     "ApiKeysApi",
     "AuthApi",
@@ -52,6 +53,7 @@ __all__ = [
     "ApiAttributeError",
     "ApiException",
     "Account",
+    "AccountUpdate",
     "ActivityType",
     "AffiliateConversionData",
     "AffiliateConversionEvent",
@@ -239,6 +241,9 @@ __all__ = [
     "NotImplementedResponse",
     "OpenRecord",
     "OpenRecordPage",
+    "PasswordChange",
+    "PasswordChangeRefusedResponse",
+    "PasswordChangeThrottledResponse",
     "PayloadTooLargeResponse",
     "Payment",
     "PaymentCreate",
@@ -329,6 +334,7 @@ __all__ = [
 ]
 
 # import apis into sdk package
+from sendline.api.accounts_api import AccountsApi as AccountsApi
 from sendline.api.analytics_api import AnalyticsApi as AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
@@ -367,6 +373,7 @@ from sendline.exceptions import ApiException as ApiException
 
 # import models into sdk package
 from sendline.models.account import Account as Account
+from sendline.models.account_update import AccountUpdate as AccountUpdate
 from sendline.models.activity_type import ActivityType as ActivityType
 from sendline.models.affiliate_conversion_data import AffiliateConversionData as AffiliateConversionData
 from sendline.models.affiliate_conversion_event import AffiliateConversionEvent as AffiliateConversionEvent
@@ -554,6 +561,9 @@ from sendline.models.not_found_response import NotFoundResponse as NotFoundRespo
 from sendline.models.not_implemented_response import NotImplementedResponse as NotImplementedResponse
 from sendline.models.open_record import OpenRecord as OpenRecord
 from sendline.models.open_record_page import OpenRecordPage as OpenRecordPage
+from sendline.models.password_change import PasswordChange as PasswordChange
+from sendline.models.password_change_refused_response import PasswordChangeRefusedResponse as PasswordChangeRefusedResponse
+from sendline.models.password_change_throttled_response import PasswordChangeThrottledResponse as PasswordChangeThrottledResponse
 from sendline.models.payload_too_large_response import PayloadTooLargeResponse as PayloadTooLargeResponse
 from sendline.models.payment import Payment as Payment
 from sendline.models.payment_create import PaymentCreate as PaymentCreate

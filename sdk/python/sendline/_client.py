@@ -47,6 +47,7 @@ from sendline._resources import (
 )
 from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
 from sendline._resources import ContactExportsResource, ContactTopicsResource, SuppressionsResource, TopicsResource
+from sendline._resources import AccountsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -250,6 +251,7 @@ class Sendline:
         self.topics = TopicsResource(self)
         self.contact_topics = ContactTopicsResource(self)
         self.contact_exports = ContactExportsResource(self)
+        self.accounts = AccountsResource(self)
 
     @classmethod
     def login(

@@ -165,6 +165,10 @@ from sendline.models.suppression_import_result import SuppressionImportResult
 from sendline.models.topic import Topic
 from sendline.models.topic_create import TopicCreate
 from sendline.models.topic_update import TopicUpdate
+from sendline.api.accounts_api import AccountsApi
+from sendline.models.account import Account
+from sendline.models.account_update import AccountUpdate
+from sendline.models.password_change import PasswordChange
 
 
 if TYPE_CHECKING:
@@ -657,6 +661,13 @@ class AuthResource(_Resource):
     def logout(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
         self._call("POST", self._api.logout, timeout=timeout, max_retries=max_retries)
 
+    def change_password(
+        self, *, current_password: str, new_password: str, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> None:
+        """The logged-in user's own password; every other session of the user ends."""
+        body = _validated(PasswordChange, {"current_password": current_password, "new_password": new_password})
+        self._call("POST", self._api.change_password, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
 
 class CustomFieldsResource(_Resource):
     def __init__(self, client: "Sendline") -> None:
@@ -1065,3 +1076,18 @@ class ContactExportsResource(_Resource):
         """The CSV of a completed export."""
         return self._call("GET", self._api.download, id, timeout=timeout, max_retries=max_retries)
 
+
+class AccountsResource(_Resource):
+    """The caller's account: `client.accounts.get()`, `client.accounts.update(name=…)`."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = AccountsApi(client.api_client)
+
+    def get(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
+        return self._call("GET", self._api.get, timeout=timeout, max_retries=max_retries)
+
+    def update(self, *, name: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
+        """A new `name` (owners and admins, in a logged-in session)."""
+        body = _body(AccountUpdate, {"name": name} if name is not None else {})
+        return self._call("PATCH", self._api.update, body, timeout=timeout, max_retries=max_retries)

@@ -279,6 +279,11 @@ class ProblemCode
     public const EXPORT_NOT_READY = 'export_not_ready';
 
     /**
+     * The current password given to change it is wrong.
+     */
+    public const WRONG_PASSWORD = 'wrong_password';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -331,7 +336,8 @@ class ProblemCode
             self::NOT_IMPLEMENTED,
             self::FIELD_EXISTS,
             self::TOPIC_EXISTS,
-            self::EXPORT_NOT_READY
+            self::EXPORT_NOT_READY,
+            self::WRONG_PASSWORD
         ];
     }
 }

@@ -8,6 +8,7 @@ use Sendline\Client\Resource;
 use Sendline\Client\Transport;
 use Sendline\Model\LoginRequest;
 use Sendline\Model\Me;
+use Sendline\Model\PasswordChange;
 use Sendline\Model\RefreshRequest;
 use Sendline\Model\RegisterRequest;
 use Sendline\Model\Session;
@@ -44,5 +45,11 @@ class Auth extends Resource
     public function me(mixed ...$options): Me
     {
         return $this->call('meRequest', Me::class, [], self::merge([], $options));
+    }
+
+    /** The logged-in user's own password (`current_password`, `new_password`); every other session of the user ends. */
+    public function changePassword(array $params = [], mixed ...$named): void
+    {
+        $this->call('changePasswordRequest', null, [], self::merge($params, $named), PasswordChange::class);
     }
 }

@@ -1,6 +1,7 @@
 # flake8: noqa
 
 # import apis into api package
+from sendline.api.accounts_api import AccountsApi
 from sendline.api.analytics_api import AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi

@@ -14,6 +14,7 @@
 
 # import models into model package
 from sendline.models.account import Account
+from sendline.models.account_update import AccountUpdate
 from sendline.models.activity_type import ActivityType
 from sendline.models.affiliate_conversion_data import AffiliateConversionData
 from sendline.models.affiliate_conversion_event import AffiliateConversionEvent
@@ -201,6 +202,9 @@ from sendline.models.not_found_response import NotFoundResponse
 from sendline.models.not_implemented_response import NotImplementedResponse
 from sendline.models.open_record import OpenRecord
 from sendline.models.open_record_page import OpenRecordPage
+from sendline.models.password_change import PasswordChange
+from sendline.models.password_change_refused_response import PasswordChangeRefusedResponse
+from sendline.models.password_change_throttled_response import PasswordChangeThrottledResponse
 from sendline.models.payload_too_large_response import PayloadTooLargeResponse
 from sendline.models.payment import Payment
 from sendline.models.payment_create import PaymentCreate

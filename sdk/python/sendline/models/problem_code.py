@@ -73,6 +73,7 @@ class ProblemCode(str, Enum):
     FIELD_EXISTS = 'field_exists'
     TOPIC_EXISTS = 'topic_exists'
     EXPORT_NOT_READY = 'export_not_ready'
+    WRONG_PASSWORD = 'wrong_password'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

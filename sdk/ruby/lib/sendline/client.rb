@@ -37,6 +37,7 @@ module Sendline
       topics: Resources::Topics,
       contact_topics: Resources::ContactTopics,
       contact_exports: Resources::ContactExports,
+      accounts: Resources::Accounts,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

@@ -313,5 +313,10 @@ module Sendline
         end
       end
     end
+
+    # The caller's account: `client.accounts.get`, `client.accounts.update(name: …)` (owners and admins).
+    class Accounts < Resource
+      operations_of AccountsApi
+    end
   end
 end

@@ -19,6 +19,90 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Change your password
+    # Change the logged-in user's own password, given the current one. Every other session of the user ends at once (as `logout` with `everywhere` would); this one goes on. Wrong current passwords count as failed logins for the user's email (429 `too_many_login_attempts`).
+    # @param password_change [PasswordChange] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [nil]
+    def change_password(password_change, opts = {})
+      change_password_with_http_info(password_change, opts)
+      nil
+    end
+
+    # Change your password
+    # Change the logged-in user&#39;s own password, given the current one. Every other session of the user ends at once (as &#x60;logout&#x60; with &#x60;everywhere&#x60; would); this one goes on. Wrong current passwords count as failed logins for the user&#39;s email (429 &#x60;too_many_login_attempts&#x60;).
+    # @param password_change [PasswordChange] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Array<(nil, Integer, Hash)>] nil, response status code and response headers
+    def change_password_with_http_info(password_change, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: AuthApi.change_password ...'
+      end
+      # verify the required parameter 'password_change' is set
+      if @api_client.config.client_side_validation && password_change.nil?
+        fail ArgumentError, "Missing the required parameter 'password_change' when calling AuthApi.change_password"
+      end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.change_password, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling AuthApi.change_password, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling AuthApi.change_password, must conform to the pattern #{pattern}."
+      end
+
+      # resource path
+      local_var_path = '/auth/password'
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/problem+json']) unless header_params['Accept']
+      # HTTP header 'Content-Type'
+      content_type = @api_client.select_header_content_type(['application/json'])
+      if !content_type.nil?
+          header_params['Content-Type'] = content_type
+      end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(password_change)
+
+      # return_type
+      return_type = opts[:debug_return_type]
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"AuthApi.change_password",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: AuthApi#change_password\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Log in
     # Log in with email and password and get a session: a 15-minute JWT access token and a single-use refresh token (the session lasts 30 days). A wrong email and a wrong password answer the same 401 `invalid_credentials`; repeated failures per email (`LOGIN_ATTEMPTS_PER_15_MIN`) and per address answer 429 with `Retry-After`.
     # @param login_request [LoginRequest] 

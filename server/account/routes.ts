@@ -1,0 +1,12 @@
+import { requireUser } from '../auth/middleware.ts';
+import { handlers } from '../http/operations.ts';
+
+/** The caller's account: any credential of it reads it; owners and admins change it. */
+export const accountHandlers = handlers({
+  Accounts_get: async ({ principal, services }) => ({ status: 200, body: await services.auth.account(principal) }),
+
+  Accounts_update: async ({ principal, body, services }) => {
+    requireUser(principal, ['owner', 'admin']);
+    return { status: 200, body: await services.auth.updateAccount(principal, body) };
+  },
+});
