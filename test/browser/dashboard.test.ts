@@ -296,6 +296,20 @@ describe('campaigns', () => {
   });
 });
 
+describe('key revocation', () => {
+  it('revokes a key after a confirmation: it stops working at once', async () => {
+    const created = await owner.api('POST', '/api/api-keys', { body: { name: 'to revoke', scopes: ['read'] } });
+    const secret: string = created.body.key;
+    expect((await client(sendline.url, { 'x-api-key': secret })('GET', '/api/auth/me')).status).toBe(200);
+    await page.goto(`${sendline.url}/app/keys`);
+    const row = page.getByRole('row', { name: /to revoke/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /to revoke/ }).count()).toBe(0);
+    expect((await client(sendline.url, { 'x-api-key': secret })('GET', '/api/auth/me')).status).toBe(401);
+  });
+});
+
 describe('session end', () => {
   it('signs out everywhere: the cookie no longer gives a session', async () => {
     const other = await browser.newContext();
