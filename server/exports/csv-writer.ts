@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import { csvLine } from '../http/csv.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
@@ -18,17 +18,6 @@ export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'sta
 
 /** Attribute keys beyond this many are left out of the columns (a header of thousands of columns helps nobody). */
 export const MAX_ATTRIBUTE_COLUMNS = 500;
-/**
- * Contacts read per query, in `(created_at, id)` order: few enough that a batch is garbage
- * before V8's young generation promotes it (5,000 at a time grew the old generation by 200 MB).
- */
-const READ_BATCH = 1000;
-/**
- * A chunk is written once it holds this much CSV; chunks end at line ends. Small enough that its
- * text, and the hex pg writes and reads a bytea as, stay under V8's 128 KB large-object size:
- * larger strings are born in the old generation, which grew the server by 250 MB an export.
- */
-export const CHUNK_BYTES = 48 * 1024;
 
 /** The stored filters as `GET /contacts` takes them. */
 const contactFilters = (f: ExportFilters): ContactFilters => ({
@@ -40,61 +29,106 @@ const contactFilters = (f: ExportFilters): ContactFilters => ({
   createdBefore: f.created_before ? new Date(f.created_before) : undefined,
 });
 
-/** An attribute's value as a cell: text as it is, anything else as JSON. */
-const attributeCell = (value: unknown): string | null =>
-  value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+/** Where a page of contacts starts: after this contact in `(created_at, id)` order. */
+export interface ExportCursor {
+  at: Date;
+  id: string;
+}
 
-/**
- * The CSV of the contacts that match, as chunks of whole lines: the header, then one line per
- * contact in `(created_at, id)` order. Memory holds one batch of rows and one chunk at a time.
- */
-export async function* exportCsv(db: Db, accountId: string, filters: ExportFilters): AsyncGenerator<{ data: Buffer; rows: number }> {
-  const wanted = contactFilters(filters);
+/** A line of the CSV and the contact it is of. */
+export interface ExportLine {
+  created_at: Date;
+  id: string;
+  line: string;
+}
+
+/** What the export writes: its columns, and the filters its contacts match. */
+export interface ExportPlan {
+  accountId: string;
+  filters: ContactFilters;
+  keys: string[];
+}
+
+/** The columns: the fixed ones, then the attribute keys of the matching contacts in SQL's order. */
+export async function planExport(db: Db, accountId: string, stored: ExportFilters): Promise<ExportPlan> {
+  const filters = contactFilters(stored);
   const keys = (
-    await matching(db.selectFrom('contacts'), accountId, wanted)
+    await matching(db.selectFrom('contacts'), accountId, filters)
       .select(sql<string>`jsonb_object_keys(attributes)`.as('key'))
       .distinct()
       .orderBy('key')
       .limit(MAX_ATTRIBUTE_COLUMNS)
       .execute()
   ).map((r) => r.key);
-  let chunk = csvLine([...FIXED_COLUMNS, ...keys]);
-  let rows = 0;
-  let after: { at: Date; id: string } | null = null;
-  for (;;) {
-    let query = matching(
-      db.selectFrom('contacts').select(['id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'attributes', 'created_at', 'updated_at']),
-      accountId,
-      wanted,
-    );
-    if (after) {
-      const { at, id } = after;
-      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(at, id)));
-    }
-    const batch = await query.orderBy('created_at').orderBy('id').limit(READ_BATCH).execute();
-    for (const c of batch) {
-      const cells: (string | null)[] = [
-        c.email,
-        c.first_name,
-        c.last_name,
-        c.status,
-        c.status_reason,
-        c.tags.join(';'),
-        c.created_at.toISOString(),
-        c.updated_at.toISOString(),
-      ];
-      for (const key of keys) cells.push(attributeCell(c.attributes[key]));
-      chunk += csvLine(cells);
-      rows++;
-      if (chunk.length >= CHUNK_BYTES) {
-        yield { data: Buffer.from(chunk), rows };
-        chunk = '';
-        rows = 0;
-      }
-    }
-    if (batch.length < READ_BATCH) break;
-    const last = batch[batch.length - 1];
-    after = { at: last.created_at, id: last.id };
-  }
-  if (chunk) yield { data: Buffer.from(chunk), rows };
+  return { accountId, filters, keys };
+}
+
+/** The header line, written as every other line of a Sendline CSV is (`csvLine`). */
+export const headerLine = (plan: ExportPlan): string => csvLine([...FIXED_COLUMNS, ...plan.keys]);
+
+/**
+ * One cell of `csvLine` in SQL, byte for byte (`csvCell` in server/http/csv.ts): null and empty
+ * text are empty; text a spreadsheet would run as a formula gets a leading `'` and quotes; text
+ * with quotes, commas or line breaks is quoted. `strpos` is used rather than a regular
+ * expression: PostgreSQL converts the text to wide characters for every match.
+ */
+function csvCell(text: RawBuilder<string | null>): RawBuilder<string> {
+  const doubled = sql`replace(${text}, '"', '""')`;
+  return sql<string>`case
+    when ${text} is null or ${text} = '' then ''
+    when strpos(E'=+-@\\t\\r', left(${text}, 1)) > 0 then '"''' || ${doubled} || '"'
+    when strpos(${text}, '"') > 0 or strpos(${text}, ',') > 0 or strpos(${text}, E'\\n') > 0 or strpos(${text}, E'\\r') > 0 then '"' || ${doubled} || '"'
+    else ${text} end`;
+}
+
+/**
+ * An attribute's value as the cell's text, as the API's JSON has it: text as it is, JSON null as
+ * no value, anything else as `JSON.stringify` writes it. Integers of up to 15 characters read
+ * back from float8 as written are already written so; other numbers, objects and arrays go
+ * through the functions of migration 20261124060000.
+ */
+function attributeText(value: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`case jsonb_typeof(${value})
+    when 'string' then ${value} #>> '{}'
+    when 'boolean' then ${value}::text
+    when 'null' then null
+    when 'number' then case when length(${value}::text) <= 15 and (${value}::text)::float8::text = ${value}::text then ${value}::text else sendline_js_number(${value}::numeric) end
+    else sendline_js_json(${value}) end`;
+}
+
+const utcIso = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The CSV lines of up to `limit` matching contacts after `after`, in `(created_at, id)` order:
+ * rows of `(created_at, id, line)`, each line ended by CRLF. PostgreSQL writes them; each
+ * subquery level computes its values once (`offset 0` keeps the planner from folding a level
+ * into the next, which would compute a value once for every time a cell's test names it).
+ */
+export function exportLines(db: Db, plan: ExportPlan, after: ExportCursor | null, limit: number): Expression<ExportLine> {
+  let page = matching(
+    db
+      .selectFrom('contacts')
+      .select(['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason'])
+      .select([sql<string>`array_to_string(tags, ';')`.as('tags'), utcIso('created_at').as('created'), utcIso('updated_at').as('updated')])
+      .select(plan.keys.map((key, i) => sql<unknown>`attributes -> ${key}::text`.as(`a${i}`))),
+    plan.accountId,
+    plan.filters,
+  );
+  if (after) page = page.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+  const ordered = page.orderBy('created_at').orderBy('id').limit(limit);
+  const column = (name: string) => sql<string | null>`${sql.ref(name)}`;
+  const texts = [
+    ...['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created', 'updated'].map((name) => sql.ref(name)),
+    ...plan.keys.map((_, i) => sql`${attributeText(sql.ref(`a${i}`))} as ${sql.ref(`t${i}`)}`),
+  ];
+  const cells = [
+    ...['email', 'first_name', 'last_name'].map((name) => csvCell(column(name))),
+    // The status is one of a few lower-case words and the times are ISO 8601: nothing to quote.
+    sql`status`,
+    ...['status_reason', 'tags'].map((name) => csvCell(column(name))),
+    sql`created`,
+    sql`updated`,
+    ...plan.keys.map((_, i) => csvCell(column(`t${i}`))),
+  ];
+  return sql<ExportLine>`(select created_at, id, ${sql.join(cells, sql` || ',' || `)} || E'\\r\\n' as line from (select ${sql.join(texts)} from (${ordered}) page offset 0) texts)`;
 }

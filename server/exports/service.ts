@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Queue } from '../jobs/queue.ts';
 import { notFound, Problem } from '../http/problem.ts';
-import { exportCsv } from './csv-writer.ts';
+import { exportLines, headerLine, planExport, type ExportCursor } from './csv-writer.ts';
 import { exportsStore, type ExportListed } from './store.ts';
 
 type ContactExportJson = components['schemas']['ContactExport'];
@@ -11,6 +11,17 @@ type ContactExportFilters = components['schemas']['ContactExportFilters'];
 export const EXPORT_JOB = 'contacts.export';
 /** How long an export's CSV is kept. */
 export const EXPORT_KEPT_MS = 24 * 3600_000;
+
+/**
+ * Contacts per statement of the job: their lines (about 200 bytes each with ten attributes) are
+ * held by PostgreSQL once, within its default 4 MB work_mem, while they are cut into chunks.
+ */
+const PAGE_ROWS = 5000;
+/**
+ * Chunks of about 48 KB of whole lines: the download reads one at a time, and a chunk under V8's
+ * 128 KB large-object size is born in the young generation and collected there.
+ */
+const CHUNK_BYTES = 48 * 1024;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -72,14 +83,25 @@ export class ExportService {
     })();
   }
 
-  /** The job: writes the CSV in chunks, then marks the export completed (or failed). */
+  /**
+   * The job: PostgreSQL writes the CSV's lines and stores them in chunks, a page of contacts per
+   * statement (memory stays flat on both sides, and progress shows), then the export is marked
+   * completed (or failed).
+   */
   async run(exportId: string): Promise<void> {
     const found = await exportsStore.byId(this.db, null, exportId);
     if (!found || !(await exportsStore.start(this.db, exportId))) return;
     try {
-      let seq = 0;
-      for await (const chunk of exportCsv(this.db, found.account_id, found.filters)) {
-        await exportsStore.appendChunk(this.db, exportId, seq++, chunk.data, chunk.rows);
+      const plan = await planExport(this.db, found.account_id, found.filters);
+      await exportsStore.appendChunk(this.db, exportId, 0, Buffer.from(headerLine(plan)), 0);
+      let seq = 1;
+      let after: ExportCursor | null = null;
+      for (;;) {
+        const page = await exportsStore.appendLines(this.db, exportId, seq, exportLines(this.db, plan, after, PAGE_ROWS), CHUNK_BYTES);
+        if (!page) break;
+        seq += page.chunks;
+        if (page.rows < PAGE_ROWS) break;
+        after = page.last;
       }
       await exportsStore.finish(this.db, exportId, { status: 'completed' });
     } catch (error) {

@@ -18,6 +18,7 @@ import { Migration20261124020000SegmentsAndFields } from './Migration20261124020
 import { Migration20261124030000SuppressionsTopicsExports } from './Migration20261124030000SuppressionsTopicsExports.ts';
 import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
 import { Migration20261124050000TransactionalEmails } from './Migration20261124050000TransactionalEmails.ts';
+import { Migration20261124060000ExportJsonText } from './Migration20261124060000ExportJsonText.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   Migration20261124030000SuppressionsTopicsExports,
   Migration20261124040000Templates,
   Migration20261124050000TransactionalEmails,
+  Migration20261124060000ExportJsonText,
 ];
