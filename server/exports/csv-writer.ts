@@ -1,4 +1,5 @@
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { escapeLiteral } from 'pg';
 import type { Db } from '../db/kysely.ts';
 import { csvLine } from '../http/csv.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
@@ -29,19 +30,6 @@ const contactFilters = (f: ExportFilters): ContactFilters => ({
   createdBefore: f.created_before ? new Date(f.created_before) : undefined,
 });
 
-/** Where a page of contacts starts: after this contact in `(created_at, id)` order. */
-export interface ExportCursor {
-  at: Date;
-  id: string;
-}
-
-/** A line of the CSV and the contact it is of. */
-export interface ExportLine {
-  created_at: Date;
-  id: string;
-  line: string;
-}
-
 /** What the export writes: its columns, and the filters its contacts match. */
 export interface ExportPlan {
   accountId: string;
@@ -67,21 +55,6 @@ export async function planExport(db: Db, accountId: string, stored: ExportFilter
 export const headerLine = (plan: ExportPlan): string => csvLine([...FIXED_COLUMNS, ...plan.keys]);
 
 /**
- * One cell of `csvLine` in SQL, byte for byte (`csvCell` in server/http/csv.ts): null and empty
- * text are empty; text a spreadsheet would run as a formula gets a leading `'` and quotes; text
- * with quotes, commas or line breaks is quoted. `strpos` is used rather than a regular
- * expression: PostgreSQL converts the text to wide characters for every match.
- */
-function csvCell(text: RawBuilder<string | null>): RawBuilder<string> {
-  const doubled = sql`replace(${text}, '"', '""')`;
-  return sql<string>`case
-    when ${text} is null or ${text} = '' then ''
-    when strpos(E'=+-@\\t\\r', left(${text}, 1)) > 0 then '"''' || ${doubled} || '"'
-    when strpos(${text}, '"') > 0 or strpos(${text}, ',') > 0 or strpos(${text}, E'\\n') > 0 or strpos(${text}, E'\\r') > 0 then '"' || ${doubled} || '"'
-    else ${text} end`;
-}
-
-/**
  * An attribute's value as the cell's text, as the API's JSON has it: text as it is, JSON null as
  * no value, anything else as `JSON.stringify` writes it. Integers of up to 15 characters read
  * back from float8 as written are already written so; other numbers, objects and arrays go
@@ -98,14 +71,41 @@ function attributeText(value: RawBuilder<unknown>): RawBuilder<string | null> {
 
 const utcIso = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** Marks a cell that `CopyCsvWriter` guards (formula) or that starts with the mark itself. */
+export const MARK = 0x01;
+
 /**
- * The CSV lines of up to `limit` matching contacts after `after`, in `(created_at, id)` order:
- * rows of `(created_at, id, line)`, each line ended by CRLF. PostgreSQL writes them; each
- * subquery level computes its values once (`offset 0` keeps the planner from folding a level
- * into the next, which would compute a value once for every time a cell's test names it).
+ * A cell as COPY's CSV writer is given it: empty text as null (COPY would quote an empty
+ * string), and text a spreadsheet would run as a formula, or that starts with the mark, behind
+ * the mark (U+0001): `CopyCsvWriter` turns a marked formula into `csvCell`'s `"'…"`. `ascii`
+ * reads the first character's code without copying the text (0 for empty text).
  */
-export function exportLines(db: Db, plan: ExportPlan, after: ExportCursor | null, limit: number): Expression<ExportLine> {
-  let page = matching(
+const guarded = (name: string) => {
+  const text = sql.ref(name);
+  return sql`case when ascii(${text}) in (61, 43, 45, 64, 9, 13, ${sql.lit(MARK)}) then chr(${sql.lit(MARK)}) || ${text} else nullif(${text}, '') end`;
+};
+
+/** A statement's SQL with its parameters written in as literals: COPY takes no parameters. */
+function inlined(compiled: { sql: string; parameters: readonly unknown[] }): string {
+  return compiled.sql.replace(/\$(\d+)\b/g, (_, n: string) => {
+    const value = compiled.parameters[Number(n) - 1];
+    if (typeof value === 'string') return escapeLiteral(value);
+    if (value instanceof Date) return escapeLiteral(value.toISOString());
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    throw new Error(`no literal for parameter $${n} of type ${typeof value}`);
+  });
+}
+
+/**
+ * `COPY … TO STDOUT` of the matching contacts in `(created_at, id)` order, one CSV record per
+ * contact: PostgreSQL extracts the cells, writes attributes as the API's JSON, applies the
+ * formula guard's test and quotes as RFC 4180 asks; `CopyCsvWriter` finishes what COPY cannot
+ * (CRLF line ends, quotes around every guarded cell). The texts are computed in a level of
+ * their own (`offset 0` keeps the planner from folding it into the next, which would compute
+ * an attribute's text once for every time the guard names it).
+ */
+export function exportCopySql(db: Db, plan: ExportPlan): string {
+  const page = matching(
     db
       .selectFrom('contacts')
       .select(['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason'])
@@ -113,22 +113,22 @@ export function exportLines(db: Db, plan: ExportPlan, after: ExportCursor | null
       .select(plan.keys.map((key, i) => sql<unknown>`attributes -> ${key}::text`.as(`a${i}`))),
     plan.accountId,
     plan.filters,
-  );
-  if (after) page = page.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-  const ordered = page.orderBy('created_at').orderBy('id').limit(limit);
-  const column = (name: string) => sql<string | null>`${sql.ref(name)}`;
+  )
+    .orderBy('created_at')
+    .orderBy('id');
   const texts = [
     ...['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created', 'updated'].map((name) => sql.ref(name)),
     ...plan.keys.map((_, i) => sql`${attributeText(sql.ref(`a${i}`))} as ${sql.ref(`t${i}`)}`),
   ];
   const cells = [
-    ...['email', 'first_name', 'last_name'].map((name) => csvCell(column(name))),
-    // The status is one of a few lower-case words and the times are ISO 8601: nothing to quote.
+    ...['email', 'first_name', 'last_name'].map(guarded),
+    // The status is one of a few lower-case words and the times are ISO 8601: nothing to guard.
     sql`status`,
-    ...['status_reason', 'tags'].map((name) => csvCell(column(name))),
+    ...['status_reason', 'tags'].map(guarded),
     sql`created`,
     sql`updated`,
-    ...plan.keys.map((_, i) => csvCell(column(`t${i}`))),
+    ...plan.keys.map((_, i) => guarded(`t${i}`)),
   ];
-  return sql<ExportLine>`(select created_at, id, ${sql.join(cells, sql` || ',' || `)} || E'\\r\\n' as line from (select ${sql.join(texts)} from (${ordered}) page offset 0) texts)`;
+  const query = sql`select ${sql.join(cells)} from (select ${sql.join(texts)} from (${page}) page order by created_at, id offset 0) texts order by created_at, id`;
+  return `copy (${inlined(query.compile(db))}) to stdout with (format csv)`;
 }

@@ -1,6 +1,5 @@
-import { sql, type Expression } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
-import type { ExportLine } from './csv-writer.ts';
 import type { ExportStatus } from './entities.ts';
 
 /** Every statement that writes `contact_exports` and `contact_export_chunks`. */
@@ -59,38 +58,6 @@ export const exportsStore = {
   async appendChunk(db: Db, id: string, seq: number, data: Buffer, rows: number): Promise<void> {
     await sql`with chunk as (insert into contact_export_chunks (export_id, seq, data) values (${id}, ${seq}, ${data}))
       update contact_exports set rows = rows + ${rows}, bytes = bytes + ${data.length} where id = ${id}`.execute(db);
-  },
-
-  /**
-   * Stores CSV lines written by PostgreSQL as chunks from `seq` on, with the progress they bring,
-   * in one statement: a chunk ends at the line that takes it to `chunkBytes` or past it. Answers
-   * how many lines and chunks were stored and the last line's contact (none when there were no lines).
-   */
-  async appendLines(
-    db: Db,
-    id: string,
-    seq: number,
-    lines: Expression<ExportLine>,
-    chunkBytes: number,
-  ): Promise<{ rows: number; chunks: number; last: { at: Date; id: string } } | null> {
-    const { rows } = await sql<{ rows: number; chunks: number; created_at: Date; id: string }>`
-      with placed as materialized (
-        select created_at, id, line, sum(octet_length(line)) over (order by created_at, id rows unbounded preceding) - octet_length(line) as before
-        from ${lines} lines
-      ), stored as (
-        insert into contact_export_chunks (export_id, seq, data)
-        select ${id}, ${seq} + (row_number() over (order by part))::integer - 1, convert_to(string_agg(line, '' order by created_at, id), 'UTF8')
-        from (select created_at, id, line, before / ${chunkBytes} as part from placed) parts
-        group by part
-        returning octet_length(data) as bytes
-      ), progress as (
-        update contact_exports set rows = rows + (select count(*) from placed), bytes = bytes + (select coalesce(sum(bytes), 0) from stored)
-        where id = ${id}
-      )
-      select (select count(*) from placed)::integer as rows, (select count(*) from stored)::integer as chunks, last.created_at, last.id
-      from (select created_at, id from placed order by created_at desc, id desc limit 1) last`.execute(db);
-    const [row] = rows;
-    return row ? { rows: row.rows, chunks: row.chunks, last: { at: row.created_at, id: row.id } } : null;
   },
 
   async finish(db: Db, id: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }): Promise<void> {

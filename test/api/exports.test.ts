@@ -140,6 +140,32 @@ describe('contact exports written by PostgreSQL', () => {
     expect(csv).toContain(`,"${'x'.repeat(70_000)},""end""",`);
   });
 
+  it('guards formulas and keeps the cells that look like the guard as they are', async () => {
+    const marks = await newAccount(sendline.url, 'export-marks');
+    await insertContacts(marks.accountId, [
+      {
+        email: 'marks@example.com',
+        attributes: JSON.stringify({
+          m1: '\u0001plain',
+          m2: '\u0001=x,"y"',
+          m3: "'=x",
+          m4: `"'=x`,
+          m5: '=a\nb "c"',
+          m6: '\r=x',
+          m7: '',
+          m8: '-',
+          m9: '\u0001',
+          n1: '@',
+          n2: '+1,5',
+        }),
+      },
+    ]);
+    const { csv } = await exportOf(marks, {});
+    expect(csv).toBe(await expectedCsv(marks.accountId));
+    const line = csv.split('\r\n')[1];
+    expect(line.slice(line.indexOf(',\u0001plain'))).toBe(`,\u0001plain,"\u0001=x,""y""",'=x,"""'=x","'=a\nb ""c""","'\r=x",,"'-",\u0001,"'@","'+1,5"`);
+  });
+
   it('writes pages of many contacts in order, in chunks of whole lines', async () => {
     const many = await newAccount(sendline.url, 'export-many');
     const rows = Array.from({ length: 12_345 }, (_, i) => ({
