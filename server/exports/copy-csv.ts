@@ -34,13 +34,16 @@ export class CopyCsvWriter {
   private at: number = CELL_START;
   /** The unquoted cell being written was a formula: it gets a closing quote. */
   private closeQuote = false;
+  /** The output, reused: a buffer a chunk of COPY's would leave to the garbage collector. */
+  private out = Buffer.allocUnsafe(0);
   /** Where each record the last `write` finished ends in its output. */
   readonly recordEnds: number[] = [];
 
-  /** The CSV for `input`, up to where `input` ends. */
+  /** The CSV for `input`, up to where `input` ends; valid until the next `write`. */
   write(input: Uint8Array): Buffer {
     // At most two bytes more per input byte (a record end, a guarded cell's quotes).
-    const out = Buffer.allocUnsafe(input.length * 2 + 2);
+    if (this.out.length < input.length * 2 + 2) this.out = Buffer.allocUnsafe(input.length * 2 + 2);
+    const out = this.out;
     let o = 0;
     let at = this.at;
     const ends = this.recordEnds;

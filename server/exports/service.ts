@@ -108,12 +108,21 @@ export class ExportService {
     const copied = client.query(copyTo(copySql));
     const writer = new CopyCsvWriter();
     let seq = 1;
-    let parts: Buffer[] = [];
+    // One buffer for every chunk: pg has copied a chunk out by the time it is stored.
+    let chunk = Buffer.allocUnsafe(2 * CHUNK_BYTES);
     let size = 0;
     let records = 0;
+    const append = (bytes: Uint8Array) => {
+      if (size + bytes.length > chunk.length) {
+        const larger = Buffer.allocUnsafe(2 * (size + bytes.length));
+        chunk.copy(larger, 0, 0, size);
+        chunk = larger;
+      }
+      chunk.set(bytes, size);
+      size += bytes.length;
+    };
     const store = async () => {
-      await exportsStore.appendChunk(this.db, exportId, seq++, Buffer.concat(parts, size), records);
-      parts = [];
+      await exportsStore.appendChunk(this.db, exportId, seq++, chunk.subarray(0, size), records);
       size = 0;
       records = 0;
     };
@@ -125,15 +134,11 @@ export class ExportService {
         for (const end of writer.recordEnds) {
           records++;
           if (size + end - start < CHUNK_BYTES) continue;
-          parts.push(out.subarray(start, end));
-          size += end - start;
+          append(out.subarray(start, end));
           start = end;
           await store();
         }
-        if (start < out.length) {
-          parts.push(out.subarray(start));
-          size += out.length - start;
-        }
+        if (start < out.length) append(out.subarray(start));
       }
       if (size > 0) await store();
       client.release();
