@@ -76,9 +76,9 @@ export class ExportService {
     const db = this.db;
     return (async function* () {
       for (let seq = 0; ; seq++) {
-        const text = await exportsStore.chunkText(db, id, seq);
-        if (text === null) return;
-        yield text;
+        const data = await exportsStore.chunk(db, id, seq);
+        if (!data) return;
+        yield data.toString('utf8');
       }
     })();
   }

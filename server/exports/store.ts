@@ -68,18 +68,11 @@ export const exportsStore = {
       .execute();
   },
 
-  /**
-   * One chunk of the CSV as text. PostgreSQL decodes it: a bytea would come as hex text twice
-   * the size, then a Buffer, then the text, all garbage a fast download piles up.
-   */
-  async chunkText(db: Db, id: string, seq: number): Promise<string | null> {
-    const row = await db
-      .selectFrom('contact_export_chunks')
-      .select(sql<string>`convert_from(data, 'UTF8')`.as('text'))
-      .where('export_id', '=', id)
-      .where('seq', '=', seq)
-      .executeTakeFirst();
-    return row?.text ?? null;
+  async chunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
+    // pg reads bytea as a Buffer; the entity's type allows any Uint8Array.
+    const row = await db.selectFrom('contact_export_chunks').select('data').where('export_id', '=', id).where('seq', '=', seq).executeTakeFirst();
+    if (!row) return null;
+    return Buffer.isBuffer(row.data) ? row.data : Buffer.from(row.data);
   },
 
   /** Exports whose job never finished (a restart queues them again). */
