@@ -18,6 +18,7 @@ import { Migration20261124020000SegmentsAndFields } from './Migration20261124020
 import { Migration20261124030000SuppressionsTopicsExports } from './Migration20261124030000SuppressionsTopicsExports.ts';
 import { Migration20261124040000Templates } from './Migration20261124040000Templates.ts';
 import { Migration20261124050000TransactionalEmails } from './Migration20261124050000TransactionalEmails.ts';
+import { Migration20261124060000ExportJsonText } from './Migration20261124060000ExportJsonText.ts';
 import { Migration20261124070000SegmentAttributeIndex } from './Migration20261124070000SegmentAttributeIndex.ts';
 import { Migration20261124080000EmailContentRetention } from './Migration20261124080000EmailContentRetention.ts';
 
@@ -43,6 +44,7 @@ export const migrations = [
   Migration20261124030000SuppressionsTopicsExports,
   Migration20261124040000Templates,
   Migration20261124050000TransactionalEmails,
+  Migration20261124060000ExportJsonText,
   Migration20261124070000SegmentAttributeIndex,
   Migration20261124080000EmailContentRetention,
 ];
