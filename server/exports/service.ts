@@ -67,7 +67,7 @@ export class ExportService {
   }
 
   /** The CSV's chunks, read one at a time; checks the export first, so errors come before any byte. */
-  async download(accountId: string, id: string): Promise<AsyncIterable<string>> {
+  async download(accountId: string, id: string): Promise<AsyncIterable<Buffer>> {
     const found = await exportsStore.byId(this.db, accountId, id);
     if (!found) throw notFound('export');
     if (found.status !== 'completed') {
@@ -78,7 +78,8 @@ export class ExportService {
       for (let seq = 0; ; seq++) {
         const data = await exportsStore.chunk(db, id, seq);
         if (!data) return;
-        yield data.toString('utf8');
+        // Written as the bytes stored: no text copy of each chunk to collect.
+        yield data;
       }
     })();
   }

@@ -28,7 +28,7 @@ export interface Call<O extends OperationId> {
 export interface StreamedBody {
   type: string;
   filename?: string;
-  chunks: AsyncIterable<string>;
+  chunks: AsyncIterable<string | Uint8Array>;
 }
 
 /** A typed answer: one of the operation's success statuses with its body. */
