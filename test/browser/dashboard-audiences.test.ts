@@ -4,19 +4,18 @@
  * suppressions, topics, templates (publish, render errors at line and column) and the log of
  * transactional emails with their events.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { newAccount, startTestServer, waitFor, type TestAccount } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
-import { ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
+import { dashboardPage, ensureDashboardBuilt, expectAccessible, launchChromium, screenshot, signIn } from './harness.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 let sendline: Sendline;
 let sink: SmtpSink;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let owner: TestAccount;
 const pageErrors: string[] = [];
@@ -37,18 +36,8 @@ beforeAll(async () => {
   const field = await owner.api('POST', '/api/fields', { body: { key: 'plan', label: 'Plan', type: 'choice', options: ['free', 'pro'] } });
   expect(field.status).toBe(201);
   for (const reader of READERS) expect((await owner.api('POST', '/api/contacts', { body: reader })).status).toBe(201);
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sendline.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // A 4xx is expected where the test provokes one (a template that does not parse).
-  page.on('console', (message) => void (message.type() === 'error' && !/status of 4\d\d/.test(message.text()) && pageErrors.push(message.text())));
-  await page.goto(`${sendline.url}/app/`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  ({ page } = await dashboardPage(browser, sendline.url, pageErrors));
+  await signIn(page, sendline.url, owner);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

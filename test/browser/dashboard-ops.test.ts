@@ -2,19 +2,18 @@
  * The dashboard's operations pages in a real browser against a real server: webhooks with a real
  * receiver on loopback, the live event feed, users and roles, account settings.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { client, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 import { WebhookReceiver, verifyStandardWebhook } from '../webhook-receiver.ts';
-import { ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
+import { dashboardPage, ensureDashboardBuilt, expectAccessible, launchChromium, screenshot, signIn } from './harness.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 let sendline: Sendline;
 let receiver: WebhookReceiver;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let owner: TestAccount;
 const pageErrors: string[] = [];
@@ -24,18 +23,8 @@ beforeAll(async () => {
   receiver = await new WebhookReceiver().start();
   [sendline, browser] = await Promise.all([startTestServer({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), launchChromium()]);
   owner = await newAccount(sendline.url, 'ops');
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sendline.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // A 4xx is expected where the test provokes one (the last owner, a wrong password).
-  page.on('console', (message) => void (message.type() === 'error' && !/status of 4\d\d/.test(message.text()) && pageErrors.push(message.text())));
-  await page.goto(`${sendline.url}/app/`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  ({ page } = await dashboardPage(browser, sendline.url, pageErrors));
+  await signIn(page, sendline.url, owner);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { client, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
-import { ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
+import { dashboardPage, ensureDashboardBuilt, expectAccessible, launchChromium, screenshot } from './harness.ts';
 
 // A browser step waits on real sends and imports, on a machine shared with other work.
 vi.setConfig({ testTimeout: 120_000 });
@@ -29,13 +29,7 @@ beforeAll(async () => {
     launchChromium(),
   ]);
   owner = await newAccount(sendline.url, 'dash');
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sendline.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // A 4xx is expected where the test provokes one (a wrong password, a status change without its reason).
-  page.on('console', (message) => void (message.type() === 'error' && !/status of 4\d\d/.test(message.text()) && pageErrors.push(message.text())));
+  ({ context, page } = await dashboardPage(browser, sendline.url, pageErrors));
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,4 +43,27 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), mask: [page.getByTestId('secret')] });
+}
+
+/**
+ * A desktop-sized page on `url` that may use the clipboard, collecting script errors and console
+ * errors into `errors` (a 4xx is left out: the tests provoke some).
+ */
+export async function dashboardPage(browser: Browser, url: string, errors: string[]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => void (message.type() === 'error' && !/status of 4\d\d/.test(message.text()) && errors.push(message.text())));
+  return { context, page };
+}
+
+/** Signs `who` in through the sign-in page and waits for the menu. */
+export async function signIn(page: Page, url: string, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${url}/app/`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
