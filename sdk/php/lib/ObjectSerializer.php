@@ -409,7 +409,7 @@ class ObjectSerializer
             $subClass = substr($class, 0, -2);
             $values = [];
             foreach ($data as $key => $value) {
-                $values[] = self::deserialize($value, $subClass, null);
+                $values[] = self::deserializeValue($value, $subClass);
             }
             return $values;
         }
@@ -423,7 +423,7 @@ class ObjectSerializer
                 $subClass_array = explode(',', $inner, 2);
                 $subClass = $subClass_array[1];
                 foreach ($data as $key => $value) {
-                    $deserialized[$key] = self::deserialize($value, $subClass, null);
+                    $deserialized[$key] = self::deserializeValue($value, $subClass);
                 }
             }
             return $deserialized;
@@ -536,11 +536,29 @@ class ObjectSerializer
 
                 if (isset($data->{$instance::attributeMap()[$property]})) {
                     $propertyValue = $data->{$instance::attributeMap()[$property]};
-                    $instance->$propertySetter(self::deserialize($propertyValue, $type, null));
+                    $instance->$propertySetter(self::deserializeValue($propertyValue, $type));
                 }
             }
             return $instance;
         }
+    }
+
+    /**
+     * Sendline: a value inside a decoded document. A string where a model is expected is the plain
+     * branch of a union of a value and an object (an address or `{email, name}`), which a PHP model
+     * cannot hold: it stays the string it is, and is sent back as it came.
+     *
+     * @param mixed  $value the value
+     * @param string $class its type
+     *
+     * @return mixed
+     */
+    private static function deserializeValue($value, $class)
+    {
+        if (is_string($value) && is_subclass_of(ltrim($class, '\\'), ModelInterface::class)) {
+            return $value;
+        }
+        return self::deserialize($value, $class, null);
     }
 
     /**
