@@ -221,6 +221,10 @@ class EmailAddressParams(TypedDict, total=False):
     name: str
 
 
+MailboxParams = Union[str, EmailAddressParams]
+"""An address: `"ada@example.com"`, or `{"email": "ada@example.com", "name": "Ada"}` with the name shown beside it."""
+
+
 class EmailAttachmentParams(TypedDict, total=False):
     filename: Required[str]
     content_type: Required[str]
@@ -231,10 +235,10 @@ class EmailAttachmentParams(TypedDict, total=False):
 class EmailParams(TypedDict, total=False):
     """`emails.send` (with `from_` for the contract's `from`, a Python keyword)."""
 
-    to: Required[Sequence[EmailAddressParams]]
+    to: Required[Sequence[MailboxParams]]
     subject: str
-    cc: Sequence[EmailAddressParams]
-    bcc: Sequence[EmailAddressParams]
+    cc: Sequence[MailboxParams]
+    bcc: Sequence[MailboxParams]
     reply_to: str
     html: str
     text: str
