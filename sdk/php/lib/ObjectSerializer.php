@@ -544,9 +544,9 @@ class ObjectSerializer
     }
 
     /**
-     * Sendline: a value inside a decoded document. A string where a model is expected is the plain
-     * branch of a union of a value and an object (an address or `{email, name}`), which a PHP model
-     * cannot hold: it stays the string it is, and is sent back as it came.
+     * Sendline: a value inside a decoded document. A string given for a model that is a union of a
+     * string and an object (an address or `{email, name}`, ANY_OF_STRING) is the plain branch,
+     * which a PHP model cannot hold: it stays the string it is, and is sent back as it came.
      *
      * @param mixed  $value the value
      * @param string $class its type
@@ -555,7 +555,7 @@ class ObjectSerializer
      */
     private static function deserializeValue($value, $class)
     {
-        if (is_string($value) && is_subclass_of(ltrim($class, '\\'), ModelInterface::class)) {
+        if (is_string($value) && defined(ltrim($class, '\\') . '::ANY_OF_STRING')) {
             return $value;
         }
         return self::deserialize($value, $class, null);

@@ -46,6 +46,12 @@ class EmailMailbox implements ModelInterface, ArrayAccess, \JsonSerializable
     public const DISCRIMINATOR = null;
 
     /**
+     * Sendline: the schema is a union of a string and an object (an address or `{email, name}`);
+     * a PHP model holds the object only, so a string given for it stays a string (ObjectSerializer).
+     */
+    public const ANY_OF_STRING = true;
+
+    /**
       * The original name of the model.
       *
       * @var string
