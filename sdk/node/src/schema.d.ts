@@ -12424,29 +12424,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "from": {
-                 *         "email": "receipts@shop.example",
-                 *         "name": "Shop"
-                 *       },
-                 *       "to": [
-                 *         {
-                 *           "email": "ada@example.com",
-                 *           "name": "Ada Lovelace"
-                 *         }
-                 *       ],
-                 *       "subject": "Your receipt for order 1042",
-                 *       "html": "<p>Thank you for your order.</p>",
-                 *       "text": "Thank you for your order.",
-                 *       "tags": [
-                 *         "receipt"
-                 *       ],
-                 *       "metadata": {
-                 *         "order_number": "1042"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["EmailSendRequest"];
             };
         };
@@ -12459,19 +12436,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
-                     *           "email": "ada@example.com",
-                     *           "kind": "to",
-                     *           "status": "queued",
-                     *           "reason": null
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmailSendResult"];
                 };
             };
