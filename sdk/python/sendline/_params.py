@@ -9,6 +9,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from typing_extensions import Required, TypedDict
 
 from sendline.models.audience import Audience
+from sendline.models.email_named_address import EmailNamedAddress
 from sendline.models.import_contact_row import ImportContactRow
 
 DateTime = Union[datetime, date, str]
@@ -221,8 +222,8 @@ class EmailAddressParams(TypedDict, total=False):
     name: str
 
 
-MailboxParams = Union[str, EmailAddressParams]
-"""An address: `"ada@example.com"`, or `{"email": "ada@example.com", "name": "Ada"}` with the name shown beside it."""
+MailboxParams = Union[str, EmailAddressParams, EmailNamedAddress]
+"""An address: `"ada@example.com"`, or `{"email": "ada@example.com", "name": "Ada"}` (or the model) with the name shown beside it."""
 
 
 class EmailAttachmentParams(TypedDict, total=False):
