@@ -6,7 +6,8 @@ import type { ServerProcess } from '../process.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
-  sendline = await startTestServer({ WS_PING_MS: '200' });
+  // Pings every second: soon enough for the expiry test, long enough for a loaded machine to answer.
+  sendline = await startTestServer({ WS_PING_MS: '1000' });
 });
 afterAll(() => sendline.stop());
 
