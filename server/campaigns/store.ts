@@ -1,13 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import type { Cursor } from '../http/pagination.ts';
-import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
+import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
-import { segmentsCondition } from '../segments/service.ts';
+import { audienceCondition, audiences, type OpenAudience } from './audience.ts';
 
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
@@ -58,8 +58,6 @@ export interface TransitionDetails {
   /** Why a campaign failed. */
   reason?: string;
 }
-
-const jsonArray = (items: string[] | undefined) => (items?.length ? JSON.stringify(items) : null);
 
 export const campaigns = {
   byId(em: EntityManager, accountId: string, id: string): Promise<CampaignRow | null> {
@@ -151,7 +149,7 @@ export const campaigns = {
       case 'start':
         campaign.startedAt = new Date();
         await tx.flush();
-        campaign.recipients = await messages.snapshotAudience(tx, campaign);
+        campaign.recipients = await audiences.start(sqlOf(tx), campaign);
         await append(tx, campaign.accountId, [{ type: 'campaign.started', data: data() }]);
         break;
       case 'pause':
@@ -164,6 +162,7 @@ export const campaigns = {
       case 'cancel':
         campaign.scheduledAt = null;
         await messages.cancelPending(sqlOf(tx), campaign.id);
+        await audiences.close(sqlOf(tx), campaign.id);
         await append(tx, campaign.accountId, [{ type: 'campaign.cancelled', data: data() }]);
         break;
       case 'complete':
@@ -220,40 +219,31 @@ export const campaigns = {
 
 export const messages = {
   /**
-   * The audience, frozen into one queued message per subscribed contact, in one statement. Left
-   * out: suppressed contacts, addresses on the suppression list, contacts who left the campaign's topic.
+   * Writes the audience's next messages, at most `size`, already claimed (`sending`) by the
+   * caller, in the transaction holding the audience (`audiences.lockOpen`); `last` is the
+   * audience's new cursor. Each contact is checked now: one unsubscribed, suppressed, deleted or
+   * no longer matching since the start gets no message.
    */
-  async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
-    const audience: AudienceFilter = campaign.audience ?? {};
-    const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
-    // Lists and segments together make one audience: a contact in any of them. Segments' rules are
-    // read as they are now: the audience freezes what they match at the start.
-    const sources = [];
-    if (audience.list_ids?.length)
-      sources.push(sql<boolean>`exists (
-            select 1 from list_members m
-            where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = c.account_id
-              and m.list_id = any(${audience.list_ids}::text[]))`);
-    if (audience.segment_ids?.length) sources.push(await segmentsCondition(sqlOf(tx), campaign.accountId, audience.segment_ids, '/audience/segment_ids'));
-    const inSources = sources.length ? sql<boolean>`(${sql.join(sources, sql` or `)})` : sql<boolean>`true`;
-    const { rows } = await sql<{ n: number }>`
-      with recipients as (
-        insert into messages (id, account_id, campaign_id, contact_id, email, status)
-        select sendline_id('msg'), c.account_id, ${campaign.id}, c.id, c.email, 'queued'
+  async writeNext(tx: Db, audience: OpenAudience, size: number): Promise<{ batch: ClaimedMessage[]; last: { createdAt: Date; id: string } | null }> {
+    const after = audience.after ? sql<SqlBool>`(c.created_at, c.id) > (${audience.after.createdAt}, ${audience.after.id})` : sql<SqlBool>`true`;
+    const { rows } = await sql<ClaimedMessage & { contact_created_at: Date }>`
+      with picked as (
+        select c.id, c.email, c.created_at, c.first_name, c.last_name, c.tags, c.attributes
         from contacts c
-        where c.account_id = ${campaign.accountId} and c.status = 'subscribed'
-          and not exists (select 1 from suppressions s where s.account_id = c.account_id and s.email_hash = sendline_email_hash(c.email))
-          and (${campaign.topicId}::text is null
-               or not exists (select 1 from contact_topic_optouts o where o.topic_id = ${campaign.topicId} and o.contact_id = c.id))
-          and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
-          and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
-          and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
-          and ${inSources}
+        where c.created_at <= ${audience.frozenAt} and ${after} and ${audienceCondition(audience.accountId, audience.definition)}
         order by c.created_at, c.id
-        returning 1
+        limit ${size}
+      ), written as (
+        insert into messages (id, account_id, campaign_id, contact_id, email, status, claimed_at, attempts)
+        select sendline_id('msg'), ${audience.accountId}, ${audience.campaignId}, p.id, p.email, 'sending', now(), 1 from picked p
+        returning id, contact_id, email, attempts
       )
-      select count(*)::int as n from recipients`.execute(sqlOf(tx));
-    return rows[0].n;
+      select w.id, w.contact_id, w.email, w.attempts, p.first_name, p.last_name, p.tags, p.attributes,
+        'subscribed' as contact_status, p.created_at as contact_created_at
+      from written w join picked p on p.id = w.contact_id
+      order by p.created_at, p.id`.execute(tx);
+    const end = rows.at(-1);
+    return { batch: rows, last: end ? { createdAt: end.contact_created_at, id: end.contact_id! } : null };
   },
 
   async cancelPending(tx: Db, campaignId: string): Promise<void> {

@@ -7,6 +7,7 @@ import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { Campaign } from '../campaigns/entities.ts';
+import { audiences } from '../campaigns/audience.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
 import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
@@ -74,9 +75,18 @@ export class CampaignSender {
     let failingSince: number | null = null;
     while (!signal.aborted) {
       if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
-      let batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
-      if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
-      cursor = batch.at(-1)?.id ?? '';
+      const written = await this.writeNext(campaignId);
+      if (typeof written === 'string') {
+        await this.fail(campaignId, written);
+        return 'done';
+      }
+      let batch = written ?? [];
+      if (!batch.length) {
+        // The audience is written: retries due, and messages a dead worker held past the lease.
+        batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
+        if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
+        cursor = batch.at(-1)?.id ?? '';
+      }
       if (!batch.length) {
         if (await this.tryComplete(campaignId)) return 'done';
         await sleep(250);
@@ -104,6 +114,26 @@ export class CampaignSender {
       await this.record(campaign.accountId, campaignId, results);
     }
     return 'interrupted';
+  }
+
+  /**
+   * The audience's next messages, written and claimed in one short transaction that holds the
+   * audience (other workers on the campaign wait for it, never for the mail going out); null
+   * once they are all written, or why the campaign cannot go on.
+   */
+  private writeNext(campaignId: string): Promise<ClaimedMessage[] | null | string> {
+    return inTransaction(this.pool, async (client) => {
+      const tx = sqlOnClient(client);
+      const audience = await audiences.lockOpen(tx, campaignId);
+      if (!audience) return null;
+      const size = this.settings.batchSize;
+      const { batch, last } = await messages.writeNext(tx, audience, size);
+      await audiences.advance(tx, campaignId, last, batch.length, batch.length < size);
+      return batch;
+    }).catch((e: unknown) => {
+      if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
+      throw e;
+    });
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
@@ -224,7 +254,10 @@ export class CampaignSender {
   private tryComplete(campaignId: string): Promise<boolean> {
     return this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);
-      if (campaign?.status !== 'sending' || (await messages.hasPending(sqlOf(tx), campaignId))) return false;
+      const db = sqlOf(tx);
+      if (campaign?.status !== 'sending' || (await audiences.isOpen(db, campaignId)) || (await messages.hasPending(db, campaignId))) return false;
+      // Counted at the start; contacts who left the audience while it was written got no message.
+      campaign.recipients = (await audiences.written(db, campaignId)) ?? campaign.recipients;
       await campaigns.transition(tx, campaign, 'complete');
       return true;
     });

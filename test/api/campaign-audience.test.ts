@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+
+/** A campaign's messages are written batch by batch as it sends: what that means for its audience. */
+
+let sendline: Sendline;
+let sink: SmtpSink;
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+  sendline = await startTestServer({ SMTP_URL: sink.url, SEND_BATCH_SIZE: '5', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+});
+afterAll(async () => {
+  await sendline.stop();
+  await sink.stop();
+});
+
+const sql = (text: string, params: unknown[] = []) => sendline.pool.query(text, params).then((r) => r.rows);
+
+const draft = (audience: Record<string, unknown> = {}) => ({
+  name: 'Audience',
+  subject: 'Hello',
+  from_email: 'news@shop.example',
+  content: '<p>Hi</p>',
+  audience,
+});
+
+const finished = (account: TestAccount, id: string) =>
+  waitFor(async () => {
+    const res = await account.api('GET', `/api/campaigns/${id}`);
+    return res.body.status === 'completed' ? res.body : undefined;
+  });
+
+async function importContacts(account: TestAccount, emails: string[], tags: string[] = []) {
+  const res = await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email, tags })) } });
+  expect(res.status).toBeLessThan(300);
+  const rows = await sql('select id, email from contacts where account_id = $1 order by created_at, id', [account.accountId]);
+  return new Map(rows.map((r: { id: string; email: string }) => [r.email, r.id]));
+}
+
+describe('a campaign audience written as it sends', () => {
+  it('sends to contacts created before the start, checked when their turn comes, by the rules of the start', async () => {
+    const account = await newAccount(sendline.url, 'pieces');
+    const emails = Array.from({ length: 60 }, (_, i) => `p${String(i).padStart(2, '0')}@pieces.example`);
+    const ids = await importContacts(account, emails, ['vip']);
+    const segment = await account.api('POST', '/api/segments', {
+      body: { name: 'VIP', rules: { all: [{ field: 'tags', operator: 'contains', value: 'vip' }] } },
+    });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ segment_ids: [segment.body.id] }) });
+
+    sink.delayMs = 100;
+    let started;
+    try {
+      started = await account.api('POST', `/api/campaigns/${c.id}/send`);
+      await waitFor(() => emails.some((e) => sink.to(e).length > 0));
+      expect((await account.api('POST', `/api/campaigns/${c.id}/pause`)).body.status).toBe('paused');
+    } finally {
+      sink.delayMs = 0;
+    }
+    expect(started.body.stats.recipients).toBe(60);
+    // While paused, and before their batch was written: the last contact leaves, the one before
+    // it is deleted, a new contact joins the segment, and the segment itself is deleted.
+    const [last, beforeLast] = [emails[59], emails[58]];
+    expect(await sql('select count(*)::int as n from messages where campaign_id = $1 and email = any($2)', [c.id, [last, beforeLast]])).toEqual([{ n: 0 }]);
+    expect((await account.api('PATCH', `/api/contacts/${ids.get(last)}`, { body: { status: 'unsubscribed' } })).status).toBe(200);
+    expect((await account.api('DELETE', `/api/contacts/${ids.get(beforeLast)}`)).status).toBe(204);
+    expect((await account.api('POST', '/api/contacts', { body: { email: 'late@pieces.example', tags: ['vip'] } })).status).toBe(201);
+    expect((await account.api('DELETE', `/api/segments/${segment.body.id}`)).status).toBe(204);
+
+    expect((await account.api('POST', `/api/campaigns/${c.id}/resume`)).body.status).toBe('sending');
+    const done = await finished(account, c.id);
+    for (const e of emails.slice(0, 58)) expect(sink.to(e)).toHaveLength(1);
+    expect(sink.to(last)).toHaveLength(0);
+    expect(sink.to(beforeLast)).toHaveLength(0);
+    expect(sink.to('late@pieces.example')).toHaveLength(0);
+    // On completion the count is what was written: one message per recipient, none for the rest.
+    expect(done.stats).toMatchObject({ recipients: 58, sent: 58, delivered: 58 });
+    const listed = await account.api('GET', `/api/campaigns/${c.id}/messages?limit=100`);
+    expect(listed.body.data).toHaveLength(58);
+    expect(new Set(listed.body.data.map((m: { status: string }) => m.status))).toEqual(new Set(['delivered']));
+  });
+
+  it('finishes a campaign whose messages were all written at its start, as releases before this one did', async () => {
+    const account = await newAccount(sendline.url, 'legacy');
+    const emails = Array.from({ length: 12 }, (_, i) => `l${i}@legacy.example`);
+    await importContacts(account, emails);
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    // What the earlier release's `send` left: the campaign sending, a queued message per contact, no audience row.
+    await sql(
+      `with queued as (
+         insert into messages (id, account_id, campaign_id, contact_id, email, status)
+         select sendline_id('msg'), account_id, $2, id, email, 'queued' from contacts where account_id = $1 order by created_at, id
+         returning 1)
+       update campaigns set status = 'sending', started_at = now(), recipients = (select count(*) from queued) where id = $2`,
+      [account.accountId, c.id],
+    );
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 12, sent: 12 });
+    for (const e of emails) expect(sink.to(e)).toHaveLength(1);
+  });
+
+  it('writes each contact once when two workers share the campaign', async () => {
+    const account = await newAccount(sendline.url, 'shared');
+    const emails = Array.from({ length: 60 }, (_, i) => `s${i}@shared.example`);
+    await importContacts(account, emails);
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    await account.api('POST', `/api/campaigns/${c.id}/send`);
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 60, sent: 60 });
+    expect(await sql('select count(distinct contact_id)::int as contacts, count(*)::int as messages from messages where campaign_id = $1', [c.id])).toEqual([
+      { contacts: 60, messages: 60 },
+    ]);
+    for (const e of emails) expect(sink.to(e)).toHaveLength(1);
+  });
+});
