@@ -83,8 +83,10 @@ async function smtpPoolAlone(port: number, count: number) {
 
 /** Statements of the send path, by what they do: [stage, test of the statement's text]. */
 const STATEMENT_STAGES: [string, RegExp][] = [
-  ['audience snapshot (in the `send` request)', /with recipients as/],
-  ['claim', /with claimed as/],
+  ['audience count (in the `send` request)', /select count\(\*\)::int as n from contacts c/],
+  ['write the next batch (messages, claimed)', /with picked as/],
+  ['audience cursor', /campaign_audiences/],
+  ['claim (retries)', /with claimed as/],
   ['record outcomes', /update messages m set status = u\.status/],
   ['events', /insert into events|copy events|from unnest\(\$2::text\[\]\) as t\(type\)/i],
   ['counters, rollups', /campaign_hourly|campaign_domains|update "campaigns" set "sent"/],

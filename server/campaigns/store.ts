@@ -3,6 +3,7 @@ import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
+import { newId } from '../db/ids.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
@@ -226,16 +227,19 @@ export const messages = {
    */
   async writeNext(tx: Db, audience: OpenAudience, size: number): Promise<{ batch: ClaimedMessage[]; last: { createdAt: Date; id: string } | null }> {
     const after = audience.after ? sql<SqlBool>`(c.created_at, c.id) > (${audience.after.createdAt}, ${audience.after.id})` : sql<SqlBool>`true`;
+    // Ids made here: PostgreSQL's `sendline_id` (PL/pgSQL) cost 11 µs a message.
+    const ids = Array.from({ length: size }, () => newId('msg'));
     const { rows } = await sql<ClaimedMessage & { contact_created_at: Date }>`
       with picked as (
-        select c.id, c.email, c.created_at, c.first_name, c.last_name, c.tags, c.attributes
+        select c.id, c.email, c.created_at, c.first_name, c.last_name, c.tags, c.attributes,
+          row_number() over (order by c.created_at, c.id) as n
         from contacts c
         where c.created_at <= ${audience.frozenAt} and ${after} and ${audienceCondition(audience.accountId, audience.definition)}
         order by c.created_at, c.id
         limit ${size}
       ), written as (
         insert into messages (id, account_id, campaign_id, contact_id, email, status, claimed_at, attempts)
-        select sendline_id('msg'), ${audience.accountId}, ${audience.campaignId}, p.id, p.email, 'sending', now(), 1 from picked p
+        select (${ids}::text[])[p.n], ${audience.accountId}, ${audience.campaignId}, p.id, p.email, 'sending', now(), 1 from picked p
         returning id, contact_id, email, attempts
       )
       select w.id, w.contact_id, w.email, w.attempts, p.first_name, p.last_name, p.tags, p.attributes,
