@@ -7,8 +7,9 @@ import type { AudienceFilter, CampaignRow } from './entities.ts';
  * A campaign's audience: the contacts created before it started that are subscribed, not on the
  * suppression list, still in the campaign's topic and matching its filter, lists and segments.
  * The `send` request counts them and keeps what chooses them (`campaign_audiences`); the send job
- * writes their messages a batch at a time (`messages.writeNext`), each contact checked when its
- * turn comes. This module is the only code that writes `campaign_audiences`.
+ * takes them a piece at a time (`campaign_audience_pieces`, until the piece's messages are
+ * recorded), each contact checked when its turn comes. This module is the only code that writes
+ * both tables.
  */
 
 /** What chooses the audience, kept as it was at the start for the whole send. */
@@ -18,14 +19,36 @@ export interface AudienceDefinition {
   segments: FrozenSegments | null;
 }
 
-/** An audience whose messages are still being written, locked by the transaction that writes the next ones. */
-export interface OpenAudience {
+/** A contact's place in the audience's `(created_at, id)` order. */
+export interface AudiencePosition {
+  createdAt: Date;
+  id: string;
+}
+
+interface Audience {
   campaignId: string;
   accountId: string;
   definition: AudienceDefinition;
   frozenAt: Date;
-  /** The last contact written, in `(created_at, id)` order; null before the first. */
-  after: { createdAt: Date; id: string } | null;
+  /** The last contact taken into a piece; null before the first. */
+  after: AudiencePosition | null;
+}
+
+/** A contact of a piece, with what rendering needs. */
+export interface AudienceContact {
+  id: string;
+  email: string;
+  created_at: Date;
+  first_name: string | null;
+  last_name: string | null;
+  tags: string[];
+  attributes: Record<string, unknown>;
+}
+
+/** A piece taken by a worker: the contacts to send to, until `finish` or `release`. */
+export interface AudiencePiece {
+  id: string;
+  contacts: AudienceContact[];
 }
 
 const jsonArray = (items: string[] | undefined) => (items?.length ? JSON.stringify(items) : null);
@@ -52,11 +75,53 @@ export function audienceCondition(accountId: string, definition: AudienceDefinit
     and ${inSources}`;
 }
 
+type AudienceRow = {
+  campaign_id: string;
+  account_id: string;
+  definition: AudienceDefinition;
+  frozen_at: Date;
+  after_created_at: Date | null;
+  after_id: string | null;
+};
+
+const audienceOf = (row: AudienceRow): Audience => ({
+  campaignId: row.campaign_id,
+  accountId: row.account_id,
+  definition: row.definition,
+  frozenAt: row.frozen_at,
+  after: row.after_created_at && row.after_id ? { createdAt: row.after_created_at, id: row.after_id } : null,
+});
+
+const after = (position: AudiencePosition | null) =>
+  position ? sql<SqlBool>`(c.created_at, c.id) > (${position.createdAt}, ${position.id})` : sql<SqlBool>`true`;
+
+/**
+ * The audience's contacts after `from` (up to `last`), at most `size` (null: all), in order; `unsent`: only
+ * those that have no message of the campaign yet (a piece taken again).
+ */
+async function contactsOf(
+  tx: Db,
+  audience: Audience,
+  range: { from: AudiencePosition | null; last?: AudiencePosition; unsent?: boolean },
+  size: number | null,
+): Promise<AudienceContact[]> {
+  const { rows } = await sql<AudienceContact>`
+    select c.id, c.email, c.created_at, c.first_name, c.last_name, c.tags, c.attributes
+    from contacts c
+    where c.created_at <= ${audience.frozenAt} and ${after(range.from)}
+      and ${range.last ? sql<SqlBool>`(c.created_at, c.id) <= (${range.last.createdAt}, ${range.last.id})` : sql<SqlBool>`true`}
+      and ${audienceCondition(audience.accountId, audience.definition)}
+      and ${range.unsent ? sql<SqlBool>`not exists (select 1 from messages m where m.contact_id = c.id and m.campaign_id = ${audience.campaignId})` : sql<SqlBool>`true`}
+    order by c.created_at, c.id
+    limit ${size ?? sql`all`}`.execute(tx);
+  return rows;
+}
+
 export const audiences = {
   /**
    * Freezes the campaign's audience at its start, in the start's transaction: what chooses it,
    * and the time that bounds it. Answers how many contacts it has now (the campaign's
-   * `recipients` until its messages are all written).
+   * `recipients` until it completes).
    */
   async start(tx: Db, campaign: CampaignRow): Promise<number> {
     const filter = campaign.audience ?? {};
@@ -75,8 +140,12 @@ export const audiences = {
     return count.rows[0].n;
   },
 
-  /** The audience while messages remain to be written, locked until `tx` ends; null once they are all written. */
-  async lockOpen(tx: Db, campaignId: string): Promise<OpenAudience | null> {
+  /**
+   * Takes the audience's next `size` contacts as a piece, in a transaction that holds the
+   * audience (other workers on the campaign wait for that moment, never for mail going out);
+   * null once every contact was taken.
+   */
+  async takeNext(tx: Db, campaignId: string, size: number): Promise<AudiencePiece | null> {
     const row = await tx
       .selectFrom('campaign_audiences')
       .select(['campaign_id', 'account_id', 'definition', 'frozen_at', 'after_created_at', 'after_id'])
@@ -85,29 +154,72 @@ export const audiences = {
       .forUpdate()
       .executeTakeFirst();
     if (!row) return null;
-    return {
-      campaignId: row.campaign_id,
-      accountId: row.account_id,
-      definition: row.definition,
-      frozenAt: row.frozen_at,
-      after: row.after_created_at && row.after_id ? { createdAt: row.after_created_at, id: row.after_id } : null,
-    };
+    const audience = audienceOf(row);
+    const contacts = await contactsOf(tx, audience, { from: audience.after }, size);
+    const last = contacts.at(-1);
+    if (!last) {
+      await tx
+        .updateTable('campaign_audiences')
+        .set({ done_at: sql<Date>`now()` })
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      return null;
+    }
+    const piece = await tx
+      .insertInto('campaign_audience_pieces')
+      .values({
+        campaign_id: campaignId,
+        after_created_at: audience.after?.createdAt ?? null,
+        after_id: audience.after?.id ?? null,
+        last_created_at: last.created_at,
+        last_id: last.id,
+        taken_at: sql<Date>`now()`,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await tx.updateTable('campaign_audiences').set({ after_created_at: last.created_at, after_id: last.id }).where('campaign_id', '=', campaignId).execute();
+    return { id: String(piece.id), contacts };
   },
 
-  /** Moves the cursor past the contacts just written; `done` when none are left. */
-  async advance(tx: Db, campaignId: string, last: { createdAt: Date; id: string } | null, written: number, done: boolean): Promise<void> {
-    await tx
-      .updateTable('campaign_audiences')
-      .set((eb) => ({
-        ...(last ? { after_created_at: last.createdAt, after_id: last.id } : {}),
-        written: eb('written', '+', written),
-        done_at: done ? sql<Date>`now()` : null,
-      }))
-      .where('campaign_id', '=', campaignId)
-      .execute();
+  /**
+   * A piece whose worker stopped before recording it (given back, or held past `leaseSeconds`),
+   * taken again for its contacts that still have no message; null when there is none.
+   */
+  async takeAbandoned(tx: Db, campaignId: string, leaseSeconds: number): Promise<AudiencePiece | null> {
+    const { rows } = await sql<
+      AudienceRow & { piece_id: string; from_created_at: Date | null; from_id: string | null; last_created_at: Date; last_id: string }
+    >`
+      with piece as (
+        update campaign_audience_pieces p set taken_at = now()
+        where p.id = (
+          select id from campaign_audience_pieces
+          where campaign_id = ${campaignId} and (taken_at is null or taken_at < now() - make_interval(secs => ${leaseSeconds}))
+          order by id limit 1
+          for update skip locked)
+        returning p.id, p.campaign_id, p.after_created_at, p.after_id, p.last_created_at, p.last_id
+      )
+      select piece.id::text as piece_id, piece.after_created_at as from_created_at, piece.after_id as from_id, piece.last_created_at, piece.last_id,
+        a.campaign_id, a.account_id, a.definition, a.frozen_at, a.after_created_at, a.after_id
+      from piece join campaign_audiences a using (campaign_id)`.execute(tx);
+    const row = rows[0];
+    if (!row) return null;
+    const from = row.from_created_at && row.from_id ? { createdAt: row.from_created_at, id: row.from_id } : null;
+    const last = { createdAt: row.last_created_at, id: row.last_id };
+    // All of its range: a piece was at most the batch size of the worker that took it.
+    return { id: row.piece_id, contacts: await contactsOf(tx, audienceOf(row), { from, last, unsent: true }, null) };
   },
 
-  /** No more messages are written (a cancelled campaign). */
+  /** The piece's messages are recorded (in `tx`, with them). */
+  async finish(tx: Db, pieceId: string): Promise<void> {
+    await tx.deleteFrom('campaign_audience_pieces').where('id', '=', pieceId).execute();
+  },
+
+  /** Gives a piece back untouched (the relay failed, not the recipients): the next worker takes it again at once. */
+  async release(db: Db, pieceId: string): Promise<void> {
+    await db.updateTable('campaign_audience_pieces').set({ taken_at: null }).where('id', '=', pieceId).execute();
+  },
+
+  /** No more of the audience is sent (a cancelled campaign). */
   async close(tx: Db, campaignId: string): Promise<void> {
     await tx
       .updateTable('campaign_audiences')
@@ -115,22 +227,20 @@ export const audiences = {
       .where('campaign_id', '=', campaignId)
       .where('done_at', 'is', null)
       .execute();
+    await tx.deleteFrom('campaign_audience_pieces').where('campaign_id', '=', campaignId).execute();
   },
 
-  /** Whether messages remain to be written. */
-  async isOpen(db: Db, campaignId: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('campaign_audiences')
-      .select('campaign_id')
-      .where('campaign_id', '=', campaignId)
-      .where('done_at', 'is', null)
-      .executeTakeFirst();
+  /** Whether contacts remain to be taken, or pieces to be recorded. */
+  async hasWork(db: Db, campaignId: string): Promise<boolean> {
+    const { rows } = await sql<{ work: boolean }>`
+      select exists (select 1 from campaign_audiences where campaign_id = ${campaignId} and done_at is null)
+        or exists (select 1 from campaign_audience_pieces where campaign_id = ${campaignId}) as work`.execute(db);
+    return rows[0].work;
+  },
+
+  /** Whether the campaign's messages were written as it sent (false: all at its start, by an earlier release). */
+  async exists(db: Db, campaignId: string): Promise<boolean> {
+    const row = await db.selectFrom('campaign_audiences').select('campaign_id').where('campaign_id', '=', campaignId).executeTakeFirst();
     return row !== undefined;
-  },
-
-  /** How many messages the audience wrote; null for a campaign started before audiences were written in pieces. */
-  async written(db: Db, campaignId: string): Promise<number | null> {
-    const row = await db.selectFrom('campaign_audiences').select('written').where('campaign_id', '=', campaignId).executeTakeFirst();
-    return row?.written ?? null;
   },
 };

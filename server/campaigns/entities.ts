@@ -104,7 +104,21 @@ export const CampaignAudience = defineEntity({
     frozenAt: p.datetime(),
     afterCreatedAt: p.datetime().strictNullable(),
     afterId: p.string().strictNullable(),
-    written: p.integer().default(0),
     doneAt: p.datetime().strictNullable(),
+  },
+});
+
+/** A piece of an audience being sent: its contacts' range, until their messages are recorded (`audience.ts`). */
+export const CampaignAudiencePiece = defineEntity({
+  name: 'CampaignAudiencePiece',
+  tableName: 'campaign_audience_pieces',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    campaignId: p.string(),
+    afterCreatedAt: p.datetime().strictNullable(),
+    afterId: p.string().strictNullable(),
+    lastCreatedAt: p.datetime(),
+    lastId: p.string(),
+    takenAt: p.datetime().strictNullable(),
   },
 });

@@ -1,14 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
-import { sql, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
-import { newId } from '../db/ids.ts';
 import type { Cursor } from '../http/pagination.ts';
 import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
-import { audienceCondition, audiences, type OpenAudience } from './audience.ts';
+import { audiences } from './audience.ts';
 
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
@@ -43,6 +42,12 @@ export interface MessageOutcome {
   nextAttemptAt: Date | null;
   /** The relay accepted it: `sent_at` is set. */
   sent: boolean;
+}
+
+/** The outcome of a message written with it: one of an audience's piece. */
+export interface NewMessageOutcome extends MessageOutcome {
+  contactId: string;
+  email: string;
 }
 
 export interface SendCounts {
@@ -219,37 +224,6 @@ export const campaigns = {
 };
 
 export const messages = {
-  /**
-   * Writes the audience's next messages, at most `size`, already claimed (`sending`) by the
-   * caller, in the transaction holding the audience (`audiences.lockOpen`); `last` is the
-   * audience's new cursor. Each contact is checked now: one unsubscribed, suppressed, deleted or
-   * no longer matching since the start gets no message.
-   */
-  async writeNext(tx: Db, audience: OpenAudience, size: number): Promise<{ batch: ClaimedMessage[]; last: { createdAt: Date; id: string } | null }> {
-    const after = audience.after ? sql<SqlBool>`(c.created_at, c.id) > (${audience.after.createdAt}, ${audience.after.id})` : sql<SqlBool>`true`;
-    // Ids made here: PostgreSQL's `sendline_id` (PL/pgSQL) cost 11 µs a message.
-    const ids = Array.from({ length: size }, () => newId('msg'));
-    const { rows } = await sql<ClaimedMessage & { contact_created_at: Date }>`
-      with picked as (
-        select c.id, c.email, c.created_at, c.first_name, c.last_name, c.tags, c.attributes,
-          row_number() over (order by c.created_at, c.id) as n
-        from contacts c
-        where c.created_at <= ${audience.frozenAt} and ${after} and ${audienceCondition(audience.accountId, audience.definition)}
-        order by c.created_at, c.id
-        limit ${size}
-      ), written as (
-        insert into messages (id, account_id, campaign_id, contact_id, email, status, claimed_at, attempts)
-        select (${ids}::text[])[p.n], ${audience.accountId}, ${audience.campaignId}, p.id, p.email, 'sending', now(), 1 from picked p
-        returning id, contact_id, email, attempts
-      )
-      select w.id, w.contact_id, w.email, w.attempts, p.first_name, p.last_name, p.tags, p.attributes,
-        'subscribed' as contact_status, p.created_at as contact_created_at
-      from written w join picked p on p.id = w.contact_id
-      order by p.created_at, p.id`.execute(tx);
-    const end = rows.at(-1);
-    return { batch: rows, last: end ? { createdAt: end.contact_created_at, id: end.contact_id! } : null };
-  },
-
   async cancelPending(tx: Db, campaignId: string): Promise<void> {
     await tx
       .updateTable('messages')
@@ -321,6 +295,31 @@ export const messages = {
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
       where m.id = u.id`.execute(tx);
+  },
+
+  /**
+   * Writes a piece's messages once, with their outcomes, in one statement. A message put back
+   * (`queued`: the relay failed it alone) has no attempt yet and waits for the claim.
+   */
+  async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[]): Promise<void> {
+    if (!batch.length) return;
+    await sql`
+      insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at)
+      select u.id, ${accountId}, ${campaignId}, u.contact_id, u.email, u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
+        case when u.sent then now() end, case when u.status = 'bounced' then now() end
+      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
+                  ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[],
+                  ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)`.execute(tx);
+  },
+
+  /** How many messages the campaign has. */
+  async count(db: Db, campaignId: string): Promise<number> {
+    const row = await db
+      .selectFrom('messages')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    return row.n;
   },
 
   /** Whether any message of the campaign may still be sent. */

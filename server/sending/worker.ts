@@ -14,6 +14,7 @@ import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
 import type { CampaignContent } from './render.ts';
 import { resolvedContent } from '../campaigns/service.ts';
 import { Problem } from '../http/problem.ts';
+import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
@@ -75,30 +76,34 @@ export class CampaignSender {
     let failingSince: number | null = null;
     while (!signal.aborted) {
       if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
-      const written = await this.writeNext(campaignId);
-      if (typeof written === 'string') {
-        await this.fail(campaignId, written);
+      const piece = await this.takePiece(campaign.accountId, campaignId);
+      if (typeof piece === 'string') {
+        await this.fail(campaignId, piece);
         return 'done';
       }
-      let batch = written ?? [];
-      if (!batch.length) {
-        // The audience is written: retries due, and messages a dead worker held past the lease.
+      let batch: ClaimedMessage[];
+      if (piece) batch = piece.batch;
+      else {
+        // The audience is all sent: retries due, and messages given back by the relay.
         batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
         if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
         cursor = batch.at(-1)?.id ?? '';
       }
       if (!batch.length) {
-        if (await this.tryComplete(campaignId)) return 'done';
-        await sleep(250);
+        if (piece) await inTransaction(this.pool, (client) => audiences.finish(sqlOnClient(client), piece.id));
+        else if (await this.tryComplete(campaignId)) return 'done';
+        else await sleep(250);
         continue;
       }
       const results = await this.deliver(content, batch);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
-        await messages.release(
-          db,
-          batch.map((m) => m.id),
-        );
+        if (piece) await audiences.release(db, piece.id);
+        else
+          await messages.release(
+            db,
+            batch.map((m) => m.id),
+          );
         cursor = '';
         failingSince ??= Date.now();
         const error = transportErrors[0];
@@ -111,25 +116,34 @@ export class CampaignSender {
         continue;
       }
       failingSince = null;
-      await this.record(campaign.accountId, campaignId, results);
+      await this.record(campaign.accountId, campaignId, results, piece?.id ?? null);
     }
     return 'interrupted';
   }
 
   /**
-   * The audience's next messages, written and claimed in one short transaction that holds the
-   * audience (other workers on the campaign wait for it, never for the mail going out); null
-   * once they are all written, or why the campaign cannot go on.
+   * The audience's next piece: one a stopped worker left, else the next contacts. Its messages
+   * get their ids now and are written once, with their outcomes (`record`). Null once the
+   * audience is all taken and recorded; a string says why the campaign cannot go on.
    */
-  private writeNext(campaignId: string): Promise<ClaimedMessage[] | null | string> {
+  private takePiece(accountId: string, campaignId: string): Promise<{ id: string; batch: ClaimedMessage[] } | null | string> {
+    const size = this.settings.batchSize;
     return inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
-      const audience = await audiences.lockOpen(tx, campaignId);
-      if (!audience) return null;
-      const size = this.settings.batchSize;
-      const { batch, last } = await messages.writeNext(tx, audience, size);
-      await audiences.advance(tx, campaignId, last, batch.length, batch.length < size);
-      return batch;
+      const piece = (await audiences.takeAbandoned(tx, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, campaignId, size));
+      if (!piece) return null;
+      const batch = piece.contacts.map((c): ClaimedMessage => ({
+        id: newId('msg'),
+        contact_id: c.id,
+        email: c.email,
+        attempts: 1,
+        first_name: c.first_name,
+        last_name: c.last_name,
+        tags: c.tags,
+        attributes: c.attributes,
+        contact_status: 'subscribed',
+      }));
+      return { id: piece.id, batch };
     }).catch((e: unknown) => {
       if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
       throw e;
@@ -163,8 +177,11 @@ export class CampaignSender {
     return results;
   }
 
-  /** Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction. */
-  private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
+  /**
+   * Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction: a
+   * piece's messages are written there (and the piece let go), claimed ones updated.
+   */
+  private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: Parameters<typeof recordSendBounces>[3] = [];
@@ -235,7 +252,17 @@ export class CampaignSender {
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
       await client.query(PER_ROW_LOOKUPS);
-      await messages.recordOutcomes(tx, outcomes);
+      if (pieceId === null) await messages.recordOutcomes(tx, outcomes);
+      else {
+        const written = new Map(results.map(({ message }) => [message.id, message]));
+        await messages.insertOutcomes(
+          tx,
+          accountId,
+          campaignId,
+          outcomes.map((o) => ({ ...o, contactId: written.get(o.id)!.contact_id!, email: written.get(o.id)!.email })),
+        );
+        await audiences.finish(tx, pieceId);
+      }
       await campaigns.addSendCounts(tx, campaignId, counts);
       await writeRollups(tx, rollups);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
@@ -255,9 +282,9 @@ export class CampaignSender {
     return this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);
       const db = sqlOf(tx);
-      if (campaign?.status !== 'sending' || (await audiences.isOpen(db, campaignId)) || (await messages.hasPending(db, campaignId))) return false;
-      // Counted at the start; contacts who left the audience while it was written got no message.
-      campaign.recipients = (await audiences.written(db, campaignId)) ?? campaign.recipients;
+      if (campaign?.status !== 'sending' || (await audiences.hasWork(db, campaignId)) || (await messages.hasPending(db, campaignId))) return false;
+      // Counted at the start; contacts who left the audience while it was sent got no message.
+      if (await audiences.exists(db, campaignId)) campaign.recipients = await messages.count(db, campaignId);
       await campaigns.transition(tx, campaign, 'complete');
       return true;
     });

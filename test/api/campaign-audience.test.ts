@@ -43,7 +43,7 @@ async function importContacts(account: TestAccount, emails: string[], tags: stri
 describe('a campaign audience written as it sends', () => {
   it('sends to contacts created before the start, checked when their turn comes, by the rules of the start', async () => {
     const account = await newAccount(sendline.url, 'pieces');
-    const emails = Array.from({ length: 60 }, (_, i) => `p${String(i).padStart(2, '0')}@pieces.example`);
+    const emails = Array.from({ length: 200 }, (_, i) => `p${String(i).padStart(3, '0')}@pieces.example`);
     const ids = await importContacts(account, emails, ['vip']);
     const segment = await account.api('POST', '/api/segments', {
       body: { name: 'VIP', rules: { all: [{ field: 'tags', operator: 'contains', value: 'vip' }] } },
@@ -59,11 +59,13 @@ describe('a campaign audience written as it sends', () => {
     } finally {
       sink.delayMs = 0;
     }
-    expect(started.body.stats.recipients).toBe(60);
+    expect(started.body.stats.recipients).toBe(200);
     // While paused, and before their batch was written: the last contact leaves, the one before
     // it is deleted, a new contact joins the segment, and the segment itself is deleted.
-    const [last, beforeLast] = [emails[59], emails[58]];
-    expect(await sql('select count(*)::int as n from messages where campaign_id = $1 and email = any($2)', [c.id, [last, beforeLast]])).toEqual([{ n: 0 }]);
+    const [last, beforeLast] = [emails[199], emails[198]];
+    const taken = `select count(*)::int as n from contacts c join campaign_audiences a on a.campaign_id = $1
+      where c.email = any($2) and c.account_id = a.account_id and (c.created_at, c.id) <= (a.after_created_at, a.after_id)`;
+    expect(await sql(taken, [c.id, [last, beforeLast]])).toEqual([{ n: 0 }]);
     expect((await account.api('PATCH', `/api/contacts/${ids.get(last)}`, { body: { status: 'unsubscribed' } })).status).toBe(200);
     expect((await account.api('DELETE', `/api/contacts/${ids.get(beforeLast)}`)).status).toBe(204);
     expect((await account.api('POST', '/api/contacts', { body: { email: 'late@pieces.example', tags: ['vip'] } })).status).toBe(201);
@@ -71,14 +73,14 @@ describe('a campaign audience written as it sends', () => {
 
     expect((await account.api('POST', `/api/campaigns/${c.id}/resume`)).body.status).toBe('sending');
     const done = await finished(account, c.id);
-    for (const e of emails.slice(0, 58)) expect(sink.to(e)).toHaveLength(1);
+    for (const e of emails.slice(0, 198)) expect(sink.to(e)).toHaveLength(1);
     expect(sink.to(last)).toHaveLength(0);
     expect(sink.to(beforeLast)).toHaveLength(0);
     expect(sink.to('late@pieces.example')).toHaveLength(0);
     // On completion the count is what was written: one message per recipient, none for the rest.
-    expect(done.stats).toMatchObject({ recipients: 58, sent: 58, delivered: 58 });
-    const listed = await account.api('GET', `/api/campaigns/${c.id}/messages?limit=100`);
-    expect(listed.body.data).toHaveLength(58);
+    expect(done.stats).toMatchObject({ recipients: 198, sent: 198, delivered: 198 });
+    const listed = await account.api('GET', `/api/campaigns/${c.id}/messages?limit=500`);
+    expect(listed.body.data).toHaveLength(198);
     expect(new Set(listed.body.data.map((m: { status: string }) => m.status))).toEqual(new Set(['delivered']));
   });
 
@@ -99,6 +101,39 @@ describe('a campaign audience written as it sends', () => {
     const done = await finished(account, c.id);
     expect(done.stats).toMatchObject({ recipients: 12, sent: 12 });
     for (const e of emails) expect(sink.to(e)).toHaveLength(1);
+  });
+
+  it('sends again the piece of a worker that stopped before recording it, to its contacts without a message', async () => {
+    const account = await newAccount(sendline.url, 'abandoned');
+    const emails = Array.from({ length: 10 }, (_, i) => `a${i}@abandoned.example`);
+    const ids = [...(await importContacts(account, emails)).values()];
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    // What a worker that died mid-piece leaves: the audience all taken, one piece taken an hour
+    // ago and never recorded; one of its contacts has its message already (a retry recorded it).
+    const [first, last] = await sql('select id, email, created_at from contacts where id = any($1) order by created_at, id', [ids]).then((r) => [
+      r[0],
+      r.at(-1),
+    ]);
+    await sql(
+      `with started as (update campaigns set status = 'sending', started_at = now(), recipients = 10 where id = $2 returning id)
+       insert into campaign_audiences (campaign_id, account_id, definition, frozen_at, after_created_at, after_id)
+       select id, $1, '{"filter":{},"topicId":null,"segments":null}', now(), $3, $4 from started`,
+      [account.accountId, c.id, last.created_at, last.id],
+    );
+    await sql(
+      `insert into messages (id, account_id, campaign_id, contact_id, email, status, attempts, sent_at)
+       values ('msg_recordedbefore0000000', $1, $2, $3, $4, 'delivered', 1, now())`,
+      [account.accountId, c.id, first.id, first.email],
+    );
+    await sql(
+      `insert into campaign_audience_pieces (campaign_id, after_created_at, after_id, last_created_at, last_id, taken_at)
+       values ($1, null, null, $2, $3, now() - interval '1 hour')`,
+      [c.id, last.created_at, last.id],
+    );
+    const done = await finished(account, c.id);
+    expect(done.stats).toMatchObject({ recipients: 10, sent: 9 });
+    for (const e of emails) expect(sink.to(e)).toHaveLength(e === first.email ? 0 : 1);
+    expect(await sql('select count(*)::int as n from campaign_audience_pieces where campaign_id = $1', [c.id])).toEqual([{ n: 0 }]);
   });
 
   it('writes each contact once when two workers share the campaign', async () => {
