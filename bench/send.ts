@@ -84,10 +84,11 @@ async function smtpPoolAlone(port: number, count: number) {
 /** Statements of the send path, by what they do: [stage, test of the statement's text]. */
 const STATEMENT_STAGES: [string, RegExp][] = [
   ['audience count (in the `send` request)', /select count\(\*\)::int as n from contacts c/],
-  ['write the next batch (messages, claimed)', /with picked as/],
-  ['audience cursor', /campaign_audiences/],
+  ['take the next piece (contacts)', /select c.id, c.email, c.created_at/],
+  ['write messages with outcomes', /insert into messages \(id, account_id, campaign_id, contact_id, email, status, reason/],
+  ['audience cursor, pieces', /campaign_audience/],
   ['claim (retries)', /with claimed as/],
-  ['record outcomes', /update messages m set status = u\.status/],
+  ['record outcomes (retries)', /update messages m set status = u\.status/],
   ['events', /insert into events|copy events|from unnest\(\$2::text\[\]\) as t\(type\)/i],
   ['counters, rollups', /campaign_hourly|campaign_domains|update "campaigns" set "sent"/],
   ['status check', /select "status" from "campaigns"/],
