@@ -299,17 +299,24 @@ export const messages = {
 
   /**
    * Writes a piece's messages once, with their outcomes, in one statement. A message put back
-   * (`queued`: the relay failed it alone) has no attempt yet and waits for the claim.
+   * (`queued`: the relay failed it alone) has no attempt yet and waits for the claim. A contact
+   * deleted while its message was out is no longer named (as deleting does to its other
+   * messages), and one erased meanwhile leaves no address either (as erasing does).
    */
   async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[]): Promise<void> {
     if (!batch.length) return;
     await sql`
       insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at)
-      select u.id, ${accountId}, ${campaignId}, u.contact_id, u.email, u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
+      select u.id, ${accountId}, ${campaignId}, c.id,
+        case when c.id is null and exists (
+          select 1 from suppressions s
+          where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.source = 'erasure') then '' else u.email end,
+        u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
         case when u.sent then now() end, case when u.status = 'bounced' then now() end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
                   ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[],
-                  ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)`.execute(tx);
+                  ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)
+      left join contacts c on c.id = u.contact_id`.execute(tx);
   },
 
   /** How many messages the campaign has. */

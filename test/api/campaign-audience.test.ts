@@ -136,6 +136,26 @@ describe('a campaign audience written as it sends', () => {
     expect(await sql('select count(*)::int as n from campaign_audience_pieces where campaign_id = $1', [c.id])).toEqual([{ n: 0 }]);
   });
 
+  it('keeps no address for a contact erased while its message was on its way', async () => {
+    const account = await newAccount(sendline.url, 'erased');
+    const ids = await importContacts(account, ['gone@erased.example', 'kept@erased.example']);
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    sink.delayMs = 1500;
+    try {
+      await account.api('POST', `/api/campaigns/${c.id}/send`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await account.api('POST', `/api/contacts/${ids.get('gone@erased.example')}/erase`)).status).toBe(200);
+      await finished(account, c.id);
+    } finally {
+      sink.delayMs = 0;
+    }
+    const rows = await sql('select email, contact_id, status from messages where campaign_id = $1 order by email', [c.id]);
+    expect(rows).toEqual([
+      { email: '', contact_id: null, status: 'delivered' },
+      { email: 'kept@erased.example', contact_id: ids.get('kept@erased.example'), status: 'delivered' },
+    ]);
+  });
+
   it('writes each contact once when two workers share the campaign', async () => {
     const account = await newAccount(sendline.url, 'shared');
     const emails = Array.from({ length: 60 }, (_, i) => `s${i}@shared.example`);
