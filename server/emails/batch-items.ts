@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isValidEmail } from '../email.ts';
 import { loadContract } from '../http/contract.ts';
 import type { FieldError } from '../http/problem.ts';
+import { leanFieldErrors } from '../http/union-errors.ts';
 import { isStorableDateTime } from '../http/timestamps.ts';
 import type { EmailSendRequest } from './rules.ts';
 
@@ -44,10 +45,7 @@ function pointerOf(e: ErrorObject): string {
 }
 
 function errorsOf(list: ErrorObject[] | null | undefined): FieldError[] {
-  const errors = new Map<string, string>();
-  // A union's branches each report; the first error per pointer says enough.
-  for (const e of list ?? []) if (!errors.has(pointerOf(e))) errors.set(pointerOf(e), e.message ?? 'is not valid');
-  return [...errors].map(([pointer, detail]) => ({ pointer, detail }));
+  return leanFieldErrors((list ?? []).map((e) => ({ pointer: pointerOf(e), detail: e.message ?? 'is not valid', keyword: e.keyword })));
 }
 
 /** The item as a request, or what is wrong with it (one entry per pointer). */

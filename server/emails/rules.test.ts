@@ -31,6 +31,37 @@ describe('checkEmail', () => {
     expect(email!.ccHeader).toBeNull();
   });
 
+  it('makes a plain address the object without a name, in every list and in from', () => {
+    const plain = checkEmail(
+      request({
+        from: 'receipts@shop.example',
+        to: ['ada@example.com', { email: 'bob@example.com', name: 'Bob' }],
+        cc: ['ADA@example.com', 'cat@EXAMPLE.com'],
+        bcc: ['dan@example.com'],
+      }),
+      now,
+    );
+    const named = checkEmail(
+      request({
+        from: { email: 'receipts@shop.example' },
+        to: [{ email: 'ada@example.com' }, { email: 'bob@example.com', name: 'Bob' }],
+        cc: [{ email: 'ADA@example.com' }, { email: 'cat@EXAMPLE.com' }],
+        bcc: [{ email: 'dan@example.com' }],
+      }),
+      now,
+    );
+    expect(plain).toEqual(named);
+    expect(plain.email!.from).toEqual({ email: 'receipts@shop.example', name: null });
+    expect(plain.email!.recipients).toEqual([
+      { email: 'ada@example.com', name: null, kind: 'to' },
+      { email: 'bob@example.com', name: 'Bob', kind: 'to' },
+      { email: 'cat@example.com', name: null, kind: 'cc' },
+      { email: 'dan@example.com', name: null, kind: 'bcc' },
+    ]);
+    expect(plain.email!.toHeader).toBe('ada@example.com,\r\n Bob <bob@example.com>');
+    expect(plain.email!.ccHeader).toBe('cat@example.com');
+  });
+
   it('refuses reserved headers whatever their case, and line breaks or controls in values', () => {
     for (const name of ['from', 'Message-Id', 'LIST-ID', 'content-type', 'X-Sendline-Campaign', 'Received', 'Resent-To', 'ARC-Seal'])
       expect(pointers({ headers: { [name]: 'x' } })).toEqual([`/headers/${name}`]);

@@ -5,7 +5,9 @@ import type { FieldError } from '../http/problem.ts';
 import type { RecipientKind, StoredAttachment } from './entities.ts';
 
 export type EmailSendRequest = components['schemas']['EmailSendRequest'];
-type AddressInput = components['schemas']['EmailNamedAddress'];
+/** An address as the request gives it: `"ada@example.com"` or `{"email": "ada@example.com", "name": "Ada"}`. */
+type AddressInput = components['schemas']['EmailMailbox'];
+export type NamedAddress = components['schemas']['EmailNamedAddress'];
 
 /** Decoded attachments of one message, in all. */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
@@ -85,7 +87,8 @@ export interface CheckedEmail {
   scheduledAt: Date | null;
 }
 
-const addressOf = (input: AddressInput) => ({ email: input.email, name: input.name ?? null });
+/** Both forms as one: a plain address is the object without a name, from here on. */
+const addressOf = (input: AddressInput) => (typeof input === 'string' ? { email: input, name: null } : { email: input.email, name: input.name ?? null });
 
 export const decodedSize = (base64: string) => Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
 

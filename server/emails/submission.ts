@@ -8,7 +8,7 @@ import { Problem } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
 import { formatAddress } from '../sending/mime.ts';
 import { createServices, type Runtime } from '../services.ts';
-import { checkEmail, type EmailSendRequest } from './rules.ts';
+import { checkEmail, type EmailSendRequest, type NamedAddress } from './rules.ts';
 import { recipientStanding } from './store.ts';
 import { describeErrors, HeaderRefused, submittedFields, type SubmittedFields } from './submission-headers.ts';
 
@@ -36,7 +36,12 @@ async function principalOf(runtime: Runtime, apiKey: string, ip: string): Promis
 const addressesOf = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value);
 
 /** A submitted message as `POST /emails` would take it: envelope recipients, kinds from the headers. */
-function requestOf(parsed: ParsedMail, envelopeFrom: string, rcptTo: string[], fields: SubmittedFields): EmailSendRequest & { toHeader: string | null } {
+function requestOf(
+  parsed: ParsedMail,
+  envelopeFrom: string,
+  rcptTo: string[],
+  fields: SubmittedFields,
+): EmailSendRequest & { from: NamedAddress; toHeader: string | null } {
   const from = addressesOf(parsed.from)[0];
   const inTo = new Set(addressesOf(parsed.to).map((a) => a.address?.toLowerCase()));
   const inCc = new Set(addressesOf(parsed.cc).map((a) => a.address?.toLowerCase()));

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { Problem, sendProblem, validationFailed, type FieldError } from './problem.ts';
+import { leanFieldErrors } from './union-errors.ts';
 
 interface ValidatorError {
   status: number;
@@ -17,10 +18,13 @@ function pointerOf(path: string): string {
 }
 
 function fieldErrors(error: ValidatorError): FieldError[] {
-  return (error.errors ?? []).map((e) => ({
-    pointer: pointerOf(e.path),
-    detail: e.errorCode === 'additionalProperties.openapi.validation' ? 'is not a known field' : e.message,
-  }));
+  return leanFieldErrors(
+    (error.errors ?? []).map((e) => ({
+      pointer: pointerOf(e.path),
+      detail: e.errorCode === 'additionalProperties.openapi.validation' ? 'is not a known field' : e.message,
+      keyword: e.errorCode?.split('.')[0] ?? '',
+    })),
+  );
 }
 
 /** Turns anything thrown into a problem document. */

@@ -671,3 +671,25 @@ describe('webhooks', () => {
     expect(() => webhook.sign('evt_1', now.getTime(), body)).toThrow(WebhookVerificationError);
   });
 });
+
+describe('emails.send', () => {
+  it('takes plain and named addresses mixed in one list (typed so), and sends them as given', async () => {
+    const server = await serve(json(202, { data: [{ id: 'em_1', email: 'ada@example.com', kind: 'to', status: 'queued', reason: null }] }));
+    const sendline = new Sendline({ apiKey: KEY, baseUrl: server.url });
+    const sent = await sendline.emails.send({
+      from: 'receipts@shop.example',
+      to: ['ada@example.com', { email: 'bob@example.com', name: 'Bob' }],
+      cc: [{ email: 'dan@example.com' }, 'eve@example.com'],
+      bcc: ['fay@example.com'],
+      subject: 'Receipt',
+      text: 'Thanks!',
+    });
+    expect(sent.data[0].id).toBe('em_1');
+    expect(JSON.parse(server.received[0].body.toString())).toMatchObject({
+      from: 'receipts@shop.example',
+      to: ['ada@example.com', { email: 'bob@example.com', name: 'Bob' }],
+      cc: [{ email: 'dan@example.com' }, 'eve@example.com'],
+      bcc: ['fay@example.com'],
+    });
+  });
+});

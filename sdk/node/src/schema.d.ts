@@ -4434,9 +4434,13 @@ export interface components {
             data: components["schemas"]["EmailFailedData"];
         };
         /**
-         * @description An address and, optionally, the name shown beside it: `{"email": "ada@example.com", "name": "Ada"}`.
-         *     (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+         * @description A sender or recipient, in either form, mixed freely within a list: a plain address
+         *     (`"ada@example.com"`), or an object with the address and, optionally, the name shown beside it
+         *     (`{"email": "ada@example.com", "name": "Ada"}`). `"ada@example.com"` and
+         *     `{"email": "ada@example.com"}` are the same recipient.
          */
+        EmailMailbox: components["schemas"]["EmailAddress"] | components["schemas"]["EmailNamedAddress"];
+        /** @description An address and, optionally, the name shown beside it: `{"email": "ada@example.com", "name": "Ada"}`. */
         EmailNamedAddress: {
             /** @description The address. */
             email: components["schemas"]["EmailAddress"];
@@ -4523,17 +4527,18 @@ export interface components {
          *     required, unless `template_id` names a template whose published version gives all three.
          */
         EmailSendRequest: {
-            /** @description The sender (`From`): an address and, optionally, the name shown beside it. */
-            from: components["schemas"]["EmailNamedAddress"];
+            /** @description The sender (`From`): an address (`"receipts@shop.example"`), or `{"email", "name"}` with the name shown beside it. */
+            from: components["schemas"]["EmailMailbox"];
             /**
              * @description 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all.
+             *     Each is an address (`"ada@example.com"`) or `{"email", "name"}`, in any mix.
              *     An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
              */
-            to: components["schemas"]["EmailNamedAddress"][];
-            /** @description Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. */
-            cc?: components["schemas"]["EmailNamedAddress"][];
-            /** @description Up to 50 more recipients, each sent a copy of its own; no header shows them. */
-            bcc?: components["schemas"]["EmailNamedAddress"][];
+            to: components["schemas"]["EmailMailbox"][];
+            /** @description Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. Addresses or `{"email", "name"}`, as in `to`. */
+            cc?: components["schemas"]["EmailMailbox"][];
+            /** @description Up to 50 more recipients, each sent a copy of its own; no header shows them. Addresses or `{"email", "name"}`, as in `to`. */
+            bcc?: components["schemas"]["EmailMailbox"][];
             /** @description Where replies go (`Reply-To`); without it, to `from`. */
             reply_to?: components["schemas"]["EmailAddress"];
             /** @description Required unless `template_id` is given. */
@@ -12426,29 +12431,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "from": {
-                 *         "email": "receipts@shop.example",
-                 *         "name": "Shop"
-                 *       },
-                 *       "to": [
-                 *         {
-                 *           "email": "ada@example.com",
-                 *           "name": "Ada Lovelace"
-                 *         }
-                 *       ],
-                 *       "subject": "Your receipt for order 1042",
-                 *       "html": "<p>Thank you for your order.</p>",
-                 *       "text": "Thank you for your order.",
-                 *       "tags": [
-                 *         "receipt"
-                 *       ],
-                 *       "metadata": {
-                 *         "order_number": "1042"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["EmailSendRequest"];
             };
         };
@@ -12461,19 +12443,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "em_0Vbp7Rz4Tq2mWx8Kd5Hn3c",
-                     *           "email": "ada@example.com",
-                     *           "kind": "to",
-                     *           "status": "queued",
-                     *           "reason": null
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["EmailSendResult"];
                 };
             };

@@ -409,7 +409,7 @@ class ObjectSerializer
             $subClass = substr($class, 0, -2);
             $values = [];
             foreach ($data as $key => $value) {
-                $values[] = self::deserialize($value, $subClass, null);
+                $values[] = self::deserializeValue($value, $subClass);
             }
             return $values;
         }
@@ -423,7 +423,7 @@ class ObjectSerializer
                 $subClass_array = explode(',', $inner, 2);
                 $subClass = $subClass_array[1];
                 foreach ($data as $key => $value) {
-                    $deserialized[$key] = self::deserialize($value, $subClass, null);
+                    $deserialized[$key] = self::deserializeValue($value, $subClass);
                 }
             }
             return $deserialized;
@@ -536,11 +536,29 @@ class ObjectSerializer
 
                 if (isset($data->{$instance::attributeMap()[$property]})) {
                     $propertyValue = $data->{$instance::attributeMap()[$property]};
-                    $instance->$propertySetter(self::deserialize($propertyValue, $type, null));
+                    $instance->$propertySetter(self::deserializeValue($propertyValue, $type));
                 }
             }
             return $instance;
         }
+    }
+
+    /**
+     * Sendline: a value inside a decoded document. A string given for a model that is a union of a
+     * string and an object (an address or `{email, name}`, ANY_OF_STRING) is the plain branch,
+     * which a PHP model cannot hold: it stays the string it is, and is sent back as it came.
+     *
+     * @param mixed  $value the value
+     * @param string $class its type
+     *
+     * @return mixed
+     */
+    private static function deserializeValue($value, $class)
+    {
+        if (is_string($value) && defined(ltrim($class, '\\') . '::ANY_OF_STRING')) {
+            return $value;
+        }
+        return self::deserialize($value, $class, null);
     }
 
     /**

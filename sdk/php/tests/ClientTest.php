@@ -472,4 +472,33 @@ final class ClientTest extends TestCase
         $this->expectException(InvalidArgumentException::class);
         $client->contacts->importCsv('/no/such/file.csv');
     }
+
+    public function testEmailsSendTakesPlainAndNamedAddressesMixedAndSendsThemAsGiven(): void
+    {
+        self::$server->respond([['status' => 202, 'body' => ['data' => [['id' => 'em_1', 'email' => 'ada@example.com', 'kind' => 'to', 'status' => 'queued', 'reason' => null]]]]]);
+        $sent = self::client()->emails->send(
+            from: 'receipts@shop.example',
+            to: ['ada@example.com', ['email' => 'bob@example.com', 'name' => 'Bob'], new \Sendline\Model\EmailNamedAddress(['email' => 'cat@example.com'])],
+            cc: [['email' => 'dan@example.com'], 'eve@example.com'],
+            bcc: ['fay@example.com'],
+            subject: 'Receipt',
+            text: 'Thanks!',
+        );
+        $this->assertSame('em_1', $sent->getData()[0]->getId());
+        $body = json_decode(self::$server->requests()[0]['body'], true);
+        $this->assertSame('receipts@shop.example', $body['from']);
+        $this->assertSame(['ada@example.com', ['email' => 'bob@example.com', 'name' => 'Bob'], ['email' => 'cat@example.com']], $body['to']);
+        $this->assertSame([['email' => 'dan@example.com'], 'eve@example.com'], $body['cc']);
+        $this->assertSame(['fay@example.com'], $body['bcc']);
+    }
+
+    public function testTheGeneratedRequestModelKeepsBothFormsWhenReadFromJson(): void
+    {
+        $json = '{"from":"receipts@shop.example","to":["ada@example.com",{"email":"bob@example.com","name":"Bob"}],"subject":"Hi","text":"x"}';
+        $request = \Sendline\ObjectSerializer::deserialize(json_decode($json), '\Sendline\Model\EmailSendRequest');
+        $this->assertSame(
+            ['from' => 'receipts@shop.example', 'to' => ['ada@example.com', ['email' => 'bob@example.com', 'name' => 'Bob']], 'subject' => 'Hi', 'text' => 'x', 'track_opens' => false, 'track_clicks' => false],
+            json_decode(json_encode(\Sendline\ObjectSerializer::sanitizeForSerialization($request)), true),
+        );
+    }
 }

@@ -173,6 +173,7 @@ __all__ = [
     "EmailEventData",
     "EmailFailedData",
     "EmailFailedEvent",
+    "EmailMailbox",
     "EmailNamedAddress",
     "EmailOpenedData",
     "EmailOpenedEvent",
@@ -493,6 +494,7 @@ from sendline.models.email_delivered_event import EmailDeliveredEvent as EmailDe
 from sendline.models.email_event_data import EmailEventData as EmailEventData
 from sendline.models.email_failed_data import EmailFailedData as EmailFailedData
 from sendline.models.email_failed_event import EmailFailedEvent as EmailFailedEvent
+from sendline.models.email_mailbox import EmailMailbox as EmailMailbox
 from sendline.models.email_named_address import EmailNamedAddress as EmailNamedAddress
 from sendline.models.email_opened_data import EmailOpenedData as EmailOpenedData
 from sendline.models.email_opened_event import EmailOpenedEvent as EmailOpenedEvent

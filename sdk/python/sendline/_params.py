@@ -9,6 +9,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from typing_extensions import Required, TypedDict
 
 from sendline.models.audience import Audience
+from sendline.models.email_named_address import EmailNamedAddress
 from sendline.models.import_contact_row import ImportContactRow
 
 DateTime = Union[datetime, date, str]
@@ -221,6 +222,10 @@ class EmailAddressParams(TypedDict, total=False):
     name: str
 
 
+MailboxParams = Union[str, EmailAddressParams, EmailNamedAddress]
+"""An address: `"ada@example.com"`, or `{"email": "ada@example.com", "name": "Ada"}` (or the model) with the name shown beside it."""
+
+
 class EmailAttachmentParams(TypedDict, total=False):
     filename: Required[str]
     content_type: Required[str]
@@ -231,10 +236,10 @@ class EmailAttachmentParams(TypedDict, total=False):
 class EmailParams(TypedDict, total=False):
     """`emails.send` (with `from_` for the contract's `from`, a Python keyword)."""
 
-    to: Required[Sequence[EmailAddressParams]]
+    to: Required[Sequence[MailboxParams]]
     subject: str
-    cc: Sequence[EmailAddressParams]
-    bcc: Sequence[EmailAddressParams]
+    cc: Sequence[MailboxParams]
+    bcc: Sequence[MailboxParams]
     reply_to: str
     html: str
     text: str

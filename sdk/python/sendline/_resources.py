@@ -29,7 +29,7 @@ from sendline._params import (
     CustomFieldCreateParams,
     CustomFieldUpdateParams,
     DateTime,
-    EmailAddressParams,
+    MailboxParams,
     EmailParams,
     PaymentParams,
     RegisterParams,
@@ -93,6 +93,8 @@ from sendline.models.template_version import TemplateVersion
 from sendline.models.email import Email
 from sendline.models.email_batch_request import EmailBatchRequest
 from sendline.models.email_batch_result import EmailBatchResult
+from sendline.models.email_mailbox import EmailMailbox
+from sendline.models.email_named_address import EmailNamedAddress
 from sendline.models.email_send_request import EmailSendRequest
 from sendline.models.email_send_result import EmailSendResult
 from sendline.models.campaign_analytics import CampaignAnalytics
@@ -902,13 +904,45 @@ class PublicListsResource(_Resource):
         return self._call("POST", self._api.subscribe, public_id, _body(PublicSubscribeRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
 
-def _email_fields(from_: Optional[EmailAddressParams], fields: Mapping[str, Any]) -> Dict[str, Any]:
+def _email_fields(from_: Optional[MailboxParams], fields: Mapping[str, Any]) -> Dict[str, Any]:
     """`from_` is the contract's `from` (a Python keyword); `scheduled_at` goes out in UTC."""
     out: Dict[str, Any] = dict(fields)
     if from_ is not None:
         out["from"] = from_
     if out.get("scheduled_at") is not None:
         out["scheduled_at"] = _utc(out["scheduled_at"])
+    return out
+
+
+def _mailbox(value: Any, pointer: str) -> Any:
+    """An address (`"ada@example.com"`) or `{"email", "name"}` as the generated union model holds
+    it: pydantic cannot build the union from either by itself (it would send null). Anything else
+    is left to the request model, which refuses it with its pointer."""
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(EmailNamedAddress.model_fields))
+        if unknown:
+            raise local_validation_error("validation_failed", [(f"{pointer}/{name}", "is not a known field") for name in unknown])
+        try:
+            return EmailMailbox(EmailNamedAddress.model_validate(dict(value)))
+        except pydantic.ValidationError as error:
+            raise _field_errors(error, lambda loc: pointer + _body_pointer(loc)) from None
+    if isinstance(value, (str, EmailNamedAddress)):
+        try:
+            return EmailMailbox(value)
+        except pydantic.ValidationError as error:
+            raise _field_errors(error, lambda loc: pointer) from None
+    return value
+
+
+def _mailboxes(fields: Dict[str, Any]) -> Dict[str, Any]:
+    """`from`, `to`, `cc` and `bcc` of `emails.send`, each address in either form, as the request model takes them."""
+    out = dict(fields)
+    if "from" in out:
+        out["from"] = _mailbox(out["from"], "/from")
+    for name in ("to", "cc", "bcc"):
+        given = out.get(name)
+        if isinstance(given, (list, tuple)):
+            out[name] = [_mailbox(value, f"/{name}/{i}") for i, value in enumerate(given)]
     return out
 
 
@@ -920,7 +954,7 @@ class EmailsResource(_Resource):
     def send(
         self,
         *,
-        from_: Optional[EmailAddressParams] = None,
+        from_: Optional[MailboxParams] = None,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -929,8 +963,9 @@ class EmailsResource(_Resource):
         """`from_`, `to`, `subject`, `html` and/or `text`, and optionally `cc`, `bcc`, `reply_to`,
         `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`;
         or `template_id` (with `template_version`, `data`) instead of `subject`, `html` and `text`.
+        Each address is a string (`"ada@example.com"`) or `{"email": …, "name": …}`, mixed as you like.
         Answers one entry per recipient: its id and `queued`, or `refused` with the reason."""
-        body = _body(EmailSendRequest, _email_fields(from_, fields))
+        body = _body(EmailSendRequest, _mailboxes(_email_fields(from_, fields)))
         return self._call("POST", self._api.send, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def batch(

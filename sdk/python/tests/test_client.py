@@ -626,3 +626,42 @@ def test_login_with_arguments_of_the_wrong_type_is_a_validation_error(server):
     with pytest.raises(sendline.ConfigurationError, match="must be a str"):
         sendline.Sendline(api_key=KEY.encode(), base_url=server.url)
     assert server.received == []
+
+
+# Addresses of emails.send: a string or {"email", "name"}, mixed.
+
+
+def sent(email: str, kind: str = "to") -> dict:
+    return {"id": "em_1", "email": email, "kind": kind, "status": "queued", "reason": None}
+
+
+def test_emails_send_takes_plain_and_named_addresses_mixed_and_sends_them_as_given(server):
+    server.answers = [Answer(202, {"data": [sent("ada@example.com")]})]
+    client_of(server).emails.send(
+        from_="receipts@shop.example",
+        to=["ada@example.com", {"email": "bob@example.com", "name": "Bob"}, sendline.EmailNamedAddress(email="cat@example.com")],
+        cc=[{"email": "dan@example.com"}, "eve@example.com"],
+        bcc=["fay@example.com"],
+        subject="Receipt",
+        text="Thanks!",
+    )
+    body = json.loads(server.received[0].body)
+    assert body["from"] == "receipts@shop.example"
+    assert body["to"] == ["ada@example.com", {"email": "bob@example.com", "name": "Bob"}, {"email": "cat@example.com"}]
+    assert body["cc"] == [{"email": "dan@example.com"}, "eve@example.com"]
+    assert body["bcc"] == ["fay@example.com"]
+
+
+def test_emails_send_refuses_an_address_it_cannot_send_with_its_pointer(server):
+    client = client_of(server)
+    cases = [
+        ({"to": [{"email": "ada@example.com", "nmae": "Ada"}]}, ["/to/0/nmae"]),
+        ({"to": ["ada@example.com", {"name": "Ada"}]}, ["/to/1/email"]),
+        ({"to": ["ada@example.com"], "cc": [42]}, ["/cc/0"]),
+        ({"to": ["x" * 300 + "@example.com"]}, ["/to/0"]),
+    ]
+    for fields, pointers in cases:
+        with pytest.raises(sendline.ValidationError) as raised:
+            client.emails.send(from_="receipts@shop.example", subject="Hi", text="x", **fields)
+        assert [e.pointer for e in raised.value.errors][:1] == pointers, fields
+    assert server.received == []

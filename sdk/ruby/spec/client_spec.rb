@@ -370,4 +370,34 @@ RSpec.describe Sendline::Client do
       expect(server.requests.size).to eq(3)
     end
   end
+
+  describe 'emails.send' do
+    it 'sends plain and named addresses, mixed in one list, as given' do
+      sent = { data: [{ id: 'em_1', email: 'ada@example.com', kind: 'to', status: 'queued', reason: nil }] }
+      server = serve { [202, JSON_TYPE, JSON.generate(sent)] }
+      result = client_for(server).emails.send(
+        from: 'receipts@shop.example',
+        to: ['ada@example.com', { email: 'bob@example.com', name: 'Bob' }, Sendline::EmailNamedAddress.new(email: 'cat@example.com')],
+        cc: [{ 'email' => 'dan@example.com' }, 'eve@example.com'],
+        bcc: ['fay@example.com'],
+        subject: 'Receipt',
+        text: 'Thanks!'
+      )
+      expect(result.data.first.id).to eq('em_1')
+      body = JSON.parse(server.requests.first.body)
+      expect(body.slice('from', 'to', 'cc', 'bcc')).to eq(
+        'from' => 'receipts@shop.example',
+        'to' => ['ada@example.com', { 'email' => 'bob@example.com', 'name' => 'Bob' }, { 'email' => 'cat@example.com' }],
+        'cc' => [{ 'email' => 'dan@example.com' }, 'eve@example.com'],
+        'bcc' => ['fay@example.com']
+      )
+    end
+
+    it 'builds both forms from parsed JSON (string keys) into the generated request model' do
+      json = '{"from":"receipts@shop.example","to":["ada@example.com",{"email":"bob@example.com","name":"Bob"}],"subject":"Hi","text":"x"}'
+      request = Sendline::EmailSendRequest.build_from_hash(JSON.parse(json))
+      expect(request.to[1]).to be_a(Sendline::EmailNamedAddress)
+      expect(JSON.parse(request.to_hash.to_json)).to eq(JSON.parse(json).merge('track_opens' => false, 'track_clicks' => false))
+    end
+  end
 end

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * EmailNamedAddress Class Doc Comment
  *
  * @category Class
- * @description An address and, optionally, the name shown beside it: &#x60;{\&quot;email\&quot;: \&quot;ada@example.com\&quot;, \&quot;name\&quot;: \&quot;Ada\&quot;}&#x60;. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+ * @description An address and, optionally, the name shown beside it: &#x60;{\&quot;email\&quot;: \&quot;ada@example.com\&quot;, \&quot;name\&quot;: \&quot;Ada\&quot;}&#x60;.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

@@ -58,10 +58,10 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var string[]
       */
     protected static $openAPITypes = [
-        'from' => '\Sendline\Model\EmailNamedAddress',
-        'to' => '\Sendline\Model\EmailNamedAddress[]',
-        'cc' => '\Sendline\Model\EmailNamedAddress[]',
-        'bcc' => '\Sendline\Model\EmailNamedAddress[]',
+        'from' => '\Sendline\Model\EmailMailbox',
+        'to' => '\Sendline\Model\EmailMailbox[]',
+        'cc' => '\Sendline\Model\EmailMailbox[]',
+        'bcc' => '\Sendline\Model\EmailMailbox[]',
         'reply_to' => 'string',
         'subject' => 'string',
         'html' => 'string',
@@ -478,7 +478,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets from
      *
-     * @return \Sendline\Model\EmailNamedAddress
+     * @return \Sendline\Model\EmailMailbox
      */
     public function getFrom()
     {
@@ -488,7 +488,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets from
      *
-     * @param \Sendline\Model\EmailNamedAddress $from The sender (`From`): an address and, optionally, the name shown beside it.
+     * @param \Sendline\Model\EmailMailbox $from The sender (`From`): an address (`\"receipts@shop.example\"`), or `{\"email\", \"name\"}` with the name shown beside it.
      *
      * @return self
      */
@@ -505,7 +505,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets to
      *
-     * @return \Sendline\Model\EmailNamedAddress[]
+     * @return \Sendline\Model\EmailMailbox[]
      */
     public function getTo()
     {
@@ -515,7 +515,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets to
      *
-     * @param \Sendline\Model\EmailNamedAddress[] $to 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
+     * @param \Sendline\Model\EmailMailbox[] $to 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. Each is an address (`\"ada@example.com\"`) or `{\"email\", \"name\"}`, in any mix. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
      *
      * @return self
      */
@@ -539,7 +539,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets cc
      *
-     * @return \Sendline\Model\EmailNamedAddress[]|null
+     * @return \Sendline\Model\EmailMailbox[]|null
      */
     public function getCc()
     {
@@ -549,7 +549,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets cc
      *
-     * @param \Sendline\Model\EmailNamedAddress[]|null $cc Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.
+     * @param \Sendline\Model\EmailMailbox[]|null $cc Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.
      *
      * @return self
      */
@@ -570,7 +570,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets bcc
      *
-     * @return \Sendline\Model\EmailNamedAddress[]|null
+     * @return \Sendline\Model\EmailMailbox[]|null
      */
     public function getBcc()
     {
@@ -580,7 +580,7 @@ class EmailSendRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets bcc
      *
-     * @param \Sendline\Model\EmailNamedAddress[]|null $bcc Up to 50 more recipients, each sent a copy of its own; no header shows them.
+     * @param \Sendline\Model\EmailMailbox[]|null $bcc Up to 50 more recipients, each sent a copy of its own; no header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.
      *
      * @return self
      */

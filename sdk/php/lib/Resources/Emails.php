@@ -22,7 +22,10 @@ class Emails extends Resource
         parent::__construct($transport, EmailsApi::class);
     }
 
-    /** `from`, `to`, `subject`, `html` and/or `text`, and optionally `cc`, `bcc`, `reply_to`, `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`. */
+    /**
+     * `from`, `to`, `subject`, `html` and/or `text`, and optionally `cc`, `bcc`, `reply_to`, `headers`, `attachments`, `tags`, `metadata`, `track_opens`, `track_clicks`, `scheduled_at`.
+     * Each address is a string (`'ada@example.com'`) or `['email' => …, 'name' => …]`, mixed as you like.
+     */
     public function send(array $params = [], mixed ...$named): EmailSendResult
     {
         return $this->call('sendRequest', EmailSendResult::class, [], self::merge($params, $named), EmailSendRequest::class);

@@ -134,6 +134,7 @@ from sendline.models.email_delivered_event import EmailDeliveredEvent
 from sendline.models.email_event_data import EmailEventData
 from sendline.models.email_failed_data import EmailFailedData
 from sendline.models.email_failed_event import EmailFailedEvent
+from sendline.models.email_mailbox import EmailMailbox
 from sendline.models.email_named_address import EmailNamedAddress
 from sendline.models.email_opened_data import EmailOpenedData
 from sendline.models.email_opened_event import EmailOpenedEvent

@@ -25,7 +25,7 @@ from typing_extensions import Self
 
 class EmailNamedAddress(BaseModel):
     """
-    An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+    An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`.
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The address.")
     name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The name shown beside the address, up to 200 characters, without line breaks.")

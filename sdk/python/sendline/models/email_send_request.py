@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.email_attachment import EmailAttachment
-from sendline.models.email_named_address import EmailNamedAddress
+from sendline.models.email_mailbox import EmailMailbox
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -30,10 +30,10 @@ class EmailSendRequest(BaseModel):
     """
     One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
     """ # noqa: E501
-    var_from: EmailNamedAddress = Field(description="The sender (`From`): an address and, optionally, the name shown beside it.", alias="from")
-    to: Annotated[List[EmailNamedAddress], Field(min_length=1, max_length=50)] = Field(description="1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.")
-    cc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.")
-    bcc: Optional[Annotated[List[EmailNamedAddress], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; no header shows them.")
+    var_from: EmailMailbox = Field(description="The sender (`From`): an address (`\"receipts@shop.example\"`), or `{\"email\", \"name\"}` with the name shown beside it.", alias="from")
+    to: Annotated[List[EmailMailbox], Field(min_length=1, max_length=50)] = Field(description="1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. Each is an address (`\"ada@example.com\"`) or `{\"email\", \"name\"}`, in any mix. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.")
+    cc: Optional[Annotated[List[EmailMailbox], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.")
+    bcc: Optional[Annotated[List[EmailMailbox], Field(max_length=50)]] = Field(default=None, description="Up to 50 more recipients, each sent a copy of its own; no header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.")
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Where replies go (`Reply-To`); without it, to `from`.")
     subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="Required unless `template_id` is given.")
     html: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=2000000)]] = Field(default=None, description="Sent as it is: no Liquid (templates come through `template_id`).")
@@ -132,10 +132,10 @@ class EmailSendRequest(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "from": EmailNamedAddress.from_dict(obj["from"]) if obj.get("from") is not None else None,
-            "to": [EmailNamedAddress.from_dict(_item) for _item in obj["to"]] if obj.get("to") is not None else None,
-            "cc": [EmailNamedAddress.from_dict(_item) for _item in obj["cc"]] if obj.get("cc") is not None else None,
-            "bcc": [EmailNamedAddress.from_dict(_item) for _item in obj["bcc"]] if obj.get("bcc") is not None else None,
+            "from": EmailMailbox.from_dict(obj["from"]) if obj.get("from") is not None else None,
+            "to": [EmailMailbox.from_dict(_item) for _item in obj["to"]] if obj.get("to") is not None else None,
+            "cc": [EmailMailbox.from_dict(_item) for _item in obj["cc"]] if obj.get("cc") is not None else None,
+            "bcc": [EmailMailbox.from_dict(_item) for _item in obj["bcc"]] if obj.get("bcc") is not None else None,
             "reply_to": obj.get("reply_to"),
             "subject": obj.get("subject"),
             "html": obj.get("html"),

@@ -281,6 +281,7 @@ module Sendline
     end
 
     # Transactional email: `send`, `batch`, `get`, `list`, `cancel`.
+    # Each address (`from:`, `to:`, `cc:`, `bcc:`) is a string or `{ email:, name: }`, mixed as you like.
     class Emails < Resource
       operations_of EmailsApi
     end

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`. (An object even without a name: a union of a string and an object is one several SDK generators cannot read.)
+  # An address and, optionally, the name shown beside it: `{\"email\": \"ada@example.com\", \"name\": \"Ada\"}`.
   class EmailNamedAddress < ApiModelBase
     # The address.
     attr_accessor :email

@@ -16,16 +16,16 @@ require 'time'
 module Sendline
   # One message to up to 50 `to` addresses (and their `cc` and `bcc`): each recipient gets a copy of its own, with its own id, tracking and events. `subject` and `html` or `text` (or both) are required, unless `template_id` names a template whose published version gives all three.
   class EmailSendRequest < ApiModelBase
-    # The sender (`From`): an address and, optionally, the name shown beside it.
+    # The sender (`From`): an address (`\"receipts@shop.example\"`), or `{\"email\", \"name\"}` with the name shown beside it.
     attr_accessor :from
 
-    # 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
+    # 1–50 recipients, each sent a copy of its own; the `To` header of every copy shows them all. Each is an address (`\"ada@example.com\"`) or `{\"email\", \"name\"}`, in any mix. An address named more than once (here, in `cc` or in `bcc`) gets one copy, under the first.
     attr_accessor :to
 
-    # Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them.
+    # Up to 50 more recipients, each sent a copy of its own; the `Cc` header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.
     attr_accessor :cc
 
-    # Up to 50 more recipients, each sent a copy of its own; no header shows them.
+    # Up to 50 more recipients, each sent a copy of its own; no header shows them. Addresses or `{\"email\", \"name\"}`, as in `to`.
     attr_accessor :bcc
 
     # Where replies go (`Reply-To`); without it, to `from`.
@@ -107,10 +107,10 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'from' => :'EmailNamedAddress',
-        :'to' => :'Array<EmailNamedAddress>',
-        :'cc' => :'Array<EmailNamedAddress>',
-        :'bcc' => :'Array<EmailNamedAddress>',
+        :'from' => :'EmailMailbox',
+        :'to' => :'Array<EmailMailbox>',
+        :'cc' => :'Array<EmailMailbox>',
+        :'bcc' => :'Array<EmailMailbox>',
         :'reply_to' => :'String',
         :'subject' => :'String',
         :'html' => :'String',
