@@ -113,3 +113,80 @@ describe('sending threads', () => {
     expect(await sendOne(campaign('cmp_a', 'Hi'), recipient(3000))).toMatchObject({ kind: 'transport_error' });
   });
 });
+
+describe('sending threads started on demand', () => {
+  const IDLE_MS = 300;
+  const secretKeys = [legacyKey('a-test-secret-that-is-long-enough-0123456789')];
+  const sink = new SmtpSink();
+  const make = () => new SendThreads({ smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', secretKeys }, 2, createLogger('silent'), IDLE_MS);
+  const until = async (check: () => boolean, ms = 10_000) => {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  beforeAll(() => sink.start());
+  afterAll(() => sink.stop());
+
+  it('starts no thread before the first send, and ends them after an idle period', async () => {
+    const threads = make();
+    try {
+      expect(threads.running).toBe(0);
+      const outcomes = await threads.sendAll(campaign('cmp_idle', 'Hello'), [recipient(1), recipient(2)]);
+      expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+      expect(threads.running).toBe(2);
+      // Ended, and their SMTP connections with them.
+      await until(() => threads.running === 0 && sink.openConnections === 0);
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it('sends after the threads ended for idleness, with the campaign handed over again', async () => {
+    const threads = make();
+    try {
+      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(10)])).toMatchObject([{ kind: 'accepted' }]);
+      await until(() => threads.running === 0);
+      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(11)])).toMatchObject([{ kind: 'accepted' }]);
+      expect(sink.to('reader11@inbox.example')[0].mail.subject).toBe('First Reader11');
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it('loses no message sent while threads are ending, and warm keeps idle threads for a campaign', async () => {
+    const threads = make();
+    try {
+      // Sends spread around the idle limit: some meet a thread that is being ended.
+      const sent = [];
+      for (let i = 0; i < 12; i++) {
+        sent.push(threads.sendAll(campaign('cmp_edge', 'Edge'), [recipient(100 + i)]));
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2 + (i % 3) * 60));
+      }
+      expect((await Promise.all(sent)).flat().every((o) => o.kind === 'accepted')).toBe(true);
+      threads.warm();
+      expect(threads.running).toBe(2);
+    } finally {
+      await threads.close();
+    }
+    expect(threads.running).toBe(0);
+  });
+
+  it('ends every thread on close, idle or busy', async () => {
+    const idle = make();
+    await idle.sendAll(campaign('cmp_close', 'Bye'), [recipient(200)]);
+    await idle.close();
+    expect(idle.running).toBe(0);
+    const busy = make();
+    const inFlight = busy.sendAll(
+      campaign('cmp_close', 'Bye'),
+      Array.from({ length: 40 }, (_, i) => recipient(300 + i)),
+    );
+    await busy.close();
+    // Whatever did not go out is answered as a transport error (back to the queue), never left hanging.
+    expect((await inFlight).every((o) => o.kind === 'accepted' || o.kind === 'transport_error')).toBe(true);
+    await until(() => sink.openConnections === 0);
+  });
+});

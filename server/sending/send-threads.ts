@@ -11,6 +11,8 @@ export const CAMPAIGNS_PER_THREAD = 32;
 
 const THREAD_OLD_GENERATION_MB = 256;
 const CLOSE_GRACE_MS = 10_000;
+/** How long a thread with nothing in flight lives on: a campaign's batches come far closer together. */
+export const THREAD_IDLE_MS = 30_000;
 
 export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
 
@@ -51,6 +53,8 @@ interface Thread {
   load: number;
   /** Campaigns handed to this thread; it may since have dropped some, and then asks. */
   campaigns: Set<string>;
+  /** Set while nothing is in flight: ends the thread when it fires. */
+  idle: NodeJS.Timeout | null;
 }
 
 /**
@@ -58,21 +62,29 @@ interface Thread {
  * the main thread claims and records batches, the threads render and send. A batch is shared out
  * among the threads, each share to the thread with the fewest recipients in flight. A thread that dies answers its messages with a transport
  * error (they go back to the queue) and is replaced on the next send.
+ *
+ * Threads start on first use and end after `idleMs` with nothing in flight, so an idle server
+ * holds no thread's heap, code or compiled campaigns. A thread is taken out of its slot before
+ * it is told to stop, so a send that comes meanwhile goes to a new thread, never to the stopping one.
  */
 export class SendThreads {
   private readonly threads: (Thread | null)[];
   private readonly data: SendThreadData;
   private readonly log: Logger;
+  private readonly idleMs: number;
+  /** Threads ended for idleness and not exited yet: `close` waits for them too. */
+  private readonly stopping = new Set<Promise<void>>();
   private nextId = 0;
   private closed = false;
 
-  constructor(data: SendThreadData, count: number, log: Logger) {
+  constructor(data: SendThreadData, count: number, log: Logger, idleMs = THREAD_IDLE_MS) {
     // The relay's connections and the process's sending rate are shared out among the threads,
     // never more connections in all than the pool has: no more threads than connections.
     const threads = Math.max(1, Math.min(count, data.sending.poolSize));
     this.data = { ...data, sending: { ...data.sending, ratePerSecond: data.sending.ratePerSecond / threads } };
     this.threads = Array.from({ length: threads }, () => null);
     this.log = log;
+    this.idleMs = idleMs;
   }
 
   /** A slot's share of the pool's connections: the remainder goes to the first slots. */
@@ -82,10 +94,22 @@ export class SendThreads {
     return { ...this.data, sending: { ...this.data.sending, poolSize: Math.floor(poolSize / count) + (slot < poolSize % count ? 1 : 0) } };
   }
 
-  /** Starts the threads not running yet, so that a campaign's first batch does not wait for them to load. */
+  /** How many threads are running now (not counting ones ending). */
+  get running(): number {
+    return this.threads.filter(Boolean).length;
+  }
+
+  /**
+   * Starts the threads not running yet, and gives idle ones a full idle period again, so that a
+   * campaign's first batch does not wait for threads to load.
+   */
   warm(): void {
     if (this.closed) return;
-    for (let slot = 0; slot < this.threads.length; slot++) if (!this.threads[slot]) this.start(slot);
+    for (let slot = 0; slot < this.threads.length; slot++) {
+      const thread = this.threads[slot];
+      if (thread) thread.idle?.refresh();
+      else this.start(slot);
+    }
   }
 
   /** Renders and sends to every recipient, shared out among the threads; answers their outcomes in order. */
@@ -121,11 +145,7 @@ export class SendThreads {
         const needed = [...new Set(share.map((m) => m.contentId))].map((id) => contents.get(id)!);
         const request: TransactionalRequest = { id: this.nextId++, kind: 'transactional', contents: needed, mails: share };
         const thread = this.leastBusy();
-        const reply = await new Promise<ThreadReply>((resolve) => {
-          thread.pending.set(request.id, { recipients: share.length, resolve });
-          thread.load += share.length;
-          thread.worker.postMessage(request);
-        });
+        const reply = await new Promise<ThreadReply>((resolve) => this.post(thread, request, share.length, resolve));
         return reply.kind === 'outcomes'
           ? reply.outcomes
           : share.map(() => ({ kind: 'transport_error', error: reply.kind === 'lost' ? reply.error : 'no answer' }));
@@ -137,26 +157,46 @@ export class SendThreads {
   private request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean): Promise<ThreadReply> {
     const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, ...(withCampaign ? { campaign } : {}) };
     if (withCampaign) thread.campaigns.add(campaign.id);
-    return new Promise((resolve) => {
-      thread.pending.set(request.id, { recipients: recipients.length, resolve });
-      thread.load += recipients.length;
-      thread.worker.postMessage(request);
-    });
+    return new Promise((resolve) => this.post(thread, request, recipients.length, resolve));
+  }
+
+  private post(thread: Thread, request: SendRequest | TransactionalRequest, recipients: number, resolve: (reply: ThreadReply) => void): void {
+    if (thread.idle) clearTimeout(thread.idle);
+    thread.idle = null;
+    thread.pending.set(request.id, { recipients, resolve });
+    thread.load += recipients;
+    thread.worker.postMessage(request);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(
-      this.threads.map(async (thread) => {
-        if (!thread) return;
-        const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
-        thread.worker.postMessage('close');
-        // A thread still busy after this long is stopped: shutting down must not hang on it.
-        const timer = setTimeout(() => void thread.worker.terminate(), CLOSE_GRACE_MS);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    const running = this.threads.splice(0, this.threads.length, ...this.threads.map(() => null));
+    await Promise.all([...running.map((thread) => thread && this.stop(thread)), ...this.stopping]);
+  }
+
+  /** Tells a thread to finish what it has and end; a thread still busy after the grace period is stopped. */
+  private async stop(thread: Thread): Promise<void> {
+    if (thread.idle) clearTimeout(thread.idle);
+    thread.idle = null;
+    const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
+    thread.worker.postMessage('close');
+    // Shutting down must not hang on a thread.
+    const timer = setTimeout(() => void thread.worker.terminate(), CLOSE_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Ends the thread after `idleMs` unless work comes first. */
+  private idleAfterwards(slot: number, thread: Thread): void {
+    if (thread.pending.size || thread.idle || this.closed) return;
+    thread.idle = setTimeout(() => {
+      thread.idle = null;
+      if (this.threads[slot] !== thread || thread.pending.size) return;
+      this.threads[slot] = null;
+      const stopped = this.stop(thread);
+      this.stopping.add(stopped);
+      void stopped.finally(() => this.stopping.delete(stopped));
+    }, this.idleMs).unref();
   }
 
   private leastBusy(): Thread {
@@ -176,15 +216,18 @@ export class SendThreads {
       workerData: this.dataFor(slot),
       resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
     });
-    const thread: Thread = { worker, pending: new Map(), campaigns: new Set(), load: 0 };
+    const thread: Thread = { worker, pending: new Map(), campaigns: new Set(), load: 0, idle: null };
     worker.on('message', ({ id, reply }: { id: number; reply: ThreadReply }) => {
       const pending = thread.pending.get(id);
       if (!pending) return;
       thread.pending.delete(id);
       thread.load -= pending.recipients;
+      this.idleAfterwards(slot, thread);
       pending.resolve(reply);
     });
     const lost = (reason: string) => {
+      if (thread.idle) clearTimeout(thread.idle);
+      thread.idle = null;
       if (this.threads[slot] === thread) this.threads[slot] = null;
       for (const { resolve } of thread.pending.values()) resolve({ kind: 'lost', error: reason });
       thread.pending.clear();
@@ -196,6 +239,7 @@ export class SendThreads {
     });
     worker.on('exit', () => lost('the sending thread stopped'));
     this.threads[slot] = thread;
+    this.idleAfterwards(slot, thread);
     return thread;
   }
 }
