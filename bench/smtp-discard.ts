@@ -1,7 +1,8 @@
 /**
  * An SMTP server that accepts every message and throws it away: the benchmarks' relay. Given a
  * file (its first argument), it writes there the time (`Date.now()`) its first message arrived,
- * so that a benchmark can time start → first message.
+ * so that a benchmark can time start → first message; SIGUSR2 makes the next message the first
+ * again.
  */
 import { writeFileSync } from 'node:fs';
 import { SMTPServer } from 'smtp-server';
@@ -24,6 +25,9 @@ const server = new SMTPServer({
 server.on('error', () => {});
 server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.server.address() as { port: number }).port }));
+});
+process.on('SIGUSR2', () => {
+  received = 0;
 });
 process.on('SIGTERM', () => {
   console.error(JSON.stringify({ received }));

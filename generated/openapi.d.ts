@@ -325,8 +325,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a campaign
-         * @description Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent
-         *     are marked `cancelled`. Emits `campaign.cancelled`.
+         * @description Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages waiting for a
+         *     retry are marked `cancelled`, and the rest of the audience gets no message. Emits
+         *     `campaign.cancelled`.
          */
         post: operations["Campaigns_cancel"];
         delete?: never;
@@ -451,8 +452,9 @@ export interface paths {
         /**
          * Send a campaign
          * @description Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is
-         *     given. Sending freezes the audience into one message per subscribed recipient and emits
-         *     `campaign.started`; then each message emits `email.sent` and `email.delivered` (or
+         *     given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed,
+         *     matching it) and emits `campaign.started`; messages are written batch by batch as they go
+         *     out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or
          *     `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with
          *     `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
          */
@@ -2506,7 +2508,10 @@ export interface components {
             text_content: string | null;
             /** @description The preview text inbox lists show after the subject. */
             preheader: string | null;
-            /** @description Who receives the campaign, frozen into messages when it starts sending. */
+            /**
+             * @description Who receives the campaign: contacts created before it starts sending that match it; each is
+             *     checked again when its message is written, in batches as the campaign sends.
+             */
             audience: components["schemas"]["Audience"];
             /**
              * @description The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the
@@ -3055,7 +3060,9 @@ export interface components {
         CampaignStats: {
             /**
              * Format: int32
-             * @description Who will be sent to: the audience frozen at send time, suppressed contacts left out.
+             * @description Who will be sent to: the audience counted when sending starts, suppressed contacts left out.
+             *     Once the campaign completes, the messages it wrote: contacts who unsubscribed, were
+             *     suppressed or deleted, or stopped matching while it was sending got none.
              */
             recipients: number;
             /**

@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { components } from '../../generated/openapi.d.ts';
 import { CAMPAIGN_STATUSES } from './state.ts';
+import type { AudienceDefinition } from './audience.ts';
 
 export type AudienceFilter = components['schemas']['Audience'];
 
@@ -91,3 +92,33 @@ export const Message = defineEntity({
 });
 
 export type MessageRow = InferEntity<typeof Message>;
+
+/** What chooses a started campaign's audience, and how far its messages are written (`audience.ts`). */
+export const CampaignAudience = defineEntity({
+  name: 'CampaignAudience',
+  tableName: 'campaign_audiences',
+  properties: {
+    campaignId: p.string().primary(),
+    accountId: p.string(),
+    definition: p.json<AudienceDefinition>(),
+    frozenAt: p.datetime(),
+    afterCreatedAt: p.datetime().strictNullable(),
+    afterId: p.string().strictNullable(),
+    doneAt: p.datetime().strictNullable(),
+  },
+});
+
+/** A piece of an audience being sent: its contacts' range, until their messages are recorded (`audience.ts`). */
+export const CampaignAudiencePiece = defineEntity({
+  name: 'CampaignAudiencePiece',
+  tableName: 'campaign_audience_pieces',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    campaignId: p.string(),
+    afterCreatedAt: p.datetime().strictNullable(),
+    afterId: p.string().strictNullable(),
+    lastCreatedAt: p.datetime(),
+    lastId: p.string(),
+    takenAt: p.datetime().strictNullable(),
+  },
+});

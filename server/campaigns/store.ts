@@ -4,10 +4,10 @@ import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import type { Cursor } from '../http/pagination.ts';
-import { Campaign, type AudienceFilter, type CampaignRow, type MessageStatus } from './entities.ts';
+import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
-import { segmentsCondition } from '../segments/service.ts';
+import { audiences } from './audience.ts';
 
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
@@ -44,6 +44,12 @@ export interface MessageOutcome {
   sent: boolean;
 }
 
+/** The outcome of a message written with it: one of an audience's piece. */
+export interface NewMessageOutcome extends MessageOutcome {
+  contactId: string;
+  email: string;
+}
+
 export interface SendCounts {
   sent: number;
   delivered: number;
@@ -58,8 +64,6 @@ export interface TransitionDetails {
   /** Why a campaign failed. */
   reason?: string;
 }
-
-const jsonArray = (items: string[] | undefined) => (items?.length ? JSON.stringify(items) : null);
 
 export const campaigns = {
   byId(em: EntityManager, accountId: string, id: string): Promise<CampaignRow | null> {
@@ -151,7 +155,7 @@ export const campaigns = {
       case 'start':
         campaign.startedAt = new Date();
         await tx.flush();
-        campaign.recipients = await messages.snapshotAudience(tx, campaign);
+        campaign.recipients = await audiences.start(sqlOf(tx), campaign);
         await append(tx, campaign.accountId, [{ type: 'campaign.started', data: data() }]);
         break;
       case 'pause':
@@ -164,6 +168,7 @@ export const campaigns = {
       case 'cancel':
         campaign.scheduledAt = null;
         await messages.cancelPending(sqlOf(tx), campaign.id);
+        await audiences.close(sqlOf(tx), campaign.id);
         await append(tx, campaign.accountId, [{ type: 'campaign.cancelled', data: data() }]);
         break;
       case 'complete':
@@ -219,43 +224,6 @@ export const campaigns = {
 };
 
 export const messages = {
-  /**
-   * The audience, frozen into one queued message per subscribed contact, in one statement. Left
-   * out: suppressed contacts, addresses on the suppression list, contacts who left the campaign's topic.
-   */
-  async snapshotAudience(tx: EntityManager, campaign: CampaignRow): Promise<number> {
-    const audience: AudienceFilter = campaign.audience ?? {};
-    const [anyOf, allOf, noneOf] = [audience.tags_any, audience.tags_all, audience.exclude_tags].map(jsonArray);
-    // Lists and segments together make one audience: a contact in any of them. Segments' rules are
-    // read as they are now: the audience freezes what they match at the start.
-    const sources = [];
-    if (audience.list_ids?.length)
-      sources.push(sql<boolean>`exists (
-            select 1 from list_members m
-            where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = c.account_id
-              and m.list_id = any(${audience.list_ids}::text[]))`);
-    if (audience.segment_ids?.length) sources.push(await segmentsCondition(sqlOf(tx), campaign.accountId, audience.segment_ids, '/audience/segment_ids'));
-    const inSources = sources.length ? sql<boolean>`(${sql.join(sources, sql` or `)})` : sql<boolean>`true`;
-    const { rows } = await sql<{ n: number }>`
-      with recipients as (
-        insert into messages (id, account_id, campaign_id, contact_id, email, status)
-        select sendline_id('msg'), c.account_id, ${campaign.id}, c.id, c.email, 'queued'
-        from contacts c
-        where c.account_id = ${campaign.accountId} and c.status = 'subscribed'
-          and not exists (select 1 from suppressions s where s.account_id = c.account_id and s.email_hash = sendline_email_hash(c.email))
-          and (${campaign.topicId}::text is null
-               or not exists (select 1 from contact_topic_optouts o where o.topic_id = ${campaign.topicId} and o.contact_id = c.id))
-          and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
-          and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
-          and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
-          and ${inSources}
-        order by c.created_at, c.id
-        returning 1
-      )
-      select count(*)::int as n from recipients`.execute(sqlOf(tx));
-    return rows[0].n;
-  },
-
   async cancelPending(tx: Db, campaignId: string): Promise<void> {
     await tx
       .updateTable('messages')
@@ -327,6 +295,38 @@ export const messages = {
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
       where m.id = u.id`.execute(tx);
+  },
+
+  /**
+   * Writes a piece's messages once, with their outcomes, in one statement. A message put back
+   * (`queued`: the relay failed it alone) has no attempt yet and waits for the claim. A contact
+   * deleted while its message was out is no longer named (as deleting does to its other
+   * messages), and one erased meanwhile leaves no address either (as erasing does).
+   */
+  async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[]): Promise<void> {
+    if (!batch.length) return;
+    await sql`
+      insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at)
+      select u.id, ${accountId}, ${campaignId}, c.id,
+        case when c.id is null and exists (
+          select 1 from suppressions s
+          where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.source = 'erasure') then '' else u.email end,
+        u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
+        case when u.sent then now() end, case when u.status = 'bounced' then now() end
+      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
+                  ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[],
+                  ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)
+      left join contacts c on c.id = u.contact_id`.execute(tx);
+  },
+
+  /** How many messages the campaign has. */
+  async count(db: Db, campaignId: string): Promise<number> {
+    const row = await db
+      .selectFrom('messages')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    return row.n;
   },
 
   /** Whether any message of the campaign may still be sent. */

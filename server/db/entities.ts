@@ -2,7 +2,7 @@ import { Account, Session, User } from '../auth/entities.ts';
 import { ApiKey } from '../api-keys/entities.ts';
 import { Event, EventSubscriber } from '../events/entities.ts';
 import { Contact } from '../contacts/entities.ts';
-import { Campaign, Message } from '../campaigns/entities.ts';
+import { Campaign, CampaignAudience, CampaignAudiencePiece, Message } from '../campaigns/entities.ts';
 import { Webhook, WebhookDelivery } from '../webhooks/entities.ts';
 import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactStatusCount, Open, Unsubscribe } from '../tracking/entities.ts';
 import { Conversion, Payment, RevenueHourly } from '../conversions/entities.ts';
@@ -28,6 +28,8 @@ export const entities = [
   EventSubscriber,
   Contact,
   Campaign,
+  CampaignAudience,
+  CampaignAudiencePiece,
   Message,
   Webhook,
   WebhookDelivery,

@@ -13,8 +13,11 @@ export type FieldRecord = Selectable<Database['contact_fields']>;
 export const fieldStore = {
   /** The account's definitions by key, for checking writes (one indexed read). */
   async schema(db: Db, accountId: string): Promise<FieldSchema> {
-    const rows: FieldDefinition[] = await db.selectFrom('contact_fields').select(['key', 'type', 'options']).where('account_id', '=', accountId).execute();
-    return schemaOf(rows);
+    return schemaOf(await this.definitions(db, accountId));
+  },
+
+  definitions(db: Db, accountId: string): Promise<FieldDefinition[]> {
+    return db.selectFrom('contact_fields').select(['key', 'type', 'options']).where('account_id', '=', accountId).execute();
   },
 
   all(db: Db, accountId: string): Promise<FieldRecord[]> {

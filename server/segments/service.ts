@@ -4,6 +4,7 @@ import { contactJson } from '../contacts/json.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
 import { fieldStore } from '../fields/store.ts';
+import { schemaOf, type FieldDefinition } from '../fields/rules.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import { listStore } from '../lists/store.ts';
@@ -44,19 +45,36 @@ export async function segmentCondition(
 }
 
 /**
- * Contacts in any of the segments (`ids`, the account's; others match nothing), for a campaign's
- * audience and bulk tagging. A saved segment whose rules no longer fit the fields answers 400 at
- * `pointer/<index>`.
+ * Segments' rules with the account's fields and the time they were read: what a campaign's
+ * audience keeps so that every piece of it is chosen by the rules of its start, even when a
+ * segment or field is edited or deleted while the campaign sends.
+ */
+export interface FrozenSegments {
+  rules: SegmentRule[];
+  fields: FieldDefinition[];
+  now: string;
+}
+
+/** The account's segments among `ids` (others match nothing), as they are now. */
+export async function freezeSegments(db: Db, accountId: string, ids: readonly string[]): Promise<FrozenSegments> {
+  const found = new Map((await segmentStore.some(db, accountId, ids)).map((s) => [s.id, s]));
+  const fields = await fieldStore.definitions(db, accountId);
+  return { rules: ids.flatMap((id) => found.get(id)?.rules ?? []), fields, now: new Date().toISOString() };
+}
+
+/** Contacts in any of the frozen segments; a segment whose rules no longer compile answers 400 at `pointer/<index>`. */
+export function frozenSegmentsCondition(frozen: FrozenSegments, accountId: string, pointer: string): RawBuilder<SqlBool> {
+  const context = { accountId, fields: schemaOf(frozen.fields), now: new Date(frozen.now) };
+  const parts = frozen.rules.map((rules, i) => compileRules(rules, context, `${pointer}/${i}`).condition);
+  return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` or `)})` : sql<SqlBool>`false`;
+}
+
+/**
+ * Contacts in any of the segments (`ids`, the account's; others match nothing), for bulk tagging.
+ * A saved segment whose rules no longer fit the fields answers 400 at `pointer/<index>`.
  */
 export async function segmentsCondition(db: Db, accountId: string, ids: readonly string[], pointer: string): Promise<RawBuilder<SqlBool>> {
-  const found = new Map((await segmentStore.some(db, accountId, ids)).map((s) => [s.id, s]));
-  const fields = await fieldStore.schema(db, accountId);
-  const now = new Date();
-  const parts = ids.flatMap((id, i) => {
-    const segment = found.get(id);
-    return segment ? [compileRules(segment.rules, { accountId, fields, now }, `${pointer}/${i}`).condition] : [];
-  });
-  return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` or `)})` : sql<SqlBool>`false`;
+  return frozenSegmentsCondition(await freezeSegments(db, accountId, ids), accountId, pointer);
 }
 
 /** 400 at `pointer/<index>` for an id that is not one of the account's segments. */

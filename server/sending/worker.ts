@@ -7,12 +7,14 @@ import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import { Campaign } from '../campaigns/entities.ts';
+import { audiences } from '../campaigns/audience.ts';
 import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
 import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
 import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
 import type { CampaignContent } from './render.ts';
 import { resolvedContent } from '../campaigns/service.ts';
 import { Problem } from '../http/problem.ts';
+import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
@@ -74,21 +76,34 @@ export class CampaignSender {
     let failingSince: number | null = null;
     while (!signal.aborted) {
       if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
-      let batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
-      if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
-      cursor = batch.at(-1)?.id ?? '';
+      const piece = await this.takePiece(campaign.accountId, campaignId);
+      if (typeof piece === 'string') {
+        await this.fail(campaignId, piece);
+        return 'done';
+      }
+      let batch: ClaimedMessage[];
+      if (piece) batch = piece.batch;
+      else {
+        // The audience is all sent: retries due, and messages given back by the relay.
+        batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
+        if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
+        cursor = batch.at(-1)?.id ?? '';
+      }
       if (!batch.length) {
-        if (await this.tryComplete(campaignId)) return 'done';
-        await sleep(250);
+        if (piece) await inTransaction(this.pool, (client) => audiences.finish(sqlOnClient(client), piece.id));
+        else if (await this.tryComplete(campaignId)) return 'done';
+        else await sleep(250);
         continue;
       }
       const results = await this.deliver(content, batch);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
-        await messages.release(
-          db,
-          batch.map((m) => m.id),
-        );
+        if (piece) await audiences.release(db, piece.id);
+        else
+          await messages.release(
+            db,
+            batch.map((m) => m.id),
+          );
         cursor = '';
         failingSince ??= Date.now();
         const error = transportErrors[0];
@@ -101,9 +116,38 @@ export class CampaignSender {
         continue;
       }
       failingSince = null;
-      await this.record(campaign.accountId, campaignId, results);
+      await this.record(campaign.accountId, campaignId, results, piece?.id ?? null);
     }
     return 'interrupted';
+  }
+
+  /**
+   * The audience's next piece: one a stopped worker left, else the next contacts. Its messages
+   * get their ids now and are written once, with their outcomes (`record`). Null once the
+   * audience is all taken and recorded; a string says why the campaign cannot go on.
+   */
+  private takePiece(accountId: string, campaignId: string): Promise<{ id: string; batch: ClaimedMessage[] } | null | string> {
+    const size = this.settings.batchSize;
+    return inTransaction(this.pool, async (client) => {
+      const tx = sqlOnClient(client);
+      const piece = (await audiences.takeAbandoned(tx, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, campaignId, size));
+      if (!piece) return null;
+      const batch = piece.contacts.map((c): ClaimedMessage => ({
+        id: newId('msg'),
+        contact_id: c.id,
+        email: c.email,
+        attempts: 1,
+        first_name: c.first_name,
+        last_name: c.last_name,
+        tags: c.tags,
+        attributes: c.attributes,
+        contact_status: 'subscribed',
+      }));
+      return { id: piece.id, batch };
+    }).catch((e: unknown) => {
+      if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
+      throw e;
+    });
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
@@ -133,8 +177,11 @@ export class CampaignSender {
     return results;
   }
 
-  /** Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction. */
-  private async record(accountId: string, campaignId: string, results: Result[]): Promise<void> {
+  /**
+   * Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction: a
+   * piece's messages are written there (and the piece let go), claimed ones updated.
+   */
+  private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: Parameters<typeof recordSendBounces>[3] = [];
@@ -205,7 +252,17 @@ export class CampaignSender {
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
       await client.query(PER_ROW_LOOKUPS);
-      await messages.recordOutcomes(tx, outcomes);
+      if (pieceId === null) await messages.recordOutcomes(tx, outcomes);
+      else {
+        const written = new Map(results.map(({ message }) => [message.id, message]));
+        await messages.insertOutcomes(
+          tx,
+          accountId,
+          campaignId,
+          outcomes.map((o) => ({ ...o, contactId: written.get(o.id)!.contact_id!, email: written.get(o.id)!.email })),
+        );
+        await audiences.finish(tx, pieceId);
+      }
       await campaigns.addSendCounts(tx, campaignId, counts);
       await writeRollups(tx, rollups);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
@@ -224,7 +281,10 @@ export class CampaignSender {
   private tryComplete(campaignId: string): Promise<boolean> {
     return this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);
-      if (campaign?.status !== 'sending' || (await messages.hasPending(sqlOf(tx), campaignId))) return false;
+      const db = sqlOf(tx);
+      if (campaign?.status !== 'sending' || (await audiences.hasWork(db, campaignId)) || (await messages.hasPending(db, campaignId))) return false;
+      // Counted at the start; contacts who left the audience while it was sent got no message.
+      if (await audiences.exists(db, campaignId)) campaign.recipients = await messages.count(db, campaignId);
       await campaigns.transition(tx, campaign, 'complete');
       return true;
     });

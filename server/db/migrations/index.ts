@@ -21,6 +21,7 @@ import { Migration20261124050000TransactionalEmails } from './Migration202611240
 import { Migration20261124060000ExportJsonText } from './Migration20261124060000ExportJsonText.ts';
 import { Migration20261124070000SegmentAttributeIndex } from './Migration20261124070000SegmentAttributeIndex.ts';
 import { Migration20261124080000EmailContentRetention } from './Migration20261124080000EmailContentRetention.ts';
+import { Migration20261124100000CampaignAudiences } from './Migration20261124100000CampaignAudiences.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   Migration20261124060000ExportJsonText,
   Migration20261124070000SegmentAttributeIndex,
   Migration20261124080000EmailContentRetention,
+  Migration20261124100000CampaignAudiences,
 ];

@@ -812,7 +812,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets audience
      *
-     * @param \Sendline\Model\Audience $audience Who receives the campaign, frozen into messages when it starts sending.
+     * @param \Sendline\Model\Audience $audience Who receives the campaign: contacts created before it starts sending that match it; each is checked again when its message is written, in batches as the campaign sends.
      *
      * @return self
      */

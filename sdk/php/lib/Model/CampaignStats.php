@@ -396,7 +396,7 @@ class CampaignStats implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets recipients
      *
-     * @param int $recipients Who will be sent to: the audience frozen at send time, suppressed contacts left out.
+     * @param int $recipients Who will be sent to: the audience counted when sending starts, suppressed contacts left out. Once the campaign completes, the messages it wrote: contacts who unsubscribed, were suppressed or deleted, or stopped matching while it was sending got none.
      *
      * @return self
      */

@@ -69,7 +69,7 @@ class CampaignsApi:
     ) -> Campaign:
         """Cancel a campaign
 
-        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages waiting for a retry are marked `cancelled`, and the rest of the audience gets no message. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -148,7 +148,7 @@ class CampaignsApi:
     ) -> ApiResponse[Campaign]:
         """Cancel a campaign
 
-        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages waiting for a retry are marked `cancelled`, and the rest of the audience gets no message. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -227,7 +227,7 @@ class CampaignsApi:
     ) -> RESTResponseType:
         """Cancel a campaign
 
-        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
+        Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages waiting for a retry are marked `cancelled`, and the rest of the audience gets no message. Emits `campaign.cancelled`.
 
         :param id: (required)
         :type id: str
@@ -3142,7 +3142,7 @@ class CampaignsApi:
     ) -> Campaign:
         """Send a campaign
 
-        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed, matching it) and emits `campaign.started`; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3227,7 +3227,7 @@ class CampaignsApi:
     ) -> ApiResponse[Campaign]:
         """Send a campaign
 
-        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed, matching it) and emits `campaign.started`; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str
@@ -3312,7 +3312,7 @@ class CampaignsApi:
     ) -> RESTResponseType:
         """Send a campaign
 
-        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+        Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed, matching it) and emits `campaign.started`; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
 
         :param id: (required)
         :type id: str

@@ -40,7 +40,7 @@ class Campaign(BaseModel):
     content: StrictStr = Field(description="HTML with Liquid personalisation: `{{ first_name | default: \"there\" }}`, `{{ unsubscribe_url }}`.")
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
     preheader: Optional[StrictStr] = Field(description="The preview text inbox lists show after the subject.")
-    audience: Audience = Field(description="Who receives the campaign, frozen into messages when it starts sending.")
+    audience: Audience = Field(description="Who receives the campaign: contacts created before it starts sending that match it; each is checked again when its message is written, in batches as the campaign sends.")
     topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).")
     track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
     track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")

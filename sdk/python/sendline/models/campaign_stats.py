@@ -26,7 +26,7 @@ class CampaignStats(BaseModel):
     """
     Counts of the campaign's messages, kept as they happen; test sends count nowhere.
     """ # noqa: E501
-    recipients: StrictInt = Field(description="Who will be sent to: the audience frozen at send time, suppressed contacts left out.")
+    recipients: StrictInt = Field(description="Who will be sent to: the audience counted when sending starts, suppressed contacts left out. Once the campaign completes, the messages it wrote: contacts who unsubscribed, were suppressed or deleted, or stopped matching while it was sending got none.")
     sent: StrictInt = Field(description="Messages the relay accepted.")
     delivered: StrictInt = Field(description="Messages the relay accepted (Sendline's delivery ends at the relay).")
     deferred: StrictInt = Field(description="Messages waiting for a retry after a temporary (4xx) refusal.")

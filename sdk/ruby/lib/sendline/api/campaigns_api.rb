@@ -20,7 +20,7 @@ module Sendline
       @api_client = api_client
     end
     # Send a campaign
-    # Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending freezes the audience into one message per subscribed recipient and emits `campaign.started`; then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
+    # Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed, matching it) and emits `campaign.started`; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -32,7 +32,7 @@ module Sendline
     end
 
     # Send a campaign
-    # Start sending a &#x60;draft&#x60; or &#x60;scheduled&#x60; campaign now, or schedule it when &#x60;scheduled_at&#x60; is given. Sending freezes the audience into one message per subscribed recipient and emits &#x60;campaign.started&#x60;; then each message emits &#x60;email.sent&#x60; and &#x60;email.delivered&#x60; (or &#x60;email.deferred&#x60;, &#x60;email.bounced&#x60;, &#x60;email.failed&#x60;), and the campaign ends with &#x60;campaign.completed&#x60; or &#x60;campaign.failed&#x60;. With &#x60;scheduled_at&#x60;, emits &#x60;campaign.scheduled&#x60;.
+    # Start sending a &#x60;draft&#x60; or &#x60;scheduled&#x60; campaign now, or schedule it when &#x60;scheduled_at&#x60; is given. Sending counts the audience (&#x60;stats.recipients&#x60;: contacts created until now, subscribed, matching it) and emits &#x60;campaign.started&#x60;; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience&#39;s size. Then each message emits &#x60;email.sent&#x60; and &#x60;email.delivered&#x60; (or &#x60;email.deferred&#x60;, &#x60;email.bounced&#x60;, &#x60;email.failed&#x60;), and the campaign ends with &#x60;campaign.completed&#x60; or &#x60;campaign.failed&#x60;. With &#x60;scheduled_at&#x60;, emits &#x60;campaign.scheduled&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -106,7 +106,7 @@ module Sendline
     end
 
     # Cancel a campaign
-    # Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages not yet sent are marked `cancelled`. Emits `campaign.cancelled`.
+    # Cancel a `draft`, `scheduled`, `sending` or `paused` campaign for good: messages waiting for a retry are marked `cancelled`, and the rest of the audience gets no message. Emits `campaign.cancelled`.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -117,7 +117,7 @@ module Sendline
     end
 
     # Cancel a campaign
-    # Cancel a &#x60;draft&#x60;, &#x60;scheduled&#x60;, &#x60;sending&#x60; or &#x60;paused&#x60; campaign for good: messages not yet sent are marked &#x60;cancelled&#x60;. Emits &#x60;campaign.cancelled&#x60;.
+    # Cancel a &#x60;draft&#x60;, &#x60;scheduled&#x60;, &#x60;sending&#x60; or &#x60;paused&#x60; campaign for good: messages waiting for a retry are marked &#x60;cancelled&#x60;, and the rest of the audience gets no message. Emits &#x60;campaign.cancelled&#x60;.
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

@@ -42,7 +42,7 @@ module Sendline
     # The preview text inbox lists show after the subject.
     attr_accessor :preheader
 
-    # Who receives the campaign, frozen into messages when it starts sending.
+    # Who receives the campaign: contacts created before it starts sending that match it; each is checked again when its message is written, in batches as the campaign sends.
     attr_accessor :audience
 
     # The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).

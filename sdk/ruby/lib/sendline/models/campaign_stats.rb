@@ -16,7 +16,7 @@ require 'time'
 module Sendline
   # Counts of the campaign's messages, kept as they happen; test sends count nowhere.
   class CampaignStats < ApiModelBase
-    # Who will be sent to: the audience frozen at send time, suppressed contacts left out.
+    # Who will be sent to: the audience counted when sending starts, suppressed contacts left out. Once the campaign completes, the messages it wrote: contacts who unsubscribed, were suppressed or deleted, or stopped matching while it was sending got none.
     attr_accessor :recipients
 
     # Messages the relay accepted.
