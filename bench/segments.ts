@@ -1,8 +1,8 @@
 /**
  * Segment previews at scale: 1M contacts with 10 custom fields and tags, 100 campaigns and 10M
- * events (1M messages sent, 6M opens, 3M clicks, tied to contacts), seeded in SQL; then the
- * latency of `POST /segments/preview` (count only) for rules of up to 5 conditions, with and
- * without engagement, one request at a time.
+ * events (1M messages sent to a quarter of the contacts; 6M opens of half of them, 3M clicks of a
+ * fifth), seeded in SQL; then the latency of `POST /segments/preview` (count only) for rules of
+ * up to 5 conditions, with and without engagement, one request at a time.
  */
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
@@ -60,28 +60,32 @@ async function seed(pool: pg.Pool, accountId: string, campaignIds: string[]): Pr
       [accountId, from + 1, Math.min(messages, from + CHUNK), campaignIds],
     );
   }
-  const common = `$1, c.ids[1 + abs(hashint4(i)) % ${campaignIds.length}], 'msg_bench' || (1 + i % ${messages}), ${contact('i + 11', 0.5)}, 'x@inbox.example', now() - (abs(hashint4(i + 7)) % 2160) * interval '1 hour'`;
-  const kinds: [string, number, string, string][] = [
+  // Each open or click belongs to a message and names its campaign and contact; half the messages
+  // are opened (12 opens each), a fifth clicked (15 clicks each), the first of each marked `is_first`.
+  const kinds: [string, number, number, string, string][] = [
     [
       'opens',
       Math.round(EVENTS * 0.6),
+      Math.round(messages / 2),
       'account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, machine, is_first, is_first_human',
-      `'Mozilla/5.0 (bench)', false, i % 3 = 0, i % 3 = 0`,
+      `'Mozilla/5.0 (bench)', false, i <= $5, i <= $5`,
     ],
     [
       'clicks',
       Math.round(EVENTS * 0.3),
+      Math.round(messages / 5),
       'account_id, campaign_id, message_id, contact_id, email, occurred_at, link, url, is_first, is_first_for_link',
-      `i % 5, 'https://shop.example/p/' || (i % 5), i % 4 = 0, i % 3 = 0`,
+      `i % 5, 'https://shop.example/p/' || (i % 5), i <= $5, i <= $5`,
     ],
   ];
-  for (const [table, count, columns, extra] of kinds) {
+  for (const [table, count, engaged, columns, extra] of kinds) {
     for (let from = 0; from < count; from += CHUNK) {
       await pool.query(
         `insert into ${table} (id, ${columns})
-         select 'b' || i || '_${table}', ${common}, ${extra}
-         from generate_series($2::int, $3::int) i, (select $4::text[] as ids) c`,
-        [accountId, from + 1, Math.min(count, from + CHUNK), campaignIds],
+         select 'b' || i || '_${table}', $1, c.ids[1 + m % ${campaignIds.length}], 'msg_bench' || m, ${contact('m', 0.25)}, 'x@inbox.example',
+           now() - (abs(hashint4(i + 7)) % 2160) * interval '1 hour', ${extra}
+         from generate_series($2::int, $3::int) i, (select $4::text[] as ids) c, lateral (select 1 + i % $5::int as m) e`,
+        [accountId, from + 1, Math.min(count, from + CHUNK), campaignIds, engaged],
       );
     }
   }

@@ -423,9 +423,10 @@ class Compiler {
     const table = engagement === 'opened' || engagement === 'not_opened' ? sql.table('opens') : sql.table('clicks');
     // By the contact alone: a tracking row names a contact of its own account only (it copies the
     // message's), and (contact_id, occurred_at) then answers from the index without the table.
+    // Without a window, a message's first open (click) alone answers: one index entry per message.
     const happened = sql<SqlBool>`exists (select 1 from ${table} e where e.contact_id = c.id
       ${campaignId === undefined ? sql`` : sql`and e.campaign_id = ${campaignId}`}
-      ${since === null ? sql`` : sql`and e.occurred_at >= ${since}`})`;
+      ${since === null ? sql`and e.is_first` : sql`and e.occurred_at >= ${since}`})`;
     switch (engagement) {
       case 'opened':
       case 'clicked':

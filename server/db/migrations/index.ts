@@ -22,6 +22,7 @@ import { Migration20261124060000ExportJsonText } from './Migration20261124060000
 import { Migration20261124070000SegmentAttributeIndex } from './Migration20261124070000SegmentAttributeIndex.ts';
 import { Migration20261124080000EmailContentRetention } from './Migration20261124080000EmailContentRetention.ts';
 import { Migration20261124100000CampaignAudiences } from './Migration20261124100000CampaignAudiences.ts';
+import { Migration20261124110000FirstEngagementIndexes } from './Migration20261124110000FirstEngagementIndexes.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   Migration20261124070000SegmentAttributeIndex,
   Migration20261124080000EmailContentRetention,
   Migration20261124100000CampaignAudiences,
+  Migration20261124110000FirstEngagementIndexes,
 ];
