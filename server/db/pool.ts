@@ -29,6 +29,15 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
 
 export type { Pool, PoolClient } from 'pg';
 
+declare module 'pg' {
+  // pg reads a query's results in binary format when asked (`binary`); its types know only the
+  // connection-wide setting.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the declaration it merges with has this parameter
+  interface QueryConfig<I> {
+    binary?: boolean;
+  }
+}
+
 /**
  * For a transaction that joins a batch of a few hundred rows to a large table: guessing the size
  * of an `unnest` or of a fresh staging table, the planner may hash the whole table for every

@@ -73,10 +73,10 @@ export class ExportService {
     if (found.status !== 'completed') {
       throw new Problem(409, 'export_not_ready', `The export is ${found.status}.`, { extra: { current_status: found.status } });
     }
-    const db = this.db;
+    const pool = this.pool;
     return (async function* () {
       for (let seq = 0; ; seq++) {
-        const data = await exportsStore.chunk(db, id, seq);
+        const data = await exportsStore.chunk(pool, id, seq);
         if (!data) return;
         // Written as the bytes stored: no text copy of each chunk to collect.
         yield data;

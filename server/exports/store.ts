@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
+import type { Pool } from '../db/pool.ts';
 import type { ExportStatus } from './entities.ts';
 
 /** Every statement that writes `contact_exports` and `contact_export_chunks`. */
@@ -68,11 +69,17 @@ export const exportsStore = {
       .execute();
   },
 
-  async chunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
-    // pg reads bytea as a Buffer; the entity's type allows any Uint8Array.
-    const row = await db.selectFrom('contact_export_chunks').select('data').where('export_id', '=', id).where('seq', '=', seq).executeTakeFirst();
-    if (!row) return null;
-    return Buffer.isBuffer(row.data) ? row.data : Buffer.from(row.data);
+  /**
+   * One stored chunk, read in PostgreSQL's binary format: the bytes arrive as they are stored
+   * and pg hands them over as a slice of what it read, with no hex text and no decoded copy.
+   */
+  async chunk(pool: Pool, id: string, seq: number): Promise<Buffer | null> {
+    const result = await pool.query<{ data: Buffer }>({
+      text: 'select data from contact_export_chunks where export_id = $1 and seq = $2',
+      values: [id, seq],
+      binary: true,
+    });
+    return result.rows[0]?.data ?? null;
   },
 
   /** Exports whose job never finished (a restart queues them again). */
