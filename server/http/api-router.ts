@@ -116,7 +116,7 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     next();
   });
   const validator = OpenApiValidator.middleware({
-    apiSpec: validatorDocument(doc) as never,
+    apiSpec: validatorDocument(doc, { responses: config.validateResponses }) as never,
     // Query and path values are text and are always coerced; JSON bodies have types of their own (`false` is no name).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
     validateResponses: config.validateResponses,

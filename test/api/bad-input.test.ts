@@ -204,3 +204,35 @@ describe('oversized headers', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ status: 431, code: 'headers_too_large', success: false });
   });
 });
+
+describe('without response validation (the production default)', () => {
+  it('refuses the same requests with the same problems, and takes the same good ones', async () => {
+    // Its validator is given the contract without responses: request checks must not change.
+    const production = await startTestServer({ VALIDATE_RESPONSES: 'false' });
+    try {
+      const other = await newAccount(production.url, 'bad-input-production');
+      const cases: [string, string, unknown][] = [
+        ['POST', '/api/contacts', { email: 5 }],
+        ['POST', '/api/contacts', { email: 'x@example.com', unknown: 1 }],
+        ['POST', '/api/contacts', { email: 'x@example.com', tags: 'one' }],
+        ['GET', '/api/contacts?limit=abc', undefined],
+        ['GET', '/api/contacts?bogus=1', undefined],
+        ['GET', '/api/contacts?status=weird', undefined],
+        ['POST', '/api/campaigns', {}],
+        ['POST', '/api/segments/preview', { rules: { all: [{ field: 'email' }] } }],
+        ['POST', '/api/emails', { to: [], from: 'a@example.com', subject: 's', text: 't' }],
+        ['POST', '/api/lists', { name: 5 }],
+        ['POST', '/api/webhooks', { url: 'not a url', events: ['nope'] }],
+        ['POST', '/api/contacts', { email: 'good@example.com', first_name: 'Ada' }],
+        ['GET', '/api/contacts?limit=2', undefined],
+      ];
+      for (const [method, path, body] of cases) {
+        const [checked, unchecked] = [await owner.api(method, path, { body }), await other.api(method, path, { body })];
+        const shape = (res: typeof checked) => ({ status: res.status, code: res.body?.code, errors: res.body?.errors });
+        expect(shape(unchecked), `${method} ${path}`).toEqual(shape(checked));
+      }
+    } finally {
+      await production.stop();
+    }
+  });
+});
