@@ -71,7 +71,7 @@ export const exportsStore = {
 
   /**
    * One stored chunk, read in PostgreSQL's binary format: the bytes arrive as they are stored
-   * and pg hands them over as a slice of what it read, with no hex text and no decoded copy.
+   * and pg hands over one copy of them, with no hex text to decode and collect.
    */
   async chunk(pool: Pool, id: string, seq: number): Promise<Buffer | null> {
     const result = await pool.query<{ data: Buffer }>({
