@@ -215,6 +215,7 @@ export class CampaignService {
    * template locked meanwhile so that it cannot be deleted under the campaign.
    */
   async start(accountId: string, id: string): Promise<CampaignRow> {
+    this.queue.coming(SEND_JOB);
     const campaign = await this.locked(accountId, id, async (campaign, em) => {
       if (campaign.templateId !== null && campaign.status !== 'sending') {
         await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
@@ -232,6 +233,7 @@ export class CampaignService {
   }
 
   async resume(accountId: string, id: string): Promise<CampaignRow> {
+    this.queue.coming(SEND_JOB);
     const campaign = await this.move(accountId, id, 'resume');
     await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;

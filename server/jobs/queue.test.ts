@@ -44,4 +44,14 @@ describe('the job queue', () => {
     await queues[0].ensure(name, { campaignId: 'cmp_x', slot: 1 }, ['campaignId', 'slot']);
     expect(await rows(name)).toBe(2);
   });
+
+  it("tells the worker defined in this process that a job is coming, and nothing else's", () => {
+    const name = `test.coming.${randomUUID()}`;
+    let told = 0;
+    queues[0].define(name, async () => {}, { lockSeconds: 5, concurrency: 1, onComing: () => told++ });
+    queues[0].coming(name);
+    queues[1].coming(name);
+    queues[0].coming(`${name}.other`);
+    expect(told).toBe(1);
+  });
 });

@@ -12,6 +12,8 @@ export interface JobOptions {
    * process's jobs are taken over; and delete the job once done (unless it asked to run again).
    */
   leased?: boolean;
+  /** Called when this process is told such a job is coming (`coming`): time to get ready for it. */
+  onComing?: () => void;
 }
 
 /** Runs the job again as soon as a worker is free (e.g. when this process stops mid-way). */
@@ -30,6 +32,7 @@ export class Queue {
   private readonly agenda: Agenda;
   private readonly log: Logger;
   private readonly periodic: { name: string; intervalMs: number }[] = [];
+  private readonly onComing = new Map<string, () => void>();
   private started = false;
 
   private constructor(agenda: Agenda, log: Logger) {
@@ -52,6 +55,7 @@ export class Queue {
   }
 
   define<T>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, options: JobOptions): void {
+    if (options.onComing) this.onComing.set(name, options.onComing);
     this.agenda.define<T>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
       lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.
@@ -88,6 +92,15 @@ export class Queue {
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }
+  }
+
+  /**
+   * Tells this process's worker for `name`, if it runs one, that such a job is about to be
+   * queued, so that it gets ready while the caller's transaction runs (a process that only
+   * answers requests has none: nothing happens).
+   */
+  coming(name: string): void {
+    this.onComing.get(name)?.();
   }
 
   async enqueue<T>(name: string, data: T): Promise<void> {
