@@ -13,7 +13,7 @@ import { templates as templateStore } from '../templates/store.ts';
 import { publishedBundle } from '../templates/service.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
-import { assertDeletable, assertEditable, type CampaignAction, type CampaignStatus } from './state.ts';
+import { assertDeletable, assertEditable, transition as statusAfter, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
@@ -215,8 +215,8 @@ export class CampaignService {
    * template locked meanwhile so that it cannot be deleted under the campaign.
    */
   async start(accountId: string, id: string): Promise<CampaignRow> {
-    this.queue.coming(SEND_JOB);
     const campaign = await this.locked(accountId, id, async (campaign, em) => {
+      this.sendingSoon(campaign, 'start');
       if (campaign.templateId !== null && campaign.status !== 'sending') {
         await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
         const { version } = await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
@@ -233,8 +233,10 @@ export class CampaignService {
   }
 
   async resume(accountId: string, id: string): Promise<CampaignRow> {
-    this.queue.coming(SEND_JOB);
-    const campaign = await this.move(accountId, id, 'resume');
+    const campaign = await this.locked(accountId, id, async (campaign, em) => {
+      this.sendingSoon(campaign, 'resume');
+      await campaigns.transition(em, campaign, 'resume');
+    });
     await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;
   }
@@ -285,6 +287,15 @@ export class CampaignService {
   }
 
   /** Moves the campaign through the state machine, locked, in one transaction. */
+  /**
+   * Refuses a move the campaign's status does not allow (409), then tells this process's sending
+   * worker a send job is coming: its threads load while the transaction runs.
+   */
+  private sendingSoon(campaign: CampaignRow, action: 'start' | 'resume'): void {
+    statusAfter(campaign.status, action);
+    this.queue.coming(SEND_JOB);
+  }
+
   private move(accountId: string, id: string, action: CampaignAction, details?: TransitionDetails): Promise<CampaignRow> {
     return this.locked(accountId, id, async (campaign, em) => {
       await campaigns.transition(em, campaign, action, details);

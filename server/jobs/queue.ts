@@ -100,7 +100,12 @@ export class Queue {
    * answers requests has none: nothing happens).
    */
   coming(name: string): void {
-    this.onComing.get(name)?.();
+    try {
+      this.onComing.get(name)?.();
+    } catch (err) {
+      // Only a head start: the job itself gets ready when it runs.
+      this.log.warn({ err, job: name }, 'getting ready for a coming job failed');
+    }
   }
 
   async enqueue<T>(name: string, data: T): Promise<void> {

@@ -43,8 +43,8 @@ export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: Ab
       lockSeconds: Math.min(config.sending.leaseSeconds, SEND_JOB_LOCK_SECONDS),
       concurrency: 4,
       leased: true,
-      // A thread loads its modules in about 200 ms: started as the `send` request begins, not
-      // when its job is picked up, they are ready about 100 ms sooner.
+      // A thread loads its modules in about 200 ms: started as the `send` request begins rather
+      // than when its job is picked up, that load overlaps the request and the pickup.
       onComing: () => threads.warm(),
     },
   );
