@@ -286,7 +286,6 @@ export class CampaignService {
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.id }), messageJson);
   }
 
-  /** Moves the campaign through the state machine, locked, in one transaction. */
   /**
    * Refuses a move the campaign's status does not allow (409), then tells this process's sending
    * worker a send job is coming: its threads load while the transaction runs.
@@ -296,6 +295,7 @@ export class CampaignService {
     this.queue.coming(SEND_JOB);
   }
 
+  /** Moves the campaign through the state machine, locked, in one transaction. */
   private move(accountId: string, id: string, action: CampaignAction, details?: TransitionDetails): Promise<CampaignRow> {
     return this.locked(accountId, id, async (campaign, em) => {
       await campaigns.transition(em, campaign, action, details);
