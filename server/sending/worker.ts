@@ -261,9 +261,10 @@ export class CampaignSender {
           campaignId,
           outcomes.map((o) => ({ ...o, contactId: written.get(o.id)!.contact_id!, email: written.get(o.id)!.email })),
         );
-        await audiences.finish(tx, pieceId);
       }
+      // The campaign's row before the piece's, the order a cancel takes them in: the other is a deadlock.
       await campaigns.addSendCounts(tx, campaignId, counts);
+      if (pieceId !== null) await audiences.finish(tx, pieceId);
       await writeRollups(tx, rollups);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
       await recordSendBounces(tx, accountId, campaignId, bounced);

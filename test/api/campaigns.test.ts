@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
@@ -311,6 +312,44 @@ describe('sending', () => {
     expect((await events(account.accountId, 'campaign.cancelled')).length).toBe(1);
     expectProblem(await account.api('POST', `/api/campaigns/${campaignId}/resume`), 409, 'invalid_state_transition');
     expect((await account.api('DELETE', `/api/campaigns/${campaignId}`)).status).toBe(204);
+  });
+
+  it('records a batch in the order a cancel locks: the campaign, then the audience', async () => {
+    const account = await newAccount(sendline.url, 'racer');
+    const emails = Array.from({ length: 30 }, (_, i) => `racer${i}@slow.example`);
+    await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
+    const [holder, prober] = [new pg.Client({ connectionString: inject('databaseUrl') }), new pg.Client({ connectionString: inject('databaseUrl') })];
+    await Promise.all([holder.connect(), prober.connect()]);
+    sink.delayMs = 150;
+    try {
+      await account.api('POST', `/api/campaigns/${c.id}/send`);
+      await waitFor(() => emails.some((e) => sink.to(e).length));
+      // The campaign's row held as a cancel holds it; the batch in flight is recorded meanwhile.
+      await holder.query('begin');
+      const { rows } = await holder.query('select pg_backend_pid() as pid from campaigns where id = $1 for no key update', [c.id]);
+      await waitFor(async () => (await prober.query('select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [rows[0].pid])).rowCount);
+      // Waiting for the campaign's row, it holds none of the audience's: a cancel takes them next.
+      await prober.query('begin');
+      await prober.query('select id from campaign_audience_pieces where campaign_id = $1 for update nowait', [c.id]);
+      await prober.query('rollback');
+      await holder.query('rollback');
+      const cancelled = await account.api('POST', `/api/campaigns/${c.id}/cancel`);
+      expect(cancelled.body.status).toBe('cancelled');
+    } finally {
+      sink.delayMs = 0;
+      await Promise.all([holder.end(), prober.end()]);
+    }
+    // A batch taken before the cancel still goes out and is recorded; then nothing more goes.
+    await new Promise((r) => setTimeout(r, 1000));
+    const reached = emails.filter((e) => sink.to(e).length);
+    expect(reached.length).toBeLessThan(30);
+    const delivered = await waitFor(async () => {
+      const { body } = await account.api('GET', `/api/campaigns/${c.id}/messages?status=delivered&limit=100`);
+      return body.data.length === reached.length ? body.data : undefined;
+    });
+    expect(delivered.map((m: { email: string }) => m.email).sort()).toEqual(reached.sort());
+    expect((await account.api('GET', `/api/campaigns/${c.id}`)).body.stats.sent).toBe(reached.length);
   });
 
   it('starts a scheduled campaign within 5 seconds of its time', async () => {
