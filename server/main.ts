@@ -33,23 +33,27 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
 async function serve() {
   const starting = startSendline();
   // Listening before the server starts: a signal that comes while it starts stops it once it has.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void starting.then(
-        (sendline) => {
-          sendline.log.info({ signal }, 'shutting down');
-          return sendline.stop().then(
-            () => process.exit(0),
-            (err: unknown) => {
-              sendline.log.error({ err }, 'shutdown failed');
-              process.exit(1);
-            },
-          );
-        },
-        () => process.exit(1),
-      );
-    });
-  }
+  // A Ctrl-C under `npm start` comes twice (from the terminal, and forwarded by npm): a signal
+  // while stopping changes nothing.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    void starting.then(
+      (sendline) => {
+        sendline.log.info({ signal }, 'shutting down');
+        return sendline.stop().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            sendline.log.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      },
+      () => process.exit(1),
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, stop);
   await starting;
 }
 

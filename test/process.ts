@@ -19,14 +19,24 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+interface SpawnOptions {
+  keepOutput?: boolean;
+  timeoutMs?: number;
+  /** What starts it: `bin/sendline` unless a test starts it as a user does, with `npm start`. */
+  command?: [string, ...string[]];
+  /** In a process group of its own, as a terminal starts a command: `kill(-pid)` signals all of it. */
+  detached?: boolean;
+}
+
 /**
  * Runs the server as `npm start` does (`bin/sendline`, with its memory settings) as its own
  * process, on the Node that runs this one, and waits until it listens.
  */
-export function spawnServer(env: Record<string, string>, options: { keepOutput?: boolean; timeoutMs?: number } = {}): Promise<ServerProcess> {
-  const { keepOutput = true, timeoutMs = 60_000 } = options;
+export function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServerProcess> {
+  const { keepOutput = true, timeoutMs = 60_000, command = ['bin/sendline'], detached = false } = options;
   let started = false;
-  const proc = spawn('bin/sendline', {
+  const proc = spawn(command[0], command.slice(1), {
+    detached,
     cwd: ROOT,
     env: {
       PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,

@@ -1,12 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { startPostmaster } from './postmaster.ts';
 
 export interface EmbeddedDatabase {
   url: string;
-  /** Stops the server if this process started it, or adopted it from a process that was killed. */
+  /** Stops the server if this process started it. */
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export function binariesPackage(platform: string, arch: string, glibc: boolean):
  * It also installs (through async-exit-hook) handlers that stop the database and exit the
  * process on signals and on `beforeExit` — with code 0, which hid failing exit codes, and before
  * requests in flight were done; its `exit` hook throws on Node 24. Shutdown is this program's to
- * order. A server left running by a crash is adopted on the next start.
+ * order (see postmaster.ts).
  */
 async function loadEmbeddedPostgres() {
   const { header } = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
@@ -63,7 +65,7 @@ async function loadEmbeddedPostgres() {
       if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
-  return EmbeddedPostgres;
+  return { EmbeddedPostgres, binaries: (await import(binaries)) as { postgres: string } };
 }
 
 const USER = 'sendline';
@@ -98,10 +100,20 @@ function runningServer(pgDir: string): { pid: number; port: number } | null {
   const lockFile = path.join(pgDir, 'postmaster.pid');
   if (!existsSync(lockFile)) return null;
   const [pid, , , port] = readFileSync(lockFile, 'utf8').split('\n');
-  return isAlive(Number(pid)) ? { pid: Number(pid), port: Number(port) } : null;
+  return isPostmaster(Number(pid)) ? { pid: Number(pid), port: Number(port) } : null;
 }
 
-/** The Sendline process that started (or adopted) the server, kept beside PostgreSQL's files. */
+/** Alive, and on Linux a `postgres` (a lock file left by a reboot may name another process's pid). */
+function isPostmaster(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** The Sendline process that started the server, kept beside PostgreSQL's files. */
 const ownerFile = (dataDir: string) => path.join(dataDir, 'pg-owner.pid');
 
 function ownerAlive(dataDir: string): boolean {
@@ -127,19 +139,19 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
       log.info({ port: existing.port }, 'joining the embedded PostgreSQL already running on this data folder');
       return { url: urlFor(existing.port), stop: async () => {} };
     }
-    // Left behind by a process that was killed: this one takes it over, and stops it.
-    writeFileSync(ownerFile(dataDir), String(process.pid));
-    log.info({ port: existing.port }, 'adopting the embedded PostgreSQL left running by a process that ended');
-    return { url: urlFor(existing.port), stop: () => stopPostmaster(existing.pid) };
+    // Its watchdog stops a server whose process died; one still running lost its watchdog too
+    // (or is stopping): it is stopped, and started again under this process's watchdog.
+    log.info({ port: existing.port }, 'stopping the embedded PostgreSQL left running by a process that ended');
+    await stopPostmaster(existing.pid);
   }
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const { EmbeddedPostgres, binaries } = await loadEmbeddedPostgres();
   mkdirSync(dataDir, { recursive: true });
   if (process.getuid?.() === 0) {
     // As root, PostgreSQL runs as a `postgres` user, which must be able to reach its folder.
     chmodSync(dataDir, statSync(dataDir).mode | 0o711);
   }
   const port = await freePort();
-  const pg = new EmbeddedPostgres({
+  const cluster = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
     user: USER,
@@ -149,7 +161,15 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     // Code-point order compared with memcmp, Unicode case mapping for lower(): the machine's
     // libc locale would make every comparison of an id or an email in every index a strcoll.
     initdbFlags: ['--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
-    postgresFlags: [
+    onLog: (message) => log.debug({ postgres: message.trim() }),
+    onError: (error) => log.error({ postgres: String(error) }),
+  });
+  const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (fresh) await cluster.initialise();
+  const postmaster = await startPostmaster(
+    binaries.postgres,
+    [
+      ...['-D', pgDir, '-p', String(port)],
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
       // A million-contact account's indexes outgrow PostgreSQL's default 128 MB of buffers, and
       // importing it writes 1.5 GB of WAL, past the default 1 GB between checkpoints (each one
@@ -157,14 +177,15 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
       // spent 27 CPU µs per imported row instead of 34; with 2 GB of WAL, 33 (bench/README).
       ...['-c', 'shared_buffers=512MB', '-c', 'max_wal_size=4GB'],
     ],
-    onLog: (message) => log.debug({ postgres: message.trim() }),
-    onError: (error) => log.error({ postgres: String(error) }),
-  });
-  const fresh = !existsSync(path.join(pgDir, 'PG_VERSION'));
-  if (fresh) await pg.initialise();
-  await pg.start();
-  if (fresh) await pg.createDatabase(DATABASE);
+    (message) => log.debug({ postgres: message.trim() }),
+  );
+  if (fresh) {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
+    await client.connect();
+    await client.query(`create database ${DATABASE}`);
+    await client.end();
+  }
   writeFileSync(ownerFile(dataDir), String(process.pid));
   log.info({ port, dir: pgDir }, 'embedded PostgreSQL started');
-  return { url: urlFor(port), stop: () => pg.stop() };
+  return { url: urlFor(port), stop: () => postmaster.stop() };
 }

@@ -20,15 +20,6 @@ async function start(env: Record<string, string>) {
 
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'sendline-proc-'));
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('two server processes on one database', () => {
   it('enforce one shared rate limit per key', async () => {
     const shared = { DATABASE_URL: inject('databaseUrl'), JWT_SECRET: 'a-shared-secret-for-both-processes-0123456789', ALLOW_SIGNUP: 'true' };
@@ -110,23 +101,6 @@ describe('the embedded default', () => {
     });
     expect(await answer).toBe(201);
     expect(await server.exited, server.output()).toBe(0);
-  });
-
-  it('adopts the PostgreSQL of a killed process and stops it when it stops itself', async () => {
-    const dataDir = freshDir();
-    const lockFile = path.join(dataDir, 'pg', 'postmaster.pid');
-    const first = await start({ DATA_DIR: dataDir });
-    first.proc.kill('SIGKILL');
-    await first.exited;
-    const orphan = Number(readFileSync(lockFile, 'utf8').split('\n')[0]);
-    expect(isAlive(orphan)).toBe(true);
-
-    const second = await start({ DATA_DIR: dataDir });
-    second.proc.kill('SIGTERM');
-    expect(await second.exited, second.output()).toBe(0);
-    expect(isAlive(orphan)).toBe(false);
-    expect(existsSync(lockFile)).toBe(false);
-    expect(second.output()).toContain('adopting the embedded PostgreSQL');
   });
 
   it('refuses bad configuration with a clear message', async () => {
