@@ -107,7 +107,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   if (config.role !== 'api') {
     await startImportWorker(runtime, shutdown.signal);
     await startExportWorker(runtime);
-    sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal);
+    sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal, listener);
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.

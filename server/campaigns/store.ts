@@ -19,6 +19,14 @@ import { audiences } from './audience.ts';
 type MessageColumns = Selectable<Database['messages']>;
 type ContactColumns = Selectable<Database['contacts']>;
 
+/**
+ * Tells every process, as the pause or cancel commits, to stop handing the campaign's messages
+ * to the relay (`sendline_campaign_halts`, heard by each process's EventListener).
+ */
+async function announceHalt(tx: EntityManager, campaignId: string): Promise<void> {
+  await sql`select pg_notify('sendline_campaign_halts', ${campaignId})`.execute(sqlOf(tx));
+}
+
 /** A claimed message, with what rendering needs of its contact (null: the contact was deleted). */
 export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' | 'attempts'> & {
   first_name: ContactColumns['first_name'];
@@ -160,6 +168,7 @@ export const campaigns = {
         break;
       case 'pause':
         await append(tx, campaign.accountId, [{ type: 'campaign.paused', data: data() }]);
+        await announceHalt(tx, campaign.id);
         break;
       case 'resume':
         campaign.failureReason = null;
@@ -170,6 +179,7 @@ export const campaigns = {
         await messages.cancelPending(sqlOf(tx), campaign.id);
         await audiences.close(sqlOf(tx), campaign.id);
         await append(tx, campaign.accountId, [{ type: 'campaign.cancelled', data: data() }]);
+        await announceHalt(tx, campaign.id);
         break;
       case 'complete':
         campaign.completedAt = new Date();

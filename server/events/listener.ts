@@ -16,12 +16,14 @@ export interface Announcement {
  *   (see the ConcurrentContactWrites migration), in any process that wrote it;
  * - `sendline_revocations`: every credential that ended, as `session:<id>` or `key:<id>`, and
  *   every key whose allow-list changed, as `key-restricted:<id>` (see the RevocationAnnouncements
- *   migration).
+ *   migration);
+ * - `sendline_campaign_halts`: every campaign paused or cancelled, as its id (campaigns/store.ts).
  */
 export class EventListener {
   private client: pg.Client | null = null;
   private readonly eventHandlers: ((announcement: Announcement) => void)[] = [];
   private readonly revocationHandlers: ((credential: string) => void)[] = [];
+  private readonly haltHandlers: ((campaignId: string) => void)[] = [];
   private readonly connectHandlers: (() => void)[] = [];
   private closed = false;
   private readonly url: string;
@@ -38,6 +40,10 @@ export class EventListener {
 
   onRevoked(handler: (credential: string) => void): void {
     this.revocationHandlers.push(handler);
+  }
+
+  onCampaignHalted(handler: (campaignId: string) => void): void {
+    this.haltHandlers.push(handler);
   }
 
   /** Whether announcements are being heard now. */
@@ -58,6 +64,10 @@ export class EventListener {
         for (const handler of this.revocationHandlers) handler(payload);
         return;
       }
+      if (msg.channel === 'sendline_campaign_halts') {
+        for (const handler of this.haltHandlers) handler(payload);
+        return;
+      }
       const separator = payload.indexOf(':');
       if (separator < 0) return;
       const announcement = { accountId: payload.slice(0, separator), seqs: payload.slice(separator + 1).split(',') };
@@ -73,7 +83,7 @@ export class EventListener {
     });
     try {
       await client.connect();
-      await client.query('listen sendline_events; listen sendline_revocations');
+      await client.query('listen sendline_events; listen sendline_revocations; listen sendline_campaign_halts');
     } catch (err) {
       client.end().catch(() => {});
       throw err;

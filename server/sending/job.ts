@@ -7,6 +7,7 @@ import { Problem } from '../http/problem.ts';
 import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
 import { TransactionalSender } from '../emails/sender.ts';
+import type { EventListener } from '../events/listener.ts';
 
 /** Starts due scheduled campaigns and keeps sending ones staffed; one process at a time runs it. */
 export const CAMPAIGN_TICK_JOB = 'campaigns.tick';
@@ -23,9 +24,9 @@ export interface SendingWorker {
  * Registers the send job and the campaigns' tick on this worker. The tick, every second, starts
  * due scheduled campaigns (so within a second or two of their time, after a restart too), and
  * makes sure every `sending` campaign has its send jobs: after a restart nothing is queued again
- * that is already there.
+ * that is already there. `halts` tells of every campaign paused or cancelled, in any process.
  */
-export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal): SendingWorker {
+export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal, halts: Pick<EventListener, 'onCampaignHalted'>): SendingWorker {
   const { orm, pool, queue, config, log } = runtime;
   const threads = new SendThreads(
     { smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
@@ -33,6 +34,7 @@ export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: Ab
     log,
   );
   const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);
+  halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
   queue.define<{ campaignId: string }>(
     SEND_JOB,
     async (data, job) => {

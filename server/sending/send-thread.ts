@@ -13,6 +13,7 @@ import {
   type SendRequest,
   type SendThreadData,
   type ThreadOutcome,
+  type HaltRequest,
   type ThreadReply,
   type TransactionalRequest,
 } from './send-threads.ts';
@@ -25,10 +26,15 @@ const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), signer,
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
+/** Requests in progress, and those of them halted: their recipients not handed over yet are not sent. */
+const inProgress = new Set<number>();
+const halted = new Set<number>();
 
-async function sendOne(campaign: CampaignForRender, recipient: Recipient): Promise<ThreadOutcome> {
+async function sendOne(requestId: number, campaign: CampaignForRender, recipient: Recipient): Promise<ThreadOutcome> {
   try {
+    if (halted.has(requestId)) return { kind: 'halted' };
     await pacer.wait();
+    if (halted.has(requestId)) return { kind: 'halted' };
     return await mailer.send(campaign, recipient);
   } catch (error) {
     return { kind: 'render_failed', reason: (error as Error).message };
@@ -55,10 +61,16 @@ async function handle(request: SendRequest): Promise<ThreadReply> {
   const worker = async () => {
     while (next < request.recipients.length) {
       const i = next++;
-      outcomes[i] = await sendOne(prepared, request.recipients[i]);
+      outcomes[i] = await sendOne(request.id, prepared, request.recipients[i]);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(data.sending.poolSize, request.recipients.length) }, worker));
+  inProgress.add(request.id);
+  try {
+    await Promise.all(Array.from({ length: Math.min(data.sending.poolSize, request.recipients.length) }, worker));
+  } finally {
+    inProgress.delete(request.id);
+    halted.delete(request.id);
+  }
   return { kind: 'outcomes', outcomes };
 }
 
@@ -84,10 +96,14 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
   return { kind: 'outcomes', outcomes };
 }
 
-port.on('message', (message: SendRequest | TransactionalRequest | 'close') => {
+port.on('message', (message: SendRequest | TransactionalRequest | HaltRequest | 'close') => {
   if (message === 'close') {
     mailer.transport.close();
     port.close();
+    return;
+  }
+  if ('halt' in message) {
+    if (inProgress.has(message.halt)) halted.add(message.halt);
     return;
   }
   const reply = 'kind' in message ? handleTransactional(message) : handle(message);

@@ -14,7 +14,8 @@ const CLOSE_GRACE_MS = 10_000;
 /** How long a thread with nothing in flight lives on: a campaign's batches come far closer together. */
 export const THREAD_IDLE_MS = 30_000;
 
-export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string };
+/** `halted`: not handed to the relay, because the campaign was paused or cancelled meanwhile. */
+export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: string } | { kind: 'halted' };
 
 /** What a thread answers: an outcome per recipient, in order, or that it needs the campaign handed over (again). */
 export type ThreadReply = { kind: 'outcomes'; outcomes: ThreadOutcome[] } | { kind: 'campaign_needed' } | { kind: 'lost'; error: string };
@@ -36,6 +37,11 @@ export interface SendRequest {
   /** Sent with a thread's first message of a campaign, and when the thread asks for it. */
   campaign?: CampaignContent;
   recipients: Recipient[];
+}
+
+/** Tells a thread to hand none of a request's remaining recipients to the relay. */
+export interface HaltRequest {
+  halt: number;
 }
 
 /** Transactional messages: each with its content, handed over with the request (a content is sent once per share). */
@@ -112,22 +118,26 @@ export class SendThreads {
     }
   }
 
-  /** Renders and sends to every recipient, shared out among the threads; answers their outcomes in order. */
-  async sendAll(campaign: CampaignContent, recipients: Recipient[]): Promise<ThreadOutcome[]> {
+  /**
+   * Renders and sends to every recipient, shared out among the threads; answers their outcomes in
+   * order. Once `halt` aborts, the threads hand none of the rest to the relay (`halted`).
+   */
+  async sendAll(campaign: CampaignContent, recipients: Recipient[], halt?: AbortSignal): Promise<ThreadOutcome[]> {
     const shares = Math.min(this.threads.length, recipients.length);
     const size = Math.ceil(recipients.length / shares);
-    const parts = await Promise.all(Array.from({ length: shares }, (_, i) => this.sendShare(campaign, recipients.slice(i * size, (i + 1) * size))));
+    const parts = await Promise.all(Array.from({ length: shares }, (_, i) => this.sendShare(campaign, recipients.slice(i * size, (i + 1) * size), halt)));
     return parts.flat();
   }
 
-  private async sendShare(campaign: CampaignContent, recipients: Recipient[]): Promise<ThreadOutcome[]> {
+  private async sendShare(campaign: CampaignContent, recipients: Recipient[], halt?: AbortSignal): Promise<ThreadOutcome[]> {
     const failed = (error: string) => recipients.map((): ThreadOutcome => ({ kind: 'transport_error', error }));
     if (this.closed) return failed('sending threads are stopping');
+    if (halt?.aborted) return recipients.map((): ThreadOutcome => ({ kind: 'halted' }));
     const thread = this.leastBusy();
     // A campaign's content is frozen once it starts sending: its id names one compiled version.
     const handed = thread.campaigns.has(campaign.id);
-    let reply = await this.request(thread, campaign, recipients, !handed);
-    if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipients, true);
+    let reply = await this.request(thread, campaign, recipients, !handed, halt);
+    if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipients, true, halt);
     // Only possible if the thread dropped the campaign between the two requests: 32 others came.
     if (reply.kind === 'campaign_needed') return failed('the sending thread lost the campaign');
     return reply.kind === 'lost' ? failed(reply.error) : reply.outcomes;
@@ -154,10 +164,16 @@ export class SendThreads {
     return parts.flat();
   }
 
-  private request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean): Promise<ThreadReply> {
+  private async request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean, halt?: AbortSignal): Promise<ThreadReply> {
     const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, ...(withCampaign ? { campaign } : {}) };
     if (withCampaign) thread.campaigns.add(campaign.id);
-    return new Promise((resolve) => this.post(thread, request, recipients.length, resolve));
+    const onHalt = () => thread.worker.postMessage({ halt: request.id } satisfies HaltRequest);
+    halt?.addEventListener('abort', onHalt, { once: true });
+    try {
+      return await new Promise((resolve) => this.post(thread, request, recipients.length, resolve));
+    } finally {
+      halt?.removeEventListener('abort', onHalt);
+    }
   }
 
   private post(thread: Thread, request: SendRequest | TransactionalRequest, recipients: number, resolve: (reply: ThreadReply) => void): void {

@@ -37,6 +37,8 @@ export class CampaignSender {
   private readonly templates: TemplateThread;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
+  /** Each run's halt, by campaign: a pause or cancel stops the run's batch in flight. */
+  private readonly halts = new Map<string, Set<AbortController>>();
 
   constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
     this.orm = orm;
@@ -47,8 +49,28 @@ export class CampaignSender {
     this.log = log;
   }
 
+  /**
+   * The campaign was paused or cancelled: its runs in this process hand no more of their batches
+   * to the relay (what is already on an SMTP connection finishes), record what they sent, and end.
+   */
+  halt(campaignId: string): void {
+    for (const controller of this.halts.get(campaignId) ?? []) controller.abort();
+  }
+
   /** Sends until the campaign is no longer `sending`, or `signal` stops the process: then answers `'interrupted'`. */
   async run(campaignId: string, signal: AbortSignal): Promise<'done' | 'interrupted'> {
+    const halt = new AbortController();
+    const runs = this.halts.get(campaignId) ?? new Set();
+    this.halts.set(campaignId, runs.add(halt));
+    try {
+      return await this.send(campaignId, signal, halt.signal);
+    } finally {
+      runs.delete(halt);
+      if (!runs.size) this.halts.delete(campaignId);
+    }
+  }
+
+  private async send(campaignId: string, signal: AbortSignal, halt: AbortSignal): Promise<'done' | 'interrupted'> {
     const db = sqlOf(this.orm.em.fork());
     const campaign = await this.orm.em.fork().findOne(Campaign, { id: campaignId });
     if (campaign?.status !== 'sending') return 'done';
@@ -75,7 +97,7 @@ export class CampaignSender {
     let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
-      if ((await campaigns.status(db, campaignId)) !== 'sending') return 'done';
+      if (halt.aborted || (await campaigns.status(db, campaignId)) !== 'sending') return 'done';
       const piece = await this.takePiece(campaign.accountId, campaignId);
       if (typeof piece === 'string') {
         await this.fail(campaignId, piece);
@@ -95,7 +117,7 @@ export class CampaignSender {
         else await sleep(250);
         continue;
       }
-      const results = await this.deliver(content, batch);
+      const results = await this.deliver(content, batch, halt);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
         if (piece) await audiences.release(db, piece.id);
@@ -116,7 +138,9 @@ export class CampaignSender {
         continue;
       }
       failingSince = null;
-      await this.record(campaign.accountId, campaignId, results, piece?.id ?? null);
+      // A halt follows the pause's or cancel's commit: what it kept from the relay waits for a resume, or is cancelled.
+      const haltedAs = halt.aborted && (await campaigns.status(db, campaignId)) === 'cancelled' ? 'cancelled' : 'queued';
+      await this.record(campaign.accountId, campaignId, results, piece?.id ?? null, haltedAs);
     }
     return 'interrupted';
   }
@@ -151,7 +175,7 @@ export class CampaignSender {
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
-  private async deliver(campaign: CampaignContent, batch: ClaimedMessage[]): Promise<Result[]> {
+  private async deliver(campaign: CampaignContent, batch: ClaimedMessage[], halt: AbortSignal): Promise<Result[]> {
     const results = new Array<Result>(batch.length);
     const sendable: number[] = [];
     for (const [i, message] of batch.entries()) {
@@ -172,6 +196,7 @@ export class CampaignSender {
           attributes: message.attributes ?? {},
         };
       }),
+      halt,
     );
     for (const [n, i] of sendable.entries()) results[i] = { message: batch[i], outcome: outcomes[n] };
     return results;
@@ -181,7 +206,7 @@ export class CampaignSender {
    * Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction: a
    * piece's messages are written there (and the piece let go), claimed ones updated.
    */
-  private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null): Promise<void> {
+  private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null, haltedAs: 'queued' | 'cancelled'): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: Parameters<typeof recordSendBounces>[3] = [];
@@ -244,6 +269,10 @@ export class CampaignSender {
         case 'transport_error':
           // Mixed with successes: this one goes back to the queue as if never claimed.
           outcomes.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: null, sent: false });
+          break;
+        case 'halted':
+          // Kept from the relay by a pause (a resume sends it) or a cancel.
+          outcomes.push({ id: message.id, status: haltedAs, reason: null, nextAttemptAt: null, sent: false });
           break;
       }
     }
