@@ -115,7 +115,8 @@ describe('sending threads', () => {
 });
 
 describe('sending threads started on demand', () => {
-  const IDLE_MS = 300;
+  // Long enough that a loaded machine still has both threads running when a two-recipient send returns.
+  const IDLE_MS = 1000;
   const secretKeys = [legacyKey('a-test-secret-that-is-long-enough-0123456789')];
   const sink = new SmtpSink();
   const make = () => new SendThreads({ smtpUrl: sink.url, sending, publicUrl: 'http://sendline.test', secretKeys }, 2, createLogger('silent'), IDLE_MS);
