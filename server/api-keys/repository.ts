@@ -17,8 +17,8 @@ export class ApiKeyRepository {
 
   /**
    * A key by the hash of its secret, unless the client's address presented `failures.limit`
-   * unknown or expired keys in this window already; marks the key used (at most once a minute).
-   * One round trip, made only when the key is not cached.
+   * unknown or expired keys in this window already. One round trip, made only when the key is
+   * not cached; the key is marked used (`KeyUsage`) only once a request is accepted with it.
    */
   async lookUp(keyHash: string, failures: { bucket: string; windowStart: number; limit: number }): Promise<KeyFound | 'throttled' | null> {
     const { rows } = await sql<KeyFound & { failed: number }>`
@@ -28,10 +28,6 @@ export class ApiKeyRepository {
       k as (
         select id, account_id, scopes, allowed_ips, rate_limit_per_minute, expires_at from api_keys
         where key_hash = ${keyHash} and (select n from failed) < ${failures.limit}
-      ),
-      touched as (
-        update api_keys set last_used_at = now()
-        where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
       )
       select k.*, failed.n as failed from failed left join k on true`.execute(sqlOf(this.em));
     const { failed, ...key } = rows[0];

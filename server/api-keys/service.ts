@@ -140,7 +140,6 @@ export class ApiKeyService {
       if (found) {
         key = cachedKey(found);
         credentials.rememberKey(hash, key, generation);
-        keyUsage.marked(key.id);
       }
     }
     const expired = key !== undefined && key.expiresAt !== null && key.expiresAt <= new Date();

@@ -8,8 +8,8 @@ const MARK_EVERY_MS = 60_000;
 const FLUSH_EVERY_MS = 5_000;
 
 /**
- * When keys were last used, marked in batches: a key's first use in a process is marked by its
- * look-up, later uses every FLUSH_EVERY_MS in one statement, so `last_used_at` trails by at most
+ * When keys were last used, by requests accepted with them (not one refused for its address),
+ * marked in batches: every FLUSH_EVERY_MS in one statement, so `last_used_at` trails by at most
  * that much plus a minute.
  */
 export class KeyUsage {
@@ -24,11 +24,6 @@ export class KeyUsage {
     this.log = log;
     this.timer = setInterval(() => void this.flush().catch((err) => this.log.warn({ err }, 'marking API keys used failed')), FLUSH_EVERY_MS);
     this.timer.unref();
-  }
-
-  /** The look-up marked the key just now. */
-  marked(id: string): void {
-    this.markedAt.set(id, Date.now());
   }
 
   used(id: string): void {

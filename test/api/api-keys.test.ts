@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { client, expectProblem, newAccount, newApiKey, startTestServer, type TestAccount } from '../helpers.ts';
+import { client, expectProblem, newAccount, newApiKey, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 
 let sendline: Sendline;
 let proxied: Sendline;
@@ -39,11 +39,18 @@ describe('API keys', () => {
     }
   });
 
-  it('records when a key was last used', async () => {
+  it('records when a key was last used, within five seconds, for accepted uses only', async () => {
     const { key, api } = await newApiKey(owner, sendline.url);
+    const refused = await newApiKey(owner, sendline.url, { allowed_ips: ['203.0.113.0/24'] });
+    expectProblem(await refused.api('GET', '/api/auth/me'), 403, 'ip_not_allowed');
     await api('GET', '/api/auth/me');
-    const fetched = await owner.api('GET', `/api/api-keys/${key.id}`);
-    expect(Date.parse(fetched.body.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+    const fetched = await waitFor(async () => {
+      const res = await owner.api('GET', `/api/api-keys/${key.id}`);
+      return res.body.last_used_at !== null && res.body;
+    }, 10_000);
+    expect(Date.parse(fetched.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+    // Written in the same batch as the accepted key's use, had it counted.
+    expect((await owner.api('GET', `/api/api-keys/${refused.key.id}`)).body.last_used_at).toBeNull();
   });
 
   it('refuses unknown keys', async () => {
