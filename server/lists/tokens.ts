@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
+import { macMatches } from '../secrets/mac.ts';
 import { DerivedKeys, type SecretKey } from '../secrets/key-ring.ts';
 
 /** What a double opt-in link confirms: one contact's membership of one list. */
@@ -38,9 +39,7 @@ export class ConfirmationSigner {
     if (parts.length !== 3 || !parts[0] || !parts[1] || !parts[2]) return null;
     const key = this.keys.get(parts[0]);
     if (!key) return null;
-    const given = Buffer.from(parts[2], 'base64url');
-    const expected = this.mac(key, `${parts[0]}.${parts[1]}`);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!macMatches(parts[2], this.mac(key, `${parts[0]}.${parts[1]}`))) return null;
     try {
       const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as unknown;
       if (!Array.isArray(payload) || payload[0] !== 'l' || typeof payload[1] !== 'string' || typeof payload[2] !== 'string') return null;

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
+import { macMatches } from '../secrets/mac.ts';
 import { DerivedKeys, LEGACY_KEY_ID, type SecretKey } from '../secrets/key-ring.ts';
 
 /**
@@ -56,9 +57,7 @@ export class TokenSigner {
     const key = token && this.keys.get(token.id);
     if (!token || !key) return null;
     const { payload, signed, signature } = token;
-    const given = Buffer.from(signature, 'base64url');
-    const expected = this.mac(key, signed);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!macMatches(signature, this.mac(key, signed))) return null;
     try {
       const parts = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
       if (!Array.isArray(parts) || typeof parts[1] !== 'string') return null;

@@ -191,6 +191,17 @@ describe('open pixel and clicks', () => {
     expect((await hit(a.pixel.replace('/t/o/', '/t/c/').replace('.gif', ''))).status).toBe(404);
   });
 
+  it('takes a token in one spelling only: another last character with the same bytes gets a 404 page', async () => {
+    const [a] = sent;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // A 16-byte MAC's last base64url character carries two bits; its other four are unused.
+    const last = a.clicks[0].at(-1)!;
+    const respelled = a.clicks[0].slice(0, -1) + alphabet[alphabet.indexOf(last) ^ 1];
+    expect(Buffer.from(respelled.split('.').at(-1)!, 'base64url')).toEqual(Buffer.from(a.clicks[0].split('.').at(-1)!, 'base64url'));
+    expect((await hit(respelled)).status).toBe(404);
+    expect((await hit(a.clicks[0])).status).toBe(302);
+  });
+
   // The bulk tables have no foreign keys (a per-row check cost a quarter of their writes); the
   // parents' delete triggers cascade instead.
   it('deleting a contact keeps its messages without it; deleting a campaign removes its messages, opens and clicks', async () => {
