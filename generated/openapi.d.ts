@@ -751,8 +751,11 @@ export interface paths {
         /**
          * Erase a contact
          * @description Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact
-         *     goes, messages and tracking records lose the address, IP and user agent (counts stay), and
-         *     events, import errors and exports naming them are deleted. The address stays on the
+         *     goes; campaign messages, transactional emails and tracking records lose the address, IP and
+         *     user agent (counts stay); a transactional email sent to the person alone loses its subject,
+         *     body and recipients, one with other recipients the person's address in its `To` and `Cc`, and
+         *     one not sent yet is cancelled; events, import errors, exports and answers kept for an
+         *     `Idempotency-Key` naming them are deleted (a retry with such a key runs again). The address stays on the
          *     suppression list as a hash, so that it is not mailed again if imported later. Emits
          *     `contact.deleted` (with the contact's id only).
          */
@@ -3324,6 +3327,8 @@ export interface components {
             suppression: components["schemas"]["Suppression"] | null;
             /** @description Every message sent (or queued) to the contact. */
             messages: components["schemas"]["CampaignMessage"][];
+            /** @description Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events. */
+            emails: components["schemas"]["Email"][];
             /** @description Every open recorded for the contact or its address, oldest first. */
             opens: components["schemas"]["OpenRecord"][];
             /** @description Every click recorded for the contact or its address, oldest first. */
@@ -3383,12 +3388,12 @@ export interface components {
             suppression_id: string;
             /**
              * Format: int32
-             * @description Messages, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
+             * @description Messages, transactional emails, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
              */
             records_anonymised: number;
             /**
              * Format: int32
-             * @description Events, import error rows and exports that named the person, deleted.
+             * @description Events, import error rows, exports and stored idempotent answers that named the person, deleted.
              */
             records_deleted: number;
         };
@@ -3989,14 +3994,14 @@ export interface components {
             from: components["schemas"]["EmailAddress"];
             /** @description The name shown beside the sender's address; null when none was given. */
             from_name: string | null;
-            /** @description The recipient of this copy. */
+            /** @description The recipient of this copy; empty once the recipient was erased (`POST /contacts/{id}/erase`). */
             email: string;
             /**
              * @description Which of the request's lists named the recipient.
              * @enum {string}
              */
             kind: "to" | "cc" | "bcc";
-            /** @description The subject as sent (a template's, rendered). */
+            /** @description The subject as sent (a template's, rendered); empty once the only recipient was erased. */
             subject: string;
             /**
              * @description `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands
@@ -4014,7 +4019,7 @@ export interface components {
             attempts: number;
             /** @description The request's tags. */
             tags: string[];
-            /** @description The request's metadata, returned in every event of the message. */
+            /** @description The request's metadata, returned in every event of the message; empty once the recipient was erased. */
             metadata: {
                 [key: string]: string;
             };

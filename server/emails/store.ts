@@ -313,6 +313,85 @@ export const emails = {
   },
 };
 
+/**
+ * Copies a statement of an erasure anonymises: a person's mail can run to many copies, and each
+ * statement's locks and returned rows stay bounded while the erasure stays one transaction.
+ */
+const ERASE_BATCH = 1_000;
+
+/** Separates the addresses of a stored `To` or `Cc` header (`rules.ts` joins them so); no address holds it. */
+const HEADER_SEPARATOR = ',\r\n ';
+
+/** `header` (a stored `To` or `Cc`) without `address` (lower-cased), plain or named, in its order. */
+const withoutAddress = (header: RawBuilder<string | null>, address: string) => sql<string>`array_to_string(array(
+    select a from unnest(string_to_array(${header}, ${HEADER_SEPARATOR})) with ordinality u(a, i)
+    where lower(a) <> ${address} and right(lower(a), ${address.length + 2}) <> ${`<${address}>`} order by i), ${HEADER_SEPARATOR})`;
+
+// ---- Personal data (GDPR): the person's copies, shown to them, and erased.
+
+/** The copies to the contact or its address, oldest first: what the right of access shows. */
+export function emailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<ListedEmail[]> {
+  return db
+    .selectFrom('emails as e')
+    .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+    .selectAll('e')
+    .select(['c.from_email', 'c.from_name', 'c.subject'])
+    .where('e.account_id', '=', accountId)
+    .where((eb) => eb.or([eb('e.contact_id', '=', contactId), eb(sql<string>`lower(e.email)`, '=', email.toLowerCase())]))
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+}
+
+/**
+ * Erases the person from transactional email, in the caller's transaction, ERASE_BATCH copies a
+ * statement. Their copies stay for the counts (status, tags, times) without address, contact,
+ * metadata or reason; one not sent yet is cancelled. A request sent to them alone loses its
+ * subject, body, headers, attachments and recipients; one with other recipients keeps what those
+ * were sent, without the person in its `To` and `Cc`. Answers how many copies were anonymised.
+ */
+export async function eraseEmailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<number> {
+  const address = email.toLowerCase();
+  const unsent = sql<boolean>`e.status in ('scheduled', 'queued', 'sending', 'deferred')`;
+  let erased = 0;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`
+      with picked as (
+        select id from emails
+        where account_id = ${accountId} and (contact_id = ${contactId} or lower(email) = ${address})
+        order by id limit ${ERASE_BATCH}
+        for update
+      ), erased as (
+        update emails e set email = '', contact_id = null, metadata = '{}', reason = null,
+          status = case when ${unsent} then 'cancelled' else e.status end,
+          next_attempt_at = case when ${unsent} then null else e.next_attempt_at end,
+          finished_at = case when ${unsent} then now() else e.finished_at end
+        from picked p where e.id = p.id
+        returning e.content_id
+      ), requests as (
+        select distinct r.content_id as id, not exists (
+          select 1 from emails o where o.content_id = r.content_id and o.email <> '' and lower(o.email) <> ${address}
+            and o.contact_id is distinct from ${contactId}
+        ) as alone
+        from erased r
+      ), contents as (
+        update email_contents c set
+          to_header = case when q.alone then '' else ${withoutAddress(sql`c.to_header`, address)} end,
+          cc_header = case when q.alone then null else nullif(${withoutAddress(sql`c.cc_header`, address)}, '') end,
+          subject = case when q.alone then '' else c.subject end,
+          html = case when q.alone then null else c.html end,
+          text = case when q.alone then null else c.text end,
+          headers = case when q.alone then '{}' else c.headers end,
+          attachments = case when q.alone then '[]' else c.attachments end,
+          pruned_at = case when q.alone then coalesce(c.pruned_at, now()) else c.pruned_at end
+        from requests q where c.id = q.id
+      )
+      select count(*)::int as n from erased`.execute(db);
+    erased += rows[0].n;
+    if (rows[0].n < ERASE_BATCH) return erased;
+  }
+}
+
 export type Refusal = 'bounced' | 'complained';
 
 /**

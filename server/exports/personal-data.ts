@@ -8,6 +8,10 @@ import { append, deleteNaming } from '../events/store.ts';
 import { messageJson } from '../campaigns/service.ts';
 import { eraseRecipient } from '../campaigns/store.ts';
 import { eraseTrackingRecords } from '../tracking/store.ts';
+import { emailsOfPerson, eraseEmailsOfPerson } from '../emails/store.ts';
+import { emailJson } from '../emails/json.ts';
+import { idempotencyStore } from '../idempotency/store.ts';
+import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 import { detachContact } from '../conversions/store.ts';
 import { deleteDeliveriesOf } from '../webhooks/store.ts';
 import { deleteErrorRowsOf } from '../imports/store.ts';
@@ -40,7 +44,7 @@ export class PersonalDataService {
     const contact = await contactForEvent(db, accountId, contactId);
     if (!contact) throw notFound('contact');
     const person = ofPerson(contactId, contact.email);
-    const [topicOptouts, suppression, messages, opens, clicks, bounces, unsubscribes, events, importErrors] = await Promise.all([
+    const [topicOptouts, suppression, messages, emails, opens, clicks, bounces, unsubscribes, events, importErrors] = await Promise.all([
       optouts.ofContact(db, contactId),
       suppressions.byEmail(db, accountId, contact.email),
       db
@@ -50,6 +54,7 @@ export class PersonalDataService {
         .where(person)
         .orderBy('created_at')
         .execute(),
+      emailsOfPerson(db, accountId, contactId, contact.email),
       db
         .selectFrom('opens')
         .select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'user_agent', 'ip', 'machine'])
@@ -92,6 +97,7 @@ export class PersonalDataService {
       topic_optouts: topicOptouts,
       suppression: suppression ? suppressionJson(suppression) : null,
       messages: messages.map(messageJson),
+      emails: emails.map(emailJson),
       opens: opens.map((r) => ({ ...r, occurred_at: at(r) })),
       clicks: clicks.map((r) => ({ ...r, occurred_at: at(r) })),
       bounces: bounces.map((r) => ({ ...r, occurred_at: at(r) })),
@@ -102,13 +108,15 @@ export class PersonalDataService {
   }
 
   /**
-   * Right to erasure, in one transaction: the contact is deleted; its messages and tracking
-   * records stay for the counts without address, IP or user agent; conversions and payments
-   * stay without the contact; events, webhook deliveries of those events, failed import rows
-   * and exports that name the person are deleted; the address stays suppressed as a hash only.
+   * Right to erasure, in one transaction: the contact is deleted; its messages, transactional
+   * emails and tracking records stay for the counts without address, IP or user agent (see
+   * `eraseEmailsOfPerson` for what goes of the emails); conversions and payments stay without
+   * the contact; events, webhook deliveries of those events, failed import rows, exports and
+   * stored idempotent answers that name the person are deleted; the address stays suppressed as
+   * a hash only.
    */
   async erase(accountId: string, contactId: string): Promise<ContactErasure> {
-    return inTransaction(this.pool, async (client) => {
+    const { erasure, emails } = await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const row = await db
         .selectFrom('contacts')
@@ -120,16 +128,21 @@ export class PersonalDataService {
       if (!row) throw notFound('contact');
       const { email } = row;
       let anonymised = await eraseRecipient(db, accountId, contactId, email);
+      const emails = await eraseEmailsOfPerson(db, accountId, contactId, email);
+      anonymised += emails;
       anonymised += await eraseTrackingRecords(db, accountId, contactId, email);
       anonymised += await detachContact(db, accountId, contactId);
       const events = await deleteNaming(db, accountId, contactId, email);
       let deleted = events.length + (await deleteDeliveriesOf(db, events));
       deleted += await deleteErrorRowsOf(db, accountId, email);
       deleted += await exportsStore.deleteHolding(db, accountId, email);
+      deleted += await idempotencyStore.forgetAnswersNaming(db, accountId, email);
       const suppressionId = await suppressions.keepOnlyHash(db, accountId, email);
       await deleteContact(db, accountId, contactId);
       await append(client, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
-      return { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted };
+      return { erasure: { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted }, emails };
     });
+    await analyzeAfterBulkWrite(this.db, ['emails'], emails);
+    return erasure;
   }
 }

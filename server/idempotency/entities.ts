@@ -20,6 +20,8 @@ export const IdempotencyKey = defineEntity({
     sealKeyId: p.string().nullable(),
     /** The answer's stored headers and body, sealed (AES-256-GCM). */
     sealedAnswer: p.blob().nullable(),
+    /** `sendline_email_hash` of every address the answer shows, so that an erasure finds it sealed. */
+    emailHashes: p.array<Buffer>().columnType('bytea[]').nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
   },
 });

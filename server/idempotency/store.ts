@@ -41,6 +41,7 @@ export const idempotencyStore = {
             status: null,
             seal_key_id: null,
             sealed_answer: null,
+            email_hashes: null,
             created_at: sql<Date>`now()`,
           })
           .where((eb) =>
@@ -78,11 +79,17 @@ export const idempotencyStore = {
     };
   },
 
-  /** Stores the answer of the request holding the key. */
-  async answer(db: Db, r: Reservation, requestHash: Buffer, status: number, answer: SealedAnswer): Promise<void> {
+  /** Stores the answer of the request holding the key, with the addresses it shows (hashed). */
+  async answer(db: Db, r: Reservation, requestHash: Buffer, status: number, answer: SealedAnswer, addresses: readonly string[]): Promise<void> {
     await db
       .updateTable('idempotency_keys')
-      .set({ request_hash: requestHash, status, seal_key_id: answer.keyId, sealed_answer: answer.sealed })
+      .set({
+        request_hash: requestHash,
+        status,
+        seal_key_id: answer.keyId,
+        sealed_answer: answer.sealed,
+        email_hashes: sql<Buffer[]>`array(select distinct sendline_email_hash(a) from unnest(${addresses}::text[]) a)`,
+      })
       .where('account_id', '=', r.accountId)
       .where('credential', '=', r.credential)
       .where('key', '=', r.key)
@@ -99,6 +106,19 @@ export const idempotencyStore = {
       .where('key', '=', r.key)
       .where('holder', '=', r.holder)
       .execute();
+  },
+
+  /**
+   * Erasure (GDPR): drops the account's stored answers that show the address, in the caller's
+   * transaction; a retry with one of their keys runs again. Answers how many.
+   */
+  async forgetAnswersNaming(db: Db, accountId: string, email: string): Promise<number> {
+    const result = await db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`email_hashes @> array[sendline_email_hash(${email})]`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   },
 
   /** Drops keys older than KEEP_HOURS; answers how many. */

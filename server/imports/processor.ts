@@ -11,6 +11,7 @@ import { StagingBatch } from './batch.ts';
 import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
 import { fieldStore } from '../fields/store.ts';
+import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 
 /**
  * A batch is written at `IMPORT_BATCH_ROWS` rows or at this much COPY text, whichever comes
@@ -41,6 +42,14 @@ const completedEvent = (r: ImportRecord, status: ImportOutcomeRecord['status']) 
   skipped: r.skipped,
   failed: r.failed,
 });
+
+/**
+ * Refreshes the statistics of what an import wrote, before it is seen as finished: a list read
+ * right after it would otherwise be planned as if the account had none of its rows.
+ */
+export async function analyzeImported(db: Db, record: Pick<ImportRecord, 'created' | 'updated' | 'list_ids'>): Promise<void> {
+  await analyzeAfterBulkWrite(db, record.list_ids.length ? ['contacts', 'list_members'] : ['contacts'], record.created + record.updated);
+}
 
 /** Ends an import and writes its one `import.completed` event, in the caller's transaction on `client`. */
 export async function finishImport(client: PoolClient, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
@@ -144,6 +153,7 @@ export class ImportProcessor {
         }
       }
       await flushAll();
+      await this.analyzeWritten(id);
       await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke. A
@@ -155,8 +165,14 @@ export class ImportProcessor {
           ? { code: error.code, detail: error.message, row: error.row }
           : { code: 'internal_error', detail: 'The import stopped on an unexpected error; it has been logged.', row: null };
       if (!(error instanceof ImportFileError)) this.log.error({ err: error, importId: id }, 'import failed');
+      await this.analyzeWritten(id).catch(() => {});
       await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'failed', ...failure }));
     }
     return 'finished';
+  }
+
+  private async analyzeWritten(id: string): Promise<void> {
+    const written = await importStore.get(this.db, null, id);
+    if (written) await analyzeImported(this.db, written);
   }
 }

@@ -10,7 +10,7 @@ import { listStore } from '../lists/store.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
-import { finishImport } from './processor.ts';
+import { analyzeImported, finishImport } from './processor.ts';
 import { importStore, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { toImportRow, type RawRow } from './rows.ts';
@@ -117,6 +117,7 @@ export class ImportService {
       await importStore.advance(db, id, 0, rawRows.length, counts);
       return finishImport(client, id, { status: 'completed' });
     });
+    await analyzeImported(this.db, record);
     return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
   }
 

@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
+import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
@@ -146,6 +147,7 @@ export class ListService {
   async delete(accountId: string, id: string): Promise<void> {
     const deleted = await this.db.transaction().execute((trx) => listStore.delete(trx, accountId, id));
     if (!deleted) throw notFound('list');
+    await analyzeAfterBulkWrite(this.db, ['list_members'], deleted.members);
   }
 
   async members(accountId: string, id: string, status: MemberStatus | undefined, limit: number, cursor?: string) {
@@ -167,7 +169,7 @@ export class ListService {
    */
   async addMembers(accountId: string, id: string, body: MembersAdd) {
     const { ids, emails } = named(body);
-    return this.db.transaction().execute(async (trx) => {
+    const { written, result } = await this.db.transaction().execute(async (trx) => {
       const list = await listStore.get(trx, accountId, id);
       if (!list || !(await listStore.lockKey(trx, id))) throw notFound('list');
       const found = await listStore.findContacts(trx, accountId, ids, emails);
@@ -184,12 +186,17 @@ export class ListService {
       await append(trx, accountId, events);
       const added = written.filter((w) => w.added).length;
       return {
-        added,
-        updated: written.length - added,
-        already_members: found.contacts.length - written.length,
-        not_found: { contact_ids: found.missingIds, emails: found.missingEmails },
+        written: written.length,
+        result: {
+          added,
+          updated: written.length - added,
+          already_members: found.contacts.length - written.length,
+          not_found: { contact_ids: found.missingIds, emails: found.missingEmails },
+        },
       };
     });
+    await analyzeAfterBulkWrite(this.db, ['list_members'], written);
+    return result;
   }
 
   async removeMembers(accountId: string, id: string, body: MembersRemove) {
@@ -201,6 +208,7 @@ export class ListService {
       id,
       found.contacts.map((c) => c.id),
     );
+    await analyzeAfterBulkWrite(this.db, ['list_members'], removed);
     return { removed, not_members: found.contacts.length - removed, not_found: { contact_ids: found.missingIds, emails: found.missingEmails } };
   }
 

@@ -110,13 +110,14 @@ export const listStore = {
   /**
    * Deletes the list, then its memberships, in the caller's transaction. Two statements: the
    * second's snapshot, taken once writers holding the list (`lockKey`) have committed, sees
-   * every member they added, so none outlives the list.
+   * every member they added, so none outlives the list. Answers how many members went, or null
+   * when the account has no such list.
    */
-  async delete(tx: Db, accountId: string, id: string): Promise<boolean> {
+  async delete(tx: Db, accountId: string, id: string): Promise<{ members: number } | null> {
     const deleted = await tx.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-    if (deleted.numDeletedRows === 0n) return false;
-    await tx.deleteFrom('list_members').where('list_id', '=', id).execute();
-    return true;
+    if (deleted.numDeletedRows === 0n) return null;
+    const members = await tx.deleteFrom('list_members').where('list_id', '=', id).executeTakeFirst();
+    return { members: Number(members.numDeletedRows) };
   },
 
   /** Holds the list until the caller's transaction ends, so that it is not deleted under new members; false when it is gone. */

@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 import { append } from '../events/store.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/store.ts';
@@ -56,6 +57,11 @@ export async function addSuppressions(
   return { added: added.length, contacts: events };
 }
 
+/** Refreshes the statistics of the entries and contacts a bulk suppression wrote (see `analyzeAfterBulkWrite`). */
+async function analyzeSuppressed(db: Db, result: { added: number; contacts_suppressed: number }): Promise<void> {
+  await Promise.all([analyzeAfterBulkWrite(db, ['suppressions'], result.added), analyzeAfterBulkWrite(db, ['contacts'], result.contacts_suppressed)]);
+}
+
 /** The suppression list through the API. */
 export class SuppressionService {
   private readonly pool: Pool;
@@ -82,11 +88,13 @@ export class SuppressionService {
   /** Up to 10,000 addresses (the contract's limit), in one transaction. */
   async add(accountId: string, emails: string[], reason: SuppressionReason, detail: string | null): Promise<AddResult> {
     const unique = uniqueAddresses(emails);
-    return inTransaction(this.pool, async (client) => {
+    const result = await inTransaction(this.pool, async (client) => {
       const { added, contacts } = await addSuppressions(sqlOnClient(client), accountId, unique, reason, 'api', detail);
       await append(client, accountId, contacts);
       return { added, existing: unique.length - added, contacts_suppressed: contacts.length };
     });
+    await analyzeSuppressed(this.db, result);
+    return result;
   }
 
   /** A CSV body of addresses, read as it arrives, written in one transaction. */
@@ -96,7 +104,7 @@ export class SuppressionService {
     let row = 0;
     let bytes = 0;
     let batch: string[] = [];
-    return inTransaction(this.pool, async (client) => {
+    await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const flush = async () => {
         const unique = uniqueAddresses(batch);
@@ -133,8 +141,9 @@ export class SuppressionService {
       await take(parser.push(decoder.decode()));
       await take(parser.end());
       if (batch.length) await flush();
-      return result;
     });
+    await analyzeSuppressed(this.db, result);
+    return result;
   }
 
   /** Takes an entry off the list; its contact, if suppressed, is subscribed again with `reason`. */

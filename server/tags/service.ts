@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../contacts/rules.ts';
 import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from '../contacts/store.ts';
 import type { Db } from '../db/kysely.ts';
+import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 import { normaliseEmail } from '../email.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import { listStore } from '../lists/store.ts';
@@ -47,16 +48,20 @@ export class TagService {
     const from = tagName(name);
     const to = tagName(input.name);
     if (!to) throw validationFailed([{ pointer: '/name', detail: 'must not be blank' }]);
-    return this.db.transaction().execute(async (trx) => {
+    const { renamed, tag } = await this.db.transaction().execute(async (trx) => {
       if (from.length > MAX_TAG_LENGTH || !(await tagCount(trx, accountId, from))) throw notFound('tag');
-      if (from !== to) await renameTag(trx, accountId, from, to);
-      return { name: to, contacts: await tagCount(trx, accountId, to) };
+      const renamed = from === to ? 0 : await renameTag(trx, accountId, from, to);
+      return { renamed, tag: { name: to, contacts: await tagCount(trx, accountId, to) } };
     });
+    await analyzeAfterBulkWrite(this.db, ['contacts'], renamed);
+    return tag;
   }
 
   async delete(accountId: string, name: string): Promise<void> {
     const tag = tagName(name);
-    if (tag.length > MAX_TAG_LENGTH || !(await removeTag(this.db, accountId, tag))) throw notFound('tag');
+    const removed = tag.length > MAX_TAG_LENGTH ? 0 : await removeTag(this.db, accountId, tag);
+    if (!removed) throw notFound('tag');
+    await analyzeAfterBulkWrite(this.db, ['contacts'], removed);
   }
 
   async bulk(accountId: string, input: Schemas['TagBulkRequest']): Promise<Schemas['TagBulkResult']> {
@@ -78,9 +83,11 @@ export class TagService {
           : input.segment_id !== undefined
             ? await this.segmentSelector(accountId, input.segment_id)
             : await this.listSelector(accountId, input.list_id!);
-    return this.db
+    const result = await this.db
       .transaction()
       .execute((trx) => retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
+    await analyzeAfterBulkWrite(this.db, ['contacts'], result.changed);
+    return result;
   }
 
   private async listSelector(accountId: string, listId: string) {

@@ -62,6 +62,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => 'string[]',
         'suppression' => '\Sendline\Model\Suppression',
         'messages' => '\Sendline\Model\CampaignMessage[]',
+        'emails' => '\Sendline\Model\Email[]',
         'opens' => '\Sendline\Model\OpenRecord[]',
         'clicks' => '\Sendline\Model\ClickRecord[]',
         'bounces' => '\Sendline\Model\BounceRecord[]',
@@ -82,6 +83,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => null,
         'suppression' => null,
         'messages' => null,
+        'emails' => null,
         'opens' => null,
         'clicks' => null,
         'bounces' => null,
@@ -100,6 +102,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => false,
         'suppression' => true,
         'messages' => false,
+        'emails' => false,
         'opens' => false,
         'clicks' => false,
         'bounces' => false,
@@ -198,6 +201,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => 'topic_optouts',
         'suppression' => 'suppression',
         'messages' => 'messages',
+        'emails' => 'emails',
         'opens' => 'opens',
         'clicks' => 'clicks',
         'bounces' => 'bounces',
@@ -216,6 +220,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => 'setTopicOptouts',
         'suppression' => 'setSuppression',
         'messages' => 'setMessages',
+        'emails' => 'setEmails',
         'opens' => 'setOpens',
         'clicks' => 'setClicks',
         'bounces' => 'setBounces',
@@ -234,6 +239,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => 'getTopicOptouts',
         'suppression' => 'getSuppression',
         'messages' => 'getMessages',
+        'emails' => 'getEmails',
         'opens' => 'getOpens',
         'clicks' => 'getClicks',
         'bounces' => 'getBounces',
@@ -303,6 +309,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         $this->setIfExists('topic_optouts', $data ?? [], null);
         $this->setIfExists('suppression', $data ?? [], null);
         $this->setIfExists('messages', $data ?? [], null);
+        $this->setIfExists('emails', $data ?? [], null);
         $this->setIfExists('opens', $data ?? [], null);
         $this->setIfExists('clicks', $data ?? [], null);
         $this->setIfExists('bounces', $data ?? [], null);
@@ -349,6 +356,9 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         }
         if ($this->container['messages'] === null) {
             $invalidProperties[] = "'messages' can't be null";
+        }
+        if ($this->container['emails'] === null) {
+            $invalidProperties[] = "'emails' can't be null";
         }
         if ($this->container['opens'] === null) {
             $invalidProperties[] = "'opens' can't be null";
@@ -494,6 +504,33 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
             throw new \InvalidArgumentException('non-nullable messages cannot be null');
         }
         $this->container['messages'] = $messages;
+
+        return $this;
+    }
+
+    /**
+     * Gets emails
+     *
+     * @return \Sendline\Model\Email[]
+     */
+    public function getEmails()
+    {
+        return $this->container['emails'];
+    }
+
+    /**
+     * Sets emails
+     *
+     * @param \Sendline\Model\Email[] $emails Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.
+     *
+     * @return self
+     */
+    public function setEmails($emails)
+    {
+        if (is_null($emails)) {
+            throw new \InvalidArgumentException('non-nullable emails cannot be null');
+        }
+        $this->container['emails'] = $emails;
 
         return $this;
     }

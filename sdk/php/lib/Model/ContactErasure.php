@@ -390,7 +390,7 @@ class ContactErasure implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets records_anonymised
      *
-     * @param int $records_anonymised Messages, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
+     * @param int $records_anonymised Messages, transactional emails, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
      *
      * @return self
      */
@@ -417,7 +417,7 @@ class ContactErasure implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets records_deleted
      *
-     * @param int $records_deleted Events, import error rows and exports that named the person, deleted.
+     * @param int $records_deleted Events, import error rows, exports and stored idempotent answers that named the person, deleted.
      *
      * @return self
      */

@@ -684,7 +684,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string $email The recipient of this copy.
+     * @param string $email The recipient of this copy; empty once the recipient was erased (`POST /contacts/{id}/erase`).
      *
      * @return self
      */
@@ -748,7 +748,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string $subject The subject as sent (a template's, rendered).
+     * @param string $subject The subject as sent (a template's, rendered); empty once the only recipient was erased.
      *
      * @return self
      */
@@ -890,7 +890,7 @@ class Email implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets metadata
      *
-     * @param array<string,string> $metadata The request's metadata, returned in every event of the message.
+     * @param array<string,string> $metadata The request's metadata, returned in every event of the message; empty once the recipient was erased.
      *
      * @return self
      */

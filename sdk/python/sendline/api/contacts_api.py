@@ -981,7 +981,7 @@ class ContactsApi:
     ) -> ContactErasure:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes; campaign messages, transactional emails and tracking records lose the address, IP and user agent (counts stay); a transactional email sent to the person alone loses its subject, body and recipients, one with other recipients the person's address in its `To` and `Cc`, and one not sent yet is cancelled; events, import errors, exports and answers kept for an `Idempotency-Key` naming them are deleted (a retry with such a key runs again). The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str
@@ -1060,7 +1060,7 @@ class ContactsApi:
     ) -> ApiResponse[ContactErasure]:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes; campaign messages, transactional emails and tracking records lose the address, IP and user agent (counts stay); a transactional email sent to the person alone loses its subject, body and recipients, one with other recipients the person's address in its `To` and `Cc`, and one not sent yet is cancelled; events, import errors, exports and answers kept for an `Idempotency-Key` naming them are deleted (a retry with such a key runs again). The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str
@@ -1139,7 +1139,7 @@ class ContactsApi:
     ) -> RESTResponseType:
         """Erase a contact
 
-        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
+        Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes; campaign messages, transactional emails and tracking records lose the address, IP and user agent (counts stay); a transactional email sent to the person alone loses its subject, body and recipients, one with other recipients the person's address in its `To` and `Cc`, and one not sent yet is cancelled; events, import errors, exports and answers kept for an `Idempotency-Key` naming them are deleted (a retry with such a key runs again). The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
 
         :param id: (required)
         :type id: str

@@ -25,6 +25,7 @@ from sendline.models.click_record import ClickRecord
 from sendline.models.contact import Contact
 from sendline.models.contact_data_export_import_errors_inner import ContactDataExportImportErrorsInner
 from sendline.models.contact_unsubscribe_record import ContactUnsubscribeRecord
+from sendline.models.email import Email
 from sendline.models.open_record import OpenRecord
 from sendline.models.suppression import Suppression
 from typing import Optional, Set
@@ -38,13 +39,14 @@ class ContactDataExport(BaseModel):
     topic_optouts: List[StrictStr] = Field(description="Topics the contact left.")
     suppression: Optional[Suppression] = Field(description="The address's entry on the suppression list.")
     messages: List[CampaignMessage] = Field(description="Every message sent (or queued) to the contact.")
+    emails: List[Email] = Field(description="Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.")
     opens: List[OpenRecord] = Field(description="Every open recorded for the contact or its address, oldest first.")
     clicks: List[ClickRecord] = Field(description="Every click recorded for the contact or its address, oldest first.")
     bounces: List[BounceRecord] = Field(description="Every bounce and complaint recorded for the contact or its address, oldest first.")
     unsubscribes: List[ContactUnsubscribeRecord] = Field(description="Every unsubscribe from a campaign's message, oldest first.")
     events: List[Dict[str, Any]] = Field(description="Events whose payload names the contact, as `GET /events` shows them.")
     import_errors: List[ContactDataExportImportErrorsInner] = Field(description="Import rows that failed for the address.")
-    __properties: ClassVar[List[str]] = ["contact", "topic_optouts", "suppression", "messages", "opens", "clicks", "bounces", "unsubscribes", "events", "import_errors"]
+    __properties: ClassVar[List[str]] = ["contact", "topic_optouts", "suppression", "messages", "emails", "opens", "clicks", "bounces", "unsubscribes", "events", "import_errors"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -98,6 +100,13 @@ class ContactDataExport(BaseModel):
                 if _item_messages:
                     _items.append(_item_messages.to_dict())
             _dict['messages'] = _items
+        # override the default output from pydantic by calling `to_dict()` of each item in emails (list)
+        _items = []
+        if self.emails:
+            for _item_emails in self.emails:
+                if _item_emails:
+                    _items.append(_item_emails.to_dict())
+            _dict['emails'] = _items
         # override the default output from pydantic by calling `to_dict()` of each item in opens (list)
         _items = []
         if self.opens:
@@ -154,6 +163,7 @@ class ContactDataExport(BaseModel):
             "topic_optouts": obj.get("topic_optouts"),
             "suppression": Suppression.from_dict(obj["suppression"]) if obj.get("suppression") is not None else None,
             "messages": [CampaignMessage.from_dict(_item) for _item in obj["messages"]] if obj.get("messages") is not None else None,
+            "emails": [Email.from_dict(_item) for _item in obj["emails"]] if obj.get("emails") is not None else None,
             "opens": [OpenRecord.from_dict(_item) for _item in obj["opens"]] if obj.get("opens") is not None else None,
             "clicks": [ClickRecord.from_dict(_item) for _item in obj["clicks"]] if obj.get("clicks") is not None else None,
             "bounces": [BounceRecord.from_dict(_item) for _item in obj["bounces"]] if obj.get("bounces") is not None else None,

@@ -28,8 +28,8 @@ class ContactErasure(BaseModel):
     """ # noqa: E501
     contact_id: StrictStr = Field(description="The erased contact (`ct_…`), which no longer exists.")
     suppression_id: StrictStr = Field(description="The suppression-list entry that keeps the address (as a hash only) from being mailed again.")
-    records_anonymised: StrictInt = Field(description="Messages, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.")
-    records_deleted: StrictInt = Field(description="Events, import error rows and exports that named the person, deleted.")
+    records_anonymised: StrictInt = Field(description="Messages, transactional emails, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.")
+    records_deleted: StrictInt = Field(description="Events, import error rows, exports and stored idempotent answers that named the person, deleted.")
     __properties: ClassVar[List[str]] = ["contact_id", "suppression_id", "records_anonymised", "records_deleted"]
 
     model_config = ConfigDict(

@@ -248,7 +248,7 @@ module Sendline
     end
 
     # Erase a contact
-    # Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
+    # Erase the person's personal data everywhere it is kept (GDPR right to erasure): the contact goes; campaign messages, transactional emails and tracking records lose the address, IP and user agent (counts stay); a transactional email sent to the person alone loses its subject, body and recipients, one with other recipients the person's address in its `To` and `Cc`, and one not sent yet is cancelled; events, import errors, exports and answers kept for an `Idempotency-Key` naming them are deleted (a retry with such a key runs again). The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits `contact.deleted` (with the contact's id only).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -259,7 +259,7 @@ module Sendline
     end
 
     # Erase a contact
-    # Erase the person&#39;s personal data everywhere it is kept (GDPR right to erasure): the contact goes, messages and tracking records lose the address, IP and user agent (counts stay), and events, import errors and exports naming them are deleted. The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits &#x60;contact.deleted&#x60; (with the contact&#39;s id only).
+    # Erase the person&#39;s personal data everywhere it is kept (GDPR right to erasure): the contact goes; campaign messages, transactional emails and tracking records lose the address, IP and user agent (counts stay); a transactional email sent to the person alone loses its subject, body and recipients, one with other recipients the person&#39;s address in its &#x60;To&#x60; and &#x60;Cc&#x60;, and one not sent yet is cancelled; events, import errors, exports and answers kept for an &#x60;Idempotency-Key&#x60; naming them are deleted (a retry with such a key runs again). The address stays on the suppression list as a hash, so that it is not mailed again if imported later. Emits &#x60;contact.deleted&#x60; (with the contact&#39;s id only).
     # @param id [String] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

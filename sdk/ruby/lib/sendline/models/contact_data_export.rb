@@ -28,6 +28,9 @@ module Sendline
     # Every message sent (or queued) to the contact.
     attr_accessor :messages
 
+    # Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.
+    attr_accessor :emails
+
     # Every open recorded for the contact or its address, oldest first.
     attr_accessor :opens
 
@@ -53,6 +56,7 @@ module Sendline
         :'topic_optouts' => :'topic_optouts',
         :'suppression' => :'suppression',
         :'messages' => :'messages',
+        :'emails' => :'emails',
         :'opens' => :'opens',
         :'clicks' => :'clicks',
         :'bounces' => :'bounces',
@@ -79,6 +83,7 @@ module Sendline
         :'topic_optouts' => :'Array<String>',
         :'suppression' => :'Suppression',
         :'messages' => :'Array<CampaignMessage>',
+        :'emails' => :'Array<Email>',
         :'opens' => :'Array<OpenRecord>',
         :'clicks' => :'Array<ClickRecord>',
         :'bounces' => :'Array<BounceRecord>',
@@ -137,6 +142,14 @@ module Sendline
         end
       else
         self.messages = nil
+      end
+
+      if attributes.key?(:'emails')
+        if (value = attributes[:'emails']).is_a?(Array)
+          self.emails = value
+        end
+      else
+        self.emails = nil
       end
 
       if attributes.key?(:'opens')
@@ -205,6 +218,10 @@ module Sendline
         invalid_properties.push('invalid value for "messages", messages cannot be nil.')
       end
 
+      if @emails.nil?
+        invalid_properties.push('invalid value for "emails", emails cannot be nil.')
+      end
+
       if @opens.nil?
         invalid_properties.push('invalid value for "opens", opens cannot be nil.')
       end
@@ -239,6 +256,7 @@ module Sendline
       return false if @contact.nil?
       return false if @topic_optouts.nil?
       return false if @messages.nil?
+      return false if @emails.nil?
       return false if @opens.nil?
       return false if @clicks.nil?
       return false if @bounces.nil?
@@ -276,6 +294,16 @@ module Sendline
       end
 
       @messages = messages
+    end
+
+    # Custom attribute writer method with validation
+    # @param [Object] emails Value to be assigned
+    def emails=(emails)
+      if emails.nil?
+        fail ArgumentError, 'emails cannot be nil'
+      end
+
+      @emails = emails
     end
 
     # Custom attribute writer method with validation
@@ -347,6 +375,7 @@ module Sendline
           topic_optouts == o.topic_optouts &&
           suppression == o.suppression &&
           messages == o.messages &&
+          emails == o.emails &&
           opens == o.opens &&
           clicks == o.clicks &&
           bounces == o.bounces &&
@@ -364,7 +393,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [contact, topic_optouts, suppression, messages, opens, clicks, bounces, unsubscribes, events, import_errors].hash
+      [contact, topic_optouts, suppression, messages, emails, opens, clicks, bounces, unsubscribes, events, import_errors].hash
     end
 
     # Builds the object from hash

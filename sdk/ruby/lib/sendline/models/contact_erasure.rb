@@ -22,10 +22,10 @@ module Sendline
     # The suppression-list entry that keeps the address (as a hash only) from being mailed again.
     attr_accessor :suppression_id
 
-    # Messages, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
+    # Messages, transactional emails, opens, clicks, bounces and unsubscribes kept without the address, IP or user agent.
     attr_accessor :records_anonymised
 
-    # Events, import error rows and exports that named the person, deleted.
+    # Events, import error rows, exports and stored idempotent answers that named the person, deleted.
     attr_accessor :records_deleted
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -28,13 +28,13 @@ module Sendline
     # The name shown beside the sender's address; null when none was given.
     attr_accessor :from_name
 
-    # The recipient of this copy.
+    # The recipient of this copy; empty once the recipient was erased (`POST /contacts/{id}/erase`).
     attr_accessor :email
 
     # Which of the request's lists named the recipient.
     attr_accessor :kind
 
-    # The subject as sent (a template's, rendered).
+    # The subject as sent (a template's, rendered); empty once the only recipient was erased.
     attr_accessor :subject
 
     # `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later), `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or `cancelled`.
@@ -49,7 +49,7 @@ module Sendline
     # The request's tags.
     attr_accessor :tags
 
-    # The request's metadata, returned in every event of the message.
+    # The request's metadata, returned in every event of the message; empty once the recipient was erased.
     attr_accessor :metadata
 
     # Whether opens are tracked (a pixel in the HTML part).

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { newAccount, startTestServer, uniqueEmail, waitFor, type TestAccount } from '../helpers.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+
+let sendline: Sendline;
+let sink: SmtpSink;
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+  sendline = await startTestServer({ SMTP_URL: sink.url, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+});
+afterAll(async () => {
+  await sendline?.stop();
+  await sink?.stop();
+});
+
+const sql = (text: string, params: unknown[] = []) => sendline.pool.query(text, params).then((r) => r.rows);
+
+/** The account's rows of `table` whose text holds `needle` (case-insensitive). */
+async function rowsHolding(table: 'emails' | 'email_contents', accountId: string, needle: string): Promise<number> {
+  const [row] = await sql(`select count(*)::int as n from ${table} t where account_id = $1 and position(lower($2) in lower(t::text)) > 0`, [accountId, needle]);
+  return row.n;
+}
+
+const delivered = (account: TestAccount, id: string) =>
+  waitFor(async () => {
+    const res = await account.api('GET', `/api/emails/${id}`);
+    return res.body.status === 'delivered' ? res.body : undefined;
+  });
+
+describe('transactional email of an erased contact', () => {
+  let account: TestAccount;
+  let contactId: string;
+  const ada = uniqueEmail('ada-erased');
+  const bob = uniqueEmail('bob-kept');
+  const idempotencyKey = `k-${randomUUID()}`;
+  const alone = {
+    from: { email: 'receipts@shop.example', name: 'Shop' },
+    to: [{ email: ada, name: 'Ada Lovelace' }],
+    subject: 'Your receipt, Ada Lovelace',
+    text: 'Dear Ada Lovelace, thanks for order 1042.',
+    metadata: { order: '1042', customer: 'Ada Lovelace' },
+    tags: ['receipt'],
+  };
+  let ids: { alone: string; shared: string; sharedBob: string; scheduled: string };
+
+  beforeAll(async () => {
+    account = await newAccount(sendline.url, 'erase-emails');
+    contactId = (await account.api('POST', '/api/contacts', { body: { email: ada, first_name: 'Ada' } })).body.id;
+    const first = await account.api('POST', '/api/emails', { body: alone, headers: { 'idempotency-key': idempotencyKey } });
+    expect(first.status).toBe(202);
+    const shared = await account.api('POST', '/api/emails', {
+      body: {
+        from: { email: 'team@shop.example' },
+        to: [{ email: bob, name: 'Bob' }],
+        cc: [{ email: ada, name: 'Ada Lovelace' }],
+        subject: 'Minutes',
+        text: 'Notes.',
+      },
+    });
+    const later = await account.api('POST', '/api/emails', {
+      body: { ...alone, scheduled_at: new Date(Date.now() + 3600_000).toISOString() },
+    });
+    ids = { alone: first.body.data[0].id, shared: shared.body.data[1].id, sharedBob: shared.body.data[0].id, scheduled: later.body.data[0].id };
+    await Promise.all([delivered(account, ids.alone), delivered(account, ids.shared), delivered(account, ids.sharedBob)]);
+  });
+
+  it('GET /contacts/{id}/export lists the transactional email sent to the contact', async () => {
+    const res = await account.api('GET', `/api/contacts/${contactId}/export`);
+    expect(res.status).toBe(200);
+    expect(res.body.emails.map((e: { id: string }) => e.id).sort()).toEqual([ids.alone, ids.shared, ids.scheduled].sort());
+    expect(res.body.emails.find((e: { id: string }) => e.id === ids.alone)).toMatchObject({
+      email: ada,
+      subject: alone.subject,
+      metadata: alone.metadata,
+      status: 'delivered',
+    });
+  });
+
+  it('erasing leaves the address, name and texts in no email, keeps the counts, and drops stored answers naming it', async () => {
+    const listed = async () => (await account.api('GET', '/api/emails?limit=100')).body.data.length;
+    const before = await listed();
+    expect(await sql('select count(*)::int as n from idempotency_keys where key = $1', [idempotencyKey])).toEqual([{ n: 1 }]);
+
+    expect((await account.api('POST', `/api/contacts/${contactId}/erase`)).status).toBe(200);
+
+    expect((await account.api('GET', `/api/emails?to=${encodeURIComponent(ada)}`)).body.data).toEqual([]);
+    const gone = (await account.api('GET', `/api/emails/${ids.alone}`)).body;
+    expect(gone).toMatchObject({ email: '', subject: '', metadata: {}, status: 'delivered', tags: ['receipt'] });
+    expect(JSON.stringify(gone)).not.toContain('Ada');
+    // A request with other recipients keeps its subject for them, without the person's address.
+    expect((await account.api('GET', `/api/emails/${ids.shared}`)).body).toMatchObject({ email: '', subject: 'Minutes', status: 'delivered' });
+    expect((await account.api('GET', `/api/emails/${ids.sharedBob}`)).body).toMatchObject({ email: bob, subject: 'Minutes', status: 'delivered' });
+    // A copy still to be sent is not sent.
+    expect((await account.api('GET', `/api/emails/${ids.scheduled}`)).body).toMatchObject({ email: '', status: 'cancelled' });
+    for (const needle of [ada, 'Ada Lovelace', 'order 1042']) {
+      expect(await rowsHolding('emails', account.accountId, needle)).toBe(0);
+      expect(await rowsHolding('email_contents', account.accountId, needle)).toBe(0);
+    }
+    expect(await rowsHolding('email_contents', account.accountId, bob)).toBe(1);
+    expect(await listed()).toBe(before);
+
+    // The stored answer of the first request showed the address: a retry with its key is not a replay of it.
+    expect(await sql('select count(*)::int as n from idempotency_keys where key = $1', [idempotencyKey])).toEqual([{ n: 0 }]);
+  });
+});
