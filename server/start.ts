@@ -54,6 +54,11 @@ const WEBHOOK_TICK_MS = 1000;
 export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
+  const { allowHttp, allowPrivateNetworks } = config.webhooks;
+  if (allowHttp || allowPrivateNetworks) {
+    const on = [allowHttp && 'WEBHOOK_ALLOW_HTTP', allowPrivateNetworks && 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'].filter(Boolean).join(' and ');
+    log.warn(`${on} on: webhooks may go unencrypted or to this machine's network, for development only`);
+  }
   const database = config.databaseUrl
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);

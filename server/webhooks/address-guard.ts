@@ -84,11 +84,15 @@ export function urlProblem(text: string, settings: GuardSettings): { code: compo
   } catch {
     return { code: 'invalid_url', detail: 'is not a URL' };
   }
-  if (url.protocol !== 'https:' && !(settings.allowHttp && url.protocol === 'http:')) return { code: 'insecure_url', detail: 'must be an https URL' };
+  if (url.protocol !== 'https:' && !(settings.allowHttp && url.protocol === 'http:'))
+    return { code: 'insecure_url', detail: 'must be an https URL (a server started with WEBHOOK_ALLOW_HTTP=true also takes http, for development)' };
   if (url.username || url.password) return { code: 'invalid_url', detail: 'must not carry credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!settings.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) {
-    return { code: 'unsafe_url', detail: 'points to a loopback, private or reserved address' };
+    return {
+      code: 'unsafe_url',
+      detail: 'points to a loopback, private or reserved address (a server started with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows them, for development)',
+    };
   }
   return null;
 }

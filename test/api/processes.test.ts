@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { client, newAccount, newApiKey, uniqueEmail } from '../helpers.ts';
+import { client, newAccount, newApiKey, spawnTestServer, uniqueEmail } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
 
 const running: ServerProcess[] = [];
@@ -100,6 +100,14 @@ describe('the embedded default', () => {
       }, 200);
     });
     expect(await answer).toBe(201);
+    expect(await server.exited, server.output()).toBe(0);
+  });
+
+  it('warns at start when webhooks may go over http or to private networks', async () => {
+    const server = await spawnTestServer({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    running.push(server);
+    expect(server.output()).toContain('WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS on: webhooks may go unencrypted');
+    server.proc.kill('SIGTERM');
     expect(await server.exited, server.output()).toBe(0);
   });
 

@@ -288,6 +288,7 @@ describe('SSRF guard (private networks not allowed)', () => {
       const res = await account.api('POST', '/api/webhooks', { body: { url, events: ['*'] } });
       expectProblem(res, 422, 'unsafe_url');
       expect(res.body.errors[0].pointer).toBe('/url');
+      expect(res.body.errors[0].detail).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
     }
     const r = await receiver();
     const byName = r.url.replace('127.0.0.1', 'localhost');
@@ -302,7 +303,9 @@ describe('SSRF guard (private networks not allowed)', () => {
     const https = await startTestServer({});
     try {
       const account = await newAccount(https.url, 'tls');
-      expectProblem(await account.api('POST', '/api/webhooks', { body: { url: 'http://hooks.example.com/', events: ['*'] } }), 422, 'insecure_url');
+      const insecure = await account.api('POST', '/api/webhooks', { body: { url: 'http://hooks.example.com/', events: ['*'] } });
+      expectProblem(insecure, 422, 'insecure_url');
+      expect(insecure.body.errors[0].detail).toContain('WEBHOOK_ALLOW_HTTP=true');
     } finally {
       await https.stop();
     }
