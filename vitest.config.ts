@@ -6,6 +6,7 @@ export default defineConfig({
     globalSetup: ['test/setup/database.ts'],
     setupFiles: ['test/setup/temp-dir.ts'],
     pool: 'forks',
+    reporters: ['default', './test/setup/slowest-files.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },
