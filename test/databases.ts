@@ -1,6 +1,11 @@
 import pg from 'pg';
 import { inject } from 'vitest';
 
+/** This test file's own database, migrated (test/setup/file-database.ts). */
+export function fileDatabaseUrl(): string {
+  return process.env.SENDLINE_TEST_DATABASE_URL!;
+}
+
 /** A new, empty database on the test run's PostgreSQL, for tests that need a schema of their own. */
 export async function freshDatabase(name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: inject('databaseUrl') });

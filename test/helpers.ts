@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
 import { startSendline, type Sendline } from '../server/start.ts';
 import type { SecretKey } from '../server/secrets/key-ring.ts';
 import type { Answer } from './client.ts';
 import { spawnServer, type ServerProcess } from './process.ts';
 import { UNTHROTTLED } from './process.ts';
+import { fileDatabaseUrl } from './databases.ts';
 
 export * from './client.ts';
 
@@ -18,7 +18,7 @@ const TEST_SECRET_KEYS = TEST_KEY_RING.map(({ id, key }) => `${id}:${key}`).join
 /** Sendline in this process, on the shared test database, validating its own responses. */
 export function startTestServer(env: Record<string, string> = {}): Promise<Sendline> {
   return startSendline({
-    DATABASE_URL: inject('databaseUrl'),
+    DATABASE_URL: fileDatabaseUrl(),
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')),
     PORT: '0',
     HOST: '127.0.0.1',
@@ -36,7 +36,7 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
 export function spawnTestServer(env: Record<string, string> = {}, options?: Parameters<typeof spawnServer>[1]): Promise<ServerProcess> {
   return spawnServer(
     {
-      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_URL: fileDatabaseUrl(),
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-data-')),
       JWT_SECRET: TEST_JWT_SECRET,
       SECRET_KEYS: TEST_SECRET_KEYS,

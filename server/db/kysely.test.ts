@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepared, sqlOnClient } from './kysely.ts';
+import { fileDatabaseUrl } from '../../test/databases.ts';
 
 describe('typed SQL on a borrowed client', () => {
   it('runs in the caller transaction on that connection, and leaves the client borrowed', async () => {
-    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
+    const pool = new pg.Pool({ connectionString: fileDatabaseUrl(), max: 1 });
     const client = await pool.connect();
     try {
       await client.query('begin');
@@ -35,7 +36,7 @@ describe('typed SQL on a borrowed client', () => {
 
 describe('prepared statements', () => {
   it('are parsed once per connection and run with each call’s parameters', async () => {
-    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
+    const pool = new pg.Pool({ connectionString: fileDatabaseUrl(), max: 1 });
     try {
       const double = (n: number) => sql<{ doubled: number }>`select ${n}::int * 2 as doubled`;
       expect(await prepared(pool, double(2))).toEqual([{ doubled: 4 }]);

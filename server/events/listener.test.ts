@@ -1,8 +1,9 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { EventListener } from './listener.ts';
+import { fileDatabaseUrl } from '../../test/databases.ts';
 
 /** A TCP relay to PostgreSQL that can be cut and brought back, as a network or a restart would. */
 class Relay {
@@ -36,7 +37,7 @@ class Relay {
 }
 
 describe('the event listener', () => {
-  const url = new URL(inject('databaseUrl'));
+  const url = new URL(fileDatabaseUrl());
   const relay = new Relay({ host: url.hostname, port: Number(url.port) });
   let listener: EventListener | null = null;
   afterAll(() => listener?.stop());
@@ -60,7 +61,7 @@ describe('the event listener', () => {
     while (connections < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(connections).toBe(2);
 
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    const db = new pg.Client({ connectionString: fileDatabaseUrl() });
     await db.connect();
     await db.query("select pg_notify('sendline_revocations', 'session:after-the-outage')");
     await db.end();

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { Queue } from './queue.ts';
+import { fileDatabaseUrl } from '../../test/databases.ts';
 
 describe('the job queue', () => {
-  const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 6 });
+  const pool = new pg.Pool({ connectionString: fileDatabaseUrl(), max: 6 });
   const queues: Queue[] = [];
   const rows = async (name: string) => (await pool.query<{ n: number }>('select count(*)::int as n from agenda_jobs where name = $1', [name])).rows[0].n;
 

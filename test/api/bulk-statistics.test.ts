@@ -1,9 +1,10 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHOWN_CONTACT_COLUMNS, matching } from '../../server/contacts/repository.ts';
 import { statement } from '../../server/db/kysely.ts';
 import type { Sendline } from '../../server/start.ts';
 import { newAccount, startTestServer, waitFor } from '../helpers.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 let sendline: Sendline;
 
@@ -44,7 +45,7 @@ describe('a list right after an import', () => {
 
     const page = await account.api('GET', '/api/contacts?limit=50');
     const last = page.body.data.at(-1);
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    const db = new pg.Client({ connectionString: fileDatabaseUrl() });
     await db.connect();
     try {
       for (const after of [null, { at: new Date(last.created_at), id: last.id }]) {

@@ -1,8 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 let sendline: Sendline;
 let sink: SmtpSink;
@@ -319,7 +320,7 @@ describe('sending', () => {
     const emails = Array.from({ length: 30 }, (_, i) => `racer${i}@slow.example`);
     await account.api('POST', '/api/contacts/import', { body: { contacts: emails.map((email) => ({ email })) } });
     const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
-    const [holder, prober] = [new pg.Client({ connectionString: inject('databaseUrl') }), new pg.Client({ connectionString: inject('databaseUrl') })];
+    const [holder, prober] = [new pg.Client({ connectionString: fileDatabaseUrl() }), new pg.Client({ connectionString: fileDatabaseUrl() })];
     await Promise.all([holder.connect(), prober.connect()]);
     sink.delayMs = 150;
     try {

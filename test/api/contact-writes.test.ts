@@ -1,8 +1,9 @@
 import pg from 'pg';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { newAccount, startTestServer, waitFor, type TestAccount } from '../helpers.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -50,7 +51,7 @@ describe('event announcements', () => {
   let listener: pg.Client;
   const heard: string[] = [];
   beforeAll(async () => {
-    listener = new pg.Client({ connectionString: inject('databaseUrl') });
+    listener = new pg.Client({ connectionString: fileDatabaseUrl() });
     await listener.connect();
     listener.on('notification', (msg) => heard.push(msg.payload ?? ''));
     await listener.query('listen sendline_events');

@@ -2,9 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newAccount, type TestAccount } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 const running: ServerProcess[] = [];
 afterAll(() => {
@@ -12,7 +13,7 @@ afterAll(() => {
 });
 
 const env = () => ({
-  DATABASE_URL: inject('databaseUrl'),
+  DATABASE_URL: fileDatabaseUrl(),
   DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-crash-')),
   JWT_SECRET: 'crash-test-secret-shared-by-both-processes-01234',
   ALLOW_SIGNUP: 'true',
@@ -62,7 +63,7 @@ describe('an import survives the end of its server', () => {
     steady = await newAccount(first.url, 'steady');
     const steadyId = await upload(first.url, steady, csv);
     reference = await poll(first.url, steady, steadyId, (b) => b.status === 'completed');
-    db = new pg.Client({ connectionString: inject('databaseUrl') });
+    db = new pg.Client({ connectionString: fileDatabaseUrl() });
     await db.connect();
   }, 60_000);
   afterAll(() => db?.end());

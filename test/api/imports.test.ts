@@ -5,6 +5,7 @@ import { toImportRow } from '../../server/imports/rows.ts';
 import { writeBatch } from '../../server/imports/writer.ts';
 import type { Sendline } from '../../server/start.ts';
 import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 let sendline: Sendline;
 let limited: Sendline;
@@ -377,7 +378,7 @@ describe('an update_only batch against an account that has just grown', () => {
     const imported = await account.api('POST', '/api/contacts/import', { body: { contacts } });
     expect(imported.body).toMatchObject({ status: 'completed', created: 10_000 });
     // Planner statistics lag behind an import: PostgreSQL still takes the account for a small one.
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    const db = new pg.Client({ connectionString: fileDatabaseUrl() });
     await db.connect();
     const plans: string[] = [];
     db.on('notice', (notice) => plans.push(notice.message ?? ''));

@@ -3,9 +3,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { client, newAccount, newApiKey, spawnTestServer, uniqueEmail } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 const running: ServerProcess[] = [];
 afterAll(() => {
@@ -22,7 +23,7 @@ const freshDir = () => mkdtempSync(path.join(tmpdir(), 'sendline-proc-'));
 
 describe('two server processes on one database', () => {
   it('enforce one shared rate limit per key', async () => {
-    const shared = { DATABASE_URL: inject('databaseUrl'), JWT_SECRET: 'a-shared-secret-for-both-processes-0123456789', ALLOW_SIGNUP: 'true' };
+    const shared = { DATABASE_URL: fileDatabaseUrl(), JWT_SECRET: 'a-shared-secret-for-both-processes-0123456789', ALLOW_SIGNUP: 'true' };
     const [one, two] = await Promise.all([start({ ...shared, DATA_DIR: freshDir() }), start({ ...shared, DATA_DIR: freshDir() })]);
     const owner = await newAccount(one.url);
     const { key } = await newApiKey(owner, one.url, { rate_limit_per_minute: 10 });

@@ -2,10 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client, newAccount, waitFor, type TestAccount } from '../helpers.ts';
 import { spawnServer, type ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 const running: ServerProcess[] = [];
 let sink: SmtpSink;
@@ -23,7 +24,7 @@ afterEach(async () => {
 afterAll(() => sink.stop());
 
 const env = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: inject('databaseUrl'),
+  DATABASE_URL: fileDatabaseUrl(),
   DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-send-')),
   JWT_SECRET: 'sending-test-secret-shared-by-all-processes-0123',
   ALLOW_SIGNUP: 'true',
@@ -124,7 +125,7 @@ describe('sending with several processes', () => {
   }, 60_000);
 
   it("restarts do not multiply a campaign's send jobs", async () => {
-    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    const db = new pg.Client({ connectionString: fileDatabaseUrl() });
     await db.connect();
     const sendJobs = async (id: string) =>
       (await db.query<{ n: number }>("select count(*)::int as n from agenda_jobs where name = 'campaigns.send' and data->>'campaignId' = $1", [id])).rows[0].n;

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, TEST_JWT_SECRET, uniqueEmail } from '../helpers.ts';
 import type { Sendline } from '../../server/start.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 /** Runs `npm run user:create -- …` as a user types it, against the test database. */
 function userCreate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = spawn('npm', ['run', '--silent', 'user:create', '--', ...args], {
-    env: { ...process.env, DATABASE_URL: inject('databaseUrl'), JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-cli-')) },
+    env: { ...process.env, DATABASE_URL: fileDatabaseUrl(), JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sendline-cli-')) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

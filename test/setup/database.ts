@@ -2,18 +2,26 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import pg from 'pg';
 import { startEmbeddedDatabase } from '../../server/db/embedded.ts';
+import { openDatabase } from '../../server/db/orm.ts';
 import { createLogger } from '../../server/logger.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The cluster's own database: for tests that make databases of their own. */
     databaseUrl: string;
+    /** Migrated once; each test file's database is a copy of it (file-database.ts). */
+    templateDatabase: string;
     runDir: string;
   }
 }
 
+const TEMPLATE = 'sendline_template';
+
 /**
- * One real PostgreSQL for the whole run; every test file makes its own accounts in it. Every
+ * One real PostgreSQL for the whole run, with a database per test file made from a template
+ * migrated here (instead of every file's first server migrating an empty one). Every
  * temporary folder of the run (the tests', the servers' and the SDK runners') is made under one
  * folder, through TMPDIR, which the run removes at its end.
  */
@@ -24,6 +32,7 @@ export default async function setup(project: TestProject) {
   process.env.TMPDIR = runDir;
   const database = await startEmbeddedDatabase(path.join(runDir, 'database'), 'test-password', createLogger('warn'));
   project.provide('databaseUrl', database.url);
+  project.provide('templateDatabase', await migratedTemplate(database.url));
   project.provide('runDir', runDir);
   return async () => {
     await database.stop();
@@ -32,6 +41,18 @@ export default async function setup(project: TestProject) {
     rmSync(runDir, { recursive: true, force: true });
     if (leftOver.length) throw new Error(`tests left ${leftOver.length} PostgreSQL server(s) running`);
   };
+}
+
+async function migratedTemplate(clusterUrl: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: clusterUrl });
+  await admin.connect();
+  await admin.query(`create database ${TEMPLATE}`);
+  await admin.end();
+  const url = new URL(clusterUrl);
+  url.pathname = `/${TEMPLATE}`;
+  const orm = await openDatabase(url.href, createLogger('warn'));
+  await orm.close();
+  return TEMPLATE;
 }
 
 /** PostgreSQL servers still running on data folders under `dir`, by their lock files. */
