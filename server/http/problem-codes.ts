@@ -18,6 +18,7 @@ export const PROBLEM_STATUS = {
   authentication_required: 401,
   invalid_token: 401,
   invalid_api_key: 401,
+  ambiguous_credentials: 400,
   invalid_credentials: 401,
   refresh_token_reused: 401,
   insufficient_scope: 403,

@@ -2349,7 +2349,7 @@ export interface components {
             /** @description `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top. */
             list_ids?: string[];
         };
-        /** @description The request does not fit the contract. */
+        /** @description The request does not fit the contract, or carries more than one credential. */
         BadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -2366,7 +2366,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed";
+            code: "validation_failed" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5108,7 +5108,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         ImportBadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5125,7 +5125,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5287,7 +5287,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request or its JSON body does not fit the contract. */
+        /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
         InvalidBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5304,7 +5304,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json";
+            code: "validation_failed" | "invalid_json" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5347,7 +5347,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         InvalidPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5364,7 +5364,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5377,7 +5377,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         InvalidPostResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5394,7 +5394,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -6021,7 +6021,37 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
+        PublicPostBodyResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description More subscriptions from this address than allowed; retry after `Retry-After` seconds. */
         PublicRateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -7630,7 +7660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,7 +7730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7786,7 +7816,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignAnalytics"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,7 +7896,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsOverview"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7937,7 +7967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8121,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8196,7 +8226,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8277,7 +8307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8382,13 +8412,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description The email or the password is wrong. */
@@ -8467,7 +8497,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8569,7 +8599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8645,7 +8675,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8759,13 +8789,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description The refresh token is not valid or its session has ended, or it was used before (the session is then revoked). */
@@ -8836,13 +8866,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description Sign-up is disabled on this server. */
@@ -8927,7 +8957,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9007,7 +9037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9111,7 +9141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9192,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9294,7 +9324,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9390,7 +9420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9495,7 +9525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9597,7 +9627,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignMessagePage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9684,7 +9714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,7 +9819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9898,7 +9928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10025,7 +10055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10152,7 +10182,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10275,7 +10305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10385,7 +10415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10465,7 +10495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10581,7 +10611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactExport"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10685,7 +10715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactExport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10762,7 +10792,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10851,7 +10881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImportPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10956,7 +10986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11060,7 +11090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11137,7 +11167,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11214,7 +11244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11295,7 +11325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11397,7 +11427,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11478,7 +11508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11587,7 +11617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactActivityPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11674,7 +11704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactErasure"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11769,7 +11799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactDataExport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11851,7 +11881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListMembershipPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11935,7 +11965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12016,7 +12046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12124,7 +12154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12215,7 +12245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversion"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12366,7 +12396,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12446,7 +12476,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailSendResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12625,7 +12655,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailBatchResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12797,7 +12827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12908,7 +12938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13010,7 +13040,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13079,7 +13109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13145,7 +13175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactFieldList"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13225,7 +13255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13329,7 +13359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13404,7 +13434,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13485,7 +13515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13583,7 +13613,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingListPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13663,7 +13693,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13767,7 +13797,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13842,7 +13872,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13923,7 +13953,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14018,7 +14048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListForm"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14102,7 +14132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMemberPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14193,7 +14223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMembersAddResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14320,7 +14350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMembersRemoveResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14444,7 +14474,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14535,7 +14565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14663,13 +14693,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description No such resource in this account. */
@@ -14743,7 +14773,7 @@ export interface operations {
                     "application/json": components["schemas"]["SegmentPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14823,7 +14853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14939,7 +14969,7 @@ export interface operations {
                     "application/json": components["schemas"]["SegmentPreview"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15043,7 +15073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15118,7 +15148,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15199,7 +15229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15299,7 +15329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15383,7 +15413,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15463,7 +15493,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionAddResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15585,7 +15615,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionImportResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15689,7 +15719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15767,7 +15797,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15847,7 +15877,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagCountPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15927,7 +15957,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagBulkResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16039,7 +16069,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16121,7 +16151,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagCount"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16226,7 +16256,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplatePage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16327,7 +16357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16444,7 +16474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16519,7 +16549,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16627,7 +16657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16764,7 +16794,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersion"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16890,7 +16920,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateRendered"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17038,7 +17068,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17163,7 +17193,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17254,7 +17284,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersion"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17349,7 +17379,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopicPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17429,7 +17459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17542,7 +17572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17617,7 +17647,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17712,7 +17742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17831,7 +17861,7 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17911,7 +17941,7 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecord"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18039,7 +18069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18120,7 +18150,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18191,7 +18221,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18271,7 +18301,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18375,7 +18405,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18450,7 +18480,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18540,7 +18570,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18647,7 +18677,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18727,7 +18757,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18831,7 +18861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18912,7 +18942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19014,7 +19044,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19098,7 +19128,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19187,7 +19217,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19296,7 +19326,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecoverResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19419,7 +19449,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19524,7 +19554,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;

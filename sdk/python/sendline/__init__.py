@@ -253,6 +253,7 @@ __all__ = [
     "PaymentReceivedEvent",
     "Problem",
     "ProblemCode",
+    "PublicPostBodyResponse",
     "PublicRateLimitedResponse",
     "PublicSubscribeRequest",
     "PublicSubscribeResult",
@@ -574,6 +575,7 @@ from sendline.models.payment_received_data import PaymentReceivedData as Payment
 from sendline.models.payment_received_event import PaymentReceivedEvent as PaymentReceivedEvent
 from sendline.models.problem import Problem as Problem
 from sendline.models.problem_code import ProblemCode as ProblemCode
+from sendline.models.public_post_body_response import PublicPostBodyResponse as PublicPostBodyResponse
 from sendline.models.public_rate_limited_response import PublicRateLimitedResponse as PublicRateLimitedResponse
 from sendline.models.public_subscribe_request import PublicSubscribeRequest as PublicSubscribeRequest
 from sendline.models.public_subscribe_result import PublicSubscribeResult as PublicSubscribeResult

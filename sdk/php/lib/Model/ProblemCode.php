@@ -79,6 +79,11 @@ class ProblemCode
     public const INVALID_API_KEY = 'invalid_api_key';
 
     /**
+     * The request carries more than one credential (&#x60;X-API-Key&#x60; and &#x60;Authorization&#x60;, or a WebSocket&#39;s &#x60;token&#x60; beside either): send one.
+     */
+    public const AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
+
+    /**
      * The email or the password is wrong (the answer does not say which).
      */
     public const INVALID_CREDENTIALS = 'invalid_credentials';
@@ -297,6 +302,7 @@ class ProblemCode
             self::AUTHENTICATION_REQUIRED,
             self::INVALID_TOKEN,
             self::INVALID_API_KEY,
+            self::AMBIGUOUS_CREDENTIALS,
             self::INVALID_CREDENTIALS,
             self::REFRESH_TOKEN_REUSED,
             self::INSUFFICIENT_SCOPE,

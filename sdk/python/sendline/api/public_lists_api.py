@@ -104,7 +104,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -186,7 +186,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -268,7 +268,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",

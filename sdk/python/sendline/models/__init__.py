@@ -214,6 +214,7 @@ from sendline.models.payment_received_data import PaymentReceivedData
 from sendline.models.payment_received_event import PaymentReceivedEvent
 from sendline.models.problem import Problem
 from sendline.models.problem_code import ProblemCode
+from sendline.models.public_post_body_response import PublicPostBodyResponse
 from sendline.models.public_rate_limited_response import PublicRateLimitedResponse
 from sendline.models.public_subscribe_request import PublicSubscribeRequest
 from sendline.models.public_subscribe_result import PublicSubscribeResult

@@ -33,6 +33,7 @@ class ProblemCode(str, Enum):
     AUTHENTICATION_REQUIRED = 'authentication_required'
     INVALID_TOKEN = 'invalid_token'
     INVALID_API_KEY = 'invalid_api_key'
+    AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials'
     INVALID_CREDENTIALS = 'invalid_credentials'
     REFRESH_TOKEN_REUSED = 'refresh_token_reused'
     INSUFFICIENT_SCOPE = 'insufficient_scope'
