@@ -551,6 +551,11 @@ export interface paths {
          *     writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`,
          *     `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a
          *     spreadsheet would read as a formula start with `'`.
+         *
+         *     At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another
+         *     answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10)
+         *     newest finished exports: as one finishes, older ones are deleted with their CSV (and answer
+         *     404), as every export is 24 hours after it was requested.
          */
         post: operations["ContactExports_create"];
         delete?: never;
@@ -4907,6 +4912,36 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description Too many requests, or as many exports queued or running in the account as allowed. */
+        ExportRateLimitedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_exports";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The account has a field with this key, or a request with the same `Idempotency-Key` is still running. */
         FieldCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -6021,7 +6056,7 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
         /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
         PublicPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -10674,14 +10709,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
-            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            /** @description Too many requests, or as many exports queued or running in the account as allowed. */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                    "application/problem+json": components["schemas"]["ExportRateLimitedResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */

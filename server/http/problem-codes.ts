@@ -47,6 +47,7 @@ export const PROBLEM_STATUS = {
   too_many_signups: 429,
   too_many_invalid_api_keys: 429,
   too_many_imports: 429,
+  too_many_exports: 429,
   headers_too_large: 431,
   invalid_idempotency_key: 400,
   idempotency_key_in_use: 409,

@@ -195,6 +195,7 @@ __all__ = [
     "EventType",
     "EventsTypes200Response",
     "ExportNotReadyResponse",
+    "ExportRateLimitedResponse",
     "FieldCreateConflictResponse",
     "FieldError",
     "FieldExistsResponse",
@@ -517,6 +518,7 @@ from sendline.models.event_page import EventPage as EventPage
 from sendline.models.event_type import EventType as EventType
 from sendline.models.events_types200_response import EventsTypes200Response as EventsTypes200Response
 from sendline.models.export_not_ready_response import ExportNotReadyResponse as ExportNotReadyResponse
+from sendline.models.export_rate_limited_response import ExportRateLimitedResponse as ExportRateLimitedResponse
 from sendline.models.field_create_conflict_response import FieldCreateConflictResponse as FieldCreateConflictResponse
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.field_exists_response import FieldExistsResponse as FieldExistsResponse

@@ -224,6 +224,11 @@ class ProblemCode
     public const TOO_MANY_IMPORTS = 'too_many_imports';
 
     /**
+     * The account has as many exports queued or running as allowed (&#x60;EXPORT_MAX_CONCURRENT&#x60;).
+     */
+    public const TOO_MANY_EXPORTS = 'too_many_exports';
+
+    /**
      * The request line and headers are larger than 16 KB; the connection is closed.
      */
     public const HEADERS_TOO_LARGE = 'headers_too_large';
@@ -331,6 +336,7 @@ class ProblemCode
             self::TOO_MANY_SIGNUPS,
             self::TOO_MANY_INVALID_API_KEYS,
             self::TOO_MANY_IMPORTS,
+            self::TOO_MANY_EXPORTS,
             self::HEADERS_TOO_LARGE,
             self::INVALID_IDEMPOTENCY_KEY,
             self::IDEMPOTENCY_KEY_IN_USE,

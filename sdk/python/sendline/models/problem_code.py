@@ -62,6 +62,7 @@ class ProblemCode(str, Enum):
     TOO_MANY_SIGNUPS = 'too_many_signups'
     TOO_MANY_INVALID_API_KEYS = 'too_many_invalid_api_keys'
     TOO_MANY_IMPORTS = 'too_many_imports'
+    TOO_MANY_EXPORTS = 'too_many_exports'
     HEADERS_TOO_LARGE = 'headers_too_large'
     INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key'
     IDEMPOTENCY_KEY_IN_USE = 'idempotency_key_in_use'
