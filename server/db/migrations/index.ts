@@ -23,6 +23,7 @@ import { Migration20261124070000SegmentAttributeIndex } from './Migration2026112
 import { Migration20261124080000EmailContentRetention } from './Migration20261124080000EmailContentRetention.ts';
 import { Migration20261124100000CampaignAudiences } from './Migration20261124100000CampaignAudiences.ts';
 import { Migration20261124110000FirstEngagementIndexes } from './Migration20261124110000FirstEngagementIndexes.ts';
+import { Migration20261128090000PendingSignups } from './Migration20261128090000PendingSignups.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   Migration20261124080000EmailContentRetention,
   Migration20261124100000CampaignAudiences,
   Migration20261124110000FirstEngagementIndexes,
+  Migration20261128090000PendingSignups,
 ];
