@@ -551,6 +551,11 @@ export interface paths {
          *     writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`,
          *     `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a
          *     spreadsheet would read as a formula start with `'`.
+         *
+         *     At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another
+         *     answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10)
+         *     newest finished exports: as one finishes, older ones are deleted with their CSV (and answer
+         *     404), as every export is 24 hours after it was requested.
          */
         post: operations["ContactExports_create"];
         delete?: never;
@@ -1205,7 +1210,12 @@ export interface paths {
          *     which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact
          *     or a member already, and when the honeypot `website` is filled nothing is done. A new
          *     address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the
-         *     confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
+         *     confirmation link is followed. An unconfirmed sign-up suppresses no one: its contact waits
+         *     `unsubscribed` ("double opt-in not confirmed yet") off the suppression list, the account's
+         *     own create or import of the address takes it over as a new contact, and 7 days unconfirmed
+         *     remove the membership (and the contact, when the sign-up alone made it). At most 3
+         *     confirmations a day are mailed per address and list; later sign-ups get the same answer and
+         *     no mail. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
          */
         post: operations["PublicLists_subscribe"];
         delete?: never;
@@ -2352,7 +2362,7 @@ export interface components {
             /** @description `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top. */
             list_ids?: string[];
         };
-        /** @description The request does not fit the contract. */
+        /** @description The request does not fit the contract, or carries more than one credential. */
         BadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -2369,7 +2379,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed";
+            code: "validation_failed" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -4912,6 +4922,36 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
+        /** @description Too many requests, or as many exports queued or running in the account as allowed. */
+        ExportRateLimitedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_invalid_api_keys" | "too_many_exports";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description The account has a field with this key, or a request with the same `Idempotency-Key` is still running. */
         FieldCreateConflictResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -5113,7 +5153,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         ImportBadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5130,7 +5170,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_json" | "invalid_multipart" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5292,7 +5332,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request or its JSON body does not fit the contract. */
+        /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
         InvalidBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5309,7 +5349,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json";
+            code: "validation_failed" | "invalid_json" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5352,7 +5392,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         InvalidPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5369,7 +5409,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -5382,7 +5422,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+        /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
         InvalidPostResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -5399,7 +5439,7 @@ export interface components {
              * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_idempotency_key";
+            code: "validation_failed" | "invalid_idempotency_key" | "ambiguous_credentials";
             /**
              * @description Always `false` on an error.
              * @enum {boolean}
@@ -6026,7 +6066,37 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
+        PublicPostBodyResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description More subscriptions from this address than allowed; retry after `Retry-After` seconds. */
         PublicRateLimitedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -7635,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7705,7 +7775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7791,7 +7861,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignAnalytics"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7871,7 +7941,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsOverview"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7942,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8022,7 +8092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8126,7 +8196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8201,7 +8271,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8282,7 +8352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8387,13 +8457,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description The email or the password is wrong. */
@@ -8472,7 +8542,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8574,7 +8644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8650,7 +8720,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8764,13 +8834,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description The refresh token is not valid or its session has ended, or it was used before (the session is then revoked). */
@@ -8841,13 +8911,13 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description Sign-up is disabled on this server. */
@@ -8932,7 +9002,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9012,7 +9082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +9186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9197,7 +9267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9299,7 +9369,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9395,7 +9465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9500,7 +9570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9602,7 +9672,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignMessagePage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9689,7 +9759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9794,7 +9864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9903,7 +9973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10030,7 +10100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10157,7 +10227,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10280,7 +10350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10390,7 +10460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10470,7 +10540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10586,7 +10656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactExport"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10649,14 +10719,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
-            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            /** @description Too many requests, or as many exports queued or running in the account as allowed. */
             429: {
                 headers: {
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                    "application/problem+json": components["schemas"]["ExportRateLimitedResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */
@@ -10690,7 +10760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactExport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10767,7 +10837,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10856,7 +10926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImportPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10961,7 +11031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON or its multipart body, or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11065,7 +11135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11142,7 +11212,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11219,7 +11289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11300,7 +11370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11402,7 +11472,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11483,7 +11553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11592,7 +11662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactActivityPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11679,7 +11749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactErasure"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11774,7 +11844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactDataExport"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11856,7 +11926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListMembershipPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11940,7 +12010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12021,7 +12091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactTopicOptouts"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12129,7 +12199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12220,7 +12290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversion"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12371,7 +12441,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12451,7 +12521,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailSendResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12630,7 +12700,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailBatchResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12802,7 +12872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12913,7 +12983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13015,7 +13085,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13084,7 +13154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13150,7 +13220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactFieldList"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13230,7 +13300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13334,7 +13404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13409,7 +13479,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13490,7 +13560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactField"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13588,7 +13658,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingListPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13668,7 +13738,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13772,7 +13842,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13847,7 +13917,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13928,7 +13998,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14023,7 +14093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListForm"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14107,7 +14177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMemberPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14198,7 +14268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMembersAddResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14325,7 +14395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListMembersRemoveResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14449,7 +14519,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14540,7 +14610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14668,13 +14738,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                    "application/problem+json": components["schemas"]["PublicPostBodyResponse"];
                 };
             };
             /** @description No such resource in this account. */
@@ -14748,7 +14818,7 @@ export interface operations {
                     "application/json": components["schemas"]["SegmentPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14828,7 +14898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14944,7 +15014,7 @@ export interface operations {
                     "application/json": components["schemas"]["SegmentPreview"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15048,7 +15118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15123,7 +15193,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15204,7 +15274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Segment"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15304,7 +15374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15388,7 +15458,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15468,7 +15538,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionAddResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15590,7 +15660,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuppressionImportResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15694,7 +15764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15772,7 +15842,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15852,7 +15922,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagCountPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15932,7 +16002,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagBulkResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16044,7 +16114,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16126,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagCount"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16231,7 +16301,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplatePage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16332,7 +16402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16449,7 +16519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16524,7 +16594,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16632,7 +16702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16769,7 +16839,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersion"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16895,7 +16965,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateRendered"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17043,7 +17113,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17168,7 +17238,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersionPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17259,7 +17329,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateVersion"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17354,7 +17424,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopicPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17434,7 +17504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17547,7 +17617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17622,7 +17692,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17717,7 +17787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17836,7 +17906,7 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17916,7 +17986,7 @@ export interface operations {
                     "application/json": components["schemas"]["BounceRecord"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18044,7 +18114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18125,7 +18195,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenRecordPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18196,7 +18266,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18276,7 +18346,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18380,7 +18450,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18455,7 +18525,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18545,7 +18615,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18652,7 +18722,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18732,7 +18802,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18836,7 +18906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18917,7 +18987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description The request or its JSON body does not fit the contract. */
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19019,7 +19089,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19103,7 +19173,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description The request does not fit the contract. */
+            /** @description The request does not fit the contract, or carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19192,7 +19262,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19301,7 +19371,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecoverResult"];
                 };
             };
-            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19424,7 +19494,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19529,7 +19599,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description The request or its `Idempotency-Key` header does not fit the contract. */
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
             400: {
                 headers: {
                     [name: string]: unknown;

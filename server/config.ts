@@ -69,6 +69,11 @@ export interface Config {
     /** The old generation of an import's thread; its young one is an eighth of it. */
     threadHeapMb: number;
   };
+  exports: {
+    maxConcurrentPerAccount: number;
+    /** Finished exports an account keeps; older ones are deleted with their CSV as new ones finish. */
+    keptPerAccount: number;
+  };
   tracking: {
     /** Hits are written in batches at least this often (and on shutdown). */
     flushMs: number;
@@ -360,6 +365,10 @@ export function loadConfig(env: Env = process.env): Config {
       writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
       threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 256, 8, 16_384),
+    },
+    exports: {
+      maxConcurrentPerAccount: integer(env, 'EXPORT_MAX_CONCURRENT', 2, 1, 100),
+      keptPerAccount: integer(env, 'EXPORT_MAX_KEPT', 10, 1, 1000),
     },
     tracking: {
       flushMs: integer(env, 'TRACKING_FLUSH_MS', 1000, 10, 60_000),

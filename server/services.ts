@@ -103,7 +103,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
     topics: new TopicService(runtime.pool, sqlOf(em)),
-    exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool),
+    exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(runtime.pool, sqlOf(em)),
   };
 }

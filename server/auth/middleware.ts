@@ -13,9 +13,15 @@ export interface CredentialSource {
   ip?: string;
 }
 
-/** `X-API-Key: <key>`, or `Authorization: Bearer <jwt or key>`. */
+/**
+ * `X-API-Key: <key>`, or `Authorization: Bearer <jwt or key>`. A request with both is refused
+ * rather than resolved by one of them: a valid key must not vouch for a credential that fails.
+ */
 function credentialOf(req: CredentialSource): Credential | null {
   const apiKey = req.get('x-api-key');
+  if (apiKey !== undefined && req.get('authorization') !== undefined) {
+    throw new Problem(400, 'ambiguous_credentials', 'Send one credential: either X-API-Key or Authorization, not both.');
+  }
   if (apiKey) return { kind: 'api_key', value: apiKey.trim() };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
   if (!match) return null;

@@ -8,6 +8,13 @@ import { enumValues } from '../http/enums.ts';
 export type ContactStatus = components['schemas']['ContactStatus'];
 export const CONTACT_STATUSES = enumValues<ContactStatus>()(['subscribed', 'unsubscribed', 'bounced', 'complained']);
 
+/**
+ * The `status_reason` of a contact that a public double opt-in form made and that has not
+ * confirmed yet: unsubscribed, so that no campaign reaches it, but not on the suppression list.
+ * The account creating or importing the address takes it over as a new contact.
+ */
+export const PENDING_SIGNUP_REASON = 'double opt-in not confirmed yet';
+
 /** Suppressed contacts are never sent to. */
 export const isSuppressed = (status: ContactStatus) => status !== 'subscribed';
 

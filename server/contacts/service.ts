@@ -7,9 +7,9 @@ import { append } from '../events/store.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
 import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
-import { MAX_ATTRIBUTES_BYTES, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
+import { MAX_ATTRIBUTES_BYTES, PENDING_SIGNUP_REASON, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
-import { insertContact, suppressedEvent, type NewContact } from './store.ts';
+import { insertContact, suppressedEvent, takeOverPendingSignup, type NewContact } from './store.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
@@ -81,9 +81,23 @@ export class ContactService {
 
   /**
    * A new contact and its `contact.created` event, written in one statement; one created
-   * suppressed also goes on the suppression list, in the same transaction.
+   * suppressed also goes on the suppression list, in the same transaction. An address that only
+   * an unconfirmed sign-up made a contact is new to the account: that contact is taken over.
    */
-  async create(accountId: string, input: ContactCreate): Promise<ContactJson> {
+  create(accountId: string, input: ContactCreate): Promise<ContactJson> {
+    return this.insert(accountId, input, false);
+  }
+
+  /**
+   * The contact a public double opt-in form makes for a new address: unsubscribed until its link
+   * is followed, so that no campaign reaches an address anyone could type, and kept off the
+   * suppression list, so that it keeps no one from subscribing or from the account's imports.
+   */
+  createPendingSignup(accountId: string, input: Pick<ContactCreate, 'email' | 'first_name' | 'last_name'>): Promise<ContactJson> {
+    return this.insert(accountId, { ...input, status: 'unsubscribed', status_reason: PENDING_SIGNUP_REASON }, true);
+  }
+
+  private async insert(accountId: string, input: ContactCreate, pendingSignup: boolean): Promise<ContactJson> {
     checkAttributes(input.attributes ?? {});
     await this.checkFields(accountId, input.attributes ?? {});
     const status = input.status ?? 'subscribed';
@@ -117,15 +131,33 @@ export class ContactService {
       updated_at: now,
     };
     const event = { type: 'contact.created', data: { contact: json } } as const;
-    const created = isSuppressed(status)
-      ? await inTransaction(this.pool, async (client) => {
-          const inserted = await insertContact(client, row, event);
-          if (inserted) await keepListInStep(sqlOnClient(client), accountId, contact.email, contact);
-          return inserted;
-        })
-      : await insertContact(this.pool, row, event);
-    if (!created) throw await this.exists(accountId, contact.email);
-    return json;
+    const created =
+      isSuppressed(status) && !pendingSignup
+        ? await inTransaction(this.pool, async (client) => {
+            const inserted = await insertContact(client, row, event);
+            if (inserted) await keepListInStep(sqlOnClient(client), accountId, contact.email, contact);
+            return inserted;
+          })
+        : await insertContact(this.pool, row, event);
+    if (created) return json;
+    const takenOver = pendingSignup ? null : await this.takeOverPendingSignup(accountId, row, contact);
+    if (!takenOver) throw await this.exists(accountId, contact.email);
+    return takenOver;
+  }
+
+  /** The account's new contact written over one an unconfirmed sign-up made, with `contact.updated`. */
+  private async takeOverPendingSignup(accountId: string, row: NewContact, contact: ShownContact): Promise<ContactJson | null> {
+    return inTransaction(this.pool, async (client) => {
+      const db = sqlOnClient(client);
+      const kept = await takeOverPendingSignup(db, row);
+      if (!kept) return null;
+      const json = contactJson({ ...contact, id: kept.id, createdAt: kept.created_at });
+      // Every field is the account's now, as if the contact were new.
+      const changed = ['email', 'first_name', 'last_name', 'attributes', 'tags', 'status', 'status_reason', 'status_changed_at', 'updated_at'];
+      await append(client, accountId, [{ type: 'contact.updated', data: { contact: json, changed } }]);
+      if (isSuppressed(contact.status)) await keepListInStep(db, accountId, contact.email, contact);
+      return json;
+    });
   }
 
   async list(accountId: string, filters: ContactFilters, limit: number, cursor?: string) {

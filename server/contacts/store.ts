@@ -6,7 +6,7 @@ import { appending, appendingEach } from '../events/store.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import type { EventData, PendingEvent } from '../events/outbox.ts';
-import type { ContactStatus } from './rules.ts';
+import { PENDING_SIGNUP_REASON, type ContactStatus } from './rules.ts';
 
 /** Every statement that writes `contacts` outside the ORM's unit of work: suppression, soft bounces, imports' batches. */
 
@@ -96,6 +96,40 @@ export async function insertContact(pool: Pool | PoolClient, contact: NewContact
   return row.created;
 }
 
+/** SQL: the contact row `alias` is one an unconfirmed double opt-in sign-up made (`PENDING_SIGNUP_REASON`). */
+const pendingSignup = (alias: 'c' | 'old') =>
+  sql<SqlBool>`(${sql.raw(alias)}.status = 'unsubscribed' and ${sql.raw(alias)}.status_reason = ${PENDING_SIGNUP_REASON})`;
+
+/**
+ * A contact the account creates over one an unconfirmed sign-up made: the sign-up's row, locked,
+ * takes every value of `contact` but its id and creation time. Null when there is no such row.
+ */
+export async function takeOverPendingSignup(db: Db, contact: NewContact): Promise<{ id: string; created_at: Date } | null> {
+  const { rows } = await sql<{ id: string; created_at: Date }>`
+    update contacts c set email = ${contact.email}, first_name = ${contact.first_name}, last_name = ${contact.last_name},
+      attributes = ${JSON.stringify(contact.attributes)}::jsonb, tags = ${contact.tags}::text[], status = ${contact.status},
+      status_reason = ${contact.status_reason}, status_changed_at = ${contact.status_changed_at}, updated_at = ${contact.updated_at}
+    where c.account_id = ${contact.account_id} and lower(c.email) = lower(${contact.email}) and ${pendingSignup('c')}
+    returning c.id, c.created_at`.execute(db);
+  return rows[0] ?? null;
+}
+
+/**
+ * Deletes those of `contactIds` that an unconfirmed sign-up made and that have nothing else: no
+ * list membership, campaign message, topic opt-out, tag or attribute. Answers those deleted.
+ */
+export async function deletePendingSignups(db: Db, contactIds: readonly string[]): Promise<{ id: string; account_id: string }[]> {
+  if (!contactIds.length) return [];
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    delete from contacts c
+    where c.id = any(${contactIds}::text[]) and ${pendingSignup('c')} and c.tags = '{}' and c.attributes = '{}'::jsonb
+      and not exists (select 1 from list_members m where m.contact_id = c.id)
+      and not exists (select 1 from messages cm where cm.contact_id = c.id)
+      and not exists (select 1 from contact_topic_optouts o where o.contact_id = c.id)
+    returning c.id, c.account_id`.execute(db);
+  return rows;
+}
+
 // ---- Soft bounces in a row, which tracking counts toward suppression.
 
 /** One more soft bounce in a row; answers how many there now are. */
@@ -142,7 +176,8 @@ const DISTINCT_STAGED = sql`select distinct on (lower(email)) * from import_stag
 /**
  * What row `m` changes in existing contact `c`: values it leaves empty are kept, tags and
  * attributes add up, and an import never resubscribes (a `subscribed` row keeps the contact's
- * status). `m.status` reads an empty status as `subscribed`.
+ * status), except a contact an unconfirmed sign-up made, which takes the row's status as a new
+ * contact would. `m.status` reads an empty status as `subscribed`.
  */
 const merge = (m: 'excluded' | 'm', importId: string) => {
   const row = sql.raw(m);
@@ -151,9 +186,11 @@ const merge = (m: 'excluded' | 'm', importId: string) => {
     last_name = coalesce(${row}.last_name, c.last_name),
     attributes = c.attributes || ${row}.attributes,
     tags = array(select distinct t from unnest(c.tags || ${row}.tags) t order by t),
-    status = case when ${row}.status = 'subscribed' then c.status else ${row}.status end,
-    status_reason = case when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_reason else 'import' end,
-    status_changed_at = case when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_changed_at else now() end,
+    status = case when ${pendingSignup('c')} or ${row}.status <> 'subscribed' then ${row}.status else c.status end,
+    status_reason = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then 'import' end
+      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_reason else 'import' end,
+    status_changed_at = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then now() end
+      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_changed_at else now() end,
     last_import_id = ${importId},
     updated_at = now()`;
 };
@@ -169,7 +206,8 @@ export interface Written {
 /**
  * `upsert` and `create_only` in one statement: a new address is inserted; an existing one is
  * merged (`create_only`: only when it was written earlier by this same import, i.e. a repeat
- * in the file). Rows go in address order, so concurrent imports lock contacts in one order.
+ * in the file). A contact an unconfirmed sign-up made counts as a new address in both. Rows go in
+ * address order, so concurrent imports lock contacts in one order.
  */
 const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): RawBuilder<Written> => sql<Written>`
   with written as (
@@ -179,17 +217,17 @@ const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): R
            case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, ${importId}
     from (${DISTINCT_STAGED}) s
     on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId)}
-    where ${mode} = 'upsert' or c.last_import_id = ${importId}
-    returning old.id is null as created, old.last_import_id is not distinct from ${importId} as repeat
+    where ${mode} = 'upsert' or c.last_import_id = ${importId} or ${pendingSignup('c')}
+    returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat
   )
   select count(*) filter (where created)::int as created, count(*) filter (where not created and not repeat)::int as updated from written`;
 
-/** `update_only`: rows whose address is not a contact yet are skipped. */
+/** `update_only`: rows whose address is not a contact yet (or only an unconfirmed sign-up's) are skipped. */
 const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => sql<Written>`
   with written as (
     update contacts c set ${merge('m', importId)}
     from (select row, email, first_name, last_name, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
-    where c.account_id = ${accountId} and lower(c.email) = lower(m.email)
+    where c.account_id = ${accountId} and lower(c.email) = lower(m.email) and not ${pendingSignup('c')}
     returning old.last_import_id is not distinct from ${importId} as repeat
   )
   select 0 as created, count(*) filter (where not repeat)::int as updated from written`;

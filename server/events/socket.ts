@@ -95,7 +95,9 @@ export function attachEventSocket(
     // Browsers cannot set headers on a WebSocket: a short-lived JWT may come in the query. API
     // keys may not (URLs end up in logs).
     const headers = { ...req.headers } as Record<string, string | undefined>;
-    if (token && !looksLikeApiKey(token) && !headers.authorization) headers.authorization = `Bearer ${token}`;
+    // A query token beside a header credential is two credentials, refused as the API refuses them.
+    if (token !== null && (headers.authorization !== undefined || headers['x-api-key'] !== undefined)) return refuse(socket, 400, 'ambiguous_credentials');
+    if (token && !looksLikeApiKey(token)) headers.authorization = `Bearer ${token}`;
     const ip = clientAddress(req, deps.trustProxy);
     const pseudo = { get: (name: string) => headers[name.toLowerCase()], ip };
     authenticate(pseudo, deps.services())

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Queue } from '../jobs/queue.ts';
 import { notFound, Problem } from '../http/problem.ts';
@@ -41,21 +42,28 @@ export class ExportService {
   private readonly db: Db;
   private readonly queue: Queue;
   private readonly pool: Pool;
+  private readonly limits: Config['exports'];
 
-  constructor(db: Db, queue: Queue, pool: Pool) {
+  constructor(db: Db, queue: Queue, pool: Pool, limits: Config['exports']) {
     this.db = db;
     this.queue = queue;
     this.pool = pool;
+    this.limits = limits;
   }
 
   async create(accountId: string, filters: ContactExportFilters): Promise<ContactExportJson> {
     const stored: Record<string, string> = {};
     for (const [key, value] of Object.entries(filters)) if (typeof value === 'string') stored[key] = value;
-    const created = await exportsStore.insert(this.db, {
+    const created = await exportsStore.insertWithin(this.db, this.limits.maxConcurrentPerAccount, {
       account_id: accountId,
       filters: stored,
       expires_at: new Date(Date.now() + EXPORT_KEPT_MS),
     });
+    if (!created) {
+      throw new Problem(429, 'too_many_exports', `At most ${this.limits.maxConcurrentPerAccount} exports run at once per account; wait for one to finish.`, {
+        headers: { 'Retry-After': '10' },
+      });
+    }
     await this.queue.enqueue(EXPORT_JOB, { exportId: created.id });
     return exportJson(created);
   }
@@ -101,6 +109,8 @@ export class ExportService {
     } catch (error) {
       await exportsStore.finish(this.db, exportId, { status: 'failed', error: 'The export stopped on an unexpected error; it has been logged.' });
       throw error;
+    } finally {
+      await exportsStore.dropOlderThanNewest(this.db, found.account_id, this.limits.keptPerAccount);
     }
   }
 

@@ -31,6 +31,23 @@ export const exportsStore = {
     return { ...created, bytes: Number(created.bytes) };
   },
 
+  /**
+   * Inserts the export unless the account has `maxActive` queued or running, answering null then.
+   * Requests of one account take turns on an advisory lock, so parallel ones cannot all see room.
+   */
+  async insertWithin(db: Db, maxActive: number, row: { account_id: string; filters: Record<string, string>; expires_at: Date }): Promise<ExportListed | null> {
+    return db.transaction().execute(async (tx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`contact_exports:${row.account_id}`}))`.execute(tx);
+      const { active } = await tx
+        .selectFrom('contact_exports')
+        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('active'))
+        .where('account_id', '=', row.account_id)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirstOrThrow();
+      return active >= maxActive ? null : exportsStore.insert(tx, row);
+    });
+  },
+
   /** Any account's export when `accountId` is null (the job). */
   async byId(db: Db, accountId: string | null, id: string): Promise<ExportListed | null> {
     let query = db.selectFrom('contact_exports').select(COLUMNS).where('id', '=', id);
@@ -86,6 +103,27 @@ export const exportsStore = {
   async unfinished(db: Db): Promise<string[]> {
     const rows = await db.selectFrom('contact_exports').select('id').where('status', 'in', ['queued', 'running']).execute();
     return rows.map((r) => r.id);
+  },
+
+  /** Drops the account's finished exports, with their CSV, past the newest `kept`. */
+  async dropOlderThanNewest(db: Db, accountId: string, kept: number): Promise<void> {
+    await db
+      .deleteFrom('contact_exports')
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['completed', 'failed'])
+      .where(
+        'id',
+        'not in',
+        db
+          .selectFrom('contact_exports')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('status', 'in', ['completed', 'failed'])
+          .orderBy('completed_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(kept),
+      )
+      .execute();
   },
 
   /** Drops expired exports with their CSV. */

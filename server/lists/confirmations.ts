@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sqlOf, type Db } from '../db/kysely.ts';
+import { deletePendingSignups } from '../contacts/store.ts';
+import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
 import type { Logger } from '../logger.ts';
 import { buildMime } from '../sending/mime.ts';
@@ -11,6 +13,8 @@ import { ConfirmationSigner } from './tokens.ts';
 
 const JOB = 'lists.confirmations';
 const TICK_MS = 1000;
+const EXPIRE_JOB = 'lists.signups-expire';
+const EXPIRE_EVERY_MS = 5 * 60_000;
 const BATCH = 50;
 /** A claimed confirmation not recorded after this long (its sender died) is claimed again. */
 const LEASE_SECONDS = 300;
@@ -65,9 +69,31 @@ export async function sendDueConfirmations(db: Db, transport: MailTransport, sig
   }
 }
 
-/** Every second, in one process at a time: the confirmations that members added since are due. */
+/**
+ * Removes public sign-ups not confirmed in time, and the contacts that only they made (with
+ * `contact.deleted`, as their `contact.created` was announced), in one transaction.
+ */
+export async function expirePendingSignups(db: Db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const deleted = await deletePendingSignups(trx, await listStore.expireSignups(trx));
+    const byAccount = Map.groupBy(deleted, (c) => c.account_id);
+    for (const [accountId, contacts] of byAccount) {
+      await append(
+        trx,
+        accountId,
+        contacts.map((c) => ({ type: 'contact.deleted' as const, data: { contact_id: c.id } })),
+      );
+    }
+  });
+}
+
+/**
+ * Every second, in one process at a time: the confirmations that members added since are due;
+ * every few minutes, sign-ups whose time to confirm has passed are removed.
+ */
 export function startConfirmationSender(runtime: Runtime): void {
   const db = sqlOf(runtime.orm.em.fork());
   const signer = new ConfirmationSigner(runtime.config.secretKeys);
   runtime.queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, runtime.transport, signer, runtime.config.publicUrl, runtime.log));
+  runtime.queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(db));
 }

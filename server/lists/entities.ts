@@ -35,6 +35,11 @@ export const ListMember = defineEntity({
     confirmationDueAt: p.datetime().nullable(),
     confirmationSentAt: p.datetime().nullable(),
     confirmedAt: p.datetime().nullable(),
+    /** A public sign-up not confirmed by then is removed (with the contact it alone made). */
+    signupExpiresAt: p.datetime().nullable(),
+    /** Confirmations public sign-ups asked for since `confirmationsRequestedSince`, at most a day ago. */
+    confirmationsRequested: p.integer().default(0),
+    confirmationsRequestedSince: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
   },

@@ -9,6 +9,7 @@ import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
 import { Problem, notFound, validationFailed } from '../http/problem.ts';
 import type { RateLimitStore } from '../http/rate-limit.ts';
 import type { ContactService } from '../contacts/service.ts';
+import { PENDING_SIGNUP_REASON } from '../contacts/rules.ts';
 import type { MemberStatus } from './entities.ts';
 import { thankYouPath } from './links.ts';
 import { listStore, type FoundContact, type ListRecord, type ListedMember, type MemberCounts, type Membership } from './store.ts';
@@ -25,6 +26,10 @@ export const MAX_MEMBERS_PER_CALL = 10_000;
 
 /** A member still unconfirmed who subscribes again gets another confirmation after this long, not before. */
 const RESEND_AFTER_MS = 10 * 60_000;
+/** Confirmations public sign-ups may ask for per address and list in a day; later ones send nothing. */
+export const MAX_CONFIRMATIONS_PER_DAY = 3;
+/** A public sign-up not confirmed in this time is removed, with the contact it alone made. */
+export const SIGNUP_EXPIRES_IN_SECONDS = 7 * 86_400;
 
 export const listJson = (l: ListRecord, members: MemberCounts): ListJson => ({
   id: l.id,
@@ -245,40 +250,38 @@ export class ListService {
     if (input.website) return answer;
     const contact = await this.findOrCreateContact(list.account_id, input, list.double_opt_in);
     await this.db.transaction().execute(async (trx) => {
-      const wanted: MemberStatus = list.double_opt_in ? 'unconfirmed' : 'subscribed';
       // Deleted since it was read: the answer stays the same.
       if (!(await listStore.lockKey(trx, list.id))) return;
       const member = await listStore.lockMember(trx, list.id, contact.id);
-      if (!member) {
-        await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], wanted, false);
-      } else if (member.status === 'unsubscribed') {
-        await listStore.setMemberStatus(trx, list.id, contact.id, wanted);
-      } else if (member.status === 'unconfirmed' && !member.confirmation_due_at) {
-        const lastSent = member.confirmation_sent_at?.getTime() ?? 0;
-        if (Date.now() - lastSent > RESEND_AFTER_MS) await listStore.setMemberStatus(trx, list.id, contact.id, 'unconfirmed');
+      if (!list.double_opt_in) {
+        if (!member) await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], 'subscribed', false);
+        else if (member.status === 'unsubscribed') await listStore.setMemberStatus(trx, list.id, contact.id, 'subscribed');
+        else return;
+        await append(trx, list.account_id, [subscribedEvent(contact, list.id)]);
         return;
+      }
+      if (member && !confirmationMayBeAsked(member)) return;
+      if (!member) {
+        await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], 'unconfirmed', false);
+      } else if (member.status === 'unsubscribed' || (member.status === 'unconfirmed' && !member.confirmation_due_at)) {
+        await listStore.setMemberStatus(trx, list.id, contact.id, 'unconfirmed');
       } else {
         return;
       }
-      if (wanted === 'subscribed') await append(trx, list.account_id, [subscribedEvent(contact, list.id)]);
+      await listStore.signupRequested(trx, list.id, contact.id, SIGNUP_EXPIRES_IN_SECONDS);
     });
     return answer;
   }
 
   /**
    * The account's contact with this address, made (with `contact.created`) when there is none.
-   * Made for a double opt-in list, it waits unsubscribed (`PENDING_CONFIRMATION`) until its link
-   * is followed: an address anyone typed into a form must not receive the account's other
-   * campaigns either.
+   * Made for a double opt-in list, it waits as a pending sign-up until its link is followed (see
+   * `ContactService.createPendingSignup`).
    */
   private async findOrCreateContact(accountId: string, input: SubscribeRequest, pending: boolean): Promise<FoundContact> {
+    const fields = { email: input.email, first_name: input.first_name || null, last_name: input.last_name || null };
     try {
-      const created = await this.contacts.create(accountId, {
-        email: input.email,
-        first_name: input.first_name || null,
-        last_name: input.last_name || null,
-        ...(pending ? { status: 'unsubscribed' as const, status_reason: PENDING_CONFIRMATION } : {}),
-      });
+      const created = pending ? await this.contacts.createPendingSignup(accountId, fields) : await this.contacts.create(accountId, fields);
       return { id: created.id, email: created.email, status: created.status };
     } catch (error) {
       if (!(error instanceof Problem) || error.code !== 'contact_exists') throw error;
@@ -288,8 +291,16 @@ export class ListService {
   }
 }
 
-/** The `status_reason` of a contact a public double opt-in form made, until its link is followed. */
-export const PENDING_CONFIRMATION = 'double opt-in not confirmed yet';
+/**
+ * Whether a sign-up may have another confirmation mailed to a member: not within
+ * `RESEND_AFTER_MS` of the last while unconfirmed, and not past `MAX_CONFIRMATIONS_PER_DAY`.
+ */
+function confirmationMayBeAsked(member: NonNullable<Awaited<ReturnType<typeof listStore.lockMember>>>): boolean {
+  const countedToday = member.confirmations_requested_since !== null && Date.now() - member.confirmations_requested_since.getTime() < 86_400_000;
+  if (countedToday && member.confirmations_requested >= MAX_CONFIRMATIONS_PER_DAY) return false;
+  if (member.status !== 'unconfirmed') return true;
+  return Date.now() - (member.confirmation_sent_at?.getTime() ?? 0) > RESEND_AFTER_MS;
+}
 
 /**
  * After a member confirms: a contact that a double opt-in form made, still waiting, becomes
@@ -298,6 +309,6 @@ export const PENDING_CONFIRMATION = 'double opt-in not confirmed yet';
  */
 export async function subscribePendingContact(contacts: ContactService, accountId: string, contactId: string): Promise<void> {
   const contact = await contacts.get(accountId, contactId);
-  if (contact.status !== 'unsubscribed' || contact.status_reason !== PENDING_CONFIRMATION) return;
+  if (contact.status !== 'unsubscribed' || contact.status_reason !== PENDING_SIGNUP_REASON) return;
   await contacts.update(accountId, contactId, { status: 'subscribed', status_reason: 'double opt-in confirmed' });
 }

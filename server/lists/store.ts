@@ -188,7 +188,7 @@ export const listStore = {
     return (
       (await db
         .selectFrom('list_members')
-        .select(['status', 'confirmation_sent_at', 'confirmation_due_at'])
+        .select(['status', 'confirmation_sent_at', 'confirmation_due_at', 'confirmations_requested', 'confirmations_requested_since'])
         .where('list_id', '=', listId)
         .where('contact_id', '=', contactId)
         .forUpdate()
@@ -206,12 +206,40 @@ export const listStore = {
       .execute();
   },
 
+  /**
+   * A public sign-up asked the member for a confirmation: it expires unconfirmed after
+   * `expiresInSeconds`, and counts among the confirmations of the day (a count older than a day
+   * starts again).
+   */
+  async signupRequested(db: Db, listId: string, contactId: string, expiresInSeconds: number): Promise<void> {
+    await sql`
+      update list_members set
+        signup_expires_at = now() + make_interval(secs => ${expiresInSeconds}),
+        confirmations_requested = case when confirmations_requested_since > now() - interval '1 day' then confirmations_requested + 1 else 1 end,
+        confirmations_requested_since = case when confirmations_requested_since > now() - interval '1 day' then confirmations_requested_since else now() end
+      where list_id = ${listId} and contact_id = ${contactId}`.execute(db);
+  },
+
+  /**
+   * Removes the public sign-ups whose time to confirm has passed; answers their contacts, for the
+   * contacts' own store to remove those that only such a sign-up made.
+   */
+  async expireSignups(db: Db): Promise<string[]> {
+    const rows = await db
+      .deleteFrom('list_members')
+      .where('status', '=', 'unconfirmed')
+      .where('signup_expires_at', '<', sql<Date>`now()`)
+      .returning('contact_id')
+      .execute();
+    return [...new Set(rows.map((r) => r.contact_id))];
+  },
+
   /** Follows a double opt-in link: an unconfirmed member becomes subscribed. */
   async confirm(db: Db, listId: string, contactId: string) {
     return (
       (await db
         .updateTable('list_members')
-        .set({ status: 'subscribed', confirmed_at: sql<Date>`now()`, confirmation_due_at: null, updated_at: sql<Date>`now()` })
+        .set({ status: 'subscribed', confirmed_at: sql<Date>`now()`, confirmation_due_at: null, signup_expires_at: null, updated_at: sql<Date>`now()` })
         .where('list_id', '=', listId)
         .where('contact_id', '=', contactId)
         .where('status', '=', 'unconfirmed')

@@ -399,3 +399,139 @@ describe('lists', () => {
     expect((await owner.api('GET', `/api/lists/${list.id}`)).body).toMatchObject({ name: 'Newsletter', members: { subscribed: 1 } });
   });
 });
+
+describe('a public double opt-in sign-up', () => {
+  const suppressed = async (account: TestAccount, email: string) =>
+    (await account.api('GET', `/api/suppressions?email=${encodeURIComponent(email)}`)).body.data as unknown[];
+
+  it('suppresses and unsubscribes no one: the account creates or imports the address as a new contact', async () => {
+    const account = await newAccount(server.url, 'signup-pending');
+    const other = await newAccount(server.url, 'signup-pending-other');
+    const list = await newList(account, doubleOptIn);
+    const [created, imported, importedOnly, updatedOnly] = ['created', 'imported', 'imported-only', 'updated-only'].map((label) =>
+      uniqueEmail(`signup-${label}`),
+    );
+    for (const email of [created, imported, importedOnly, updatedOnly])
+      expect((await subscribe(list.public_id, { email, first_name: 'Typed' })).status).toBe(202);
+    await confirmationPath(created);
+
+    for (const email of [created, imported, importedOnly, updatedOnly]) expect(await suppressed(account, email)).toEqual([]);
+    const pending = (await account.api('GET', `/api/contacts?email=${encodeURIComponent(created)}`)).body.data[0];
+    expect(await memberStatus(account, list.id, pending.id)).toBe('unconfirmed');
+
+    // POST /contacts takes the address as new: 201, subscribed, no suppression.
+    const byApi = await account.api('POST', '/api/contacts', { body: { email: created, first_name: 'Ada', tags: ['vip'] } });
+    expect(byApi.status, JSON.stringify(byApi.body)).toBe(201);
+    expect(byApi.body).toMatchObject({ id: pending.id, email: created, first_name: 'Ada', tags: ['vip'], status: 'subscribed', status_reason: null });
+    expect((await account.api('GET', `/api/contacts/${pending.id}`)).body).toMatchObject({ status: 'subscribed', first_name: 'Ada' });
+    // A second create is a conflict again: the address is the account's own contact now.
+    expectProblem(await account.api('POST', '/api/contacts', { body: { email: created } }), 409, 'contact_exists');
+
+    // Imports count it as created, in upsert and create_only modes, and make it subscribed; update_only skips it.
+    const upsert = await account.api('POST', '/api/contacts/import', { body: { contacts: [{ email: imported, last_name: 'Imported' }] } });
+    expect(upsert.body).toMatchObject({ status: 'completed', created: 1, updated: 0 });
+    const createOnly = await account.api('POST', '/api/contacts/import', { body: { contacts: [{ email: importedOnly }], mode: 'create_only' } });
+    expect(createOnly.body).toMatchObject({ status: 'completed', created: 1, updated: 0, skipped: 0 });
+    const updateOnly = await account.api('POST', '/api/contacts/import', { body: { contacts: [{ email: updatedOnly }], mode: 'update_only' } });
+    expect(updateOnly.body).toMatchObject({ status: 'completed', created: 0, updated: 0 });
+    for (const email of [imported, importedOnly]) {
+      const [contact] = (await account.api('GET', `/api/contacts?email=${encodeURIComponent(email)}`)).body.data;
+      expect(contact).toMatchObject({ status: 'subscribed', status_reason: null });
+      expect(await suppressed(account, email)).toEqual([]);
+    }
+    const [stillPending] = (await account.api('GET', `/api/contacts?email=${encodeURIComponent(updatedOnly)}`)).body.data;
+    expect(stillPending).toMatchObject({ status: 'unsubscribed', status_reason: 'double opt-in not confirmed yet' });
+
+    // The membership still waits for its link, which subscribes it without changing the contact.
+    expect((await fetch(server.url + (await confirmationPath(created)), { method: 'POST' })).status).toBe(200);
+    expect(await memberStatus(account, list.id, pending.id)).toBe('subscribed');
+    expect((await account.api('GET', `/api/contacts/${pending.id}`)).body).toMatchObject({ status: 'subscribed', first_name: 'Ada', tags: ['vip'] });
+
+    // Another account's own contact for an address is its own: created as usual, with nothing of this one's.
+    const elsewhere = await other.api('POST', '/api/contacts', { body: { email: updatedOnly } });
+    expect(elsewhere.status).toBe(201);
+    expect(elsewhere.body.id).not.toBe(stillPending.id);
+    expect(await suppressed(other, updatedOnly)).toEqual([]);
+    expect((await account.api('GET', `/api/contacts/${stillPending.id}`)).body.status).toBe('unsubscribed');
+  });
+
+  it('mails an address at most 3 confirmations a day per list, answering every sign-up the same', async () => {
+    const account = await newAccount(server.url, 'signup-cap');
+    const list = await newList(account, doubleOptIn);
+    const otherList = await newList(account, { ...doubleOptIn, name: 'Offers' });
+    const email = uniqueEmail('signup-cap');
+    const first = await subscribe(list.public_id, { email });
+    await waitFor(() => sink.to(email).length === 1 && true);
+    const [{ id }] = (await account.api('GET', `/api/contacts?email=${encodeURIComponent(email)}`)).body.data;
+    // Each later sign-up comes after the 10 minutes a resend waits, once the last mail is recorded as sent.
+    const tenMinutesLater = async () => {
+      const sent = `select 1 from list_members where contact_id = $1 and list_id = $2 and confirmation_due_at is null and confirmation_sent_at is not null`;
+      await waitFor(async () => (await server.pool.query(sent, [id, list.id])).rowCount === 1);
+      await server.pool.query(`update list_members set confirmation_sent_at = now() - interval '11 minutes' where contact_id = $1 and list_id = $2`, [
+        id,
+        list.id,
+      ]);
+    };
+    for (const mails of [2, 3]) {
+      await tenMinutesLater();
+      expect((await subscribe(list.public_id, { email })).body).toEqual(first.body);
+      await waitFor(() => sink.to(email).length === mails && true);
+    }
+    for (let i = 0; i < 3; i++) {
+      await tenMinutesLater();
+      const later = await subscribe(list.public_id, { email });
+      expect(later.status).toBe(202);
+      expect(later.body).toEqual(first.body);
+    }
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(sink.to(email)).toHaveLength(3);
+    // Another list counts its own.
+    await subscribe(otherList.public_id, { email });
+    await waitFor(() => sink.to(email).length === 4 && true);
+    // A day later the count starts again.
+    await tenMinutesLater();
+    await server.pool.query(`update list_members set confirmations_requested_since = now() - interval '25 hours' where contact_id = $1 and list_id = $2`, [
+      id,
+      list.id,
+    ]);
+    await subscribe(list.public_id, { email });
+    await waitFor(() => sink.to(email).length === 5 && true);
+  });
+
+  it('expires unconfirmed after 7 days, with the contact it alone made', async () => {
+    const { expirePendingSignups } = await import('../../server/lists/confirmations.ts');
+    const { sqlOf } = await import('../../server/db/kysely.ts');
+    const account = await newAccount(server.url, 'signup-expiry');
+    const list = await newList(account, doubleOptIn);
+    const known = await newContact(account, uniqueEmail('signup-known'));
+    const [alone, tagged, fresh] = ['alone', 'tagged', 'fresh'].map((label) => uniqueEmail(`signup-${label}`));
+    for (const email of [known.email, alone, tagged, fresh]) expect((await subscribe(list.public_id, { email })).status).toBe(202);
+    const idOf = async (email: string) => (await account.api('GET', `/api/contacts?email=${encodeURIComponent(email)}`)).body.data[0].id as string;
+    const [aloneId, taggedId, freshId] = [await idOf(alone), await idOf(tagged), await idOf(fresh)];
+    expect((await account.api('PATCH', `/api/contacts/${taggedId}`, { body: { tags: ['kept'] } })).status).toBe(200);
+    const expires = await server.pool.query('select contact_id, signup_expires_at from list_members where list_id = $1', [list.id]);
+    for (const row of expires.rows) {
+      expect(row.signup_expires_at.getTime() - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
+      expect(row.signup_expires_at.getTime() - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+    }
+    await server.pool.query(`update list_members set signup_expires_at = now() - interval '1 second' where list_id = $1 and contact_id <> $2`, [
+      list.id,
+      freshId,
+    ]);
+
+    await expirePendingSignups(sqlOf(server.orm.em.fork()));
+    // Memberships gone; the contact only the sign-up made is gone (with contact.deleted), the others stay.
+    expect(await memberStatus(account, list.id, known.id)).toBeUndefined();
+    expect(await memberStatus(account, list.id, taggedId)).toBeUndefined();
+    expect(await memberStatus(account, list.id, freshId)).toBe('unconfirmed');
+    expectProblem(await account.api('GET', `/api/contacts/${aloneId}`), 404, 'not_found');
+    expect((await account.api('GET', `/api/contacts/${known.id}`)).status).toBe(200);
+    expect((await account.api('GET', `/api/contacts/${taggedId}`)).status).toBe(200);
+    expect((await account.api('GET', `/api/contacts/${freshId}`)).status).toBe(200);
+    const deleted = (await account.api('GET', '/api/events?type=contact.deleted')).body.data.map((e: { data: { contact_id: string } }) => e.data.contact_id);
+    expect(deleted).toEqual([aloneId]);
+    // The address may sign up again, as new.
+    expect((await subscribe(list.public_id, { email: alone })).status).toBe(202);
+    expect(await memberStatus(account, list.id, await idOf(alone))).toBe('unconfirmed');
+  });
+});

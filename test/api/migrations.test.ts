@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { migrations } from '../../server/db/migrations/index.ts';
-import { SCHEMA_LOCK } from '../../server/db/orm.ts';
+import { SCHEMA_LOCK, openDatabase } from '../../server/db/orm.ts';
+import { createLogger } from '../../server/logger.ts';
 import { freshDatabase, withClient } from '../databases.ts';
 import { waitFor } from '../helpers.ts';
 import { spawnServer, type ServerProcess, runSendline } from '../process.ts';
@@ -90,5 +91,59 @@ describe('migrations', () => {
       expect(res.code).toBe(2);
       expect(res.stderr).toContain(message);
     }
+  });
+
+  it('take addresses that unconfirmed double opt-in sign-ups suppressed off the suppression list, and let those sign-ups expire', async () => {
+    const url = await freshDatabase('migrate_pending_signups');
+    const orm = await openDatabase(url, createLogger('silent'), 2, { migrate: false });
+    await orm.migrator.up({ to: 'Migration20261124110000FirstEngagementIndexes' });
+    await orm.close();
+    const pending = 'double opt-in not confirmed yet';
+    await withClient(url, async (db) => {
+      await db.query(`insert into accounts (id, name) values ('acc_a', 'A'), ('acc_b', 'B')`);
+      await db.query(
+        `insert into lists (id, account_id, name, double_opt_in, from_email, public_id) values ('lst_a', 'acc_a', 'News', true, 'news@a.example', 'pub_a')`,
+      );
+      // As the bug left them: a waiting contact suppressed; one confirmed since; one that unsubscribed itself; an entry whose contact is gone.
+      await db.query(
+        `insert into contacts (id, account_id, email, status, status_reason, status_changed_at, updated_at) values
+          ('ct_waiting', 'acc_a', 'waiting@x.example', 'unsubscribed', $1, now(), now() - interval '2 days'),
+          ('ct_confirmed', 'acc_a', 'confirmed@x.example', 'subscribed', 'double opt-in confirmed', now(), now()),
+          ('ct_left', 'acc_a', 'left@x.example', 'unsubscribed', 'asked by phone', now(), now()),
+          ('ct_other', 'acc_b', 'waiting@x.example', 'unsubscribed', 'asked by phone', now(), now())`,
+        [pending],
+      );
+      await db.query(
+        `insert into suppressions (id, account_id, email, email_hash, reason, source, detail) values
+          ('sup_waiting', 'acc_a', 'waiting@x.example', sendline_email_hash('waiting@x.example'), 'unsubscribed', 'contact_status', $1),
+          ('sup_gone', 'acc_a', 'gone@x.example', sendline_email_hash('gone@x.example'), 'unsubscribed', 'contact_status', $1),
+          ('sup_left', 'acc_a', 'left@x.example', sendline_email_hash('left@x.example'), 'unsubscribed', 'contact_status', 'asked by phone'),
+          ('sup_other', 'acc_b', 'waiting@x.example', sendline_email_hash('waiting@x.example'), 'unsubscribed', 'contact_status', 'asked by phone')`,
+        [pending],
+      );
+      await db.query(
+        `insert into list_members (list_id, contact_id, account_id, status, confirmation_sent_at, updated_at) values
+          ('lst_a', 'ct_waiting', 'acc_a', 'unconfirmed', now() - interval '2 days', now() - interval '2 days'),
+          ('lst_a', 'ct_left', 'acc_a', 'unconfirmed', null, now())`,
+      );
+    });
+    expect((await runSendline(['migrate'], envFor(url))).code).toBe(0);
+    await withClient(url, async (db) => {
+      expect((await db.query('select id from suppressions order by id')).rows.map((r) => r.id)).toEqual(['sup_left', 'sup_other']);
+      const contacts = (await db.query('select id, status, status_reason from contacts order by id')).rows;
+      expect(contacts).toEqual([
+        { id: 'ct_confirmed', status: 'subscribed', status_reason: 'double opt-in confirmed' },
+        { id: 'ct_left', status: 'unsubscribed', status_reason: 'asked by phone' },
+        { id: 'ct_other', status: 'unsubscribed', status_reason: 'asked by phone' },
+        { id: 'ct_waiting', status: 'unsubscribed', status_reason: pending },
+      ]);
+      const members = (
+        await db.query(`select contact_id, round(extract(epoch from signup_expires_at - now()) / 86400) as days from list_members order by contact_id`)
+      ).rows;
+      expect(members).toEqual([
+        { contact_id: 'ct_left', days: null },
+        { contact_id: 'ct_waiting', days: '5' },
+      ]);
+    });
   });
 });

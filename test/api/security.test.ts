@@ -113,3 +113,36 @@ describe('per-address throttling', () => {
     expect((await client(limited.url, { 'x-forwarded-for': address(), 'x-api-key': key.key })('GET', '/api/contacts')).status).toBe(200);
   });
 });
+
+describe('two credentials in one request', () => {
+  it('answers 400 ambiguous_credentials, whether the credentials agree or not, on HTTP and on the WebSocket', async () => {
+    const account = await newAccount(sendline.url, 'ambiguous');
+    const other = await newAccount(sendline.url, 'ambiguous-other');
+    const { key } = await newApiKey(account, sendline.url, { scopes: ['read', 'write'] });
+    const { key: otherKey } = await newApiKey(other, sendline.url, { scopes: ['read', 'write'] });
+    const pairs: Record<string, string>[] = [
+      // A valid key with a bearer that is no credential at all.
+      { 'x-api-key': key.key, authorization: 'Bearer not-a-valid-token' },
+      { 'x-api-key': key.key, authorization: `Bearer sl_live_${randomUUID().replaceAll('-', '')}` },
+      // Two valid credentials of two accounts, and two of one account.
+      { 'x-api-key': key.key, authorization: `Bearer ${other.token}` },
+      { 'x-api-key': otherKey.key, authorization: `Bearer ${account.token}` },
+      { 'x-api-key': key.key, authorization: `Bearer ${key.key}` },
+      // An invalid key with a valid JWT.
+      { 'x-api-key': 'sl_live_unknown', authorization: `Bearer ${account.token}` },
+    ];
+    for (const headers of pairs) {
+      expectProblem(await client(sendline.url, headers)('GET', '/api/contacts'), 400, 'ambiguous_credentials');
+      const write = await client(sendline.url, headers)('POST', '/api/contacts', { body: { email: uniqueEmail('ambiguous') } });
+      expectProblem(write, 400, 'ambiguous_credentials');
+      expect((await upgradeRefusal(`${sendline.url}/api/ws`, headers)).status).toBe(400);
+    }
+    // A JWT in the WebSocket's query beside a header credential is two credentials too.
+    expect((await upgradeRefusal(`${sendline.url}/api/ws?token=${account.token}`, { 'x-api-key': key.key })).status).toBe(400);
+    expect((await upgradeRefusal(`${sendline.url}/api/ws?token=${account.token}`, { authorization: `Bearer ${other.token}` })).status).toBe(400);
+    // Nothing was written, and one credential alone still works.
+    expect((await client(sendline.url, { 'x-api-key': key.key })('GET', '/api/contacts')).body.data).toEqual([]);
+    expect((await client(sendline.url, { authorization: `Bearer ${key.key}` })('GET', '/api/contacts')).status).toBe(200);
+    expect((await account.api('GET', '/api/contacts')).status).toBe(200);
+  });
+});

@@ -195,6 +195,7 @@ __all__ = [
     "EventType",
     "EventsTypes200Response",
     "ExportNotReadyResponse",
+    "ExportRateLimitedResponse",
     "FieldCreateConflictResponse",
     "FieldError",
     "FieldExistsResponse",
@@ -253,6 +254,7 @@ __all__ = [
     "PaymentReceivedEvent",
     "Problem",
     "ProblemCode",
+    "PublicPostBodyResponse",
     "PublicRateLimitedResponse",
     "PublicSubscribeRequest",
     "PublicSubscribeResult",
@@ -516,6 +518,7 @@ from sendline.models.event_page import EventPage as EventPage
 from sendline.models.event_type import EventType as EventType
 from sendline.models.events_types200_response import EventsTypes200Response as EventsTypes200Response
 from sendline.models.export_not_ready_response import ExportNotReadyResponse as ExportNotReadyResponse
+from sendline.models.export_rate_limited_response import ExportRateLimitedResponse as ExportRateLimitedResponse
 from sendline.models.field_create_conflict_response import FieldCreateConflictResponse as FieldCreateConflictResponse
 from sendline.models.field_error import FieldError as FieldError
 from sendline.models.field_exists_response import FieldExistsResponse as FieldExistsResponse
@@ -574,6 +577,7 @@ from sendline.models.payment_received_data import PaymentReceivedData as Payment
 from sendline.models.payment_received_event import PaymentReceivedEvent as PaymentReceivedEvent
 from sendline.models.problem import Problem as Problem
 from sendline.models.problem_code import ProblemCode as ProblemCode
+from sendline.models.public_post_body_response import PublicPostBodyResponse as PublicPostBodyResponse
 from sendline.models.public_rate_limited_response import PublicRateLimitedResponse as PublicRateLimitedResponse
 from sendline.models.public_subscribe_request import PublicSubscribeRequest as PublicSubscribeRequest
 from sendline.models.public_subscribe_result import PublicSubscribeResult as PublicSubscribeResult

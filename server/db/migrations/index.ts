@@ -24,6 +24,7 @@ import { Migration20261124080000EmailContentRetention } from './Migration2026112
 import { Migration20261124100000CampaignAudiences } from './Migration20261124100000CampaignAudiences.ts';
 import { Migration20261124110000FirstEngagementIndexes } from './Migration20261124110000FirstEngagementIndexes.ts';
 import { Migration20261128090000ErasureReachesEmails } from './Migration20261128090000ErasureReachesEmails.ts';
+import { Migration20261128100000PendingSignups } from './Migration20261128100000PendingSignups.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   Migration20261124100000CampaignAudiences,
   Migration20261124110000FirstEngagementIndexes,
   Migration20261128090000ErasureReachesEmails,
+  Migration20261128100000PendingSignups,
 ];

@@ -468,7 +468,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function login($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
@@ -487,7 +487,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\InvalidCredentialsResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManyLoginAttemptsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function loginWithHttpInfo($login_request, $idempotency_key = null, string $contentType = self::contentTypes['login'][0])
     {
@@ -525,7 +525,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -594,7 +594,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1485,7 +1485,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function refresh($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1504,7 +1504,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\RefreshRefusedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function refreshWithHttpInfo($refresh_request, $idempotency_key = null, string $contentType = self::contentTypes['refresh'][0])
     {
@@ -1542,7 +1542,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1605,7 +1605,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -1850,7 +1850,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function register($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
@@ -1869,7 +1869,7 @@ class AuthApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Session|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Session|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\SignupDisabledResponse|\Sendline\Model\EmailTakenResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\TooManySignupsResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function registerWithHttpInfo($register_request, $idempotency_key = null, string $contentType = self::contentTypes['register'][0])
     {
@@ -1907,7 +1907,7 @@ class AuthApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -1982,7 +1982,7 @@ class AuthApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -142,7 +142,7 @@ class ContactExportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\ContactExport|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\ContactExport|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ExportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function create($contact_export_filters, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -161,7 +161,7 @@ class ContactExportsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\ContactExport|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\ContactExport|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\ExportRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function createWithHttpInfo($contact_export_filters, $idempotency_key = null, string $contentType = self::contentTypes['create'][0])
     {
@@ -241,7 +241,7 @@ class ContactExportsApi
                     );
                 case 429:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\ExportRateLimitedResponse',
                         $request,
                         $response,
                     );
@@ -342,7 +342,7 @@ class ContactExportsApi
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\RateLimitedResponse',
+                        '\Sendline\Model\ExportRateLimitedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

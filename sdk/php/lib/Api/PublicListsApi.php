@@ -138,7 +138,7 @@ class PublicListsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\PublicSubscribeResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\PublicRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\PublicSubscribeResult|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\PublicRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function subscribe($public_id, $public_subscribe_request, $idempotency_key = null, string $contentType = self::contentTypes['subscribe'][0])
     {
@@ -158,7 +158,7 @@ class PublicListsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\PublicSubscribeResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\PublicRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\PublicSubscribeResult|\Sendline\Model\PublicPostBodyResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\PublicRateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function subscribeWithHttpInfo($public_id, $public_subscribe_request, $idempotency_key = null, string $contentType = self::contentTypes['subscribe'][0])
     {
@@ -196,7 +196,7 @@ class PublicListsApi
                     );
                 case 400:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $request,
                         $response,
                     );
@@ -265,7 +265,7 @@ class PublicListsApi
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\InvalidPostBodyResponse',
+                        '\Sendline\Model\PublicPostBodyResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * BadRequestResponse Class Doc Comment
  *
  * @category Class
- * @description The request does not fit the contract.
+ * @description The request does not fit the contract, or carries more than one credential.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -278,6 +278,7 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
     }
 
     public const CODE_VALIDATION_FAILED = 'validation_failed';
+    public const CODE_AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
 
     /**
      * Gets allowable values of the enum
@@ -288,6 +289,7 @@ class BadRequestResponse implements ModelInterface, ArrayAccess, \JsonSerializab
     {
         return [
             self::CODE_VALIDATION_FAILED,
+            self::CODE_AMBIGUOUS_CREDENTIALS,
         ];
     }
 

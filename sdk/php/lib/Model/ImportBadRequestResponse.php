@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * ImportBadRequestResponse Class Doc Comment
  *
  * @category Class
- * @description The request, its JSON or its multipart body, or its &#x60;Idempotency-Key&#x60; header does not fit the contract.
+ * @description The request, its JSON or its multipart body, or its &#x60;Idempotency-Key&#x60; header does not fit the contract, or the request carries more than one credential.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -281,6 +281,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
     public const CODE_INVALID_JSON = 'invalid_json';
     public const CODE_INVALID_MULTIPART = 'invalid_multipart';
     public const CODE_INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key';
+    public const CODE_AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
 
     /**
      * Gets allowable values of the enum
@@ -294,6 +295,7 @@ class ImportBadRequestResponse implements ModelInterface, ArrayAccess, \JsonSeri
             self::CODE_INVALID_JSON,
             self::CODE_INVALID_MULTIPART,
             self::CODE_INVALID_IDEMPOTENCY_KEY,
+            self::CODE_AMBIGUOUS_CREDENTIALS,
         ];
     }
 

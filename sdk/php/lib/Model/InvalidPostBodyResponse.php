@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * InvalidPostBodyResponse Class Doc Comment
  *
  * @category Class
- * @description The request, its JSON body or its &#x60;Idempotency-Key&#x60; header does not fit the contract.
+ * @description The request, its JSON body or its &#x60;Idempotency-Key&#x60; header does not fit the contract, or the request carries more than one credential.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -280,6 +280,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
     public const CODE_VALIDATION_FAILED = 'validation_failed';
     public const CODE_INVALID_JSON = 'invalid_json';
     public const CODE_INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key';
+    public const CODE_AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
 
     /**
      * Gets allowable values of the enum
@@ -292,6 +293,7 @@ class InvalidPostBodyResponse implements ModelInterface, ArrayAccess, \JsonSeria
             self::CODE_VALIDATION_FAILED,
             self::CODE_INVALID_JSON,
             self::CODE_INVALID_IDEMPOTENCY_KEY,
+            self::CODE_AMBIGUOUS_CREDENTIALS,
         ];
     }
 

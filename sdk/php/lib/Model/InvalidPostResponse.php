@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * InvalidPostResponse Class Doc Comment
  *
  * @category Class
- * @description The request or its &#x60;Idempotency-Key&#x60; header does not fit the contract.
+ * @description The request or its &#x60;Idempotency-Key&#x60; header does not fit the contract, or the request carries more than one credential.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -279,6 +279,7 @@ class InvalidPostResponse implements ModelInterface, ArrayAccess, \JsonSerializa
 
     public const CODE_VALIDATION_FAILED = 'validation_failed';
     public const CODE_INVALID_IDEMPOTENCY_KEY = 'invalid_idempotency_key';
+    public const CODE_AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
 
     /**
      * Gets allowable values of the enum
@@ -290,6 +291,7 @@ class InvalidPostResponse implements ModelInterface, ArrayAccess, \JsonSerializa
         return [
             self::CODE_VALIDATION_FAILED,
             self::CODE_INVALID_IDEMPOTENCY_KEY,
+            self::CODE_AMBIGUOUS_CREDENTIALS,
         ];
     }
 

@@ -79,6 +79,11 @@ class ProblemCode
     public const INVALID_API_KEY = 'invalid_api_key';
 
     /**
+     * The request carries more than one credential (&#x60;X-API-Key&#x60; and &#x60;Authorization&#x60;, or a WebSocket&#39;s &#x60;token&#x60; beside either): send one.
+     */
+    public const AMBIGUOUS_CREDENTIALS = 'ambiguous_credentials';
+
+    /**
      * The email or the password is wrong (the answer does not say which).
      */
     public const INVALID_CREDENTIALS = 'invalid_credentials';
@@ -219,6 +224,11 @@ class ProblemCode
     public const TOO_MANY_IMPORTS = 'too_many_imports';
 
     /**
+     * The account has as many exports queued or running as allowed (&#x60;EXPORT_MAX_CONCURRENT&#x60;).
+     */
+    public const TOO_MANY_EXPORTS = 'too_many_exports';
+
+    /**
      * The request line and headers are larger than 16 KB; the connection is closed.
      */
     public const HEADERS_TOO_LARGE = 'headers_too_large';
@@ -297,6 +307,7 @@ class ProblemCode
             self::AUTHENTICATION_REQUIRED,
             self::INVALID_TOKEN,
             self::INVALID_API_KEY,
+            self::AMBIGUOUS_CREDENTIALS,
             self::INVALID_CREDENTIALS,
             self::REFRESH_TOKEN_REUSED,
             self::INSUFFICIENT_SCOPE,
@@ -325,6 +336,7 @@ class ProblemCode
             self::TOO_MANY_SIGNUPS,
             self::TOO_MANY_INVALID_API_KEYS,
             self::TOO_MANY_IMPORTS,
+            self::TOO_MANY_EXPORTS,
             self::HEADERS_TOO_LARGE,
             self::INVALID_IDEMPOTENCY_KEY,
             self::IDEMPOTENCY_KEY_IN_USE,

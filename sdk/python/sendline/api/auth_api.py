@@ -421,7 +421,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -498,7 +498,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -575,7 +575,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "InvalidCredentialsResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1310,7 +1310,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1386,7 +1386,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1462,7 +1462,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '200': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '401': "RefreshRefusedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -1616,7 +1616,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
@@ -1694,7 +1694,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",
@@ -1772,7 +1772,7 @@ class AuthApi:
 
         _response_types_map: Dict[str, Optional[str]] = {
             '201': "Session",
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '403': "SignupDisabledResponse",
             '409': "EmailTakenResponse",
             '413': "PayloadTooLargeResponse",

@@ -61,7 +61,7 @@ class PublicListsApi:
     ) -> PublicSubscribeResult:
         """Subscribe to a list (public)
 
-        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
+        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. An unconfirmed sign-up suppresses no one: its contact waits `unsubscribed` (\"double opt-in not confirmed yet\") off the suppression list, the account's own create or import of the address takes it over as a new contact, and 7 days unconfirmed remove the membership (and the contact, when the sign-up alone made it). At most 3 confirmations a day are mailed per address and list; later sign-ups get the same answer and no mail. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
         :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
@@ -104,7 +104,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -143,7 +143,7 @@ class PublicListsApi:
     ) -> ApiResponse[PublicSubscribeResult]:
         """Subscribe to a list (public)
 
-        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
+        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. An unconfirmed sign-up suppresses no one: its contact waits `unsubscribed` (\"double opt-in not confirmed yet\") off the suppression list, the account's own create or import of the address takes it over as a new contact, and 7 days unconfirmed remove the membership (and the contact, when the sign-up alone made it). At most 3 confirmations a day are mailed per address and list; later sign-ups get the same answer and no mail. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
         :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
@@ -186,7 +186,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
@@ -225,7 +225,7 @@ class PublicListsApi:
     ) -> RESTResponseType:
         """Subscribe to a list (public)
 
-        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
+        Subscribes an address to the list from a public form (JSON, or form-encoded from a browser, which is sent on to a thank-you page: `303`, `Location` on `PUBLIC_URL`). The answer is the same whether or not the address is a contact or a member already, and when the honeypot `website` is filled nothing is done. A new address becomes a contact; on a double opt-in list the member stays `unconfirmed` until the confirmation link is followed. An unconfirmed sign-up suppresses no one: its contact waits `unsubscribed` (\"double opt-in not confirmed yet\") off the suppression list, the account's own create or import of the address takes it over as a new contact, and 7 days unconfirmed remove the membership (and the contact, when the sign-up alone made it). At most 3 confirmations a day are mailed per address and list; later sign-ups get the same answer and no mail. Rate-limited per client address (`PUBLIC_SUBSCRIBES_PER_MINUTE`). A form posted by a browser: answered with a redirect to the list's thank-you page.
 
         :param public_id: The list's `public_id` (not its `lst_…` id). (required)
         :type public_id: str
@@ -268,7 +268,7 @@ class PublicListsApi:
         _response_types_map: Dict[str, Optional[str]] = {
             '202': "PublicSubscribeResult",
             '303': None,
-            '400': "InvalidPostBodyResponse",
+            '400': "PublicPostBodyResponse",
             '404': "NotFoundResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",

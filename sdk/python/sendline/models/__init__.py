@@ -156,6 +156,7 @@ from sendline.models.event_page import EventPage
 from sendline.models.event_type import EventType
 from sendline.models.events_types200_response import EventsTypes200Response
 from sendline.models.export_not_ready_response import ExportNotReadyResponse
+from sendline.models.export_rate_limited_response import ExportRateLimitedResponse
 from sendline.models.field_create_conflict_response import FieldCreateConflictResponse
 from sendline.models.field_error import FieldError
 from sendline.models.field_exists_response import FieldExistsResponse
@@ -214,6 +215,7 @@ from sendline.models.payment_received_data import PaymentReceivedData
 from sendline.models.payment_received_event import PaymentReceivedEvent
 from sendline.models.problem import Problem
 from sendline.models.problem_code import ProblemCode
+from sendline.models.public_post_body_response import PublicPostBodyResponse
 from sendline.models.public_rate_limited_response import PublicRateLimitedResponse
 from sendline.models.public_subscribe_request import PublicSubscribeRequest
 from sendline.models.public_subscribe_result import PublicSubscribeResult

@@ -25,7 +25,7 @@ from typing_extensions import Self
 
 class BadRequestResponse(BaseModel):
     """
-    The request does not fit the contract.
+    The request does not fit the contract, or carries more than one credential.
     """ # noqa: E501
     type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr = Field(description="The HTTP status's reason phrase, e.g. `Not Found`.")
@@ -41,8 +41,8 @@ class BadRequestResponse(BaseModel):
     @field_validator('code')
     def code_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['validation_failed']):
-            raise ValueError("must be one of enum values ('validation_failed')")
+        if value not in set(['validation_failed', 'ambiguous_credentials']):
+            raise ValueError("must be one of enum values ('validation_failed', 'ambiguous_credentials')")
         return value
 
     model_config = ConfigDict(

@@ -20,7 +20,7 @@ module Sendline
       @api_client = api_client
     end
     # Export contacts to CSV
-    # Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.
+    # Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
     # @param contact_export_filters [ContactExportFilters] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
@@ -31,7 +31,7 @@ module Sendline
     end
 
     # Export contacts to CSV
-    # Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns &#x60;email&#x60;, &#x60;first_name&#x60;, &#x60;last_name&#x60;, &#x60;status&#x60;, &#x60;status_reason&#x60;, &#x60;tags&#x60;, &#x60;created_at&#x60; and &#x60;updated_at&#x60;, then one column per attribute key. Cells a spreadsheet would read as a formula start with &#x60;&#39;&#x60;.
+    # Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns &#x60;email&#x60;, &#x60;first_name&#x60;, &#x60;last_name&#x60;, &#x60;status&#x60;, &#x60;status_reason&#x60;, &#x60;tags&#x60;, &#x60;created_at&#x60; and &#x60;updated_at&#x60;, then one column per attribute key. Cells a spreadsheet would read as a formula start with &#x60;&#39;&#x60;.  At most &#x60;EXPORT_MAX_CONCURRENT&#x60; (2) exports are queued or running per account; another answers &#x60;429 too_many_exports&#x60; with &#x60;Retry-After&#x60;. An account keeps its &#x60;EXPORT_MAX_KEPT&#x60; (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
     # @param contact_export_filters [ContactExportFilters] 
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The request or its JSON body does not fit the contract.
+  # The request or its JSON body does not fit the contract, or the request carries more than one credential.
   class InvalidBodyResponse < ApiModelBase
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
@@ -212,7 +212,7 @@ module Sendline
       return false if @title.nil?
       return false if @status.nil?
       return false if @code.nil?
-      code_validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json"])
+      code_validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "ambiguous_credentials"])
       return false unless code_validator.valid?(@code)
       return false if @success.nil?
       true
@@ -251,7 +251,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] code Object to be assigned
     def code=(code)
-      validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json"])
+      validator = EnumAttributeValidator.new('String', ["validation_failed", "invalid_json", "ambiguous_credentials"])
       unless validator.valid?(code)
         fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end
