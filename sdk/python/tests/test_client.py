@@ -666,3 +666,15 @@ def test_emails_send_refuses_an_address_it_cannot_send_with_its_pointer(server):
             client.emails.send(from_="receipts@shop.example", subject="Hi", text="x", **fields)
         assert [e.pointer for e in raised.value.errors][:1] == pointers, fields
     assert server.received == []
+
+
+# Models write themselves as JSON, date-times included.
+
+
+def test_to_json_writes_date_times_as_rfc_3339_and_reads_back():
+    answer = contact(status_changed_at="2026-11-24T07:30:00.000Z", attributes={"plan": "pro"})
+    model = sendline.Contact.from_dict(answer)
+    written = json.loads(model.to_json())
+    assert written["created_at"] == "2026-11-23T06:00:00Z" and written["status_changed_at"] == "2026-11-24T07:30:00Z"
+    assert written["status"] == "subscribed" and written["attributes"] == {"plan": "pro"}
+    assert sendline.Contact.from_json(model.to_json()) == model
