@@ -954,7 +954,7 @@ class EmailsResource(_Resource):
     def send(
         self,
         *,
-        from_: Optional[MailboxParams] = None,
+        from_: MailboxParams,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,

@@ -372,6 +372,13 @@ def test_a_misspelt_body_field_is_a_type_error_before_anything_is_sent(server):
     assert server.received == []
 
 
+def test_an_email_without_a_sender_is_a_type_error_before_anything_is_sent(server):
+    # The server requires `from`: the signature says so, as mypy and a missing argument do.
+    with pytest.raises(TypeError, match="from_"):
+        client_of(server).emails.send(to=["ada@example.com"], subject="Hi", text="Hello")  # type: ignore[call-arg]
+    assert server.received == []
+
+
 def test_enum_filters_take_plain_strings(server):
     server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
     list(client_of(server).contacts.list(status="unsubscribed"))
