@@ -685,3 +685,12 @@ def test_to_json_writes_date_times_as_rfc_3339_and_reads_back():
     assert written["created_at"] == "2026-11-23T06:00:00Z" and written["status_changed_at"] == "2026-11-24T07:30:00Z"
     assert written["status"] == "subscribed" and written["attributes"] == {"plan": "pro"}
     assert sendline.Contact.from_json(model.to_json()) == model
+
+
+def test_a_csv_file_that_cannot_be_read_is_a_validation_error_at_file(server, tmp_path):
+    for path, reason in ((tmp_path / "missing.csv", "No such file or directory"), (tmp_path, "Is a directory")):
+        with pytest.raises(sendline.ValidationError) as raised:
+            client_of(server).contacts.import_csv(path)
+        assert (raised.value.status, raised.value.code, [e.pointer for e in raised.value.errors]) == (None, "validation_failed", ["file"])
+        assert f"cannot read the CSV file {path}: {reason}" in str(raised.value)
+    assert server.received == []

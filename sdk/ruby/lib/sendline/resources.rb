@@ -184,9 +184,20 @@ module Sendline
           end
         else
           path = source.to_s
-          raise ArgumentError, "import_csv: no file at #{path.inspect} (CSV text must contain a line break)" unless File.file?(path)
+          begin
+            raise Errno::EISDIR, path if File.directory?(path)
 
-          File.open(path, 'rb') { |file| yield file }
+            file = File.open(path, 'rb')
+          rescue SystemCallError => e
+            # As every Sendline SDK says it: a ValidationError at `file`, naming the path and why.
+            reason = e.message.delete_suffix(" - #{path}").delete_suffix(" @ rb_sysopen")
+            raise SendlineError.local_validation('file', "cannot read the CSV file #{path}: #{reason}")
+          end
+          begin
+            yield file
+          ensure
+            file.close
+          end
         end
       end
     end
