@@ -171,12 +171,13 @@ module Sendline
 
       private
 
-      # Yields a File curl can stream from: the caller's file, the file at a path, or a temporary
-      # copy of CSV text or of another IO (copied in chunks, never whole into memory).
+      # Yields a File curl can stream from: the caller's file, the file at a path (a Pathname
+      # too, though it answers `read`), or a temporary copy of CSV text or of another IO (copied
+      # in chunks, never whole into memory).
       def with_file(source)
         if source.is_a?(::File)
           yield source
-        elsif source.respond_to?(:read) || (source.is_a?(String) && source.match?(/[\r\n]/))
+        elsif (source.respond_to?(:read) && !source.respond_to?(:to_path)) || (source.is_a?(String) && source.match?(/[\r\n]/))
           Tempfile.create(%w[sendline-import .csv], binmode: true) do |copy|
             source.respond_to?(:read) ? IO.copy_stream(source, copy) : copy.write(source)
             copy.flush
