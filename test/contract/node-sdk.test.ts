@@ -74,7 +74,7 @@ async function runClient(client: sdk.Sendline, step: Step, vars: Record<string, 
   const options = step.idempotency_key ? { idempotencyKey: String(interpolate(step.idempotency_key, vars)) } : undefined;
   if (resource === 'contacts' && method === 'importCsv') {
     const { csv, path, ...params } = args;
-    const started = await client.contacts.importCsv(path ? { path: String(path) } : (csv as string), params, options);
+    const started = await client.contacts.importCsv(path ? { path: path as string } : (csv as string), params, options);
     return step.wait ? client.contactImports.wait(started.id, { interval: 100, timeout: 20_000 }) : started;
   }
   const id = Object.keys(operations).find((key) => key === `${resource[0].toUpperCase()}${resource.slice(1)}_${method}`) as keyof typeof operations;
