@@ -555,14 +555,18 @@ def test_a_2xx_answer_that_is_not_the_json_expected_is_an_invalid_response(serve
     assert len(server.received) == 1
 
 
-# wait(): 600 s and 1 s by default; its timeout names the import and its status as a plain string.
+# wait() of imports, exports and campaigns: one signature, 600 s and 1 s by default; its timeout
+# names the import and its status as a plain string.
 
 
 def test_wait_defaults_and_its_timeout_message(server):
     import inspect
 
-    parameters = inspect.signature(sendline.Sendline(api_key=KEY).contact_imports.wait).parameters
-    assert (parameters["timeout"].default, parameters["interval"].default) == (600, 1)
+    client = sendline.Sendline(api_key=KEY)
+    for wait in (client.contact_imports.wait, client.contact_exports.wait, client.campaigns.wait):
+        parameters = inspect.signature(wait).parameters
+        assert list(parameters) == ["id", "timeout", "interval", "max_retries"]
+        assert (parameters["timeout"].default, parameters["interval"].default) == (600, 1)
     server.answers = [Answer(200, import_answer("queued"))] * 10
     with pytest.raises(sendline.APITimeoutError) as raised:
         client_of(server).contact_imports.wait("imp_1", timeout=0.2, interval=0.05)
