@@ -14,7 +14,8 @@ PYTHON_REQUIREMENTS=(sdk/python/requirements.txt sdk/python/requirements-dev.txt
 PYTHON_WHEELS=.cache/python-wheels
 
 # chromium: the browser the dashboard's tests (test/browser) drive through playwright-core.
-apt_packages=(php-cli php-curl php-mbstring php-xml php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec chromium)
+# php-zip: Composer reads the PHP SDK's zip (npm run sdk:pack) from an artifact repository with it.
+apt_packages=(php-cli php-curl php-mbstring php-xml php-zip php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec chromium)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

@@ -73,9 +73,15 @@ async function runClient(client: sdk.Sendline, step: Step, vars: Record<string, 
   const args = withDates(interpolate(step.args ?? {}, vars)) as Record<string, unknown>;
   const options = step.idempotency_key ? { idempotencyKey: String(interpolate(step.idempotency_key, vars)) } : undefined;
   if (resource === 'contacts' && method === 'importCsv') {
-    const { csv, ...params } = args;
-    const started = await client.contacts.importCsv(csv as string, params, options);
+    const { csv, path, ...params } = args;
+    const started = await client.contacts.importCsv(path ? { path: path as string } : (csv as string), params, options);
     return step.wait ? client.contactImports.wait(started.id, { interval: 100, timeout: 20_000 }) : started;
+  }
+  if (method === 'wait') {
+    const { id, timeout, interval } = args as { id: string; timeout?: number; interval?: number };
+    const milliseconds = (seconds?: number) => (seconds === undefined ? undefined : seconds * 1000);
+    const resourceWithWait = (client as unknown as Record<string, { wait: (id: string, wait: sdk.WaitOptions) => Promise<unknown> }>)[resource];
+    return resourceWithWait.wait(id, { timeout: milliseconds(timeout), interval: milliseconds(interval) });
   }
   const id = Object.keys(operations).find((key) => key === `${resource[0].toUpperCase()}${resource.slice(1)}_${method}`) as keyof typeof operations;
   if (!id) throw new Error(`${step.client}: no such operation`);

@@ -25,8 +25,11 @@ export interface Step {
   /**
    * A call through the SDK's own client rather than the generated operation: `resource.method`
    * in snake_case (`contacts.create`, `contacts.import_csv`), each runner in its language's
-   * spelling. `args` are the call's arguments by name (`id` is the path parameter); a value
-   * `{ "$date": "…" }` is passed as the language's native date-time.
+   * spelling. `args` are the call's arguments by name (`id` is the path parameter; an import's
+   * `csv` is CSV text, its `path` a file's path); a value `{ "$date": "…" }` is passed as the
+   * language's native date-time. `wait` (`contact_imports.wait`, `contact_exports.wait`,
+   * `campaigns.wait`) takes `timeout` and `interval` in seconds (the Node runner gives them in
+   * milliseconds, as that SDK takes them).
    */
   client?: string;
   args?: Record<string, unknown>;

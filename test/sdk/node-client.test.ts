@@ -580,7 +580,7 @@ describe('calls', () => {
       );
       const error = await thrown(new Sendline({ apiKey: KEY, baseUrl: server.url }).contactImports.wait('imp_7', { interval: 10 }));
       expect(error).toBeInstanceOf(APITimeoutError);
-      expect((error as Error).message).toBe('Import imp_7 is still queued after 600000 ms');
+      expect((error as Error).message).toBe('import imp_7 is still queued after 600000 ms');
       expect(server.received).toHaveLength(3);
     } finally {
       vi.useRealTimers();

@@ -1,6 +1,7 @@
-import { importCsv, waitForImport, type ContactImport, type CsvSource, type ImportCsvParams, type WaitOptions } from './imports.ts';
+import { importCsv, type ContactImport, type CsvSource, type ImportCsvParams } from './imports.ts';
 import { resources, type Resources } from './resources.ts';
-import { Transport, type Answer, type Args, type ClientOptions, type OperationId, type RequestOptions } from './transport.ts';
+import { Transport, type Answer, type Args, type ClientOptions, type OperationId, type RequestOptions, type Result } from './transport.ts';
+import { waitUntilFinal, type WaitOptions } from './wait.ts';
 
 /**
  * The Sendline API client: `new Sendline({ apiKey, baseUrl })`, then one namespace per resource
@@ -12,7 +13,10 @@ export class Sendline {
   readonly analytics: Resources['analytics'];
   readonly apiKeys: Resources['apiKeys'];
   readonly auth: Resources['auth'];
-  readonly campaigns: Resources['campaigns'];
+  readonly campaigns: Resources['campaigns'] & {
+    /** Polls the campaign until it is `completed`, `cancelled` or `failed`, and answers it. */
+    wait(id: string, wait?: WaitOptions, options?: RequestOptions): Promise<Result<'Campaigns_get'>>;
+  };
   readonly contactImports: Resources['contactImports'] & {
     /** Polls the import until it is `completed` or `failed`, and answers it. */
     wait(id: string, wait?: WaitOptions, options?: RequestOptions): Promise<ContactImport>;
@@ -38,7 +42,10 @@ export class Sendline {
   readonly suppressions: Resources['suppressions'];
   readonly topics: Resources['topics'];
   readonly contactTopics: Resources['contactTopics'];
-  readonly contactExports: Resources['contactExports'];
+  readonly contactExports: Resources['contactExports'] & {
+    /** Polls the export until it is `completed` or `failed`, and answers it. */
+    wait(id: string, wait?: WaitOptions, options?: RequestOptions): Promise<Result<'ContactExports_get'>>;
+  };
   readonly accounts: Resources['accounts'];
 
   constructor(options: ClientOptions = {}) {
@@ -48,8 +55,8 @@ export class Sendline {
     this.analytics = all.analytics;
     this.apiKeys = all.apiKeys;
     this.auth = all.auth;
-    this.campaigns = all.campaigns;
-    this.contactImports = { ...all.contactImports, wait: (id, wait, callOptions) => waitForImport(transport, id, wait, callOptions) };
+    this.campaigns = { ...all.campaigns, wait: (id, wait, callOptions) => waitUntilFinal(transport, 'Campaigns_get', id, wait, callOptions) };
+    this.contactImports = { ...all.contactImports, wait: (id, wait, callOptions) => waitUntilFinal(transport, 'ContactImports_get', id, wait, callOptions) };
     this.contacts = { ...all.contacts, importCsv: (source, params, callOptions) => importCsv(transport, source, params, callOptions) };
     this.conversions = all.conversions;
     this.emails = all.emails;
@@ -68,7 +75,7 @@ export class Sendline {
     this.suppressions = all.suppressions;
     this.topics = all.topics;
     this.contactTopics = all.contactTopics;
-    this.contactExports = all.contactExports;
+    this.contactExports = { ...all.contactExports, wait: (id, wait, callOptions) => waitUntilFinal(transport, 'ContactExports_get', id, wait, callOptions) };
     this.accounts = all.accounts;
   }
 

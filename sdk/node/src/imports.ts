@@ -1,5 +1,5 @@
-/** CSV imports: `contacts.importCsv(source, …)` uploads a file as multipart; `contactImports.wait(id)` polls it to the end. */
-import { APITimeoutError, localValidationError } from './errors.ts';
+/** CSV imports: `contacts.importCsv(source, …)` uploads a file as multipart (`contactImports.wait(id)` polls it to the end). */
+import { localValidationError } from './errors.ts';
 import type { components } from './schema.js';
 import { RawBody, type RequestOptions, type Transport } from './transport.ts';
 
@@ -15,16 +15,6 @@ export interface ImportCsvParams {
   tags?: string[];
   /** Column renames, CSV header → contact field: `{ 'E-mail': 'email' }`. */
   mapping?: Record<string, string>;
-}
-
-const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
-const DEFAULT_WAIT_INTERVAL_MS = 1_000;
-
-export interface WaitOptions {
-  /** Milliseconds to wait in all (default 600 000: ten minutes). */
-  timeout?: number;
-  /** Milliseconds between polls (default 1 000). */
-  interval?: number;
 }
 
 async function file(source: CsvSource): Promise<{ blob: Blob; name: string }> {
@@ -56,15 +46,4 @@ export async function importCsv(transport: Transport, source: CsvSource, params:
   form.append('file', blob, name);
   const answer = await transport.send('ContactImports_create', { body: new RawBody(form) }, options);
   return answer.data;
-}
-
-export async function waitForImport(transport: Transport, id: string, wait: WaitOptions = {}, options?: RequestOptions): Promise<ContactImport> {
-  const timeout = wait.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const { data } = await transport.request('ContactImports_get', { path: { id } }, options);
-    if (data.status === 'completed' || data.status === 'failed') return data;
-    if (Date.now() >= deadline) throw new APITimeoutError(`Import ${id} is still ${data.status} after ${timeout} ms`);
-    await new Promise((resolve) => setTimeout(resolve, wait.interval ?? DEFAULT_WAIT_INTERVAL_MS));
-  }
 }

@@ -15,7 +15,7 @@ export {
   type FieldError,
   type Problem,
 } from './errors.ts';
-export type { ContactImport, CsvSource, ImportCsvParams, WaitOptions } from './imports.ts';
+export type { ContactImport, CsvSource, ImportCsvParams } from './imports.ts';
 export { PageIterator, type Page } from './pagination.ts';
 export type { Method, Params, Resources } from './resources.ts';
 export {
@@ -29,5 +29,6 @@ export {
   type Result,
   type UncheckedArgs,
 } from './transport.ts';
+export type { WaitOptions } from './wait.ts';
 export { UnknownEvent, Webhook, type KnownEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.js';

@@ -149,9 +149,9 @@ final class ScenariosTest extends TestCase
         $resource = $this->client->{self::camel($resource)};
         try {
             if ($step['client'] === 'contacts.import_csv') {
-                $csv = $args['csv'];
-                unset($args['csv']);
-                $result = $resource->importCsv($csv, ...$args);
+                $source = array_key_exists('path', $args) ? new \SplFileInfo($args['path']) : $args['csv'];
+                unset($args['csv'], $args['path']);
+                $result = $resource->importCsv($source, ...$args);
                 if ($step['wait'] ?? false) {
                     $result = $this->client->contactImports->wait($result->getId(), timeout: 20, interval: 0.1);
                 }

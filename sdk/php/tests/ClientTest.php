@@ -469,8 +469,15 @@ final class ClientTest extends TestCase
         [$text, $fromStream] = self::$server->requests();
         $this->assertStringContainsString("email\ntext@example.com\n", $text['body']);
         $this->assertStringContainsString("email\nstream@example.com\n", $fromStream['body']);
-        $this->expectException(InvalidArgumentException::class);
-        $client->contacts->importCsv('/no/such/file.csv');
+        try {
+            $client->contacts->importCsv('/no/such/file.csv');
+            $this->fail('no ValidationError');
+        } catch (\Sendline\Errors\ValidationError $e) {
+            $this->assertNull($e->status);
+            $this->assertSame('validation_failed', $e->code);
+            $this->assertSame('file', $e->errors[0]->getPointer());
+            $this->assertStringContainsString('/no/such/file.csv: No such file or directory', $e->getMessage());
+        }
     }
 
     public function testEmailsSendTakesPlainAndNamedAddressesMixedAndSendsThemAsGiven(): void

@@ -171,6 +171,10 @@ class Runner:
         resource, method = step["client"].split(".")
         kwargs = native(interpolate(step.get("args", {}), variables))
         args = [kwargs.pop(name) for name in ("id", "csv") if name in kwargs]
+        if "path" in kwargs:
+            args.append(Path(kwargs.pop("path")))
+        if "from" in kwargs:
+            kwargs["from_"] = kwargs.pop("from")  # a keyword Python reserves, spelled as the client takes it
         if "idempotency_key" in step:
             kwargs["idempotency_key"] = interpolate(step["idempotency_key"], variables)
         result = getattr(getattr(self.sdk, resource), method)(*args, **kwargs)

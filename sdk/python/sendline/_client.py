@@ -174,6 +174,24 @@ class SendlineApiClient(ApiClient):
         )
 
 
+def _network_reason(exception: BaseException) -> str:
+    """What failed, from the innermost error (`Connection refused`, `Name or service not known`,
+    `Remote end closed connection without response`): urllib3's own wording starts with the
+    connection object (`<…HTTPConnection object at 0x…>`, or `…HTTPConnection(host=…, port=…)`
+    since urllib3 2.6), which tells a reader nothing."""
+    innermost, seen = exception, {id(exception)}
+    while True:
+        reason = getattr(innermost, "reason", None)
+        inner = reason if isinstance(reason, BaseException) else innermost.__cause__ or innermost.__context__
+        if inner is None or id(inner) in seen:
+            break
+        innermost = inner
+        seen.add(id(inner))
+    if isinstance(innermost, OSError) and innermost.strerror:
+        return str(innermost.strerror)
+    return str(innermost) or type(innermost).__name__
+
+
 def _retry_after_seconds(value: Optional[str]) -> Optional[float]:
     """`Retry-After` as seconds: delay-seconds or an HTTP date; None when absent or unreadable."""
     if not value:
@@ -331,7 +349,8 @@ class Sendline:
         if not exception.status:
             # The generated layer's own failures before any answer (TLS, an unsendable body).
             url = self.api_client.last_url
-            return APIConnectionError(f"Could not reach {_shown_url(url)}: {exception.reason}" if url else f"No response: {exception.reason}")
+            reason = _network_reason(exception.__context__) if exception.__context__ else exception.reason
+            return APIConnectionError(f"Could not reach {_shown_url(url)}: {reason}" if url else f"No response: {reason}")
         headers: Mapping[str, str] = dict(exception.headers or {})
         lowered = {k.lower(): v for k, v in headers.items()}
         return error_for_response(
@@ -349,8 +368,7 @@ class Sendline:
             exception, urllib3.exceptions.NewConnectionError
         ):
             return APITimeoutError(cls._timeout_message(limit, url))
-        # urllib3 words its errors after the connection object's repr: keep what follows it.
-        reason = str(getattr(exception, "reason", None) or exception).split(">: ", 1)[-1]
+        reason = _network_reason(exception)
         return APIConnectionError(f"Could not reach {_shown_url(url)}: {reason}" if url else f"Connection error: {reason}")
 
     @staticmethod

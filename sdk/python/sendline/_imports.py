@@ -2,6 +2,7 @@
 memory). Hand-written; kept across regeneration: the generated operation sends JSON only."""
 from __future__ import annotations
 
+import errno
 import io
 import os
 import uuid
@@ -9,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 
 import urllib3
 
+from sendline._errors import local_validation_error
 from sendline.models.contact_import import ContactImport
 from sendline.rest import RESTResponse
 
@@ -25,12 +27,24 @@ def _quoted(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ")
 
 
+def _readable_size(path: str) -> int:
+    """The size of the file at `path`, once it is known to open for reading; a `ValidationError`
+    (pointer `file`) naming the path and why otherwise, as every Sendline SDK raises it."""
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        with open(path, "rb") as file:
+            return os.fstat(file.fileno()).st_size
+    except OSError as error:
+        raise local_validation_error("validation_failed", [("file", f"cannot read the CSV file {path}: {error.strerror or error}")]) from error
+
+
 def _open(source: CsvSource) -> Tuple[Chunks, Optional[int], Callable[[], bool], str]:
     """The source's bytes (as a function that starts reading), its size when known, a way to be
     read again from the start for a retry (False: it cannot), and a file name."""
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and "\r" not in source):
         path = os.fspath(source)
-        file_size = os.path.getsize(path)
+        file_size = _readable_size(path)
 
         def from_file() -> Iterator[bytes]:
             with open(path, "rb") as file:

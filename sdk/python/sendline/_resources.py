@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import time
 from datetime import date, datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar
 
 import pydantic
 from dateutil.parser import isoparse
@@ -237,6 +237,34 @@ def _validated(model: type[M], fields: Mapping[str, Any]) -> M:
         raise _field_errors(error, _body_pointer) from None
 
 
+# What `wait` waits for: the statuses the contract gives as final; the same defaults everywhere.
+IMPORT_FINAL = frozenset({"completed", "failed"})
+EXPORT_FINAL = frozenset({"completed", "failed"})
+CAMPAIGN_FINAL = frozenset({"completed", "cancelled", "failed"})
+WAIT_TIMEOUT = 600.0
+WAIT_INTERVAL = 1.0
+
+
+class _HasStatus(Protocol):
+    status: Any
+
+
+S = TypeVar("S", bound=_HasStatus)
+
+
+def _wait(kind: str, id: str, get: Callable[[], S], final: FrozenSet[str], timeout: float, interval: float) -> S:
+    """Calls `get` every `interval` seconds until its status is one of `final`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = get()
+        status = str(getattr(found.status, "value", found.status))
+        if status in final:
+            return found
+        if time.monotonic() + interval > deadline:
+            raise APITimeoutError(f"{kind} {id} is still {status} after {timeout:g} s")
+        time.sleep(interval)
+
+
 def _positional_names(operation: Callable[..., Any]) -> Sequence[str]:
     try:
         return [p.name for p in inspect.signature(operation).parameters.values()]
@@ -398,19 +426,10 @@ class ContactImportsResource(_Resource):
         """The failed rows as CSV text."""
         return self._call("GET", self._api.errors, id, timeout=timeout, max_retries=max_retries)
 
-    def wait(self, id: str, *, timeout: float = 600.0, interval: float = 1.0, max_retries: Optional[int] = None) -> ContactImport:
-        """Polls the import every `interval` seconds (default 1) until it is `completed` or
-        `failed` and answers it; `APITimeoutError` naming the import and its last status when it
-        is still `queued` or `running` after `timeout` seconds (default 600)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = self.get(id, max_retries=max_retries)
-            status = str(getattr(found.status, "value", found.status))
-            if status in ("completed", "failed"):
-                return found
-            if time.monotonic() + interval > deadline:
-                raise APITimeoutError(f"Import {id} still {status} after {timeout:g} s")
-            time.sleep(interval)
+    def wait(self, id: str, *, timeout: float = WAIT_TIMEOUT, interval: float = WAIT_INTERVAL, max_retries: Optional[int] = None) -> ContactImport:
+        """Polls the import every `interval` seconds until it is `completed` or `failed` and
+        answers it; `APITimeoutError` naming it and its last status after `timeout` seconds."""
+        return _wait("import", id, lambda: self.get(id, max_retries=max_retries), IMPORT_FINAL, timeout, interval)
 
 
 class CampaignsResource(_Resource):
@@ -465,6 +484,12 @@ class CampaignsResource(_Resource):
 
     def duplicate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
         return self._call("POST", self._api.duplicate, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def wait(self, id: str, *, timeout: float = WAIT_TIMEOUT, interval: float = WAIT_INTERVAL, max_retries: Optional[int] = None) -> Campaign:
+        """Polls the campaign every `interval` seconds until it is `completed`, `cancelled` or
+        `failed` and answers it; `APITimeoutError` naming it and its last status after `timeout`
+        seconds (a draft, scheduled or paused campaign stays as it is until someone acts)."""
+        return _wait("campaign", id, lambda: self.get(id, max_retries=max_retries), CAMPAIGN_FINAL, timeout, interval)
 
     def test(self, id: str, *, emails: List[str], idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> CampaignTestResult:
         """Sends a test of the campaign to `emails`."""
@@ -954,7 +979,7 @@ class EmailsResource(_Resource):
     def send(
         self,
         *,
-        from_: Optional[MailboxParams] = None,
+        from_: MailboxParams,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -1096,16 +1121,10 @@ class ContactExportsResource(_Resource):
     def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ContactExport:
         return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
 
-    def wait(self, id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> ContactExport:
-        """Polls until the export is `completed` or `failed`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            export = self.get(id)
-            if str(getattr(export.status, "value", export.status)) in ("completed", "failed"):
-                return export
-            if time.monotonic() > deadline:
-                raise APITimeoutError(f"export {id} did not finish within {timeout} s")
-            time.sleep(poll_interval)
+    def wait(self, id: str, *, timeout: float = WAIT_TIMEOUT, interval: float = WAIT_INTERVAL, max_retries: Optional[int] = None) -> ContactExport:
+        """Polls the export every `interval` seconds until it is `completed` or `failed` and
+        answers it; `APITimeoutError` naming it and its last status after `timeout` seconds."""
+        return _wait("export", id, lambda: self.get(id, max_retries=max_retries), EXPORT_FINAL, timeout, interval)
 
     def download(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:
         """The CSV of a completed export."""

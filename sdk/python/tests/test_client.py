@@ -372,6 +372,13 @@ def test_a_misspelt_body_field_is_a_type_error_before_anything_is_sent(server):
     assert server.received == []
 
 
+def test_an_email_without_a_sender_is_a_type_error_before_anything_is_sent(server):
+    # The server requires `from`: the signature says so, as mypy and a missing argument do.
+    with pytest.raises(TypeError, match="from_"):
+        client_of(server).emails.send(to=["ada@example.com"], subject="Hi", text="Hello")  # type: ignore[call-arg]
+    assert server.received == []
+
+
 def test_enum_filters_take_plain_strings(server):
     server.answers = [Answer(200, {"data": [], "next_cursor": None, "has_more": False})]
     list(client_of(server).contacts.list(status="unsubscribed"))
@@ -548,14 +555,18 @@ def test_a_2xx_answer_that_is_not_the_json_expected_is_an_invalid_response(serve
     assert len(server.received) == 1
 
 
-# wait(): 600 s and 1 s by default; its timeout names the import and its status as a plain string.
+# wait() of imports, exports and campaigns: one signature, 600 s and 1 s by default; its timeout
+# names the import and its status as a plain string.
 
 
 def test_wait_defaults_and_its_timeout_message(server):
     import inspect
 
-    parameters = inspect.signature(sendline.Sendline(api_key=KEY).contact_imports.wait).parameters
-    assert (parameters["timeout"].default, parameters["interval"].default) == (600, 1)
+    client = sendline.Sendline(api_key=KEY)
+    for wait in (client.contact_imports.wait, client.contact_exports.wait, client.campaigns.wait):
+        parameters = inspect.signature(wait).parameters
+        assert list(parameters) == ["id", "timeout", "interval", "max_retries"]
+        assert (parameters["timeout"].default, parameters["interval"].default) == (600, 1)
     server.answers = [Answer(200, import_answer("queued"))] * 10
     with pytest.raises(sendline.APITimeoutError) as raised:
         client_of(server).contact_imports.wait("imp_1", timeout=0.2, interval=0.05)
@@ -578,11 +589,12 @@ def test_a_connection_error_names_the_url_it_could_not_reach(refused_url):
     with pytest.raises(sendline.APIConnectionError) as raised:
         client.contacts.list(email="secret@example.com").first_page()
     message = str(raised.value)
-    assert message.startswith(f"Could not reach {refused_url}/api/v1/contacts: ")
+    # The reason, not urllib3's wording around its connection object.
+    assert message == f"Could not reach {refused_url}/api/v1/contacts: Connection refused"
     assert "secret" not in message and KEY not in message and raised.value.__cause__ is not None
     with pytest.raises(sendline.APIConnectionError) as raised:
         client.contacts.import_csv(CSV)
-    assert str(raised.value).startswith(f"Could not reach {refused_url}/api/v1/contacts/import: ")
+    assert str(raised.value) == f"Could not reach {refused_url}/api/v1/contacts/import: Connection refused"
 
 
 # Per-call max_retries.
@@ -664,4 +676,25 @@ def test_emails_send_refuses_an_address_it_cannot_send_with_its_pointer(server):
         with pytest.raises(sendline.ValidationError) as raised:
             client.emails.send(from_="receipts@shop.example", subject="Hi", text="x", **fields)
         assert [e.pointer for e in raised.value.errors][:1] == pointers, fields
+    assert server.received == []
+
+
+# Models write themselves as JSON, date-times included.
+
+
+def test_to_json_writes_date_times_as_rfc_3339_and_reads_back():
+    answer = contact(status_changed_at="2026-11-24T07:30:00.000Z", attributes={"plan": "pro"})
+    model = sendline.Contact.from_dict(answer)
+    written = json.loads(model.to_json())
+    assert written["created_at"] == "2026-11-23T06:00:00Z" and written["status_changed_at"] == "2026-11-24T07:30:00Z"
+    assert written["status"] == "subscribed" and written["attributes"] == {"plan": "pro"}
+    assert sendline.Contact.from_json(model.to_json()) == model
+
+
+def test_a_csv_file_that_cannot_be_read_is_a_validation_error_at_file(server, tmp_path):
+    for path, reason in ((tmp_path / "missing.csv", "No such file or directory"), (tmp_path, "Is a directory")):
+        with pytest.raises(sendline.ValidationError) as raised:
+            client_of(server).contacts.import_csv(path)
+        assert (raised.value.status, raised.value.code, [e.pointer for e in raised.value.errors]) == (None, "validation_failed", ["file"])
+        assert f"cannot read the CSV file {path}: {reason}" in str(raised.value)
     assert server.received == []

@@ -3,6 +3,7 @@
 # `client` steps call Sendline::Client (`contacts.create` is `client.contacts.create(email: …)`).
 # Run by test/contract/other-sdks.test.ts against a live server (SENDLINE_BASE_URL).
 require 'json'
+require 'pathname'
 require 'securerandom'
 require 'uri'
 require 'sendline'
@@ -97,7 +98,7 @@ class ScenarioRunner
     target = @sdk.public_send(resource)
     result =
       if method == 'import_csv'
-        import = target.import_csv(args.delete(:csv), **args)
+        import = target.import_csv(args.key?(:path) ? Pathname(args.delete(:path)) : args.delete(:csv), **args)
         step['wait'] ? @sdk.contact_imports.wait(import.id, timeout: 20, interval: 0.1) : import
       else
         target.public_send(method, *[args.delete(:id)].compact, **args)

@@ -359,8 +359,11 @@ RSpec.describe Sendline::Client do
       expect(parts(server.requests.first).slice('mode', 'tags', 'mapping')).to eq('mode' => 'create_only', 'tags' => 'imported,vip', 'mapping' => 'E-mail:email')
     end
 
-    it 'refuses a path that does not exist' do
-      expect { client_for('http://127.0.0.1:9').contacts.import_csv('/no/such/file.csv') }.to raise_error(ArgumentError, /no file/)
+    it 'refuses a path that does not exist with a ValidationError at file' do
+      expect { client_for('http://127.0.0.1:9').contacts.import_csv('/no/such/file.csv') }.to raise_error(Sendline::ValidationError) { |error|
+        expect([error.status, error.code, error.errors.map(&:pointer)]).to eq([nil, 'validation_failed', ['file']])
+        expect(error.message).to include('/no/such/file.csv: No such file or directory')
+      }
     end
 
     it 'waits for the import to finish' do

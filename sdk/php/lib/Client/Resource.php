@@ -3,6 +3,7 @@
 
 namespace Sendline\Client;
 
+use Sendline\Errors\APITimeoutError;
 use Sendline\Errors\ValidationError;
 use Sendline\Model\ModelInterface;
 
@@ -50,6 +51,31 @@ abstract class Resource
         }
         $response = $this->transport->send($this->build($builder, $args, $path), $options);
         return $this->transport->decode($response, $returns);
+    }
+
+    /**
+     * `wait()` of imports, exports and campaigns: `$get()` every `$interval` seconds until the
+     * status is one of `$final`; APITimeoutError naming the `$kind`, its id and its last status
+     * after `$timeout` seconds.
+     *
+     * @template T of object
+     * @param callable(): T $get
+     * @param list<string> $final
+     * @return T
+     */
+    protected static function waitUntilFinal(string $kind, ?string $id, callable $get, array $final, float $timeout, float $interval): object
+    {
+        $deadline = microtime(true) + $timeout;
+        while (true) {
+            $found = $get();
+            if (in_array($found->getStatus(), $final, true)) {
+                return $found;
+            }
+            if (microtime(true) + $interval > $deadline) {
+                throw new APITimeoutError("$kind $id is still {$found->getStatus()} after $timeout s");
+            }
+            usleep((int) ($interval * 1_000_000));
+        }
     }
 
     /**

@@ -104,4 +104,14 @@ class Campaigns extends Resource
     {
         return $this->paginate('messagesRequest', CampaignMessagePage::class, ['id' => $id], self::merge($params, $named));
     }
+
+    /**
+     * Polls the campaign until it is `completed`, `cancelled` or `failed` and answers it; throws
+     * APITimeoutError when it has not finished after `$timeout` seconds (a draft, scheduled or
+     * paused campaign stays as it is until someone acts).
+     */
+    public function wait(?string $id, float $timeout = 600.0, float $interval = 1.0, mixed ...$options): Campaign
+    {
+        return self::waitUntilFinal('campaign', $id, fn () => $this->get($id, ...$options), ['completed', 'cancelled', 'failed'], $timeout, $interval);
+    }
 }

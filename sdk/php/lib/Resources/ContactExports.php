@@ -6,7 +6,6 @@ namespace Sendline\Resources;
 use Sendline\Api\ContactExportsApi;
 use Sendline\Client\Resource;
 use Sendline\Client\Transport;
-use Sendline\Errors\APITimeoutError;
 use Sendline\Model\ContactExport;
 use Sendline\Model\ContactExportFilters;
 
@@ -39,18 +38,8 @@ class ContactExports extends Resource
      * Polls the export until it is `completed` or `failed` and answers it; throws
      * APITimeoutError when it is still running after `$timeout` seconds.
      */
-    public function wait(?string $id, float $timeout = 600.0, float $interval = 0.5, mixed ...$options): ContactExport
+    public function wait(?string $id, float $timeout = 600.0, float $interval = 1.0, mixed ...$options): ContactExport
     {
-        $deadline = microtime(true) + $timeout;
-        while (true) {
-            $export = $this->get($id, ...$options);
-            if (in_array($export->getStatus(), ['completed', 'failed'], true)) {
-                return $export;
-            }
-            if (microtime(true) + $interval > $deadline) {
-                throw new APITimeoutError("export $id is still {$export->getStatus()} after $timeout s");
-            }
-            usleep((int) ($interval * 1_000_000));
-        }
+        return self::waitUntilFinal('export', $id, fn () => $this->get($id, ...$options), ['completed', 'failed'], $timeout, $interval);
     }
 }

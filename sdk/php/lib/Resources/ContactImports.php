@@ -7,7 +7,6 @@ use Sendline\Api\ContactImportsApi;
 use Sendline\Client\Paginator;
 use Sendline\Client\Resource;
 use Sendline\Client\Transport;
-use Sendline\Errors\APITimeoutError;
 use Sendline\Model\ContactImport;
 use Sendline\Model\ContactImportPage;
 use Sendline\Model\ContactImportRequest;
@@ -53,16 +52,6 @@ class ContactImports extends Resource
      */
     public function wait(?string $id, float $timeout = 600.0, float $interval = 1.0, mixed ...$options): ContactImport
     {
-        $deadline = microtime(true) + $timeout;
-        while (true) {
-            $import = $this->get($id, ...$options);
-            if (in_array($import->getStatus(), ['completed', 'failed'], true)) {
-                return $import;
-            }
-            if (microtime(true) + $interval > $deadline) {
-                throw new APITimeoutError("import $id is still {$import->getStatus()} after $timeout s");
-            }
-            usleep((int) ($interval * 1_000_000));
-        }
+        return self::waitUntilFinal('import', $id, fn () => $this->get($id, ...$options), ['completed', 'failed'], $timeout, $interval);
     }
 }

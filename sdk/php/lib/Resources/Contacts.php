@@ -11,6 +11,7 @@ use Sendline\Api\ContactsApi;
 use Sendline\Client\Paginator;
 use Sendline\Client\Resource;
 use Sendline\Client\Transport;
+use Sendline\Errors\ValidationError;
 use Sendline\Model\Contact;
 use Sendline\Model\ContactActivityPage;
 use Sendline\Model\ContactCreate;
@@ -133,10 +134,19 @@ class Contacts extends Resource
         } elseif (str_contains($source, "\n") || str_contains($source, "\r")) {
             return [Utils::streamFor($source), 'contacts.csv', true];
         }
-        if (!is_file($source) || !is_readable($source)) {
-            throw new \InvalidArgumentException("importCsv(): no readable file at '$source' (CSV text must hold a line break)");
+        $unreadable = match (true) {
+            !file_exists($source) => 'No such file or directory',
+            is_dir($source) => 'Is a directory',
+            !is_readable($source) => 'Permission denied',
+            default => null,
+        };
+        $file = $unreadable === null ? @fopen($source, 'rb') : false;
+        if ($file === false) {
+            // As every Sendline SDK says it: a ValidationError at `file`, naming the path and why.
+            $reason = $unreadable ?? (error_get_last()['message'] ?? 'cannot be opened');
+            throw ValidationError::local('validation_failed', 'file', "cannot read the CSV file $source: $reason");
         }
-        return [Utils::streamFor(Utils::tryFopen($source, 'rb')), basename($source), true];
+        return [Utils::streamFor($file), basename($source), true];
     }
 
     /** Everything stored about one contact (GDPR access). */

@@ -35,6 +35,21 @@ module Sendline
 
       private
 
+      # `wait` of imports, exports and campaigns: `get(id)` every `interval` seconds until the
+      # status is one of `final`; APITimeoutError naming the `kind`, the id and the last status
+      # after `timeout` seconds.
+      def wait_until_final(kind, id, final, timeout, interval)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        loop do
+          found = get(id)
+          status = found.status.to_s
+          return found if final.include?(status)
+          raise APITimeoutError, "#{kind} #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) + interval > deadline
+
+          sleep interval
+        end
+      end
+
       def invoke(generated, args, kwargs)
         call = kwargs.slice(*CALL_OPTIONS).compact
         params = kwargs.reject { |key, _| CALL_OPTIONS.include?(key) }
@@ -171,12 +186,13 @@ module Sendline
 
       private
 
-      # Yields a File curl can stream from: the caller's file, the file at a path, or a temporary
-      # copy of CSV text or of another IO (copied in chunks, never whole into memory).
+      # Yields a File curl can stream from: the caller's file, the file at a path (a Pathname
+      # too, though it answers `read`), or a temporary copy of CSV text or of another IO (copied
+      # in chunks, never whole into memory).
       def with_file(source)
         if source.is_a?(::File)
           yield source
-        elsif source.respond_to?(:read) || (source.is_a?(String) && source.match?(/[\r\n]/))
+        elsif (source.respond_to?(:read) && !source.respond_to?(:to_path)) || (source.is_a?(String) && source.match?(/[\r\n]/))
           Tempfile.create(%w[sendline-import .csv], binmode: true) do |copy|
             source.respond_to?(:read) ? IO.copy_stream(source, copy) : copy.write(source)
             copy.flush
@@ -184,9 +200,20 @@ module Sendline
           end
         else
           path = source.to_s
-          raise ArgumentError, "import_csv: no file at #{path.inspect} (CSV text must contain a line break)" unless File.file?(path)
+          begin
+            raise Errno::EISDIR, path if File.directory?(path)
 
-          File.open(path, 'rb') { |file| yield file }
+            file = File.open(path, 'rb')
+          rescue SystemCallError => e
+            # As every Sendline SDK says it: a ValidationError at `file`, naming the path and why.
+            reason = e.message.delete_suffix(" - #{path}").delete_suffix(" @ rb_sysopen")
+            raise SendlineError.local_validation('file', "cannot read the CSV file #{path}: #{reason}")
+          end
+          begin
+            yield file
+          ensure
+            file.close
+          end
         end
       end
     end
@@ -197,20 +224,19 @@ module Sendline
       # Polls the import every `interval` seconds until it is `completed` or `failed` and answers it;
       # APITimeoutError naming the import and its last status when it still runs after `timeout` seconds.
       def wait(id, timeout: 600, interval: 1)
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
-        loop do
-          import = get(id)
-          status = import.status.to_s
-          return import if %w[completed failed].include?(status)
-          raise APITimeoutError, "import #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
-
-          sleep interval
-        end
+        wait_until_final('import', id, %w[completed failed], timeout, interval)
       end
     end
 
     class Campaigns < Resource
       operations_of CampaignsApi
+
+      # Polls the campaign every `interval` seconds until it is `completed`, `cancelled` or `failed`
+      # and answers it; APITimeoutError naming it and its last status after `timeout` seconds (a
+      # draft, scheduled or paused campaign stays as it is until someone acts).
+      def wait(id, timeout: 600, interval: 1)
+        wait_until_final('campaign', id, %w[completed cancelled failed], timeout, interval)
+      end
     end
 
     class ApiKeys < Resource
@@ -301,17 +327,10 @@ module Sendline
     class ContactExports < Resource
       operations_of ContactExportsApi
 
-      # Polls the export every `interval` seconds until it is `completed` or `failed` and answers it.
-      def wait(id, timeout: 600, interval: 0.5)
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
-        loop do
-          export = get(id)
-          status = export.status.to_s
-          return export if %w[completed failed].include?(status)
-          raise APITimeoutError, "export #{id} is still #{status} after #{timeout} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
-
-          sleep interval
-        end
+      # Polls the export every `interval` seconds until it is `completed` or `failed` and answers it;
+      # APITimeoutError naming the export and its last status when it still runs after `timeout` seconds.
+      def wait(id, timeout: 600, interval: 1)
+        wait_until_final('export', id, %w[completed failed], timeout, interval)
       end
     end
 
