@@ -161,7 +161,7 @@ export interface paths {
         /**
          * Log out
          * @description End the current session: its access and refresh tokens stop working at once; with
-         *     `everywhere`, every session of the user. Clears the refresh cookie.
+         *     `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
          */
         post: operations["Auth_logout"];
         delete?: never;
@@ -5621,6 +5621,8 @@ export interface components {
             /**
              * @description For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to
              *     `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+             *     A second cookie, `sendline_session=1` (readable by scripts under `/app`, holding no secret),
+             *     tells the dashboard there is a session to refresh.
              */
             refresh_cookie?: boolean;
         };
