@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * List campaigns
-         * @description List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+         * @description List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
          */
         get: operations["Campaigns_list"];
         put?: never;
@@ -8918,6 +8918,8 @@ export interface operations {
                 cursor?: components["parameters"]["PageQuery.cursor"];
                 /** @description Only campaigns in this status. */
                 status?: components["schemas"]["CampaignStatus"];
+                /** @description `oldest` first or `newest` first; the same for every page of a list. */
+                order?: "oldest" | "newest";
             };
             header?: never;
             path?: never;
