@@ -291,6 +291,26 @@ describe('campaigns', () => {
     await screenshot(page, 'campaign-sent');
   });
 
+  it('lists campaigns newest first, with their sent, open, click and bounce rates', async () => {
+    const created = await owner.api('POST', '/api/campaigns', {
+      body: { name: 'Summer news', subject: 'Summer', from_email: 'news@shop.example', content: '<p>Hi</p>' },
+    });
+    expect(created.status).toBe(201);
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    const rows = page.getByRole('table', { name: 'Campaigns' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().getByRole('link').textContent()).toBe('Summer news');
+    const header = await page.getByRole('table', { name: 'Campaigns' }).locator('thead th').allTextContents();
+    const spring = await rows.nth(1).locator('td').allTextContents();
+    const cell = (name: string) => spring[header.indexOf(name)];
+    // 120 of 120 sent; 1 open of 120 delivered; no click, no bounce.
+    expect(cell('Sent')).toMatch(/100\.0%/);
+    expect(cell('Open rate')).toBe('0.8%');
+    expect(cell('Click rate')).toBe('0.0%');
+    expect(cell('Bounce rate')).toBe('0.0%');
+    await expectAccessible(page, 'campaigns');
+  });
+
   it('shows the analytics overview and the campaign charts, with a selectable range', async () => {
     await page.getByRole('link', { name: 'Analytics' }).click();
     await heading('Analytics').waitFor();
