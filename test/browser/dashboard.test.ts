@@ -291,6 +291,37 @@ describe('campaigns', () => {
     await screenshot(page, 'campaign-sent');
   });
 
+  it('draws the one hour of engagement as a line, under its legend and clear of the time labels', async () => {
+    const chart = page.getByTestId('campaign-chart');
+    await chart.scrollIntoViewIfNeeded();
+    // The series' colours are the canvas' only saturated pixels (axes, grid and labels are grey).
+    const coloured = () =>
+      chart.evaluate((element) => {
+        const canvas = element.querySelector('canvas')!;
+        const scale = canvas.width / element.clientWidth;
+        const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+        const rows = { legend: 0, plot: 0, labels: 0 };
+        for (let y = 0; y < height; y++) {
+          const band = y < 36 * scale ? 'legend' : y < height - 30 * scale ? 'plot' : 'labels';
+          for (let x = 0; x < width; x++) {
+            const i = (y * width + x) * 4;
+            if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 60 && data[i + 3] > 128) rows[band]++;
+          }
+        }
+        return { ...rows, width: element.clientWidth };
+      });
+    // A line across the plot, not dots: at least half its width of coloured pixels.
+    await expect
+      .poll(async () => {
+        const drawn = await coloured();
+        return drawn.plot > drawn.width / 2;
+      })
+      .toBe(true);
+    const drawn = await coloured();
+    expect(drawn.legend).toBeGreaterThan(0);
+    expect(drawn.labels).toBe(0);
+  });
+
   it('lists campaigns newest first, with their sent, open, click and bounce rates', async () => {
     const created = await owner.api('POST', '/api/campaigns', {
       body: { name: 'Summer news', subject: 'Summer', from_email: 'news@shop.example', content: '<p>Hi</p>' },
