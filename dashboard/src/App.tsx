@@ -3,7 +3,7 @@ import { QueryCache, QueryClient, QueryClientProvider, MutationCache, useQueryCl
 import { Suspense, lazy, useCallback, useEffect, useMemo, useState, useSyncExternalStore, type ComponentType } from 'react';
 import { startLive, useLiveConnected, useLiveEvents, type LiveEvent } from './live.ts';
 import { Link, match, navigate, useLocation } from './router.tsx';
-import { logout, refresh, session } from './session.ts';
+import { hasSessionCookie, logout, refresh, session } from './session.ts';
 import { Loading } from './ui.tsx';
 import { Login } from './pages/Login.tsx';
 import { audienceNav, audiencePages, audienceRoutes } from './audiences/index.ts';
@@ -171,9 +171,11 @@ function Shell() {
 
 export function App() {
   const signedIn = useSyncExternalStore(session.subscribe, () => session.get() !== null);
-  const [checked, setChecked] = useState(false);
+  // Without a session cookie there is nothing to resume: the sign-in page shows at once.
+  const [checked, setChecked] = useState(() => !hasSessionCookie());
   useEffect(() => {
     // A reload: the cookie may still hold a session.
+    if (!hasSessionCookie()) return;
     refresh()
       .catch(() => false)
       .finally(() => setChecked(true));

@@ -1,24 +1,38 @@
+import type { components } from '@sendline/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Chart } from './Chart.tsx';
 import { api } from './session.ts';
 import { ErrorMessage, formatNumber, formatRate } from './ui.tsx';
 
+type TimeSeriesPoint = components['schemas']['TimeSeriesPoint'];
+
+/** The length of a bucket when there is one: a campaign's first 72 hours come by the hour. */
+const HOUR_MS = 3_600_000;
+
 /** A campaign's figures and charts: opens, clicks and bounces over time, rates, top links. */
 export function CampaignCharts({ id }: { id: string }) {
   const figures = useQuery({ queryKey: ['analytics', 'campaign', id], queryFn: () => api().analytics.campaign(id) });
   const series = useMemo(() => {
-    const points = figures.data?.time_series ?? [];
+    const points = (figures.data?.time_series ?? []).map((point) => ({ ...point, at: new Date(point.at).getTime() }));
+    const last = points.at(-1);
+    const previous = points.at(-2);
+    // Each bucket's count is held across its bucket (a step line) up to the last one's end: the
+    // one hourly bucket of a campaign's first hour draws as a line, not a lone dot.
+    const end = last && last.at + (previous ? last.at - previous.at : HOUR_MS);
+    const line = (name: string, count: (point: Omit<TimeSeriesPoint, 'at'>) => number) => ({
+      name,
+      type: 'line',
+      step: 'end',
+      data: [...points.map((point) => [point.at, count(point)]), ...(last && end ? [[end, count(last)]] : [])],
+    });
     return {
-      xAxis: { type: 'category', data: points.map((point) => new Date(point.at).toLocaleString()) },
+      xAxis: { type: 'time' },
       yAxis: { type: 'value', minInterval: 1 },
-      legend: {},
+      // Above the plot: ECharts 6 puts a legend at the bottom, over the time axis' labels.
+      legend: { top: 0 },
       grid: { left: 40, right: 16, top: 40, bottom: 40 },
-      series: [
-        { name: 'Opens', type: 'line', data: points.map((point) => point.opens) },
-        { name: 'Clicks', type: 'line', data: points.map((point) => point.clicks) },
-        { name: 'Bounces', type: 'line', data: points.map((point) => point.bounces) },
-      ],
+      series: [line('Opens', (point) => point.opens), line('Clicks', (point) => point.clicks), line('Bounces', (point) => point.bounces)],
     };
   }, [figures.data]);
   const links = useMemo(

@@ -44,6 +44,16 @@ export async function login(email: string, password: string): Promise<void> {
   adopt(data);
 }
 
+/**
+ * Whether the browser holds a session to refresh: `login` sets a marker cookie beside the
+ * HttpOnly refresh cookie (and `logout` clears both). Without it, asking would only earn a 401,
+ * which the browser logs as a failed request.
+ */
+export const hasSessionCookie = (): boolean => document.cookie.split(';').some((part) => part.trim().startsWith('sendline_session='));
+
+/** Drops the marker of a session the server no longer knows (the refresh cookie is the server's to clear). */
+const forgetSessionCookie = () => void (document.cookie = 'sendline_session=; Path=/app; Max-Age=0; SameSite=Strict');
+
 let refreshing: Promise<boolean> | null = null;
 
 /** A new access token from the refresh cookie; false (signed out) when the session has ended. */
@@ -56,6 +66,7 @@ export function refresh(): Promise<boolean> {
         return true;
       } catch (error) {
         if (!(error instanceof AuthenticationError)) throw error;
+        forgetSessionCookie();
         adopt(null);
         return false;
       }

@@ -13,19 +13,35 @@ type Session = components['schemas']['Session'];
 export const REFRESH_COOKIE = 'sendline_refresh';
 const COOKIE_PATH = `${API_BASE}/auth/refresh`;
 
+/**
+ * Beside it, a marker the dashboard's scripts can read, holding no secret: without it the page
+ * knows there is no session to refresh, instead of asking and getting a 401 the browser logs.
+ */
+export const SESSION_MARKER_COOKIE = 'sendline_session';
+const MARKER_PATH = '/app';
+
 function options(req: Request) {
   return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: COOKIE_PATH };
+}
+
+function markerOptions(req: Request) {
+  return { sameSite: 'strict' as const, secure: req.secure, path: MARKER_PATH };
 }
 
 /** Moves the session's refresh token from the answer into the cookie. */
 export function answerWithCookie(req: Request, res: Response, session: Session): Session {
   const { refresh_token: token, ...rest } = session;
-  if (token) res.cookie(REFRESH_COOKIE, token, { ...options(req), maxAge: SESSION_DAYS * 86_400_000 });
+  if (token) {
+    const maxAge = SESSION_DAYS * 86_400_000;
+    res.cookie(REFRESH_COOKIE, token, { ...options(req), maxAge });
+    res.cookie(SESSION_MARKER_COOKIE, '1', { ...markerOptions(req), maxAge });
+  }
   return rest;
 }
 
 export function clearRefreshCookie(req: Request, res: Response): void {
   res.clearCookie(REFRESH_COOKIE, options(req));
+  res.clearCookie(SESSION_MARKER_COOKIE, markerOptions(req));
 }
 
 /** The refresh cookie's value, if the request carries one. */

@@ -3,7 +3,7 @@ import { sqlOf } from '../db/kysely.ts';
 import type { Cursor } from '../http/pagination.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import type { CampaignStatus } from './state.ts';
-import { campaigns, messages, type ListedMessage } from './store.ts';
+import { campaigns, messages, type CampaignOrder, type ListedMessage } from './store.ts';
 
 /** The campaigns store bound to one unit of work, as the service uses it. */
 export class CampaignRepository {
@@ -23,8 +23,8 @@ export class CampaignRepository {
     return row !== undefined;
   }
 
-  page(accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
-    return campaigns.page(this.em, accountId, status, after, limit);
+  page(accountId: string, status: CampaignStatus | undefined, order: CampaignOrder, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
+    return campaigns.page(this.em, accountId, status, order, after, limit);
   }
 
   create(data: Parameters<typeof campaigns.create>[1]): CampaignRow {

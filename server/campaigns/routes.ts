@@ -7,7 +7,7 @@ export const campaignHandlers = handlers({
     body: campaignJson(await services.campaigns.create(principal.accountId, body)),
   }),
   Campaigns_list: async ({ principal, query, services }) => {
-    const page = await services.campaigns.list(principal.accountId, query.status, query.limit ?? 50, query.cursor);
+    const page = await services.campaigns.list(principal.accountId, query.status, query.order ?? 'oldest', query.limit ?? 50, query.cursor);
     return { status: 200, body: { ...page, data: page.data.map(campaignJson) } };
   },
   Campaigns_get: async ({ principal, params, services }) => ({

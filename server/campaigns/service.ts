@@ -14,7 +14,7 @@ import { publishedBundle } from '../templates/service.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
 import { assertDeletable, assertEditable, transition as statusAfter, type CampaignAction, type CampaignStatus } from './state.ts';
-import { campaigns, type ListedMessage, type TransitionDetails } from './store.ts';
+import { campaigns, type CampaignOrder, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
 import { listStore } from '../lists/store.ts';
@@ -153,8 +153,8 @@ export class CampaignService {
     }
   }
 
-  async list(accountId: string, status: CampaignStatus | undefined, limit: number, cursor?: string) {
-    const rows = await this.repo.page(accountId, status, decodeCursor(cursor), limit);
+  async list(accountId: string, status: CampaignStatus | undefined, order: CampaignOrder, limit: number, cursor?: string) {
+    const rows = await this.repo.page(accountId, status, order, decodeCursor(cursor), limit);
     return toPage(
       rows,
       limit,

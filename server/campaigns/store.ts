@@ -36,6 +36,9 @@ export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' 
   contact_status: ContactColumns['status'] | null;
 };
 
+/** Which end of `GET /campaigns` comes first, by `(created_at, id)`. */
+export type CampaignOrder = 'oldest' | 'newest';
+
 /** A message as `GET /campaigns/{id}/messages` lists it. */
 export type ListedMessage = Pick<
   MessageColumns,
@@ -83,8 +86,16 @@ export const campaigns = {
     return tx.findOne(Campaign, accountId === undefined ? { id } : { id, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   },
 
-  /** One page in `(created_at, id)` order, read as plain rows: a list needs no identity map. */
-  async page(em: EntityManager, accountId: string, status: CampaignStatus | undefined, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
+  /** One page in `(created_at, id)` order, or its reverse, read as plain rows: a list needs no identity map. */
+  async page(
+    em: EntityManager,
+    accountId: string,
+    status: CampaignStatus | undefined,
+    order: CampaignOrder,
+    after: Cursor | null,
+    limit: number,
+  ): Promise<CampaignRow[]> {
+    const direction = order === 'newest' ? 'desc' : 'asc';
     let query = statement
       .selectFrom('campaigns')
       .select([
@@ -125,12 +136,12 @@ export const campaigns = {
       ])
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.at, after.id)));
     return prepared(
       await em.getConnection().getNativeClient(),
       query
-        .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('created_at', direction)
+        .orderBy('id', direction)
         .limit(limit + 1),
     );
   },

@@ -13,6 +13,7 @@ afterAll(() => sendline.stop());
 
 const anon = () => client(sendline.url);
 const cookieOf = (headers: Headers) => headers.getSetCookie().find((line) => line.startsWith('sendline_refresh='));
+const markerOf = (headers: Headers) => headers.getSetCookie().find((line) => line.startsWith('sendline_session='));
 const valueOf = (line: string) => line.split(';')[0];
 
 async function cookieLogin() {
@@ -32,6 +33,17 @@ describe('refresh token in a cookie', () => {
     expect(cookie).toMatch(/; SameSite=Strict/);
     // Plain HTTP here: Secure would keep the browser from sending it back.
     expect(cookie).not.toMatch(/; Secure/);
+  });
+
+  it('login with refresh_cookie also sets a marker the dashboard reads, holding no secret; logout clears it', async () => {
+    const res = await cookieLogin();
+    const marker = markerOf(res.headers)!;
+    expect(marker).toMatch(/^sendline_session=1; /);
+    expect(marker).toMatch(/; Path=\/app/);
+    expect(marker).toMatch(/; SameSite=Strict/);
+    expect(marker).not.toMatch(/; HttpOnly/);
+    const out = await client(sendline.url, { authorization: `Bearer ${res.body.token}` })('POST', '/api/auth/logout');
+    expect(markerOf(out.headers)).toMatch(/^sendline_session=;.*Expires=Thu, 01 Jan 1970/);
   });
 
   it('is Secure when the request came over HTTPS', async () => {

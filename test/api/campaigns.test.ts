@@ -105,6 +105,28 @@ describe('campaign drafts', () => {
     expectProblem(await account.api('GET', `/api/campaigns/${c.id}`), 404, 'not_found');
   });
 
+  it('lists oldest first by default, or newest first, page after page', async () => {
+    const lister = await newAccount(sendline.url, 'order');
+    const ids: string[] = [];
+    for (const name of ['first', 'second', 'third']) ids.push((await lister.api('POST', '/api/campaigns', { body: draft({ name }) })).body.id);
+    const walk = async (order?: string) => {
+      const seen: string[] = [];
+      let cursor = '';
+      do {
+        const query = new URLSearchParams({ limit: '2', ...(order && { order }), ...(cursor && { cursor }) });
+        const page = await lister.api('GET', `/api/campaigns?${query.toString()}`);
+        expect(page.status).toBe(200);
+        seen.push(...page.body.data.map((c: { id: string }) => c.id));
+        cursor = page.body.next_cursor ?? '';
+      } while (cursor);
+      return seen;
+    };
+    expect(await walk()).toEqual(ids);
+    expect(await walk('oldest')).toEqual(ids);
+    expect(await walk('newest')).toEqual([...ids].reverse());
+    expectProblem(await lister.api('GET', '/api/campaigns?order=name'), 400, 'validation_failed');
+  });
+
   it('refuses invalid transitions with the current status', async () => {
     const { body: c } = await account.api('POST', '/api/campaigns', { body: draft() });
     for (const action of ['pause', 'resume', 'unschedule']) {

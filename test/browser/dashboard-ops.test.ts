@@ -21,7 +21,10 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   ensureDashboardBuilt();
   receiver = await new WebhookReceiver().start();
-  [sendline, browser] = await Promise.all([startTestServer({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), launchChromium()]);
+  [sendline, browser] = await Promise.all([
+    startTestServer({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '0' }),
+    launchChromium(),
+  ]);
   owner = await newAccount(sendline.url, 'ops');
   ({ page } = await dashboardPage(browser, sendline.url, pageErrors));
   await signIn(page, sendline.url, owner);
@@ -72,19 +75,28 @@ describe('webhooks', () => {
     await expectAccessible(page, 'webhook');
   });
 
-  it('sends a test, retries a delivery and recovers failed ones', async () => {
+  it('sends a test, retries a failed delivery (only failed ones offer it) and recovers failed ones', async () => {
     await page.getByRole('button', { name: 'Send a test' }).click();
     await expect.poll(() => page.getByTestId('test-result').textContent(), { timeout: 20_000 }).toMatch(/delivered: HTTP 200/);
     await expect.poll(() => receiver.events('webhook.test').length).toBe(1);
     await page.getByTestId('delivery').filter({ hasText: 'webhook.test' }).waitFor();
 
-    const before = receiver.events('contact.created').length;
-    await page.getByRole('button', { name: /Retry the contact.created delivery/ }).click();
-    await expect.poll(() => receiver.events('contact.created').length, { timeout: 20_000 }).toBe(before + 1);
+    // Both attempts the one-retry schedule allows are refused: the delivery fails for good.
+    receiver.script = [500, 500];
+    expect((await ownerApi()('POST', '/api/contacts', { body: { email: 'refused@example.com' } })).status).toBe(201);
+    await expect.poll(() => receiver.events('contact.created').length, { timeout: 20_000 }).toBe(3);
+    const refusedId = receiver.events('contact.created')[1].id;
+    const refused = page.getByTestId('delivery').filter({ hasText: refusedId });
+    await expect.poll(() => refused.textContent(), { timeout: 15_000 }).toMatch(/failed2500/);
+    const retries = page.getByRole('button', { name: /^Retry the / });
+    expect(await retries.count()).toBe(1);
+    await refused.getByRole('button', { name: /Retry the contact.created delivery/ }).click();
     // The same event id: receivers can tell a retry from a new event.
-    const [first, again] = receiver.events('contact.created');
-    expect(again.id).toBe(first.id);
-    await expect.poll(() => page.getByTestId('delivery').filter({ hasText: 'contact.created' }).textContent(), { timeout: 15_000 }).toMatch(/succeeded2200/);
+    await expect
+      .poll(() => receiver.events('contact.created').at(-1)?.id === refusedId && receiver.events('contact.created').length, { timeout: 20_000 })
+      .toBe(4);
+    await expect.poll(() => refused.textContent(), { timeout: 15_000 }).toMatch(/succeeded\d200/);
+    expect(await retries.count()).toBe(0);
 
     await page.getByRole('button', { name: 'Re-send failed deliveries' }).click();
     await page.getByText('0 deliveries queued again.').waitFor();

@@ -79,6 +79,18 @@ describe('serving', () => {
 });
 
 describe('sign-in', () => {
+  it('logs no error while it finds there is no session to resume', async () => {
+    const fresh = await browser.newContext();
+    const first = await fresh.newPage();
+    // Every console error, a failed request's included: the harness leaves 4xx answers out.
+    const logged: string[] = [];
+    first.on('console', (message) => void (message.type() === 'error' && logged.push(message.text())));
+    await first.goto(`${sendline.url}/app/`);
+    await first.getByRole('heading', { name: 'Sign in to Sendline' }).waitFor();
+    await fresh.close();
+    expect(logged).toEqual([]);
+  });
+
   it('refuses a wrong password with a message, then signs in', async () => {
     await page.goto(`${sendline.url}/`);
     await heading('Sign in to Sendline').waitFor();
@@ -94,8 +106,9 @@ describe('sign-in', () => {
   });
 
   it('keeps the access token out of storage and the refresh token out of reach of scripts', async () => {
+    // Scripts see the session's marker only, which holds no secret.
     const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
-    expect(stored).toBe('{}{}');
+    expect(stored).toBe('{}{}sendline_session=1');
     const cookies = await context.cookies();
     const refresh = cookies.find((cookie) => cookie.name === 'sendline_refresh')!;
     expect(refresh).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/refresh' });
@@ -276,6 +289,57 @@ describe('campaigns', () => {
     await expect.poll(() => chart.getAttribute('aria-label'), { timeout: 15_000 }).not.toBe(before);
     await expectAccessible(page, 'campaign sent');
     await screenshot(page, 'campaign-sent');
+  });
+
+  it('draws the one hour of engagement as a line, under its legend and clear of the time labels', async () => {
+    const chart = page.getByTestId('campaign-chart');
+    await chart.scrollIntoViewIfNeeded();
+    // The series' colours are the canvas' only saturated pixels (axes, grid and labels are grey).
+    const coloured = () =>
+      chart.evaluate((element) => {
+        const canvas = element.querySelector('canvas')!;
+        const scale = canvas.width / element.clientWidth;
+        const { data, width, height } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+        const rows = { legend: 0, plot: 0, labels: 0 };
+        for (let y = 0; y < height; y++) {
+          const band = y < 36 * scale ? 'legend' : y < height - 30 * scale ? 'plot' : 'labels';
+          for (let x = 0; x < width; x++) {
+            const i = (y * width + x) * 4;
+            if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 60 && data[i + 3] > 128) rows[band]++;
+          }
+        }
+        return { ...rows, width: element.clientWidth };
+      });
+    // A line across the plot, not dots: at least half its width of coloured pixels.
+    await expect
+      .poll(async () => {
+        const drawn = await coloured();
+        return drawn.plot > drawn.width / 2;
+      })
+      .toBe(true);
+    const drawn = await coloured();
+    expect(drawn.legend).toBeGreaterThan(0);
+    expect(drawn.labels).toBe(0);
+  });
+
+  it('lists campaigns newest first, with their sent, open, click and bounce rates', async () => {
+    const created = await owner.api('POST', '/api/campaigns', {
+      body: { name: 'Summer news', subject: 'Summer', from_email: 'news@shop.example', content: '<p>Hi</p>' },
+    });
+    expect(created.status).toBe(201);
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    const rows = page.getByRole('table', { name: 'Campaigns' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().getByRole('link').textContent()).toBe('Summer news');
+    const header = await page.getByRole('table', { name: 'Campaigns' }).locator('thead th').allTextContents();
+    const spring = await rows.nth(1).locator('td').allTextContents();
+    const cell = (name: string) => spring[header.indexOf(name)];
+    // 120 of 120 sent; 1 open of 120 delivered; no click, no bounce.
+    expect(cell('Sent')).toMatch(/100\.0%/);
+    expect(cell('Open rate')).toBe('0.8%');
+    expect(cell('Click rate')).toBe('0.0%');
+    expect(cell('Bounce rate')).toBe('0.0%');
+    await expectAccessible(page, 'campaigns');
   });
 
   it('shows the analytics overview and the campaign charts, with a selectable range', async () => {

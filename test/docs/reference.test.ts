@@ -76,6 +76,14 @@ describe('the reference', () => {
     });
   });
 
+  it('names every tag of the sidebar in words, keeping the tags the SDKs name their classes by', async () => {
+    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { tags: { name: string; 'x-displayName'?: string }[] };
+    // Scalar titles a tag by its `x-displayName`, else its name.
+    const titles = Object.fromEntries(served.tags.map((tag) => [tag.name, tag['x-displayName'] ?? tag.name]));
+    expect(titles).toMatchObject({ ApiKeys: 'API keys', ContactImports: 'Contact imports', ContactLists: 'Contact lists', Campaigns: 'Campaigns' });
+    for (const title of Object.values(titles)) expect(title).not.toMatch(/[a-z][A-Z]/);
+  });
+
   it('verifies signatures, without an SDK, as the webhooks guide shows', async () => {
     const guide = readFileSync(new URL('../../docs/guides/webhooks.md', import.meta.url), 'utf8');
     const code = /```js\n([\s\S]*?)```/.exec(guide)![1];

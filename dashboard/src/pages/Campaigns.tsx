@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { Link, navigate } from '../router.tsx';
 import { api } from '../session.ts';
-import { Empty, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
+import { Empty, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber, formatRate } from '../ui.tsx';
 
 const STARTER = `<p>Hello {{ first_name | default: "there" }},</p>
 <p>Here is what is new this month.</p>
@@ -51,8 +51,11 @@ function NewCampaign() {
   );
 }
 
+/** A share of the campaign's messages, over the denominators the analytics rates use; a dash before there are any. */
+const rate = (part: number, whole: number) => (whole > 0 ? formatRate(part / whole) : '—');
+
 export default function Campaigns() {
-  const campaigns = useQuery({ queryKey: ['campaigns'], queryFn: () => api().campaigns.list({ limit: 100 }).firstPage() });
+  const campaigns = useQuery({ queryKey: ['campaigns'], queryFn: () => api().campaigns.list({ limit: 100, order: 'newest' }).firstPage() });
   return (
     <>
       <PageHeader title="Campaigns" />
@@ -73,8 +76,9 @@ export default function Campaigns() {
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
                 <th scope="col">Sent</th>
-                <th scope="col">Opened</th>
-                <th scope="col">Clicked</th>
+                <th scope="col">Open rate</th>
+                <th scope="col">Click rate</th>
+                <th scope="col">Bounce rate</th>
                 <th scope="col">Created</th>
               </tr>
             </thead>
@@ -88,10 +92,15 @@ export default function Campaigns() {
                     <Status value={campaign.status} />
                   </td>
                   <td>
-                    {formatNumber(campaign.stats.sent)} / {formatNumber(campaign.stats.recipients)}
+                    {rate(campaign.stats.sent, campaign.stats.recipients)}
+                    <div className="muted">
+                      {formatNumber(campaign.stats.sent)} of {formatNumber(campaign.stats.recipients)}
+                    </div>
                   </td>
-                  <td>{formatNumber(campaign.stats.opened)}</td>
-                  <td>{formatNumber(campaign.stats.clicked)}</td>
+                  <td>{rate(campaign.stats.opened, campaign.stats.delivered)}</td>
+                  <td>{rate(campaign.stats.clicked, campaign.stats.delivered)}</td>
+                  {/* Hard bounces (the stats count no soft ones); those the relay refused were never sent, so they count in the whole too. */}
+                  <td>{rate(campaign.stats.bounced, campaign.stats.sent + campaign.stats.bounced)}</td>
                   <td>{formatDate(campaign.created_at)}</td>
                 </tr>
               ))}

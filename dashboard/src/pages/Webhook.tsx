@@ -249,14 +249,17 @@ function Deliveries({ webhookId }: { webhookId: string }) {
                   <td>{formatDate(delivery.created_at)}</td>
                   <td>{formatDate(delivery.next_retry_at)}</td>
                   <td>
-                    <button
-                      type="button"
-                      onClick={() => retry.mutate(delivery.id)}
-                      disabled={retry.isPending}
-                      aria-label={`Retry the ${delivery.event_type} delivery ${delivery.id}`}
-                    >
-                      Retry
-                    </button>
+                    {/* A pending delivery is retried on its own schedule; a succeeded one needs none. */}
+                    {delivery.status === 'failed' && (
+                      <button
+                        type="button"
+                        onClick={() => retry.mutate(delivery.id)}
+                        disabled={retry.isPending}
+                        aria-label={`Retry the ${delivery.event_type} delivery ${delivery.id}`}
+                      >
+                        Retry
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}

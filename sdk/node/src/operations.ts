@@ -21,7 +21,7 @@ export const operations = {
   Campaigns_delete: { method: 'DELETE', path: '/campaigns/{id}', query: [], body: false, dates: [], text: false },
   Campaigns_duplicate: { method: 'POST', path: '/campaigns/{id}/duplicate', query: [], body: false, dates: [], text: false },
   Campaigns_get: { method: 'GET', path: '/campaigns/{id}', query: [], body: false, dates: [], text: false },
-  Campaigns_list: { method: 'GET', path: '/campaigns', query: ['limit', 'cursor', 'status'], body: false, dates: [], text: false },
+  Campaigns_list: { method: 'GET', path: '/campaigns', query: ['limit', 'cursor', 'status', 'order'], body: false, dates: [], text: false },
   Campaigns_messages: { method: 'GET', path: '/campaigns/{id}/messages', query: ['limit', 'cursor', 'status'], body: false, dates: [], text: false },
   Campaigns_pause: { method: 'POST', path: '/campaigns/{id}/pause', query: [], body: false, dates: [], text: false },
   Campaigns_resume: { method: 'POST', path: '/campaigns/{id}/resume', query: [], body: false, dates: [], text: false },

@@ -161,7 +161,7 @@ export interface paths {
         /**
          * Log out
          * @description End the current session: its access and refresh tokens stop working at once; with
-         *     `everywhere`, every session of the user. Clears the refresh cookie.
+         *     `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
          */
         post: operations["Auth_logout"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * List campaigns
-         * @description List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+         * @description List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
          */
         get: operations["Campaigns_list"];
         put?: never;
@@ -5661,6 +5661,8 @@ export interface components {
             /**
              * @description For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to
              *     `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+             *     A second cookie, `sendline_session=1` (readable by scripts under `/app`, holding no secret),
+             *     tells the dashboard there is a session to refresh.
              */
             refresh_cookie?: boolean;
         };
@@ -8986,6 +8988,8 @@ export interface operations {
                 cursor?: components["parameters"]["PageQuery.cursor"];
                 /** @description Only campaigns in this status. */
                 status?: components["schemas"]["CampaignStatus"];
+                /** @description `oldest` first or `newest` first; the same for every page of a list. */
+                order?: "oldest" | "newest";
             };
             header?: never;
             path?: never;

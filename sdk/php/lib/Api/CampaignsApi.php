@@ -172,15 +172,16 @@ class CampaignsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
+     * @param  string|null $order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (optional, default to 'oldest')
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Sendline\Model\CampaignPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function callList($limit = 50, $cursor = null, $status = null, string $contentType = self::contentTypes['callList'][0])
+    public function callList($limit = 50, $cursor = null, $status = null, $order = 'oldest', string $contentType = self::contentTypes['callList'][0])
     {
-        list($response) = $this->callListWithHttpInfo($limit, $cursor, $status, $contentType);
+        list($response) = $this->callListWithHttpInfo($limit, $cursor, $status, $order, $contentType);
         return $response;
     }
 
@@ -192,15 +193,16 @@ class CampaignsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
+     * @param  string|null $order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (optional, default to 'oldest')
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Sendline\Model\CampaignPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function callListWithHttpInfo($limit = 50, $cursor = null, $status = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListWithHttpInfo($limit = 50, $cursor = null, $status = null, $order = 'oldest', string $contentType = self::contentTypes['callList'][0])
     {
-        $request = $this->callListRequest($limit, $cursor, $status, $contentType);
+        $request = $this->callListRequest($limit, $cursor, $status, $order, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -349,14 +351,15 @@ class CampaignsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
+     * @param  string|null $order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (optional, default to 'oldest')
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function callListAsync($limit = 50, $cursor = null, $status = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListAsync($limit = 50, $cursor = null, $status = null, $order = 'oldest', string $contentType = self::contentTypes['callList'][0])
     {
-        return $this->callListAsyncWithHttpInfo($limit, $cursor, $status, $contentType)
+        return $this->callListAsyncWithHttpInfo($limit, $cursor, $status, $order, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -372,15 +375,16 @@ class CampaignsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
+     * @param  string|null $order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (optional, default to 'oldest')
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function callListAsyncWithHttpInfo($limit = 50, $cursor = null, $status = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListAsyncWithHttpInfo($limit = 50, $cursor = null, $status = null, $order = 'oldest', string $contentType = self::contentTypes['callList'][0])
     {
         $returnType = '\Sendline\Model\CampaignPage';
-        $request = $this->callListRequest($limit, $cursor, $status, $contentType);
+        $request = $this->callListRequest($limit, $cursor, $status, $order, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -424,12 +428,13 @@ class CampaignsApi
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
      * @param  \Sendline\Model\CampaignStatus|null $status Only campaigns in this status. (optional)
+     * @param  string|null $order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (optional, default to 'oldest')
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['callList'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function callListRequest($limit = 50, $cursor = null, $status = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListRequest($limit = 50, $cursor = null, $status = null, $order = 'oldest', string $contentType = self::contentTypes['callList'][0])
     {
 
         if ($limit !== null && $limit > 500) {
@@ -443,6 +448,7 @@ class CampaignsApi
             throw new \InvalidArgumentException('invalid length for "$cursor" when calling CampaignsApi.callList, must be smaller than or equal to 512.');
         }
         
+
 
 
         $resourcePath = '/campaigns';
@@ -475,6 +481,15 @@ class CampaignsApi
             $status,
             'status', // param base name
             'CampaignStatus', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $order,
+            'order', // param base name
+            'string', // openApiType
             'form', // style
             false, // explode
             false // required

@@ -399,7 +399,7 @@ class LoginRequest implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets refresh_cookie
      *
-     * @param bool|null $refresh_cookie For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+     * @param bool|null $refresh_cookie For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it. A second cookie, `sendline_session=1` (readable by scripts under `/app`, holding no secret), tells the dashboard there is a session to refresh.
      *
      * @return self
      */

@@ -691,7 +691,7 @@ class AuthApi:
     ) -> None:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -771,7 +771,7 @@ class AuthApi:
     ) -> ApiResponse[None]:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -851,7 +851,7 @@ class AuthApi:
     ) -> RESTResponseType:
         """Log out
 
-        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
+        End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
 
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str

@@ -1541,6 +1541,7 @@ class CampaignsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
+        order: Annotated[Optional[StrictStr], Field(description="`oldest` first or `newest` first; the same for every page of a list.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1556,7 +1557,7 @@ class CampaignsApi:
     ) -> CampaignPage:
         """List campaigns
 
-        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+        List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1564,6 +1565,8 @@ class CampaignsApi:
         :type cursor: str
         :param status: Only campaigns in this status.
         :type status: CampaignStatus
+        :param order: `oldest` first or `newest` first; the same for every page of a list.
+        :type order: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1590,6 +1593,7 @@ class CampaignsApi:
             limit=limit,
             cursor=cursor,
             status=status,
+            order=order,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1621,6 +1625,7 @@ class CampaignsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
+        order: Annotated[Optional[StrictStr], Field(description="`oldest` first or `newest` first; the same for every page of a list.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1636,7 +1641,7 @@ class CampaignsApi:
     ) -> ApiResponse[CampaignPage]:
         """List campaigns
 
-        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+        List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1644,6 +1649,8 @@ class CampaignsApi:
         :type cursor: str
         :param status: Only campaigns in this status.
         :type status: CampaignStatus
+        :param order: `oldest` first or `newest` first; the same for every page of a list.
+        :type order: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1670,6 +1677,7 @@ class CampaignsApi:
             limit=limit,
             cursor=cursor,
             status=status,
+            order=order,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1701,6 +1709,7 @@ class CampaignsApi:
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
         status: Annotated[Optional[CampaignStatus], Field(description="Only campaigns in this status.")] = None,
+        order: Annotated[Optional[StrictStr], Field(description="`oldest` first or `newest` first; the same for every page of a list.")] = None,
         _request_timeout: Union[
             None,
             Annotated[StrictFloat, Field(gt=0)],
@@ -1716,7 +1725,7 @@ class CampaignsApi:
     ) -> RESTResponseType:
         """List campaigns
 
-        List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+        List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
 
         :param limit: How many items to return (1–500).
         :type limit: int
@@ -1724,6 +1733,8 @@ class CampaignsApi:
         :type cursor: str
         :param status: Only campaigns in this status.
         :type status: CampaignStatus
+        :param order: `oldest` first or `newest` first; the same for every page of a list.
+        :type order: str
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
                                  timeout. It can also be a pair (tuple) of
@@ -1750,6 +1761,7 @@ class CampaignsApi:
             limit=limit,
             cursor=cursor,
             status=status,
+            order=order,
             _request_auth=_request_auth,
             _content_type=_content_type,
             _headers=_headers,
@@ -1776,6 +1788,7 @@ class CampaignsApi:
         limit,
         cursor,
         status,
+        order,
         _request_auth,
         _content_type,
         _headers,
@@ -1809,6 +1822,10 @@ class CampaignsApi:
         if status is not None:
             
             _query_params.append(('status', status.value))
+            
+        if order is not None:
+            
+            _query_params.append(('order', order))
             
         # process the header parameters
         # process the form parameters

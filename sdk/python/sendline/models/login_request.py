@@ -30,7 +30,7 @@ class LoginRequest(BaseModel):
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The user's email, in any case.")
     password: Annotated[str, Field(min_length=1, strict=True, max_length=1024)] = Field(description="The password, up to 1024 characters.")
-    refresh_cookie: Optional[StrictBool] = Field(default=None, description="For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.")
+    refresh_cookie: Optional[StrictBool] = Field(default=None, description="For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it. A second cookie, `sendline_session=1` (readable by scripts under `/app`, holding no secret), tells the dashboard there is a session to refresh.")
     __properties: ClassVar[List[str]] = ["email", "password", "refresh_cookie"]
 
     model_config = ConfigDict(

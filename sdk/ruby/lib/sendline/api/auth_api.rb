@@ -188,7 +188,7 @@ module Sendline
     end
 
     # Log out
-    # End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie.
+    # End the current session: its access and refresh tokens stop working at once; with `everywhere`, every session of the user. Clears the refresh cookie and `sendline_session`.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [LogoutRequest] :logout_request 
@@ -199,7 +199,7 @@ module Sendline
     end
 
     # Log out
-    # End the current session: its access and refresh tokens stop working at once; with &#x60;everywhere&#x60;, every session of the user. Clears the refresh cookie.
+    # End the current session: its access and refresh tokens stop working at once; with &#x60;everywhere&#x60;, every session of the user. Clears the refresh cookie and &#x60;sendline_session&#x60;.
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [LogoutRequest] :logout_request 

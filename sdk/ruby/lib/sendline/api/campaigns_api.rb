@@ -474,11 +474,12 @@ module Sendline
     end
 
     # List campaigns
-    # List campaigns, oldest first (by `created_at`, then `id`), optionally in one status.
+    # List campaigns, oldest first (by `created_at`, then `id`) or newest first, optionally in one status.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
     # @option opts [CampaignStatus] :status Only campaigns in this status.
+    # @option opts [String] :order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (default to 'oldest')
     # @return [CampaignPage]
     def list(opts = {})
       data, _status_code, _headers = list_with_http_info(opts)
@@ -486,11 +487,12 @@ module Sendline
     end
 
     # List campaigns
-    # List campaigns, oldest first (by &#x60;created_at&#x60;, then &#x60;id&#x60;), optionally in one status.
+    # List campaigns, oldest first (by &#x60;created_at&#x60;, then &#x60;id&#x60;) or newest first, optionally in one status.
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
     # @option opts [CampaignStatus] :status Only campaigns in this status.
+    # @option opts [String] :order &#x60;oldest&#x60; first or &#x60;newest&#x60; first; the same for every page of a list. (default to 'oldest')
     # @return [Array<(CampaignPage, Integer, Hash)>] CampaignPage data, response status code and response headers
     def list_with_http_info(opts = {})
       if @api_client.config.debugging
@@ -508,6 +510,10 @@ module Sendline
         fail ArgumentError, 'invalid value for "opts[:"cursor"]" when calling CampaignsApi.list, the character length must be smaller than or equal to 512.'
       end
 
+      allowable_values = ["oldest", "newest"]
+      if @api_client.config.client_side_validation && opts[:'order'] && !allowable_values.include?(opts[:'order'])
+        fail ArgumentError, "invalid value for \"order\", must be one of #{allowable_values}"
+      end
       # resource path
       local_var_path = '/campaigns'
 
@@ -516,6 +522,7 @@ module Sendline
       query_params[:'limit'] = opts[:'limit'] if !opts[:'limit'].nil?
       query_params[:'cursor'] = opts[:'cursor'] if !opts[:'cursor'].nil?
       query_params[:'status'] = opts[:'status'] if !opts[:'status'].nil?
+      query_params[:'order'] = opts[:'order'] if !opts[:'order'].nil?
 
       # header parameters
       header_params = opts[:header_params] || {}

@@ -21,7 +21,7 @@ module Sendline
     # The password, up to 1024 characters.
     attr_accessor :password
 
-    # For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it.
+    # For browsers: set the refresh token as an `HttpOnly`, `SameSite=Strict` cookie scoped to `/api/v1/auth/refresh` (`Secure` over HTTPS) instead of answering it, so that page scripts never see it. A second cookie, `sendline_session=1` (readable by scripts under `/app`, holding no secret), tells the dashboard there is a session to refresh.
     attr_accessor :refresh_cookie
 
     # Attribute mapping from ruby-style variable name to JSON key.
