@@ -145,8 +145,16 @@ describe('API keys', () => {
     expect(me.body.scopes).toEqual(['read']);
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByTestId('secret').count()).toBe(0);
-    await page.reload();
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).not.toMatch(/never/);
+    // Uses are written within five seconds (KeyUsage): the page is loaded again until it shows.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return row.textContent();
+        },
+        { timeout: 15_000, intervals: [1000] },
+      )
+      .not.toMatch(/never/);
   });
 });
 
