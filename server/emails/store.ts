@@ -171,10 +171,15 @@ export const emails = {
     return db.selectFrom('email_contents').selectAll().where('id', 'in', ids).execute();
   },
 
-  /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
-  async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<void> {
-    if (!batch.length) return;
-    await sql`
+  /**
+   * Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its
+   * attempt. Only copies still `sending` with an address are written: one erased while it was
+   * out (see `eraseEmailsOfPerson`) stays cancelled and anonymous. Answers the ids written, the
+   * only copies whose events, bounces and suppressions may be recorded.
+   */
+  async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<Set<string>> {
+    if (!batch.length) return new Set();
+    const { rows } = await sql<{ id: string }>`
       update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
         sent_at = case when u.sent then now() else e.sent_at end,
         bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
@@ -182,7 +187,9 @@ export const emails = {
         attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
-      where e.id = u.id`.execute(tx);
+      where e.id = u.id and e.status = 'sending' and e.email <> ''
+      returning e.id`.execute(tx);
+    return new Set(rows.map((r) => r.id));
   },
 
   /** Cancels a scheduled message; null when it is not scheduled (any more) or not the account's. */

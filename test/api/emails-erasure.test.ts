@@ -9,7 +9,12 @@ let sink: SmtpSink;
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  sendline = await startTestServer({ SMTP_URL: sink.url, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  sendline = await startTestServer({
+    SMTP_URL: sink.url,
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
 });
 afterAll(async () => {
   await sendline?.stop();
@@ -104,5 +109,51 @@ describe('transactional email of an erased contact', () => {
 
     // The stored answer of the first request showed the address: a retry with its key is not a replay of it.
     expect(await sql('select count(*)::int as n from idempotency_keys where key = $1', [idempotencyKey])).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('a copy at the relay while its recipient is erased', () => {
+  it('stays cancelled and anonymous, with no event, bounce or webhook delivery naming the address', async () => {
+    const account = await newAccount(sendline.url, 'erase-sending');
+    const accepted = uniqueEmail('ada-out');
+    const refused = uniqueEmail('cy-out');
+    sink.rejectHard.add(refused.toLowerCase());
+    expect((await account.api('POST', '/api/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } })).status).toBe(201);
+    const contacts = await Promise.all(
+      [accepted, refused].map(async (email) => (await account.api('POST', '/api/contacts', { body: { email } })).body.id as string),
+    );
+    sink.rcptDelayMs = 1500;
+    try {
+      const ids = await Promise.all(
+        [accepted, refused].map(async (email) => {
+          const res = await account.api('POST', '/api/emails', {
+            body: { from: { email: 'shop@shop.example' }, to: [{ email }], subject: 'Out', text: 'Hi.' },
+          });
+          expect(res.status).toBe(202);
+          return res.body.data[0].id as string;
+        }),
+      );
+      await waitFor(async () => {
+        const rows = await sql(`select count(*)::int as n from emails where id = any($1) and status = 'sending'`, [ids]);
+        return rows[0].n === 2;
+      });
+      for (const id of contacts) expect((await account.api('POST', `/api/contacts/${id}/erase`)).status).toBe(200);
+      // Both answers come after the erase; the sender then records what it can.
+      await waitFor(() => sink.rcptAnswered.includes(accepted.toLowerCase()) && sink.rcptAnswered.includes(refused.toLowerCase()));
+      await waitFor(() => sink.to(accepted).length > 0);
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const id of ids) expect((await account.api('GET', `/api/emails/${id}`)).body).toMatchObject({ email: '', status: 'cancelled' });
+      for (const address of [accepted, refused]) {
+        const named = await sql(
+          `select (select count(*)::int from events where account_id = $1 and position($2 in lower(data::text)) > 0) as events,
+                  (select count(*)::int from bounces where account_id = $1 and lower(email) = $2) as bounces,
+                  (select count(*)::int from webhook_deliveries d where position($2 in lower(d::text)) > 0) as deliveries`,
+          [account.accountId, address.toLowerCase()],
+        );
+        expect(named).toEqual([{ events: 0, bounces: 0, deliveries: 0 }]);
+      }
+    } finally {
+      sink.rcptDelayMs = 0;
+    }
   });
 });
