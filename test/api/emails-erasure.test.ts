@@ -4,6 +4,7 @@ import type { Sendline } from '../../server/start.ts';
 import { newAccount, startTestServer, uniqueEmail, waitFor, type TestAccount } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 
+const PUBLIC_URL = 'https://mail.example.test';
 let sendline: Sendline;
 let sink: SmtpSink;
 
@@ -11,6 +12,7 @@ beforeAll(async () => {
   sink = await new SmtpSink().start();
   sendline = await startTestServer({
     SMTP_URL: sink.url,
+    PUBLIC_URL,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -155,5 +157,49 @@ describe('a copy at the relay while its recipient is erased', () => {
     } finally {
       sink.rcptDelayMs = 0;
     }
+  });
+});
+
+describe('a sent copy after its recipient is erased', () => {
+  it('records no open, click or reported bounce, and no event of them', async () => {
+    const account = await newAccount(sendline.url, 'erase-engaged');
+    const [erased, kept] = [uniqueEmail('ada-engaged'), uniqueEmail('bob-engaged')];
+    const contactId = (await account.api('POST', '/api/contacts', { body: { email: erased } })).body.id;
+    const send = (to: string) =>
+      account.api('POST', '/api/emails', {
+        body: {
+          from: { email: 'shop@shop.example' },
+          to: [{ email: to }],
+          subject: 'Tracked',
+          html: '<html><body><a href="https://shop.example/orders/1">Order</a></body></html>',
+          track_opens: true,
+          track_clicks: true,
+        },
+      });
+    const [erasedId, keptId] = await Promise.all([erased, kept].map(async (to) => (await send(to)).body.data[0].id as string));
+    await Promise.all([delivered(account, erasedId), delivered(account, keptId)]);
+    const links = (to: string) => {
+      const html = sink.to(to)[0].mail.html as string;
+      return [/src="(https:[^"]+\/t\/o\/[^"]+)"/, /href="(https:[^"]+\/t\/c\/[^"]+)"/].map((re) => new URL(re.exec(html)![1]).pathname);
+    };
+    const [erasedLinks, keptLinks] = [links(erased), links(kept)];
+    expect((await account.api('POST', `/api/contacts/${contactId}/erase`)).status).toBe(200);
+
+    for (const path of [...erasedLinks, ...keptLinks]) await fetch(sendline.url + path, { redirect: 'manual' });
+    const dsn = await account.api('POST', '/api/tracking/bounces', { body: { message_id: erasedId, type: 'hard', reason: `550 ${erased} unknown` } });
+    expect(dsn.status).toBe(404);
+    // The same flush records the kept copy's hits.
+    await waitFor(async () => (await account.api('GET', `/api/emails/${keptId}`)).body.clicked_at);
+    expect((await account.api('GET', `/api/emails/${erasedId}`)).body).toMatchObject({
+      email: '',
+      status: 'delivered',
+      reason: null,
+      opened_at: null,
+      clicked_at: null,
+      bounced_at: null,
+    });
+    const [events] = await sql(`select count(*)::int as n from events where account_id = $1 and data->>'message_id' = $2`, [account.accountId, erasedId]);
+    expect(events.n).toBe(0);
+    expect(await rowsHolding('emails', account.accountId, erased)).toBe(0);
   });
 });
