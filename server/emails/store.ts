@@ -336,18 +336,25 @@ const withoutAddress = (header: RawBuilder<string | null>, address: string) => s
 
 // ---- Personal data (GDPR): the person's copies, shown to them, and erased.
 
+/** A copy as the right of access shows it: with what it said, and its attachments' names only. */
+export type PersonEmail = ListedEmail & Pick<ContentColumns, 'to_header' | 'cc_header' | 'reply_to' | 'text' | 'html'> & { attachment_names: string[] };
+
 /** The copies to the contact or its address, oldest first: what the right of access shows. */
-export function emailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<ListedEmail[]> {
-  return db
-    .selectFrom('emails as e')
-    .innerJoin('email_contents as c', 'c.id', 'e.content_id')
-    .selectAll('e')
-    .select(['c.from_email', 'c.from_name', 'c.subject'])
-    .where('e.account_id', '=', accountId)
-    .where((eb) => eb.or([eb('e.contact_id', '=', contactId), eb(sql<string>`lower(e.email)`, '=', email.toLowerCase())]))
-    .orderBy('e.created_at')
-    .orderBy('e.id')
-    .execute();
+export function emailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<PersonEmail[]> {
+  return (
+    db
+      .selectFrom('emails as e')
+      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .selectAll('e')
+      .select(['c.from_email', 'c.from_name', 'c.subject', 'c.to_header', 'c.cc_header', 'c.reply_to', 'c.text', 'c.html'])
+      // The names only: the contents (up to 10 MB a request) are not read.
+      .select(sql<string[]>`array(select jsonb_array_elements(c.attachments)->>'filename')`.as('attachment_names'))
+      .where('e.account_id', '=', accountId)
+      .where((eb) => eb.or([eb('e.contact_id', '=', contactId), eb(sql<string>`lower(e.email)`, '=', email.toLowerCase())]))
+      .orderBy('e.created_at')
+      .orderBy('e.id')
+      .execute()
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ import { messageJson } from '../campaigns/service.ts';
 import { eraseRecipient } from '../campaigns/store.ts';
 import { eraseTrackingRecords } from '../tracking/store.ts';
 import { emailsOfPerson, eraseEmailsOfPerson } from '../emails/store.ts';
-import { emailJson } from '../emails/json.ts';
+import { contactEmailJson } from '../emails/json.ts';
 import { idempotencyStore } from '../idempotency/store.ts';
 import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 import { detachContact } from '../conversions/store.ts';
@@ -97,7 +97,7 @@ export class PersonalDataService {
       topic_optouts: topicOptouts,
       suppression: suppression ? suppressionJson(suppression) : null,
       messages: messages.map(messageJson),
-      emails: emails.map(emailJson),
+      emails: emails.map(contactEmailJson),
       opens: opens.map((r) => ({ ...r, occurred_at: at(r) })),
       clicks: clicks.map((r) => ({ ...r, occurred_at: at(r) })),
       bounces: bounces.map((r) => ({ ...r, occurred_at: at(r) })),

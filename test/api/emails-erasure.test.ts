@@ -48,6 +48,9 @@ describe('transactional email of an erased contact', () => {
     to: [{ email: ada, name: 'Ada Lovelace' }],
     subject: 'Your receipt, Ada Lovelace',
     text: 'Dear Ada Lovelace, thanks for order 1042.',
+    html: '<p>Dear Ada Lovelace, thanks for order 1042.</p>',
+    reply_to: 'help@shop.example',
+    attachments: [{ filename: 'invoice-1042.txt', content_type: 'text/plain', content: Buffer.from('Invoice 1042 for Ada Lovelace').toString('base64') }],
     metadata: { order: '1042', customer: 'Ada Lovelace' },
     tags: ['receipt'],
   };
@@ -83,7 +86,18 @@ describe('transactional email of an erased contact', () => {
       subject: alone.subject,
       metadata: alone.metadata,
       status: 'delivered',
+      to_header: `Ada Lovelace <${ada}>`,
+      cc_header: null,
+      reply_to: alone.reply_to,
+      text: alone.text,
+      html: alone.html,
+      attachments: ['invoice-1042.txt'],
     });
+    // A request to others too shows its headers as the person received them, names included.
+    const shared = res.body.emails.find((e: { id: string }) => e.id === ids.shared);
+    expect(shared).toMatchObject({ to_header: `Bob <${bob}>`, subject: 'Minutes', text: 'Notes.', html: null, attachments: [] });
+    expect(shared.cc_header).toContain(`<${ada}>`);
+    expect(shared.cc_header).toContain('Ada Lovelace');
   });
 
   it('erasing leaves the address, name and texts in no email, keeps the counts, and drops stored answers naming it', async () => {
