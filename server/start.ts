@@ -6,6 +6,7 @@ import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
 import { sqlOf } from './db/kysely.ts';
 import { readSchemaState } from './db/schema.ts';
 import { createLogger } from './logger.ts';
+import { analysesSettled, logAnalysesTo } from './db/statistics.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
 import { startExportWorker } from './exports/job.ts';
@@ -54,6 +55,7 @@ const WEBHOOK_TICK_MS = 1000;
 export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
+  logAnalysesTo(log);
   const { allowHttp, allowPrivateNetworks } = config.webhooks;
   if (allowHttp || allowPrivateNetworks) {
     const on = [allowHttp && 'WEBHOOK_ALLOW_HTTP', allowPrivateNetworks && 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'].filter(Boolean).join(' and ');
@@ -169,6 +171,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         submission?.stop(),
       ]);
       await sending?.close();
+      // Analyses that requests started, before the pool they run on closes.
+      await analysesSettled();
       await templates.close();
       await recorder.close();
       await access.close();

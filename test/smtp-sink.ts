@@ -20,6 +20,10 @@ export class SmtpSink {
   /** Recipient → how many more times to answer 451. */
   deferTimes = new Map<string, number>();
   delayMs = 0;
+  /** How long each recipient waits for its answer (a refusal too): holds a copy in `sending`. */
+  rcptDelayMs = 0;
+  /** Every recipient answered, whatever the answer, in order. */
+  readonly rcptAnswered: string[] = [];
   connectionErrors = 0;
   /** Sessions open now, and the most open at once. */
   openConnections = 0;
@@ -43,15 +47,8 @@ export class SmtpSink {
         this.openConnections--;
       },
       onRcptTo: (address, _session, callback) => {
-        const to = address.address.toLowerCase();
-        if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
-        if (this.rejectSyntax.has(to)) return callback(Object.assign(new Error('5.1.3 Bad recipient address syntax'), { responseCode: 501 }));
-        const left = this.deferTimes.get(to) ?? 0;
-        if (left > 0) {
-          this.deferTimes.set(to, left - 1);
-          return callback(Object.assign(new Error('4.2.1 Mailbox busy, try later'), { responseCode: 451 }));
-        }
-        callback();
+        if (this.rcptDelayMs) setTimeout(() => this.answerRcpt(address.address, callback), this.rcptDelayMs);
+        else this.answerRcpt(address.address, callback);
       },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
@@ -77,6 +74,19 @@ export class SmtpSink {
     await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     this.url = `smtp://127.0.0.1:${(this.server.server.address() as { port: number }).port}`;
     return this;
+  }
+
+  private answerRcpt(address: string, callback: (err?: Error | null) => void): void {
+    const to = address.toLowerCase();
+    this.rcptAnswered.push(to);
+    if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+    if (this.rejectSyntax.has(to)) return callback(Object.assign(new Error('5.1.3 Bad recipient address syntax'), { responseCode: 501 }));
+    const left = this.deferTimes.get(to) ?? 0;
+    if (left > 0) {
+      this.deferTimes.set(to, left - 1);
+      return callback(Object.assign(new Error('4.2.1 Mailbox busy, try later'), { responseCode: 451 }));
+    }
+    callback();
   }
 
   to(email: string): Received[] {

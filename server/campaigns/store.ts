@@ -330,8 +330,9 @@ export const messages = {
       insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at)
       select u.id, ${accountId}, ${campaignId}, c.id,
         case when c.id is null and exists (
+          -- An erased address is kept as its hash alone; an entry there before it keeps its own source.
           select 1 from suppressions s
-          where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.source = 'erasure') then '' else u.email end,
+          where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.email is null) then '' else u.email end,
         u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
         case when u.sent then now() end, case when u.status = 'bounced' then now() end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],

@@ -18,7 +18,8 @@ export interface EngagementHit {
 /**
  * Opens and clicks of transactional messages, in the tracking batch's transaction: the firsts
  * on the messages and `email.opened`/`email.clicked` with their tags and metadata. Campaign
- * statistics and rollups are campaigns' only; these messages count in none.
+ * statistics and rollups are campaigns' only; these messages count in none. A copy whose
+ * recipient was erased is left as the erasure left it.
  */
 export async function recordEngagement(db: Db, hits: EngagementHit[], machineOpenSeconds: number): Promise<Map<string, PendingEvent[]>> {
   const events = new Map<string, PendingEvent[]>();
@@ -28,7 +29,8 @@ export async function recordEngagement(db: Db, hits: EngagementHit[], machineOpe
   const emit = (accountId: string, event: PendingEvent) => events.set(accountId, [...(events.get(accountId) ?? []), event]);
   for (const hit of hits) {
     const m = refs.get(hit.messageId);
-    if (!m) continue;
+    // A copy whose recipient was erased (no address) records no more hits, as campaign messages.
+    if (!m || m.email === '') continue;
     const base = transactionalEventData(m);
     if (!hit.click || !m.opened_at) {
       const machine = isMachineOpen(hit.userAgent, hit.at.getTime(), m.sent_at?.getTime() ?? null, machineOpenSeconds);

@@ -1,7 +1,8 @@
 import type { components } from '../../generated/openapi.d.ts';
-import type { ListedEmail } from './store.ts';
+import type { ListedEmail, PersonEmail } from './store.ts';
 
 type EmailJson = components['schemas']['Email'];
+type ContactEmailJson = components['schemas']['ContactEmail'];
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -27,4 +28,15 @@ export const emailJson = (e: ListedEmail): EmailJson => ({
   clicked_at: iso(e.clicked_at),
   bounced_at: iso(e.bounced_at),
   created_at: e.created_at.toISOString(),
+});
+
+/** A copy as the right of access shows it: its JSON with what it said. */
+export const contactEmailJson = (e: PersonEmail): ContactEmailJson => ({
+  ...emailJson(e),
+  to_header: e.to_header,
+  cc_header: e.cc_header,
+  reply_to: e.reply_to,
+  text: e.text,
+  html: e.html,
+  attachments: e.attachment_names,
 });

@@ -121,29 +121,32 @@ export class TransactionalSender {
   /** A batch's outcomes, bounces, suppressions and events in one transaction. */
   private async record(batch: ClaimedEmail[], outcomes: ThreadOutcome[]): Promise<void> {
     const results: EmailOutcome[] = [];
+    /** Per copy, its events: recorded only if its outcome is (see `recordOutcomes`). */
     const events = new Map<string, PendingEvent[]>();
     const bounced: { message: ClaimedEmail; reason: string; code: number }[] = [];
     const now = new Date();
-    const emit = (accountId: string, ...list: PendingEvent[]) => {
-      const forAccount = events.get(accountId) ?? [];
-      forAccount.push(...list);
-      events.set(accountId, forAccount);
-    };
+    const emitOf =
+      (message: ClaimedEmail) =>
+      (...list: PendingEvent[]) => {
+        const forMessage = events.get(message.id) ?? [];
+        forMessage.push(...list);
+        events.set(message.id, forMessage);
+      };
     for (const [i, message] of batch.entries()) {
       const outcome = outcomes[i];
       const base = transactionalEventData(message);
+      const emit = emitOf(message);
       switch (outcome.kind) {
         case 'accepted':
           results.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
           emit(
-            message.account_id,
             { type: 'email.sent', data: { ...base, sent_at: now.toISOString() } },
             { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } },
           );
           break;
         case 'rejected':
           results.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
-          emit(message.account_id, {
+          emit({
             type: 'email.bounced',
             data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` },
           });
@@ -153,11 +156,11 @@ export class TransactionalSender {
           if (message.attempts >= this.settings.maxAttempts) {
             const reason = `gave up after ${message.attempts} attempts: ${outcome.response}`;
             results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
-            emit(message.account_id, { type: 'email.failed', data: { ...base, reason: outcome.response } });
+            emit({ type: 'email.failed', data: { ...base, reason: outcome.response } });
           } else {
             const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
             results.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
-            emit(message.account_id, {
+            emit({
               type: 'email.deferred',
               data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() },
             });
@@ -167,7 +170,7 @@ export class TransactionalSender {
         case 'refused': {
           const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
           results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
-          emit(message.account_id, { type: 'email.failed', data: { ...base, reason } });
+          emit({ type: 'email.failed', data: { ...base, reason } });
           break;
         }
         case 'transport_error':
@@ -178,8 +181,10 @@ export class TransactionalSender {
     }
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
-      await emails.recordOutcomes(tx, results);
+      // A copy erased while it was out is not written: nothing of it may name the person again.
+      const written = await emails.recordOutcomes(tx, results);
       for (const { message, reason, code } of bounced) {
+        if (!written.has(message.id)) continue;
         await insertBounce(tx, {
           id: newId('bnc'),
           account_id: message.account_id,
@@ -193,9 +198,15 @@ export class TransactionalSender {
           source: 'smtp',
           occurred_at: now,
         });
-        if (message.contact_id) emit(message.account_id, ...(await suppress(tx, message.account_id, [message.contact_id], 'bounced', reason)));
+        if (message.contact_id) events.get(message.id)!.push(...(await suppress(tx, message.account_id, [message.contact_id], 'bounced', reason)));
       }
-      for (const [accountId, list] of events) await append(client, accountId, list);
+      const byAccount = new Map<string, PendingEvent[]>();
+      for (const message of batch) {
+        const list = events.get(message.id);
+        if (!list || !written.has(message.id)) continue;
+        byAccount.set(message.account_id, [...(byAccount.get(message.account_id) ?? []), ...list]);
+      }
+      for (const [accountId, list] of byAccount) await append(client, accountId, list);
     });
   }
 }

@@ -171,10 +171,15 @@ export const emails = {
     return db.selectFrom('email_contents').selectAll().where('id', 'in', ids).execute();
   },
 
-  /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
-  async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<void> {
-    if (!batch.length) return;
-    await sql`
+  /**
+   * Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its
+   * attempt. Only copies still `sending` with an address are written: one erased while it was
+   * out (see `eraseEmailsOfPerson`) stays cancelled and anonymous. Answers the ids written, the
+   * only copies whose events, bounces and suppressions may be recorded.
+   */
+  async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<Set<string>> {
+    if (!batch.length) return new Set();
+    const { rows } = await sql<{ id: string }>`
       update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
         sent_at = case when u.sent then now() else e.sent_at end,
         bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
@@ -182,7 +187,9 @@ export const emails = {
         attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
-      where e.id = u.id`.execute(tx);
+      where e.id = u.id and e.status = 'sending' and e.email <> ''
+      returning e.id`.execute(tx);
+    return new Set(rows.map((r) => r.id));
   },
 
   /** Cancels a scheduled message; null when it is not scheduled (any more) or not the account's. */
@@ -329,18 +336,25 @@ const withoutAddress = (header: RawBuilder<string | null>, address: string) => s
 
 // ---- Personal data (GDPR): the person's copies, shown to them, and erased.
 
+/** A copy as the right of access shows it: with what it said, and its attachments' names only. */
+export type PersonEmail = ListedEmail & Pick<ContentColumns, 'to_header' | 'cc_header' | 'reply_to' | 'text' | 'html'> & { attachment_names: string[] };
+
 /** The copies to the contact or its address, oldest first: what the right of access shows. */
-export function emailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<ListedEmail[]> {
-  return db
-    .selectFrom('emails as e')
-    .innerJoin('email_contents as c', 'c.id', 'e.content_id')
-    .selectAll('e')
-    .select(['c.from_email', 'c.from_name', 'c.subject'])
-    .where('e.account_id', '=', accountId)
-    .where((eb) => eb.or([eb('e.contact_id', '=', contactId), eb(sql<string>`lower(e.email)`, '=', email.toLowerCase())]))
-    .orderBy('e.created_at')
-    .orderBy('e.id')
-    .execute();
+export function emailsOfPerson(db: Db, accountId: string, contactId: string, email: string): Promise<PersonEmail[]> {
+  return (
+    db
+      .selectFrom('emails as e')
+      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .selectAll('e')
+      .select(['c.from_email', 'c.from_name', 'c.subject', 'c.to_header', 'c.cc_header', 'c.reply_to', 'c.text', 'c.html'])
+      // The names only: the contents (up to 10 MB a request) are not read.
+      .select(sql<string[]>`array(select jsonb_array_elements(c.attachments)->>'filename')`.as('attachment_names'))
+      .where('e.account_id', '=', accountId)
+      .where((eb) => eb.or([eb('e.contact_id', '=', contactId), eb(sql<string>`lower(e.email)`, '=', email.toLowerCase())]))
+      .orderBy('e.created_at')
+      .orderBy('e.id')
+      .execute()
+  );
 }
 
 /**

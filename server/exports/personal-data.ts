@@ -9,9 +9,9 @@ import { messageJson } from '../campaigns/service.ts';
 import { eraseRecipient } from '../campaigns/store.ts';
 import { eraseTrackingRecords } from '../tracking/store.ts';
 import { emailsOfPerson, eraseEmailsOfPerson } from '../emails/store.ts';
-import { emailJson } from '../emails/json.ts';
+import { contactEmailJson } from '../emails/json.ts';
 import { idempotencyStore } from '../idempotency/store.ts';
-import { analyzeAfterBulkWrite } from '../db/statistics.ts';
+import { analyzeSoon } from '../db/statistics.ts';
 import { detachContact } from '../conversions/store.ts';
 import { deleteDeliveriesOf } from '../webhooks/store.ts';
 import { deleteErrorRowsOf } from '../imports/store.ts';
@@ -97,7 +97,7 @@ export class PersonalDataService {
       topic_optouts: topicOptouts,
       suppression: suppression ? suppressionJson(suppression) : null,
       messages: messages.map(messageJson),
-      emails: emails.map(emailJson),
+      emails: emails.map(contactEmailJson),
       opens: opens.map((r) => ({ ...r, occurred_at: at(r) })),
       clicks: clicks.map((r) => ({ ...r, occurred_at: at(r) })),
       bounces: bounces.map((r) => ({ ...r, occurred_at: at(r) })),
@@ -116,7 +116,7 @@ export class PersonalDataService {
    * a hash only.
    */
   async erase(accountId: string, contactId: string): Promise<ContactErasure> {
-    const { erasure, emails } = await inTransaction(this.pool, async (client) => {
+    const { erasure, rewritten } = await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const row = await db
         .selectFrom('contacts')
@@ -127,10 +127,10 @@ export class PersonalDataService {
         .executeTakeFirst();
       if (!row) throw notFound('contact');
       const { email } = row;
-      let anonymised = await eraseRecipient(db, accountId, contactId, email);
+      const messages = await eraseRecipient(db, accountId, contactId, email);
       const emails = await eraseEmailsOfPerson(db, accountId, contactId, email);
-      anonymised += emails;
-      anonymised += await eraseTrackingRecords(db, accountId, contactId, email);
+      const tracking = await eraseTrackingRecords(db, accountId, contactId, email);
+      let anonymised = messages + emails + tracking;
       anonymised += await detachContact(db, accountId, contactId);
       const events = await deleteNaming(db, accountId, contactId, email);
       let deleted = events.length + (await deleteDeliveriesOf(db, events));
@@ -140,9 +140,15 @@ export class PersonalDataService {
       const suppressionId = await suppressions.keepOnlyHash(db, accountId, email);
       await deleteContact(db, accountId, contactId);
       await append(client, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
-      return { erasure: { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted }, emails };
+      return {
+        erasure: { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted },
+        rewritten: { messages, emails, tracking },
+      };
     });
-    await analyzeAfterBulkWrite(this.db, ['emails'], emails);
+    // A person with a long history rewrites many rows of these tables (their address leaves them).
+    analyzeSoon(this.db, ['messages'], rewritten.messages);
+    analyzeSoon(this.db, ['emails'], rewritten.emails);
+    analyzeSoon(this.db, ['opens', 'clicks'], rewritten.tracking);
     return erasure;
   }
 }

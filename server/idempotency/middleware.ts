@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
+import { addressesIn } from '../email.ts';
 import { Problem } from '../http/problem.ts';
 import { standInForBody } from '../http/streamed-body.ts';
 import { EMPTY_BODY, fingerprint, watchBody } from './fingerprint.ts';
@@ -26,14 +27,6 @@ const BODY_HASH_WAIT_MS = 5000;
  * the key runs again. Server errors (the request may be fine), 401, 403, 408 and 429.
  */
 const isStored = (status: number) => status < 500 && ![401, 403, 408, 429].includes(status);
-
-/**
- * What looks like an address in an answer (the characters `server/email.ts` allows on each side
- * of the `@`): stored hashed with it, so that erasing the person finds the answers showing them.
- * Matching more than addresses costs only a hash each.
- */
-const ADDRESS = /[^\s@"(),:;<>[\\\]]+@[A-Za-z0-9.-]+/g;
-const addressesIn = (text: string) => [...new Set(text.match(ADDRESS) ?? [])];
 
 interface Keyed {
   key: string;
@@ -152,6 +145,7 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
           if (value !== undefined) headers[name] = String(value);
         }
         const plain = Buffer.concat([Buffer.from(JSON.stringify(headers) + '\n'), ...chunks]);
+        // The addresses it shows, stored hashed with it, so that erasing the person finds it.
         await store.answer(db, r, fingerprint(req, hash), status, box.seal(plain, r), addressesIn(plain.toString('utf8')));
       } catch (error) {
         log.error({ err: error }, 'could not store the answer of an idempotent request');

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import type { AnswerOwner, SealedAnswer } from './sealing.ts';
 
@@ -16,6 +16,14 @@ export interface Reservation extends AnswerOwner {
 /** What a key already holds: a request still running, or a stored answer. */
 export type Existing =
   { state: 'running' } | { state: 'answered'; method: string; path: string; requestHash: Uint8Array; status: number; answer: SealedAnswer } | { state: 'none' };
+
+/**
+ * Whether any of `hashes` is an erased address of the row's account: erasure leaves the address
+ * on the suppression list as its hash alone (`email` null; its `source` is `erasure` unless an
+ * entry was there before, whose source stays).
+ */
+const erasedAddress = (hashes: RawBuilder<unknown>) =>
+  sql<boolean>`exists (select 1 from suppressions s where s.account_id = k.account_id and s.email is null and s.email_hash = any(${hashes}))`;
 
 const ofOwner = (o: AnswerOwner) => ({ account_id: o.accountId, credential: o.credential, key: o.key });
 
@@ -59,15 +67,31 @@ export const idempotencyStore = {
     return row?.holder === r.holder;
   },
 
+  /**
+   * What the key holds. A stored answer showing an address erased since (see `erasedAddress`) is
+   * dropped and answered as none: the request ran while the erasure did and stored its answer
+   * after it, and a retry must run again rather than show the person.
+   */
   async existing(db: Db, owner: AnswerOwner): Promise<Existing> {
     const row = await db
-      .selectFrom('idempotency_keys')
+      .selectFrom('idempotency_keys as k')
       .select(['method', 'path', 'request_hash', 'status', 'seal_key_id', 'sealed_answer'])
+      .select(sql<boolean>`${erasedAddress(sql`k.email_hashes`)}`.as('erased'))
       .where('account_id', '=', owner.accountId)
       .where('credential', '=', owner.credential)
       .where('key', '=', owner.key)
       .executeTakeFirst();
     if (!row) return { state: 'none' };
+    if (row.erased) {
+      await db
+        .deleteFrom('idempotency_keys as k')
+        .where('account_id', '=', owner.accountId)
+        .where('credential', '=', owner.credential)
+        .where('key', '=', owner.key)
+        .where(erasedAddress(sql`k.email_hashes`))
+        .execute();
+      return { state: 'none' };
+    }
     if (row.status === null || !row.request_hash || !row.seal_key_id || !row.sealed_answer) return { state: 'running' };
     return {
       state: 'answered',
@@ -110,13 +134,16 @@ export const idempotencyStore = {
 
   /**
    * Erasure (GDPR): drops the account's stored answers that show the address, in the caller's
-   * transaction; a retry with one of their keys runs again. Answers how many.
+   * transaction; a retry with one of their keys runs again. Answers stored before their
+   * addresses were (`email_hashes` null, before migration ErasureReachesEmails) may show it
+   * too and cannot be read here (they are sealed): they go as well, costing at most a rerun of
+   * a retry, and are gone within KEEP_HOURS anyway. Answers how many.
    */
   async forgetAnswersNaming(db: Db, accountId: string, email: string): Promise<number> {
     const result = await db
       .deleteFrom('idempotency_keys')
       .where('account_id', '=', accountId)
-      .where(sql<boolean>`email_hashes @> array[sendline_email_hash(${email})]`)
+      .where(sql<boolean>`(email_hashes @> array[sendline_email_hash(${email})] or (email_hashes is null and status is not null))`)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   },

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
-import { analyzeAfterBulkWrite } from '../db/statistics.ts';
+import { analyzeSoon } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
@@ -152,7 +152,7 @@ export class ListService {
   async delete(accountId: string, id: string): Promise<void> {
     const deleted = await this.db.transaction().execute((trx) => listStore.delete(trx, accountId, id));
     if (!deleted) throw notFound('list');
-    await analyzeAfterBulkWrite(this.db, ['list_members'], deleted.members);
+    analyzeSoon(this.db, ['list_members'], deleted.members);
   }
 
   async members(accountId: string, id: string, status: MemberStatus | undefined, limit: number, cursor?: string) {
@@ -200,7 +200,7 @@ export class ListService {
         },
       };
     });
-    await analyzeAfterBulkWrite(this.db, ['list_members'], written);
+    analyzeSoon(this.db, ['list_members'], written);
     return result;
   }
 
@@ -213,7 +213,7 @@ export class ListService {
       id,
       found.contacts.map((c) => c.id),
     );
-    await analyzeAfterBulkWrite(this.db, ['list_members'], removed);
+    analyzeSoon(this.db, ['list_members'], removed);
     return { removed, not_members: found.contacts.length - removed, not_found: { contact_ids: found.missingIds, emails: found.missingEmails } };
   }
 

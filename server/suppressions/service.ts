@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import { analyzeAfterBulkWrite } from '../db/statistics.ts';
+import { analyzeSoon } from '../db/statistics.ts';
 import { append } from '../events/store.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/store.ts';
@@ -57,9 +57,10 @@ export async function addSuppressions(
   return { added: added.length, contacts: events };
 }
 
-/** Refreshes the statistics of the entries and contacts a bulk suppression wrote (see `analyzeAfterBulkWrite`). */
-async function analyzeSuppressed(db: Db, result: { added: number; contacts_suppressed: number }): Promise<void> {
-  await Promise.all([analyzeAfterBulkWrite(db, ['suppressions'], result.added), analyzeAfterBulkWrite(db, ['contacts'], result.contacts_suppressed)]);
+/** Starts refreshing the statistics of the entries and contacts a bulk suppression wrote (see `analyzeSoon`). */
+function analyzeSuppressed(db: Db, result: { added: number; contacts_suppressed: number }): void {
+  analyzeSoon(db, ['suppressions'], result.added);
+  analyzeSoon(db, ['contacts'], result.contacts_suppressed);
 }
 
 /** The suppression list through the API. */
@@ -93,7 +94,7 @@ export class SuppressionService {
       await append(client, accountId, contacts);
       return { added, existing: unique.length - added, contacts_suppressed: contacts.length };
     });
-    await analyzeSuppressed(this.db, result);
+    analyzeSuppressed(this.db, result);
     return result;
   }
 
@@ -142,7 +143,7 @@ export class SuppressionService {
       await take(parser.end());
       if (batch.length) await flush();
     });
-    await analyzeSuppressed(this.db, result);
+    analyzeSuppressed(this.db, result);
     return result;
   }
 

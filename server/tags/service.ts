@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../contacts/rules.ts';
 import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from '../contacts/store.ts';
 import type { Db } from '../db/kysely.ts';
-import { analyzeAfterBulkWrite } from '../db/statistics.ts';
+import { analyzeSoon } from '../db/statistics.ts';
 import { normaliseEmail } from '../email.ts';
 import { notFound, validationFailed } from '../http/problem.ts';
 import { listStore } from '../lists/store.ts';
@@ -53,7 +53,7 @@ export class TagService {
       const renamed = from === to ? 0 : await renameTag(trx, accountId, from, to);
       return { renamed, tag: { name: to, contacts: await tagCount(trx, accountId, to) } };
     });
-    await analyzeAfterBulkWrite(this.db, ['contacts'], renamed);
+    analyzeSoon(this.db, ['contacts'], renamed);
     return tag;
   }
 
@@ -61,7 +61,7 @@ export class TagService {
     const tag = tagName(name);
     const removed = tag.length > MAX_TAG_LENGTH ? 0 : await removeTag(this.db, accountId, tag);
     if (!removed) throw notFound('tag');
-    await analyzeAfterBulkWrite(this.db, ['contacts'], removed);
+    analyzeSoon(this.db, ['contacts'], removed);
   }
 
   async bulk(accountId: string, input: Schemas['TagBulkRequest']): Promise<Schemas['TagBulkResult']> {
@@ -86,7 +86,7 @@ export class TagService {
     const result = await this.db
       .transaction()
       .execute((trx) => retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
-    await analyzeAfterBulkWrite(this.db, ['contacts'], result.changed);
+    analyzeSoon(this.db, ['contacts'], result.changed);
     return result;
   }
 

@@ -133,7 +133,8 @@ export class FeedbackService {
     return inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       const [message] = await emails.lockRefs(db, [input.messageId]);
-      if (!message || (input.accountId && message.account_id !== input.accountId)) return null;
+      // A copy whose recipient was erased is unknown to reports: its reason and events would name them again.
+      if (!message || message.email === '' || (input.accountId && message.account_id !== input.accountId)) return null;
       const accountId = message.account_id;
       const contact = await this.findContact(db, accountId, message.contact_id, message.contact_id ? null : message.email);
       const record = await insertBounce(db, {

@@ -30,10 +30,20 @@ async function pagePlan(db: pg.Client, accountId: string, after: { at: Date; id:
   return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
 }
 
+/**
+ * When `table` was last analysed by an ANALYZE statement (autovacuum's analyses set
+ * `last_autoanalyze` instead, so a long import that autovacuum analysed meanwhile does not count).
+ */
+async function lastAnalyze(table: string): Promise<number> {
+  const { rows } = await sendline.pool.query<{ at: Date | null }>('select last_analyze as at from pg_stat_user_tables where relname = $1', [table]);
+  return rows[0]?.at?.getTime() ?? 0;
+}
+
 describe('a list right after an import', () => {
   // 20,000 contacts imported from a CSV: beside the other files on 2 cores it takes tens of seconds.
   it('is planned on the statistics the import left: the page read in index order, no sort of the account', { timeout: 120_000 }, async () => {
     const account = await newAccount(sendline.url, 'analysed');
+    const before = await lastAnalyze('contacts');
     const csv = 'email,first_name,last_name\n' + Array.from({ length: 20_000 }, (_, i) => `analysed${i}@example.com,First${i},Last${i % 97}`).join('\n');
     const upload = await account.api('POST', '/api/contacts/import', { raw: csv, headers: { 'content-type': 'text/csv' } });
     expect(upload.status).toBe(202);
@@ -42,6 +52,8 @@ describe('a list right after an import', () => {
       return res.body.status === 'completed' && res.body;
     }, 100_000);
     expect(done).toMatchObject({ created: 20_000 });
+    const imported = await lastAnalyze('contacts');
+    expect(imported).toBeGreaterThan(before);
 
     const page = await account.api('GET', '/api/contacts?limit=50');
     const last = page.body.data.at(-1);
@@ -57,5 +69,12 @@ describe('a list right after an import', () => {
     } finally {
       await db.end();
     }
+
+    // A bulk request analyses too, after it has answered: 5,000 contacts are at least a tenth of the table.
+    const tagged = await account.api('POST', '/api/tags/bulk', {
+      body: { add: ['analysed'], emails: Array.from({ length: 5_000 }, (_, i) => `analysed${i}@example.com`) },
+    });
+    expect(tagged.body).toMatchObject({ changed: 5_000 });
+    await waitFor(async () => (await lastAnalyze('contacts')) > imported);
   });
 });

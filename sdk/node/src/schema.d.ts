@@ -3337,8 +3337,8 @@ export interface components {
             suppression: components["schemas"]["Suppression"] | null;
             /** @description Every message sent (or queued) to the contact. */
             messages: components["schemas"]["CampaignMessage"][];
-            /** @description Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events. */
-            emails: components["schemas"]["Email"][];
+            /** @description Every transactional email sent (or queued) to the contact or its address, oldest first, with what it said. */
+            emails: components["schemas"]["ContactEmail"][];
             /** @description Every open recorded for the contact or its address, oldest first. */
             opens: components["schemas"]["OpenRecord"][];
             /** @description Every click recorded for the contact or its address, oldest first. */
@@ -3389,6 +3389,99 @@ export interface components {
             account_id: string;
             /** @description The payload of this type. */
             data: components["schemas"]["ContactDeletedData"];
+        };
+        /**
+         * @description A transactional email to the contact, as `GET /emails/{id}` shows it without its events, with
+         *     what was sent: the headers naming its recipients, the body and the attachments' names. The
+         *     body and attachments are null and empty once pruned (`EMAIL_CONTENT_RETENTION_DAYS`).
+         */
+        ContactEmail: {
+            /** @description `em_…` */
+            id: string;
+            /**
+             * @description Always `transactional`: campaigns' messages are not listed here.
+             * @enum {string}
+             */
+            stream: "transactional";
+            /** @description The sender's address. */
+            from: components["schemas"]["EmailAddress"];
+            /** @description The name shown beside the sender's address; null when none was given. */
+            from_name: string | null;
+            /** @description The recipient of this copy; empty once the recipient was erased (`POST /contacts/{id}/erase`). */
+            email: string;
+            /**
+             * @description Which of the request's lists named the recipient.
+             * @enum {string}
+             */
+            kind: "to" | "cc" | "bcc";
+            /** @description The subject as sent (a template's, rendered); empty once the only recipient was erased. */
+            subject: string;
+            /**
+             * @description `scheduled` until `scheduled_at`, `queued` until a sender takes it, `sending` while it hands
+             *     it to the relay, then `delivered` (the relay accepted it), `deferred` (put off; tried again later),
+             *     `bounced`, `failed` (given up after `SEND_MAX_ATTEMPTS`, refused, or not renderable) or
+             *     `cancelled`.
+             */
+            status: components["schemas"]["EmailStatus"];
+            /** @description Why it failed, bounced, was deferred or cancelled. */
+            reason: string | null;
+            /**
+             * Format: int32
+             * @description How many times it was handed to the relay; a deferred message is tried again, up to `SEND_MAX_ATTEMPTS` (5 by default).
+             */
+            attempts: number;
+            /** @description The request's tags. */
+            tags: string[];
+            /** @description The request's metadata, returned in every event of the message; empty once the recipient was erased. */
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Whether opens are tracked (a pixel in the HTML part). */
+            track_opens: boolean;
+            /** @description Whether clicks on the HTML part's links are tracked. */
+            track_clicks: boolean;
+            /**
+             * Format: date-time
+             * @description When it is due to be sent, when the request scheduled it for later; null otherwise.
+             */
+            scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the relay accepted it; null until then.
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first open (a click counts as one; mail clients' automatic fetches too); null while none is tracked.
+             */
+            opened_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first click of a tracked link; null while none.
+             */
+            clicked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it hard-bounced, at the relay or in a later bounce report; null otherwise.
+             */
+            bounced_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the request was accepted.
+             */
+            created_at: string;
+            /** @description The `To` header as sent, with the recipients' names. */
+            to_header: string;
+            /** @description The `Cc` header as sent, with the recipients' names; null when there was none. */
+            cc_header: string | null;
+            /** @description The `Reply-To` address; null when none was given. */
+            reply_to: string | null;
+            /** @description The plain-text body; null when there was none, or once pruned. */
+            text: string | null;
+            /** @description The HTML body as the request gave it (before tracking); null when there was none, or once pruned. */
+            html: string | null;
+            /** @description The attachments' file names, in their order; empty once pruned. */
+            attachments: string[];
         };
         /** @description What erasing a contact removed or made anonymous. */
         ContactErasure: {

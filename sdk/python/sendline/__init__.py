@@ -117,6 +117,7 @@ __all__ = [
     "ContactDataExportImportErrorsInner",
     "ContactDeletedData",
     "ContactDeletedEvent",
+    "ContactEmail",
     "ContactErasure",
     "ContactExistsResponse",
     "ContactExport",
@@ -440,6 +441,7 @@ from sendline.models.contact_data_export import ContactDataExport as ContactData
 from sendline.models.contact_data_export_import_errors_inner import ContactDataExportImportErrorsInner as ContactDataExportImportErrorsInner
 from sendline.models.contact_deleted_data import ContactDeletedData as ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent as ContactDeletedEvent
+from sendline.models.contact_email import ContactEmail as ContactEmail
 from sendline.models.contact_erasure import ContactErasure as ContactErasure
 from sendline.models.contact_exists_response import ContactExistsResponse as ContactExistsResponse
 from sendline.models.contact_export import ContactExport as ContactExport

@@ -62,7 +62,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
         'topic_optouts' => 'string[]',
         'suppression' => '\Sendline\Model\Suppression',
         'messages' => '\Sendline\Model\CampaignMessage[]',
-        'emails' => '\Sendline\Model\Email[]',
+        'emails' => '\Sendline\Model\ContactEmail[]',
         'opens' => '\Sendline\Model\OpenRecord[]',
         'clicks' => '\Sendline\Model\ClickRecord[]',
         'bounces' => '\Sendline\Model\BounceRecord[]',
@@ -511,7 +511,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Gets emails
      *
-     * @return \Sendline\Model\Email[]
+     * @return \Sendline\Model\ContactEmail[]
      */
     public function getEmails()
     {
@@ -521,7 +521,7 @@ class ContactDataExport implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets emails
      *
-     * @param \Sendline\Model\Email[] $emails Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.
+     * @param \Sendline\Model\ContactEmail[] $emails Every transactional email sent (or queued) to the contact or its address, oldest first, with what it said.
      *
      * @return self
      */

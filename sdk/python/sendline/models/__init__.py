@@ -78,6 +78,7 @@ from sendline.models.contact_data_export import ContactDataExport
 from sendline.models.contact_data_export_import_errors_inner import ContactDataExportImportErrorsInner
 from sendline.models.contact_deleted_data import ContactDeletedData
 from sendline.models.contact_deleted_event import ContactDeletedEvent
+from sendline.models.contact_email import ContactEmail
 from sendline.models.contact_erasure import ContactErasure
 from sendline.models.contact_exists_response import ContactExistsResponse
 from sendline.models.contact_export import ContactExport

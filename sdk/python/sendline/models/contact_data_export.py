@@ -25,8 +25,8 @@ from sendline.models.campaign_message import CampaignMessage
 from sendline.models.click_record import ClickRecord
 from sendline.models.contact import Contact
 from sendline.models.contact_data_export_import_errors_inner import ContactDataExportImportErrorsInner
+from sendline.models.contact_email import ContactEmail
 from sendline.models.contact_unsubscribe_record import ContactUnsubscribeRecord
-from sendline.models.email import Email
 from sendline.models.open_record import OpenRecord
 from sendline.models.suppression import Suppression
 from typing import Optional, Set
@@ -40,7 +40,7 @@ class ContactDataExport(BaseModel):
     topic_optouts: List[StrictStr] = Field(description="Topics the contact left.")
     suppression: Optional[Suppression] = Field(description="The address's entry on the suppression list.")
     messages: List[CampaignMessage] = Field(description="Every message sent (or queued) to the contact.")
-    emails: List[Email] = Field(description="Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.")
+    emails: List[ContactEmail] = Field(description="Every transactional email sent (or queued) to the contact or its address, oldest first, with what it said.")
     opens: List[OpenRecord] = Field(description="Every open recorded for the contact or its address, oldest first.")
     clicks: List[ClickRecord] = Field(description="Every click recorded for the contact or its address, oldest first.")
     bounces: List[BounceRecord] = Field(description="Every bounce and complaint recorded for the contact or its address, oldest first.")
@@ -165,7 +165,7 @@ class ContactDataExport(BaseModel):
             "topic_optouts": obj.get("topic_optouts"),
             "suppression": Suppression.from_dict(obj["suppression"]) if obj.get("suppression") is not None else None,
             "messages": [CampaignMessage.from_dict(_item) for _item in obj["messages"]] if obj.get("messages") is not None else None,
-            "emails": [Email.from_dict(_item) for _item in obj["emails"]] if obj.get("emails") is not None else None,
+            "emails": [ContactEmail.from_dict(_item) for _item in obj["emails"]] if obj.get("emails") is not None else None,
             "opens": [OpenRecord.from_dict(_item) for _item in obj["opens"]] if obj.get("opens") is not None else None,
             "clicks": [ClickRecord.from_dict(_item) for _item in obj["clicks"]] if obj.get("clicks") is not None else None,
             "bounces": [BounceRecord.from_dict(_item) for _item in obj["bounces"]] if obj.get("bounces") is not None else None,

@@ -28,7 +28,7 @@ module Sendline
     # Every message sent (or queued) to the contact.
     attr_accessor :messages
 
-    # Every transactional email sent (or queued) to the contact or its address, oldest first, as `GET /emails/{id}` shows it without its events.
+    # Every transactional email sent (or queued) to the contact or its address, oldest first, with what it said.
     attr_accessor :emails
 
     # Every open recorded for the contact or its address, oldest first.
@@ -83,7 +83,7 @@ module Sendline
         :'topic_optouts' => :'Array<String>',
         :'suppression' => :'Suppression',
         :'messages' => :'Array<CampaignMessage>',
-        :'emails' => :'Array<Email>',
+        :'emails' => :'Array<ContactEmail>',
         :'opens' => :'Array<OpenRecord>',
         :'clicks' => :'Array<ClickRecord>',
         :'bounces' => :'Array<BounceRecord>',
