@@ -152,7 +152,7 @@ describe('API keys', () => {
           await page.reload();
           return row.textContent();
         },
-        { timeout: 15_000, intervals: [1000] },
+        { timeout: 15_000, interval: 1000 },
       )
       .not.toMatch(/never/);
   });
