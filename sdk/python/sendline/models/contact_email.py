@@ -17,6 +17,7 @@ import pprint
 import re  # noqa: F401
 import json
 
+from pydantic_core import to_jsonable_python
 from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
@@ -84,8 +85,9 @@ class ContactEmail(BaseModel):
 
     def to_json(self) -> str:
         """Returns the JSON representation of the model using alias"""
-        # TODO: pydantic v2: use .model_dump_json(by_alias=True, exclude_unset=True) instead
-        return json.dumps(self.to_dict())
+        # Sendline: to_dict() holds datetimes (and enums, decimals), which json.dumps refuses;
+        # they go out as the API writes them (RFC 3339 date-times).
+        return json.dumps(to_jsonable_python(self.to_dict()))
 
     @classmethod
     def from_json(cls, json_str: str) -> Optional[Self]:
