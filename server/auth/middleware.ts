@@ -16,14 +16,17 @@ export interface CredentialSource {
 /**
  * `X-API-Key: <key>`, or `Authorization: Bearer <jwt or key>`. A request with both is refused
  * rather than resolved by one of them: a valid key must not vouch for a credential that fails.
+ * A header with nothing in it is no credential: openapi-generator's Ruby client sends
+ * `Authorization: Bearer ` with no token beside an API key.
  */
 function credentialOf(req: CredentialSource): Credential | null {
-  const apiKey = req.get('x-api-key');
-  if (apiKey !== undefined && req.get('authorization') !== undefined) {
+  const apiKey = req.get('x-api-key')?.trim();
+  const authorization = req.get('authorization')?.trim();
+  if (apiKey && authorization && !/^Bearer$/i.test(authorization)) {
     throw new Problem(400, 'ambiguous_credentials', 'Send one credential: either X-API-Key or Authorization, not both.');
   }
-  if (apiKey) return { kind: 'api_key', value: apiKey.trim() };
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (apiKey) return { kind: 'api_key', value: apiKey };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return null;
   return { kind: looksLikeApiKey(match[1]) ? 'api_key' : 'jwt', value: match[1] };
 }
