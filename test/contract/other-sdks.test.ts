@@ -49,7 +49,7 @@ describe('SDK runners', () => {
   }, 120_000);
 
   it('PHP (PHPUnit)', async () => {
-    const { code, output } = await run('phpunit', ['--colors=never', '-c', 'phpunit.contract.xml'], `${ROOT}/sdk/php`);
+    const { code, output } = await run('phpunit', ['--colors=never', '--do-not-cache-result', '-c', 'phpunit.contract.xml'], `${ROOT}/sdk/php`);
     expect(code, output).toBe(0);
   }, 120_000);
 });

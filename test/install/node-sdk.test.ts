@@ -1,11 +1,12 @@
 /**
- * The Node.js SDK installed as its users install it: `npm pack` (which builds dist/), the tarball
- * installed into a scratch project outside the repository, then the README's quick-start run as
- * written against a live server on Node 20, 22 and 24, a CommonJS `require`, and a strict
- * TypeScript consumer (node16 and bundler resolution) compiled with the packed types.
+ * The Node.js SDK installed as its users install it: packed as `npm run sdk:pack` packs it (`npm
+ * pack` of a copy, which builds dist/), the tarball installed into a scratch project outside the
+ * repository, then the README's quick-start run as written against a live server on Node 20, 22
+ * and 24, a CommonJS `require`, and a strict TypeScript consumer (node16 and bundler resolution)
+ * compiled with the packed types.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,8 +55,9 @@ beforeAll(async () => {
     startContractEnvironment(),
     (async () => {
       project = mkdtempSync(path.join(tmpdir(), 'sendline-node-sdk-'));
-      const { stdout } = await npm(SDK, ['pack', '--json', '--pack-destination', project]);
-      tarball = path.join(project, (JSON.parse(stdout) as { filename: string }[])[0].filename);
+      // Packed as a release packs it (npm pack of a copy), so nothing is built into sdk/node.
+      await exec('bash', [path.join(ROOT, 'scripts/sdk-pack.sh'), project, 'node'], { env: npmEnv() });
+      tarball = path.join(project, readdirSync(project).find((file) => file.endsWith('.tgz'))!);
       writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
       await npm(project, ['install', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@24.19.2']);
     })(),
@@ -65,7 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.stop();
   rmSync(project, { recursive: true, force: true });
-  rmSync(path.join(SDK, 'dist'), { recursive: true, force: true });
 });
 
 /** A new account with an API key, and one real signed delivery: what the quick-start reads. */
