@@ -5,7 +5,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import { finishImport, type ImportOutcome } from './processor.ts';
-import { IMPORT_JOB } from './service.ts';
+import { IMPORT_JOB } from '../jobs/payloads.ts';
 import { importStore } from './store.ts';
 import { runImportThread, type ImportThreadData } from './threads.ts';
 
@@ -59,7 +59,7 @@ export interface ImportWorkerDeps {
 /** Registers the import job on this worker and queues imports a crash left unfinished. */
 export async function startImportWorker(deps: ImportWorkerDeps, signal: AbortSignal): Promise<void> {
   const { queue, db, log } = deps;
-  queue.define<{ importId: string }>(
+  queue.define(
     IMPORT_JOB,
     async ({ importId }, job) => {
       const touch = () => void job.touch().catch((err: unknown) => log.warn({ err, importId }, 'renewing the import job lock failed'));

@@ -5,7 +5,8 @@ import type { TemplateThread } from '../campaigns/template-thread.ts';
 import type { Logger } from '../logger.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { campaigns } from '../campaigns/store.ts';
-import { SEND_JOB, sendJobs } from '../campaigns/service.ts';
+import { SEND_JOB } from '../jobs/payloads.ts';
+import { sendJobs } from './send-jobs.ts';
 import { runAgain, type Queue } from '../jobs/queue.ts';
 import { Problem } from '../http/problem.ts';
 import { CampaignSender } from './worker.ts';
@@ -55,7 +56,7 @@ export function startSendingWorker(
   );
   const sender = new CampaignSender(orm, pool, threads, deps.templates, config.sending, log);
   halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
-  queue.define<{ campaignId: string }>(
+  queue.define(
     SEND_JOB,
     async (data, job) => {
       // Stopped with the process: the job runs again at once in the next process free.
