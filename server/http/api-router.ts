@@ -138,7 +138,7 @@ export function apiRouter<S extends RouterServices>(doc: OpenApiDocument, deps: 
     validateSecurity: false,
     validateApiSpec: false,
     fileUploader: false,
-    $refParser: { mode: 'dereference' },
+    $refParser: { mode: 'bundle' },
     // One address rule for the API, imports and sending: the contract's `email` format is
     // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
