@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
-import type { Runtime } from './services.ts';
+import { createServices, type Runtime } from './services.ts';
+import { sqlOf } from './db/kysely.ts';
 import { VERSION } from './version.ts';
 import { apiRouter } from './http/api-router.ts';
 import { loadContract } from './http/contract.ts';
@@ -83,7 +84,7 @@ export function createApp(runtime: Runtime): Express {
   app.use('/api/v1/public', publicCors);
   app.use(
     '/api/v1',
-    apiRouter(doc, runtime, implementedHandlers, {
+    apiRouter(doc, { config, db: sqlOf(orm.em.fork()), log, services: () => createServices(runtime) }, implementedHandlers, {
       jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...TAG_BULK_JSON_LIMITS, ...EMAIL_JSON_LIMITS },
     }),
   );

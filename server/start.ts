@@ -104,7 +104,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
-  const submission = config.submission === null ? null : await startSubmissionServer(config.submission, runtime, log);
+  const submission = config.submission === null ? null : await startSubmissionServer(config.submission, () => createServices(runtime), log);
 
   const owner = await createServices(runtime).auth.ensureFirstOwner();
   if (owner) log.info({ email: owner.email, account: owner.accountId }, 'created the first owner from ADMIN_EMAIL');
@@ -112,15 +112,23 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const shutdown = new AbortController();
   let sending: SendingWorker | null = null;
   if (config.role !== 'api') {
-    await startImportWorker(runtime, shutdown.signal);
-    await startExportWorker(runtime);
-    sending = startSendingWorker(runtime, config.sending.smtpUrl ?? capture!.url, shutdown.signal, listener);
+    await startImportWorker(
+      { queue, db: sqlOf(orm.em.fork()), pool, log, thread: { databaseUrl: database.url, limits: config.imports, logLevel: config.logLevel } },
+      shutdown.signal,
+    );
+    await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });
+    sending = startSendingWorker(
+      { orm, pool, queue, config, templates, log, startCampaign: (accountId, campaignId) => createServices(runtime).campaigns.start(accountId, campaignId) },
+      config.sending.smtpUrl ?? capture!.url,
+      shutdown.signal,
+      listener,
+    );
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
-    startConfirmationSender(runtime);
-    startEmailContentPruning(runtime);
+    startConfirmationSender({ queue, db: sqlOf(orm.em.fork()), transport, secretKeys: config.secretKeys, publicUrl: config.publicUrl, log });
+    startEmailContentPruning({ queue, db: sqlOf(orm.em.fork()), log, retentionDays: config.emailContentRetentionDays });
     await queue.start();
     webhooks!.start();
   }

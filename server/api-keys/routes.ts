@@ -1,9 +1,10 @@
 import { handlers } from '../http/operations.ts';
 import { requireUser } from '../auth/middleware.ts';
+import type { ApiKeyService } from './service.ts';
 
 const MANAGERS = ['owner', 'admin'] as const;
 
-export const apiKeyHandlers = handlers({
+export const apiKeyHandlers = handlers<{ apiKeys: ApiKeyService }>()({
   ApiKeys_create: async ({ principal, body, services }) => {
     requireUser(principal, [...MANAGERS]);
     return { status: 201, body: await services.apiKeys.create(principal.accountId, body) };

@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { Problem, forbidden } from '../http/problem.ts';
-import type { Services } from '../services.ts';
+import type { ApiKeyService } from '../api-keys/service.ts';
+import type { AuthService } from './service.ts';
 import type { UserRole } from './entities.ts';
 import type { Principal } from './principal.ts';
 import { looksLikeApiKey } from './tokens.ts';
@@ -34,7 +35,13 @@ function credentialOf(req: CredentialSource): Credential | null {
 const unauthorized = (code: components['schemas']['UnauthorizedResponse']['code'], detail: string) =>
   new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
 
-export async function authenticate(req: CredentialSource, services: Services): Promise<Principal> {
+/** What authentication needs of the services: sessions and API keys. */
+export interface Authenticators {
+  auth: Pick<AuthService, 'authenticateToken'>;
+  apiKeys: Pick<ApiKeyService, 'verify' | 'rateLimitOf'>;
+}
+
+export async function authenticate(req: CredentialSource, services: Authenticators): Promise<Principal> {
   const credential = credentialOf(req);
   if (!credential) throw unauthorized('authentication_required', 'Send a JWT or an API key.');
   if (credential.kind === 'api_key') {

@@ -1,8 +1,8 @@
 import { handlers } from '../http/operations.ts';
 import { answerWithCookie, clearRefreshCookie, refreshCookie } from './refresh-cookie.ts';
-import { invalidSession } from './service.ts';
+import { invalidSession, type AuthService } from './service.ts';
 
-export const authHandlers = handlers({
+export const authHandlers = handlers<{ auth: AuthService }>()({
   Auth_login: async ({ body, services, req, res }) => {
     const session = await services.auth.login(body.email, body.password, req.ip ?? '');
     return { status: 200, body: body.refresh_cookie ? answerWithCookie(req, res, session) : session };

@@ -1,7 +1,8 @@
 import { handlers } from '../http/operations.ts';
 import { campaignJson } from './json.ts';
+import type { CampaignService } from './service.ts';
 
-export const campaignHandlers = handlers({
+export const campaignHandlers = handlers<{ campaigns: CampaignService }>()({
   Campaigns_create: async ({ principal, body, services }) => ({
     status: 201,
     body: campaignJson(await services.campaigns.create(principal.accountId, body)),

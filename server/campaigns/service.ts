@@ -1,3 +1,5 @@
+import { SEND_JOB } from '../jobs/payloads.ts';
+import { sendJobs } from '../sending/send-jobs.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { newTestMessageId } from '../sending/test-message.ts';
@@ -19,16 +21,6 @@ import type { TemplateThread } from './template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
 import { listStore } from '../lists/store.ts';
 import { topicExists } from '../topics/store.ts';
-
-export const SEND_JOB = 'campaigns.send';
-
-/**
- * Makes sure the campaign has its `count` send jobs, due now: one per slot, so asking again (a
- * resume, the tick after a restart) adds none.
- */
-export async function sendJobs(queue: Queue, campaignId: string, count: number): Promise<void> {
-  for (let slot = 0; slot < count; slot++) await queue.ensure(SEND_JOB, { campaignId, slot }, ['campaignId', 'slot']);
-}
 
 /** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
 type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];

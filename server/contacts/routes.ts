@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { ContactService } from './service.ts';
 
-export const contactHandlers = handlers({
+export const contactHandlers = handlers<{ contacts: ContactService }>()({
   Contacts_create: async ({ principal, body, services }) => ({
     status: 201,
     body: await services.contacts.create(principal.accountId, body),

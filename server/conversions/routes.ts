@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { AttributionService } from './service.ts';
 
-export const conversionHandlers = handlers({
+export const conversionHandlers = handlers<{ attribution: AttributionService }>()({
   Conversions_create: async ({ principal, body, services }) => {
     const { created, conversion } = await services.attribution.createConversion(principal.accountId, body);
     return created ? { status: 201, body: conversion } : { status: 200, body: conversion };

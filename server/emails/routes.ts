@@ -1,9 +1,10 @@
 import { handlers } from '../http/operations.ts';
+import type { EmailService } from './service.ts';
 
 /** Attachments make larger bodies: 10 MB decoded is 13.4 MB of base64, plus the JSON around it. */
 export const EMAIL_JSON_LIMITS = { Emails_send: 15 * 1024 * 1024, Emails_batch: 20 * 1024 * 1024 };
 
-export const emailHandlers = handlers({
+export const emailHandlers = handlers<{ emails: EmailService }>()({
   Emails_send: async ({ principal, body, services }) => ({
     status: 202,
     body: { data: await services.emails.send(principal.accountId, body) },

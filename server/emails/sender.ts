@@ -8,6 +8,7 @@ import { append } from '../events/store.ts';
 import type { Logger } from '../logger.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
 import { insertBounce } from '../tracking/store.ts';
+import { meaningOf } from '../sending/outcome.ts';
 import { transactionalEventData } from './events.ts';
 import type { TransactionalContent, TransactionalMail } from './render.ts';
 import { emails, type ClaimedEmail, type EmailOutcome } from './store.ts';
@@ -125,59 +126,14 @@ export class TransactionalSender {
     const events = new Map<string, PendingEvent[]>();
     const bounced: { message: ClaimedEmail; reason: string; code: number }[] = [];
     const now = new Date();
-    const emitOf =
-      (message: ClaimedEmail) =>
-      (...list: PendingEvent[]) => {
-        const forMessage = events.get(message.id) ?? [];
-        forMessage.push(...list);
-        events.set(message.id, forMessage);
-      };
     for (const [i, message] of batch.entries()) {
       const outcome = outcomes[i];
-      const base = transactionalEventData(message);
-      const emit = emitOf(message);
-      switch (outcome.kind) {
-        case 'accepted':
-          results.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
-          emit(
-            { type: 'email.sent', data: { ...base, sent_at: now.toISOString() } },
-            { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } },
-          );
-          break;
-        case 'rejected':
-          results.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
-          emit({
-            type: 'email.bounced',
-            data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` },
-          });
-          bounced.push({ message, reason: outcome.response, code: outcome.code });
-          break;
-        case 'deferred':
-          if (message.attempts >= this.settings.maxAttempts) {
-            const reason = `gave up after ${message.attempts} attempts: ${outcome.response}`;
-            results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
-            emit({ type: 'email.failed', data: { ...base, reason: outcome.response } });
-          } else {
-            const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
-            results.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
-            emit({
-              type: 'email.deferred',
-              data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() },
-            });
-          }
-          break;
-        case 'render_failed':
-        case 'refused': {
-          const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
-          results.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
-          emit({ type: 'email.failed', data: { ...base, reason } });
-          break;
-        }
-        case 'transport_error':
-          // Mixed with successes: back to the queue, due again at once.
-          results.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: now, sent: false });
-          break;
-      }
+      if (outcome.kind === 'halted') throw new Error('transactional sends are never halted');
+      // A relay failure mixed with successes: back to the queue, due again at once.
+      const meaning = meaningOf(outcome, { attempts: message.attempts, base: transactionalEventData(message), now, requeueAt: now }, this.settings);
+      results.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
+      if (meaning.events.length) events.set(message.id, meaning.events);
+      if (meaning.bounce) bounced.push({ message, ...meaning.bounce });
     }
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);

@@ -8,7 +8,7 @@ import { checkBatchItem } from './batch-items.ts';
 import { emailJson } from './json.ts';
 import { checkEmail, type CheckedEmail, type EmailSendRequest } from './rules.ts';
 import { Coalescer } from './coalesce.ts';
-import { emails, type EmailFilters, type NewContent, type NewEmail, type NewRequest, type Refusal } from './store.ts';
+import { emails, recipientStanding, type EmailFilters, type NewContent, type NewEmail, type NewRequest, type Refusal } from './store.ts';
 import { withTemplate, type RenderTemplate } from './templated.ts';
 import { announceQueued } from './wake.ts';
 
@@ -62,6 +62,11 @@ export class EmailService {
   async sendChecked(accountId: string, email: CheckedEmail): Promise<RecipientResult[]> {
     const [results] = await this.accept(accountId, [email]);
     return results;
+  }
+
+  /** Why each of these addresses would be refused (bounced, complained, suppressed); absent when it would not. */
+  refusals(accountId: string, addresses: string[]): Promise<Map<string, Refusal>> {
+    return recipientStanding(this.pool, accountId, addresses).then(({ refused }) => refused);
   }
 
   /** Each item checked (contract, then rules) and accepted or refused on its own; the accepted ones written in one transaction. */

@@ -1,15 +1,14 @@
 import { isIP } from 'node:net';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
-import { authenticate, requireScope } from '../auth/middleware.ts';
+import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { Problem } from '../http/problem.ts';
 import type { Logger } from '../logger.ts';
 import { formatAddress } from '../sending/mime.ts';
-import { createServices, type Runtime } from '../services.ts';
 import { checkEmail, type EmailSendRequest, type NamedAddress } from './rules.ts';
-import { recipientStanding } from './store.ts';
+import type { EmailService } from './service.ts';
 import { describeErrors, HeaderRefused, submittedFields, type SubmittedFields } from './submission-headers.ts';
 
 const MAX_CLIENTS = 200;
@@ -22,12 +21,16 @@ interface Authenticated {
   apiKey: string;
 }
 
+/** What the listener needs of a unit of work: the API key check, and `POST /emails`' sending. */
+export interface SubmissionServices extends Authenticators {
+  emails: Pick<EmailService, 'sendChecked' | 'refusals'>;
+}
+
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 const isLoopback = (address: string) => address === '127.0.0.1' || address === '::1' || address.startsWith('::ffff:127.') || address.startsWith('127.');
 
 /** The API key behind a session, checked again (revoked, expired, address, rate) as a request with it would be. */
-async function principalOf(runtime: Runtime, apiKey: string, ip: string): Promise<Principal> {
-  const services = createServices(runtime);
+async function principalOf(services: Authenticators, apiKey: string, ip: string): Promise<Principal> {
   const principal = await authenticate({ get: (name) => (name === 'x-api-key' ? apiKey : undefined), ip: isIP(ip) ? ip : '' }, services);
   requireScope(principal, 'POST');
   return principal;
@@ -90,7 +93,7 @@ function requestOf(
  */
 export async function startSubmissionServer(
   settings: NonNullable<Config['submission']>,
-  runtime: Runtime,
+  services: () => SubmissionServices,
   log: Logger,
 ): Promise<{ port: number; stop: () => Promise<void> }> {
   const server = new SMTPServer({
@@ -105,7 +108,7 @@ export async function startSubmissionServer(
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback) {
       if (!settings.tls && !isLoopback(session.remoteAddress)) return callback(smtpError(538, '5.7.11 Encryption required: no certificate is configured'));
       const apiKey = auth.password ?? '';
-      principalOf(runtime, apiKey, session.remoteAddress).then(
+      principalOf(services(), apiKey, session.remoteAddress).then(
         (principal) => callback(null, { user: { accountId: principal.accountId, apiKey } satisfies Authenticated }),
         (err: unknown) => {
           if (err instanceof Problem && err.status === 429) return callback(smtpError(454, '4.7.0 Too many attempts; try later'));
@@ -122,18 +125,20 @@ export async function startSubmissionServer(
       const user = session.user as Authenticated | undefined;
       if (!user) return callback(smtpError(530, '5.7.0 Authentication required'));
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients a message`));
-      recipientStanding(runtime.pool, user.accountId, [address.address]).then(
-        ({ refused }) => {
-          const reason = refused.get(address.address.toLowerCase());
-          // Refused one by one, as the API refuses them, never dropped after a 250.
-          if (reason) return callback(smtpError(550, `5.1.1 The address ${reason} before: refused by the transactional stream`));
-          callback();
-        },
-        (err: Error) => {
-          log.error({ err }, 'SMTP submission recipient check failed');
-          callback(smtpError(451, '4.3.0 Try again later'));
-        },
-      );
+      services()
+        .emails.refusals(user.accountId, [address.address])
+        .then(
+          (refused) => {
+            const reason = refused.get(address.address.toLowerCase());
+            // Refused one by one, as the API refuses them, never dropped after a 250.
+            if (reason) return callback(smtpError(550, `5.1.1 The address ${reason} before: refused by the transactional stream`));
+            callback();
+          },
+          (err: Error) => {
+            log.error({ err }, 'SMTP submission recipient check failed');
+            callback(smtpError(451, '4.3.0 Try again later'));
+          },
+        );
     },
     onData(stream, session, callback) {
       const user = session.user as Authenticated;
@@ -162,7 +167,7 @@ export async function startSubmissionServer(
 
   async function submit(user: Authenticated, ip: string, envelopeFrom: string, rcptTo: string[], raw: Buffer): Promise<string> {
     // Each message counts against the key's rate limit, and a key revoked since AUTH stops here.
-    const principal = await principalOf(runtime, user.apiKey, ip);
+    const principal = await principalOf(services(), user.apiKey, ip);
     if (principal.counted && principal.counted.count > principal.rateLimitPerMinute) throw new Problem(429, 'rate_limited', 'rate limited');
     const parsed = await simpleParser(raw);
     const { toHeader, ...body } = requestOf(parsed, envelopeFrom, rcptTo, submittedFields(parsed));
@@ -170,7 +175,7 @@ export async function startSubmissionServer(
     const { email, errors } = checkEmail(body, new Date());
     if (!email) throw new SubmissionRefused(describeErrors(errors));
     if (toHeader) email.toHeader = toHeader;
-    const results = await createServices(runtime).emails.sendChecked(principal.accountId, email);
+    const results = await services().emails.sendChecked(principal.accountId, email);
     const ids = results.filter((r) => r.id).map((r) => r.id);
     return `Queued as ${ids.join(' ')}`;
   }

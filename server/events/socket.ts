@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { authenticate } from '../auth/middleware.ts';
+import { authenticate, type Authenticators } from '../auth/middleware.ts';
 import { looksLikeApiKey } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { sql } from 'kysely';
@@ -12,7 +12,6 @@ import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
 import { compileAllowList, ipAllowed } from '../api-keys/cidr.ts';
 import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Services } from '../services.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
 import { eventEnvelope } from './envelope.ts';
@@ -77,7 +76,7 @@ const credentialOf = (principal: Principal) => (principal.keyId ? `key:${princip
  */
 export function attachEventSocket(
   server: Server,
-  deps: { db: Db; listener: EventListener; services: () => Services; config: Config; trustProxy: TrustProxy; log: Logger },
+  deps: { db: Db; listener: EventListener; services: () => Authenticators; config: Config; trustProxy: TrustProxy; log: Logger },
 ) {
   const { db, listener, config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });

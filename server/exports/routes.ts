@@ -1,6 +1,8 @@
 import { handlers } from '../http/operations.ts';
+import type { ExportService } from './service.ts';
+import type { PersonalDataService } from './personal-data.ts';
 
-export const exportHandlers = handlers({
+export const exportHandlers = handlers<{ exports: ExportService; personalData: PersonalDataService }>()({
   ContactExports_create: async ({ principal, body, services }) => ({ status: 202, body: await services.exports.create(principal.accountId, body) }),
 
   ContactExports_get: async ({ principal, params, services }) => ({ status: 200, body: await services.exports.get(principal.accountId, params.id) }),

@@ -1,3 +1,4 @@
+import { EXPORT_JOB } from '../jobs/payloads.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
@@ -12,7 +13,6 @@ import { exportsStore, type ExportListed } from './store.ts';
 type ContactExportJson = components['schemas']['ContactExport'];
 type ContactExportFilters = components['schemas']['ContactExportFilters'];
 
-export const EXPORT_JOB = 'contacts.export';
 /** How long an export's CSV is kept. */
 export const EXPORT_KEPT_MS = 24 * 3600_000;
 

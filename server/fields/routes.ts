@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { FieldService } from './service.ts';
 
-export const fieldHandlers = handlers({
+export const fieldHandlers = handlers<{ fields: FieldService }>()({
   CustomFields_create: async ({ principal, body, services }) => ({ status: 201, body: await services.fields.create(principal.accountId, body) }),
   CustomFields_list: async ({ principal, services }) => ({ status: 200, body: await services.fields.list(principal.accountId) }),
   CustomFields_get: async ({ principal, params, services }) => ({ status: 200, body: await services.fields.get(principal.accountId, params.id) }),

@@ -1,8 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { authenticate, requireScope } from '../auth/middleware.ts';
+import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
 import type { Principal } from '../auth/principal.ts';
-import { createServices, type Runtime, type Services } from '../services.ts';
+import type { AuthService } from '../auth/service.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from './contract.ts';
 import type { Call, Handler, HandlerMap, OperationId, StreamedBody } from './operations.ts';
 import { rejectUnusableInput } from './input-guard.ts';
@@ -12,18 +14,23 @@ import { isValidEmail } from '../email.ts';
 import { applyRateLimit } from './rate-limit.ts';
 import { rememberRoutePatterns } from './route-patterns.ts';
 import { isStorableDateTime, toUtc } from './timestamps.ts';
-import { sqlOf } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import { checkIdempotencyKey, hashJsonBody, idempotent } from '../idempotency/middleware.ts';
 import { AnswerBox } from '../idempotency/sealing.ts';
 
+/** What the router itself uses of a unit of work's services: the caller's authentication and request count. */
+export interface RouterServices extends Authenticators {
+  auth: Pick<AuthService, 'authenticateToken' | 'countRequest'>;
+}
+
 interface ApiLocals {
-  services: Services;
+  services: RouterServices;
   principal: Principal | null;
 }
 
 const locals = (res: Response) => res.locals as ApiLocals;
 
-const notImplemented: Handler<OperationId> = () => {
+const notImplemented: Handler<OperationId, unknown> = () => {
   throw new Problem(501, 'not_implemented', 'This operation is part of the API contract but not implemented on this server yet.');
 };
 
@@ -56,7 +63,7 @@ function guard(op: ContractOperation) {
   };
 }
 
-function run(handler: Handler<OperationId>) {
+function run(handler: Handler<OperationId, unknown>) {
   return async (req: Request, res: Response) => {
     // The validator has checked body, params and query against this operation, as Call types them.
     const call = {
@@ -67,7 +74,7 @@ function run(handler: Handler<OperationId>) {
       services: locals(res).services,
       req,
       res,
-    } as unknown as Call<OperationId>;
+    } as unknown as Call<OperationId, unknown>;
     const reply = (await handler(call)) as { status: number; body?: unknown; stream?: StreamedBody };
     if (reply.stream) await sendStream(res, reply.status, reply.stream);
     else if (reply.body === undefined) res.status(reply.status).end();
@@ -105,14 +112,22 @@ export interface ApiOptions {
   jsonLimits?: Partial<Record<OperationId, number>>;
 }
 
-export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: HandlerMap, options: ApiOptions = {}): Router {
-  const { config } = runtime;
+/** What the router is handed: settings, its own connection, and a unit of work's services per request. */
+export interface ApiDeps<S> {
+  config: Config;
+  db: Db;
+  log: Logger;
+  services: () => S;
+}
+
+export function apiRouter<S extends RouterServices>(doc: OpenApiDocument, deps: ApiDeps<S>, implemented: HandlerMap<S>, options: ApiOptions = {}): Router {
+  const { config } = deps;
   rememberRoutePatterns();
   const operations = listOperations(doc);
   const router = express.Router();
   router.use(contractRoutes(operations));
   router.use((_req, res, next) => {
-    locals(res).services = createServices(runtime);
+    locals(res).services = deps.services();
     next();
   });
   const validator = OpenApiValidator.middleware({
@@ -123,20 +138,20 @@ export function apiRouter(doc: OpenApiDocument, runtime: Runtime, implemented: H
     validateSecurity: false,
     validateApiSpec: false,
     fileUploader: false,
-    $refParser: { mode: 'dereference' },
+    $refParser: { mode: 'bundle' },
     // One address rule for the API, imports and sending: the contract's `email` format is
     // Sendline's. Timestamps are checked against what PostgreSQL can store and reach handlers in UTC.
     formats: { email: { type: 'string', validate: isValidEmail }, 'date-time': isStorableDateTime },
     serDes: [{ format: 'date-time', deserialize: toUtc, serialize: serializeDateTime }],
   });
   const idempotency = {
-    db: sqlOf(runtime.orm.em.fork()),
+    db: deps.db,
     box: new AnswerBox(config.secretKeys),
-    log: runtime.log,
+    log: deps.log,
     maxStreamedBytes: config.imports.maxBytes + 1024 * 1024,
   };
   for (const op of operations) {
-    const handler = (implemented as Record<string, Handler<OperationId>>)[op.operationId] ?? notImplemented;
+    const handler = (implemented as Record<string, Handler<OperationId, unknown>>)[op.operationId] ?? notImplemented;
     const limit = options.jsonLimits?.[op.operationId as OperationId] ?? config.bodyLimitBytes;
     const post = op.method === 'post';
     const json = express.json({ limit, type: ['application/json', 'application/*+json'], ...(post ? { verify: hashJsonBody } : {}) });

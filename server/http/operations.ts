@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { operations } from '../../generated/openapi.d.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Services } from '../services.ts';
 
 export type OperationId = keyof operations;
 
@@ -12,14 +11,14 @@ type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 20
 export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : undefined;
 export type ResponseBody<O extends OperationId, S extends keyof Responses<O>> = JsonContent<Responses<O>[S]>;
 
-/** What a handler receives: the validated request, the caller and the services. */
-export interface Call<O extends OperationId> {
+/** What a handler receives: the validated request, the caller and the services it declared (`S`). */
+export interface Call<O extends OperationId, S> {
   body: RequestBody<O>;
   params: operations[O]['parameters'] extends { path: infer P } ? P : Record<string, never>;
   query: NonNullable<operations[O]['parameters']['query']>;
   /** Null only for operations declared without authentication. */
   principal: Principal;
-  services: Services;
+  services: S;
   req: Request;
   res: Response;
 }
@@ -36,11 +35,14 @@ export type Reply<O extends OperationId> = {
   [S in SuccessStatus<O>]: ResponseBody<O, S> extends undefined ? { status: S; stream?: StreamedBody } : { status: S; body: ResponseBody<O, S> };
 }[SuccessStatus<O>];
 
-export type Handler<O extends OperationId> = (call: Call<O>) => Promise<Reply<O>> | Reply<O>;
+export type Handler<O extends OperationId, S> = (call: Call<O, S>) => Promise<Reply<O>> | Reply<O>;
 
-export type HandlerMap = { [O in OperationId]?: Handler<O> };
+export type HandlerMap<S> = { [O in OperationId]?: Handler<O, S> };
 
-/** Declares handlers with their operation ids checked against the contract. */
-export function handlers<M extends HandlerMap>(map: M): M {
-  return map;
+/**
+ * Declares a feature's handlers: their operation ids checked against the contract, and the
+ * services they use (`S`), which the composition root's must include.
+ */
+export function handlers<S>() {
+  return <M extends HandlerMap<S>>(map: M): M => map;
 }

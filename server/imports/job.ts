@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
-import { sqlOf, type Db } from '../db/kysely.ts';
-import { inTransaction } from '../db/pool.ts';
-import type { Runtime } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/kysely.ts';
+import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Queue } from '../jobs/queue.ts';
+import type { Logger } from '../logger.ts';
 import { finishImport, type ImportOutcome } from './processor.ts';
-import { IMPORT_JOB } from './service.ts';
+import { IMPORT_JOB } from '../jobs/payloads.ts';
 import { importStore } from './store.ts';
 import { runImportThread, type ImportThreadData } from './threads.ts';
 
@@ -31,33 +33,42 @@ async function withImportLock(db: Db, id: string, work: () => Promise<ImportOutc
  * thread did not end it with) ends as failed instead of staying `running`: resumed, it would
  * fail again. It keeps the batches it committed.
  */
-async function importInThread(runtime: Runtime, thread: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
+async function importInThread(deps: ImportWorkerDeps, thread: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
   try {
     return await runImportThread(thread, control);
   } catch (error) {
     const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-    runtime.log.error({ err: error, importId: thread.importId }, outOfMemory ? 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)' : 'an import failed');
+    deps.log.error({ err: error, importId: thread.importId }, outOfMemory ? 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)' : 'an import failed');
     const detail = outOfMemory ? 'The import ran out of memory; it has been logged.' : 'The import stopped on an unexpected error; it has been logged.';
     // A raw client of the ORM's pool: the `import.completed` event is written by COPY.
-    await inTransaction(runtime.pool, (client) => finishImport(client, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
+    await inTransaction(deps.pool, (client) => finishImport(client, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
     return 'finished';
   }
 }
 
+export interface ImportWorkerDeps {
+  queue: Queue;
+  db: Db;
+  /** Raw clients, for the COPY that writes the `import.completed` event. */
+  pool: Pool;
+  log: Logger;
+  /** What the import threads connect to and run with. */
+  thread: { databaseUrl: string; limits: Config['imports']; logLevel: Config['logLevel'] };
+}
+
 /** Registers the import job on this worker and queues imports a crash left unfinished. */
-export async function startImportWorker(runtime: Runtime, signal: AbortSignal): Promise<void> {
-  const { orm, queue, config, log } = runtime;
-  const db = sqlOf(orm.em.fork());
-  queue.define<{ importId: string }>(
+export async function startImportWorker(deps: ImportWorkerDeps, signal: AbortSignal): Promise<void> {
+  const { queue, db, log } = deps;
+  queue.define(
     IMPORT_JOB,
     async ({ importId }, job) => {
       const touch = () => void job.touch().catch((err: unknown) => log.warn({ err, importId }, 'renewing the import job lock failed'));
-      const thread = { importId, databaseUrl: runtime.databaseUrl, limits: config.imports, logLevel: config.logLevel };
-      const outcome = await withImportLock(db, importId, () => importInThread(runtime, thread, { signal, touch }));
+      const thread = { importId, ...deps.thread };
+      const outcome = await withImportLock(db, importId, () => importInThread(deps, thread, { signal, touch }));
       // Shutting down: the checkpoints are committed; any live worker picks up from there.
       if (outcome === 'interrupted') await queue.enqueue(IMPORT_JOB, { importId });
     },
-    { lockSeconds: config.imports.lockSeconds, concurrency: 2 },
+    { lockSeconds: deps.thread.limits.lockSeconds, concurrency: 2 },
   );
   // After a restart: queue every import left unfinished (its runner takes over or sees it is taken).
   const unfinished = await importStore.unfinished(db);

@@ -1,8 +1,9 @@
 import { handlers } from '../http/operations.ts';
 import { streamedBody } from '../http/streamed-body.ts';
 import { multipartUpload, parseMapping, parseTags } from './upload.ts';
+import type { ImportService } from './service.ts';
 
-export const importHandlers = handlers({
+export const importHandlers = handlers<{ imports: ImportService }>()({
   ContactImports_create: async ({ principal, body, query, services, req }) => {
     const type = req.is(['application/json', 'text/csv', 'multipart/form-data']);
     if (type === 'application/json') {

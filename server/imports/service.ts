@@ -1,3 +1,4 @@
+import { IMPORT_JOB } from '../jobs/payloads.ts';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
@@ -17,7 +18,6 @@ import { toImportRow, type RawRow } from './rows.ts';
 import { writeBatch } from './writer.ts';
 import { fieldStore } from '../fields/store.ts';
 
-export const IMPORT_JOB = 'contacts.import';
 const CHUNK_BYTES = 1024 * 1024;
 const ERRORS_SHOWN = 100;
 

@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
+import type { JobData } from './payloads.ts';
 import { Queue } from './queue.ts';
 import { fileDatabaseUrl } from '../../test/databases.ts';
 
 describe('the job queue', () => {
   const pool = new pg.Pool({ connectionString: fileDatabaseUrl(), max: 6 });
-  const queues: Queue[] = [];
+  /** Jobs of made-up names: the tests' own. */
+  const queues: Queue<Record<string, JobData>>[] = [];
   const rows = async (name: string) => (await pool.query<{ n: number }>('select count(*)::int as n from agenda_jobs where name = $1', [name])).rows[0].n;
 
   beforeAll(async () => {
-    for (let i = 0; i < 2; i++) queues.push(await Queue.open(pool, createLogger('silent')));
+    for (let i = 0; i < 2; i++) queues.push(await Queue.open<Record<string, JobData>>(pool, createLogger('silent')));
   });
   afterAll(async () => {
     await Promise.all(queues.map((q) => q.stop()));

@@ -2,6 +2,7 @@ import { Agenda, type Job } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
+import type { JobData, JobPayloads } from './payloads.ts';
 
 export interface JobOptions {
   /** A worker that dies holding the job keeps it this long before another takes it over. */
@@ -28,7 +29,7 @@ const PERIODIC_LOCK_MS = 5000;
  * One-off jobs (`enqueue`, `ensure`) and periodic ones (`every`) are rows in its table, locked by
  * the process that runs them, so any number of processes share them.
  */
-export class Queue {
+export class Queue<Jobs extends { [name: string]: JobData } = JobPayloads> {
   private readonly agenda: Agenda;
   private readonly log: Logger;
   private readonly periodic: { name: string; intervalMs: number }[] = [];
@@ -41,7 +42,7 @@ export class Queue {
   }
 
   /** Connects, creating the queue's tables if needed (Agenda does so as it connects). */
-  static async open(pool: Pool, log: Logger): Promise<Queue> {
+  static async open<Jobs extends { [name: string]: JobData } = JobPayloads>(pool: Pool, log: Logger): Promise<Queue<Jobs>> {
     const backend = new PostgresBackend({ pool });
     // Its LISTEN connection reports the database going away at shutdown as an 'error' event,
     // which would otherwise crash the process.
@@ -51,12 +52,12 @@ export class Queue {
     const agenda = new Agenda({ backend, processEvery: 1000 });
     agenda.on('error', (err) => log.error({ err }, 'job queue error'));
     await agenda.ready;
-    return new Queue(agenda, log);
+    return new Queue<Jobs>(agenda, log);
   }
 
-  define<T>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, options: JobOptions): void {
+  define<N extends keyof Jobs & string>(name: N, handler: (data: Jobs[N], job: Job<Jobs[N]>) => Promise<void>, options: JobOptions): void {
     if (options.onComing) this.onComing.set(name, options.onComing);
-    this.agenda.define<T>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
+    this.agenda.define<Jobs[N]>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
       lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.
       concurrency: options.concurrency,
@@ -99,7 +100,7 @@ export class Queue {
    * queued, so that it gets ready while the caller's transaction runs (a process that only
    * answers requests has none: nothing happens).
    */
-  coming(name: string): void {
+  coming(name: keyof Jobs & string): void {
     try {
       this.onComing.get(name)?.();
     } catch (err) {
@@ -108,7 +109,7 @@ export class Queue {
     }
   }
 
-  async enqueue<T>(name: string, data: T): Promise<void> {
+  async enqueue<N extends keyof Jobs & string>(name: N, data: Jobs[N]): Promise<void> {
     await this.agenda.now(name, data);
   }
 
@@ -116,7 +117,7 @@ export class Queue {
    * Makes sure one job identified by `key` (fields of `data`) is due now: creates it, or moves
    * the existing one to now. A running one goes on running; none is duplicated by asking again.
    */
-  async ensure<T extends Record<string, string | number>>(name: string, data: T, key: (keyof T & string)[]): Promise<void> {
+  async ensure<N extends keyof Jobs & string>(name: N, data: Jobs[N], key: (keyof Jobs[N] & string)[]): Promise<void> {
     const unique = Object.fromEntries(key.map((field) => [`data.${field}`, data[field]]));
     await this.agenda.create(name, data).unique(unique).schedule(new Date()).save();
   }

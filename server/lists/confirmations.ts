@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { sqlOf, type Db } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import { deletePendingSignups } from '../contacts/store.ts';
 import { append } from '../events/store.ts';
 import { escapeHtml } from '../http/html.ts';
+import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
+import type { SecretKey } from '../secrets/key-ring.ts';
 import { buildMime } from '../sending/mime.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import type { Runtime } from '../services.ts';
 import { confirmationPath } from './links.ts';
 import { listStore, type DueConfirmation } from './store.ts';
 import { ConfirmationSigner } from './tokens.ts';
@@ -91,9 +92,16 @@ export async function expirePendingSignups(db: Db): Promise<void> {
  * Every second, in one process at a time: the confirmations that members added since are due;
  * every few minutes, sign-ups whose time to confirm has passed are removed.
  */
-export function startConfirmationSender(runtime: Runtime): void {
-  const db = sqlOf(runtime.orm.em.fork());
-  const signer = new ConfirmationSigner(runtime.config.secretKeys);
-  runtime.queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, runtime.transport, signer, runtime.config.publicUrl, runtime.log));
-  runtime.queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(db));
+export function startConfirmationSender(deps: {
+  queue: Queue;
+  db: Db;
+  transport: MailTransport;
+  secretKeys: readonly SecretKey[];
+  publicUrl: string;
+  log: Logger;
+}): void {
+  const { queue, db, log } = deps;
+  const signer = new ConfirmationSigner(deps.secretKeys);
+  queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, deps.transport, signer, deps.publicUrl, log));
+  queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(db));
 }

@@ -1,9 +1,10 @@
 import { handlers } from '../http/operations.ts';
+import type { ListService } from './service.ts';
 
 /** 10,000 addresses of up to 254 characters, with ids beside them, exceed the default body limit. */
 export const LIST_MEMBER_JSON_LIMITS = { Lists_addMembers: 4 * 1024 * 1024, Lists_removeMembers: 4 * 1024 * 1024 };
 
-export const listHandlers = handlers({
+export const listHandlers = handlers<{ lists: ListService }>()({
   Lists_create: async ({ principal, body, services }) => ({ status: 201, body: await services.lists.create(principal.accountId, body) }),
 
   Lists_list: async ({ principal, query, services }) => ({

@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { SegmentService } from './service.ts';
 
-export const segmentHandlers = handlers({
+export const segmentHandlers = handlers<{ segments: SegmentService }>()({
   Segments_create: async ({ principal, body, services }) => ({ status: 201, body: await services.segments.create(principal.accountId, body) }),
   Segments_list: async ({ principal, query, services }) => ({
     status: 200,

@@ -1,8 +1,13 @@
-import { createServices, type Runtime } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Orm } from '../db/orm.ts';
+import type { Pool } from '../db/pool.ts';
+import type { TemplateThread } from '../campaigns/template-thread.ts';
+import type { Logger } from '../logger.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { campaigns } from '../campaigns/store.ts';
-import { SEND_JOB, sendJobs } from '../campaigns/service.ts';
-import { runAgain } from '../jobs/queue.ts';
+import { SEND_JOB } from '../jobs/payloads.ts';
+import { sendJobs } from './send-jobs.ts';
+import { runAgain, type Queue } from '../jobs/queue.ts';
 import { Problem } from '../http/problem.ts';
 import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
@@ -26,16 +31,32 @@ export interface SendingWorker {
  * makes sure every `sending` campaign has its send jobs: after a restart nothing is queued again
  * that is already there. `halts` tells of every campaign paused or cancelled, in any process.
  */
-export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: AbortSignal, halts: Pick<EventListener, 'onCampaignHalted'>): SendingWorker {
-  const { orm, pool, queue, config, log } = runtime;
+export interface SendingWorkerDeps {
+  orm: Orm;
+  pool: Pool;
+  queue: Queue;
+  config: Pick<Config, 'sending' | 'publicUrl' | 'secretKeys'>;
+  templates: TemplateThread;
+  log: Logger;
+  /** Starts a scheduled campaign through its state machine (a 409 when another start came first). */
+  startCampaign: (accountId: string, campaignId: string) => Promise<unknown>;
+}
+
+export function startSendingWorker(
+  deps: SendingWorkerDeps,
+  smtpUrl: string,
+  signal: AbortSignal,
+  halts: Pick<EventListener, 'onCampaignHalted'>,
+): SendingWorker {
+  const { orm, pool, queue, config, log } = deps;
   const threads = new SendThreads(
     { smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
     config.sending.threads,
     log,
   );
-  const sender = new CampaignSender(orm, pool, threads, runtime.templates, config.sending, log);
+  const sender = new CampaignSender(orm, pool, threads, deps.templates, config.sending, log);
   halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
-  queue.define<{ campaignId: string }>(
+  queue.define(
     SEND_JOB,
     async (data, job) => {
       // Stopped with the process: the job runs again at once in the next process free.
@@ -54,11 +75,9 @@ export function startSendingWorker(runtime: Runtime, smtpUrl: string, signal: Ab
     const db = sqlOf(orm.em.fork());
     for (const campaign of await campaigns.dueScheduled(db, 20)) {
       // The state machine refuses a second start (409): another process or request came first.
-      await createServices(runtime)
-        .campaigns.start(campaign.account_id, campaign.id)
-        .catch((err: unknown) => {
-          if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
-        });
+      await deps.startCampaign(campaign.account_id, campaign.id).catch((err: unknown) => {
+        if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
+      });
     }
     for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
   });

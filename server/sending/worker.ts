@@ -16,6 +16,7 @@ import { resolvedContent } from '../campaigns/service.ts';
 import { Problem } from '../http/problem.ts';
 import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
+import { meaningOf } from './outcome.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { suppress } from '../contacts/store.ts';
 import { suppressions } from '../suppressions/store.ts';
@@ -214,67 +215,26 @@ export class CampaignSender {
     const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
-      const base = emailEventData({ ...message, campaign_id: campaignId });
-      switch (outcome.kind) {
-        case 'accepted':
-          outcomes.push({ id: message.id, status: 'delivered', reason: null, nextAttemptAt: null, sent: true });
-          events.push(
-            { type: 'email.sent', data: { ...base, sent_at: now.toISOString() } },
-            { type: 'email.delivered', data: { ...base, smtp_response: outcome.response } },
-          );
-          counts.sent++;
-          counts.delivered++;
-          rollups.domain(campaignId, message.email, { sent: 1, delivered: 1 });
-          break;
-        case 'rejected':
-          outcomes.push({ id: message.id, status: 'bounced', reason: outcome.response, nextAttemptAt: null, sent: false });
-          events.push({ type: 'email.bounced', data: { ...base, bounce_type: 'hard', reason: outcome.response, diagnostic_code: `smtp; ${outcome.code}` } });
-          bounced.push({ messageId: message.id, contactId: message.contact_id, email: message.email, reason: outcome.response, code: outcome.code });
-          counts.bounced++;
-          break;
-        case 'deferred': {
-          if (message.attempts >= this.settings.maxAttempts) {
-            outcomes.push({
-              id: message.id,
-              status: 'failed',
-              reason: `gave up after ${message.attempts} attempts: ${outcome.response}`,
-              nextAttemptAt: null,
-              sent: false,
-            });
-            events.push({ type: 'email.failed', data: { ...base, reason: outcome.response } });
-            counts.failed++;
-          } else {
-            const next = new Date(now.getTime() + this.settings.retrySeconds * 1000 * 2 ** (message.attempts - 1));
-            outcomes.push({ id: message.id, status: 'deferred', reason: outcome.response, nextAttemptAt: next, sent: false });
-            events.push({
-              type: 'email.deferred',
-              data: { ...base, reason: outcome.response, attempt: message.attempts, next_attempt_at: next.toISOString() },
-            });
-            counts.deferred++;
-          }
-          break;
-        }
-        case 'render_failed':
-        case 'refused': {
-          const reason = outcome.kind === 'refused' ? `the relay refused it: ${outcome.response}` : `rendering failed: ${outcome.reason}`;
-          outcomes.push({ id: message.id, status: 'failed', reason, nextAttemptAt: null, sent: false });
-          events.push({ type: 'email.failed', data: { ...base, reason } });
-          counts.failed++;
-          break;
-        }
-        case 'skipped':
-          // Suppressed or deleted since the audience was snapshotted: never sent, not counted.
-          outcomes.push({ id: message.id, status: 'cancelled', reason: outcome.reason, nextAttemptAt: null, sent: false });
-          break;
-        case 'transport_error':
-          // Mixed with successes: this one goes back to the queue as if never claimed.
-          outcomes.push({ id: message.id, status: 'queued', reason: outcome.error, nextAttemptAt: null, sent: false });
-          break;
-        case 'halted':
-          // Kept from the relay by a pause (a resume sends it) or a cancel.
-          outcomes.push({ id: message.id, status: haltedAs, reason: null, nextAttemptAt: null, sent: false });
-          break;
+      if (outcome.kind === 'skipped') {
+        // Suppressed or deleted since the audience was snapshotted: never sent, not counted.
+        outcomes.push({ id: message.id, status: 'cancelled', reason: outcome.reason, nextAttemptAt: null, sent: false });
+        continue;
       }
+      if (outcome.kind === 'halted') {
+        // Kept from the relay by a pause (a resume sends it) or a cancel.
+        outcomes.push({ id: message.id, status: haltedAs, reason: null, nextAttemptAt: null, sent: false });
+        continue;
+      }
+      const base = emailEventData({ ...message, campaign_id: campaignId });
+      const meaning = meaningOf(outcome, { attempts: message.attempts, base, now, requeueAt: null }, this.settings);
+      outcomes.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
+      events.push(...meaning.events);
+      if (meaning.status !== 'queued') counts[meaning.status]++;
+      if (meaning.sent) {
+        counts.sent++;
+        rollups.domain(campaignId, message.email, { sent: 1, delivered: 1 });
+      }
+      if (meaning.bounce) bounced.push({ messageId: message.id, contactId: message.contact_id, email: message.email, ...meaning.bounce });
     }
     rollups.hour(campaignId, accountId, now, { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed });
     // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.

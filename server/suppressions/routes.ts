@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import { handlers } from '../http/operations.ts';
 import { streamedBody } from '../http/streamed-body.ts';
+import type { SuppressionService } from './service.ts';
 
-export const suppressionHandlers = handlers({
+export const suppressionHandlers = handlers<{ suppressions: SuppressionService }>()({
   Suppressions_list: async ({ principal, query, services }) => ({
     status: 200,
     body: await services.suppressions.list(principal.accountId, { reason: query.reason, email: query.email }, query.limit ?? 50, query.cursor),

@@ -1,7 +1,7 @@
 import { handlers } from '../http/operations.ts';
-import { templateJson, versionJson } from './service.ts';
+import { templateJson, versionJson, type TemplateService } from './service.ts';
 
-export const templateHandlers = handlers({
+export const templateHandlers = handlers<{ templates: TemplateService }>()({
   Templates_create: async ({ principal, body, services }) => ({
     status: 201,
     body: templateJson(await services.templates.create(principal.accountId, body)),

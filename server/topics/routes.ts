@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { TopicService } from './service.ts';
 
-export const topicHandlers = handlers({
+export const topicHandlers = handlers<{ topics: TopicService }>()({
   Topics_create: async ({ principal, body, services }) => ({ status: 201, body: await services.topics.create(principal.accountId, body) }),
 
   Topics_list: async ({ principal, query, services }) => ({

@@ -1,9 +1,11 @@
 import { handlers } from '../http/operations.ts';
 import { Problem, validationFailed } from '../http/problem.ts';
+import type { FeedbackService } from './feedback.ts';
+import type { TrackingService } from './service.ts';
 
 const pageArgs = (query: { limit?: number; cursor?: string }) => [query.limit ?? 50, query.cursor] as const;
 
-export const trackingHandlers = handlers({
+export const trackingHandlers = handlers<{ feedback: FeedbackService; tracking: TrackingService }>()({
   Tracking_opens: async ({ principal, query, services }) => ({
     status: 200,
     body: await services.tracking.opens(principal.accountId, query, ...pageArgs(query)),

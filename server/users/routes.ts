@@ -1,7 +1,8 @@
 import { handlers } from '../http/operations.ts';
 import { requireUser } from '../auth/middleware.ts';
+import type { UserService } from './service.ts';
 
-export const userHandlers = handlers({
+export const userHandlers = handlers<{ users: UserService }>()({
   Users_create: async ({ principal, body, services }) => {
     requireUser(principal, ['owner', 'admin']);
     return { status: 201, body: await services.users.create(principal, body) };

@@ -1,6 +1,7 @@
 import { handlers } from '../http/operations.ts';
+import type { WebhookService } from './service.ts';
 
-export const webhookHandlers = handlers({
+export const webhookHandlers = handlers<{ webhooks: WebhookService }>()({
   Webhooks_create: async ({ principal, body, services }) => ({ status: 201, body: await services.webhooks.create(principal.accountId, body) }),
   Webhooks_list: async ({ principal, query, services }) => ({
     status: 200,

@@ -9,6 +9,8 @@ import { SmtpSink } from '../smtp-sink.ts';
 let sendline: Sendline;
 let sink: SmtpSink;
 let account: TestAccount;
+/** The pruning job's work, on the server's database with its retention. */
+const prune = () => pruneEmailContents(sqlOf(sendline.orm.em.fork()), sendline.config.emailContentRetentionDays);
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
@@ -86,7 +88,7 @@ describe('email contents retention', () => {
     await delivered(legacy);
 
     // Finished just now: within the day kept.
-    await pruneEmailContents(sendline);
+    await prune();
     for (const id of [sent, legacy, scheduled, cancelled]) expect((await contentOf(id)).html).toBe(HTML);
 
     for (const id of [sent, legacy, scheduled, cancelled]) await age(id, 2);
@@ -94,8 +96,8 @@ describe('email contents retention', () => {
     await query('update emails set finished_at = null where id = ?', [legacy]);
     // Bounded statements: one request at a time here, then the job's batches take the rest.
     expect(await emails.pruneContents(sqlOf(sendline.orm.em.fork()), 1, 1)).toBe(1);
-    expect(await pruneEmailContents(sendline)).toBe(2);
-    expect(await pruneEmailContents(sendline)).toBe(0);
+    expect(await prune()).toBe(2);
+    expect(await prune()).toBe(0);
 
     for (const id of [sent, legacy, cancelled]) {
       expect(await contentOf(id)).toMatchObject({ html: null, text: null, headers: {}, attachments: [], subject: 'Your receipt', pruned_at: expect.any(Date) });

@@ -57,7 +57,10 @@ beforeAll(async () => {
       project = mkdtempSync(path.join(tmpdir(), 'sendline-node-sdk-'));
       // Packed as a release packs it (npm pack of a copy), so nothing is built into sdk/node.
       await exec('bash', [path.join(ROOT, 'scripts/sdk-pack.sh'), project, 'node'], { env: npmEnv() });
-      tarball = path.join(project, readdirSync(project).find((file) => file.endsWith('.tgz'))!);
+      tarball = path.join(
+        project,
+        readdirSync(project).find((file) => file.endsWith('.tgz'))!,
+      );
       writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
       await npm(project, ['install', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@24.19.2']);
     })(),
