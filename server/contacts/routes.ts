@@ -1,4 +1,10 @@
 import { handlers } from '../http/operations.ts';
+import type { components } from '../../generated/openapi.d.ts';
+import { filtersOf } from './bulk.ts';
+import type { ContactFilters } from './repository.ts';
+
+/** The query's filters, as `GET /contacts` and `GET /contacts/count` take them. */
+const contactFilters = (query: components['schemas']['ContactExportFilters']): ContactFilters => filtersOf(query);
 
 export const contactHandlers = handlers({
   Contacts_create: async ({ principal, body, services }) => ({
@@ -8,19 +14,17 @@ export const contactHandlers = handlers({
 
   Contacts_list: async ({ principal, query, services }) => ({
     status: 200,
-    body: await services.contacts.list(
-      principal.accountId,
-      {
-        status: query.status,
-        tag: query.tag,
-        email: query.email,
-        q: query.q,
-        createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-        createdBefore: query.created_before ? new Date(query.created_before) : undefined,
-      },
-      query.limit ?? 50,
-      query.cursor,
-    ),
+    body: await services.contacts.list(principal.accountId, contactFilters(query), query.sort ?? 'created_at', query.limit ?? 50, query.cursor),
+  }),
+
+  Contacts_count: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.contacts.count(principal.accountId, contactFilters(query)),
+  }),
+
+  Contacts_bulk: async ({ principal, body, services }) => ({
+    status: 200,
+    body: await services.contactBulk.run(principal.accountId, body),
   }),
 
   Contacts_get: async ({ principal, params, services }) => ({
