@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkBulkRequest, filtersOf } from './bulk.ts';
+import { checkBulkRequest } from './bulk.ts';
+import { filtersOf } from './repository.ts';
 
 const pointerOf = (run: () => unknown) => {
   try {

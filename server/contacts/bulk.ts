@@ -5,7 +5,7 @@ import { analyzeSoon } from '../db/statistics.ts';
 import { validationFailed } from '../http/problem.ts';
 import type { ListService } from '../lists/service.ts';
 import { listStore } from '../lists/store.ts';
-import { matchingIds, type ContactFilters } from './repository.ts';
+import { filtersOf, matchingIds, type ContactFilters } from './repository.ts';
 import { MAX_TAGS } from './rules.ts';
 import { positionOf, type SortPosition } from './sort.ts';
 import { deleteContacts, retagContacts } from './store.ts';
@@ -21,18 +21,6 @@ const MAX_BATCHES = 10_000;
 
 /** What a request's action does to one batch of the account's contacts; answers how many it changed. */
 type Act = (ids: string[]) => Promise<number>;
-
-/** The filters of `GET /contacts` as a bulk request's `filter` gives them. */
-export function filtersOf(filter: NonNullable<BulkRequest['filter']>): ContactFilters {
-  return {
-    status: filter.status,
-    tag: filter.tag,
-    email: filter.email,
-    q: filter.q,
-    createdAfter: filter.created_after ? new Date(filter.created_after) : undefined,
-    createdBefore: filter.created_before ? new Date(filter.created_before) : undefined,
-  };
-}
 
 /** The request's fields that fit its action, or 400 naming the one at fault. */
 export function checkBulkRequest(input: BulkRequest): { tags: string[]; listId: string | null } {

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { ShownContact } from './json.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { descending, sortsByEmail, type ContactSort, type SortPosition } from './sort.ts';
@@ -14,6 +15,18 @@ export interface ContactFilters {
   q?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+}
+
+/** The filters of `GET /contacts` as its query, `GET /contacts/count`'s and a bulk request's `filter` give them. */
+export function filtersOf(filter: components['schemas']['ContactExportFilters']): ContactFilters {
+  return {
+    status: filter.status,
+    tag: filter.tag,
+    email: filter.email,
+    q: filter.q,
+    createdAfter: filter.created_after ? new Date(filter.created_after) : undefined,
+    createdBefore: filter.created_before ? new Date(filter.created_before) : undefined,
+  };
 }
 
 /** The columns a contact is shown with, named as `ShownContact` has them. */

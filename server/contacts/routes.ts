@@ -1,10 +1,5 @@
 import { handlers } from '../http/operations.ts';
-import type { components } from '../../generated/openapi.d.ts';
-import { filtersOf } from './bulk.ts';
-import type { ContactFilters } from './repository.ts';
-
-/** The query's filters, as `GET /contacts` and `GET /contacts/count` take them. */
-const contactFilters = (query: components['schemas']['ContactExportFilters']): ContactFilters => filtersOf(query);
+import { filtersOf } from './repository.ts';
 
 export const contactHandlers = handlers({
   Contacts_create: async ({ principal, body, services }) => ({
@@ -14,12 +9,12 @@ export const contactHandlers = handlers({
 
   Contacts_list: async ({ principal, query, services }) => ({
     status: 200,
-    body: await services.contacts.list(principal.accountId, contactFilters(query), query.sort ?? 'created_at', query.limit ?? 50, query.cursor),
+    body: await services.contacts.list(principal.accountId, filtersOf(query), query.sort ?? 'created_at', query.limit ?? 50, query.cursor),
   }),
 
   Contacts_count: async ({ principal, query, services }) => ({
     status: 200,
-    body: await services.contacts.count(principal.accountId, contactFilters(query)),
+    body: await services.contacts.count(principal.accountId, filtersOf(query)),
   }),
 
   Contacts_bulk: async ({ principal, body, services }) => ({
