@@ -983,7 +983,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \SendlineModelContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -1009,7 +1009,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \SendlineModelContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -1172,7 +1172,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \SendlineModelContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -1201,7 +1201,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \SendlineModelContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -1259,7 +1259,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
-     * @param  \SendlineModelContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)

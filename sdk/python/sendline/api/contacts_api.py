@@ -18,7 +18,7 @@ from typing_extensions import Annotated
 
 from datetime import datetime
 from pydantic import Field, StrictStr, field_validator
-from typing import Any, Optional
+from typing import Optional
 from typing_extensions import Annotated
 from sendline.models.contact import Contact
 from sendline.models.contact_activity_page import ContactActivityPage
@@ -30,6 +30,7 @@ from sendline.models.contact_data_export import ContactDataExport
 from sendline.models.contact_erasure import ContactErasure
 from sendline.models.contact_page import ContactPage
 from sendline.models.contact_replace import ContactReplace
+from sendline.models.contact_sort import ContactSort
 from sendline.models.contact_status import ContactStatus
 from sendline.models.contact_update import ContactUpdate
 
@@ -2534,7 +2535,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        sort: Annotated[Optional[Any], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
@@ -2638,7 +2639,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        sort: Annotated[Optional[Any], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
@@ -2742,7 +2743,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
-        sort: Annotated[Optional[Any], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
