@@ -536,6 +536,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on many contacts
+         * @description One action on many contacts: `tag` or `untag` (with `tags`), `add_to_list` or
+         *     `remove_from_list` (with `list_id`), or `delete`; on up to 10,000 `contact_ids`, or on every
+         *     contact `filter` matches, however many. Contacts are taken 1,000 at a time in `created_at, id`
+         *     order, each thousand in one transaction that does for each what the single-contact request
+         *     does, events included; an error stops the request, leaving the thousands done before it done
+         *     (every action is idempotent: the same request again finishes the job). Answers the counts.
+         */
+        post: operations["Contacts_bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count contacts
+         * @description How many contacts the filters of `GET /contacts` match. With no filter or `status` alone the
+         *     count comes from counters kept as contacts are written (exact, at any size); otherwise
+         *     contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL's
+         *     planner estimate with `exact: false`.
+         */
+        get: operations["Contacts_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/exports": {
         parameters: {
             query?: never;
@@ -3256,6 +3304,43 @@ export interface components {
             /** @description Whether another page follows. */
             has_more: boolean;
         };
+        /** @enum {string} */
+        ContactBulkAction: "tag" | "untag" | "add_to_list" | "remove_from_list" | "delete";
+        /** @description One action on the contacts named by `contact_ids`, or on every contact `filter` matches. */
+        ContactBulkRequest: {
+            /** @description What to do. */
+            action: components["schemas"]["ContactBulkAction"];
+            /** @description For `tag` and `untag`: 1–50 tags, trimmed. */
+            tags?: components["schemas"]["Tag"][];
+            /** @description For `add_to_list` and `remove_from_list`: the list (`lst_…`); an unknown one answers 400. */
+            list_id?: string;
+            /** @description The contacts, by id (`ct_…`); ids of no contact of the account are left out. Give this or `filter`. */
+            contact_ids?: string[];
+            /** @description Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`. */
+            filter?: components["schemas"]["ContactExportFilters"];
+        };
+        ContactBulkResult: {
+            /**
+             * Format: int32
+             * @description Contacts of the account the request named or matched.
+             */
+            matched: number;
+            /**
+             * Format: int32
+             * @description Those the action changed: tagged, untagged, added to the list or with their status there changed, removed from it, or deleted.
+             */
+            changed: number;
+        };
+        /** @description How many contacts match the filters. */
+        ContactCount: {
+            /**
+             * Format: int64
+             * @description The count: exact when `exact` is true, else PostgreSQL's planner estimate.
+             */
+            count: number;
+            /** @description False when counting took longer than 2 seconds and `count` is the planner's estimate. */
+            exact: boolean;
+        };
         ContactCreate: {
             /** @description Unique in the account, whatever the case; stored trimmed with the domain lower-cased. */
             email: components["schemas"]["EmailAddress"];
@@ -3810,6 +3895,11 @@ export interface components {
             /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
             status_reason?: string | null;
         };
+        /**
+         * @description The orders `GET /contacts` pages in, each served by an index; `-` sorts descending.
+         * @enum {string}
+         */
+        ContactSort: "created_at" | "-created_at" | "email" | "-email";
         /**
          * @description `unsubscribed`, `bounced` and `complained` contacts are suppressed: never sent to.
          * @enum {string}
@@ -7746,6 +7836,18 @@ export interface components {
         "AttributionFilters.since": string;
         /** @description Only those that occurred before this time. */
         "AttributionFilters.until": string;
+        /** @description Only contacts created after this time. */
+        "ContactFilterQuery.created_after": string;
+        /** @description Only contacts created before this time. */
+        "ContactFilterQuery.created_before": string;
+        /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
+        "ContactFilterQuery.email": string;
+        /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
+        "ContactFilterQuery.q": string;
+        /** @description Only contacts with this status. */
+        "ContactFilterQuery.status": components["schemas"]["ContactStatus"];
+        /** @description Only contacts with this tag (exact match). */
+        "ContactFilterQuery.tag": string;
         /**
          * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
          *     distinct request. The same request with the same key within 24 hours gets the first one's
@@ -7755,7 +7857,7 @@ export interface components {
         IdempotencyKeyHeader: string;
         /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
         "ImportCsvOptions.list_ids": string;
-        /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
+        /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`). */
         "ImportCsvOptions.mapping": string;
         /** @description How rows for new and existing emails are treated. */
         "ImportCsvOptions.mode": components["schemas"]["ImportMode"];
@@ -10529,18 +10631,20 @@ export interface operations {
                 limit?: components["parameters"]["PageQuery.limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`. */
+                sort?: components["schemas"]["ContactSort"];
                 /** @description Only contacts with this status. */
-                status?: components["schemas"]["ContactStatus"];
+                status?: components["parameters"]["ContactFilterQuery.status"];
                 /** @description Only contacts with this tag (exact match). */
-                tag?: string;
+                tag?: components["parameters"]["ContactFilterQuery.tag"];
                 /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
-                email?: string;
+                email?: components["parameters"]["ContactFilterQuery.email"];
                 /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
-                q?: string;
+                q?: components["parameters"]["ContactFilterQuery.q"];
                 /** @description Only contacts created after this time. */
-                created_after?: string;
+                created_after?: components["parameters"]["ContactFilterQuery.created_after"];
                 /** @description Only contacts created before this time. */
-                created_before?: string;
+                created_before?: components["parameters"]["ContactFilterQuery.created_before"];
             };
             header?: never;
             path?: never;
@@ -10698,6 +10802,201 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Contacts_bulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactBulkRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactBulkResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Contacts_count: {
+        parameters: {
+            query?: {
+                /** @description Only contacts with this status. */
+                status?: components["parameters"]["ContactFilterQuery.status"];
+                /** @description Only contacts with this tag (exact match). */
+                tag?: components["parameters"]["ContactFilterQuery.tag"];
+                /** @description Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`. */
+                email?: components["parameters"]["ContactFilterQuery.email"];
+                /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
+                q?: components["parameters"]["ContactFilterQuery.q"];
+                /** @description Only contacts created after this time. */
+                created_after?: components["parameters"]["ContactFilterQuery.created_after"];
+                /** @description Only contacts created before this time. */
+                created_before?: components["parameters"]["ContactFilterQuery.created_before"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactCount"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -11078,7 +11377,7 @@ export interface operations {
                 mode?: components["parameters"]["ImportCsvOptions.mode"];
                 /** @description Comma-separated tags added to every imported contact. */
                 tags?: components["parameters"]["ImportCsvOptions.tags"];
-                /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
+                /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`). */
                 mapping?: components["parameters"]["ImportCsvOptions.mapping"];
                 /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
                 list_ids?: components["parameters"]["ImportCsvOptions.list_ids"];
@@ -11109,7 +11408,7 @@ export interface operations {
                     mode?: components["schemas"]["ImportMode"];
                     /** @description Comma-separated tags added to every imported contact. */
                     tags?: string;
-                    /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`). */
+                    /** @description Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`). */
                     mapping?: string;
                     /** @description Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member. */
                     list_ids?: string;

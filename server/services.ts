@@ -13,6 +13,7 @@ import { UserService } from './users/service.ts';
 import { RateLimitStore } from './http/rate-limit.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
+import { ContactBulkService } from './contacts/bulk.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -74,6 +75,10 @@ export function createAccountServices(em: EntityManager, config: Config, access:
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
+  const lists = new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
+    publicUrl: config.publicUrl,
+    perMinute: config.publicSubscribesPerMinute,
+  });
   return {
     em,
     ...accounts,
@@ -97,10 +102,8 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     segments: new SegmentService(sqlOf(em)),
     tags: new TagService(sqlOf(em)),
     templates: new TemplateService(em, runtime.templates, runtime.transport),
-    lists: new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
-      publicUrl: config.publicUrl,
-      perMinute: config.publicSubscribesPerMinute,
-    }),
+    lists,
+    contactBulk: new ContactBulkService(sqlOf(em), lists),
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
     topics: new TopicService(runtime.pool, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),

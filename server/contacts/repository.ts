@@ -1,9 +1,10 @@
+import type { components } from '../../generated/openapi.d.ts';
 import type { ShownContact } from './json.ts';
 import type { EntityManager } from '../db/orm.ts';
-import type { Cursor } from '../http/pagination.ts';
+import { descending, sortsByEmail, type ContactSort, type SortPosition } from './sort.ts';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { likePrefix } from '../db/like.ts';
-import { sqlOf, type Database } from '../db/kysely.ts';
+import { sqlOf, type Database, type Db } from '../db/kysely.ts';
 import { Contact, type ContactRow } from './entities.ts';
 import type { ContactStatus } from './rules.ts';
 
@@ -14,6 +15,18 @@ export interface ContactFilters {
   q?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+}
+
+/** The filters of `GET /contacts` as its query, `GET /contacts/count`'s and a bulk request's `filter` give them. */
+export function filtersOf(filter: components['schemas']['ContactExportFilters']): ContactFilters {
+  return {
+    status: filter.status,
+    tag: filter.tag,
+    email: filter.email,
+    q: filter.q,
+    createdAfter: filter.created_after ? new Date(filter.created_after) : undefined,
+    createdBefore: filter.created_before ? new Date(filter.created_before) : undefined,
+  };
 }
 
 /** The columns a contact is shown with, named as `ShownContact` has them. */
@@ -49,6 +62,27 @@ export function matching<O>(query: ContactQuery<O>, accountId: string, filters: 
   return q;
 }
 
+/**
+ * `query` in `sort` order, after `after`. Emails order by their lower-cased text byte by byte
+ * (`~<~`, the `text_pattern_ops` order of the index on it, unique in an account: no tie to break).
+ */
+function inOrder<O>(query: ContactQuery<O>, sort: ContactSort, after: SortPosition | null): ContactQuery<O> {
+  const desc = descending(sort);
+  if (sortsByEmail(sort)) {
+    const q = after && 'email' in after ? query.where(sql<boolean>`lower(email) ${sql.raw(desc ? '~<~' : '~>~')} ${after.email}`) : query;
+    return q.orderBy(sql`lower(email) using ${sql.raw(desc ? '~>~' : '~<~')}`);
+  }
+  const q = after && 'at' in after ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(after.at, after.id))) : query;
+  return q.orderBy('created_at', desc ? 'desc' : 'asc').orderBy('id', desc ? 'desc' : 'asc');
+}
+
+/** The ids of the next `limit` contacts `filters` match after `after`, in `created_at, id` order: how bulk actions walk a filter. */
+export function matchingIds(db: Db, accountId: string, filters: ContactFilters, after: SortPosition | null, limit: number) {
+  return inOrder(matching(db.selectFrom('contacts').select(['id', 'created_at as createdAt', 'email']), accountId, filters), 'created_at', after)
+    .limit(limit)
+    .execute();
+}
+
 export class ContactRepository {
   private readonly em: EntityManager;
 
@@ -65,13 +99,10 @@ export class ContactRepository {
     return row?.id ?? null;
   }
 
-  /** One page in `(created_at, id)` order, read as plain rows (a list needs no identity map); every filter has an index behind it. */
-  page(accountId: string, filters: ContactFilters, after: Cursor | null, limit: number): Promise<ShownContact[]> {
-    let query = matching(sqlOf(this.em).selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS), accountId, filters);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
+  /** One page in `sort` order, read as plain rows (a list needs no identity map); every filter and order has an index behind it. */
+  page(accountId: string, filters: ContactFilters, sort: ContactSort, after: SortPosition | null, limit: number): Promise<ShownContact[]> {
+    const query = matching(sqlOf(this.em).selectFrom('contacts').select(SHOWN_CONTACT_COLUMNS), accountId, filters);
+    return inOrder(query, sort, after)
       .limit(limit + 1)
       .execute();
   }

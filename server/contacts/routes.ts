@@ -1,7 +1,9 @@
 import { handlers } from '../http/operations.ts';
+import { filtersOf } from './repository.ts';
+import type { ContactBulkService } from './bulk.ts';
 import type { ContactService } from './service.ts';
 
-export const contactHandlers = handlers<{ contacts: ContactService }>()({
+export const contactHandlers = handlers<{ contacts: ContactService; contactBulk: ContactBulkService }>()({
   Contacts_create: async ({ principal, body, services }) => ({
     status: 201,
     body: await services.contacts.create(principal.accountId, body),
@@ -9,19 +11,17 @@ export const contactHandlers = handlers<{ contacts: ContactService }>()({
 
   Contacts_list: async ({ principal, query, services }) => ({
     status: 200,
-    body: await services.contacts.list(
-      principal.accountId,
-      {
-        status: query.status,
-        tag: query.tag,
-        email: query.email,
-        q: query.q,
-        createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-        createdBefore: query.created_before ? new Date(query.created_before) : undefined,
-      },
-      query.limit ?? 50,
-      query.cursor,
-    ),
+    body: await services.contacts.list(principal.accountId, filtersOf(query), query.sort ?? 'created_at', query.limit ?? 50, query.cursor),
+  }),
+
+  Contacts_count: async ({ principal, query, services }) => ({
+    status: 200,
+    body: await services.contacts.count(principal.accountId, filtersOf(query)),
+  }),
+
+  Contacts_bulk: async ({ principal, body, services }) => ({
+    status: 200,
+    body: await services.contactBulk.run(principal.accountId, body),
   }),
 
   Contacts_get: async ({ principal, params, services }) => ({

@@ -5,7 +5,6 @@ import type { EntityManager } from '../db/orm.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
-import { decodeCursor, toPage } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, PENDING_SIGNUP_REASON, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
@@ -13,6 +12,8 @@ import { insertContact, suppressedEvent, takeOverPendingSignup, type NewContact 
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
+import { countContacts } from './count.ts';
+import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
 import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import { fieldStore } from '../fields/store.ts';
@@ -160,9 +161,17 @@ export class ContactService {
     });
   }
 
-  async list(accountId: string, filters: ContactFilters, limit: number, cursor?: string) {
-    const rows = await this.repo.page(accountId, filters, decodeCursor(cursor), limit);
-    return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
+  async list(accountId: string, filters: ContactFilters, sort: ContactSort, limit: number, cursor?: string) {
+    const rows = await this.repo.page(accountId, filters, sort, decodeSortCursor(sort, cursor), limit);
+    const hasMore = rows.length > limit;
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data: data.map(contactJson), next_cursor: hasMore && last ? encodeSortCursor(positionOf(sort, last)) : null, has_more: hasMore };
+  }
+
+  /** `GET /contacts/count`: see `countContacts`. */
+  count(accountId: string, filters: ContactFilters): Promise<{ count: number; exact: boolean }> {
+    return countContacts(sqlOf(this.em), accountId, filters);
   }
 
   async get(accountId: string, id: string): Promise<ContactJson> {

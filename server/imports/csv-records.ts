@@ -71,10 +71,13 @@ const FAILURES = {
   record_too_large: { code: 'row_too_large', detail: `A row is longer than ${MAX_RECORD_CHARS} characters; no valid row comes near that.` },
 } as const;
 
+/** The mapping target that leaves a column out of the import. */
+const IGNORED = '-';
+
 /**
  * Reads a CSV file from raw chunks: header required, quoted fields with delimiters and line
  * breaks, CRLF, a BOM, `,` or `;` (whichever the header uses). Columns are renamed by `mapping`
- * (source → target, compared without case). Records parsed before a malformed one are all
+ * (source → target, compared without case; the target `-` leaves the column out). Records parsed before a malformed one are all
  * delivered before the error, so the import keeps them.
  */
 export async function readCsv(chunks: AsyncIterable<Buffer>, mapping: Record<string, string>): Promise<CsvFile> {
@@ -114,7 +117,8 @@ export async function readCsv(chunks: AsyncIterable<Buffer>, mapping: Record<str
     if (parser.failure) throw fail();
     throw new ImportFileError('missing_header', 'The file is empty: a header row is required.', 0);
   }
-  const renames = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to.trim().toLowerCase()]));
+  // A column renamed `-` gets no name: rows leave it out (csvRowReader reads named columns only).
+  const renames = new Map(Object.entries(mapping).map(([from, to]) => [from.trim().toLowerCase(), to.trim() === IGNORED ? '' : to.trim().toLowerCase()]));
   const columns = header.map((name) => {
     const key = name.trim().toLowerCase();
     return renames.get(key) ?? key;

@@ -124,6 +124,10 @@ export class ListService {
     );
   }
 
+  async exists(accountId: string, id: string): Promise<boolean> {
+    return Boolean(await listStore.get(this.db, accountId, id));
+  }
+
   async get(accountId: string, id: string): Promise<ListJson> {
     const row = await this.load(accountId, id);
     return listJson(row, (await listStore.counts(this.db, [id])).get(id)!);

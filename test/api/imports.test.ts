@@ -159,6 +159,21 @@ describe('CSV imports', () => {
     expect((await contactsOf(account))['hans@example.de']).toMatchObject({ first_name: 'Hans', attributes: { stadt: 'Köln' } });
   });
 
+  it('leaves out the columns mapped to `-`', async () => {
+    const account = await newAccount(sendline.url, 'ignoring');
+    const res = await uploadCsv(
+      account,
+      'Mail,Notes,Plan,tags\nnia@example.com,call back,pro,a;b\n',
+      '?mapping=' + encodeURIComponent('Mail:email,Notes:-,tags:-'),
+    );
+    expect(await finished(account, res.body.id)).toMatchObject({ status: 'completed', created: 1, failed: 0 });
+    const nia = (await contactsOf(account))['nia@example.com'];
+    expect(nia.attributes).toEqual({ plan: 'pro' });
+    expect(nia.tags).toEqual([]);
+    const noEmail = await uploadCsv(account, 'email,plan\nx@example.com,pro\n', '?mapping=email:-');
+    expect(await finished(account, noEmail.body.id)).toMatchObject({ status: 'failed', failure: { code: 'missing_email_column' } });
+  });
+
   it('accepts a multipart upload with fields before or after the file', async () => {
     const account = await newAccount(sendline.url, 'multipart');
     for (const fieldsFirst of [true, false]) {

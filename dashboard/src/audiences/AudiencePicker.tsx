@@ -5,7 +5,7 @@ import { api } from '../session.ts';
 
 type Audience = components['schemas']['Audience'];
 
-function Choices({
+export function Choices({
   legend,
   items,
   chosen,

@@ -9,6 +9,10 @@ type ImportMode = components['schemas']['ImportMode'];
 const FIELDS = ['email', 'first_name', 'last_name', 'tags', 'status'];
 const PREVIEW_BYTES = 64 * 1024;
 const PREVIEW_ROWS = 5;
+/** The mapping target that leaves a column out of the import. */
+const IGNORE = '-';
+/** Rows in error shown on the page; the errors file holds them all. */
+const ERRORS_SHOWN = 10;
 
 /** The first records of a CSV, for the preview only (the server parses the file itself). */
 function previewCsv(text: string, limit = PREVIEW_ROWS + 1): string[][] {
@@ -98,6 +102,31 @@ function Progress({ id }: { id: string }) {
           The import stopped: {JSON.stringify(data.failure)}. Fix the file and import it again.
         </div>
       )}
+      {data.errors.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption>The first rows in error{data.failed > ERRORS_SHOWN ? ` (${formatNumber(ERRORS_SHOWN)} of ${formatNumber(data.failed)})` : ''}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Row</th>
+                <th scope="col">Email</th>
+                <th scope="col">Problem</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.errors.slice(0, ERRORS_SHOWN).map((error) => (
+                <tr key={error.row}>
+                  <td>{formatNumber(error.row)}</td>
+                  <td>{error.email ?? '—'}</td>
+                  <td>
+                    <code>{error.code}</code> {error.detail}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       {data.failed > 0 && (
         <div>
           <button type="button" onClick={() => errors.mutate()}>
@@ -121,6 +150,8 @@ export default function Import() {
   const [mapping, setMapping] = useState<Record<string, string>>({});
   const [mode, setMode] = useState<ImportMode>('upsert');
   const [tags, setTags] = useState('');
+  const [listIds, setListIds] = useState<string[]>([]);
+  const lists = useQuery({ queryKey: ['lists', 'choices'], queryFn: () => api().lists.list({ limit: 50 }).firstPage() });
   const [importId, setImportId] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const upload = useMutation({
@@ -133,6 +164,7 @@ export default function Import() {
           .map((tag) => tag.trim())
           .filter(Boolean),
         mapping: renames,
+        list_ids: listIds,
       });
     },
     onSuccess: (job) => setImportId(job.id),
@@ -198,6 +230,7 @@ export default function Import() {
                             </option>
                           ))}
                           {!FIELDS.includes(header.trim().toLowerCase()) && <option value={header.trim().toLowerCase()}>attribute “{header}”</option>}
+                          <option value={IGNORE}>ignore this column</option>
                         </select>
                       </label>
                     </th>
@@ -229,6 +262,22 @@ export default function Import() {
               <input value={tags} onChange={(event) => setTags(event.target.value)} placeholder="imported, spring" />
             </label>
           </div>
+          {(lists.data?.data.length ?? 0) > 0 && (
+            <fieldset>
+              <legend>Lists every contact joins (as subscribed)</legend>
+              {lists.data?.data.map((list) => (
+                <label key={list.id} className="check">
+                  <input
+                    type="checkbox"
+                    checked={listIds.includes(list.id)}
+                    onChange={(event) => setListIds(event.target.checked ? [...listIds, list.id] : listIds.filter((id) => id !== list.id))}
+                  />{' '}
+                  {list.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <ErrorMessage error={lists.error} />
           <ErrorMessage error={upload.error} />
           <div>
             <button type="button" className="primary" disabled={upload.isPending || Boolean(importId)} onClick={() => upload.mutate()}>

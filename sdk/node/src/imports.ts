@@ -13,8 +13,10 @@ export interface ImportCsvParams {
   mode?: components['schemas']['ImportMode'];
   /** Tags added to every imported contact. */
   tags?: string[];
-  /** Column renames, CSV header → contact field: `{ 'E-mail': 'email' }`. */
+  /** Column renames, CSV header → contact field: `{ 'E-mail': 'email' }`; `'-'` leaves a column out (`{ Notes: '-' }`). */
   mapping?: Record<string, string>;
+  /** Lists (`lst_…`) every imported contact joins as a `subscribed` member. */
+  list_ids?: string[];
 }
 
 async function file(source: CsvSource): Promise<{ blob: Blob; name: string }> {
@@ -43,6 +45,7 @@ export async function importCsv(transport: Transport, source: CsvSource, params:
   if (params.tags?.length) form.append('tags', params.tags.join(','));
   const mapping = Object.entries(params.mapping ?? {});
   if (mapping.length) form.append('mapping', mapping.map(([from, to]) => `${from}:${to}`).join(','));
+  if (params.list_ids?.length) form.append('list_ids', params.list_ids.join(','));
   form.append('file', blob, name);
   const answer = await transport.send('ContactImports_create', { body: new RawBody(form) }, options);
   return answer.data;

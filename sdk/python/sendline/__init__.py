@@ -109,6 +109,10 @@ __all__ = [
     "Contact",
     "ContactActivity",
     "ContactActivityPage",
+    "ContactBulkAction",
+    "ContactBulkRequest",
+    "ContactBulkResult",
+    "ContactCount",
     "ContactCreate",
     "ContactCreateConflictResponse",
     "ContactCreatedData",
@@ -136,6 +140,7 @@ __all__ = [
     "ContactListMembershipPage",
     "ContactPage",
     "ContactReplace",
+    "ContactSort",
     "ContactStatus",
     "ContactSubscribedData",
     "ContactSubscribedEvent",
@@ -433,6 +438,10 @@ from sendline.models.click_record_page import ClickRecordPage as ClickRecordPage
 from sendline.models.contact import Contact as Contact
 from sendline.models.contact_activity import ContactActivity as ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage as ContactActivityPage
+from sendline.models.contact_bulk_action import ContactBulkAction as ContactBulkAction
+from sendline.models.contact_bulk_request import ContactBulkRequest as ContactBulkRequest
+from sendline.models.contact_bulk_result import ContactBulkResult as ContactBulkResult
+from sendline.models.contact_count import ContactCount as ContactCount
 from sendline.models.contact_create import ContactCreate as ContactCreate
 from sendline.models.contact_create_conflict_response import ContactCreateConflictResponse as ContactCreateConflictResponse
 from sendline.models.contact_created_data import ContactCreatedData as ContactCreatedData
@@ -460,6 +469,7 @@ from sendline.models.contact_list_membership import ContactListMembership as Con
 from sendline.models.contact_list_membership_page import ContactListMembershipPage as ContactListMembershipPage
 from sendline.models.contact_page import ContactPage as ContactPage
 from sendline.models.contact_replace import ContactReplace as ContactReplace
+from sendline.models.contact_sort import ContactSort as ContactSort
 from sendline.models.contact_status import ContactStatus as ContactStatus
 from sendline.models.contact_subscribed_data import ContactSubscribedData as ContactSubscribedData
 from sendline.models.contact_subscribed_event import ContactSubscribedEvent as ContactSubscribedEvent

@@ -166,6 +166,16 @@ class SegmentUpdateParams(TypedDict, total=False):
     description: Optional[str]
 
 
+class ContactBulkParams(TypedDict, total=False):
+    """`action`, its `tags` or `list_id`, and exactly one of `contact_ids` or `filter` (the filters of `contacts.list`)."""
+
+    action: Required[str]
+    tags: Sequence[str]
+    list_id: str
+    contact_ids: Sequence[str]
+    filter: Mapping[str, Any]
+
+
 class TagBulkParams(TypedDict, total=False):
     """`add` and/or `remove`, and exactly one of `contact_ids`, `emails`, `segment_id`, `list_id`."""
 

@@ -22,6 +22,7 @@ from sendline._params import (
     ApiKeyUpdateParams,
     BounceParams,
     CampaignParams,
+    ContactBulkParams,
     ContactCreateParams,
     ContactImportParams,
     ContactUpdateParams,
@@ -107,6 +108,9 @@ from sendline.models.campaign_test_request import CampaignTestRequest
 from sendline.models.campaign_test_result import CampaignTestResult
 from sendline.models.click_record import ClickRecord
 from sendline.models.contact import Contact
+from sendline.models.contact_bulk_request import ContactBulkRequest
+from sendline.models.contact_bulk_result import ContactBulkResult
+from sendline.models.contact_count import ContactCount
 from sendline.models.contact_activity import ContactActivity
 from sendline.models.contact_create import ContactCreate
 from sendline.models.contact_import import ContactImport
@@ -358,15 +362,18 @@ class ContactsResource(_Resource):
         q: Optional[str] = None,
         created_after: Optional[DateTime] = None,
         created_before: Optional[DateTime] = None,
+        sort: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         timeout: Optional[float] = None, max_retries: Optional[int] = None,
     ) -> Paginator[Contact]:
-        """Every contact matching the filters, fetched `limit` (default 50) at a time."""
+        """Every contact matching the filters, fetched `limit` (default 50) at a time, in `sort` order
+        (`created_at`, the default, `-created_at`, `email` or `-email`)."""
         return self._list(
             self._api.list,
             timeout=timeout, max_retries=max_retries,
             cursor=cursor,
+            sort=sort,
             status=status,
             tag=tag,
             email=email,
@@ -375,6 +382,26 @@ class ContactsResource(_Resource):
             created_before=created_before,
             limit=limit,
         )
+
+    def count(
+        self,
+        *,
+        status: Optional[str] = None,
+        tag: Optional[str] = None,
+        email: Optional[str] = None,
+        q: Optional[str] = None,
+        created_after: Optional[DateTime] = None,
+        created_before: Optional[DateTime] = None,
+        timeout: Optional[float] = None, max_retries: Optional[int] = None,
+    ) -> ContactCount:
+        """How many contacts the filters of `list` match: `count`, and `exact` (false: the planner's estimate)."""
+        query: Dict[str, Any] = {k: v for k, v in {"status": status, "tag": tag, "email": email, "q": q}.items() if v is not None}
+        query.update({k: _utc(v) for k, v in {"created_after": created_after, "created_before": created_before}.items() if v is not None})
+        return self._call("GET", self._api.count, timeout=timeout, max_retries=max_retries, **query)
+
+    def bulk(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[ContactBulkParams]) -> ContactBulkResult:
+        """One `action` (`tag`, `untag`, `add_to_list`, `remove_from_list`, `delete`) on up to 10,000 `contact_ids` or on every contact a `filter` matches."""
+        return self._call("POST", self._api.bulk, _body(ContactBulkRequest, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def activity(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[ContactActivity]:
         return self._list(self._api.activity, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)

@@ -511,7 +511,7 @@ class ContactImportsApi
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
-     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;). (optional)
      * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
@@ -534,7 +534,7 @@ class ContactImportsApi
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
-     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;). (optional)
      * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
@@ -750,7 +750,7 @@ class ContactImportsApi
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
-     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;). (optional)
      * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
@@ -776,7 +776,7 @@ class ContactImportsApi
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
-     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;). (optional)
      * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *
@@ -831,7 +831,7 @@ class ContactImportsApi
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  \SendlineModelImportMode|null $mode How rows for new and existing emails are treated. (optional)
      * @param  string|null $tags Comma-separated tags added to every imported contact. (optional)
-     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;). (optional)
+     * @param  string|null $mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;). (optional)
      * @param  string|null $list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['create'] to see the possible values for this operation
      *

@@ -77,7 +77,13 @@ class ContactsApi
         'activity' => [
             'application/json',
         ],
+        'bulk' => [
+            'application/json',
+        ],
         'callList' => [
+            'application/json',
+        ],
+        'count' => [
             'application/json',
         ],
         'create' => [
@@ -550,12 +556,434 @@ class ContactsApi
     }
 
     /**
+     * Operation bulk
+     *
+     * Act on many contacts
+     *
+     * @param  \Sendline\Model\ContactBulkRequest $contact_bulk_request contact_bulk_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bulk'] to see the possible values for this operation
+     *
+     * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Sendline\Model\ContactBulkResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     */
+    public function bulk($contact_bulk_request, $idempotency_key = null, string $contentType = self::contentTypes['bulk'][0])
+    {
+        list($response) = $this->bulkWithHttpInfo($contact_bulk_request, $idempotency_key, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation bulkWithHttpInfo
+     *
+     * Act on many contacts
+     *
+     * @param  \Sendline\Model\ContactBulkRequest $contact_bulk_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bulk'] to see the possible values for this operation
+     *
+     * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Sendline\Model\ContactBulkResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function bulkWithHttpInfo($contact_bulk_request, $idempotency_key = null, string $contentType = self::contentTypes['bulk'][0])
+    {
+        $request = $this->bulkRequest($contact_bulk_request, $idempotency_key, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\ContactBulkResult',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\InvalidPostBodyResponse',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnauthorizedResponse',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\ForbiddenResponse',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $request,
+                        $response,
+                    );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+                case 415:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        $request,
+                        $response,
+                    );
+                case 429:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Sendline\Model\ContactBulkResult',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\ContactBulkResult',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\InvalidPostBodyResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnauthorizedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\ForbiddenResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyInUseResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\PayloadTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 415:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 429:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+            }
+        
+
+            throw $e;
+        }
+    }
+
+    /**
+     * Operation bulkAsync
+     *
+     * Act on many contacts
+     *
+     * @param  \Sendline\Model\ContactBulkRequest $contact_bulk_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bulk'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function bulkAsync($contact_bulk_request, $idempotency_key = null, string $contentType = self::contentTypes['bulk'][0])
+    {
+        return $this->bulkAsyncWithHttpInfo($contact_bulk_request, $idempotency_key, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation bulkAsyncWithHttpInfo
+     *
+     * Act on many contacts
+     *
+     * @param  \Sendline\Model\ContactBulkRequest $contact_bulk_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bulk'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function bulkAsyncWithHttpInfo($contact_bulk_request, $idempotency_key = null, string $contentType = self::contentTypes['bulk'][0])
+    {
+        $returnType = '\Sendline\Model\ContactBulkResult';
+        $request = $this->bulkRequest($contact_bulk_request, $idempotency_key, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    );
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'bulk'
+     *
+     * @param  \Sendline\Model\ContactBulkRequest $contact_bulk_request (required)
+     * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['bulk'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function bulkRequest($contact_bulk_request, $idempotency_key = null, string $contentType = self::contentTypes['bulk'][0])
+    {
+
+        // verify the required parameter 'contact_bulk_request' is set
+        if ($contact_bulk_request === null || (is_array($contact_bulk_request) && count($contact_bulk_request) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $contact_bulk_request when calling bulk'
+            );
+        }
+
+        if ($idempotency_key !== null && strlen($idempotency_key) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactsApi.bulk, must be smaller than or equal to 255.');
+        }
+        if ($idempotency_key !== null && strlen($idempotency_key) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotency_key" when calling ContactsApi.bulk, must be bigger than or equal to 1.');
+        }
+        if ($idempotency_key !== null && !preg_match("/^[!-~]([ -~]*[!-~])?$/", $idempotency_key)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotency_key\" when calling ContactsApi.bulk, must conform to the pattern /^[!-~]([ -~]*[!-~])?$/.");
+        }
+        
+
+        $resourcePath = '/contacts/bulk';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+
+        // header params
+        if ($idempotency_key !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotency_key);
+        }
+
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', 'application/problem+json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (isset($contact_bulk_request)) {
+            if (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the body
+                $httpBody = \GuzzleHttp\Utils::jsonEncode(ObjectSerializer::sanitizeForSerialization($contact_bulk_request));
+            } else {
+                $httpBody = $contact_bulk_request;
+            }
+        } elseif (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                $httpBody = \GuzzleHttp\Utils::jsonEncode($formParams);
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires API key authentication
+        $apiKey = $this->config->getApiKeyWithPrefix('X-API-Key');
+        if ($apiKey !== null) {
+            $headers['X-API-Key'] = $apiKey;
+        }
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'POST',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
      * Operation callList
      *
      * List contacts
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -568,9 +996,9 @@ class ContactsApi
      * @throws \InvalidArgumentException
      * @return \Sendline\Model\ContactPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
-    public function callList($limit = 50, $cursor = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
+    public function callList($limit = 50, $cursor = null, $sort = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
     {
-        list($response) = $this->callListWithHttpInfo($limit, $cursor, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
+        list($response) = $this->callListWithHttpInfo($limit, $cursor, $sort, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
         return $response;
     }
 
@@ -581,6 +1009,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -593,9 +1022,9 @@ class ContactsApi
      * @throws \InvalidArgumentException
      * @return array of \Sendline\Model\ContactPage|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
-    public function callListWithHttpInfo($limit = 50, $cursor = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListWithHttpInfo($limit = 50, $cursor = null, $sort = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
     {
-        $request = $this->callListRequest($limit, $cursor, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
+        $request = $this->callListRequest($limit, $cursor, $sort, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -743,6 +1172,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -754,9 +1184,9 @@ class ContactsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function callListAsync($limit = 50, $cursor = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListAsync($limit = 50, $cursor = null, $sort = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
     {
-        return $this->callListAsyncWithHttpInfo($limit, $cursor, $status, $tag, $email, $q, $created_after, $created_before, $contentType)
+        return $this->callListAsyncWithHttpInfo($limit, $cursor, $sort, $status, $tag, $email, $q, $created_after, $created_before, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -771,6 +1201,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -782,10 +1213,10 @@ class ContactsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function callListAsyncWithHttpInfo($limit = 50, $cursor = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListAsyncWithHttpInfo($limit = 50, $cursor = null, $sort = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
     {
         $returnType = '\Sendline\Model\ContactPage';
-        $request = $this->callListRequest($limit, $cursor, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
+        $request = $this->callListRequest($limit, $cursor, $sort, $status, $tag, $email, $q, $created_after, $created_before, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -828,6 +1259,7 @@ class ContactsApi
      *
      * @param  int|null $limit How many items to return (1–500). (optional, default to 50)
      * @param  string|null $cursor The &#x60;next_cursor&#x60; of the previous page. (optional)
+     * @param  \Sendline\Model\ContactSort|null $sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;. (optional)
      * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
      * @param  string|null $tag Only contacts with this tag (exact match). (optional)
      * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
@@ -839,7 +1271,7 @@ class ContactsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function callListRequest($limit = 50, $cursor = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
+    public function callListRequest($limit = 50, $cursor = null, $sort = null, $status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['callList'][0])
     {
 
         if ($limit !== null && $limit > 500) {
@@ -853,6 +1285,7 @@ class ContactsApi
             throw new \InvalidArgumentException('invalid length for "$cursor" when calling ContactsApi.callList, must be smaller than or equal to 512.');
         }
         
+
 
         if ($tag !== null && strlen($tag) > 100) {
             throw new \InvalidArgumentException('invalid length for "$tag" when calling ContactsApi.callList, must be smaller than or equal to 100.');
@@ -894,6 +1327,441 @@ class ContactsApi
             false, // explode
             false // required
         ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $sort,
+            'sort', // param base name
+            'ContactSort', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $status,
+            'status', // param base name
+            'ContactStatus', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $tag,
+            'tag', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $email,
+            'email', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $q,
+            'q', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $created_after,
+            'created_after', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $created_before,
+            'created_before', // param base name
+            'string', // openApiType
+            'form', // style
+            false, // explode
+            false // required
+        ) ?? []);
+
+
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', 'application/problem+json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                $httpBody = \GuzzleHttp\Utils::jsonEncode($formParams);
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires API key authentication
+        $apiKey = $this->config->getApiKeyWithPrefix('X-API-Key');
+        if ($apiKey !== null) {
+            $headers['X-API-Key'] = $apiKey;
+        }
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'GET',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
+     * Operation count
+     *
+     * Count contacts
+     *
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
+     * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
+     * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['count'] to see the possible values for this operation
+     *
+     * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Sendline\Model\ContactCount|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     */
+    public function count($status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['count'][0])
+    {
+        list($response) = $this->countWithHttpInfo($status, $tag, $email, $q, $created_after, $created_before, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation countWithHttpInfo
+     *
+     * Count contacts
+     *
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
+     * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
+     * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['count'] to see the possible values for this operation
+     *
+     * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Sendline\Model\ContactCount|\Sendline\Model\BadRequestResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function countWithHttpInfo($status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['count'][0])
+    {
+        $request = $this->countRequest($status, $tag, $email, $q, $created_after, $created_before, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\ContactCount',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\BadRequestResponse',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\UnauthorizedResponse',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\ForbiddenResponse',
+                        $request,
+                        $response,
+                    );
+                case 429:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\RateLimitedResponse',
+                        $request,
+                        $response,
+                    );
+                case 431:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Sendline\Model\ContactCount',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\ContactCount',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\BadRequestResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\UnauthorizedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\ForbiddenResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 429:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\RateLimitedResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 431:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\HeaderFieldsTooLargeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+            }
+        
+
+            throw $e;
+        }
+    }
+
+    /**
+     * Operation countAsync
+     *
+     * Count contacts
+     *
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
+     * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
+     * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['count'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function countAsync($status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['count'][0])
+    {
+        return $this->countAsyncWithHttpInfo($status, $tag, $email, $q, $created_after, $created_before, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation countAsyncWithHttpInfo
+     *
+     * Count contacts
+     *
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
+     * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
+     * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['count'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function countAsyncWithHttpInfo($status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['count'][0])
+    {
+        $returnType = '\Sendline\Model\ContactCount';
+        $request = $this->countRequest($status, $tag, $email, $q, $created_after, $created_before, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    );
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'count'
+     *
+     * @param  \Sendline\Model\ContactStatus|null $status Only contacts with this status. (optional)
+     * @param  string|null $tag Only contacts with this tag (exact match). (optional)
+     * @param  string|null $email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;. (optional)
+     * @param  string|null $q Contacts whose email, first name or last name starts with this text (case-insensitive). (optional)
+     * @param  \DateTime|null $created_after Only contacts created after this time. (optional)
+     * @param  \DateTime|null $created_before Only contacts created before this time. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['count'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function countRequest($status = null, $tag = null, $email = null, $q = null, $created_after = null, $created_before = null, string $contentType = self::contentTypes['count'][0])
+    {
+
+
+        if ($tag !== null && strlen($tag) > 100) {
+            throw new \InvalidArgumentException('invalid length for "$tag" when calling ContactsApi.count, must be smaller than or equal to 100.');
+        }
+        
+        if ($email !== null && strlen($email) > 254) {
+            throw new \InvalidArgumentException('invalid length for "$email" when calling ContactsApi.count, must be smaller than or equal to 254.');
+        }
+        
+        if ($q !== null && strlen($q) > 200) {
+            throw new \InvalidArgumentException('invalid length for "$q" when calling ContactsApi.count, must be smaller than or equal to 200.');
+        }
+        
+
+
+
+        $resourcePath = '/contacts/count';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
         // query params
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $status,

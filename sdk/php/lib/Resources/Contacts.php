@@ -14,6 +14,9 @@ use Sendline\Client\Transport;
 use Sendline\Errors\ValidationError;
 use Sendline\Model\Contact;
 use Sendline\Model\ContactActivityPage;
+use Sendline\Model\ContactBulkRequest;
+use Sendline\Model\ContactBulkResult;
+use Sendline\Model\ContactCount;
 use Sendline\Model\ContactCreate;
 use Sendline\Model\ContactImport;
 use Sendline\Model\ContactPage;
@@ -31,13 +34,25 @@ class Contacts extends Resource
     }
 
     /**
-     * Every contact, page by page (`status`, `tag`, `email`, `q`, `created_after`, `created_before`, `limit`).
+     * Every contact, page by page (`status`, `tag`, `email`, `q`, `created_after`, `created_before`, `sort`, `limit`).
      *
      * @return Paginator<\Sendline\Model\Contact>
      */
     public function list(array $params = [], mixed ...$named): Paginator
     {
         return $this->paginate('callListRequest', ContactPage::class, [], self::merge($params, $named));
+    }
+
+    /** How many contacts the filters of `list` match: `count`, and `exact` (false: the planner's estimate). */
+    public function count(array $params = [], mixed ...$named): ContactCount
+    {
+        return $this->call('countRequest', ContactCount::class, [], self::merge($params, $named));
+    }
+
+    /** One `action` (`tag`, `untag`, `add_to_list`, `remove_from_list`, `delete`) on up to 10,000 `contact_ids` or on every contact a `filter` matches. */
+    public function bulk(array $params = [], mixed ...$named): ContactBulkResult
+    {
+        return $this->call('bulkRequest', ContactBulkResult::class, [], self::merge($params, $named), ContactBulkRequest::class);
     }
 
     /** Creates a contact (`email`, `first_name`, `last_name`, `tags`, `fields`, `status` …); a taken address throws ConflictError with `existingId`. */

@@ -48,7 +48,7 @@ class ContactImportsApi:
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
-        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).")] = None,
         list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
@@ -75,7 +75,7 @@ class ContactImportsApi:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
-        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
+        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).
         :type mapping: str
         :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
         :type list_ids: str
@@ -144,7 +144,7 @@ class ContactImportsApi:
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
-        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).")] = None,
         list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
@@ -171,7 +171,7 @@ class ContactImportsApi:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
-        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
+        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).
         :type mapping: str
         :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
         :type list_ids: str
@@ -240,7 +240,7 @@ class ContactImportsApi:
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         mode: Annotated[Optional[Any], Field(description="How rows for new and existing emails are treated.")] = None,
         tags: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated tags added to every imported contact.")] = None,
-        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).")] = None,
+        mapping: Annotated[Optional[Annotated[str, Field(strict=True, max_length=4000)]], Field(description="Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).")] = None,
         list_ids: Annotated[Optional[Annotated[str, Field(strict=True, max_length=2000)]], Field(description="Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.")] = None,
         _request_timeout: Union[
             None,
@@ -267,7 +267,7 @@ class ContactImportsApi:
         :type mode: ImportMode
         :param tags: Comma-separated tags added to every imported contact.
         :type tags: str
-        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`).
+        :param mapping: Column renames, `source:target` pairs separated by commas (e.g. `E-mail:email`); the target `-` leaves the column out (`Notes:-`).
         :type mapping: str
         :param list_ids: Comma-separated lists (`lst_…`) every imported contact joins as a `subscribed` member.
         :type list_ids: str

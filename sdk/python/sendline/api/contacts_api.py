@@ -22,11 +22,15 @@ from typing import Optional
 from typing_extensions import Annotated
 from sendline.models.contact import Contact
 from sendline.models.contact_activity_page import ContactActivityPage
+from sendline.models.contact_bulk_request import ContactBulkRequest
+from sendline.models.contact_bulk_result import ContactBulkResult
+from sendline.models.contact_count import ContactCount
 from sendline.models.contact_create import ContactCreate
 from sendline.models.contact_data_export import ContactDataExport
 from sendline.models.contact_erasure import ContactErasure
 from sendline.models.contact_page import ContactPage
 from sendline.models.contact_replace import ContactReplace
+from sendline.models.contact_sort import ContactSort
 from sendline.models.contact_status import ContactStatus
 from sendline.models.contact_update import ContactUpdate
 
@@ -348,6 +352,707 @@ class ContactsApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/contacts/{id}/activity',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def bulk(
+        self,
+        contact_bulk_request: ContactBulkRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ContactBulkResult:
+        """Act on many contacts
+
+        One action on many contacts: `tag` or `untag` (with `tags`), `add_to_list` or `remove_from_list` (with `list_id`), or `delete`; on up to 10,000 `contact_ids`, or on every contact `filter` matches, however many. Contacts are taken 1,000 at a time in `created_at, id` order, each thousand in one transaction that does for each what the single-contact request does, events included; an error stops the request, leaving the thousands done before it done (every action is idempotent: the same request again finishes the job). Answers the counts.
+
+        :param contact_bulk_request: (required)
+        :type contact_bulk_request: ContactBulkRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._bulk_serialize(
+            contact_bulk_request=contact_bulk_request,
+            idempotency_key=idempotency_key,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactBulkResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def bulk_with_http_info(
+        self,
+        contact_bulk_request: ContactBulkRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[ContactBulkResult]:
+        """Act on many contacts
+
+        One action on many contacts: `tag` or `untag` (with `tags`), `add_to_list` or `remove_from_list` (with `list_id`), or `delete`; on up to 10,000 `contact_ids`, or on every contact `filter` matches, however many. Contacts are taken 1,000 at a time in `created_at, id` order, each thousand in one transaction that does for each what the single-contact request does, events included; an error stops the request, leaving the thousands done before it done (every action is idempotent: the same request again finishes the job). Answers the counts.
+
+        :param contact_bulk_request: (required)
+        :type contact_bulk_request: ContactBulkRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._bulk_serialize(
+            contact_bulk_request=contact_bulk_request,
+            idempotency_key=idempotency_key,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactBulkResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def bulk_without_preload_content(
+        self,
+        contact_bulk_request: ContactBulkRequest,
+        idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Act on many contacts
+
+        One action on many contacts: `tag` or `untag` (with `tags`), `add_to_list` or `remove_from_list` (with `list_id`), or `delete`; on up to 10,000 `contact_ids`, or on every contact `filter` matches, however many. Contacts are taken 1,000 at a time in `created_at, id` order, each thousand in one transaction that does for each what the single-contact request does, events included; an error stops the request, leaving the thousands done before it done (every action is idempotent: the same request again finishes the job). Answers the counts.
+
+        :param contact_bulk_request: (required)
+        :type contact_bulk_request: ContactBulkRequest
+        :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+        :type idempotency_key: str
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._bulk_serialize(
+            contact_bulk_request=contact_bulk_request,
+            idempotency_key=idempotency_key,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactBulkResult",
+            '400': "InvalidPostBodyResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '409': "IdempotencyKeyInUseResponse",
+            '413': "PayloadTooLargeResponse",
+            '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _bulk_serialize(
+        self,
+        contact_bulk_request,
+        idempotency_key,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
+        # process the form parameters
+        # process the body parameter
+        if contact_bulk_request is not None:
+            _body_params = contact_bulk_request
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json', 
+                    'application/problem+json'
+                ]
+            )
+
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'ApiKeyAuth', 
+            'BearerAuth'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/contacts/bulk',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def count(
+        self,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
+        q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ContactCount:
+        """Count contacts
+
+        How many contacts the filters of `GET /contacts` match. With no filter or `status` alone the count comes from counters kept as contacts are written (exact, at any size); otherwise contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL's planner estimate with `exact: false`.
+
+        :param status: Only contacts with this status.
+        :type status: ContactStatus
+        :param tag: Only contacts with this tag (exact match).
+        :type tag: str
+        :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
+        :type email: str
+        :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
+        :type q: str
+        :param created_after: Only contacts created after this time.
+        :type created_after: datetime
+        :param created_before: Only contacts created before this time.
+        :type created_before: datetime
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._count_serialize(
+            status=status,
+            tag=tag,
+            email=email,
+            q=q,
+            created_after=created_after,
+            created_before=created_before,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactCount",
+            '400': "BadRequestResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def count_with_http_info(
+        self,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
+        q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[ContactCount]:
+        """Count contacts
+
+        How many contacts the filters of `GET /contacts` match. With no filter or `status` alone the count comes from counters kept as contacts are written (exact, at any size); otherwise contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL's planner estimate with `exact: false`.
+
+        :param status: Only contacts with this status.
+        :type status: ContactStatus
+        :param tag: Only contacts with this tag (exact match).
+        :type tag: str
+        :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
+        :type email: str
+        :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
+        :type q: str
+        :param created_after: Only contacts created after this time.
+        :type created_after: datetime
+        :param created_before: Only contacts created before this time.
+        :type created_before: datetime
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._count_serialize(
+            status=status,
+            tag=tag,
+            email=email,
+            q=q,
+            created_after=created_after,
+            created_before=created_before,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactCount",
+            '400': "BadRequestResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def count_without_preload_content(
+        self,
+        status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
+        tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
+        email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
+        q: Annotated[Optional[Annotated[str, Field(strict=True, max_length=200)]], Field(description="Contacts whose email, first name or last name starts with this text (case-insensitive).")] = None,
+        created_after: Annotated[Optional[datetime], Field(description="Only contacts created after this time.")] = None,
+        created_before: Annotated[Optional[datetime], Field(description="Only contacts created before this time.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Count contacts
+
+        How many contacts the filters of `GET /contacts` match. With no filter or `status` alone the count comes from counters kept as contacts are written (exact, at any size); otherwise contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL's planner estimate with `exact: false`.
+
+        :param status: Only contacts with this status.
+        :type status: ContactStatus
+        :param tag: Only contacts with this tag (exact match).
+        :type tag: str
+        :param email: Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.
+        :type email: str
+        :param q: Contacts whose email, first name or last name starts with this text (case-insensitive).
+        :type q: str
+        :param created_after: Only contacts created after this time.
+        :type created_after: datetime
+        :param created_before: Only contacts created before this time.
+        :type created_before: datetime
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._count_serialize(
+            status=status,
+            tag=tag,
+            email=email,
+            q=q,
+            created_after=created_after,
+            created_before=created_before,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "ContactCount",
+            '400': "BadRequestResponse",
+            '401': "UnauthorizedResponse",
+            '403': "ForbiddenResponse",
+            '429': "RateLimitedResponse",
+            '431': "HeaderFieldsTooLargeResponse",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _count_serialize(
+        self,
+        status,
+        tag,
+        email,
+        q,
+        created_after,
+        created_before,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        if status is not None:
+            
+            _query_params.append(('status', status.value))
+            
+        if tag is not None:
+            
+            _query_params.append(('tag', tag))
+            
+        if email is not None:
+            
+            _query_params.append(('email', email))
+            
+        if q is not None:
+            
+            _query_params.append(('q', q))
+            
+        if created_after is not None:
+            if isinstance(created_after, datetime):
+                _query_params.append(
+                    (
+                        'created_after',
+                        created_after.strftime(
+                            self.api_client.configuration.datetime_format
+                        )
+                    )
+                )
+            else:
+                _query_params.append(('created_after', created_after))
+            
+        if created_before is not None:
+            if isinstance(created_before, datetime):
+                _query_params.append(
+                    (
+                        'created_before',
+                        created_before.strftime(
+                            self.api_client.configuration.datetime_format
+                        )
+                    )
+                )
+            else:
+                _query_params.append(('created_before', created_before))
+            
+        # process the header parameters
+        # process the form parameters
+        # process the body parameter
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json', 
+                    'application/problem+json'
+                ]
+            )
+
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'ApiKeyAuth', 
+            'BearerAuth'
+        ]
+
+        return self.api_client.param_serialize(
+            method='GET',
+            resource_path='/contacts/count',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,
@@ -1830,6 +2535,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
@@ -1857,6 +2563,8 @@ class ContactsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
+        :param sort: The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.
+        :type sort: ContactSort
         :param status: Only contacts with this status.
         :type status: ContactStatus
         :param tag: Only contacts with this tag (exact match).
@@ -1894,6 +2602,7 @@ class ContactsApi:
         _param = self._list_serialize(
             limit=limit,
             cursor=cursor,
+            sort=sort,
             status=status,
             tag=tag,
             email=email,
@@ -1930,6 +2639,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
@@ -1957,6 +2667,8 @@ class ContactsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
+        :param sort: The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.
+        :type sort: ContactSort
         :param status: Only contacts with this status.
         :type status: ContactStatus
         :param tag: Only contacts with this tag (exact match).
@@ -1994,6 +2706,7 @@ class ContactsApi:
         _param = self._list_serialize(
             limit=limit,
             cursor=cursor,
+            sort=sort,
             status=status,
             tag=tag,
             email=email,
@@ -2030,6 +2743,7 @@ class ContactsApi:
         self,
         limit: Annotated[Optional[Annotated[int, Field(le=500, strict=True, ge=1)]], Field(description="How many items to return (1–500).")] = None,
         cursor: Annotated[Optional[Annotated[str, Field(strict=True, max_length=512)]], Field(description="The `next_cursor` of the previous page.")] = None,
+        sort: Annotated[Optional[ContactSort], Field(description="The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.")] = None,
         status: Annotated[Optional[ContactStatus], Field(description="Only contacts with this status.")] = None,
         tag: Annotated[Optional[Annotated[str, Field(strict=True, max_length=100)]], Field(description="Only contacts with this tag (exact match).")] = None,
         email: Annotated[Optional[Annotated[str, Field(strict=True, max_length=254)]], Field(description="Emails that start with this text (case-insensitive), e.g. `ada@` or `ada.lovelace@exa`.")] = None,
@@ -2057,6 +2771,8 @@ class ContactsApi:
         :type limit: int
         :param cursor: The `next_cursor` of the previous page.
         :type cursor: str
+        :param sort: The order: `created_at` (default), `-created_at`, `email` or `-email`. A cursor holds its order: given with another one it answers 400 at `query.cursor`.
+        :type sort: ContactSort
         :param status: Only contacts with this status.
         :type status: ContactStatus
         :param tag: Only contacts with this tag (exact match).
@@ -2094,6 +2810,7 @@ class ContactsApi:
         _param = self._list_serialize(
             limit=limit,
             cursor=cursor,
+            sort=sort,
             status=status,
             tag=tag,
             email=email,
@@ -2125,6 +2842,7 @@ class ContactsApi:
         self,
         limit,
         cursor,
+        sort,
         status,
         tag,
         email,
@@ -2160,6 +2878,10 @@ class ContactsApi:
         if cursor is not None:
             
             _query_params.append(('cursor', cursor))
+            
+        if sort is not None:
+            
+            _query_params.append(('sort', sort.value))
             
         if status is not None:
             

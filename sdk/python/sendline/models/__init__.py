@@ -70,6 +70,10 @@ from sendline.models.click_record_page import ClickRecordPage
 from sendline.models.contact import Contact
 from sendline.models.contact_activity import ContactActivity
 from sendline.models.contact_activity_page import ContactActivityPage
+from sendline.models.contact_bulk_action import ContactBulkAction
+from sendline.models.contact_bulk_request import ContactBulkRequest
+from sendline.models.contact_bulk_result import ContactBulkResult
+from sendline.models.contact_count import ContactCount
 from sendline.models.contact_create import ContactCreate
 from sendline.models.contact_create_conflict_response import ContactCreateConflictResponse
 from sendline.models.contact_created_data import ContactCreatedData
@@ -97,6 +101,7 @@ from sendline.models.contact_list_membership import ContactListMembership
 from sendline.models.contact_list_membership_page import ContactListMembershipPage
 from sendline.models.contact_page import ContactPage
 from sendline.models.contact_replace import ContactReplace
+from sendline.models.contact_sort import ContactSort
 from sendline.models.contact_status import ContactStatus
 from sendline.models.contact_subscribed_data import ContactSubscribedData
 from sendline.models.contact_subscribed_event import ContactSubscribedEvent

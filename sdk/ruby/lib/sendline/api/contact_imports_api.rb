@@ -26,7 +26,7 @@ module Sendline
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
-    # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
+    # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;).
     # @option opts [String] :list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member.
     # @return [ContactImport]
     def create(contact_import_request, opts = {})
@@ -41,7 +41,7 @@ module Sendline
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @option opts [ImportMode] :mode How rows for new and existing emails are treated.
     # @option opts [String] :tags Comma-separated tags added to every imported contact.
-    # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;).
+    # @option opts [String] :mapping Column renames, &#x60;source:target&#x60; pairs separated by commas (e.g. &#x60;E-mail:email&#x60;); the target &#x60;-&#x60; leaves the column out (&#x60;Notes:-&#x60;).
     # @option opts [String] :list_ids Comma-separated lists (&#x60;lst_…&#x60;) every imported contact joins as a &#x60;subscribed&#x60; member.
     # @return [Array<(ContactImport, Integer, Hash)>] ContactImport data, response status code and response headers
     def create_with_http_info(contact_import_request, opts = {})

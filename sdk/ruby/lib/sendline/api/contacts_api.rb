@@ -100,6 +100,177 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Act on many contacts
+    # One action on many contacts: `tag` or `untag` (with `tags`), `add_to_list` or `remove_from_list` (with `list_id`), or `delete`; on up to 10,000 `contact_ids`, or on every contact `filter` matches, however many. Contacts are taken 1,000 at a time in `created_at, id` order, each thousand in one transaction that does for each what the single-contact request does, events included; an error stops the request, leaving the thousands done before it done (every action is idempotent: the same request again finishes the job). Answers the counts.
+    # @param contact_bulk_request [ContactBulkRequest] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [ContactBulkResult]
+    def bulk(contact_bulk_request, opts = {})
+      data, _status_code, _headers = bulk_with_http_info(contact_bulk_request, opts)
+      data
+    end
+
+    # Act on many contacts
+    # One action on many contacts: &#x60;tag&#x60; or &#x60;untag&#x60; (with &#x60;tags&#x60;), &#x60;add_to_list&#x60; or &#x60;remove_from_list&#x60; (with &#x60;list_id&#x60;), or &#x60;delete&#x60;; on up to 10,000 &#x60;contact_ids&#x60;, or on every contact &#x60;filter&#x60; matches, however many. Contacts are taken 1,000 at a time in &#x60;created_at, id&#x60; order, each thousand in one transaction that does for each what the single-contact request does, events included; an error stops the request, leaving the thousands done before it done (every action is idempotent: the same request again finishes the job). Answers the counts.
+    # @param contact_bulk_request [ContactBulkRequest] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Array<(ContactBulkResult, Integer, Hash)>] ContactBulkResult data, response status code and response headers
+    def bulk_with_http_info(contact_bulk_request, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.bulk ...'
+      end
+      # verify the required parameter 'contact_bulk_request' is set
+      if @api_client.config.client_side_validation && contact_bulk_request.nil?
+        fail ArgumentError, "Missing the required parameter 'contact_bulk_request' when calling ContactsApi.bulk"
+      end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.bulk, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.bulk, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling ContactsApi.bulk, must conform to the pattern #{pattern}."
+      end
+
+      # resource path
+      local_var_path = '/contacts/bulk'
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      # HTTP header 'Content-Type'
+      content_type = @api_client.select_header_content_type(['application/json'])
+      if !content_type.nil?
+          header_params['Content-Type'] = content_type
+      end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(contact_bulk_request)
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'ContactBulkResult'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.bulk",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#bulk\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
+    # Count contacts
+    # How many contacts the filters of `GET /contacts` match. With no filter or `status` alone the count comes from counters kept as contacts are written (exact, at any size); otherwise contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL's planner estimate with `exact: false`.
+    # @param [Hash] opts the optional parameters
+    # @option opts [ContactStatus] :status Only contacts with this status.
+    # @option opts [String] :tag Only contacts with this tag (exact match).
+    # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
+    # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
+    # @option opts [Time] :created_after Only contacts created after this time.
+    # @option opts [Time] :created_before Only contacts created before this time.
+    # @return [ContactCount]
+    def count(opts = {})
+      data, _status_code, _headers = count_with_http_info(opts)
+      data
+    end
+
+    # Count contacts
+    # How many contacts the filters of &#x60;GET /contacts&#x60; match. With no filter or &#x60;status&#x60; alone the count comes from counters kept as contacts are written (exact, at any size); otherwise contacts are counted, and a count that takes longer than 2 seconds answers PostgreSQL&#39;s planner estimate with &#x60;exact: false&#x60;.
+    # @param [Hash] opts the optional parameters
+    # @option opts [ContactStatus] :status Only contacts with this status.
+    # @option opts [String] :tag Only contacts with this tag (exact match).
+    # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
+    # @option opts [String] :q Contacts whose email, first name or last name starts with this text (case-insensitive).
+    # @option opts [Time] :created_after Only contacts created after this time.
+    # @option opts [Time] :created_before Only contacts created before this time.
+    # @return [Array<(ContactCount, Integer, Hash)>] ContactCount data, response status code and response headers
+    def count_with_http_info(opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.count ...'
+      end
+      if @api_client.config.client_side_validation && !opts[:'tag'].nil? && opts[:'tag'].to_s.length > 100
+        fail ArgumentError, 'invalid value for "opts[:"tag"]" when calling ContactsApi.count, the character length must be smaller than or equal to 100.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'email'].nil? && opts[:'email'].to_s.length > 254
+        fail ArgumentError, 'invalid value for "opts[:"email"]" when calling ContactsApi.count, the character length must be smaller than or equal to 254.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'q'].nil? && opts[:'q'].to_s.length > 200
+        fail ArgumentError, 'invalid value for "opts[:"q"]" when calling ContactsApi.count, the character length must be smaller than or equal to 200.'
+      end
+
+      # resource path
+      local_var_path = '/contacts/count'
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+      query_params[:'status'] = opts[:'status'] if !opts[:'status'].nil?
+      query_params[:'tag'] = opts[:'tag'] if !opts[:'tag'].nil?
+      query_params[:'email'] = opts[:'email'] if !opts[:'email'].nil?
+      query_params[:'q'] = opts[:'q'] if !opts[:'q'].nil?
+      query_params[:'created_after'] = opts[:'created_after'] if !opts[:'created_after'].nil?
+      query_params[:'created_before'] = opts[:'created_before'] if !opts[:'created_before'].nil?
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'ContactCount'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.count",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#count\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Create a contact
     # Create one contact, `subscribed` unless `status` says otherwise. The email is unique in the account whatever its case: a duplicate answers 409 `contact_exists` with `existing_id`, the contact to update instead. Emits `contact.created`. For many contacts at once use `POST /contacts/import`.
     # @param contact_create [ContactCreate] 
@@ -457,6 +628,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
+    # @option opts [ContactSort] :sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;.
     # @option opts [ContactStatus] :status Only contacts with this status.
     # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
@@ -474,6 +646,7 @@ module Sendline
     # @param [Hash] opts the optional parameters
     # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
     # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
+    # @option opts [ContactSort] :sort The order: &#x60;created_at&#x60; (default), &#x60;-created_at&#x60;, &#x60;email&#x60; or &#x60;-email&#x60;. A cursor holds its order: given with another one it answers 400 at &#x60;query.cursor&#x60;.
     # @option opts [ContactStatus] :status Only contacts with this status.
     # @option opts [String] :tag Only contacts with this tag (exact match).
     # @option opts [String] :email Emails that start with this text (case-insensitive), e.g. &#x60;ada@&#x60; or &#x60;ada.lovelace@exa&#x60;.
@@ -516,6 +689,7 @@ module Sendline
       query_params = opts[:query_params] || {}
       query_params[:'limit'] = opts[:'limit'] if !opts[:'limit'].nil?
       query_params[:'cursor'] = opts[:'cursor'] if !opts[:'cursor'].nil?
+      query_params[:'sort'] = opts[:'sort'] if !opts[:'sort'].nil?
       query_params[:'status'] = opts[:'status'] if !opts[:'status'].nil?
       query_params[:'tag'] = opts[:'tag'] if !opts[:'tag'].nil?
       query_params[:'email'] = opts[:'email'] if !opts[:'email'].nil?
