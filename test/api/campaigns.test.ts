@@ -105,7 +105,7 @@ describe('campaign drafts', () => {
     expectProblem(await account.api('GET', `/api/campaigns/${c.id}`), 404, 'not_found');
   });
 
-  it('keeps the editor source of the content, copies it, and refuses one without its format's field', async () => {
+  it('keeps the editor source of the content, copies it, and refuses one without the field of its format', async () => {
     const blocks = { root: { type: 'EmailLayout', data: { childrenIds: ['t'] } }, t: { type: 'Text', data: { props: { text: 'Hi' } } } };
     const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'blocks', blocks } }) });
     expect(c.content_source).toEqual({ format: 'blocks', blocks });
@@ -120,7 +120,11 @@ describe('campaign drafts', () => {
     const both = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft({ content_source: { format: 'blocks', blocks, markdown: 'x' } }) });
     expectProblem(both, 400, 'validation_failed');
     expect(both.body.errors[0].pointer).toBe('/content_source/markdown');
-    expectProblem(await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'mjml', markdown: 'x' } }) }), 400, 'validation_failed');
+    expectProblem(
+      await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'mjml', markdown: 'x' } }) }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('lists oldest first by default, or newest first, page after page', async () => {

@@ -181,7 +181,7 @@ describe('templates', () => {
   it('creates a campaign from a template, previews it for a contact and sends the template', async () => {
     await newCampaign('Welcome', null);
     await expect.poll(() => page.getByLabel('Content from').inputValue()).toMatch(/^tpl_/);
-    expect(await page.getByLabel('Subject').count()).toBe(0);
+    expect(await page.getByLabel('Subject', { exact: true }).count()).toBe(0);
     expect(await page.getByRole('radio', { name: 'HTML' }).count()).toBe(0);
     await previewAs('Grace', 'grace@authoring.example');
     await poll(() => page.getByTestId('preview-subject').textContent()).toBe('Welcome Grace');

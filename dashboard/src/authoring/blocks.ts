@@ -50,7 +50,8 @@ export function addBlock(document: BlockDocument, type: BlockType, props?: Block
 
 export function updateBlock(document: BlockDocument, id: string, props: BlockProps): BlockDocument {
   const block = document[id] as { type: BlockType; data: { props?: BlockProps } };
-  return { ...document, [id]: { ...block, data: { ...block.data, props: { ...block.data.props, ...props } } } as BlockDocument[string] };
+  const updated: BlockDocument[string] = { ...block, data: { ...block.data, props: { ...block.data.props, ...props } } };
+  return { ...document, [id]: updated };
 }
 
 export function removeBlock(document: BlockDocument, id: string): BlockDocument {
