@@ -314,6 +314,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/{id}/audience": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count a campaign's audience
+         * @description Count the campaign's audience as it is now, as `send` would (contacts subscribed, matching it,
+         *     not suppressed, not out of its topic), without starting anything: what the dashboard's send
+         *     dialog states. The count can change before the campaign starts.
+         */
+        get: operations["Campaigns_audience"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns/{id}/cancel": {
         parameters: {
             query?: never;
@@ -2512,6 +2534,7 @@ export interface components {
          *       "template_version": null,
          *       "template_data": null,
          *       "topic_id": null,
+         *       "content_source": null,
          *       "name": "November product update",
          *       "subject": "{{ first_name | default: \"Hello\" }}, here is what shipped in November",
          *       "from_email": "news@acme.example",
@@ -2567,6 +2590,8 @@ export interface components {
             content: string;
             /** @description Plain-text part; derived from `content` when null. */
             text_content: string | null;
+            /** @description What an editor made `content` from (blocks or Markdown); null for HTML written as is. */
+            content_source: components["schemas"]["ContentSource"] | null;
             /** @description The preview text inbox lists show after the subject. */
             preheader: string | null;
             /**
@@ -2782,6 +2807,14 @@ export interface components {
             /** @description The 20 recipient domains with the most messages sent. */
             domains: components["schemas"]["DomainStats"][];
         };
+        /** @description How many contacts the campaign's audience has now. */
+        CampaignAudienceCount: {
+            /**
+             * Format: int32
+             * @description Subscribed contacts matching the audience, suppressed ones and those who left its topic left out; what `stats.recipients` would be if it started now.
+             */
+            recipients: number;
+        };
         /** @description `campaign.cancelled`: A campaign was cancelled. */
         CampaignCancelledEvent: {
             /** @description `evt_…`; also the `webhook-id` header of its deliveries. */
@@ -2848,6 +2881,8 @@ export interface components {
             text_content?: string | null;
             /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description What an editor made `content` from; kept as given and returned, never sent. `format` needs its own field (400 otherwise). */
+            content_source?: components["schemas"]["ContentSource"] | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
             /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
@@ -3007,6 +3042,8 @@ export interface components {
             text_content?: string | null;
             /** @description Preview text shown after the subject in inbox lists, up to 500 characters. */
             preheader?: string | null;
+            /** @description What an editor made `content` from; kept as given and returned, never sent. `format` needs its own field (400 otherwise). */
+            content_source?: components["schemas"]["ContentSource"] | null;
             /** @description Who receives the campaign; left out, every subscribed contact. */
             audience?: components["schemas"]["Audience"];
             /** @description The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`. */
@@ -4031,6 +4068,23 @@ export interface components {
             account_id: string;
             /** @description The payload of this type. */
             data: components["schemas"]["ContactUpdatedData"];
+        };
+        /**
+         * @description What the dashboard's editor made `content` from, kept so that it opens the same way again.
+         *     Sendline sends `content` (and `text_content`), never this.
+         */
+        ContentSource: {
+            /**
+             * @description `blocks`: a visual editor document (`blocks`); `markdown`: Markdown text (`markdown`).
+             * @enum {string}
+             */
+            format: "blocks" | "markdown";
+            /** @description With `blocks`: the email-builder document (blocks by id, with `root`), at most 1 MB as JSON. */
+            blocks?: {
+                [key: string]: unknown;
+            };
+            /** @description With `markdown`: the Markdown text, up to 1,000,000 characters. */
+            markdown?: string;
         };
         /**
          * @example {
@@ -9611,6 +9665,83 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidStateTransitionResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Campaigns_audience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignAudienceCount"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

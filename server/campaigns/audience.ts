@@ -117,6 +117,24 @@ async function contactsOf(
   return rows;
 }
 
+/** What chooses the campaign's audience now, its segments' rules as they are. */
+async function definitionOf(db: Db, campaign: CampaignRow): Promise<AudienceDefinition> {
+  const filter = campaign.audience ?? {};
+  return {
+    filter,
+    topicId: campaign.topicId ?? null,
+    segments: filter.segment_ids?.length ? await freezeSegments(db, campaign.accountId, filter.segment_ids) : null,
+  };
+}
+
+/** How many contacts the audience has, of those created until `until` (null: all). */
+async function countOf(db: Db, accountId: string, definition: AudienceDefinition, until: Date | null): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from contacts c
+    where ${until ? sql<SqlBool>`c.created_at <= ${until}` : sql<SqlBool>`true`} and ${audienceCondition(accountId, definition)}`.execute(db);
+  return rows[0].n;
+}
+
 export const audiences = {
   /**
    * Freezes the campaign's audience at its start, in the start's transaction: what chooses it,
@@ -124,20 +142,17 @@ export const audiences = {
    * `recipients` until it completes).
    */
   async start(tx: Db, campaign: CampaignRow): Promise<number> {
-    const filter = campaign.audience ?? {};
-    const definition: AudienceDefinition = {
-      filter,
-      topicId: campaign.topicId ?? null,
-      segments: filter.segment_ids?.length ? await freezeSegments(tx, campaign.accountId, filter.segment_ids) : null,
-    };
+    const definition = await definitionOf(tx, campaign);
     const { rows } = await sql<{ frozen_at: Date }>`
       insert into campaign_audiences (campaign_id, account_id, definition, frozen_at)
       values (${campaign.id}, ${campaign.accountId}, ${JSON.stringify(definition)}::jsonb, now())
       returning frozen_at`.execute(tx);
-    const count = await sql<{ n: number }>`
-      select count(*)::int as n from contacts c
-      where c.created_at <= ${rows[0].frozen_at} and ${audienceCondition(campaign.accountId, definition)}`.execute(tx);
-    return count.rows[0].n;
+    return countOf(tx, campaign.accountId, definition, rows[0].frozen_at);
+  },
+
+  /** How many contacts the campaign's audience has now, as `start` would count them; nothing is kept. */
+  async count(db: Db, campaign: CampaignRow): Promise<number> {
+    return countOf(db, campaign.accountId, await definitionOf(db, campaign), null);
   },
 
   /**

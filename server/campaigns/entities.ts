@@ -4,6 +4,7 @@ import { CAMPAIGN_STATUSES } from './state.ts';
 import type { AudienceDefinition } from './audience.ts';
 
 export type AudienceFilter = components['schemas']['Audience'];
+export type ContentSource = components['schemas']['ContentSource'];
 
 export const Campaign = defineEntity({
   name: 'Campaign',
@@ -18,6 +19,8 @@ export const Campaign = defineEntity({
     replyTo: p.string().strictNullable(),
     content: p.text(),
     textContent: p.text().strictNullable(),
+    /** What an editor made `content` from (blocks or Markdown); the dashboard's, never sent. */
+    contentSource: p.json<ContentSource>().strictNullable(),
     preheader: p.string().strictNullable(),
     audience: p.json<AudienceFilter>(),
     trackOpens: p.boolean(),

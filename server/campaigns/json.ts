@@ -15,6 +15,7 @@ export const campaignJson = (c: CampaignRow): CampaignJson => ({
   reply_to: c.replyTo ?? null,
   content: c.content,
   text_content: c.textContent ?? null,
+  content_source: c.contentSource ?? null,
   preheader: c.preheader ?? null,
   audience: c.audience,
   topic_id: c.topicId ?? null,

@@ -55,6 +55,10 @@ export const campaignHandlers = handlers<{ campaigns: CampaignService }>()({
     status: 201,
     body: campaignJson(await services.campaigns.duplicate(principal.accountId, params.id)),
   }),
+  Campaigns_audience: async ({ principal, params, services }) => ({
+    status: 200,
+    body: { recipients: await services.campaigns.audienceCount(principal.accountId, params.id) },
+  }),
   Campaigns_messages: async ({ principal, params, query, services }) => ({
     status: 200,
     body: await services.campaigns.messages(principal.accountId, params.id, query.status, query.limit ?? 50, query.cursor),

@@ -15,6 +15,8 @@ import { templates as templateStore } from '../templates/store.ts';
 import { publishedBundle } from '../templates/service.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
+import { audiences } from './audience.ts';
+import { checkContentSource as checkEditorSource } from './content-source.ts';
 import { assertDeletable, assertEditable, transition as statusAfter, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type CampaignOrder, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from './template-thread.ts';
@@ -102,6 +104,7 @@ function fields(input: CampaignInput) {
     fromName: input.from_name ?? null,
     replyTo: input.reply_to ?? null,
     textContent: input.text_content ?? null,
+    contentSource: input.content_source ?? null,
     preheader: input.preheader ?? null,
     audience: input.audience ?? {},
     topicId: input.topic_id ?? null,
@@ -128,6 +131,7 @@ export class CampaignService {
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
+    checkEditorSource(input.content_source);
     await checkTemplates(this.templates, input);
     await this.checkTopic(accountId, input.topic_id);
     return this.em.transactional(async (em) => {
@@ -162,6 +166,7 @@ export class CampaignService {
   }
 
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
+    checkEditorSource(input.content_source);
     return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
       await checkContentSource(sqlOf(em), accountId, input);
@@ -171,6 +176,11 @@ export class CampaignService {
       await this.checkTopic(accountId, input.topic_id);
       Object.assign(campaign, fields(input));
     });
+  }
+
+  /** How many contacts the campaign would send to if it started now. */
+  async audienceCount(accountId: string, id: string): Promise<number> {
+    return audiences.count(sqlOf(this.em), await this.get(accountId, id));
   }
 
   async delete(accountId: string, id: string): Promise<void> {
@@ -251,6 +261,7 @@ export class CampaignService {
         from_name: source.fromName,
         reply_to: source.replyTo,
         text_content: source.textContent,
+        content_source: source.contentSource,
         preheader: source.preheader,
         audience: source.audience,
         topic_id: source.topicId,

@@ -108,6 +108,7 @@ export const campaigns = {
         'reply_to as replyTo',
         'content',
         'text_content as textContent',
+        'content_source as contentSource',
         'preheader',
         'audience',
         'track_opens as trackOpens',

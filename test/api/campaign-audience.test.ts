@@ -41,6 +41,17 @@ async function importContacts(account: TestAccount, emails: string[], tags: stri
 }
 
 describe('a campaign audience written as it sends', () => {
+  it('is counted before sending as sending counts it', async () => {
+    const account = await newAccount(sendline.url, 'count');
+    await importContacts(account, ['a@count.example', 'b@count.example', 'c@count.example'], ['news']);
+    await importContacts(account, ['d@count.example']);
+    await account.api('POST', '/api/suppressions', { body: { emails: ['c@count.example'] } });
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ tags_any: ['news'] }) });
+    expect((await account.api('GET', `/api/campaigns/${c.id}/audience`)).body).toEqual({ recipients: 2 });
+    expect((await account.api('POST', `/api/campaigns/${c.id}/send`)).body.stats.recipients).toBe(2);
+    expect((await account.api('GET', '/api/campaigns/cmp_0000000000000000000000/audience')).status).toBe(404);
+  });
+
   it('sends to contacts created before the start, checked when their turn comes, by the rules of the start', async () => {
     const account = await newAccount(sendline.url, 'pieces');
     const emails = Array.from({ length: 200 }, (_, i) => `p${String(i).padStart(3, '0')}@pieces.example`);

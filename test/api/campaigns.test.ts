@@ -105,6 +105,28 @@ describe('campaign drafts', () => {
     expectProblem(await account.api('GET', `/api/campaigns/${c.id}`), 404, 'not_found');
   });
 
+  it('keeps the editor source of the content, copies it, and refuses one without the field of its format', async () => {
+    const blocks = { root: { type: 'EmailLayout', data: { childrenIds: ['t'] } }, t: { type: 'Text', data: { props: { text: 'Hi' } } } };
+    const { body: c } = await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'blocks', blocks } }) });
+    expect(c.content_source).toEqual({ format: 'blocks', blocks });
+    expect((await account.api('GET', `/api/campaigns/${c.id}`)).body.content_source).toEqual({ format: 'blocks', blocks });
+    expect((await account.api('POST', `/api/campaigns/${c.id}/duplicate`)).body.content_source).toEqual({ format: 'blocks', blocks });
+    const markdown = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft({ content_source: { format: 'markdown', markdown: '# Hi' } }) });
+    expect(markdown.body.content_source).toEqual({ format: 'markdown', markdown: '# Hi' });
+    expect((await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft() })).body.content_source).toBeNull();
+    const missing = await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'markdown', blocks } }) });
+    expectProblem(missing, 400, 'validation_failed');
+    expect(missing.body.errors[0].pointer).toBe('/content_source/markdown');
+    const both = await account.api('PUT', `/api/campaigns/${c.id}`, { body: draft({ content_source: { format: 'blocks', blocks, markdown: 'x' } }) });
+    expectProblem(both, 400, 'validation_failed');
+    expect(both.body.errors[0].pointer).toBe('/content_source/markdown');
+    expectProblem(
+      await account.api('POST', '/api/campaigns', { body: draft({ content_source: { format: 'mjml', markdown: 'x' } }) }),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('lists oldest first by default, or newest first, page after page', async () => {
     const lister = await newAccount(sendline.url, 'order');
     const ids: string[] = [];

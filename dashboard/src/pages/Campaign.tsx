@@ -1,9 +1,12 @@
 import type { components } from '@sendline/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { AudiencePicker } from '../audiences/AudiencePicker.tsx';
 import { CampaignCharts } from '../CampaignCharts.tsx';
-import { renderPreview, type Preview } from '../preview.ts';
+import { ContentEditor } from '../authoring/ContentEditor.tsx';
+import { PreviewAs } from '../authoring/PreviewAs.tsx';
+import { SendButton } from '../authoring/SendButton.tsx';
+import { TemplatePicker } from '../authoring/TemplatePicker.tsx';
 import { Link } from '../router.tsx';
 import { api } from '../session.ts';
 import { ConfirmButton, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
@@ -20,26 +23,28 @@ const tagList = (text: string) =>
 function toReplace(campaign: Campaign): Replace {
   return {
     name: campaign.name,
-    subject: campaign.subject,
+    // A campaign that sends a template keeps no subject or content of its own ('' as stored).
+    ...(campaign.subject ? { subject: campaign.subject } : {}),
+    ...(campaign.content ? { content: campaign.content } : {}),
+    content_source: campaign.content_source,
     from_email: campaign.from_email,
     from_name: campaign.from_name,
     reply_to: campaign.reply_to,
-    content: campaign.content,
     text_content: campaign.text_content,
     preheader: campaign.preheader,
     audience: campaign.audience,
+    topic_id: campaign.topic_id,
     track_opens: campaign.track_opens,
     track_clicks: campaign.track_clicks,
+    template_id: campaign.template_id,
+    template_version: campaign.template_version,
+    template_data: campaign.template_data,
   };
 }
 
 function Editor({ campaign }: { campaign: Campaign }) {
   const client = useQueryClient();
   const [draft, setDraft] = useState<Replace>(() => toReplace(campaign));
-  const [contactId, setContactId] = useState('');
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const contacts = useQuery({ queryKey: ['contacts', 'preview-choices'], queryFn: () => api().contacts.list({ limit: 20 }).firstPage() });
-  const contact = contacts.data?.data.find((c) => c.id === contactId) ?? contacts.data?.data[0] ?? null;
   const editable = campaign.status === 'draft';
   const save = useMutation({
     mutationFn: () => api().campaigns.update(campaign.id, draft),
@@ -48,21 +53,12 @@ function Editor({ campaign }: { campaign: Campaign }) {
       void client.invalidateQueries({ queryKey: ['campaigns'] });
     },
   });
-  useEffect(() => {
-    let current = true;
-    const timer = setTimeout(
-      () =>
-        void renderPreview(draft, contact).then((rendered) => {
-          if (current) setPreview(rendered);
-        }),
-      120,
-    );
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [draft, contact]);
-  const set = (name: keyof Replace) => (event: { target: { value: string } }) => setDraft({ ...draft, [name]: event.target.value });
+  const patch = (changes: Partial<Replace>) => setDraft((current) => ({ ...current, ...changes }));
+  const set = (name: 'name' | 'subject' | 'from_email') => (event: { target: { value: string } }) => patch({ [name]: event.target.value });
+  // Optional fields: emptied, they are null (the sender's address, the derived text part).
+  const setOptional = (name: 'from_name' | 'reply_to' | 'preheader' | 'text_content') => (event: { target: { value: string } }) =>
+    patch({ [name]: event.target.value || null });
+  const ownContent = draft.template_id == null;
   return (
     <div className="editor">
       <form
@@ -79,10 +75,13 @@ function Editor({ campaign }: { campaign: Campaign }) {
             Name
             <input value={draft.name} onChange={set('name')} required />
           </label>
-          <label>
-            Subject
-            <input value={draft.subject} onChange={set('subject')} required />
-          </label>
+          <TemplatePicker value={draft.template_id ?? null} onChange={(template_id) => patch({ template_id, template_version: null, template_data: null })} />
+          {ownContent && (
+            <label>
+              Subject
+              <input value={draft.subject ?? ''} onChange={set('subject')} required />
+            </label>
+          )}
           <div className="grid">
             <label>
               From (email)
@@ -90,25 +89,34 @@ function Editor({ campaign }: { campaign: Campaign }) {
             </label>
             <label>
               From (name)
-              <input value={draft.from_name ?? ''} onChange={set('from_name')} />
+              <input value={draft.from_name ?? ''} onChange={setOptional('from_name')} />
+            </label>
+            <label>
+              Reply-to <span className="muted">(when not the sender)</span>
+              <input type="email" value={draft.reply_to ?? ''} onChange={setOptional('reply_to')} />
             </label>
           </div>
           <label>
             Preheader
-            <input value={draft.preheader ?? ''} onChange={set('preheader')} />
+            <input value={draft.preheader ?? ''} onChange={setOptional('preheader')} />
           </label>
           <label>
             Audience: contacts with any of these tags <span className="muted">(comma-separated; empty: every subscribed contact)</span>
             <input
               value={(draft.audience?.tags_any ?? []).join(', ')}
-              onChange={(event) => setDraft({ ...draft, audience: { ...draft.audience, tags_any: tagList(event.target.value) } })}
+              onChange={(event) => patch({ audience: { ...draft.audience, tags_any: tagList(event.target.value) } })}
             />
           </label>
-          <AudiencePicker audience={draft.audience} onChange={(audience) => setDraft({ ...draft, audience })} />
-          <label>
-            HTML content (Liquid)
-            <textarea rows={14} value={draft.content} onChange={set('content')} spellCheck={false} />
-          </label>
+          <AudiencePicker audience={draft.audience} onChange={(audience) => patch({ audience })} />
+          {ownContent && (
+            <>
+              <ContentEditor value={{ content: draft.content ?? '', content_source: draft.content_source ?? null }} onChange={patch} />
+              <label>
+                Plain-text version (Liquid) <span className="muted">(empty: made from the HTML)</span>
+                <textarea rows={6} value={draft.text_content ?? ''} onChange={setOptional('text_content')} />
+              </label>
+            </>
+          )}
         </fieldset>
         <ErrorMessage error={save.error} />
         {editable ? (
@@ -126,32 +134,7 @@ function Editor({ campaign }: { campaign: Campaign }) {
           <p className="muted">A campaign can be edited while it is a draft.</p>
         )}
       </form>
-      <section className="card stack" aria-labelledby="preview-title">
-        <h2 id="preview-title">Preview</h2>
-        <label>
-          As seen by
-          <select value={contact?.id ?? ''} onChange={(event) => setContactId(event.target.value)}>
-            {!contacts.data?.data.length && <option value="">A sample contact (Ada Lovelace)</option>}
-            {contacts.data?.data.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.email}
-              </option>
-            ))}
-          </select>
-        </label>
-        {preview?.error ? (
-          <div role="alert" className="error" data-testid="template-error">
-            {preview.error}
-          </div>
-        ) : (
-          <>
-            <p>
-              <strong>Subject:</strong> <span data-testid="preview-subject">{preview?.subject}</span>
-            </p>
-            <iframe title="Email preview" className="preview" sandbox="" srcDoc={preview?.html ?? ''} />
-          </>
-        )}
-      </section>
+      <PreviewAs draft={draft} />
     </div>
   );
 }
@@ -204,14 +187,7 @@ function Actions({ campaign }: { campaign: Campaign }) {
   return (
     <div className="stack">
       <div className="row">
-        {status === 'draft' && (
-          <ConfirmButton
-            label="Send now"
-            question={`Send “${campaign.name}” to its audience now? This cannot be undone.`}
-            confirm="Send"
-            onConfirm={() => act.mutate('send')}
-          />
-        )}
+        {status === 'draft' && <SendButton campaign={campaign} onSend={() => act.mutate('send')} />}
         {status === 'scheduled' && <button onClick={() => act.mutate('unschedule')}>Unschedule</button>}
         {status === 'sending' && (
           <ConfirmButton label="Pause" question="Pause sending? Messages not yet sent wait until you resume." onConfirm={() => act.mutate('pause')} />

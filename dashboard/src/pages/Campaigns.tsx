@@ -1,6 +1,7 @@
 import type { components } from '@sendline/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { TemplatePicker } from '../authoring/TemplatePicker.tsx';
 import { Link, navigate } from '../router.tsx';
 import { api } from '../session.ts';
 import { Empty, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber, formatRate } from '../ui.tsx';
@@ -19,10 +20,12 @@ function NewCampaign() {
       navigate(`/campaigns/${campaign.id}`);
     },
   });
+  const [templateId, setTemplateId] = useState<string | null>(null);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    create.mutate({ name: field(form, 'name'), subject: field(form, 'subject'), from_email: field(form, 'from_email'), content: STARTER });
+    const base = { name: field(form, 'name'), from_email: field(form, 'from_email') };
+    create.mutate(templateId ? { ...base, template_id: templateId } : { ...base, subject: field(form, 'subject'), content: STARTER });
   };
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="new-campaign">
@@ -32,10 +35,13 @@ function NewCampaign() {
           Name
           <input name="name" required maxLength={200} placeholder="November news" />
         </label>
-        <label>
-          Subject
-          <input name="subject" required placeholder="What is new, {{ first_name }}" />
-        </label>
+        <TemplatePicker value={templateId} onChange={setTemplateId} />
+        {!templateId && (
+          <label>
+            Subject
+            <input name="subject" required placeholder="What is new, {{ first_name }}" />
+          </label>
+        )}
         <label>
           From (email)
           <input name="from_email" type="email" required placeholder="news@example.com" />

@@ -16,6 +16,7 @@ export const operations = {
   Auth_me: { method: 'GET', path: '/auth/me', query: [], body: false, dates: [], text: false },
   Auth_refresh: { method: 'POST', path: '/auth/refresh', query: [], body: true, dates: [], text: false },
   Auth_register: { method: 'POST', path: '/auth/register', query: [], body: true, dates: [], text: false },
+  Campaigns_audience: { method: 'GET', path: '/campaigns/{id}/audience', query: [], body: false, dates: [], text: false },
   Campaigns_cancel: { method: 'POST', path: '/campaigns/{id}/cancel', query: [], body: false, dates: [], text: false },
   Campaigns_create: { method: 'POST', path: '/campaigns', query: [], body: true, dates: [], text: false },
   Campaigns_delete: { method: 'DELETE', path: '/campaigns/{id}', query: [], body: false, dates: [], text: false },

@@ -81,6 +81,7 @@ __all__ = [
     "Campaign",
     "CampaignActionConflictResponse",
     "CampaignAnalytics",
+    "CampaignAudienceCount",
     "CampaignCancelledEvent",
     "CampaignCompletedData",
     "CampaignCompletedEvent",
@@ -152,6 +153,7 @@ __all__ = [
     "ContactUpdate",
     "ContactUpdatedData",
     "ContactUpdatedEvent",
+    "ContentSource",
     "Conversion",
     "ConversionCreate",
     "ConversionCreatedData",
@@ -410,6 +412,7 @@ from sendline.models.bounce_type import BounceType as BounceType
 from sendline.models.campaign import Campaign as Campaign
 from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse as CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics as CampaignAnalytics
+from sendline.models.campaign_audience_count import CampaignAudienceCount as CampaignAudienceCount
 from sendline.models.campaign_cancelled_event import CampaignCancelledEvent as CampaignCancelledEvent
 from sendline.models.campaign_completed_data import CampaignCompletedData as CampaignCompletedData
 from sendline.models.campaign_completed_event import CampaignCompletedEvent as CampaignCompletedEvent
@@ -481,6 +484,7 @@ from sendline.models.contact_unsubscribe_record import ContactUnsubscribeRecord 
 from sendline.models.contact_update import ContactUpdate as ContactUpdate
 from sendline.models.contact_updated_data import ContactUpdatedData as ContactUpdatedData
 from sendline.models.contact_updated_event import ContactUpdatedEvent as ContactUpdatedEvent
+from sendline.models.content_source import ContentSource as ContentSource
 from sendline.models.conversion import Conversion as Conversion
 from sendline.models.conversion_create import ConversionCreate as ConversionCreate
 from sendline.models.conversion_created_data import ConversionCreatedData as ConversionCreatedData

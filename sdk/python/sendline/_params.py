@@ -53,6 +53,7 @@ class CampaignParams(TypedDict, total=False):
     reply_to: Optional[str]
     text_content: Optional[str]
     preheader: Optional[str]
+    content_source: Optional[Mapping[str, Any]]
     audience: Union[Audience, AudienceParams, None]
     track_opens: bool
     track_clicks: bool

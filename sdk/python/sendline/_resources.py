@@ -100,6 +100,7 @@ from sendline.models.email_send_request import EmailSendRequest
 from sendline.models.email_send_result import EmailSendResult
 from sendline.models.campaign_analytics import CampaignAnalytics
 from sendline.models.campaign_create import CampaignCreate
+from sendline.models.campaign_audience_count import CampaignAudienceCount
 from sendline.models.campaign_message import CampaignMessage
 from sendline.models.campaign_replace import CampaignReplace
 from sendline.models.campaign_schedule_request import CampaignScheduleRequest
@@ -467,7 +468,8 @@ class CampaignsResource(_Resource):
     def create(self, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None, **fields: Unpack[CampaignParams]) -> Campaign:
         """`name`, `subject`, `from_email`, `content` (or `template_id` instead of `subject` and
         `content`, with `template_version` and `template_data`), and optionally `from_name`,
-        `reply_to`, `text_content`, `preheader`, `audience`, `track_opens`, `track_clicks`."""
+        `reply_to`, `text_content`, `preheader`, `content_source`, `audience`, `track_opens`,
+        `track_clicks`."""
         return self._call("POST", self._api.create, _body(CampaignCreate, fields), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
@@ -482,6 +484,10 @@ class CampaignsResource(_Resource):
 
     def list(self, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Campaign]:
         return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, status=status, limit=limit)
+
+    def audience(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> CampaignAudienceCount:
+        """How many contacts the campaign would send to if it started now (`recipients`)."""
+        return self._call("GET", self._api.audience, id, timeout=timeout, max_retries=max_retries)
 
     def messages(
         self, id: str, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None

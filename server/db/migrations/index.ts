@@ -25,6 +25,7 @@ import { Migration20261124100000CampaignAudiences } from './Migration20261124100
 import { Migration20261124110000FirstEngagementIndexes } from './Migration20261124110000FirstEngagementIndexes.ts';
 import { Migration20261128090000ErasureReachesEmails } from './Migration20261128090000ErasureReachesEmails.ts';
 import { Migration20261128100000PendingSignups } from './Migration20261128100000PendingSignups.ts';
+import { Migration20261129100000CampaignContentSource } from './Migration20261129100000CampaignContentSource.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   Migration20261124110000FirstEngagementIndexes,
   Migration20261128090000ErasureReachesEmails,
   Migration20261128100000PendingSignups,
+  Migration20261129100000CampaignContentSource,
 ];

@@ -65,6 +65,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'string',
         'content' => 'string',
         'text_content' => 'string',
+        'content_source' => '\Sendline\Model\ContentSource',
         'preheader' => 'string',
         'audience' => '\Sendline\Model\Audience',
         'topic_id' => 'string',
@@ -98,6 +99,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'email',
         'content' => null,
         'text_content' => null,
+        'content_source' => null,
         'preheader' => null,
         'audience' => null,
         'topic_id' => null,
@@ -129,6 +131,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => true,
         'content' => false,
         'text_content' => true,
+        'content_source' => true,
         'preheader' => true,
         'audience' => false,
         'topic_id' => true,
@@ -240,6 +243,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'reply_to',
         'content' => 'content',
         'text_content' => 'text_content',
+        'content_source' => 'content_source',
         'preheader' => 'preheader',
         'audience' => 'audience',
         'topic_id' => 'topic_id',
@@ -271,6 +275,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'setReplyTo',
         'content' => 'setContent',
         'text_content' => 'setTextContent',
+        'content_source' => 'setContentSource',
         'preheader' => 'setPreheader',
         'audience' => 'setAudience',
         'topic_id' => 'setTopicId',
@@ -302,6 +307,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'getReplyTo',
         'content' => 'getContent',
         'text_content' => 'getTextContent',
+        'content_source' => 'getContentSource',
         'preheader' => 'getPreheader',
         'audience' => 'getAudience',
         'topic_id' => 'getTopicId',
@@ -384,6 +390,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('reply_to', $data ?? [], null);
         $this->setIfExists('content', $data ?? [], null);
         $this->setIfExists('text_content', $data ?? [], null);
+        $this->setIfExists('content_source', $data ?? [], null);
         $this->setIfExists('preheader', $data ?? [], null);
         $this->setIfExists('audience', $data ?? [], null);
         $this->setIfExists('topic_id', $data ?? [], null);
@@ -459,6 +466,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['text_content'] === null) {
             $invalidProperties[] = "'text_content' can't be null";
+        }
+        if ($this->container['content_source'] === null) {
+            $invalidProperties[] = "'content_source' can't be null";
         }
         if ($this->container['preheader'] === null) {
             $invalidProperties[] = "'preheader' can't be null";
@@ -761,6 +771,40 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             }
         }
         $this->container['text_content'] = $text_content;
+
+        return $this;
+    }
+
+    /**
+     * Gets content_source
+     *
+     * @return \Sendline\Model\ContentSource
+     */
+    public function getContentSource()
+    {
+        return $this->container['content_source'];
+    }
+
+    /**
+     * Sets content_source
+     *
+     * @param \Sendline\Model\ContentSource $content_source What an editor made `content` from (blocks or Markdown); null for HTML written as is.
+     *
+     * @return self
+     */
+    public function setContentSource($content_source)
+    {
+        if (is_null($content_source)) {
+            array_push($this->openAPINullablesSetToNull, 'content_source');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('content_source', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['content_source'] = $content_source;
 
         return $this;
     }

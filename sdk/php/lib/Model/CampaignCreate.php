@@ -66,6 +66,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'string',
         'text_content' => 'string',
         'preheader' => 'string',
+        'content_source' => '\Sendline\Model\ContentSource',
         'audience' => '\Sendline\Model\Audience',
         'topic_id' => 'string',
         'track_opens' => 'bool',
@@ -91,6 +92,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'email',
         'text_content' => null,
         'preheader' => null,
+        'content_source' => null,
         'audience' => null,
         'topic_id' => null,
         'track_opens' => null,
@@ -114,6 +116,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => true,
         'text_content' => true,
         'preheader' => true,
+        'content_source' => true,
         'audience' => false,
         'topic_id' => true,
         'track_opens' => false,
@@ -217,6 +220,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'reply_to',
         'text_content' => 'text_content',
         'preheader' => 'preheader',
+        'content_source' => 'content_source',
         'audience' => 'audience',
         'topic_id' => 'topic_id',
         'track_opens' => 'track_opens',
@@ -240,6 +244,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'setReplyTo',
         'text_content' => 'setTextContent',
         'preheader' => 'setPreheader',
+        'content_source' => 'setContentSource',
         'audience' => 'setAudience',
         'topic_id' => 'setTopicId',
         'track_opens' => 'setTrackOpens',
@@ -263,6 +268,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'reply_to' => 'getReplyTo',
         'text_content' => 'getTextContent',
         'preheader' => 'getPreheader',
+        'content_source' => 'getContentSource',
         'audience' => 'getAudience',
         'topic_id' => 'getTopicId',
         'track_opens' => 'getTrackOpens',
@@ -337,6 +343,7 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('reply_to', $data ?? [], null);
         $this->setIfExists('text_content', $data ?? [], null);
         $this->setIfExists('preheader', $data ?? [], null);
+        $this->setIfExists('content_source', $data ?? [], null);
         $this->setIfExists('audience', $data ?? [], null);
         $this->setIfExists('topic_id', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], true);
@@ -727,6 +734,40 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['preheader'] = $preheader;
+
+        return $this;
+    }
+
+    /**
+     * Gets content_source
+     *
+     * @return \Sendline\Model\ContentSource|null
+     */
+    public function getContentSource()
+    {
+        return $this->container['content_source'];
+    }
+
+    /**
+     * Sets content_source
+     *
+     * @param \Sendline\Model\ContentSource|null $content_source What an editor made `content` from; kept as given and returned, never sent. `format` needs its own field (400 otherwise).
+     *
+     * @return self
+     */
+    public function setContentSource($content_source)
+    {
+        if (is_null($content_source)) {
+            array_push($this->openAPINullablesSetToNull, 'content_source');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('content_source', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['content_source'] = $content_source;
 
         return $this;
     }

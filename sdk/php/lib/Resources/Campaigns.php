@@ -8,6 +8,7 @@ use Sendline\Client\Paginator;
 use Sendline\Client\Resource;
 use Sendline\Client\Transport;
 use Sendline\Model\Campaign;
+use Sendline\Model\CampaignAudienceCount;
 use Sendline\Model\CampaignCreate;
 use Sendline\Model\CampaignMessagePage;
 use Sendline\Model\CampaignPage;
@@ -100,6 +101,12 @@ class Campaigns extends Resource
      *
      * @return Paginator<\Sendline\Model\CampaignMessage>
      */
+    /** How many contacts the campaign would send to if it started now (`recipients`). */
+    public function audience(?string $id, mixed ...$options): CampaignAudienceCount
+    {
+        return $this->call('audienceRequest', CampaignAudienceCount::class, ['id' => $id], self::merge([], $options));
+    }
+
     public function messages(?string $id, array $params = [], mixed ...$named): Paginator
     {
         return $this->paginate('messagesRequest', CampaignMessagePage::class, ['id' => $id], self::merge($params, $named));

@@ -42,6 +42,7 @@ from sendline.models.bounce_type import BounceType
 from sendline.models.campaign import Campaign
 from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics
+from sendline.models.campaign_audience_count import CampaignAudienceCount
 from sendline.models.campaign_cancelled_event import CampaignCancelledEvent
 from sendline.models.campaign_completed_data import CampaignCompletedData
 from sendline.models.campaign_completed_event import CampaignCompletedEvent
@@ -113,6 +114,7 @@ from sendline.models.contact_unsubscribe_record import ContactUnsubscribeRecord
 from sendline.models.contact_update import ContactUpdate
 from sendline.models.contact_updated_data import ContactUpdatedData
 from sendline.models.contact_updated_event import ContactUpdatedEvent
+from sendline.models.content_source import ContentSource
 from sendline.models.conversion import Conversion
 from sendline.models.conversion_create import ConversionCreate
 from sendline.models.conversion_created_data import ConversionCreatedData

@@ -25,6 +25,7 @@ from typing_extensions import Annotated
 from sendline.models.audience import Audience
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus
+from sendline.models.content_source import ContentSource
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -40,6 +41,7 @@ class Campaign(BaseModel):
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(description="Where replies go, when not to `from_email`.")
     content: StrictStr = Field(description="HTML with Liquid personalisation: `{{ first_name | default: \"there\" }}`, `{{ unsubscribe_url }}`.")
     text_content: Optional[StrictStr] = Field(description="Plain-text part; derived from `content` when null.")
+    content_source: Optional[ContentSource] = Field(description="What an editor made `content` from (blocks or Markdown); null for HTML written as is.")
     preheader: Optional[StrictStr] = Field(description="The preview text inbox lists show after the subject.")
     audience: Audience = Field(description="Who receives the campaign: contacts created before it starts sending that match it; each is checked again when its message is written, in batches as the campaign sends.")
     topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).")
@@ -55,7 +57,7 @@ class Campaign(BaseModel):
     template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
     template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
     template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -97,6 +99,9 @@ class Campaign(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # override the default output from pydantic by calling `to_dict()` of content_source
+        if self.content_source:
+            _dict['content_source'] = self.content_source.to_dict()
         # override the default output from pydantic by calling `to_dict()` of audience
         if self.audience:
             _dict['audience'] = self.audience.to_dict()
@@ -117,6 +122,11 @@ class Campaign(BaseModel):
         # and model_fields_set contains the field
         if self.text_content is None and "text_content" in self.model_fields_set:
             _dict['text_content'] = None
+
+        # set to None if content_source (nullable) is None
+        # and model_fields_set contains the field
+        if self.content_source is None and "content_source" in self.model_fields_set:
+            _dict['content_source'] = None
 
         # set to None if preheader (nullable) is None
         # and model_fields_set contains the field
@@ -178,6 +188,7 @@ class Campaign(BaseModel):
             "reply_to": obj.get("reply_to"),
             "content": obj.get("content"),
             "text_content": obj.get("text_content"),
+            "content_source": ContentSource.from_dict(obj["content_source"]) if obj.get("content_source") is not None else None,
             "preheader": obj.get("preheader"),
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
             "topic_id": obj.get("topic_id"),

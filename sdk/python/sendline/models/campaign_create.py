@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
+from sendline.models.content_source import ContentSource
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -37,6 +38,7 @@ class CampaignCreate(BaseModel):
     reply_to: Optional[Annotated[str, Field(strict=True, max_length=254)]] = Field(default=None, description="Where replies go, when not to `from_email`.")
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part, up to 1,000,000 characters; derived from `content` when left out.")
     preheader: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Preview text shown after the subject in inbox lists, up to 500 characters.")
+    content_source: Optional[ContentSource] = Field(default=None, description="What an editor made `content` from; kept as given and returned, never sent. `format` needs its own field (400 otherwise).")
     audience: Optional[Audience] = Field(default=None, description="Who receives the campaign; left out, every subscribed contact.")
     topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`.")
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
@@ -44,7 +46,7 @@ class CampaignCreate(BaseModel):
     template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")
     template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to send; the latest when sending starts if omitted.")
     template_data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, the same for every recipient (at most 64 KB as JSON).")
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "content_source", "audience", "topic_id", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -86,6 +88,9 @@ class CampaignCreate(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # override the default output from pydantic by calling `to_dict()` of content_source
+        if self.content_source:
+            _dict['content_source'] = self.content_source.to_dict()
         # override the default output from pydantic by calling `to_dict()` of audience
         if self.audience:
             _dict['audience'] = self.audience.to_dict()
@@ -108,6 +113,11 @@ class CampaignCreate(BaseModel):
         # and model_fields_set contains the field
         if self.preheader is None and "preheader" in self.model_fields_set:
             _dict['preheader'] = None
+
+        # set to None if content_source (nullable) is None
+        # and model_fields_set contains the field
+        if self.content_source is None and "content_source" in self.model_fields_set:
+            _dict['content_source'] = None
 
         # set to None if topic_id (nullable) is None
         # and model_fields_set contains the field
@@ -149,6 +159,7 @@ class CampaignCreate(BaseModel):
             "reply_to": obj.get("reply_to"),
             "text_content": obj.get("text_content"),
             "preheader": obj.get("preheader"),
+            "content_source": ContentSource.from_dict(obj["content_source"]) if obj.get("content_source") is not None else None,
             "audience": Audience.from_dict(obj["audience"]) if obj.get("audience") is not None else None,
             "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,

@@ -19,6 +19,69 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Count a campaign's audience
+    # Count the campaign's audience as it is now, as `send` would (contacts subscribed, matching it, not suppressed, not out of its topic), without starting anything: what the dashboard's send dialog states. The count can change before the campaign starts.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [CampaignAudienceCount]
+    def audience(id, opts = {})
+      data, _status_code, _headers = audience_with_http_info(id, opts)
+      data
+    end
+
+    # Count a campaign&#39;s audience
+    # Count the campaign&#39;s audience as it is now, as &#x60;send&#x60; would (contacts subscribed, matching it, not suppressed, not out of its topic), without starting anything: what the dashboard&#39;s send dialog states. The count can change before the campaign starts.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [Array<(CampaignAudienceCount, Integer, Hash)>] CampaignAudienceCount data, response status code and response headers
+    def audience_with_http_info(id, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: CampaignsApi.audience ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.audience"
+      end
+      # resource path
+      local_var_path = '/campaigns/{id}/audience'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'CampaignAudienceCount'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"CampaignsApi.audience",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: CampaignsApi#audience\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Send a campaign
     # Start sending a `draft` or `scheduled` campaign now, or schedule it when `scheduled_at` is given. Sending counts the audience (`stats.recipients`: contacts created until now, subscribed, matching it) and emits `campaign.started`; messages are written batch by batch as they go out, one per recipient, so the first leave at once whatever the audience's size. Then each message emits `email.sent` and `email.delivered` (or `email.deferred`, `email.bounced`, `email.failed`), and the campaign ends with `campaign.completed` or `campaign.failed`. With `scheduled_at`, emits `campaign.scheduled`.
     # @param id [String] 

@@ -39,6 +39,9 @@ module Sendline
     # Plain-text part; derived from `content` when null.
     attr_accessor :text_content
 
+    # What an editor made `content` from (blocks or Markdown); null for HTML written as is.
+    attr_accessor :content_source
+
     # The preview text inbox lists show after the subject.
     attr_accessor :preheader
 
@@ -117,6 +120,7 @@ module Sendline
         :'reply_to' => :'reply_to',
         :'content' => :'content',
         :'text_content' => :'text_content',
+        :'content_source' => :'content_source',
         :'preheader' => :'preheader',
         :'audience' => :'audience',
         :'topic_id' => :'topic_id',
@@ -156,6 +160,7 @@ module Sendline
         :'reply_to' => :'String',
         :'content' => :'String',
         :'text_content' => :'String',
+        :'content_source' => :'ContentSource',
         :'preheader' => :'String',
         :'audience' => :'Audience',
         :'topic_id' => :'String',
@@ -180,6 +185,7 @@ module Sendline
         :'from_name',
         :'reply_to',
         :'text_content',
+        :'content_source',
         :'preheader',
         :'topic_id',
         :'scheduled_at',
@@ -253,6 +259,12 @@ module Sendline
         self.text_content = attributes[:'text_content']
       else
         self.text_content = nil
+      end
+
+      if attributes.key?(:'content_source')
+        self.content_source = attributes[:'content_source']
+      else
+        self.content_source = nil
       end
 
       if attributes.key?(:'preheader')
@@ -580,6 +592,7 @@ module Sendline
           reply_to == o.reply_to &&
           content == o.content &&
           text_content == o.text_content &&
+          content_source == o.content_source &&
           preheader == o.preheader &&
           audience == o.audience &&
           topic_id == o.topic_id &&
@@ -606,7 +619,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

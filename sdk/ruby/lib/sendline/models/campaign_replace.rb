@@ -40,6 +40,9 @@ module Sendline
     # Preview text shown after the subject in inbox lists, up to 500 characters.
     attr_accessor :preheader
 
+    # What an editor made `content` from; kept as given and returned, never sent. `format` needs its own field (400 otherwise).
+    attr_accessor :content_source
+
     # Who receives the campaign; left out, every subscribed contact.
     attr_accessor :audience
 
@@ -72,6 +75,7 @@ module Sendline
         :'reply_to' => :'reply_to',
         :'text_content' => :'text_content',
         :'preheader' => :'preheader',
+        :'content_source' => :'content_source',
         :'audience' => :'audience',
         :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
@@ -103,6 +107,7 @@ module Sendline
         :'reply_to' => :'String',
         :'text_content' => :'String',
         :'preheader' => :'String',
+        :'content_source' => :'ContentSource',
         :'audience' => :'Audience',
         :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
@@ -120,6 +125,7 @@ module Sendline
         :'reply_to',
         :'text_content',
         :'preheader',
+        :'content_source',
         :'topic_id',
         :'template_id',
         :'template_version',
@@ -177,6 +183,10 @@ module Sendline
 
       if attributes.key?(:'preheader')
         self.preheader = attributes[:'preheader']
+      end
+
+      if attributes.key?(:'content_source')
+        self.content_source = attributes[:'content_source']
       end
 
       if attributes.key?(:'audience')
@@ -445,6 +455,7 @@ module Sendline
           reply_to == o.reply_to &&
           text_content == o.text_content &&
           preheader == o.preheader &&
+          content_source == o.content_source &&
           audience == o.audience &&
           topic_id == o.topic_id &&
           track_opens == o.track_opens &&
@@ -463,7 +474,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, audience, topic_id, track_opens, track_clicks, template_id, template_version, template_data].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, content_source, audience, topic_id, track_opens, track_clicks, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash
