@@ -3,8 +3,8 @@ import LongFirst from './test/setup/long-first.ts';
 
 /**
  * Files that hold the server to a latency in milliseconds (no stall of /healthz while hostile
- * content is checked): they run after the others, one at a time, so that what they measure is
- * the server's and not another test file's use of the two cores.
+ * content is checked): it runs after all the others, so that what it measures is the server's
+ * time and not another test file's use of the two cores.
  */
 const ALONE = ['test/api/hostile-content.test.ts'];
 
@@ -18,15 +18,16 @@ export default defineConfig({
     // data folder and ports. vitest's default on two cores is one.
     maxWorkers: 2,
     minWorkers: 1,
+    sequence: { sequencer: LongFirst },
     reporters: ['default', './test/setup/slowest-files.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
       {
         extends: true,
-        test: { name: 'together', include: ['server/**/*.test.ts', 'test/**/*.test.ts'], exclude: ALONE, sequence: { sequencer: LongFirst, groupOrder: 0 } },
+        test: { name: 'together', include: ['server/**/*.test.ts', 'test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } },
       },
-      { extends: true, test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 } } },
     ],
   },
 });
