@@ -15,10 +15,12 @@ export interface ContactFilters {
   q?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only these contacts (an export of ticked contacts). */
+  ids?: string[];
 }
 
 /** The filters of `GET /contacts` as its query, `GET /contacts/count`'s and a bulk request's `filter` give them. */
-export function filtersOf(filter: components['schemas']['ContactExportFilters']): ContactFilters {
+export function filtersOf(filter: components['schemas']['ContactListFilters']): ContactFilters {
   return {
     status: filter.status,
     tag: filter.tag,
@@ -49,7 +51,8 @@ type ContactQuery<O> = SelectQueryBuilder<Database, 'contacts', O>;
 /** The account's contacts that `filters` match, as `GET /contacts` and exports read them; every filter has an index behind it. */
 export function matching<O>(query: ContactQuery<O>, accountId: string, filters: ContactFilters): ContactQuery<O> {
   let q = query.where('account_id', '=', accountId);
-  const { status, tag, email, q: text, createdAfter, createdBefore } = filters;
+  const { status, tag, email, q: text, createdAfter, createdBefore, ids } = filters;
+  if (ids) q = q.where(sql<boolean>`id = any(${ids}::text[])`);
   if (status) q = q.where('status', '=', status);
   if (tag) q = q.where(sql<boolean>`tags @> array[${tag}]::text[]`);
   if (email) q = q.where(sql<boolean>`lower(email) like ${likePrefix(email)}`);

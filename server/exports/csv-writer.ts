@@ -13,6 +13,7 @@ export interface ExportFilters {
   q?: string;
   created_after?: string;
   created_before?: string;
+  contact_ids?: string[];
 }
 
 export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created_at', 'updated_at'];
@@ -28,6 +29,7 @@ const contactFilters = (f: ExportFilters): ContactFilters => ({
   q: f.q,
   createdAfter: f.created_after ? new Date(f.created_after) : undefined,
   createdBefore: f.created_before ? new Date(f.created_before) : undefined,
+  ids: f.contact_ids,
 });
 
 /** What the export writes: its columns, and the filters its contacts match. */
@@ -91,6 +93,7 @@ function inlined(compiled: { sql: string; parameters: readonly unknown[] }): str
     if (typeof value === 'string') return escapeLiteral(value);
     if (value instanceof Date) return escapeLiteral(value.toISOString());
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return `array[${value.map((v: string) => escapeLiteral(v)).join(',')}]::text[]`;
     throw new Error(`no literal for parameter $${n} of type ${typeof value}`);
   });
 }

@@ -12,7 +12,7 @@ export const ContactExport = defineEntity({
     id: p.string().primary(),
     accountId: p.string(),
     status: p.enum([...EXPORT_STATUSES]),
-    filters: p.json<Record<string, string>>(),
+    filters: p.json<Record<string, string | string[]>>(),
     rows: p.integer().defaultRaw('0'),
     bytes: p.bigint('number').defaultRaw('0'),
     error: p.string().nullable(),

@@ -8,7 +8,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Pool } from '../db/pool.ts';
 import { CopyCsvWriter } from './copy-csv.ts';
 import { exportCopySql, headerLine, planExport } from './csv-writer.ts';
-import { exportsStore, type ExportListed } from './store.ts';
+import { exportsStore, type ExportListed, type StoredFilters } from './store.ts';
 
 type ContactExportJson = components['schemas']['ContactExport'];
 type ContactExportFilters = components['schemas']['ContactExportFilters'];
@@ -52,8 +52,8 @@ export class ExportService {
   }
 
   async create(accountId: string, filters: ContactExportFilters): Promise<ContactExportJson> {
-    const stored: Record<string, string> = {};
-    for (const [key, value] of Object.entries(filters)) if (typeof value === 'string') stored[key] = value;
+    const stored: StoredFilters = {};
+    for (const [key, value] of Object.entries(filters)) if (typeof value === 'string' || Array.isArray(value)) stored[key] = value;
     const created = await exportsStore.insertWithin(this.db, this.limits.maxConcurrentPerAccount, {
       account_id: accountId,
       filters: stored,

@@ -3,13 +3,16 @@ import type { Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { ExportStatus } from './entities.ts';
 
+/** An export's filters as stored: texts, and the ids of `contact_ids`. */
+export type StoredFilters = Record<string, string | string[]>;
+
 /** Every statement that writes `contact_exports` and `contact_export_chunks`. */
 
 export interface ExportListed {
   id: string;
   account_id: string;
   status: ExportStatus;
-  filters: Record<string, string>;
+  filters: StoredFilters;
   rows: number;
   bytes: number;
   error: string | null;
@@ -22,7 +25,7 @@ export interface ExportListed {
 const COLUMNS = ['id', 'account_id', 'status', 'filters', 'rows', 'bytes', 'error', 'created_at', 'started_at', 'completed_at', 'expires_at'] as const;
 
 export const exportsStore = {
-  async insert(db: Db, row: { account_id: string; filters: Record<string, string>; expires_at: Date }): Promise<ExportListed> {
+  async insert(db: Db, row: { account_id: string; filters: StoredFilters; expires_at: Date }): Promise<ExportListed> {
     const created = await db
       .insertInto('contact_exports')
       .values({ ...row, id: sql<string>`sendline_id('exp')`, status: 'queued' })
@@ -35,7 +38,7 @@ export const exportsStore = {
    * Inserts the export unless the account has `maxActive` queued or running, answering null then.
    * Requests of one account take turns on an advisory lock, so parallel ones cannot all see room.
    */
-  async insertWithin(db: Db, maxActive: number, row: { account_id: string; filters: Record<string, string>; expires_at: Date }): Promise<ExportListed | null> {
+  async insertWithin(db: Db, maxActive: number, row: { account_id: string; filters: StoredFilters; expires_at: Date }): Promise<ExportListed | null> {
     return db.transaction().execute(async (tx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`contact_exports:${row.account_id}`}))`.execute(tx);
       const { active } = await tx

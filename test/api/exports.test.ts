@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { csvLine } from '../../server/http/csv.ts';
-import { newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
+import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -195,5 +195,63 @@ describe('contact exports written by PostgreSQL', () => {
     const none = await exportOf(account, { tag: 'nobody' });
     expect(none.csv).toBe('email,first_name,last_name,status,status_reason,tags,created_at,updated_at\r\n');
     expect(none.rows).toBe(0);
+  });
+});
+
+describe('contact exports of a selection', () => {
+  let account: TestAccount;
+  let other: TestAccount;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    account = await newAccount(sendline.url, 'export-selection');
+    other = await newAccount(sendline.url, 'export-selection-other');
+    for (const [name, status] of [
+      ['ann', 'subscribed'],
+      ['bob', 'unsubscribed'],
+      ['cat', 'subscribed'],
+      ['dan', 'subscribed'],
+    ]) {
+      const res = await account.api('POST', '/api/contacts', { body: { email: `${name}@example.com`, status, attributes: { name } } });
+      expect(res.status).toBe(201);
+      ids[name] = res.body.id;
+    }
+    const foreign = await other.api('POST', '/api/contacts', { body: { email: 'eve@example.com' } });
+    expect(foreign.status).toBe(201);
+    ids.eve = foreign.body.id;
+  });
+
+  it('holds exactly the contacts named, of the account only, and shows the ids as stored', async () => {
+    const picked = await exportOf(account, { contact_ids: [ids.dan, ids.ann, ids.bob, ids.eve] });
+    expect(picked.csv).toBe(await expectedCsv(account.accountId, 'id = any($2::text[])', [[ids.ann, ids.bob, ids.dan]]));
+    expect(picked.rows).toBe(3);
+    const shown = await account.api('GET', `/api/contacts/exports/${picked.id}`);
+    expect(shown.body.filters).toEqual({ contact_ids: [ids.dan, ids.ann, ids.bob, ids.eve] });
+    // Another account's export of the same ids holds its own contact only.
+    const theirs = await exportOf(other, { contact_ids: [ids.ann, ids.eve] });
+    expect(theirs.rows).toBe(1);
+    expect(theirs.csv).toContain('eve@example.com');
+  });
+
+  it('applies the other filters on top of the ids', async () => {
+    const subscribed = await exportOf(account, { contact_ids: [ids.ann, ids.bob, ids.cat], status: 'subscribed' });
+    expect(subscribed.csv).toBe(await expectedCsv(account.accountId, "id = any($2::text[]) and status = 'subscribed'", [[ids.ann, ids.cat]]));
+    expect(subscribed.rows).toBe(2);
+    const none = await exportOf(account, { contact_ids: [ids.ann], status: 'unsubscribed' });
+    expect(none.rows).toBe(0);
+  });
+
+  it('refuses ids that are not a list of 1 to 10,000 distinct contact ids', async () => {
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => `ct_${String(i).padStart(22, '0')}`);
+    for (const [contactIds, pointer] of [
+      [tooMany, '/contact_ids'],
+      [[], '/contact_ids'],
+      [ids.ann, '/contact_ids'],
+      [[ids.ann, ids.ann], '/contact_ids'],
+      [[ids.ann, 'lst_0Vbp7Rz2P3qkaVD2lbaV53'], '/contact_ids/1'],
+    ] as const) {
+      const res = await account.api('POST', '/api/contacts/exports', { body: { contact_ids: contactIds } });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
+    }
   });
 });

@@ -617,7 +617,8 @@ export interface paths {
         put?: never;
         /**
          * Export contacts to CSV
-         * @description Start an export of the contacts that match the filters (every contact without any). A job
+         * @description Start an export of the contacts that match the filters (every contact without any), or of
+         *     the contacts named by `contact_ids` that match them. A job
          *     writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`,
          *     `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a
          *     spreadsheet would read as a formula start with `'`.
@@ -3354,7 +3355,7 @@ export interface components {
             /** @description The contacts, by id (`ct_…`); ids of no contact of the account are left out. Give this or `filter`. */
             contact_ids?: string[];
             /** @description Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`. */
-            filter?: components["schemas"]["ContactExportFilters"];
+            filter?: components["schemas"]["ContactListFilters"];
         };
         ContactBulkResult: {
             /**
@@ -3693,7 +3694,10 @@ export interface components {
              */
             expires_at: string;
         };
-        /** @description Which contacts an export holds: the filters of `GET /contacts`. */
+        /**
+         * @description Which contacts an export holds: the filters of `GET /contacts`, and perhaps the contacts
+         *     ticked in a list, by id.
+         */
         ContactExportFilters: {
             /** @description Only contacts with this status. */
             status?: components["schemas"]["ContactStatus"];
@@ -3713,6 +3717,11 @@ export interface components {
              * @description Only contacts created before this time.
              */
             created_before?: string;
+            /**
+             * @description Only these contacts (`ct_…`), 1 to 10,000 distinct ids; ids of no contact of the account
+             *     (another account's, deleted ones) are left out. The other filters apply on top.
+             */
+            contact_ids?: components["schemas"]["ContactId"][];
         };
         /** @enum {string} */
         ContactExportStatus: "queued" | "running" | "completed" | "failed";
@@ -3767,6 +3776,8 @@ export interface components {
             /** @description The options of a `choice` field, replacing the stored ones (1–100 distinct options); not allowed for other types. */
             options?: components["schemas"]["FieldOption"][];
         };
+        /** @description A contact's id: `ct_` and 22 letters and digits. */
+        ContactId: string;
         /**
          * @example {
          *       "id": "imp_0Vbp7Rz2oLTQbLzBH6C5LI",
@@ -3880,6 +3891,27 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** @description Lists (`lst_…`) every imported contact joins as a `subscribed` member. */
             list_ids?: string[];
+        };
+        /** @description Which contacts a bulk action's `filter` matches: the filters of `GET /contacts`. */
+        ContactListFilters: {
+            /** @description Only contacts with this status. */
+            status?: components["schemas"]["ContactStatus"];
+            /** @description Only contacts with this tag (exact match). */
+            tag?: string;
+            /** @description Emails that start with this text (case-insensitive). */
+            email?: string;
+            /** @description Contacts whose email, first name or last name starts with this text (case-insensitive). */
+            q?: string;
+            /**
+             * Format: date-time
+             * @description Only contacts created after this time.
+             */
+            created_after?: string;
+            /**
+             * Format: date-time
+             * @description Only contacts created before this time.
+             */
+            created_before?: string;
         };
         /** @description A list a contact is a member of, with the member's status there. */
         ContactListMembership: {

@@ -137,6 +137,7 @@ __all__ = [
     "ContactImportFailure",
     "ContactImportPage",
     "ContactImportRequest",
+    "ContactListFilters",
     "ContactListMembership",
     "ContactListMembershipPage",
     "ContactPage",
@@ -468,6 +469,7 @@ from sendline.models.contact_import import ContactImport as ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure as ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage as ContactImportPage
 from sendline.models.contact_import_request import ContactImportRequest as ContactImportRequest
+from sendline.models.contact_list_filters import ContactListFilters as ContactListFilters
 from sendline.models.contact_list_membership import ContactListMembership as ContactListMembership
 from sendline.models.contact_list_membership_page import ContactListMembershipPage as ContactListMembershipPage
 from sendline.models.contact_page import ContactPage as ContactPage

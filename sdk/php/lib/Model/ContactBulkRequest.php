@@ -62,7 +62,7 @@ class ContactBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializab
         'tags' => 'string[]',
         'list_id' => 'string',
         'contact_ids' => 'string[]',
-        'filter' => '\Sendline\Model\ContactExportFilters'
+        'filter' => '\Sendline\Model\ContactListFilters'
     ];
 
     /**
@@ -470,7 +470,7 @@ class ContactBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Gets filter
      *
-     * @return \Sendline\Model\ContactExportFilters|null
+     * @return \Sendline\Model\ContactListFilters|null
      */
     public function getFilter()
     {
@@ -480,7 +480,7 @@ class ContactBulkRequest implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets filter
      *
-     * @param \Sendline\Model\ContactExportFilters|null $filter Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`.
+     * @param \Sendline\Model\ContactListFilters|null $filter Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`.
      *
      * @return self
      */

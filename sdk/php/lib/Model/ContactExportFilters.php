@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * ContactExportFilters Class Doc Comment
  *
  * @category Class
- * @description Which contacts an export holds: the filters of &#x60;GET /contacts&#x60;.
+ * @description Which contacts an export holds: the filters of &#x60;GET /contacts&#x60;, and perhaps the contacts ticked in a list, by id.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -63,7 +63,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => 'string',
         'q' => 'string',
         'created_after' => '\DateTime',
-        'created_before' => '\DateTime'
+        'created_before' => '\DateTime',
+        'contact_ids' => 'string[]'
     ];
 
     /**
@@ -79,7 +80,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => null,
         'q' => null,
         'created_after' => 'date-time',
-        'created_before' => 'date-time'
+        'created_before' => 'date-time',
+        'contact_ids' => null
     ];
 
     /**
@@ -93,7 +95,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => false,
         'q' => false,
         'created_after' => false,
-        'created_before' => false
+        'created_before' => false,
+        'contact_ids' => false
     ];
 
     /**
@@ -187,7 +190,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => 'email',
         'q' => 'q',
         'created_after' => 'created_after',
-        'created_before' => 'created_before'
+        'created_before' => 'created_before',
+        'contact_ids' => 'contact_ids'
     ];
 
     /**
@@ -201,7 +205,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => 'setEmail',
         'q' => 'setQ',
         'created_after' => 'setCreatedAfter',
-        'created_before' => 'setCreatedBefore'
+        'created_before' => 'setCreatedBefore',
+        'contact_ids' => 'setContactIds'
     ];
 
     /**
@@ -215,7 +220,8 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         'email' => 'getEmail',
         'q' => 'getQ',
         'created_after' => 'getCreatedAfter',
-        'created_before' => 'getCreatedBefore'
+        'created_before' => 'getCreatedBefore',
+        'contact_ids' => 'getContactIds'
     ];
 
     /**
@@ -281,6 +287,7 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
         $this->setIfExists('q', $data ?? [], null);
         $this->setIfExists('created_after', $data ?? [], null);
         $this->setIfExists('created_before', $data ?? [], null);
+        $this->setIfExists('contact_ids', $data ?? [], null);
     }
 
     /**
@@ -320,6 +327,14 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
 
         if (!is_null($this->container['q']) && (mb_strlen($this->container['q']) > 200)) {
             $invalidProperties[] = "invalid value for 'q', the character length must be smaller than or equal to 200.";
+        }
+
+        if (!is_null($this->container['contact_ids']) && (count($this->container['contact_ids']) > 10000)) {
+            $invalidProperties[] = "invalid value for 'contact_ids', number of items must be less than or equal to 10000.";
+        }
+
+        if (!is_null($this->container['contact_ids']) && (count($this->container['contact_ids']) < 1)) {
+            $invalidProperties[] = "invalid value for 'contact_ids', number of items must be greater than or equal to 1.";
         }
 
         return $invalidProperties;
@@ -507,6 +522,40 @@ class ContactExportFilters implements ModelInterface, ArrayAccess, \JsonSerializ
             throw new \InvalidArgumentException('non-nullable created_before cannot be null');
         }
         $this->container['created_before'] = $created_before;
+
+        return $this;
+    }
+
+    /**
+     * Gets contact_ids
+     *
+     * @return string[]|null
+     */
+    public function getContactIds()
+    {
+        return $this->container['contact_ids'];
+    }
+
+    /**
+     * Sets contact_ids
+     *
+     * @param string[]|null $contact_ids Only these contacts (`ct_…`), 1 to 10,000 distinct ids; ids of no contact of the account (another account's, deleted ones) are left out. The other filters apply on top.
+     *
+     * @return self
+     */
+    public function setContactIds($contact_ids)
+    {
+        if (is_null($contact_ids)) {
+            throw new \InvalidArgumentException('non-nullable contact_ids cannot be null');
+        }
+
+        if ((count($contact_ids) > 10000)) {
+            throw new \InvalidArgumentException('invalid value for $contact_ids when calling ContactExportFilters., number of items must be less than or equal to 10000.');
+        }
+        if ((count($contact_ids) < 1)) {
+            throw new \InvalidArgumentException('invalid length for $contact_ids when calling ContactExportFilters., number of items must be greater than or equal to 1.');
+        }
+        $this->container['contact_ids'] = $contact_ids;
 
         return $this;
     }

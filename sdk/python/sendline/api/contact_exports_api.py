@@ -60,7 +60,7 @@ class ContactExportsApi:
     ) -> ContactExport:
         """Export contacts to CSV
 
-        Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
+        Start an export of the contacts that match the filters (every contact without any), or of the contacts named by `contact_ids` that match them. A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
 
         :param contact_export_filters: (required)
         :type contact_export_filters: ContactExportFilters
@@ -140,7 +140,7 @@ class ContactExportsApi:
     ) -> ApiResponse[ContactExport]:
         """Export contacts to CSV
 
-        Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
+        Start an export of the contacts that match the filters (every contact without any), or of the contacts named by `contact_ids` that match them. A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
 
         :param contact_export_filters: (required)
         :type contact_export_filters: ContactExportFilters
@@ -220,7 +220,7 @@ class ContactExportsApi:
     ) -> RESTResponseType:
         """Export contacts to CSV
 
-        Start an export of the contacts that match the filters (every contact without any). A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
+        Start an export of the contacts that match the filters (every contact without any), or of the contacts named by `contact_ids` that match them. A job writes the CSV: the columns `email`, `first_name`, `last_name`, `status`, `status_reason`, `tags`, `created_at` and `updated_at`, then one column per attribute key. Cells a spreadsheet would read as a formula start with `'`.  At most `EXPORT_MAX_CONCURRENT` (2) exports are queued or running per account; another answers `429 too_many_exports` with `Retry-After`. An account keeps its `EXPORT_MAX_KEPT` (10) newest finished exports: as one finishes, older ones are deleted with their CSV (and answer 404), as every export is 24 hours after it was requested.
 
         :param contact_export_filters: (required)
         :type contact_export_filters: ContactExportFilters

@@ -98,6 +98,7 @@ from sendline.models.contact_import import ContactImport
 from sendline.models.contact_import_failure import ContactImportFailure
 from sendline.models.contact_import_page import ContactImportPage
 from sendline.models.contact_import_request import ContactImportRequest
+from sendline.models.contact_list_filters import ContactListFilters
 from sendline.models.contact_list_membership import ContactListMembership
 from sendline.models.contact_list_membership_page import ContactListMembershipPage
 from sendline.models.contact_page import ContactPage

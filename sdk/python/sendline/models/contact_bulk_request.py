@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.contact_bulk_action import ContactBulkAction
-from sendline.models.contact_export_filters import ContactExportFilters
+from sendline.models.contact_list_filters import ContactListFilters
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -34,7 +34,7 @@ class ContactBulkRequest(BaseModel):
     tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(min_length=1, max_length=50)]] = Field(default=None, description="For `tag` and `untag`: 1–50 tags, trimmed.")
     list_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="For `add_to_list` and `remove_from_list`: the list (`lst_…`); an unknown one answers 400.")
     contact_ids: Optional[Annotated[List[StrictStr], Field(min_length=1, max_length=10000)]] = Field(default=None, description="The contacts, by id (`ct_…`); ids of no contact of the account are left out. Give this or `filter`.")
-    filter: Optional[ContactExportFilters] = Field(default=None, description="Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`.")
+    filter: Optional[ContactListFilters] = Field(default=None, description="Every contact of the account these filters of `GET /contacts` match (`{}`: every contact). Give this or `contact_ids`.")
     __properties: ClassVar[List[str]] = ["action", "tags", "list_id", "contact_ids", "filter"]
 
     model_config = ConfigDict(
@@ -96,7 +96,7 @@ class ContactBulkRequest(BaseModel):
             "tags": obj.get("tags"),
             "list_id": obj.get("list_id"),
             "contact_ids": obj.get("contact_ids"),
-            "filter": ContactExportFilters.from_dict(obj["filter"]) if obj.get("filter") is not None else None
+            "filter": ContactListFilters.from_dict(obj["filter"]) if obj.get("filter") is not None else None
         })
         return _obj
 

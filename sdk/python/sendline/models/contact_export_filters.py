@@ -19,7 +19,7 @@ import json
 
 from pydantic_core import to_jsonable_python
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.contact_status import ContactStatus
@@ -28,7 +28,7 @@ from typing_extensions import Self
 
 class ContactExportFilters(BaseModel):
     """
-    Which contacts an export holds: the filters of `GET /contacts`.
+    Which contacts an export holds: the filters of `GET /contacts`, and perhaps the contacts ticked in a list, by id.
     """ # noqa: E501
     status: Optional[ContactStatus] = Field(default=None, description="Only contacts with this status.")
     tag: Optional[Annotated[str, Field(strict=True, max_length=100)]] = Field(default=None, description="Only contacts with this tag (exact match).")
@@ -36,7 +36,8 @@ class ContactExportFilters(BaseModel):
     q: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Contacts whose email, first name or last name starts with this text (case-insensitive).")
     created_after: Optional[datetime] = Field(default=None, description="Only contacts created after this time.")
     created_before: Optional[datetime] = Field(default=None, description="Only contacts created before this time.")
-    __properties: ClassVar[List[str]] = ["status", "tag", "email", "q", "created_after", "created_before"]
+    contact_ids: Optional[Annotated[List[Annotated[str, Field(strict=True)]], Field(min_length=1, max_length=10000)]] = Field(default=None, description="Only these contacts (`ct_…`), 1 to 10,000 distinct ids; ids of no contact of the account (another account's, deleted ones) are left out. The other filters apply on top.")
+    __properties: ClassVar[List[str]] = ["status", "tag", "email", "q", "created_after", "created_before", "contact_ids"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -95,7 +96,8 @@ class ContactExportFilters(BaseModel):
             "email": obj.get("email"),
             "q": obj.get("q"),
             "created_after": obj.get("created_after"),
-            "created_before": obj.get("created_before")
+            "created_before": obj.get("created_before"),
+            "contact_ids": obj.get("contact_ids")
         })
         return _obj
 

@@ -81,7 +81,7 @@ module Sendline
         :'tags' => :'Array<String>',
         :'list_id' => :'String',
         :'contact_ids' => :'Array<String>',
-        :'filter' => :'ContactExportFilters'
+        :'filter' => :'ContactListFilters'
       }
     end
 

@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # Which contacts an export holds: the filters of `GET /contacts`.
+  # Which contacts an export holds: the filters of `GET /contacts`, and perhaps the contacts ticked in a list, by id.
   class ContactExportFilters < ApiModelBase
     # Only contacts with this status.
     attr_accessor :status
@@ -33,6 +33,9 @@ module Sendline
 
     # Only contacts created before this time.
     attr_accessor :created_before
+
+    # Only these contacts (`ct_…`), 1 to 10,000 distinct ids; ids of no contact of the account (another account's, deleted ones) are left out. The other filters apply on top.
+    attr_accessor :contact_ids
 
     class EnumAttributeValidator
       attr_reader :datatype
@@ -64,7 +67,8 @@ module Sendline
         :'email' => :'email',
         :'q' => :'q',
         :'created_after' => :'created_after',
-        :'created_before' => :'created_before'
+        :'created_before' => :'created_before',
+        :'contact_ids' => :'contact_ids'
       }
     end
 
@@ -86,7 +90,8 @@ module Sendline
         :'email' => :'String',
         :'q' => :'String',
         :'created_after' => :'Time',
-        :'created_before' => :'Time'
+        :'created_before' => :'Time',
+        :'contact_ids' => :'Array<String>'
       }
     end
 
@@ -135,6 +140,12 @@ module Sendline
       if attributes.key?(:'created_before')
         self.created_before = attributes[:'created_before']
       end
+
+      if attributes.key?(:'contact_ids')
+        if (value = attributes[:'contact_ids']).is_a?(Array)
+          self.contact_ids = value
+        end
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -154,6 +165,14 @@ module Sendline
         invalid_properties.push('invalid value for "q", the character length must be smaller than or equal to 200.')
       end
 
+      if !@contact_ids.nil? && @contact_ids.length > 10000
+        invalid_properties.push('invalid value for "contact_ids", number of items must be less than or equal to 10000.')
+      end
+
+      if !@contact_ids.nil? && @contact_ids.length < 1
+        invalid_properties.push('invalid value for "contact_ids", number of items must be greater than or equal to 1.')
+      end
+
       invalid_properties
     end
 
@@ -164,6 +183,8 @@ module Sendline
       return false if !@tag.nil? && @tag.to_s.length > 100
       return false if !@email.nil? && @email.to_s.length > 254
       return false if !@q.nil? && @q.to_s.length > 200
+      return false if !@contact_ids.nil? && @contact_ids.length > 10000
+      return false if !@contact_ids.nil? && @contact_ids.length < 1
       true
     end
 
@@ -209,6 +230,24 @@ module Sendline
       @q = q
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] contact_ids Value to be assigned
+    def contact_ids=(contact_ids)
+      if contact_ids.nil?
+        fail ArgumentError, 'contact_ids cannot be nil'
+      end
+
+      if contact_ids.length > 10000
+        fail ArgumentError, 'invalid value for "contact_ids", number of items must be less than or equal to 10000.'
+      end
+
+      if contact_ids.length < 1
+        fail ArgumentError, 'invalid value for "contact_ids", number of items must be greater than or equal to 1.'
+      end
+
+      @contact_ids = contact_ids
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
@@ -219,7 +258,8 @@ module Sendline
           email == o.email &&
           q == o.q &&
           created_after == o.created_after &&
-          created_before == o.created_before
+          created_before == o.created_before &&
+          contact_ids == o.contact_ids
     end
 
     # @see the `==` method
@@ -231,7 +271,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [status, tag, email, q, created_after, created_before].hash
+      [status, tag, email, q, created_after, created_before, contact_ids].hash
     end
 
     # Builds the object from hash
