@@ -82,7 +82,7 @@ export default function Contacts() {
   return (
     <>
       <PageHeader title="Contacts">
-        <ExportButton filter={filter} />
+        <ExportButton filters={filter} label="Export all matching (CSV)" />
         <Link to="/contacts/import" className="button primary">
           Import a CSV
         </Link>

@@ -6,7 +6,11 @@ import { ConfirmButton, ErrorMessage, formatNumber } from '../ui.tsx';
 
 type BulkAction = components['schemas']['ContactBulkAction'];
 export type BulkResult = components['schemas']['ContactBulkResult'];
-export type ContactFilter = components['schemas']['ContactExportFilters'];
+export type ContactFilter = components['schemas']['ContactListFilters'];
+type ExportFilters = components['schemas']['ContactExportFilters'];
+
+/** As many contacts as one export takes by id. */
+const MAX_EXPORT_IDS = 10_000;
 
 /** The contacts an action is for: those ticked, or every one the filters match. */
 export type BulkTarget = { ids: string[] } | { filter: ContactFilter; count: number };
@@ -92,17 +96,18 @@ export function BulkActions({ target, onDone }: { target: BulkTarget; onDone: (r
             Apply
           </button>
         )}
+        {'ids' in target && target.ids.length <= MAX_EXPORT_IDS && <ExportButton filters={{ contact_ids: target.ids }} label="Export selected (CSV)" />}
       </div>
       <ErrorMessage error={run.error} />
     </section>
   );
 }
 
-/** Exports every contact the filters match as CSV (`POST /contacts/exports`), then downloads it. */
-export function ExportButton({ filter }: { filter: ContactFilter }) {
+/** Exports the contacts the filters match (all matching, or those ticked) as CSV (`POST /contacts/exports`), then downloads it. */
+export function ExportButton({ filters, label }: { filters: ExportFilters; label: string }) {
   const run = useMutation({
     mutationFn: async () => {
-      const started = await api().contactExports.create(filter);
+      const started = await api().contactExports.create(filters);
       const done = await api().contactExports.wait(started.id);
       if (done.status !== 'completed') throw new Error(`The export failed: ${done.error ?? 'unknown reason'}`);
       const csv = await api().contactExports.download(done.id);
@@ -116,7 +121,7 @@ export function ExportButton({ filter }: { filter: ContactFilter }) {
   return (
     <>
       <button type="button" disabled={run.isPending} onClick={() => run.mutate()}>
-        {run.isPending ? 'Exporting…' : 'Export all matching (CSV)'}
+        {run.isPending ? 'Exporting…' : label}
       </button>
       <ErrorMessage error={run.error} />
     </>
