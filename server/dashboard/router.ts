@@ -7,9 +7,13 @@ import express, { type Request, type Response, type Router } from 'express';
 /** Where `npm run build:dashboard` (run by `npm install` and, when missing, by `npm start`) writes the dashboard. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
-/** Only this origin: no inline script or style, no other host, never framed. */
+/**
+ * Only this origin: no inline script or `<style>`, no other host, never framed. Style
+ * attributes are allowed: a campaign's preview (a sandboxed frame without scripts, which takes
+ * this policy) is email HTML, styled by them.
+ */
 export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
   "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
 const TYPES: Record<string, string> = {
