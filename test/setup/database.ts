@@ -25,21 +25,53 @@ const TEMPLATE = 'sendline_template';
  * temporary folder of the run (the tests', the servers' and the SDK runners') is made under one
  * folder, through TMPDIR, which the run removes at its end.
  */
-export default async function setup(project: TestProject) {
+interface RunDatabase {
+  runDir: string;
+  url: string;
+  template: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * vitest runs a global setup once per project (vitest.config.ts has two): they share the one
+ * database, started by the first and stopped by the last to finish. Kept on globalThis, which
+ * outlives the module if vitest loads it twice.
+ */
+const shared = globalThis as { sendlineRunDatabase?: { started: Promise<RunDatabase>; users: number } };
+
+async function startRunDatabase(): Promise<RunDatabase> {
   const runDir = mkdtempSync(path.join(tmpdir(), 'sendline-test-'));
   // As root, PostgreSQL runs as a `postgres` user, which must reach the files made for it here.
   chmodSync(runDir, 0o711);
   process.env.TMPDIR = runDir;
   const database = await startEmbeddedDatabase(path.join(runDir, 'database'), 'test-password', createLogger('warn'));
+  const template = await migratedTemplate(database.url);
+  return {
+    runDir,
+    url: database.url,
+    template,
+    async stop() {
+      await database.stop();
+      const leftOver = postmastersUnder(runDir);
+      for (const pid of leftOver) process.kill(pid, 'SIGKILL');
+      rmSync(runDir, { recursive: true, force: true });
+      if (leftOver.length) throw new Error(`tests left ${leftOver.length} PostgreSQL server(s) running`);
+    },
+  };
+}
+
+export default async function setup(project: TestProject) {
+  shared.sendlineRunDatabase ??= { started: startRunDatabase(), users: 0 };
+  const run = shared.sendlineRunDatabase;
+  run.users++;
+  const database = await run.started;
   project.provide('databaseUrl', database.url);
-  project.provide('templateDatabase', await migratedTemplate(database.url));
-  project.provide('runDir', runDir);
+  project.provide('templateDatabase', database.template);
+  project.provide('runDir', database.runDir);
   return async () => {
+    if (--run.users > 0) return;
+    delete shared.sendlineRunDatabase;
     await database.stop();
-    const leftOver = postmastersUnder(runDir);
-    for (const pid of leftOver) process.kill(pid, 'SIGKILL');
-    rmSync(runDir, { recursive: true, force: true });
-    if (leftOver.length) throw new Error(`tests left ${leftOver.length} PostgreSQL server(s) running`);
   };
 }
 
