@@ -54,25 +54,16 @@ export class ContactBulkService {
 
   async run(accountId: string, input: BulkRequest): Promise<BulkResult> {
     const act = await this.action(accountId, input);
-    const result = input.contact_ids ? await this.onIds(accountId, input.contact_ids, act) : await this.onFilter(accountId, filtersOf(input.filter!), act);
+    const result = await this.onMatching(accountId, input.contact_ids ? { ids: input.contact_ids } : filtersOf(input.filter!), act);
     if (input.action !== 'add_to_list' && input.action !== 'remove_from_list') analyzeSoon(this.db, ['contacts'], result.changed);
     return result;
   }
 
-  /** Ids of no contact of the account are left out; the rest is one batch (at most 10,000, as `POST /tags/bulk` takes). */
-  private async onIds(accountId: string, contactIds: string[], act: Act): Promise<BulkResult> {
-    const rows = await this.db
-      .selectFrom('contacts')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where(sql<boolean>`id = any(${[...new Set(contactIds)]}::text[])`)
-      .execute();
-    const ids = rows.map((r) => r.id);
-    return { matched: ids.length, changed: ids.length ? await act(ids) : 0 };
-  }
-
-  /** Walks the filter in `created_at, id` order, a batch at a time, each committed before the next is read. */
-  private async onFilter(accountId: string, filters: ContactFilters, act: Act): Promise<BulkResult> {
+  /**
+   * Walks the account's contacts that `filters` match (ids of no contact of the account are left
+   * out) in `created_at, id` order, a batch at a time, each committed before the next is read.
+   */
+  private async onMatching(accountId: string, filters: ContactFilters, act: Act): Promise<BulkResult> {
     const result = { matched: 0, changed: 0 };
     let after: SortPosition | null = null;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {

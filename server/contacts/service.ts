@@ -5,6 +5,7 @@ import type { EntityManager } from '../db/orm.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { conflict, notFound, validationFailed } from '../http/problem.ts';
+import { pageOf } from '../http/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, PENDING_SIGNUP_REASON, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
@@ -163,10 +164,7 @@ export class ContactService {
 
   async list(accountId: string, filters: ContactFilters, sort: ContactSort, limit: number, cursor?: string) {
     const rows = await this.repo.page(accountId, filters, sort, decodeSortCursor(sort, cursor), limit);
-    const hasMore = rows.length > limit;
-    const data = rows.slice(0, limit);
-    const last = data.at(-1);
-    return { data: data.map(contactJson), next_cursor: hasMore && last ? encodeSortCursor(positionOf(sort, last)) : null, has_more: hasMore };
+    return pageOf(rows, limit, (last) => encodeSortCursor(positionOf(sort, last)), contactJson);
   }
 
   /** `GET /contacts/count`: see `countContacts`. */

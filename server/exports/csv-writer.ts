@@ -2,19 +2,11 @@ import { sql, type RawBuilder } from 'kysely';
 import { escapeLiteral } from 'pg';
 import type { Db } from '../db/kysely.ts';
 import { csvLine } from '../http/csv.ts';
-import type { ContactStatus } from '../contacts/rules.ts';
-import { matching, type ContactFilters } from '../contacts/repository.ts';
+import type { components } from '../../generated/openapi.d.ts';
+import { filtersOf, matching, type ContactFilters } from '../contacts/repository.ts';
 
-/** The filters of `GET /contacts`, as an export stores them. */
-export interface ExportFilters {
-  status?: ContactStatus;
-  tag?: string;
-  email?: string;
-  q?: string;
-  created_after?: string;
-  created_before?: string;
-  contact_ids?: string[];
-}
+/** The filters of `GET /contacts` and the ticked contacts, as an export stores them. */
+export type ExportFilters = components['schemas']['ContactExportFilters'];
 
 export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created_at', 'updated_at'];
 
@@ -22,15 +14,7 @@ export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'sta
 export const MAX_ATTRIBUTE_COLUMNS = 500;
 
 /** The stored filters as `GET /contacts` takes them. */
-const contactFilters = (f: ExportFilters): ContactFilters => ({
-  status: f.status,
-  tag: f.tag,
-  email: f.email,
-  q: f.q,
-  createdAfter: f.created_after ? new Date(f.created_after) : undefined,
-  createdBefore: f.created_before ? new Date(f.created_before) : undefined,
-  ids: f.contact_ids,
-});
+const contactFilters = (f: ExportFilters): ContactFilters => ({ ...filtersOf(f), ids: f.contact_ids });
 
 /** What the export writes: its columns, and the filters its contacts match. */
 export interface ExportPlan {

@@ -35,12 +35,17 @@ export interface Page<T> {
  * another page exists.
  */
 export function toPage<Row, Item>(rows: Row[], limit: number, key: (row: Row) => Cursor, shape: (row: Row) => Item): Page<Item> {
+  return pageOf(rows, limit, (row) => encodeCursor(key(row)), shape);
+}
+
+/** `toPage` for a list whose cursors are not `[time, id]` (contacts sorted by email): `cursorOf` writes them. */
+export function pageOf<Row, Item>(rows: Row[], limit: number, cursorOf: (row: Row) => string, shape: (row: Row) => Item): Page<Item> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows.at(-1);
   return {
     data: pageRows.map(shape),
-    next_cursor: hasMore && last ? encodeCursor(key(last)) : null,
+    next_cursor: hasMore && last ? cursorOf(last) : null,
     has_more: hasMore,
   };
 }
