@@ -79,7 +79,7 @@ export async function csvBenchmark(): Promise<void> {
 
 | parser | CPU µs per row |
 |---|---|
-| hand-written (\`server/imports/csv-parser.ts\`, through \`readCsv\`) | ${ours.toFixed(2)} |
+| hand-written (\`server/formats/csv-parser.ts\`, through \`readCsv\`) | ${ours.toFixed(2)} |
 | csv-parse 7, streamed, same rules | ${theirs.toFixed(2)} |
 | the import thread's per-row work with the hand-written parser (parse, check, COPY line) | ${thread.toFixed(2)} |
 

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.ts';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { openDatabase } from '../server/db/orm.ts';
+import { entities } from '../server/entities.ts';
 import { createLogger } from '../server/logger.ts';
 import { createAccountServices } from '../server/services.ts';
 import type { Principal } from '../server/auth/principal.ts';
@@ -41,7 +42,7 @@ const log = createLogger('warn');
 const database = config.databaseUrl
   ? { url: config.databaseUrl, stop: async () => {} }
   : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
-const orm = await openDatabase(database.url, log);
+const orm = await openDatabase(database.url, entities, log);
 try {
   const services = createAccountServices(orm.em.fork(), config);
   const input = { email: values.email, password: values.password, name: values.name ?? values.email.split('@')[0] };

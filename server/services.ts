@@ -10,7 +10,7 @@ import { ApiKeyRepository } from './api-keys/repository.ts';
 import { ApiKeyService } from './api-keys/service.ts';
 import { UserRepository } from './users/repository.ts';
 import { UserService } from './users/service.ts';
-import { RateLimitStore } from './http/rate-limit.ts';
+import { RateLimitStore } from './rate-limits/limiter.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
 import { ContactBulkService } from './contacts/bulk.ts';

@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
+import { entities } from './entities.ts';
 import { sqlOf } from './db/kysely.ts';
 import { readSchemaState } from './db/schema.ts';
 import { createLogger } from './logger.ts';
@@ -32,7 +33,7 @@ import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
-import type { TrustProxy } from './http/client-address.ts';
+import type { TrustProxy } from './net/client-address.ts';
 import { confirmationPages } from './lists/pages.ts';
 import { ConfirmationSigner } from './lists/tokens.ts';
 import { startConfirmationSender } from './lists/confirmations.ts';
@@ -64,7 +65,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const database = config.databaseUrl
     ? { url: config.databaseUrl, stop: async () => {} }
     : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
-  const orm = await openDatabase(database.url, log);
+  const orm = await openDatabase(database.url, entities, log);
   await checkSharedSecrets(config, orm, log).catch(async (error: unknown) => {
     await orm.close();
     await database.stop();

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import { decimalText } from '../db/decimal.ts';
 import type { Db } from '../db/kysely.ts';
-import { notFound } from '../http/problem.ts';
+import { notFound } from '../contract/problem.ts';
 import { CAMPAIGN_STATUSES } from '../campaigns/state.ts';
 import { CONTACT_STATUSES } from '../contacts/rules.ts';
 

@@ -1,14 +1,14 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
-import { notFound, validationFailed, type FieldError } from '../http/problem.ts';
-import { decodeCursor, toPage } from '../http/pagination.ts';
+import { notFound, validationFailed, type FieldError } from '../contract/problem.ts';
+import { decodeCursor, toPage } from '../contract/pagination.ts';
 import type { Scope } from '../auth/principal.ts';
 import type { ApiKeyRow } from './entities.ts';
 import { apiKeyJson } from './json.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../http/rate-limit.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../rate-limits/limiter.ts';
 import type { ApiKeyRepository, KeyFound } from './repository.ts';
-import { compileAllowList, ipAllowed, parseCidr } from './cidr.ts';
+import { compileAllowList, ipAllowed, parseCidr } from '../net/cidr.ts';
 import { badKeyBucket, type Access } from '../auth/access.ts';
 import type { CachedKey } from '../auth/credential-cache.ts';
 

@@ -2,7 +2,7 @@ import { ChangeSetType } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import { KeyUsage } from '../api-keys/usage.ts';
-import { RequestCounters } from '../http/rate-limit.ts';
+import { RequestCounters } from '../rate-limits/limiter.ts';
 import { CredentialCache, type RevocationSource } from './credential-cache.ts';
 import { User } from './entities.ts';
 

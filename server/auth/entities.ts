@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { components } from '../../generated/openapi.d.ts';
-import { enumValues } from '../http/enums.ts';
+import { enumValues } from '../contract/enums.ts';
 
 export type UserRole = components['schemas']['UserRole'];
 export const USER_ROLES = enumValues<UserRole>()(['owner', 'admin', 'member']);

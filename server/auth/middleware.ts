@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { Problem, forbidden } from '../http/problem.ts';
+import { Problem, forbidden } from '../contract/problem.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { AuthService } from './service.ts';
 import type { UserRole } from './entities.ts';

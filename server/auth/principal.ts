@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import type { WindowCount } from '../http/rate-limit.ts';
+import type { WindowCount } from '../rate-limits/limiter.ts';
 import type { UserRole } from './entities.ts';
 
 export type Scope = components['schemas']['ApiKeyScope'];

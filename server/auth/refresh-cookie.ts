@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { components } from '../../generated/openapi.d.ts';
-import { API_BASE } from '../http/contract.ts';
+import { API_BASE } from '../contract/document.ts';
 import { SESSION_DAYS } from './tokens.ts';
 
 type Session = components['schemas']['Session'];

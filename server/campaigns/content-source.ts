@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { validationFailed } from '../http/problem.ts';
+import { validationFailed } from '../contract/problem.ts';
 
 /** At most this much of a visual editor's document (as JSON), as much as `content` may be. */
 const MAX_BLOCKS_BYTES = 1024 * 1024;

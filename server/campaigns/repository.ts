@@ -1,6 +1,6 @@
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import type { CampaignStatus } from './state.ts';
 import { campaigns, messages, type CampaignOrder, type ListedMessage } from './store.ts';

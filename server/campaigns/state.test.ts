@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { CAMPAIGN_STATUSES, assertDeletable, assertEditable, transition, type CampaignAction, type CampaignStatus } from './state.ts';
 
 const ALLOWED: Record<string, CampaignStatus> = {

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { enumValues } from '../http/enums.ts';
-import { Problem } from '../http/problem.ts';
+import { enumValues } from '../contract/enums.ts';
+import { Problem } from '../contract/problem.ts';
 
 export type CampaignStatus = components['schemas']['CampaignStatus'];
 export const CAMPAIGN_STATUSES = enumValues<CampaignStatus>()(['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled', 'failed']);

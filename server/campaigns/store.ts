@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';

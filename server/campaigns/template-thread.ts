@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../contract/problem.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { CampaignContent, Recipient } from '../sending/render.ts';
 import type { TemplateFields } from './template.ts';

@@ -1,7 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { convert } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../contract/problem.ts';
 import { compileBundle, renderWith, type TemplateBundle } from '../templates/liquid.ts';
 
 export const RENDER_LIMIT_MS = 200;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrate, openDatabase } from '../db/orm.ts';
+import { entities } from '../entities.ts';
 import { readSchemaState, requireKnownSchema, type SchemaState } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import { databaseOf } from './database.ts';
@@ -28,7 +29,7 @@ export async function migrateCommand(args: string[], config: Config, log: Logger
       );
       return 0;
     }
-    const orm = await openDatabase(database.url, log, 2, { migrate: false });
+    const orm = await openDatabase(database.url, entities, log, 2, { migrate: false });
     try {
       const applied = await migrate(orm, database.url, log);
       console.log(

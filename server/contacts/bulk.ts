@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
-import { validationFailed } from '../http/problem.ts';
+import { validationFailed } from '../contract/problem.ts';
 import { filtersOf, matchingIds, type ContactFilters } from './repository.ts';
 import { MAX_TAGS } from './rules.ts';
 import { positionOf, type SortPosition } from './sort.ts';

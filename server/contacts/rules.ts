@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { enumValues } from '../http/enums.ts';
+import { enumValues } from '../contract/enums.ts';
 
 /**
  * Contact rules shared by the API and the import thread, which loads no ORM: statuses,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCursor } from '../http/pagination.ts';
+import { encodeCursor } from '../contract/pagination.ts';
 import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
 
 const contact = { createdAt: new Date('2026-11-02T09:14:27.512Z'), email: 'Ada@Example.com', id: 'ct_1' };

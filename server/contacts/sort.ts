@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { decodeCursor, encodeCursor } from '../http/pagination.ts';
-import { validationFailed } from '../http/problem.ts';
-import { isStorableInstant } from '../http/timestamps.ts';
+import { decodeCursor, encodeCursor } from '../contract/pagination.ts';
+import { validationFailed } from '../contract/problem.ts';
+import { isStorableInstant } from '../contract/timestamps.ts';
 
 export type ContactSort = components['schemas']['ContactSort'];
 

@@ -7,8 +7,8 @@ import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
 import { recentRecords } from '../db/recent.ts';
-import { toPage, type Page } from '../http/pagination.ts';
-import { Problem, validationFailed } from '../http/problem.ts';
+import { toPage, type Page } from '../contract/pagination.ts';
+import { Problem, validationFailed } from '../contract/problem.ts';
 import type { TokenSigner } from '../tracking/tokens.ts';
 import { insertConversion, insertPayment, type ConversionRecord, type PaymentRecord } from './store.ts';
 

@@ -1,4 +1,4 @@
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 
 /** The MikroORM filter for rows after `cursor` in `(createdAt, id)` order. */
 export function afterCursor(cursor: Cursor | null) {

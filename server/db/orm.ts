@@ -1,10 +1,9 @@
-import { MikroORM, type Configuration } from '@mikro-orm/core';
+import { MikroORM, type Configuration, type Options } from '@mikro-orm/core';
 import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { entities } from './entities.ts';
 import { migrations } from './migrations/index.ts';
 import { readSchemaState, requireKnownSchema } from './schema.ts';
 
@@ -30,12 +29,15 @@ class Driver extends PostgreSqlDriver {
 }
 
 /**
- * Opens the database and, unless told not to, migrates it (see `migrate`). The ORM's pool is the
+ * Opens the database with the given entities and, unless told not to, migrates it (see `migrate`). The ORM's pool is the
  * process's only one: COPY, the job queue and long transactions borrow its connections
  * (`nativePool`). pg's own type parsers replace MikroORM's, so SQL written outside the ORM reads
  * timestamps as `Date`s, as its types say; the ORM parses either form.
  */
-export async function openDatabase(url: string, log: Logger, poolSize = 20, options: { migrate?: boolean } = {}): Promise<Orm> {
+/** The tables' entities (`server/entities.ts`): the features define them, the caller hands them in. */
+export type Entities = readonly NonNullable<Options['entities']>[number][];
+
+export async function openDatabase(url: string, entities: Entities, log: Logger, poolSize = 20, options: { migrate?: boolean } = {}): Promise<Orm> {
   const orm = await MikroORM.init<PostgreSqlDriver>({
     driver: Driver,
     clientUrl: url,

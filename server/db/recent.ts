@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { decodeCursor } from '../http/pagination.ts';
+import { decodeCursor } from '../contract/pagination.ts';
 import type { Database } from './kysely.ts';
 
 /** Tables of an account's dated records, listed newest first by `(occurred_at, id)`. */

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { OpenApiDocument } from '../http/contract.ts';
-import { problemCatalogue } from '../http/problem-codes.ts';
-import { titleOf } from '../http/problem.ts';
+import type { OpenApiDocument } from '../contract/document.ts';
+import { problemCatalogue } from '../contract/problem-codes.ts';
+import { titleOf } from '../contract/problem.ts';
 
 const GUIDES = fileURLToPath(new URL('../../docs/guides/', import.meta.url));
 

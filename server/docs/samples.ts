@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { API_BASE, listOperations, type Method, type OpenApiDocument } from '../http/contract.ts';
+import { API_BASE, listOperations, type Method, type OpenApiDocument } from '../contract/document.ts';
 
 export const SAMPLES_PATH = fileURLToPath(new URL('../../docs/samples.yaml', import.meta.url));
 

@@ -1,9 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isValidEmail } from '../email.ts';
-import { loadContract } from '../http/contract.ts';
-import type { FieldError } from '../http/problem.ts';
-import { leanFieldErrors } from '../http/union-errors.ts';
-import { isStorableDateTime } from '../http/timestamps.ts';
+import { loadContract } from '../contract/document.ts';
+import type { FieldError } from '../contract/problem.ts';
+import { leanFieldErrors } from '../contract/union-errors.ts';
+import { isStorableDateTime } from '../contract/timestamps.ts';
 import type { EmailSendRequest } from './rules.ts';
 
 /**

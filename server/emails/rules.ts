@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { normaliseEmail } from '../email.ts';
 import { formatAddress } from '../sending/mime.ts';
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../contract/problem.ts';
 import type { RecipientKind, StoredAttachment } from './entities.ts';
 
 export type EmailSendRequest = components['schemas']['EmailSendRequest'];

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
 import type { TransactionalContent } from './render.ts';
 

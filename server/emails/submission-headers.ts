@@ -1,5 +1,5 @@
 import { MailParser, type ParsedMail } from 'mailparser';
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../contract/problem.ts';
 import { checkSendFields, type SendFields } from './batch-items.ts';
 
 /**

@@ -4,7 +4,7 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } fro
 import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import type { Logger } from '../logger.ts';
 import { formatAddress } from '../sending/mime.ts';
 import { checkEmail, type EmailSendRequest, type NamedAddress } from './rules.ts';

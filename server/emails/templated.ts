@@ -1,4 +1,4 @@
-import { Problem, validationFailed } from '../http/problem.ts';
+import { Problem, validationFailed } from '../contract/problem.ts';
 import type { RenderedTemplate } from '../templates/liquid.ts';
 import type { EmailSendRequest } from './rules.ts';
 

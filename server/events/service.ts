@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { ResponseBody } from '../http/operations.ts';
-import { toPage, decodeCursor } from '../http/pagination.ts';
+import { toPage, decodeCursor } from '../contract/pagination.ts';
 import { EVENT_DESCRIPTIONS } from './catalogue.ts';
 import { EVENT_TYPES } from './outbox.ts';
 import { eventEnvelope } from './envelope.ts';

@@ -4,6 +4,7 @@ import { freshDatabase } from '../../test/databases.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { openDatabase } from '../db/orm.ts';
+import { entities } from '../entities.ts';
 import { createLogger } from '../logger.ts';
 import { EventSubscribers } from './subscribers.ts';
 
@@ -16,7 +17,7 @@ describe('event subscribers', () => {
     );
   beforeAll(async () => {
     const url = await freshDatabase('event_subscribers');
-    await (await openDatabase(url, createLogger('warn'), 1)).close();
+    await (await openDatabase(url, entities, createLogger('warn'), 1)).close();
     client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query("insert into accounts (id, name) select unnest($1::text[]), 'subscribers'", [accounts]);

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { escapeLiteral } from 'pg';
 import type { Db } from '../db/kysely.ts';
-import { csvLine } from '../http/csv.ts';
+import { csvLine } from '../formats/csv.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { filtersOf, matching, type ContactFilters } from '../contacts/repository.ts';
 

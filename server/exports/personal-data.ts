@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import { notFound } from '../http/problem.ts';
+import { notFound } from '../contract/problem.ts';
 import { eventEnvelope } from '../events/envelope.ts';
 import { append, deleteNaming } from '../events/store.ts';
 import { messageJson } from '../campaigns/service.ts';

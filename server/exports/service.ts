@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Queue } from '../jobs/queue.ts';
-import { notFound, Problem } from '../http/problem.ts';
+import { notFound, Problem } from '../contract/problem.ts';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Pool } from '../db/pool.ts';
 import { CopyCsvWriter } from './copy-csv.ts';

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { enumValues } from '../http/enums.ts';
+import { enumValues } from '../contract/enums.ts';
 
 /**
  * Custom field rules shared by the API, the import thread (which loads no ORM) and the segment

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
-import { conflict, notFound, validationFailed } from '../http/problem.ts';
+import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { MAX_FIELDS } from './rules.ts';
 import { fieldStore, type FieldRecord } from './store.ts';
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Problem } from './problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { SECURITY_HEADER_LINES } from './security-headers.ts';
 
 /** Node's own limit on a request's line and headers (`--max-http-header-size`). */

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
-import { Problem, sendProblem, validationFailed, type FieldError } from './problem.ts';
-import { leanFieldErrors } from './union-errors.ts';
+import { Problem, sendProblem, validationFailed, type FieldError } from '../contract/problem.ts';
+import type { ProblemCode } from '../contract/problem-codes.ts';
+import { leanFieldErrors } from '../contract/union-errors.ts';
 
 interface ValidatorError {
   status: number;
@@ -59,5 +60,20 @@ export function errorHandler(log: Logger) {
     if (problem.status >= 500) log.error({ err: error, reqId: req.id, path: req.path }, 'request failed');
     if (res.headersSent) return res.destroy();
     sendProblem(res, problem);
+  };
+}
+
+/**
+ * With responses validated (tests): a problem whose code the operation does not declare for its
+ * status becomes a 500, as a response off the contract does. Server errors (5xx) may come from
+ * any operation and are not declared.
+ */
+export function refuseUndeclaredCodes(operationId: string, declared: Map<number, ProblemCode[]>) {
+  return (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    const problem = toProblem(error);
+    if (problem.status < 500 && !declared.get(problem.status)?.includes(problem.code)) {
+      return next(new Error(`${operationId} answered ${problem.status} ${problem.code}, which the contract does not declare for it`, { cause: error }));
+    }
+    next(error);
   };
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { validationFailed, type FieldError } from './problem.ts';
+import { validationFailed, type FieldError } from '../contract/problem.ts';
 
 /** Far deeper than any request of the contract; deeper JSON would overflow whatever recurses over it. */
 export const MAX_JSON_DEPTH = 32;

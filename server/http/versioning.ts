@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { API_BASE } from './contract.ts';
+import { API_BASE } from '../contract/document.ts';
 
 /**
  * `/api/x`, `/api/v1/x` and `/v1/x` are one API: everything is rewritten to `/api/v1/x` before

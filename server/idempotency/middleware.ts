@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
 import { addressesIn } from '../email.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { standInForBody } from '../http/streamed-body.ts';
 import { EMPTY_BODY, fingerprint, watchBody } from './fingerprint.ts';
 import type { AnswerBox } from './sealing.ts';

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { CsvParser, MAX_RECORD_CHARS } from './csv-parser.ts';
+import { CsvParser, MAX_RECORD_CHARS } from '../formats/csv-parser.ts';
 import { ImportFileError } from './errors.ts';
 
 export interface CsvFile {

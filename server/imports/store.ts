@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Database } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { Problem, validationFailed } from '../http/problem.ts';
+import { Problem, validationFailed } from '../contract/problem.ts';
 import { streamedBody } from '../http/streamed-body.ts';
 import type { ImportOptions } from './service.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/kysely.ts';
 import { deletePendingSignups } from '../contacts/store.ts';
 import { append } from '../events/store.ts';
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../formats/html.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';

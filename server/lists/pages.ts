@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
 import { page } from '../tracking/public-routes.ts';
 import { CONFIRM_PREFIX, THANKS_PREFIX } from './links.ts';

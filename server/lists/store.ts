@@ -1,7 +1,7 @@
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { ClientBase } from 'pg';
 import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
 import type { MemberStatus } from './entities.ts';
 

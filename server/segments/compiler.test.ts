@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { statement } from '../db/kysely.ts';
 import { schemaOf } from '../fields/rules.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { compileRules } from './compiler.ts';
 import type { SegmentRule } from './rules.ts';
 

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { enumValues } from '../http/enums.ts';
+import { enumValues } from '../contract/enums.ts';
 
 export type SegmentRule = components['schemas']['SegmentRule'];
 export type SegmentOperator = components['schemas']['SegmentOperator'];

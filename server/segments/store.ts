@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
 import type { ShownContact } from '../contacts/json.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { SegmentRule } from './rules.ts';
 
 /** The segments' store: the only code that writes `segments`, and the reads of the contacts a segment matches. */

@@ -8,7 +8,7 @@ import { campaigns } from '../campaigns/store.ts';
 import { SEND_JOB } from '../jobs/payloads.ts';
 import { sendJobs } from './send-jobs.ts';
 import { runAgain, type Queue } from '../jobs/queue.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
 import { TransactionalSender } from '../emails/sender.ts';

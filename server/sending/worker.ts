@@ -13,7 +13,7 @@ import { TemplateThreadStopped, type TemplateThread } from '../campaigns/templat
 import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
 import type { CampaignContent } from './render.ts';
 import { resolvedContent } from '../campaigns/service.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { meaningOf } from './outcome.ts';

@@ -7,9 +7,9 @@ import { analyzeSoon } from '../db/statistics.ts';
 import { append } from '../events/store.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/store.ts';
-import { CsvParser } from '../imports/csv-parser.ts';
-import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
-import { notFound, Problem } from '../http/problem.ts';
+import { CsvParser } from '../formats/csv-parser.ts';
+import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
+import { notFound, Problem } from '../contract/problem.ts';
 import type { SuppressionReason } from './entities.ts';
 import { suppressions, type SuppressionEntry, type SuppressionListed, type SuppressionSource } from './store.ts';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ClientBase } from 'pg';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { SuppressionReason } from './entities.ts';
 import { likePrefix } from '../db/like.ts';
 

@@ -5,7 +5,7 @@ import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from '../con
 import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { normaliseEmail } from '../email.ts';
-import { notFound, validationFailed } from '../http/problem.ts';
+import { notFound, validationFailed } from '../contract/problem.ts';
 import { listStore } from '../lists/store.ts';
 import { segmentsCondition } from '../segments/service.ts';
 import { segmentStore } from '../segments/store.ts';

@@ -1,5 +1,5 @@
 import { LayoutTag, Liquid, RenderTag, toValueSync, type FS, type Template } from 'liquidjs';
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../contract/problem.ts';
 import { htmlToText, parse, RENDER_LIMIT_MS, RENDER_MEMORY_LIMIT } from '../campaigns/template.ts';
 import type { FrozenPartials } from './entities.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import type { FrozenPartials } from './entities.ts';
 
 /**

@@ -4,8 +4,8 @@ import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { append } from '../events/store.ts';
 import { contactJson, type ContactJson } from '../contacts/json.ts';
 import { SHOWN_CONTACT_COLUMNS } from '../contacts/repository.ts';
-import { decodeCursor, toPage, type Page } from '../http/pagination.ts';
-import { conflict, notFound, validationFailed } from '../http/problem.ts';
+import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
+import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { optouts, topics, type TopicListed } from './store.ts';
 
 type TopicJson = components['schemas']['Topic'];

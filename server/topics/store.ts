@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 
 /** Every statement that writes `topics` and `contact_topic_optouts`. */
 

@@ -1,4 +1,4 @@
-import { plainAddress } from '../http/client-address.ts';
+import { plainAddress } from '../net/client-address.ts';
 
 /**
  * Agents that fetch images or follow links without a person: security scanners, and Apple's Mail

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
 import { isTestMessageId } from '../sending/test-message.ts';
 import type { FeedbackService } from './feedback.ts';

@@ -7,7 +7,7 @@ import { clearSoftBounces } from '../contacts/store.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/store.ts';
-import { clientAddressOf, type TrustProxy } from '../http/client-address.ts';
+import { clientAddressOf, type TrustProxy } from '../net/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen, storedIp } from './classify.ts';
 import { emailEventData } from '../events/envelope.ts';

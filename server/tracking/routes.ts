@@ -1,5 +1,5 @@
 import { handlers } from '../http/operations.ts';
-import { Problem, validationFailed } from '../http/problem.ts';
+import { Problem, validationFailed } from '../contract/problem.ts';
 import type { FeedbackService } from './feedback.ts';
 import type { TrackingService } from './service.ts';
 

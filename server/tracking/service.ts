@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
 import { recentRecords } from '../db/recent.ts';
-import { decodeCursor, toPage, type Cursor, type Page } from '../http/pagination.ts';
-import { notFound } from '../http/problem.ts';
+import { decodeCursor, toPage, type Cursor, type Page } from '../contract/pagination.ts';
+import { notFound } from '../contract/problem.ts';
 
 type Schemas = components['schemas'];
 export type OpenRecord = Schemas['OpenRecord'];

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
 import { User, type UserRow } from '../auth/entities.ts';
 

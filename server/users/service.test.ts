@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../auth/entities.ts';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../contract/problem.ts';
 import { assertCanManage } from './service.ts';
 
 const roles: UserRole[] = ['member', 'admin', 'owner'];

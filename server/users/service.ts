@@ -7,8 +7,8 @@ import { hashPassword } from '../auth/passwords.ts';
 import { emailTaken, invalidSession } from '../auth/service.ts';
 import { normaliseEmail } from '../email.ts';
 import type { Principal } from '../auth/principal.ts';
-import { conflict, forbidden, notFound } from '../http/problem.ts';
-import { decodeCursor, toPage } from '../http/pagination.ts';
+import { conflict, forbidden, notFound } from '../contract/problem.ts';
+import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { UserRepository } from './repository.ts';
 import { userJson } from '../auth/json.ts';
 

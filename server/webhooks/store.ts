@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { newId } from '../db/ids.ts';
 import type { Database, Db, Tx } from '../db/kysely.ts';
-import type { Cursor } from '../http/pagination.ts';
+import type { Cursor } from '../contract/pagination.ts';
 import { MATCHES_SQL } from '../events/patterns.ts';
 import type { DeliveryStatus } from './entities.ts';
 

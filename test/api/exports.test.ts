@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { csvLine } from '../../server/http/csv.ts';
+import { csvLine } from '../../server/formats/csv.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 
 let sendline: Sendline;
@@ -34,7 +34,7 @@ async function exportOf(account: TestAccount, filters: Record<string, unknown>):
 }
 
 /**
- * The CSV as Sendline writes contacts with `csvLine` (server/http/csv.ts): the columns, then a
+ * The CSV as Sendline writes contacts with `csvLine` (server/formats/csv.ts): the columns, then a
  * line per contact in `(created_at, id)` order, an attribute that is not text as the API's JSON.
  * `where` narrows the contacts as the export's filters do.
  */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { implementedHandlers } from '../../server/app.ts';
 import { migrations } from '../../server/db/migrations/index.ts';
-import { listOperations, loadContract } from '../../server/http/contract.ts';
+import { listOperations, loadContract } from '../../server/contract/document.ts';
 import { client, expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
 
 let sendline: Sendline;

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { migrations } from '../../server/db/migrations/index.ts';
 import { SCHEMA_LOCK, openDatabase } from '../../server/db/orm.ts';
+import { entities } from '../../server/entities.ts';
 import { createLogger } from '../../server/logger.ts';
 import { freshDatabase, withClient } from '../databases.ts';
 import { waitFor } from '../helpers.ts';
@@ -95,7 +96,7 @@ describe('migrations', () => {
 
   it('take addresses that unconfirmed double opt-in sign-ups suppressed off the suppression list, and let those sign-ups expire', async () => {
     const url = await freshDatabase('migrate_pending_signups');
-    const orm = await openDatabase(url, createLogger('silent'), 2, { migrate: false });
+    const orm = await openDatabase(url, entities, createLogger('silent'), 2, { migrate: false });
     await orm.migrator.up({ to: 'Migration20261124110000FirstEngagementIndexes' });
     await orm.close();
     const pending = 'double opt-in not confirmed yet';

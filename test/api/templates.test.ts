@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { Problem } from '../../server/http/problem.ts';
+import { Problem } from '../../server/contract/problem.ts';
 import { renderTemplate } from '../../server/templates/service.ts';
 import { expectProblem, newAccount, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';

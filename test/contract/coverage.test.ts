@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listOperations, loadContract } from '../../server/http/contract.ts';
+import { listOperations, loadContract } from '../../server/contract/document.ts';
 import { loadScenarios } from './scenarios.ts';
 
 describe('the contract scenarios', () => {

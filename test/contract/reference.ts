@@ -4,7 +4,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { loadContract, validatorDocument, type OpenApiDocument } from '../../server/http/contract.ts';
+import { loadContract, validatorDocument, type OpenApiDocument } from '../../server/contract/document.ts';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 

@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../../server/http/contract.ts';
-import { docsRouter, SCALAR_CONFIGURATION } from '../../server/http/docs.ts';
-import { problemCatalogue } from '../../server/http/problem-codes.ts';
+import { loadContract } from '../../server/contract/document.ts';
+import { docsRouter, SCALAR_CONFIGURATION } from '../../server/docs/routes.ts';
+import { problemCatalogue } from '../../server/contract/problem-codes.ts';
 import { GUIDE_FILES, SDK_INSTALLATION } from '../../server/docs/guides.ts';
 import { Webhook } from '../../sdk/node/src/index.ts';
 

@@ -6,8 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { docsRouter } from '../../server/http/docs.ts';
-import { listOperations, loadContract } from '../../server/http/contract.ts';
+import { docsRouter } from '../../server/docs/routes.ts';
+import { listOperations, loadContract } from '../../server/contract/document.ts';
 import { LANGUAGES, loadSampleSpecs, renderSamples, type CodeSample } from '../../server/docs/samples.ts';
 
 const doc = loadContract();

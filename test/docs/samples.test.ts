@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { loadContract } from '../../server/http/contract.ts';
+import { loadContract } from '../../server/contract/document.ts';
 import { contractCalls, loadSampleSpecs, renderSamples, type Language } from '../../server/docs/samples.ts';
 import { freshDatabase } from '../databases.ts';
 import { client, newAccount, startTestServer, type Client } from '../helpers.ts';

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../../server/db/embedded.ts';
 import { openDatabase } from '../../server/db/orm.ts';
+import { entities } from '../../server/entities.ts';
 import { createLogger } from '../../server/logger.ts';
 
 declare module 'vitest' {
@@ -82,7 +83,7 @@ async function migratedTemplate(clusterUrl: string): Promise<string> {
   await admin.end();
   const url = new URL(clusterUrl);
   url.pathname = `/${TEMPLATE}`;
-  const orm = await openDatabase(url.href, createLogger('warn'));
+  const orm = await openDatabase(url.href, entities, createLogger('warn'));
   await orm.close();
   return TEMPLATE;
 }

@@ -5,7 +5,7 @@
  * event type with the shape of its `data` (required members and their JSON types), so that a
  * webhook whose payload does not fit its type comes back as an UnknownEvent.
  */
-import { loadContract, type OpenApiDocument } from '../../../server/http/contract.ts';
+import { loadContract, type OpenApiDocument } from '../../../server/contract/document.ts';
 
 type Schema = {
   $ref?: string;

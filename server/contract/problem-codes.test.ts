@@ -4,10 +4,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { loadContract } from './contract.ts';
-import { docsRouter } from './docs.ts';
+import { loadContract } from './document.ts';
+import { docsRouter } from '../docs/routes.ts';
 import { Problem } from './problem.ts';
-import { PROBLEM_STATUS, declaredProblemCodes, problemCatalogue, refuseUndeclaredCodes } from './problem-codes.ts';
+import { refuseUndeclaredCodes } from '../http/errors.ts';
+import { PROBLEM_STATUS, declaredProblemCodes, problemCatalogue } from './problem-codes.ts';
 
 const SERVER = fileURLToPath(new URL('..', import.meta.url));
 const doc = loadContract();

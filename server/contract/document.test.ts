@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listOperations, loadContract, routeTable, validatorDocument } from './contract.ts';
+import { listOperations, loadContract, routeTable, validatorDocument } from './document.ts';
 
 // Read as plain JSON: each test reaches into whatever part of the document it checks.
 const doc: any = loadContract();

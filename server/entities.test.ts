@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Orm } from './orm.ts';
+import { openDatabase, type Orm } from './db/orm.ts';
 import { entities } from './entities.ts';
-import { createLogger } from '../logger.ts';
-import { freshDatabase } from '../../test/databases.ts';
+import { createLogger } from './logger.ts';
+import { freshDatabase } from '../test/databases.ts';
 
 /** Tables that belong to libraries, not to a module of Sendline. */
 const NOT_OURS = ['mikro_orm_migrations', 'agenda_jobs'];
@@ -10,7 +10,7 @@ const NOT_OURS = ['mikro_orm_migrations', 'agenda_jobs'];
 describe('the entities', () => {
   let orm: Orm;
   beforeAll(async () => {
-    orm = await openDatabase(await freshDatabase('entities_match_schema'), createLogger('warn'), 2);
+    orm = await openDatabase(await freshDatabase('entities_match_schema'), entities, createLogger('warn'), 2);
   });
   afterAll(() => orm?.close());
 

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Router } from 'express';
 import YAML from 'yaml';
-import type { OpenApiDocument } from './contract.ts';
-import { titleOf } from './problem.ts';
-import { problemCatalogue } from './problem-codes.ts';
-import { escapeHtml } from './html.ts';
-import { withCodeSamples } from '../docs/samples.ts';
-import { withGuides } from '../docs/guides.ts';
+import type { OpenApiDocument } from '../contract/document.ts';
+import { titleOf } from '../contract/problem.ts';
+import { problemCatalogue } from '../contract/problem-codes.ts';
+import { escapeHtml } from '../formats/html.ts';
+import { withCodeSamples } from './samples.ts';
+import { withGuides } from './guides.ts';
 
 // The package does not export its browser bundle, so it is found by path.
 const scalarBundle = fileURLToPath(new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url));

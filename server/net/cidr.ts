@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { plainAddress } from '../http/client-address.ts';
+import { plainAddress } from './client-address.ts';
 
 /** Parses `203.0.113.0/24`, `2001:db8::/32` or a bare address; null when it is not one. */
 export function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
-import { Problem } from './problem.ts';
+import { Problem } from '../contract/problem.ts';
 
 export interface WindowCount {
   count: number;

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/random.ts';
 import { CsvParser } from './csv-parser.ts';
-import { readCsv } from './csv-records.ts';
+import { readCsv } from '../imports/csv-records.ts';
 
 const spectrum = path.dirname(createRequire(import.meta.url).resolve('csv-spectrum/package.json'));
 

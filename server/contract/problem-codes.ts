@@ -1,7 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { components } from '../../generated/openapi.d.ts';
-import type { Method, OpenApiDocument } from './contract.ts';
-import { toProblem } from './errors.ts';
+import type { Method, OpenApiDocument } from './document.ts';
 
 /**
  * Every `code` a problem document can carry: the contract's catalogue (`ProblemCode` in
@@ -91,19 +89,4 @@ export function declaredProblemCodes(doc: OpenApiDocument, path: string, method:
     if (codes) declared.set(Number(status), codes as ProblemCode[]);
   }
   return declared;
-}
-
-/**
- * With responses validated (tests): a problem whose code the operation does not declare for its
- * status becomes a 500, as a response off the contract does. Server errors (5xx) may come from
- * any operation and are not declared.
- */
-export function refuseUndeclaredCodes(operationId: string, declared: Map<number, ProblemCode[]>) {
-  return (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
-    const problem = toProblem(error);
-    if (problem.status < 500 && !declared.get(problem.status)?.includes(problem.code)) {
-      return next(new Error(`${operationId} answered ${problem.status} ${problem.code}, which the contract does not declare for it`, { cause: error }));
-    }
-    next(error);
-  };
 }
