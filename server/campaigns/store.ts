@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';

@@ -3,7 +3,7 @@ import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { pageOf } from '../contract/pagination.ts';
 import type { ContactRow } from './entities.ts';

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import { copyBytes } from '../db/copy.ts';
 import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
-import { appending, appendingEach } from '../events/store.ts';
+import { appending, appendingEach } from '../events/outbox.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import type { EventData, PendingEvent } from '../events/outbox.ts';

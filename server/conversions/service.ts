@@ -5,7 +5,7 @@ import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { recentRecords } from '../db/recent.ts';
 import { toPage, type Page } from '../contract/pagination.ts';
 import { Problem, validationFailed } from '../contract/problem.ts';

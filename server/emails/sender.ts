@@ -4,7 +4,7 @@ import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { suppress } from '../contacts/store.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
 import { insertBounce } from '../tracking/store.ts';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
 import { ImportFileError } from './errors.ts';

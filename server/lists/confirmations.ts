@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/kysely.ts';
 import { deletePendingSignups } from '../contacts/store.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';

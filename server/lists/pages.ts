@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/kysely.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
 import { page } from '../tracking/public-routes.ts';

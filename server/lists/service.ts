@@ -3,7 +3,7 @@ import { newId, randomToken } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
 import { Problem, notFound, validationFailed } from '../contract/problem.ts';

@@ -4,7 +4,7 @@ import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { sqlOf, sqlOnClient } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { Campaign } from '../campaigns/entities.ts';
 import { audiences } from '../campaigns/audience.ts';

@@ -4,7 +4,7 @@ import { isValidEmail, normaliseEmail } from '../email.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/store.ts';
 import { CsvParser } from '../formats/csv-parser.ts';

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { contactJson, type ContactJson } from '../contacts/json.ts';
 import { SHOWN_CONTACT_COLUMNS } from '../contacts/repository.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';

@@ -3,7 +3,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { countSoftBounce, suppress } from '../contacts/store.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';

@@ -6,7 +6,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { clearSoftBounces } from '../contacts/store.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
-import { append } from '../events/store.ts';
+import { append } from '../events/outbox.ts';
 import { clientAddressOf, type TrustProxy } from '../net/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen, storedIp } from './classify.ts';

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
-import { appendDispatched, envelopesByIds, type EnvelopeRecord } from '../events/store.ts';
+import { appendDispatched, envelopesByIds, type EnvelopeRecord } from '../events/dispatch.ts';
 import { isEventPattern } from '../events/patterns.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, Problem, validationFailed } from '../contract/problem.ts';

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
-import { envelopesByIds, lockUndispatched, markDispatched } from '../events/store.ts';
+import { envelopesByIds, lockUndispatched, markDispatched } from '../events/dispatch.ts';
 import type { Logger } from '../logger.ts';
 import { attemptDelivery, type AttemptOutcome } from './deliverer.ts';
 import { signingSecrets } from './service.ts';

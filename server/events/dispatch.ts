@@ -1,0 +1,68 @@
+import { sql, type Selectable } from 'kysely';
+import type { Database, Db, Tx } from '../db/kysely.ts';
+import { newId } from '../db/ids.ts';
+import type { PendingEvent } from './outbox.ts';
+
+/** `events`, as its rows read. */
+export type EventRecord = Selectable<Database['events']>;
+
+/** The columns an envelope is made of (`eventEnvelope`). */
+export type EnvelopeRecord = Pick<EventRecord, 'id' | 'type' | 'created_at' | 'account_id' | 'data'>;
+
+const ENVELOPE = ['id', 'type', 'created_at', 'account_id', 'data'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Webhook dispatch: the outbox as the webhook worker reads and marks it.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Locks up to `limit` events not yet fanned out to webhooks, oldest first; events another
+ * dispatcher holds are skipped. Mark them with `markDispatched` in the same transaction.
+ */
+export function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecord, 'id' | 'account_id' | 'type'>[]> {
+  return (
+    tx
+      .selectFrom('events')
+      .select(['id', 'account_id', 'type'])
+      .where((eb) => eb.not(eb.ref('dispatched')))
+      // `seq` is not written by the ORM, so the entity does not map it; the partial index
+      // `events_undispatched` serves this order.
+      .orderBy(sql`seq`)
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute()
+  );
+}
+
+/** The events have been fanned out to the endpoints that match them. */
+export async function markDispatched(tx: Tx, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  await tx
+    .updateTable('events')
+    .set({ dispatched: true })
+    .where('id', '=', sql<string>`any(${ids})`)
+    .execute();
+}
+
+/**
+ * Writes an event that bypasses the fan-out (born dispatched): one delivered to a single endpoint
+ * by its caller, such as `webhook.test`.
+ */
+export function appendDispatched(db: Db, accountId: string, event: PendingEvent): Promise<EnvelopeRecord> {
+  return db
+    .insertInto('events')
+    .values({ id: newId('evt'), account_id: accountId, type: event.type, data: event.data, created_at: sql<Date>`now()`, dispatched: true })
+    .returning(ENVELOPE)
+    .executeTakeFirstOrThrow();
+}
+
+/** Events by id, as envelopes are made of; ids not found are left out. */
+export function envelopesByIds(db: Db, ids: readonly string[]): Promise<EnvelopeRecord[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db
+    .selectFrom('events')
+    .select(ENVELOPE)
+    .where('id', '=', sql<string>`any(${ids})`)
+    .execute();
+}
