@@ -1,9 +1,9 @@
 /**
- * The reference at /docs: its guides come with the document it renders (the errors guide with
- * the whole catalogue of the contract), and its viewer is configured to offer nothing of
- * Scalar's own services.
+ * The reference at /docs: its guides and topic pages come with the document it renders (the
+ * errors guide with the whole catalogue of the contract), and its viewer is configured to offer
+ * nothing of Scalar's own services.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../server/contract/document.ts';
 import { docsRouter, SCALAR_CONFIGURATION } from '../../server/docs/routes.ts';
 import { problemCatalogue } from '../../server/contract/problem-codes.ts';
-import { GUIDE_FILES, SDK_INSTALLATION } from '../../server/docs/guides.ts';
+import { GUIDE_FILES, SDK_INSTALLATION, TOPIC_FILES } from '../../server/docs/guides.ts';
 import { Webhook } from '../../sdk/node/src/index.ts';
 
 const doc = loadContract();
@@ -51,6 +51,20 @@ describe('the reference', () => {
     expect(description).toContain('[Dashboard](/app)');
     // The YAML form is the same document.
     expect(await (await fetch(`${base}/api/v1/openapi.yaml`)).text()).toContain('# Idempotency');
+  });
+
+  it('holds every page of docs/ after the guides, each under a title of its own', async () => {
+    const markdown = (folder: string) => readdirSync(new URL(`../../${folder}`, import.meta.url)).filter((file) => file.endsWith('.md'));
+    expect([...GUIDE_FILES].sort()).toEqual(markdown('docs/guides/').sort());
+    expect([...TOPIC_FILES].sort()).toEqual(markdown('docs/').sort());
+    const description = ((await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { info: { description: string } }).info.description;
+    const read = (file: string) => readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8');
+    for (const file of TOPIC_FILES) expect(description).toContain(read(file).trim());
+    const titles = [...GUIDE_FILES.map((file) => `guides/${file}`), ...TOPIC_FILES].map((file) => /^# (.+)\n/.exec(read(file))![1]);
+    expect(new Set(titles).size).toBe(titles.length);
+    // The guides first, in their order, then the topics in theirs.
+    const positions = titles.map((title) => description.indexOf(`\n# ${title}\n`));
+    expect(positions.every((position, i) => position > (positions[i - 1] ?? 0))).toBe(true);
   });
 
   it('configures the viewer without Ask AI, MCP, developer tools, downloads or generated clients', async () => {
