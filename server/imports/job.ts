@@ -10,8 +10,8 @@ import { importStore } from './store.ts';
 import { runImportThread, type ImportThreadData } from './threads.ts';
 
 /**
- * An advisory lock per import keeps a second runner of the same import away (README: Layout,
- * background work). It is held by a session of the ORM's pool for as long as the import runs,
+ * An advisory lock per import keeps a second runner of the same import away
+ * (docs/background-work.md). It is held by a session of the ORM's pool for as long as the import runs,
  * so it ends exactly when its holder does: a crashed process's session takes it along.
  */
 async function withImportLock(db: Db, id: string, work: () => Promise<ImportOutcome>): Promise<ImportOutcome | 'taken'> {

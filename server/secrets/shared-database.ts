@@ -19,7 +19,7 @@ const HOW =
 export async function checkSharedSecrets(config: Config, orm: Orm, log: Logger): Promise<void> {
   if (config.secretKeys[0].id === LEGACY_KEY_ID) {
     log.warn(
-      'SECRET_KEYS is not set (or starts with the legacy key): tracking and unsubscribe links and webhook secrets are still keyed from JWT_SECRET, so changing JWT_SECRET would break the links already mailed. Set SECRET_KEYS as the README says.',
+      'SECRET_KEYS is not set (or starts with the legacy key): tracking and unsubscribe links and webhook secrets are still keyed from JWT_SECRET, so changing JWT_SECRET would break the links already mailed. Set SECRET_KEYS as docs/secrets.md says.',
     );
   }
   if (!config.databaseUrl || !config.generatedSecrets.length) return;

@@ -72,7 +72,7 @@ interface MessageState {
 
 /**
  * Opens and clicks are answered at once and written here in batches: one transaction per flush
- * (every `flushMs`, and on shutdown). The trade-off, stated in the README: a process that is
+ * (every `flushMs`, and on shutdown). The trade-off, stated in docs/tracking.md: a process that is
  * killed (not stopped) loses at most the hits of its last interval.
  */
 export class TrackingRecorder {
