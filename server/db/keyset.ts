@@ -20,6 +20,10 @@ export interface KeysetOrder<DB, TB extends keyof DB> {
   direction: 'asc' | 'desc';
 }
 
+/** Most lists' orders: by `created_at`, then `id`. */
+export const OLDEST_FIRST = { at: 'created_at', id: 'id', direction: 'asc' } as const;
+export const NEWEST_FIRST = { at: 'created_at', id: 'id', direction: 'desc' } as const;
+
 /** `query` in `order`, from the row after `after` on (from the first without it); unlimited, for walks. */
 export function inKeysetOrder<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
