@@ -7,7 +7,10 @@ export function afterCursor(cursor: Cursor | null) {
   return { $or: [{ createdAt: { $gt: cursor.at } }, { createdAt: cursor.at, id: { $gt: cursor.id } }] };
 }
 
-export const CREATED_ORDER = { createdAt: 'asc', id: 'asc' } as const;
+/** MikroORM's find options for the `limit + 1` entities of a page in `(createdAt, id)` order (`keysetPage`'s). */
+export function createdPageOptions(limit: number) {
+  return { orderBy: { createdAt: 'asc', id: 'asc' }, limit: limit + 1 } as const;
+}
 
 /**
  * A list's keyset order: a time column, an id column breaking its ties (the `at` and `id` of a
