@@ -1,6 +1,6 @@
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../contract/pagination.ts';
-import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
+import { afterCursor, createdPageOptions } from '../db/keyset.ts';
 import { sql, type Selectable } from 'kysely';
 import { sqlOf, type Database } from '../db/kysely.ts';
 import { ApiKey, type ApiKeyRow } from './entities.ts';
@@ -45,7 +45,7 @@ export class ApiKeyRepository {
   }
 
   page(accountId: string, after: Cursor | null, limit: number): Promise<ApiKeyRow[]> {
-    return this.em.find(ApiKey, { accountId, ...afterCursor(after) }, { orderBy: CREATED_ORDER, limit: limit + 1 });
+    return this.em.find(ApiKey, { accountId, ...afterCursor(after) }, createdPageOptions(limit));
   }
 
   create(data: Omit<ApiKeyRow, 'createdAt' | 'lastUsedAt'> & { lastUsedAt?: null }): ApiKeyRow {

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import { append } from '../events/outbox.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
@@ -137,14 +138,7 @@ export const campaigns = {
       ])
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.at, after.id)));
-    return prepared(
-      await em.getConnection().getNativeClient(),
-      query
-        .orderBy('created_at', direction)
-        .orderBy('id', direction)
-        .limit(limit + 1),
-    );
+    return prepared(await em.getConnection().getNativeClient(), keysetPage(query, { at: 'created_at', id: 'id', direction }, after, limit));
   },
 
   create(em: EntityManager, data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {
@@ -261,12 +255,7 @@ export const messages = {
       .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
       .where('campaign_id', '=', campaignId);
     if (status) query = query.where('status', '=', status);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   /**

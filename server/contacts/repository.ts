@@ -5,6 +5,7 @@ import { descending, sortsByEmail, type ContactSort, type SortPosition } from '.
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { likePrefix } from '../db/like.ts';
 import { sqlOf, type Database, type Db } from '../db/kysely.ts';
+import { inKeysetOrder, NEWEST_FIRST, OLDEST_FIRST } from '../db/keyset.ts';
 import { Contact, type ContactRow } from './entities.ts';
 import type { ContactStatus } from './rules.ts';
 
@@ -75,8 +76,7 @@ function inOrder<O>(query: ContactQuery<O>, sort: ContactSort, after: SortPositi
     const q = after && 'email' in after ? query.where(sql<boolean>`lower(email) ${sql.raw(desc ? '~<~' : '~>~')} ${after.email}`) : query;
     return q.orderBy(sql`lower(email) using ${sql.raw(desc ? '~>~' : '~<~')}`);
   }
-  const q = after && 'at' in after ? query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(after.at, after.id))) : query;
-  return q.orderBy('created_at', desc ? 'desc' : 'asc').orderBy('id', desc ? 'desc' : 'asc');
+  return inKeysetOrder(query, desc ? NEWEST_FIRST : OLDEST_FIRST, after && 'at' in after ? after : null);
 }
 
 /** The ids of the next `limit` contacts `filters` match after `after`, in `created_at, id` order: how bulk actions walk a filter. */

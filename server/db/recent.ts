@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { decodeCursor } from '../contract/pagination.ts';
 import type { Database } from './kysely.ts';
+import { keysetPage } from './keyset.ts';
 
 /** Tables of an account's dated records, listed newest first by `(occurred_at, id)`. */
 export type RecordTable = 'opens' | 'clicks' | 'bounces' | 'conversions' | 'payments';
@@ -32,9 +33,5 @@ export function recentRecords<T extends RecordTable, O>(
   if (f.email) q = q.where(sql<boolean>`lower(email) = lower(${f.email})`);
   if (f.since) q = q.where('occurred_at', '>=', new Date(f.since));
   if (f.until) q = q.where('occurred_at', '<', new Date(f.until));
-  if (after) q = q.where(sql<boolean>`(occurred_at, id) < (${after.at}, ${after.id})`);
-  return q
-    .orderBy('occurred_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1);
+  return keysetPage(q, { at: 'occurred_at', id: 'id', direction: 'desc' }, after, limit);
 }

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Database, type Db } from '../db/kysely.ts';
+import { keysetPage } from '../db/keyset.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
@@ -230,12 +231,7 @@ export const emails = {
     if (filters.tag) query = query.where(sql<boolean>`e.tags @> array[${filters.tag}]::text[]`);
     if (filters.createdAfter) query = query.where('e.created_at', '>=', filters.createdAfter);
     if (filters.createdBefore) query = query.where('e.created_at', '<', filters.createdBefore);
-    if (after) query = query.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '<', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('e.created_at', 'desc')
-      .orderBy('e.id', 'desc')
-      .limit(limit + 1)
-      .execute();
+    return keysetPage(query, { at: 'e.created_at', id: 'e.id', direction: 'desc' }, after, limit).execute();
   },
 
   /** The messages' state for a batch of opens and clicks or a report, locked in id order. */

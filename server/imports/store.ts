@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Database } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
@@ -52,13 +53,8 @@ export const importStore = {
 
   /** `limit + 1` imports after the cursor, oldest first: one more tells whether there is a next page. */
   async page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ImportRecord[]> {
-    let query = db.selectFrom('contact_imports').selectAll().where('account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('contact_imports').selectAll().where('account_id', '=', accountId);
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   async activeCount(db: Db, accountId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { ClientBase } from 'pg';
 import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
 import type { MemberStatus } from './entities.ts';
@@ -81,13 +82,8 @@ export const listStore = {
   },
 
   page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<ListRecord[]> {
-    let query = db.selectFrom('lists').selectAll().where('account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('lists').selectAll().where('account_id', '=', accountId);
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   async update(
@@ -278,18 +274,13 @@ export const listStore = {
   },
 
   memberships(db: Db, accountId: string, contactId: string, after: Cursor | null, limit: number): Promise<Membership[]> {
-    let query = db
+    const query = db
       .selectFrom('list_members as m')
       .innerJoin('lists as l', 'l.id', 'm.list_id')
       .select(['m.list_id', 'l.name', 'm.status', 'm.created_at'])
       .where('m.contact_id', '=', contactId)
       .where('m.account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('m.created_at', 'm.list_id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('m.created_at')
-      .orderBy('m.list_id')
-      .limit(limit + 1)
-      .execute();
+    return keysetPage(query, { at: 'm.created_at', id: 'm.list_id', direction: 'asc' }, after, limit).execute();
   },
 
   /** The account's lists among `ids`: what a campaign or an import may name. */

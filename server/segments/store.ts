@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { ShownContact } from '../contacts/json.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { SegmentRule } from './rules.ts';
@@ -22,13 +23,8 @@ export const segmentStore = {
   },
 
   page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<SegmentRecord[]> {
-    let query = db.selectFrom('segments').selectAll().where('account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('segments').selectAll().where('account_id', '=', accountId);
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   async count(db: Db, accountId: string): Promise<number> {
@@ -88,7 +84,7 @@ export const members = {
 
   /** One page in `(created_at, id)` order. */
   page(db: Db, accountId: string, condition: RawBuilder<SqlBool>, after: Cursor | null, limit: number): Promise<ShownContact[]> {
-    let query = db
+    const query = db
       .selectFrom('contacts as c')
       .select([
         'c.id',
@@ -105,11 +101,6 @@ export const members = {
       ])
       .where('c.account_id', '=', accountId)
       .where(condition);
-    if (after) query = query.where((eb) => eb(eb.refTuple('c.created_at', 'c.id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('c.created_at')
-      .orderBy('c.id')
-      .limit(limit + 1)
-      .execute();
+    return keysetPage(query, { at: 'c.created_at', id: 'c.id', direction: 'asc' }, after, limit).execute();
   },
 };

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ClientBase } from 'pg';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { SuppressionReason } from './entities.ts';
 import { likePrefix } from '../db/like.ts';
@@ -70,12 +71,7 @@ export const suppressions = {
     let query = db.selectFrom('suppressions').select(COLUMNS).where('account_id', '=', accountId);
     if (filters.reason) query = query.where('reason', '=', filters.reason);
     if (filters.email) query = query.where(sql<boolean>`lower(email) like ${likePrefix(filters.email)}`);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   async byId(db: Db, accountId: string, id: string): Promise<SuppressionListed | null> {

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
+import { keysetPage, NEWEST_FIRST, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { FrozenPartials } from './entities.ts';
 
@@ -48,13 +49,8 @@ export const templates = {
   },
 
   page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<TemplateColumns[]> {
-    let query = db.selectFrom('templates').selectAll().where('account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('templates').selectAll().where('account_id', '=', accountId);
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   /** Throws the unique violation when the name is taken (`isNameTaken`). */
@@ -139,13 +135,8 @@ export const versions = {
 
   /** Newest first. */
   page(db: Db, templateId: string, after: Cursor | null, limit: number): Promise<VersionColumns[]> {
-    let query = db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId);
+    return keysetPage(query, NEWEST_FIRST, after, limit).execute();
   },
 
   /** Adds the next version of a template locked in `tx` and makes it the published one. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
+import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 
 /** Every statement that writes `topics` and `contact_topic_optouts`. */
@@ -42,13 +43,8 @@ export const topics = {
   },
 
   page(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<TopicListed[]> {
-    let query = db.selectFrom('topics').select(COLUMNS).where('account_id', '=', accountId);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-    return query
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit + 1)
-      .execute();
+    const query = db.selectFrom('topics').select(COLUMNS).where('account_id', '=', accountId);
+    return keysetPage(query, OLDEST_FIRST, after, limit).execute();
   },
 
   async byId(db: Db, accountId: string, id: string): Promise<TopicListed | null> {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
+import { keysetPage } from '../db/keyset.ts';
 import { recentRecords } from '../db/recent.ts';
 import { decodeCursor, toPage, type Cursor, type Page } from '../contract/pagination.ts';
 import { notFound } from '../contract/problem.ts';
@@ -64,7 +65,7 @@ export class TrackingService {
     const contact = await this.db.selectFrom('contacts').select('id').where('id', '=', contactId).where('account_id', '=', accountId).executeTakeFirst();
     if (!contact) throw notFound('contact');
     const after = decodeCursor(cursor);
-    const { rows } = await sql<ActivityRow>`select * from (
+    const activity = sql<ActivityRow>`(
          select id, case status when 'delivered' then 'delivered' when 'deferred' then 'deferred' when 'failed' then 'failed' else 'sent' end as type,
                 coalesce(sent_at, created_at) as occurred_at, campaign_id, null::text as url, case when status in ('deferred', 'failed') then reason end as detail
            from messages where contact_id = ${contactId} and status in ('sent', 'delivered', 'deferred', 'failed')
@@ -75,9 +76,8 @@ export class TrackingService {
          union all select id, 'unsubscribed', occurred_at, campaign_id, null, source from unsubscribes where contact_id = ${contactId}
          union all select id, 'conversion', occurred_at, campaign_id, null, type from conversions where contact_id = ${contactId}
          union all select id, 'payment', occurred_at, campaign_id, null, amount::text || ' ' || currency from payments where contact_id = ${contactId}
-       ) activity
-       where ${after?.at ?? null}::timestamptz is null or (occurred_at, id) < (${after?.at ?? null}, ${after?.id ?? null})
-       order by occurred_at desc, id desc limit ${limit + 1}`.execute(this.db);
+       )`.as('activity');
+    const rows = await keysetPage(this.db.selectFrom(activity).selectAll(), { at: 'occurred_at', id: 'id', direction: 'desc' }, after, limit).execute();
     return toPage(rows, limit, keyOf, (r) => ({
       type: r.type,
       occurred_at: r.occurred_at.toISOString(),

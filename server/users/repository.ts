@@ -1,6 +1,6 @@
 import type { EntityManager } from '../db/orm.ts';
 import type { Cursor } from '../contract/pagination.ts';
-import { CREATED_ORDER, afterCursor } from '../db/keyset.ts';
+import { afterCursor, createdPageOptions } from '../db/keyset.ts';
 import { User, type UserRow } from '../auth/entities.ts';
 
 /** Reads of an account's users; they are written by the auth repository, which owns accounts, users and sessions. */
@@ -12,7 +12,7 @@ export class UserRepository {
   }
 
   page(accountId: string, after: Cursor | null, limit: number): Promise<UserRow[]> {
-    return this.em.find(User, { accountId, ...afterCursor(after) }, { orderBy: CREATED_ORDER, limit: limit + 1 });
+    return this.em.find(User, { accountId, ...afterCursor(after) }, createdPageOptions(limit));
   }
 
   countOwners(accountId: string): Promise<number> {

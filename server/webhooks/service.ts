@@ -70,7 +70,7 @@ export class WebhookService {
   }
 
   async list(accountId: string, limit: number, cursor?: string): Promise<Schemas['WebhookPage']> {
-    const rows = await store.listWebhooks(this.db, accountId, decodeCursor(cursor), limit + 1);
+    const rows = await store.listWebhooks(this.db, accountId, decodeCursor(cursor), limit);
     const page = toPage(
       rows,
       limit,
@@ -124,7 +124,7 @@ export class WebhookService {
   }
 
   async deliveries(accountId: string, id: string, status: DeliveryStatus | undefined, limit: number, cursor?: string): Promise<Schemas['WebhookDeliveryPage']> {
-    const rows = await store.listDeliveries(this.db, id, status, decodeCursor(cursor), limit + 1);
+    const rows = await store.listDeliveries(this.db, id, status, decodeCursor(cursor), limit);
     // Deliveries carry their account: only an empty page needs the endpoint looked up.
     if (!rows.length || rows[0].account_id !== accountId) await this.row(accountId, id);
     return toPage(rows, limit, (d) => ({ at: d.created_at, id: d.id }), deliveryJson);

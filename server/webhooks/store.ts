@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { newId } from '../db/ids.ts';
 import type { Database, Db, Tx } from '../db/kysely.ts';
+import { keysetPage, NEWEST_FIRST, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import { MATCHES_SQL } from '../events/patterns.ts';
 import type { DeliveryStatus } from './entities.ts';
@@ -37,11 +38,9 @@ export function findWebhook(db: Db, accountId: string, id: string): Promise<Webh
   return db.selectFrom('webhooks').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
 
-/** The account's endpoints in creation order, `limit` of them after `after`. */
+/** A page of the account's endpoints in creation order after `after`, with one more than `limit` (`keysetPage`). */
 export function listWebhooks(db: Db, accountId: string, after: Cursor | null, limit: number): Promise<WebhookRecord[]> {
-  let query = db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId);
-  if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+  return keysetPage(db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId), OLDEST_FIRST, after, limit).execute();
 }
 
 /** Endpoints by id, whatever their account (the worker's view); ids not found are left out. */
@@ -99,12 +98,11 @@ export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
 
 // Deliveries as the API shows and steers them
 
-/** The endpoint's deliveries, newest first, `limit` of them before `before`. */
+/** A page of the endpoint's deliveries, newest first, before `before`, with one more than `limit` (`keysetPage`). */
 export function listDeliveries(db: Db, webhookId: string, status: DeliveryStatus | undefined, before: Cursor | null, limit: number): Promise<DeliveryRecord[]> {
   let query = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
   if (status) query = query.where('status', '=', status);
-  if (before) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.at, before.id)));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return keysetPage(query, NEWEST_FIRST, before, limit).execute();
 }
 
 /** The event of the endpoint's delivery when that delivery is of a `webhook.test`. */
