@@ -17,7 +17,7 @@ import { countContacts } from './count.ts';
 import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
 import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldSchema } from '../fields/definitions.ts';
 import { suppressions } from '../suppressions/store.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
@@ -77,7 +77,7 @@ export class ContactService {
   /** Values under a custom field's key must be of its type (read only when there are attributes). */
   private async checkFields(accountId: string, attributes: Record<string, unknown>): Promise<void> {
     if (!Object.keys(attributes).length) return;
-    const errors = attributeErrors(await fieldStore.schema(sqlOf(this.em), accountId), attributes);
+    const errors = attributeErrors(await fieldSchema(sqlOf(this.em), accountId), attributes);
     if (errors.length) throw validationFailed(errors, 'A custom field has a value of another type.');
   }
 

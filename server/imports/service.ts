@@ -16,7 +16,7 @@ import { importStore, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { toImportRow, type RawRow } from './rows.ts';
 import { writeBatch } from './writer.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldSchema } from '../fields/definitions.ts';
 
 const CHUNK_BYTES = 1024 * 1024;
 const ERRORS_SHOWN = 100;
@@ -111,7 +111,7 @@ export class ImportService {
       const db = sqlOnClient(client);
       await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {}, listIds: options.listIds });
       const batch = new StagingBatch();
-      const fields = await fieldStore.schema(db, accountId);
+      const fields = await fieldSchema(db, accountId);
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
       await importStore.advance(db, id, 0, rawRows.length, counts);

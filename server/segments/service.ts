@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { contactJson } from '../contacts/json.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldDefinitions, fieldSchema } from '../fields/definitions.ts';
 import { schemaOf, type FieldDefinition } from '../fields/rules.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
@@ -35,7 +35,7 @@ export async function segmentCondition(
   rules: SegmentRule,
   { pointer = '/rules', checkLists = true } = {},
 ): Promise<RawBuilder<SqlBool>> {
-  const { condition, lists } = compileRules(rules, { accountId, fields: await fieldStore.schema(db, accountId), now: new Date() }, pointer);
+  const { condition, lists } = compileRules(rules, { accountId, fields: await fieldSchema(db, accountId), now: new Date() }, pointer);
   if (checkLists && lists.length) {
     const found = await listStore.some(db, accountId, [...new Set(lists.map((l) => l.id))]);
     const errors = lists.flatMap((l) => (found.has(l.id) ? [] : [{ pointer: l.pointer, detail: 'no such list' }]));
@@ -58,7 +58,7 @@ export interface FrozenSegments {
 /** The account's segments among `ids` (others match nothing), as they are now. */
 export async function freezeSegments(db: Db, accountId: string, ids: readonly string[]): Promise<FrozenSegments> {
   const found = new Map((await segmentStore.some(db, accountId, ids)).map((s) => [s.id, s]));
-  const fields = await fieldStore.definitions(db, accountId);
+  const fields = await fieldDefinitions(db, accountId);
   return { rules: ids.flatMap((id) => found.get(id)?.rules ?? []), fields, now: new Date().toISOString() };
 }
 
