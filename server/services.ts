@@ -35,6 +35,7 @@ import { renderTemplate, TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
 import { EmailService } from './emails/service.ts';
 import { SuppressionService } from './suppressions/service.ts';
+import { suppressions as suppressionStore } from './suppressions/store.ts';
 import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
 import { PersonalDataService } from './exports/personal-data.ts';
@@ -75,7 +76,8 @@ export function createAccountServices(em: EntityManager, config: Config, access:
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
-  const lists = new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
+  const contacts = new ContactService(new ContactRepository(em), em, runtime.pool, suppressionStore);
+  const lists = new ListService(sqlOf(em), contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
@@ -86,7 +88,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
-    contacts: new ContactService(new ContactRepository(em), em, runtime.pool),
+    contacts,
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
     feedback: new FeedbackService(runtime.pool, sqlOf(em)),
     tracking: new TrackingService(sqlOf(em)),
