@@ -33,6 +33,7 @@ import { SegmentService } from './segments/service.ts';
 import { TagService } from './tags/service.ts';
 import { renderTemplate, TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
+import { listStore } from './lists/store.ts';
 import { EmailService } from './emails/service.ts';
 import { SuppressionService } from './suppressions/service.ts';
 import { suppressions as suppressionStore } from './suppressions/store.ts';
@@ -89,7 +90,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
     contacts,
-    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
+    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
     feedback: new FeedbackService(runtime.pool, sqlOf(em)),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/kysely.ts';
-import { deletePendingSignups } from '../contacts/store.ts';
+import { deletePendingSignups } from '../contacts/pending-signups.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Queue } from '../jobs/queue.ts';
