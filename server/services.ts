@@ -102,7 +102,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     ),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
     fields: new FieldService(sqlOf(em)),
-    segments: new SegmentService(sqlOf(em)),
+    segments: new SegmentService(sqlOf(em), listStore),
     tags: new TagService(sqlOf(em)),
     templates: new TemplateService(em, runtime.templates, runtime.transport),
     lists,
