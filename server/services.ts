@@ -14,6 +14,7 @@ import { RateLimitStore } from './rate-limits/limiter.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
 import { ContactBulkService } from './contacts/bulk.ts';
+import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -30,6 +31,7 @@ import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
 import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
+import { segmentStore } from './segments/store.ts';
 import { TagService } from './tags/service.ts';
 import { renderTemplate, TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
@@ -73,6 +75,9 @@ export function createAccountServices(em: EntityManager, config: Config, access:
   };
 }
 
+/** The contacts' tag statements, for the tags resource. */
+const contactTags = { tagCounts, tagCount, renameTag, removeTag, retagContacts };
+
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
@@ -103,7 +108,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
-    tags: new TagService(sqlOf(em)),
+    tags: new TagService(sqlOf(em), contactTags, { lists: listStore, segments: segmentStore }),
     templates: new TemplateService(em, runtime.templates, runtime.transport),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), lists),
