@@ -14,7 +14,6 @@ import { RateLimitStore } from './rate-limits/limiter.ts';
 import { ContactRepository } from './contacts/repository.ts';
 import { ContactService } from './contacts/service.ts';
 import { ContactBulkService } from './contacts/bulk.ts';
-import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -41,7 +40,17 @@ import { SuppressionService } from './suppressions/service.ts';
 import { suppressions as suppressionStore } from './suppressions/store.ts';
 import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
-import { PersonalDataService } from './exports/personal-data.ts';
+import { PersonalDataService, type PersonalData } from './exports/personal-data.ts';
+import { deleteContact, removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
+import { eraseRecipient } from './campaigns/store.ts';
+import { detachContact } from './conversions/store.ts';
+import { emailsOfPerson, eraseEmailsOfPerson } from './emails/store.ts';
+import { deleteNaming } from './events/store.ts';
+import { idempotencyStore } from './idempotency/store.ts';
+import { deleteErrorRowsOf } from './imports/store.ts';
+import { optouts } from './topics/store.ts';
+import { eraseTrackingRecords } from './tracking/store.ts';
+import { deleteDeliveriesOf } from './webhooks/store.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -77,6 +86,23 @@ export function createAccountServices(em: EntityManager, config: Config, access:
 
 /** The contacts' tag statements, for the tags resource. */
 const contactTags = { tagCounts, tagCount, renameTag, removeTag, retagContacts };
+
+/** What each feature keeps about a person, for the GDPR access and erasure. */
+const personalData: PersonalData = {
+  topicOptouts: (db, contactId) => optouts.ofContact(db, contactId),
+  suppression: (db, accountId, email) => suppressionStore.byEmail(db, accountId, email),
+  emails: emailsOfPerson,
+  eraseMessages: eraseRecipient,
+  eraseEmails: eraseEmailsOfPerson,
+  eraseTracking: eraseTrackingRecords,
+  detachConversions: detachContact,
+  deleteEvents: deleteNaming,
+  deleteDeliveries: deleteDeliveriesOf,
+  deleteImportErrors: deleteErrorRowsOf,
+  forgetIdempotentAnswers: (db, accountId, email) => idempotencyStore.forgetAnswersNaming(db, accountId, email),
+  keepSuppressedAsHash: (db, accountId, email) => suppressionStore.keepOnlyHash(db, accountId, email),
+  deleteContact,
+};
 
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
@@ -115,7 +141,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
     topics: new TopicService(runtime.pool, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
-    personalData: new PersonalDataService(runtime.pool, sqlOf(em)),
+    personalData: new PersonalDataService(runtime.pool, sqlOf(em), personalData),
   };
 }
 
