@@ -6,7 +6,8 @@ import type { ContactStatus } from './rules.ts';
 /**
  * The contacts' public writes of deliverability: how feedback, sending, transactional email and
  * the suppression list suppress a contact or subscribe it again, and count its soft bounces.
- * Each runs in the caller's transaction on `db` and answers the events for it to append there.
+ * Each runs in the caller's transaction on `db`; those that change a status answer the events
+ * for the caller to append there.
  */
 
 // ---- Suppression: the one way a contact becomes unsubscribed, bounced or complained.
