@@ -30,14 +30,27 @@ import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
 import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
+import { segmentStore } from './segments/store.ts';
 import { TagService } from './tags/service.ts';
 import { renderTemplate, TemplateService } from './templates/service.ts';
 import { ListService } from './lists/service.ts';
+import { listStore } from './lists/store.ts';
 import { EmailService } from './emails/service.ts';
 import { SuppressionService } from './suppressions/service.ts';
+import { suppressions as suppressionStore } from './suppressions/store.ts';
 import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
-import { PersonalDataService } from './exports/personal-data.ts';
+import { PersonalDataService, type PersonalData } from './exports/personal-data.ts';
+import { deleteContact, removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
+import { eraseRecipient } from './campaigns/store.ts';
+import { detachContact } from './conversions/store.ts';
+import { emailsOfPerson, eraseEmailsOfPerson } from './emails/store.ts';
+import { deleteNaming } from './events/store.ts';
+import { idempotencyStore } from './idempotency/store.ts';
+import { deleteErrorRowsOf } from './imports/store.ts';
+import { optouts } from './topics/store.ts';
+import { eraseTrackingRecords } from './tracking/store.ts';
+import { deleteDeliveriesOf } from './webhooks/store.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -71,11 +84,32 @@ export function createAccountServices(em: EntityManager, config: Config, access:
   };
 }
 
+/** The contacts' tag statements, for the tags resource. */
+const contactTags = { tagCounts, tagCount, renameTag, removeTag, retagContacts };
+
+/** What each feature keeps about a person, for the GDPR access and erasure. */
+const personalData: PersonalData = {
+  topicOptouts: (db, contactId) => optouts.ofContact(db, contactId),
+  suppression: (db, accountId, email) => suppressionStore.byEmail(db, accountId, email),
+  emails: emailsOfPerson,
+  eraseMessages: eraseRecipient,
+  eraseEmails: eraseEmailsOfPerson,
+  eraseTracking: eraseTrackingRecords,
+  detachConversions: detachContact,
+  deleteEvents: deleteNaming,
+  deleteDeliveries: deleteDeliveriesOf,
+  deleteImportErrors: deleteErrorRowsOf,
+  forgetIdempotentAnswers: (db, accountId, email) => idempotencyStore.forgetAnswersNaming(db, accountId, email),
+  keepSuppressedAsHash: (db, accountId, email) => suppressionStore.keepOnlyHash(db, accountId, email),
+  deleteContact,
+};
+
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
-  const lists = new ListService(sqlOf(em), new ContactService(new ContactRepository(em), em, runtime.pool), accounts.rateLimits, {
+  const contacts = new ContactService(new ContactRepository(em), em, runtime.pool, suppressionStore);
+  const lists = new ListService(sqlOf(em), contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
@@ -86,8 +120,8 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
-    contacts: new ContactService(new ContactRepository(em), em, runtime.pool),
-    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
+    contacts,
+    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
     feedback: new FeedbackService(runtime.pool, sqlOf(em)),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
@@ -99,15 +133,15 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     ),
     campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
     fields: new FieldService(sqlOf(em)),
-    segments: new SegmentService(sqlOf(em)),
-    tags: new TagService(sqlOf(em)),
+    segments: new SegmentService(sqlOf(em), listStore),
+    tags: new TagService(sqlOf(em), contactTags, { lists: listStore, segments: segmentStore }),
     templates: new TemplateService(em, runtime.templates, runtime.transport),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), lists),
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
     topics: new TopicService(runtime.pool, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
-    personalData: new PersonalDataService(runtime.pool, sqlOf(em)),
+    personalData: new PersonalDataService(runtime.pool, sqlOf(em), personalData),
   };
 }
 

@@ -14,11 +14,12 @@ import { startExportWorker } from './exports/job.ts';
 import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
+import { buildMime } from './sending/mime.ts';
 import { TemplateThread } from './campaigns/template-thread.ts';
 import { TokenSigner } from './tracking/tokens.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
-import { publicRoutes } from './tracking/public-routes.ts';
+import { page, publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { startSubmissionServer } from './emails/submission.ts';
 import { startEmailContentPruning } from './emails/job.ts';
@@ -128,7 +129,14 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
-    startConfirmationSender({ queue, db: sqlOf(orm.em.fork()), transport, secretKeys: config.secretKeys, publicUrl: config.publicUrl, log });
+    startConfirmationSender({
+      queue,
+      db: sqlOf(orm.em.fork()),
+      mailer: { buildMime, sendMime: (envelope, mime) => transport.sendMime(envelope, mime) },
+      secretKeys: config.secretKeys,
+      publicUrl: config.publicUrl,
+      log,
+    });
     startEmailContentPruning({ queue, db: sqlOf(orm.em.fork()), log, retentionDays: config.emailContentRetentionDays });
     await queue.start();
     webhooks!.start();
@@ -143,6 +151,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     db: sqlOf(orm.em.fork()),
     signer: new ConfirmationSigner(config.secretKeys),
     contacts: () => createServices(runtime).contacts,
+    page,
     log,
   });
   const server = createServer((req, res) => {

@@ -9,7 +9,8 @@ import { pageOf } from '../contract/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, PENDING_SIGNUP_REASON, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
-import { insertContact, suppressedEvent, takeOverPendingSignup, type NewContact } from './store.ts';
+import { insertContact, takeOverPendingSignup, type NewContact } from './store.ts';
+import { suppressedEvent, type SuppressedStatus } from './suppression.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
@@ -17,8 +18,7 @@ import { countContacts } from './count.ts';
 import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
 import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
-import { fieldStore } from '../fields/store.ts';
-import { suppressions } from '../suppressions/store.ts';
+import { fieldSchema } from '../fields/definitions.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
 type ContactReplace = components['schemas']['ContactReplace'];
@@ -46,15 +46,34 @@ function checkStatusChange(from: ContactStatus, to: ContactStatus, reason: strin
 }
 
 /**
+ * The suppression list, as a person's status change of a contact keeps it: the suppressions'
+ * store, handed in by the composition root. Each call runs in the contact's transaction on `db`.
+ */
+export interface SuppressionList {
+  add(
+    db: Db,
+    accountId: string,
+    entries: readonly { email: string; reason: SuppressedStatus; source: 'contact_status'; detail: string | null }[],
+  ): Promise<unknown>;
+  removeEmail(db: Db, accountId: string, email: string): Promise<void>;
+}
+
+/**
  * A person's status change moves the address on the suppression list with it, in the contact's
  * transaction: suppressing puts it there (source `contact_status`), resubscribing takes it off.
  */
-async function keepListInStep(tx: Db, accountId: string, previousEmail: string, contact: Pick<ContactRow, 'email' | 'status' | 'statusReason'>): Promise<void> {
+async function keepListInStep(
+  list: SuppressionList,
+  tx: Db,
+  accountId: string,
+  previousEmail: string,
+  contact: Pick<ContactRow, 'email' | 'status' | 'statusReason'>,
+): Promise<void> {
   if (contact.status === 'subscribed') {
-    await suppressions.removeEmail(tx, accountId, previousEmail);
-    if (previousEmail.toLowerCase() !== contact.email.toLowerCase()) await suppressions.removeEmail(tx, accountId, contact.email);
+    await list.removeEmail(tx, accountId, previousEmail);
+    if (previousEmail.toLowerCase() !== contact.email.toLowerCase()) await list.removeEmail(tx, accountId, contact.email);
   } else {
-    await suppressions.add(tx, accountId, [{ email: contact.email, reason: contact.status, source: 'contact_status', detail: contact.statusReason ?? null }]);
+    await list.add(tx, accountId, [{ email: contact.email, reason: contact.status, source: 'contact_status', detail: contact.statusReason ?? null }]);
   }
 }
 
@@ -68,16 +87,19 @@ export class ContactService {
   /** The ORM's pool, for the one-statement create (`insertContact`) and its transaction when created suppressed. */
   private readonly pool: Pool;
 
-  constructor(repo: ContactRepository, em: EntityManager, pool: Pool) {
+  private readonly suppressionList: SuppressionList;
+
+  constructor(repo: ContactRepository, em: EntityManager, pool: Pool, suppressionList: SuppressionList) {
     this.repo = repo;
     this.em = em;
     this.pool = pool;
+    this.suppressionList = suppressionList;
   }
 
   /** Values under a custom field's key must be of its type (read only when there are attributes). */
   private async checkFields(accountId: string, attributes: Record<string, unknown>): Promise<void> {
     if (!Object.keys(attributes).length) return;
-    const errors = attributeErrors(await fieldStore.schema(sqlOf(this.em), accountId), attributes);
+    const errors = attributeErrors(await fieldSchema(sqlOf(this.em), accountId), attributes);
     if (errors.length) throw validationFailed(errors, 'A custom field has a value of another type.');
   }
 
@@ -137,7 +159,7 @@ export class ContactService {
       isSuppressed(status) && !pendingSignup
         ? await inTransaction(this.pool, async (client) => {
             const inserted = await insertContact(client, row, event);
-            if (inserted) await keepListInStep(sqlOnClient(client), accountId, contact.email, contact);
+            if (inserted) await keepListInStep(this.suppressionList, sqlOnClient(client), accountId, contact.email, contact);
             return inserted;
           })
         : await insertContact(this.pool, row, event);
@@ -157,7 +179,7 @@ export class ContactService {
       // Every field is the account's now, as if the contact were new.
       const changed = ['email', 'first_name', 'last_name', 'attributes', 'tags', 'status', 'status_reason', 'status_changed_at', 'updated_at'];
       await append(client, accountId, [{ type: 'contact.updated', data: { contact: json, changed } }]);
-      if (isSuppressed(contact.status)) await keepListInStep(db, accountId, contact.email, contact);
+      if (isSuppressed(contact.status)) await keepListInStep(this.suppressionList, db, accountId, contact.email, contact);
       return json;
     });
   }
@@ -252,7 +274,7 @@ export class ContactService {
       await this.em.transactional(async (tx) => {
         await append(tx, accountId, events);
         await tx.flush();
-        if (contact.status !== previousStatus) await keepListInStep(sqlOf(tx), accountId, before.email, contact);
+        if (contact.status !== previousStatus) await keepListInStep(this.suppressionList, sqlOf(tx), accountId, before.email, contact);
       });
     } catch (error) {
       // Nothing was written: the request's unit of work must not flush the change later.

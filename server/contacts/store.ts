@@ -1,76 +1,15 @@
 import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
-import type { ClientBase, Pool, PoolClient } from 'pg';
-import { copyBytes } from '../db/copy.ts';
-import { prepared, sqlOnClient, statement, type Database, type Db } from '../db/kysely.ts';
+import type { Pool, PoolClient } from 'pg';
+import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending, appendingEach } from '../events/outbox.ts';
-import { PER_ROW_LOOKUPS } from '../db/pool.ts';
-import type { components } from '../../generated/openapi.d.ts';
 import type { EventData, PendingEvent } from '../events/outbox.ts';
-import { PENDING_SIGNUP_REASON, type ContactStatus } from './rules.ts';
-
-/** Every statement that writes `contacts` outside the ORM's unit of work: suppression, soft bounces, imports' batches. */
-
-// ---- Suppression: the one way a contact becomes unsubscribed, bounced or complained.
-
-export type SuppressedStatus = Exclude<ContactStatus, 'subscribed'>;
+import { pendingSignup } from './pending-signups.ts';
 
 /**
- * What feedback may suppress: a complaint outranks an unsubscribe; a bounced or complained
- * address stays as it is. A person changing a contact (`any`) may set any suppressed status.
+ * The contacts' own statements outside the ORM's unit of work: creating one, tags across many,
+ * deleting. Other features' writes of contacts are in suppression.ts, import-batch.ts and
+ * pending-signups.ts.
  */
-const FEEDBACK_REPLACES: Record<SuppressedStatus, ContactStatus[]> = {
-  unsubscribed: ['subscribed'],
-  bounced: ['subscribed'],
-  complained: ['subscribed', 'unsubscribed'],
-};
-
-export interface SuppressOptions {
-  /** `feedback` (the default): only the statuses it may replace; `any`: every other status. */
-  over?: 'feedback' | 'any';
-}
-
-/**
- * Suppresses the account's contacts among `contactIds` whose status it may replace, and
- * returns their `contact.suppressed` events, for the caller to append in the same transaction.
- * Contacts already suppressed (or not the account's) change nothing and have no event.
- */
-export async function suppress(
-  db: Db,
-  accountId: string,
-  contactIds: readonly string[],
-  status: SuppressedStatus,
-  reason: string | null,
-  options: SuppressOptions = {},
-): Promise<PendingEvent[]> {
-  if (!contactIds.length) return [];
-  // Row locks in id order: concurrent suppressions never deadlock on each other.
-  const ids = [...new Set(contactIds)].sort();
-  const from =
-    options.over === 'any' ? (['subscribed', 'unsubscribed', 'bounced', 'complained'] as const).filter((s) => s !== status) : FEEDBACK_REPLACES[status];
-  const rows = await db
-    .updateTable('contacts')
-    .set({ status, status_reason: reason, status_changed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .where('status', 'in', from)
-    .returning(['id', 'email'])
-    .execute();
-  return rows.map((r) => suppressedEvent(r.id, r.email, status, reason));
-}
-
-/**
- * The event of a suppression, for `suppress` and for the one suppression made through the ORM's
- * unit of work: a person's edit of a contact, whose status is flushed with the other fields.
- */
-export function suppressedEvent(
-  contactId: string,
-  email: string,
-  status: SuppressedStatus,
-  reason: string | null,
-): PendingEvent & { type: 'contact.suppressed' } {
-  const data: EventData<'contact.suppressed'> = { contact_id: contactId, email, status, reason };
-  return { type: 'contact.suppressed', data };
-}
 
 // ---- Creating one contact through the API.
 
@@ -96,10 +35,6 @@ export async function insertContact(pool: Pool | PoolClient, contact: NewContact
   return row.created;
 }
 
-/** SQL: the contact row `alias` is one an unconfirmed double opt-in sign-up made (`PENDING_SIGNUP_REASON`). */
-const pendingSignup = (alias: 'c' | 'old') =>
-  sql<SqlBool>`(${sql.raw(alias)}.status = 'unsubscribed' and ${sql.raw(alias)}.status_reason = ${PENDING_SIGNUP_REASON})`;
-
 /**
  * A contact the account creates over one an unconfirmed sign-up made: the sign-up's row, locked,
  * takes every value of `contact` but its id and creation time. Null when there is no such row.
@@ -112,149 +47,6 @@ export async function takeOverPendingSignup(db: Db, contact: NewContact): Promis
     where c.account_id = ${contact.account_id} and lower(c.email) = lower(${contact.email}) and ${pendingSignup('c')}
     returning c.id, c.created_at`.execute(db);
   return rows[0] ?? null;
-}
-
-/**
- * Deletes those of `contactIds` that an unconfirmed sign-up made and that have nothing else: no
- * list membership, campaign message, topic opt-out, tag or attribute. Answers those deleted.
- */
-export async function deletePendingSignups(db: Db, contactIds: readonly string[]): Promise<{ id: string; account_id: string }[]> {
-  if (!contactIds.length) return [];
-  const { rows } = await sql<{ id: string; account_id: string }>`
-    delete from contacts c
-    where c.id = any(${contactIds}::text[]) and ${pendingSignup('c')} and c.tags = '{}' and c.attributes = '{}'::jsonb
-      and not exists (select 1 from list_members m where m.contact_id = c.id)
-      and not exists (select 1 from messages cm where cm.contact_id = c.id)
-      and not exists (select 1 from contact_topic_optouts o where o.contact_id = c.id)
-    returning c.id, c.account_id`.execute(db);
-  return rows;
-}
-
-// ---- Soft bounces in a row, which tracking counts toward suppression.
-
-/** One more soft bounce in a row; answers how many there now are. */
-export async function countSoftBounce(db: Db, contactId: string): Promise<number> {
-  const row = await db
-    .updateTable('contacts')
-    .set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) }))
-    .where('id', '=', contactId)
-    .returning('soft_bounces')
-    .executeTakeFirstOrThrow();
-  return row.soft_bounces;
-}
-
-/** Engagement shows the address works: soft bounces before it no longer count as a row. */
-export async function clearSoftBounces(db: Db, contactIds: readonly string[]): Promise<void> {
-  if (!contactIds.length) return;
-  const ids = [...new Set(contactIds)].sort();
-  await db
-    .updateTable('contacts')
-    .set({ soft_bounces: 0 })
-    .where(sql<boolean>`id = any(${ids}::text[])`)
-    .where('soft_bounces', '>', 0)
-    .execute();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bulk writes: an import's batches.
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The columns of an import batch's COPY text, in order: one line per address, `tags` as an array
- * literal, `attributes` as JSON text, `status` empty (`\N`) when the row gave none.
- */
-export const IMPORT_STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
-
-/** Set first in the batch's transaction, in one round trip, before the COPY. */
-const PREPARE_STAGING = sql.raw(`${PER_ROW_LOOKUPS}; create temp table if not exists import_staging (
-  row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
-) on commit delete rows`);
-
-/** One row per address, the last one: rows that only PostgreSQL's lower() makes equal are merged by this. */
-const DISTINCT_STAGED = sql`select distinct on (lower(email)) * from import_staging order by lower(email), row desc`;
-
-/**
- * What row `m` changes in existing contact `c`: values it leaves empty are kept, tags and
- * attributes add up, and an import never resubscribes (a `subscribed` row keeps the contact's
- * status), except a contact an unconfirmed sign-up made, which takes the row's status as a new
- * contact would. `m.status` reads an empty status as `subscribed`.
- */
-const merge = (m: 'excluded' | 'm', importId: string) => {
-  const row = sql.raw(m);
-  return sql`
-    first_name = coalesce(${row}.first_name, c.first_name),
-    last_name = coalesce(${row}.last_name, c.last_name),
-    attributes = c.attributes || ${row}.attributes,
-    tags = array(select distinct t from unnest(c.tags || ${row}.tags) t order by t),
-    status = case when ${pendingSignup('c')} or ${row}.status <> 'subscribed' then ${row}.status else c.status end,
-    status_reason = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then 'import' end
-      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_reason else 'import' end,
-    status_changed_at = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then now() end
-      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_changed_at else now() end,
-    last_import_id = ${importId},
-    updated_at = now()`;
-};
-
-type ImportMode = components['schemas']['ImportMode'];
-
-/** Contacts a batch created, and updated (rows this import wrote before are neither). */
-export interface Written {
-  created: number;
-  updated: number;
-}
-
-/**
- * `upsert` and `create_only` in one statement: a new address is inserted; an existing one is
- * merged (`create_only`: only when it was written earlier by this same import, i.e. a repeat
- * in the file). A contact an unconfirmed sign-up made counts as a new address in both. Rows go in
- * address order, so concurrent imports lock contacts in one order.
- */
-const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): RawBuilder<Written> => sql<Written>`
-  with written as (
-    insert into contacts as c (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
-    select s.id, ${accountId}, s.email, s.first_name, s.last_name, s.attributes, s.tags, coalesce(s.status, 'subscribed'),
-           case when s.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
-           case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, ${importId}
-    from (${DISTINCT_STAGED}) s
-    on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId)}
-    where ${mode} = 'upsert' or c.last_import_id = ${importId} or ${pendingSignup('c')}
-    returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat
-  )
-  select count(*) filter (where created)::int as created, count(*) filter (where not created and not repeat)::int as updated from written`;
-
-/** `update_only`: rows whose address is not a contact yet (or only an unconfirmed sign-up's) are skipped. */
-const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => sql<Written>`
-  with written as (
-    update contacts c set ${merge('m', importId)}
-    from (select row, email, first_name, last_name, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
-    where c.account_id = ${accountId} and lower(c.email) = lower(m.email) and not ${pendingSignup('c')}
-    returning old.last_import_id is not distinct from ${importId} as repeat
-  )
-  select 0 as created, count(*) filter (where not repeat)::int as updated from written`;
-
-/**
- * Writes an import batch's rows (COPY text in `IMPORT_STAGING_COLUMNS`, one line per address)
- * into the account's contacts, in the caller's transaction on `client`: COPY into a session
- * staging table, then one set-based statement. A row for an address this import wrote before
- * is merged into it and counts as neither created nor updated. COPY earns its place here: a
- * batch is held as this text, outside the import thread's heap, and PostgreSQL reads it without
- * parsing array literals of parameters. Needs PostgreSQL 18 (`RETURNING old`).
- */
-export async function writeImportedContacts(
-  client: ClientBase,
-  target: { accountId: string; importId: string; mode: ImportMode },
-  copyText: Buffer,
-): Promise<Written> {
-  const db = sqlOnClient(client);
-  // One round trip before the COPY: the import's parser shares the thread, and each reply waits for it.
-  await PREPARE_STAGING.execute(db);
-  await copyBytes(client, 'import_staging', IMPORT_STAGING_COLUMNS, copyText);
-  const statement =
-    target.mode === 'update_only' ? mergeOnly(target.accountId, target.importId) : insertOrMerge(target.accountId, target.importId, target.mode);
-  const {
-    rows: [written],
-  } = await statement.execute(db);
-  return written;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,33 +148,6 @@ export async function retagContacts(
     ), appended as (${tagsChangedEvents(accountId)})
     select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
   return rows[0];
-}
-
-// ---- The suppression list's effects on contacts (server/suppressions).
-
-/** The account's contacts with these addresses (case-insensitive), for the suppression list. */
-export async function idsByEmails(db: Db, accountId: string, emails: readonly string[]): Promise<string[]> {
-  if (!emails.length) return [];
-  const rows = await db
-    .selectFrom('contacts')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where(sql<boolean>`lower(email) = any(${emails.map((e) => e.toLowerCase())}::text[])`)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/**
- * An address taken off the suppression list by a person: its contact, when suppressed, is
- * subscribed again with `reason` as its `status_reason`; answers the `contact.subscribed` event.
- */
-export async function resubscribeEmail(db: Db, accountId: string, email: string, reason: string): Promise<PendingEvent[]> {
-  const rows = await sql<{ id: string; email: string; previous: ContactStatus }>`
-    update contacts c set status = 'subscribed', status_reason = ${reason}, status_changed_at = now(), updated_at = now()
-    from (select id, status from contacts where account_id = ${accountId} and lower(email) = lower(${email}) and status <> 'subscribed' for update) p
-    where c.id = p.id
-    returning c.id, c.email, p.status as previous`.execute(db);
-  return rows.rows.map((r) => ({ type: 'contact.subscribed', data: { contact_id: r.id, email: r.email, previous_status: r.previous } }));
 }
 
 /** Erasure (GDPR): deletes the contact (its topic opt-outs go with it); answers its address, or null when the account has no such contact. */

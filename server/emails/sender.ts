@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { suppress } from '../contacts/store.ts';
+import { suppress } from '../contacts/suppression.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';

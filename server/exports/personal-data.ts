@@ -5,21 +5,10 @@ import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { notFound } from '../contract/problem.ts';
 import { eventEnvelope } from '../events/envelope.ts';
 import { append } from '../events/outbox.ts';
-import { deleteNaming } from '../events/store.ts';
 import { messageJson } from '../campaigns/service.ts';
-import { eraseRecipient } from '../campaigns/store.ts';
-import { eraseTrackingRecords } from '../tracking/store.ts';
-import { emailsOfPerson, eraseEmailsOfPerson } from '../emails/store.ts';
 import { contactEmailJson } from '../emails/json.ts';
-import { idempotencyStore } from '../idempotency/store.ts';
 import { analyzeSoon } from '../db/statistics.ts';
-import { detachContact } from '../conversions/store.ts';
-import { deleteDeliveriesOf } from '../webhooks/store.ts';
-import { deleteErrorRowsOf } from '../imports/store.ts';
-import { deleteContact } from '../contacts/store.ts';
-import { suppressions } from '../suppressions/store.ts';
 import { suppressionJson } from '../suppressions/service.ts';
-import { optouts } from '../topics/store.ts';
 import { contactForEvent } from '../topics/service.ts';
 import { exportsStore } from './store.ts';
 
@@ -29,14 +18,41 @@ type ContactErasure = components['schemas']['ContactErasure'];
 /** Records of one person in a table: by contact id, or by address (records of a deleted contact keep it). */
 const ofPerson = (contactId: string, email: string) => sql<boolean>`(contact_id = ${contactId} or lower(email) = ${email.toLowerCase()})`;
 
+/**
+ * What the other features keep about a person, read for access and erased in the erasure's
+ * transaction on `db`: each owner's functions, handed in by the composition root. Erasing
+ * functions answer how many records they anonymised or deleted.
+ */
+export interface PersonalData {
+  topicOptouts(db: Db, contactId: string): Promise<string[]>;
+  suppression(db: Db, accountId: string, email: string): Promise<Parameters<typeof suppressionJson>[0] | null>;
+  emails(db: Db, accountId: string, contactId: string, email: string): Promise<Parameters<typeof contactEmailJson>[0][]>;
+  /** Campaign messages keep their counts without the address. */
+  eraseMessages(db: Db, accountId: string, contactId: string, email: string): Promise<number>;
+  eraseEmails(db: Db, accountId: string, contactId: string, email: string): Promise<number>;
+  eraseTracking(db: Db, accountId: string, contactId: string, email: string): Promise<number>;
+  /** Conversions and payments stay without the contact. */
+  detachConversions(db: Db, accountId: string, contactId: string): Promise<number>;
+  /** Answers the ids of the events deleted. */
+  deleteEvents(db: Db, accountId: string, contactId: string, email: string): Promise<string[]>;
+  deleteDeliveries(db: Db, eventIds: readonly string[]): Promise<number>;
+  deleteImportErrors(db: Db, accountId: string, email: string): Promise<number>;
+  forgetIdempotentAnswers(db: Db, accountId: string, email: string): Promise<number>;
+  /** The address stays on the suppression list as a hash only; answers the entry's id. */
+  keepSuppressedAsHash(db: Db, accountId: string, email: string): Promise<string>;
+  deleteContact(db: Db, accountId: string, contactId: string): Promise<unknown>;
+}
+
 /** GDPR: everything stored about one contact, and erasing it. */
 export class PersonalDataService {
   private readonly pool: Pool;
   private readonly db: Db;
+  private readonly data: PersonalData;
 
-  constructor(pool: Pool, db: Db) {
+  constructor(pool: Pool, db: Db, data: PersonalData) {
     this.pool = pool;
     this.db = db;
+    this.data = data;
   }
 
   /** Right of access: the contact and every record that names it, in one document. */
@@ -46,8 +62,8 @@ export class PersonalDataService {
     if (!contact) throw notFound('contact');
     const person = ofPerson(contactId, contact.email);
     const [topicOptouts, suppression, messages, emails, opens, clicks, bounces, unsubscribes, events, importErrors] = await Promise.all([
-      optouts.ofContact(db, contactId),
-      suppressions.byEmail(db, accountId, contact.email),
+      this.data.topicOptouts(db, contactId),
+      this.data.suppression(db, accountId, contact.email),
       db
         .selectFrom('messages')
         .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
@@ -55,7 +71,7 @@ export class PersonalDataService {
         .where(person)
         .orderBy('created_at')
         .execute(),
-      emailsOfPerson(db, accountId, contactId, contact.email),
+      this.data.emails(db, accountId, contactId, contact.email),
       db
         .selectFrom('opens')
         .select(['id', 'campaign_id', 'contact_id', 'email', 'occurred_at', 'user_agent', 'ip', 'machine'])
@@ -128,18 +144,19 @@ export class PersonalDataService {
         .executeTakeFirst();
       if (!row) throw notFound('contact');
       const { email } = row;
-      const messages = await eraseRecipient(db, accountId, contactId, email);
-      const emails = await eraseEmailsOfPerson(db, accountId, contactId, email);
-      const tracking = await eraseTrackingRecords(db, accountId, contactId, email);
+      const { data } = this;
+      const messages = await data.eraseMessages(db, accountId, contactId, email);
+      const emails = await data.eraseEmails(db, accountId, contactId, email);
+      const tracking = await data.eraseTracking(db, accountId, contactId, email);
       let anonymised = messages + emails + tracking;
-      anonymised += await detachContact(db, accountId, contactId);
-      const events = await deleteNaming(db, accountId, contactId, email);
-      let deleted = events.length + (await deleteDeliveriesOf(db, events));
-      deleted += await deleteErrorRowsOf(db, accountId, email);
+      anonymised += await data.detachConversions(db, accountId, contactId);
+      const events = await data.deleteEvents(db, accountId, contactId, email);
+      let deleted = events.length + (await data.deleteDeliveries(db, events));
+      deleted += await data.deleteImportErrors(db, accountId, email);
       deleted += await exportsStore.deleteHolding(db, accountId, email);
-      deleted += await idempotencyStore.forgetAnswersNaming(db, accountId, email);
-      const suppressionId = await suppressions.keepOnlyHash(db, accountId, email);
-      await deleteContact(db, accountId, contactId);
+      deleted += await data.forgetIdempotentAnswers(db, accountId, email);
+      const suppressionId = await data.keepSuppressedAsHash(db, accountId, email);
+      await data.deleteContact(db, accountId, contactId);
       await append(client, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
       return {
         erasure: { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted },

@@ -1,7 +1,5 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
-import type { FieldDefinition, FieldSchema } from './rules.ts';
-import { schemaOf } from './rules.ts';
 
 /** The custom fields' store: the only code that writes `contact_fields`. */
 
@@ -11,15 +9,6 @@ const jsonArray = (items: string[]) => sql<string[]>`${JSON.stringify(items)}::j
 export type FieldRecord = Selectable<Database['contact_fields']>;
 
 export const fieldStore = {
-  /** The account's definitions by key, for checking writes (one indexed read). */
-  async schema(db: Db, accountId: string): Promise<FieldSchema> {
-    return schemaOf(await this.definitions(db, accountId));
-  },
-
-  definitions(db: Db, accountId: string): Promise<FieldDefinition[]> {
-    return db.selectFrom('contact_fields').select(['key', 'type', 'options']).where('account_id', '=', accountId).execute();
-  },
-
   all(db: Db, accountId: string): Promise<FieldRecord[]> {
     return db.selectFrom('contact_fields').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
   },

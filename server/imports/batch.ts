@@ -12,7 +12,7 @@ function parseArrayLiteral(literal: string): string[] {
 const COPY_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '\\': '\\' };
 const fromCopyText = (field: string): string | null => (field === '\\N' ? null : field.replace(/\\(.)/g, (_, c: string) => COPY_ESCAPES[c]));
 
-/** A row as a line of COPY text in the contacts store's `IMPORT_STAGING_COLUMNS`. */
+/** A row as a line of COPY text in the contacts' `IMPORT_STAGING_COLUMNS` (contacts/import-batch.ts). */
 const stagingLine = (r: ImportRow): string =>
   `${r.row}\t${r.id}\t${copyText(r.email)}\t${copyText(r.firstName)}\t${copyText(r.lastName)}\t${copyText(arrayLiteral(r.tags))}\t${copyText(r.status)}\t${copyText(r.attributes)}\n`;
 

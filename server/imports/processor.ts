@@ -10,7 +10,7 @@ import { importStore, type ImportOutcomeRecord, type ImportRecord } from './stor
 import { StagingBatch } from './batch.ts';
 import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldSchema } from '../fields/definitions.ts';
 import { analyzeAfterBulkWrite } from '../db/statistics.ts';
 
 /**
@@ -88,7 +88,7 @@ export class ImportProcessor {
     const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
     const target = { importId: id, accountId: record.account_id, mode: record.mode, listIds: record.list_ids };
     // The custom fields as the import starts: every row is checked against these, with no query per row.
-    const fields = await fieldStore.schema(this.db, record.account_id);
+    const fields = await fieldSchema(this.db, record.account_id);
     // Each writer owns the addresses that hash to it and writes its batches in file order, one
     // at a time, while the parser and the other writers go on: PostgreSQL updates the contacts'
     // indexes on one core per transaction. A writer's checkpoint commits with its batch.

@@ -7,7 +7,6 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { csvLine } from '../formats/csv.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { Problem, notFound, validationFailed } from '../contract/problem.ts';
-import { listStore } from '../lists/store.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { ImportMode } from './entities.ts';
 import type { RowError } from './errors.ts';
@@ -16,7 +15,7 @@ import { importStore, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { toImportRow, type RawRow } from './rows.ts';
 import { writeBatch } from './writer.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldSchema } from '../fields/definitions.ts';
 
 const CHUNK_BYTES = 1024 * 1024;
 const ERRORS_SHOWN = 100;
@@ -29,9 +28,15 @@ export interface ImportOptions {
   listIds: string[];
 }
 
+/** The lists an import may name: the lists' store, handed in by the composition root. */
+export interface ImportLists {
+  /** The account's lists among `ids`, read in whatever transaction `db` is. */
+  existing(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>>;
+}
+
 /** An import adds only to lists of the account. */
-async function checkLists(db: Db, accountId: string, listIds: string[], pointer: string): Promise<void> {
-  const known = await listStore.existing(db, accountId, listIds);
+async function checkLists(lists: ImportLists, db: Db, accountId: string, listIds: string[], pointer: string): Promise<void> {
+  const known = await lists.existing(db, accountId, listIds);
   const unknown = listIds.filter((id) => !known.has(id));
   if (unknown.length) throw validationFailed([{ pointer, detail: `${unknown.join(', ')} is not a list of this account` }]);
 }
@@ -77,13 +82,15 @@ export class ImportService {
   private readonly pool: Pool;
   private readonly queue: Queue;
   private readonly limits: Config['imports'];
+  private readonly lists: ImportLists;
 
   /** `pool`: the ORM's, for the one transaction that needs a raw client (a JSON import's COPY). */
-  constructor(em: EntityManager, pool: Pool, queue: Queue, limits: Config['imports']) {
+  constructor(em: EntityManager, pool: Pool, queue: Queue, limits: Config['imports'], lists: ImportLists) {
     this.em = em;
     this.pool = pool;
     this.queue = queue;
     this.limits = limits;
+    this.lists = lists;
   }
 
   /** Typed SQL on the ORM's connection (or the transaction `em` is in). */
@@ -106,12 +113,12 @@ export class ImportService {
   /** A JSON import (at most 10,000 rows) runs at once, all or nothing, in one transaction. */
   async importJson(accountId: string, rawRows: RawRow[], options: Omit<ImportOptions, 'mapping'>): Promise<ImportJson> {
     const id = newId('imp');
-    await checkLists(this.db, accountId, options.listIds, '/list_ids');
+    await checkLists(this.lists, this.db, accountId, options.listIds, '/list_ids');
     const record = await inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
       await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {}, listIds: options.listIds });
       const batch = new StagingBatch();
-      const fields = await fieldStore.schema(db, accountId);
+      const fields = await fieldSchema(db, accountId);
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
       const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
       await importStore.advance(db, id, 0, rawRows.length, counts);
@@ -154,7 +161,7 @@ export class ImportService {
         throw new Problem(413, 'too_many_rows', `An import may have at most ${this.limits.maxRows} rows; this file has ${lines.dataRows} lines of data.`);
       }
       const chosen = options();
-      await checkLists(trx, accountId, chosen.listIds, 'list_ids');
+      await checkLists(this.lists, trx, accountId, chosen.listIds, 'list_ids');
       await importStore.describeUpload(trx, id, { ...chosen, bytes, estimatedRows: lines.dataRows });
     });
     await this.queue.enqueue(IMPORT_JOB, { importId: id });

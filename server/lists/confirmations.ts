@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/kysely.ts';
-import { deletePendingSignups } from '../contacts/store.ts';
+import { deletePendingSignups } from '../contacts/pending-signups.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
-import { buildMime } from '../sending/mime.ts';
-import type { MailTransport } from '../sending/transport.ts';
 import { confirmationPath } from './links.ts';
 import { listStore, type DueConfirmation } from './store.ts';
 import { ConfirmationSigner } from './tokens.ts';
@@ -22,14 +20,34 @@ const LEASE_SECONDS = 300;
 /** A relay that puts a confirmation off (4xx, or unreachable) gets it again after this long. */
 const RETRY_SECONDS = 60;
 
+/** A message with a text and an HTML part, as the sending feature's MIME writer takes it. */
+export interface ConfirmationMessage {
+  from: { name: string | null; address: string };
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  /** With its angle brackets. */
+  messageId: string;
+  date: Date;
+  headers: Record<string, string>;
+  text: string;
+  html: string;
+}
+
+/** How a confirmation reaches the relay: the sending feature's MIME writer and its test sends' connection, handed in by start.ts. */
+export interface ConfirmationMailer {
+  buildMime(message: ConfirmationMessage): string;
+  sendMime(envelope: { from: string; to: string }, mime: string): Promise<{ kind: 'accepted' | 'rejected' | 'refused' | 'deferred' | 'transport_error' }>;
+}
+
 /** The confirmation message: a text and an HTML part with the signed link, nothing tracked. */
-export function confirmationMime(due: DueConfirmation & { from_email: string }, link: string): string {
+export function confirmationMessage(due: DueConfirmation & { from_email: string }, link: string): ConfirmationMessage {
   const domain = due.from_email.split('@')[1];
   const greeting = due.first_name ? `Hello ${due.first_name},` : 'Hello,';
   const text = `${greeting}\n\nPlease confirm your subscription to ${due.list_name} by following this link:\n\n${link}\n\nIf you did not ask for it, ignore this message and you will not be subscribed.\n`;
   const html = `<p>${escapeHtml(greeting)}</p><p>Please confirm your subscription to <strong>${escapeHtml(due.list_name)}</strong>.</p>
 <p><a href="${escapeHtml(link)}">Confirm my subscription</a></p><p>If you did not ask for it, ignore this message and you will not be subscribed.</p>`;
-  return buildMime({
+  return {
     from: { name: due.from_name, address: due.from_email },
     to: due.email,
     replyTo: null,
@@ -39,14 +57,14 @@ export function confirmationMime(due: DueConfirmation & { from_email: string }, 
     headers: { 'X-Sendline-List': due.list_id },
     text,
     html,
-  });
+  };
 }
 
 /**
  * Sends every confirmation due, through the relay connection test sends use, until none is
  * left. A 5xx ends it (the address will not confirm); a 4xx or an unreachable relay retries later.
  */
-export async function sendDueConfirmations(db: Db, transport: MailTransport, signer: ConfirmationSigner, publicUrl: string, log: Logger): Promise<void> {
+export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, signer: ConfirmationSigner, publicUrl: string, log: Logger): Promise<void> {
   for (;;) {
     const due = await listStore.claimConfirmations(db, BATCH, LEASE_SECONDS);
     if (!due.length) return;
@@ -58,7 +76,10 @@ export async function sendDueConfirmations(db: Db, transport: MailTransport, sig
         continue;
       }
       const link = `${publicUrl.replace(/\/$/, '')}${confirmationPath(signer.sign({ listId: item.list_id, contactId: item.contact_id }))}`;
-      const outcome = await transport.sendMime({ from: fromEmail, to: item.email }, confirmationMime({ ...item, from_email: fromEmail }, link));
+      const outcome = await mailer.sendMime(
+        { from: fromEmail, to: item.email },
+        mailer.buildMime(confirmationMessage({ ...item, from_email: fromEmail }, link)),
+      );
       if (outcome.kind === 'deferred' || outcome.kind === 'transport_error') {
         log.warn({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was put off');
         await listStore.confirmationDeferred(db, item.list_id, item.contact_id, RETRY_SECONDS);
@@ -95,13 +116,13 @@ export async function expirePendingSignups(db: Db): Promise<void> {
 export function startConfirmationSender(deps: {
   queue: Queue;
   db: Db;
-  transport: MailTransport;
+  mailer: ConfirmationMailer;
   secretKeys: readonly SecretKey[];
   publicUrl: string;
   log: Logger;
 }): void {
   const { queue, db, log } = deps;
   const signer = new ConfirmationSigner(deps.secretKeys);
-  queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, deps.transport, signer, deps.publicUrl, log));
+  queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, deps.mailer, signer, deps.publicUrl, log));
   queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(db));
 }

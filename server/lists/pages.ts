@@ -3,7 +3,6 @@ import type { Db } from '../db/kysely.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
-import { page } from '../tracking/public-routes.ts';
 import { CONFIRM_PREFIX, THANKS_PREFIX } from './links.ts';
 import { listStore } from './store.ts';
 import type { ConfirmationSigner } from './tokens.ts';
@@ -15,6 +14,8 @@ export interface ConfirmationPageDeps {
   signer: ConfirmationSigner;
   /** The contacts' service, for a contact that waited for its confirmation (a unit of work per call). */
   contacts: () => ContactService;
+  /** Writes a plain HTML page: the public routes' (the unsubscribe pages'), handed in by start.ts, so that these look the same. */
+  page: (res: ServerResponse, status: number, title: string, body: string) => void;
   log: Logger;
 }
 
@@ -24,7 +25,7 @@ export interface ConfirmationPageDeps {
  * POST confirms; and the thank-you page of public forms. Returns false for every other path.
  */
 export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { db, signer, contacts, log } = deps;
+  const { db, signer, contacts, page, log } = deps;
   const invalid = (res: ServerResponse) =>
     page(res, 404, 'Link not found', '<p>This confirmation link is not valid. Please use the link in the original email.</p>');
 

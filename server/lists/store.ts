@@ -1,6 +1,5 @@
 import { sql, type Selectable, type SqlBool } from 'kysely';
-import type { ClientBase } from 'pg';
-import { sqlOnClient, type Database, type Db } from '../db/kysely.ts';
+import type { Database, Db } from '../db/kysely.ts';
 import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { ContactStatus } from '../contacts/rules.ts';
@@ -331,24 +330,5 @@ export const listStore = {
       .where('contact_id', '=', contactId)
       .where('status', '=', 'unconfirmed')
       .execute();
-  },
-
-  /**
-   * An import batch's contacts join `listIds` as subscribed members, in the batch's transaction:
-   * one statement over the addresses the contacts store staged for the batch (`import_staging`,
-   * see `writeImportedContacts`). Existing members keep their status; a list deleted meanwhile
-   * is left out (its row is held, as `lockKey` holds it).
-   */
-  async addImported(client: ClientBase, accountId: string, listIds: readonly string[]): Promise<void> {
-    if (!listIds.length) return;
-    await sql`
-      insert into list_members (list_id, contact_id, account_id, status)
-      select l.id, c.id, ${accountId}, 'subscribed'
-      from (select distinct lower(email) as email from import_staging) s
-      join contacts c on c.account_id = ${accountId} and lower(c.email) = s.email
-      join lists l on l.account_id = ${accountId} and l.id = any(${listIds}::text[])
-      order by l.id, c.id
-      for key share of l
-      on conflict (list_id, contact_id) do nothing`.execute(sqlOnClient(client));
   },
 };

@@ -3,11 +3,10 @@ import type { components } from '../../generated/openapi.d.ts';
 import { contactJson } from '../contacts/json.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
-import { fieldStore } from '../fields/store.ts';
+import { fieldDefinitions, fieldSchema } from '../fields/definitions.ts';
 import { schemaOf, type FieldDefinition } from '../fields/rules.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
-import { listStore } from '../lists/store.ts';
 import { compileRules } from './compiler.ts';
 import { MAX_SEGMENTS, type SegmentRule } from './rules.ts';
 import { members, segmentStore, type SegmentRecord } from './store.ts';
@@ -24,21 +23,28 @@ export const segmentJson = (s: SegmentRecord): SegmentJson => ({
   updated_at: s.updated_at.toISOString(),
 });
 
+/** The lists that rules may name: the lists' store, handed in by the composition root. */
+export interface SegmentLists {
+  /** The account's lists among `ids`. */
+  some(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>>;
+}
+
 /**
  * The rules as a condition on the contact aliased `c`, read against the account's custom fields
  * now. Rules being written or previewed (`checkLists`) must name the account's lists only: 400 at
  * the `list_id` of another. A saved segment whose list was deleted since reads it as empty.
  */
-export async function segmentCondition(
+async function segmentCondition(
   db: Db,
+  lists: SegmentLists,
   accountId: string,
   rules: SegmentRule,
   { pointer = '/rules', checkLists = true } = {},
 ): Promise<RawBuilder<SqlBool>> {
-  const { condition, lists } = compileRules(rules, { accountId, fields: await fieldStore.schema(db, accountId), now: new Date() }, pointer);
-  if (checkLists && lists.length) {
-    const found = await listStore.some(db, accountId, [...new Set(lists.map((l) => l.id))]);
-    const errors = lists.flatMap((l) => (found.has(l.id) ? [] : [{ pointer: l.pointer, detail: 'no such list' }]));
+  const { condition, lists: named } = compileRules(rules, { accountId, fields: await fieldSchema(db, accountId), now: new Date() }, pointer);
+  if (checkLists && named.length) {
+    const found = await lists.some(db, accountId, [...new Set(named.map((l) => l.id))]);
+    const errors = named.flatMap((l) => (found.has(l.id) ? [] : [{ pointer: l.pointer, detail: 'no such list' }]));
     if (errors.length) throw validationFailed(errors, 'The segment rules are not valid.');
   }
   return condition;
@@ -58,7 +64,7 @@ export interface FrozenSegments {
 /** The account's segments among `ids` (others match nothing), as they are now. */
 export async function freezeSegments(db: Db, accountId: string, ids: readonly string[]): Promise<FrozenSegments> {
   const found = new Map((await segmentStore.some(db, accountId, ids)).map((s) => [s.id, s]));
-  const fields = await fieldStore.definitions(db, accountId);
+  const fields = await fieldDefinitions(db, accountId);
   return { rules: ids.flatMap((id) => found.get(id)?.rules ?? []), fields, now: new Date().toISOString() };
 }
 
@@ -87,13 +93,15 @@ export async function checkSegmentIds(db: Db, accountId: string, ids: readonly s
 
 export class SegmentService {
   private readonly db: Db;
+  private readonly lists: SegmentLists;
 
-  constructor(db: Db) {
+  constructor(db: Db, lists: SegmentLists) {
     this.db = db;
+    this.lists = lists;
   }
 
   async create(accountId: string, input: Schemas['SegmentCreate']): Promise<SegmentJson> {
-    await segmentCondition(this.db, accountId, input.rules);
+    await segmentCondition(this.db, this.lists, accountId, input.rules);
     if ((await segmentStore.count(this.db, accountId)) >= MAX_SEGMENTS) {
       throw validationFailed([{ pointer: '/name', detail: `an account has at most ${MAX_SEGMENTS} segments` }]);
     }
@@ -118,7 +126,7 @@ export class SegmentService {
 
   async update(accountId: string, id: string, input: Schemas['SegmentUpdate']): Promise<SegmentJson> {
     await this.load(accountId, id);
-    if (input.rules !== undefined) await segmentCondition(this.db, accountId, input.rules);
+    if (input.rules !== undefined) await segmentCondition(this.db, this.lists, accountId, input.rules);
     const updated = await segmentStore.update(this.db, accountId, id, { name: input.name, description: input.description, rules: input.rules });
     if (!updated) throw notFound('segment');
     return segmentJson(updated);
@@ -129,7 +137,7 @@ export class SegmentService {
   }
 
   async preview(accountId: string, input: Schemas['SegmentPreviewRequest']): Promise<Schemas['SegmentPreview']> {
-    const condition = await segmentCondition(this.db, accountId, input.rules);
+    const condition = await segmentCondition(this.db, this.lists, accountId, input.rules);
     const size = input.sample_size ?? 10;
     const [count, sample] = await Promise.all([
       members.count(this.db, accountId, condition),
@@ -141,7 +149,7 @@ export class SegmentService {
   async contacts(accountId: string, id: string, limit: number, cursor?: string) {
     const segment = await this.load(accountId, id);
     const after = decodeCursor(cursor);
-    const condition = await segmentCondition(this.db, accountId, segment.rules, { checkLists: false });
+    const condition = await segmentCondition(this.db, this.lists, accountId, segment.rules, { checkLists: false });
     const rows = await members.page(this.db, accountId, condition, after, limit);
     return toPage(rows, limit, (c) => ({ at: c.createdAt, id: c.id }), contactJson);
   }

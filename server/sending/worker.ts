@@ -18,7 +18,7 @@ import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from './send-threads.ts';
 import { meaningOf } from './outcome.ts';
 import { emailEventData } from '../events/envelope.ts';
-import { suppress } from '../contacts/store.ts';
+import { suppress } from '../contacts/suppression.ts';
 import { suppressions } from '../suppressions/store.ts';
 
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };

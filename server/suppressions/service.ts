@@ -6,7 +6,7 @@ import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { append } from '../events/outbox.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/store.ts';
+import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/suppression.ts';
 import { CsvParser } from '../formats/csv-parser.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
 import { notFound, Problem } from '../contract/problem.ts';

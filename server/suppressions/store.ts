@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { ClientBase } from 'pg';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { SuppressionReason } from './entities.ts';
@@ -49,22 +48,6 @@ export const suppressions = {
       on conflict (account_id, email_hash) do nothing
       returning email`.execute(db);
     return rows.map((r) => r.email);
-  },
-
-  /**
-   * An import batch's staged addresses (the session's `import_staging`, written by
-   * `writeImportedContacts`) given as unsubscribed, bounced or complained whose contact is now
-   * suppressed: on the list as a status change through the API puts them (source
-   * `contact_status`), in the batch's transaction.
-   */
-  async addImported(client: ClientBase, accountId: string): Promise<void> {
-    await sql`
-      insert into suppressions (id, account_id, email, email_hash, reason, source, detail)
-      select sendline_id('sup'), ${accountId}, c.email, sendline_email_hash(c.email), c.status, 'contact_status', c.status_reason
-      from (select distinct lower(email) as email from import_staging where status in ('unsubscribed', 'bounced', 'complained')) s
-      join contacts c on c.account_id = ${accountId} and lower(c.email) = s.email and c.status <> 'subscribed'
-      order by sendline_email_hash(c.email)
-      on conflict (account_id, email_hash) do nothing`.execute(sqlOnClient(client));
   },
 
   page(db: Db, accountId: string, filters: { reason?: SuppressionReason; email?: string }, after: Cursor | null, limit: number): Promise<SuppressionListed[]> {

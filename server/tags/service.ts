@@ -1,14 +1,11 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../contacts/rules.ts';
-import { removeTag, renameTag, retagContacts, tagCount, tagCounts } from '../contacts/store.ts';
 import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { normaliseEmail } from '../email.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
-import { listStore } from '../lists/store.ts';
 import { segmentsCondition } from '../segments/service.ts';
-import { segmentStore } from '../segments/store.ts';
 
 type Schemas = components['schemas'];
 
@@ -26,18 +23,54 @@ function decodeCursor(raw: string | undefined): string | null {
   }
 }
 
+/**
+ * The contacts' tag reads and writes, each in whatever transaction `db` is, with the
+ * `contact.updated` events of the contacts changed: the contacts' store, handed in by the
+ * composition root.
+ */
+export interface ContactTags {
+  /** Tags with how many of the account's contacts carry each, by name, after `after`. */
+  tagCounts(db: Db, accountId: string, after: string | null, limit: number): Promise<{ name: string; contacts: number }[]>;
+  tagCount(db: Db, accountId: string, tag: string): Promise<number>;
+  /** Answers how many contacts changed. */
+  renameTag(db: Db, accountId: string, from: string, to: string): Promise<number>;
+  /** Answers how many contacts carried the tag. */
+  removeTag(db: Db, accountId: string, tag: string): Promise<number>;
+  /** On the contacts `selector` (a condition on the contact aliased `c`) matches. */
+  retagContacts(
+    db: Db,
+    accountId: string,
+    selector: RawBuilder<SqlBool>,
+    change: { add: readonly string[]; remove: readonly string[]; maxTags: number },
+  ): Promise<{ matched: number; changed: number }>;
+}
+
+/** What bulk tagging may select contacts by: the lists' and segments' stores, handed in by the composition root. */
+export interface TagAudiences {
+  lists: {
+    get(db: Db, accountId: string, id: string): Promise<{ id: string } | null>;
+    /** A condition on contacts aliased `c`: on the list, in any status. */
+    membersCondition(listId: string): RawBuilder<SqlBool>;
+  };
+  segments: { byId(db: Db, accountId: string, id: string): Promise<{ id: string } | undefined> };
+}
+
 /** Tags are stored trimmed (contacts' writes trim them): a name is looked up the same way. */
 const tagName = (name: string) => name.trim();
 
 export class TagService {
   private readonly db: Db;
+  private readonly contacts: ContactTags;
+  private readonly audiences: TagAudiences;
 
-  constructor(db: Db) {
+  constructor(db: Db, contacts: ContactTags, audiences: TagAudiences) {
     this.db = db;
+    this.contacts = contacts;
+    this.audiences = audiences;
   }
 
   async list(accountId: string, limit: number, cursor?: string): Promise<Schemas['TagCountPage']> {
-    const rows = await tagCounts(this.db, accountId, decodeCursor(cursor), limit + 1);
+    const rows = await this.contacts.tagCounts(this.db, accountId, decodeCursor(cursor), limit + 1);
     const hasMore = rows.length > limit;
     const data = rows.slice(0, limit);
     return { data, next_cursor: hasMore ? encodeCursor(data[data.length - 1].name) : null, has_more: hasMore };
@@ -49,9 +82,9 @@ export class TagService {
     const to = tagName(input.name);
     if (!to) throw validationFailed([{ pointer: '/name', detail: 'must not be blank' }]);
     const { renamed, tag } = await this.db.transaction().execute(async (trx) => {
-      if (from.length > MAX_TAG_LENGTH || !(await tagCount(trx, accountId, from))) throw notFound('tag');
-      const renamed = from === to ? 0 : await renameTag(trx, accountId, from, to);
-      return { renamed, tag: { name: to, contacts: await tagCount(trx, accountId, to) } };
+      if (from.length > MAX_TAG_LENGTH || !(await this.contacts.tagCount(trx, accountId, from))) throw notFound('tag');
+      const renamed = from === to ? 0 : await this.contacts.renameTag(trx, accountId, from, to);
+      return { renamed, tag: { name: to, contacts: await this.contacts.tagCount(trx, accountId, to) } };
     });
     analyzeSoon(this.db, ['contacts'], renamed);
     return tag;
@@ -59,7 +92,7 @@ export class TagService {
 
   async delete(accountId: string, name: string): Promise<void> {
     const tag = tagName(name);
-    const removed = tag.length > MAX_TAG_LENGTH ? 0 : await removeTag(this.db, accountId, tag);
+    const removed = tag.length > MAX_TAG_LENGTH ? 0 : await this.contacts.removeTag(this.db, accountId, tag);
     if (!removed) throw notFound('tag');
     analyzeSoon(this.db, ['contacts'], removed);
   }
@@ -85,19 +118,19 @@ export class TagService {
             : await this.listSelector(accountId, input.list_id!);
     const result = await this.db
       .transaction()
-      .execute((trx) => retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
+      .execute((trx) => this.contacts.retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
     analyzeSoon(this.db, ['contacts'], result.changed);
     return result;
   }
 
   private async listSelector(accountId: string, listId: string) {
-    if (!(await listStore.get(this.db, accountId, listId))) throw validationFailed([{ pointer: '/list_id', detail: 'no such list' }]);
-    return listStore.membersCondition(listId);
+    if (!(await this.audiences.lists.get(this.db, accountId, listId))) throw validationFailed([{ pointer: '/list_id', detail: 'no such list' }]);
+    return this.audiences.lists.membersCondition(listId);
   }
 
   private async segmentSelector(accountId: string, segmentId: string) {
     // An unknown segment would match nothing: say so instead.
-    if (!(await segmentStore.byId(this.db, accountId, segmentId))) throw validationFailed([{ pointer: '/segment_id', detail: 'no such segment' }]);
+    if (!(await this.audiences.segments.byId(this.db, accountId, segmentId))) throw validationFailed([{ pointer: '/segment_id', detail: 'no such segment' }]);
     return segmentsCondition(this.db, accountId, [segmentId], '/segment_id');
   }
 }

@@ -4,7 +4,7 @@ import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
-import { countSoftBounce, suppress } from '../contacts/store.ts';
+import { countSoftBounce, suppress } from '../contacts/suppression.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { insertBounce, insertUnsubscribe, Rollups, writeRollups, type BounceRecord } from './store.ts';

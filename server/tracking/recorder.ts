@@ -3,7 +3,7 @@ import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { clearSoftBounces } from '../contacts/store.ts';
+import { clearSoftBounces } from '../contacts/suppression.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';

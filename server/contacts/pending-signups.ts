@@ -1,0 +1,28 @@
+import { sql, type SqlBool } from 'kysely';
+import type { Db } from '../db/kysely.ts';
+import { PENDING_SIGNUP_REASON } from './rules.ts';
+
+/**
+ * Contacts that only an unconfirmed double opt-in sign-up made: how the contacts' writes tell
+ * them, and the lists' way to remove those whose sign-up expired.
+ */
+
+/** SQL: the contact row `alias` is one an unconfirmed double opt-in sign-up made (`PENDING_SIGNUP_REASON`). */
+export const pendingSignup = (alias: 'c' | 'old') =>
+  sql<SqlBool>`(${sql.raw(alias)}.status = 'unsubscribed' and ${sql.raw(alias)}.status_reason = ${PENDING_SIGNUP_REASON})`;
+
+/**
+ * Deletes those of `contactIds` that an unconfirmed sign-up made and that have nothing else: no
+ * list membership, campaign message, topic opt-out, tag or attribute. Answers those deleted.
+ */
+export async function deletePendingSignups(db: Db, contactIds: readonly string[]): Promise<{ id: string; account_id: string }[]> {
+  if (!contactIds.length) return [];
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    delete from contacts c
+    where c.id = any(${contactIds}::text[]) and ${pendingSignup('c')} and c.tags = '{}' and c.attributes = '{}'::jsonb
+      and not exists (select 1 from list_members m where m.contact_id = c.id)
+      and not exists (select 1 from messages cm where cm.contact_id = c.id)
+      and not exists (select 1 from contact_topic_optouts o where o.contact_id = c.id)
+    returning c.id, c.account_id`.execute(db);
+  return rows;
+}
