@@ -4,7 +4,7 @@
  * in turns in one process.
  */
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { buildMime, type MimeMessage } from '../server/sending/mime.ts';
+import { buildMime, type MimeMessage } from '../server/rendering/mime.ts';
 import { recordSection, runContext } from './lib.ts';
 
 const MESSAGES = Number(process.env.BENCH_MIME_MESSAGES ?? 5000);

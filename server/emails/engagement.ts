@@ -1,6 +1,6 @@
 import type { Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { isMachineOpen } from '../tracking/classify.ts';
+import { isMachineOpen } from '../tracked-links/classify.ts';
 import { transactionalEventData } from './events.ts';
 import { emails } from './store.ts';
 

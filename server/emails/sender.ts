@@ -10,7 +10,7 @@ import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
 import { insertBounce } from '../tracking/store.ts';
 import { meaningOf } from '../sending/outcome.ts';
 import { transactionalEventData } from './events.ts';
-import type { TransactionalContent, TransactionalMail } from './render.ts';
+import type { TransactionalContent, TransactionalMail } from '../rendering/transactional-message.ts';
 import { emails, type ClaimedEmail, type EmailOutcome } from './store.ts';
 import { onQueued } from './wake.ts';
 

@@ -3,7 +3,7 @@ import { prepared, type Database, type Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
-import type { TransactionalContent } from './render.ts';
+import type { TransactionalContent } from '../rendering/transactional-message.ts';
 
 /**
  * The transactional emails' store: the only code that writes `email_contents` and `emails`.

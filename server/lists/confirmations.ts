@@ -6,7 +6,7 @@ import { escapeHtml } from '../formats/html.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
-import { buildMime } from '../sending/mime.ts';
+import { buildMime } from '../rendering/mime.ts';
 import type { MailTransport } from '../sending/transport.ts';
 import { confirmationPath } from './links.ts';
 import { listStore, type DueConfirmation } from './store.ts';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Pool } from '../db/pool.ts';
-import type { TemplateThread } from '../campaigns/template-thread.ts';
+import type { TemplateThread } from '../rendering/template-thread.ts';
 import type { Logger } from '../logger.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { campaigns } from '../campaigns/store.ts';

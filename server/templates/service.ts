@@ -4,11 +4,18 @@ import { sqlOf, type Db } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
-import type { TemplateOutcome, TemplateThread } from '../campaigns/template-thread.ts';
+import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
 import { CampaignRepository } from '../campaigns/repository.ts';
 import { sendTests } from '../campaigns/service.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { MAX_PARTIAL_DEPTH, MAX_PARTIALS, type RenderedTemplate, type TemplateBundle, type TemplateFieldError, type TemplateSources } from './liquid.ts';
+import {
+  MAX_PARTIAL_DEPTH,
+  MAX_PARTIALS,
+  type RenderedTemplate,
+  type TemplateBundle,
+  type TemplateFieldError,
+  type TemplateSources,
+} from '../rendering/liquid.ts';
 import { isNameTaken, templates, versions, type TemplateColumns, type VersionColumns } from './store.ts';
 
 type TemplateCreate = components['schemas']['TemplateCreate'];
