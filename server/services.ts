@@ -101,7 +101,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em)),
     tags: new TagService(sqlOf(em)),
-    templates: new TemplateService(em, runtime.templates, runtime.transport),
+    templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em)),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), lists),
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),

@@ -2,14 +2,14 @@ import { SEND_JOB } from '../jobs/payloads.ts';
 import { sendJobs } from '../sending/send-jobs.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
-import { newTestMessageId } from '../sending/test-message.ts';
+import { sendTests } from '../sending/test-sends.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Db } from '../db/kysely.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { campaignContent, type CampaignContent, type Recipient } from '../rendering/campaign-message.ts';
+import { campaignContent, type CampaignContent } from '../rendering/campaign-message.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { templates as templateStore } from '../templates/store.ts';
 import { publishedBundle } from '../templates/service.ts';
@@ -314,48 +314,4 @@ export class CampaignService {
       return campaign;
     });
   }
-}
-
-/**
- * Renders (in the template thread) and sends a test of `content` to each address, personalised
- * when the address is a contact's; the answer says which the relay accepted.
- */
-export async function sendTests(
-  repo: CampaignRepository,
-  templates: TemplateThread,
-  transport: MailTransport,
-  accountId: string,
-  content: CampaignContent,
-  emails: string[],
-) {
-  const recipients: Recipient[] = [];
-  for (const email of emails) {
-    const contact = await repo.contactByEmail(accountId, email);
-    recipients.push({
-      messageId: newTestMessageId(),
-      email,
-      firstName: contact?.first_name ?? null,
-      lastName: contact?.last_name ?? null,
-      tags: contact?.tags ?? [],
-      attributes: contact?.attributes ?? {},
-    });
-  }
-  // Rendered and built in the template thread; only the SMTP conversation happens here.
-  const messages = await templates.testMessages(content, recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
-  const accepted: string[] = [];
-  const rejected: { email: string; reason: string }[] = [];
-  for (const [i, { email }] of recipients.entries()) {
-    const message = messages[i];
-    const outcome =
-      'failed' in message
-        ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
-        : await transport.sendMime(message.envelope, message.raw);
-    if (outcome.kind === 'accepted') accepted.push(email);
-    else
-      rejected.push({
-        email,
-        reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response,
-      });
-  }
-  return { accepted, rejected };
 }

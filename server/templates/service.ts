@@ -5,8 +5,7 @@ import type { EntityManager } from '../db/orm.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
 import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
-import { CampaignRepository } from '../campaigns/repository.ts';
-import { sendTests } from '../campaigns/service.ts';
+import { sendTests, type TestContacts } from '../sending/test-sends.ts';
 import type { MailTransport } from '../sending/transport.ts';
 import {
   MAX_PARTIAL_DEPTH,
@@ -152,11 +151,13 @@ export class TemplateService {
   private readonly em: EntityManager;
   private readonly thread: TemplateThread;
   private readonly transport: MailTransport;
+  private readonly contacts: TestContacts;
 
-  constructor(em: EntityManager, thread: TemplateThread, transport: MailTransport) {
+  constructor(em: EntityManager, thread: TemplateThread, transport: MailTransport, contacts: TestContacts) {
     this.em = em;
     this.thread = thread;
     this.transport = transport;
+    this.contacts = contacts;
   }
 
   private get db(): Db {
@@ -325,6 +326,6 @@ export class TemplateService {
       template: bundle,
       templateData: request.data ?? null,
     };
-    return sendTests(new CampaignRepository(this.em), this.thread, this.transport, accountId, content, request.emails);
+    return sendTests(this.contacts, this.thread, this.transport, accountId, content, request.emails);
   }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
-import { isTestMessageId } from '../sending/test-message.ts';
+import { isTestMessageId } from '../tracked-links/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
 import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
