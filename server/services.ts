@@ -38,6 +38,10 @@ import { SuppressionService } from './suppressions/service.ts';
 import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
 import { PersonalDataService } from './exports/personal-data.ts';
+import type { OutcomeRecords } from './sending/records.ts';
+import { insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
+import { suppress } from './contacts/store.ts';
+import { suppressions } from './suppressions/store.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -112,3 +116,22 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** What the senders' outcomes write in tracking's, contacts' and the suppression list's tables. */
+export const outcomeRecords: OutcomeRecords = {
+  insertCampaignBounces: recordSendBounces,
+  insertBounce: async (tx, row) => void (await insertBounce(tx, row)),
+  addSendRollups: async (tx, accountId, campaignId, at, counts, sentTo) => {
+    const rollups = new Rollups();
+    for (const email of sentTo) rollups.domain(campaignId, email, { sent: 1, delivered: 1 });
+    rollups.hour(campaignId, accountId, at, counts);
+    await writeRollups(tx, rollups);
+  },
+  suppressContacts: (tx, accountId, contactIds, reason) => suppress(tx, accountId, contactIds, 'bounced', reason),
+  suppressAddresses: async (tx, accountId, bounces) =>
+    void (await suppressions.add(
+      tx,
+      accountId,
+      bounces.map((b) => ({ email: b.email, reason: 'bounced', source: 'bounce', detail: b.reason })),
+    )),
+};
