@@ -42,6 +42,9 @@ import type { OutcomeRecords } from './sending/records.ts';
 import { insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
 import { suppress } from './contacts/store.ts';
 import { suppressions } from './suppressions/store.ts';
+import type { CampaignLookups } from './campaigns/service.ts';
+import { listStore } from './lists/store.ts';
+import { topicExists } from './topics/store.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -101,7 +104,15 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
     ),
-    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
+    campaigns: new CampaignService(
+      new CampaignRepository(em),
+      em,
+      runtime.queue,
+      runtime.transport,
+      runtime.templates,
+      config.sending.workersPerCampaign,
+      campaignLookups,
+    ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em)),
     tags: new TagService(sqlOf(em)),
@@ -135,3 +146,6 @@ export const outcomeRecords: OutcomeRecords = {
       bounces.map((b) => ({ email: b.email, reason: 'bounced', source: 'bounce', detail: b.reason })),
     )),
 };
+
+/** What campaigns check of lists and topics. */
+const campaignLookups: CampaignLookups = { existingLists: (db, accountId, ids) => listStore.existing(db, accountId, ids), topicExists };

@@ -84,6 +84,14 @@ async function publishedPartials(db: Db, accountId: string, names: string[]): Pr
 const versionBundle = (v: VersionColumns): TemplateBundle => ({ subject: v.subject, html: v.html, text: v.text, partials: v.partials });
 
 /**
+ * Locks the account's template `id` for the rest of `tx`'s transaction, so that it cannot be
+ * deleted under a campaign taking it up; false when the account has no such template.
+ */
+export async function shareTemplate(tx: Db, accountId: string, id: string): Promise<boolean> {
+  return (await templates.lock(tx, accountId, id, 'share')) !== undefined;
+}
+
+/**
  * What a template sends: `version`, or the latest published one when undefined, with the
  * number it resolved to. 400 when the template has no such version (the field at fault at `pointer`).
  */
