@@ -4,7 +4,8 @@ import type { Logger } from '../logger.ts';
 import { isTestMessageId } from '../tracked-links/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
-import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
+import type { TrackedRequest } from './pending.ts';
+import type { TrackingRecorder } from './recorder.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -11,27 +11,11 @@ import { clientAddressOf, type TrustProxy } from '../net/client-address.ts';
 import type { Logger } from '../logger.ts';
 import { isMachineOpen, storedIp } from '../tracked-links/classify.ts';
 import { emailEventData } from '../events/envelope.ts';
-import { PendingRequests } from './pending.ts';
+import { PendingRequests, type TrackedRequest } from './pending.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { copyHits, Rollups, writeRollups } from './store.ts';
 import { markEngaged } from '../campaigns/store.ts';
 import { isTransactionalId, recordEngagement } from '../emails/engagement.ts';
-
-/**
- * A request to a tracking route as it was answered. Everything a request can leave for later is
- * left to the batch's writer: work on the request's path costs the answer twice over under load.
- */
-export interface TrackedRequest {
-  /** An open: the pixel's token as requested, checked when written (a forged one records nothing). */
-  openToken?: string;
-  /** A click: its token was checked before the redirect. */
-  click?: { messageId: string; link: number; url: string };
-  /** Milliseconds since the epoch. */
-  at: number;
-  userAgent: string | null;
-  remoteAddress: string | undefined;
-  forwardedFor: string | undefined;
-}
 
 interface Hit {
   messageId: string;
