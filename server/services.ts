@@ -43,6 +43,8 @@ import { insertBounce, recordSendBounces, Rollups, writeRollups } from './tracki
 import { suppress } from './contacts/store.ts';
 import { suppressions } from './suppressions/store.ts';
 import type { CampaignLookups } from './campaigns/service.ts';
+import { addEngagementCounts, markBounced, markComplained, markEngaged, markUnsubscribed } from './campaigns/store.ts';
+import type { CampaignRecords } from './tracking/campaign-records.ts';
 import { listStore } from './lists/store.ts';
 import { topicExists } from './topics/store.ts';
 
@@ -95,7 +97,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts: new ContactService(new ContactRepository(em), em, runtime.pool),
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
-    feedback: new FeedbackService(runtime.pool, sqlOf(em)),
+    feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
@@ -128,15 +130,18 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
 
 export type Services = ReturnType<typeof createServices>;
 
+/** What tracking writes on campaigns' messages and counters. */
+export const campaignRecords: CampaignRecords = { markEngaged, markBounced, markComplained, markUnsubscribed, addEngagementCounts };
+
 /** What the senders' outcomes write in tracking's, contacts' and the suppression list's tables. */
 export const outcomeRecords: OutcomeRecords = {
-  insertCampaignBounces: recordSendBounces,
+  insertCampaignBounces: (tx, accountId, campaignId, bounces) => recordSendBounces(tx, accountId, campaignId, bounces, campaignRecords),
   insertBounce: async (tx, row) => void (await insertBounce(tx, row)),
   addSendRollups: async (tx, accountId, campaignId, at, counts, sentTo) => {
     const rollups = new Rollups();
     for (const email of sentTo) rollups.domain(campaignId, email, { sent: 1, delivered: 1 });
     rollups.hour(campaignId, accountId, at, counts);
-    await writeRollups(tx, rollups);
+    await writeRollups(tx, rollups, campaignRecords);
   },
   suppressContacts: (tx, accountId, contactIds, reason) => suppress(tx, accountId, contactIds, 'bounced', reason),
   suppressAddresses: async (tx, accountId, bounces) =>

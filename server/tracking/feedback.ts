@@ -8,7 +8,7 @@ import { countSoftBounce, suppress } from '../contacts/store.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { insertBounce, insertUnsubscribe, Rollups, writeRollups, type BounceRecord } from './store.ts';
-import { markBounced, markComplained, markUnsubscribed } from '../campaigns/store.ts';
+import type { CampaignRecords } from './campaign-records.ts';
 import { isTransactionalId } from '../emails/engagement.ts';
 import { transactionalEventData } from '../emails/events.ts';
 import { emails } from '../emails/store.ts';
@@ -57,14 +57,16 @@ export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: st
 export class FeedbackService {
   private readonly pool: Pool;
   private readonly db: Db;
+  private readonly campaigns: CampaignRecords;
 
   /**
    * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a report its own
    * connection, since its events are COPYed in its transaction.
    */
-  constructor(pool: Pool, db: Db) {
+  constructor(pool: Pool, db: Db, campaigns: CampaignRecords) {
     this.pool = pool;
     this.db = db;
+    this.campaigns = campaigns;
   }
 
   /** Null when neither the message nor the address is known (to this account, when given). */
@@ -96,7 +98,7 @@ export class FeedbackService {
         const rollups = new Rollups();
         const base = emailEventData(message);
         if (input.type === 'complaint') {
-          if (await markComplained(db, message.id, input.occurredAt)) {
+          if (await this.campaigns.markComplained(db, message.id, input.occurredAt)) {
             rollups.campaign(message.campaign_id, { complained: 1 }).hour(message.campaign_id, accountId, input.occurredAt, { complaints: 1 });
           }
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
@@ -104,7 +106,7 @@ export class FeedbackService {
           if (input.type === 'soft') {
             rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, email, { bounces: 1 });
           } else if (message.bounced_at === null) {
-            await markBounced(db, message.id, input.reason, input.occurredAt);
+            await this.campaigns.markBounced(db, message.id, input.reason, input.occurredAt);
             rollups
               .campaign(message.campaign_id, { bounced: 1 })
               .hour(message.campaign_id, accountId, input.occurredAt, { bounces_hard: 1 })
@@ -112,7 +114,7 @@ export class FeedbackService {
           }
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
         }
-        await writeRollups(db, rollups);
+        await writeRollups(db, rollups, this.campaigns);
       }
       const suppressed = contact ? await this.suppressAfter(db, accountId, contact.id, input.type, input.reason) : [];
       events.push(...suppressed);
@@ -205,7 +207,7 @@ export class FeedbackService {
         if (!events.length && !listed.length) return { outcome: 'already', email: message.email, topic: null };
       }
       if (first) {
-        await markUnsubscribed(db, message.id);
+        await this.campaigns.markUnsubscribed(db, message.id);
         const at = new Date();
         await insertUnsubscribe(db, {
           id: newId('uns'),
@@ -220,6 +222,7 @@ export class FeedbackService {
         await writeRollups(
           db,
           new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
+          this.campaigns,
         );
         events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       }

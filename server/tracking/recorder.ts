@@ -14,7 +14,7 @@ import { emailEventData } from '../events/envelope.ts';
 import { PendingRequests, type TrackedRequest } from './pending.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { copyHits, Rollups, writeRollups } from './store.ts';
-import { markEngaged } from '../campaigns/store.ts';
+import type { CampaignRecords } from './campaign-records.ts';
 import { isTransactionalId, recordEngagement } from '../emails/engagement.ts';
 
 interface Hit {
@@ -33,6 +33,7 @@ export interface RecorderDeps {
   trustProxy: TrustProxy;
   settings: Config['tracking'];
   log: Logger;
+  campaigns: CampaignRecords;
 }
 
 /** A message as a batch reads it (locked), and what the batch sets on it. */
@@ -68,6 +69,7 @@ export class TrackingRecorder {
   private readonly trustProxy: TrustProxy;
   private readonly settings: Config['tracking'];
   private readonly log: Logger;
+  private readonly campaigns: CampaignRecords;
 
   constructor(deps: RecorderDeps) {
     this.pool = deps.pool;
@@ -75,6 +77,7 @@ export class TrackingRecorder {
     this.trustProxy = deps.trustProxy;
     this.settings = deps.settings;
     this.log = deps.log;
+    this.campaigns = deps.campaigns;
     this.timer = setInterval(() => void this.flush(), this.settings.flushMs);
     this.timer.unref();
   }
@@ -202,10 +205,10 @@ export class TrackingRecorder {
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
       await copyHits(client, opens, clicks);
-      await writeRollups(db, rollups);
+      await writeRollups(db, rollups, this.campaigns);
       if (changed.size) {
         const list = [...changed];
-        await markEngaged(
+        await this.campaigns.markEngaged(
           db,
           list.map((m) => ({
             id: m.id,
