@@ -45,6 +45,9 @@ import { suppressions } from './suppressions/store.ts';
 import type { CampaignLookups } from './campaigns/service.ts';
 import { addEngagementCounts, markBounced, markComplained, markEngaged, markUnsubscribed } from './campaigns/store.ts';
 import type { CampaignRecords } from './tracking/campaign-records.ts';
+import type { ContactRecords } from './tracking/contact-records.ts';
+import { clearSoftBounces, countSoftBounce } from './contacts/store.ts';
+import { optouts } from './topics/store.ts';
 import { listStore } from './lists/store.ts';
 import { topicExists } from './topics/store.ts';
 
@@ -97,7 +100,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts: new ContactService(new ContactRepository(em), em, runtime.pool),
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports),
-    feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords),
+    feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
@@ -132,6 +135,15 @@ export type Services = ReturnType<typeof createServices>;
 
 /** What tracking writes on campaigns' messages and counters. */
 export const campaignRecords: CampaignRecords = { markEngaged, markBounced, markComplained, markUnsubscribed, addEngagementCounts };
+
+/** What tracking changes of contacts, the suppression list and topic opt-outs. */
+export const contactRecords: ContactRecords = {
+  suppress: (tx, accountId, contactIds, status, reason) => suppress(tx, accountId, contactIds, status, reason),
+  countSoftBounce,
+  clearSoftBounces,
+  addSuppressions: (tx, accountId, entries) => suppressions.add(tx, accountId, entries),
+  optOut: (tx, accountId, topicId, contactId) => optouts.add(tx, accountId, topicId, contactId),
+};
 
 /** What the senders' outcomes write in tracking's, contacts' and the suppression list's tables. */
 export const outcomeRecords: OutcomeRecords = {

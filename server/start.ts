@@ -32,7 +32,7 @@ import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { attachEventSocket } from './events/socket.ts';
-import { campaignRecords, createServices, outcomeRecords, type Runtime } from './services.ts';
+import { campaignRecords, contactRecords, createServices, outcomeRecords, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
@@ -103,7 +103,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords);
+  const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
@@ -140,7 +140,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const app = createApp(runtime);
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
-  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log, campaigns: campaignRecords });
+  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log, campaigns: campaignRecords, contacts: contactRecords });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),

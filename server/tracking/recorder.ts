@@ -3,7 +3,6 @@ import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { clearSoftBounces } from '../contacts/store.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
@@ -15,6 +14,7 @@ import { PendingRequests, type TrackedRequest } from './pending.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { copyHits, Rollups, writeRollups } from './store.ts';
 import type { CampaignRecords } from './campaign-records.ts';
+import type { ContactRecords } from './contact-records.ts';
 import { isTransactionalId, recordEngagement } from '../emails/engagement.ts';
 
 interface Hit {
@@ -34,6 +34,7 @@ export interface RecorderDeps {
   settings: Config['tracking'];
   log: Logger;
   campaigns: CampaignRecords;
+  contacts: ContactRecords;
 }
 
 /** A message as a batch reads it (locked), and what the batch sets on it. */
@@ -70,6 +71,7 @@ export class TrackingRecorder {
   private readonly settings: Config['tracking'];
   private readonly log: Logger;
   private readonly campaigns: CampaignRecords;
+  private readonly contacts: ContactRecords;
 
   constructor(deps: RecorderDeps) {
     this.pool = deps.pool;
@@ -78,6 +80,7 @@ export class TrackingRecorder {
     this.settings = deps.settings;
     this.log = deps.log;
     this.campaigns = deps.campaigns;
+    this.contacts = deps.contacts;
     this.timer = setInterval(() => void this.flush(), this.settings.flushMs);
     this.timer.unref();
   }
@@ -219,7 +222,7 @@ export class TrackingRecorder {
           })),
         );
         // Engagement shows the address works: soft bounces before it no longer count as a row.
-        await clearSoftBounces(
+        await this.contacts.clearSoftBounces(
           db,
           list.map((m) => m.contact_id).filter((id): id is string => id !== null),
         );
