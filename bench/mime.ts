@@ -72,7 +72,7 @@ export async function mimeBenchmark(): Promise<void> {
 
 | builder | CPU µs per message |
 |---|---|
-| hand-written (\`server/sending/mime.ts\`) | ${ours.toFixed(1)} |
+| hand-written (\`server/rendering/mime.ts\`) | ${ours.toFixed(1)} |
 | nodemailer's MailComposer, same message | ${theirs.toFixed(1)} |
 
 The hand-written builder saves **${(theirs - ours).toFixed(0)} µs** of CPU per message.`;
