@@ -31,11 +31,11 @@ const has =
 /** The send path's stages, for the main thread and the sending threads alike. */
 export const SEND_STAGES: StageRules = [
   ['garbage collection', (_u, fn) => fn === '(garbage collector)'],
-  ['render (Liquid)', has('/liquidjs/', '/campaigns/template.ts')],
-  ['link rewriting (htmlparser2)', has('/htmlparser2/', '/sending/html-links.ts', '/tracking/links.ts')],
-  ['token signing', has('/tracking/tokens.ts')],
-  ['render (rest)', has('/sending/render.ts')],
-  ['MIME', has('/sending/mime.ts', '/sending/transport.ts')],
+  ['render (Liquid)', has('/liquidjs/', '/rendering/campaign-template.ts', '/rendering/liquid-parse.ts')],
+  ['link rewriting (htmlparser2)', has('/htmlparser2/', '/rendering/html-links.ts', '/tracked-links/links.ts')],
+  ['token signing', has('/tracked-links/tokens.ts')],
+  ['render (rest)', has('/rendering/campaign-message.ts')],
+  ['MIME', has('/rendering/mime.ts', '/sending/transport.ts')],
   ['SMTP client', has('/nodemailer/', '/sending/smtp-pool.ts')],
   [
     'thread hand-off',
@@ -43,7 +43,7 @@ export const SEND_STAGES: StageRules = [
   ],
   ['events', has('/events/')],
   ['rollups', has('/tracking/store.ts')],
-  ['claim, record (send loop)', has('/sending/worker.ts', '/sending/send-threads.ts', '/campaigns/store.ts')],
+  ['claim, record (send loop)', has('/campaigns/sender.ts', '/sending/send-threads.ts', '/campaigns/store.ts')],
   ['database client (pg, Kysely, ORM)', has('/pg/', '/pg-protocol/', '/pg-types/', '/postgres-', '/kysely/', '/@mikro-orm/', '/db/')],
   ['HTTP (API, the bench polling)', has('/express/', '/router/', '/express-openapi-validator/', '/server/http/', '/node:http', '_http_')],
   ['jobs, other project code', has('/server/')],

@@ -4,7 +4,7 @@
  * in turns in one process.
  */
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { buildMime, type MimeMessage } from '../server/sending/mime.ts';
+import { buildMime, type MimeMessage } from '../server/rendering/mime.ts';
 import { recordSection, runContext } from './lib.ts';
 
 const MESSAGES = Number(process.env.BENCH_MIME_MESSAGES ?? 5000);
@@ -72,7 +72,7 @@ export async function mimeBenchmark(): Promise<void> {
 
 | builder | CPU µs per message |
 |---|---|
-| hand-written (\`server/sending/mime.ts\`) | ${ours.toFixed(1)} |
+| hand-written (\`server/rendering/mime.ts\`) | ${ours.toFixed(1)} |
 | nodemailer's MailComposer, same message | ${theirs.toFixed(1)} |
 
 The hand-written builder saves **${(theirs - ours).toFixed(0)} µs** of CPU per message.`;

@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { buildMime } from '../server/sending/mime.ts';
+import { buildMime } from '../server/rendering/mime.ts';
 import { SmtpPool } from '../server/sending/smtp-pool.ts';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';

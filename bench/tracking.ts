@@ -6,7 +6,7 @@
 import autocannon from 'autocannon';
 import { startEmbeddedDatabase } from '../server/db/embedded.ts';
 import { createLogger } from '../server/logger.ts';
-import { TokenSigner } from '../server/tracking/tokens.ts';
+import { TokenSigner } from '../server/tracked-links/tokens.ts';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { benchPool, childPostgresPid, cpuSeconds, peakRssMb, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';

@@ -18,8 +18,8 @@ import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
 import type { MailTransport } from './sending/transport.ts';
-import type { TemplateThread } from './campaigns/template-thread.ts';
-import type { TokenSigner } from './tracking/tokens.ts';
+import type { TemplateThread } from './rendering/template-thread.ts';
+import type { TokenSigner } from './tracked-links/tokens.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { TrackingService } from './tracking/service.ts';
 import { AttributionService } from './conversions/service.ts';
@@ -42,15 +42,20 @@ import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
 import { PersonalDataService, type PersonalData } from './exports/personal-data.ts';
 import { deleteContact, removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
-import { eraseRecipient } from './campaigns/store.ts';
+import { addEngagementCounts, eraseRecipient, markBounced, markComplained, markEngaged, markUnsubscribed } from './campaigns/store.ts';
 import { detachContact } from './conversions/store.ts';
 import { emailsOfPerson, eraseEmailsOfPerson } from './emails/store.ts';
 import { deleteNaming } from './events/store.ts';
 import { idempotencyStore } from './idempotency/store.ts';
 import { deleteErrorRowsOf } from './imports/store.ts';
-import { optouts } from './topics/store.ts';
-import { eraseTrackingRecords } from './tracking/store.ts';
+import { optouts, topicExists } from './topics/store.ts';
+import { eraseTrackingRecords, insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
 import { deleteDeliveriesOf } from './webhooks/store.ts';
+import type { OutcomeRecords } from './sending/records.ts';
+import { clearSoftBounces, countSoftBounce, suppress } from './contacts/suppression.ts';
+import type { CampaignLookups } from './campaigns/service.ts';
+import type { CampaignRecords } from './tracking/campaign-records.ts';
+import type { ContactRecords } from './tracking/contact-records.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
 export interface Runtime {
@@ -122,7 +127,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts,
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
-    feedback: new FeedbackService(runtime.pool, sqlOf(em)),
+    feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
@@ -131,11 +136,19 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
     ),
-    campaigns: new CampaignService(new CampaignRepository(em), em, runtime.queue, runtime.transport, runtime.templates, config.sending.workersPerCampaign),
+    campaigns: new CampaignService(
+      new CampaignRepository(em),
+      em,
+      runtime.queue,
+      runtime.transport,
+      runtime.templates,
+      config.sending.workersPerCampaign,
+      campaignLookups,
+    ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
     tags: new TagService(sqlOf(em), contactTags, { lists: listStore, segments: segmentStore }),
-    templates: new TemplateService(em, runtime.templates, runtime.transport),
+    templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em)),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), lists),
     suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
@@ -146,3 +159,37 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** What tracking writes on campaigns' messages and counters. */
+export const campaignRecords: CampaignRecords = { markEngaged, markBounced, markComplained, markUnsubscribed, addEngagementCounts };
+
+/** What tracking changes of contacts, the suppression list and topic opt-outs. */
+export const contactRecords: ContactRecords = {
+  suppress: (tx, accountId, contactIds, status, reason) => suppress(tx, accountId, contactIds, status, reason),
+  countSoftBounce,
+  clearSoftBounces,
+  addSuppressions: (tx, accountId, entries) => suppressionStore.add(tx, accountId, entries),
+  optOut: (tx, accountId, topicId, contactId) => optouts.add(tx, accountId, topicId, contactId),
+};
+
+/** What the senders' outcomes write in tracking's, contacts' and the suppression list's tables. */
+export const outcomeRecords: OutcomeRecords = {
+  insertCampaignBounces: (tx, accountId, campaignId, bounces) => recordSendBounces(tx, accountId, campaignId, bounces, campaignRecords),
+  insertBounce: async (tx, row) => void (await insertBounce(tx, row)),
+  addSendRollups: async (tx, accountId, campaignId, at, counts, sentTo) => {
+    const rollups = new Rollups();
+    for (const email of sentTo) rollups.domain(campaignId, email, { sent: 1, delivered: 1 });
+    rollups.hour(campaignId, accountId, at, counts);
+    await writeRollups(tx, rollups, campaignRecords);
+  },
+  suppressContacts: (tx, accountId, contactIds, reason) => suppress(tx, accountId, contactIds, 'bounced', reason),
+  suppressAddresses: async (tx, accountId, bounces) =>
+    void (await suppressionStore.add(
+      tx,
+      accountId,
+      bounces.map((b) => ({ email: b.email, reason: 'bounced', source: 'bounce', detail: b.reason })),
+    )),
+};
+
+/** What campaigns check of lists and topics. */
+const campaignLookups: CampaignLookups = { existingLists: (db, accountId, ids) => listStore.existing(db, accountId, ids), topicExists };

@@ -12,11 +12,13 @@ import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
 import { startExportWorker } from './exports/job.ts';
 import { startSendingWorker, type SendingWorker } from './sending/job.ts';
+import { startCampaignSending } from './campaigns/send-job.ts';
+import { TransactionalSender } from './emails/sender.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
-import { buildMime } from './sending/mime.ts';
-import { TemplateThread } from './campaigns/template-thread.ts';
-import { TokenSigner } from './tracking/tokens.ts';
+import { buildMime } from './rendering/mime.ts';
+import { TemplateThread } from './rendering/template-thread.ts';
+import { TokenSigner } from './tracked-links/tokens.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { page, publicRoutes } from './tracking/public-routes.ts';
@@ -31,7 +33,7 @@ import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { attachEventSocket } from './events/socket.ts';
-import { createServices, type Runtime } from './services.ts';
+import { campaignRecords, contactRecords, createServices, outcomeRecords, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
@@ -102,7 +104,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(pool, sqlOf(orm.em));
+  const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
@@ -119,12 +121,13 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       shutdown.signal,
     );
     await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });
-    sending = startSendingWorker(
-      { orm, pool, queue, config, templates, log, startCampaign: (accountId, campaignId) => createServices(runtime).campaigns.start(accountId, campaignId) },
-      config.sending.smtpUrl ?? capture!.url,
-      shutdown.signal,
-      listener,
-    );
+    sending = startSendingWorker(config, config.sending.smtpUrl ?? capture!.url, log, (threads) => {
+      const startCampaign = (accountId: string, campaignId: string) => createServices(runtime).campaigns.start(accountId, campaignId);
+      startCampaignSending({ orm, pool, queue, config, templates, threads, records: outcomeRecords, log, startCampaign }, shutdown.signal, listener);
+      const transactional = new TransactionalSender(pool, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords);
+      transactional.start(shutdown.signal);
+      return [transactional];
+    });
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
@@ -145,7 +148,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const app = createApp(runtime);
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
-  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log });
+  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log, campaigns: campaignRecords, contacts: contactRecords });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),

@@ -1,6 +1,6 @@
 /**
  * Renders a campaign for one contact in the browser, as the server's sender does
- * (server/campaigns/template.ts, server/sending/render.ts): Liquid with HTML escaping and strict
+ * (server/rendering/campaign-template.ts, server/rendering/campaign-message.ts): Liquid with HTML escaping and strict
  * filters, no file-loading tags, the same variables. liquidjs loads with the first preview.
  */
 import type { components } from '@sendline/sdk';

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/kysely.ts';
-import { freezeSegments, frozenSegmentsCondition, type FrozenSegments } from '../segments/service.ts';
-import type { AudienceFilter, CampaignRow } from './entities.ts';
+import { freezeSegments, frozenSegmentsCondition } from '../segments/service.ts';
+import type { AudienceDefinition, CampaignRow } from './entities.ts';
 
 /**
  * A campaign's audience: the contacts created before it started that are subscribed, not on the
@@ -11,13 +11,6 @@ import type { AudienceFilter, CampaignRow } from './entities.ts';
  * recorded), each contact checked when its turn comes. This module is the only code that writes
  * both tables.
  */
-
-/** What chooses the audience, kept as it was at the start for the whole send. */
-export interface AudienceDefinition {
-  filter: AudienceFilter;
-  topicId: string | null;
-  segments: FrozenSegments | null;
-}
 
 /** A contact's place in the audience's `(created_at, id)` order. */
 export interface AudiencePosition {

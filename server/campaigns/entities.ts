@@ -1,9 +1,17 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { components } from '../../generated/openapi.d.ts';
 import { CAMPAIGN_STATUSES } from './state.ts';
-import type { AudienceDefinition } from './audience.ts';
+import type { FrozenSegments } from '../segments/service.ts';
 
 export type AudienceFilter = components['schemas']['Audience'];
+
+/** What chooses the audience, kept as it was at the start for the whole send. */
+export interface AudienceDefinition {
+  filter: AudienceFilter;
+  topicId: string | null;
+  segments: FrozenSegments | null;
+}
+
 export type ContentSource = components['schemas']['ContentSource'];
 
 export const Campaign = defineEntity({

@@ -2,27 +2,24 @@ import { SEND_JOB } from '../jobs/payloads.ts';
 import { sendJobs } from '../sending/send-jobs.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
-import { newTestMessageId } from '../sending/test-message.ts';
+import { sendTests } from '../sending/test-sends.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Db } from '../db/kysely.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { campaignContent, type CampaignContent, type Recipient } from '../sending/render.ts';
+import { campaignContent, type CampaignContent } from '../rendering/campaign-message.ts';
 import { sqlOf } from '../db/kysely.ts';
-import { templates as templateStore } from '../templates/store.ts';
-import { publishedBundle } from '../templates/service.ts';
+import { publishedBundle, shareTemplate } from '../templates/service.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
 import { CampaignRepository } from './repository.ts';
 import { audiences } from './audience.ts';
 import { checkContentSource as checkEditorSource } from './content-source.ts';
 import { assertDeletable, assertEditable, transition as statusAfter, type CampaignAction, type CampaignStatus } from './state.ts';
 import { campaigns, type CampaignOrder, type ListedMessage, type TransitionDetails } from './store.ts';
-import type { TemplateThread } from './template-thread.ts';
+import type { TemplateThread } from '../rendering/template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
-import { listStore } from '../lists/store.ts';
-import { topicExists } from '../topics/store.ts';
 
 /** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
 type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];
@@ -68,7 +65,7 @@ async function checkContentSource(db: Db, accountId: string, input: CampaignInpu
   }
   if (input.template_data != null && Buffer.byteLength(JSON.stringify(input.template_data)) > MAX_TEMPLATE_DATA_BYTES)
     throw validationFailed([{ pointer: '/template_data', detail: `is larger than ${MAX_TEMPLATE_DATA_BYTES / 1024} KB as JSON` }]);
-  if (!(await templateStore.lock(db, accountId, input.template_id, 'share')))
+  if (!(await shareTemplate(db, accountId, input.template_id)))
     throw validationFailed([{ pointer: '/template_id', detail: 'no template of this account has this id' }]);
   if (input.template_version != null) await publishedBundle(db, accountId, input.template_id, input.template_version);
 }
@@ -84,10 +81,20 @@ export async function resolvedContent(db: Db, campaign: CampaignRow): Promise<Ca
   return { ...content, template: bundle, templateData: campaign.templateData };
 }
 
+/**
+ * What campaigns check in other modules' tables, in the caller's transaction (`db`): handed in by
+ * the composition root.
+ */
+export interface CampaignLookups {
+  /** Of `ids`, those that are lists of the account. */
+  existingLists(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>>;
+  topicExists(db: Db, accountId: string, id: string): Promise<boolean>;
+}
+
 /** An audience names only lists of the account. */
-async function checkLists(em: EntityManager, accountId: string, input: CampaignInput): Promise<void> {
+async function checkLists(lookups: CampaignLookups, em: EntityManager, accountId: string, input: CampaignInput): Promise<void> {
   const ids = input.audience?.list_ids ?? [];
-  const known = await listStore.existing(sqlOf(em), accountId, ids);
+  const known = await lookups.existingLists(sqlOf(em), accountId, ids);
   const errors = ids.flatMap((id, i) => (known.has(id) ? [] : [{ pointer: `/audience/list_ids/${i}`, detail: 'is not a list of this account' }]));
   if (errors.length) throw validationFailed(errors);
 }
@@ -120,14 +127,24 @@ export class CampaignService {
   private readonly transport: MailTransport;
   private readonly templates: TemplateThread;
   private readonly workersPerCampaign: number;
+  private readonly lookups: CampaignLookups;
 
-  constructor(repo: CampaignRepository, em: EntityManager, queue: Queue, transport: MailTransport, templates: TemplateThread, workersPerCampaign: number) {
+  constructor(
+    repo: CampaignRepository,
+    em: EntityManager,
+    queue: Queue,
+    transport: MailTransport,
+    templates: TemplateThread,
+    workersPerCampaign: number,
+    lookups: CampaignLookups,
+  ) {
     this.repo = repo;
     this.em = em;
     this.queue = queue;
     this.transport = transport;
     this.templates = templates;
     this.workersPerCampaign = workersPerCampaign;
+    this.lookups = lookups;
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
@@ -137,14 +154,14 @@ export class CampaignService {
     return this.em.transactional(async (em) => {
       await checkContentSource(sqlOf(em), accountId, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
-      await checkLists(em, accountId, input);
+      await checkLists(this.lookups, em, accountId, input);
       return campaigns.create(em, { id: newId('cmp'), accountId, status: 'draft', ...fields(input) });
     });
   }
 
   /** A campaign's topic is one of the account's. */
   private async checkTopic(accountId: string, topicId: string | null | undefined): Promise<void> {
-    if (topicId && !(await topicExists(sqlOf(this.em), accountId, topicId))) {
+    if (topicId && !(await this.lookups.topicExists(sqlOf(this.em), accountId, topicId))) {
       throw validationFailed([{ pointer: '/topic_id', detail: 'is not a topic of this account' }]);
     }
   }
@@ -172,7 +189,7 @@ export class CampaignService {
       await checkContentSource(sqlOf(em), accountId, input);
       await checkTemplates(this.templates, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
-      await checkLists(em, accountId, input);
+      await checkLists(this.lookups, em, accountId, input);
       await this.checkTopic(accountId, input.topic_id);
       Object.assign(campaign, fields(input));
     });
@@ -200,7 +217,7 @@ export class CampaignService {
     return this.locked(accountId, id, async (campaign, em) => {
       // Refused now rather than failing at its time: the template must have a version to send.
       if (campaign.templateId !== null) {
-        await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
+        await shareTemplate(sqlOf(em), accountId, campaign.templateId);
         await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
       }
       await campaigns.transition(em, campaign, 'schedule', { scheduledAt: when });
@@ -220,7 +237,7 @@ export class CampaignService {
     const campaign = await this.locked(accountId, id, async (campaign, em) => {
       this.sendingSoon(campaign, 'start');
       if (campaign.templateId !== null && campaign.status !== 'sending') {
-        await templateStore.lock(sqlOf(em), accountId, campaign.templateId, 'share');
+        await shareTemplate(sqlOf(em), accountId, campaign.templateId);
         const { version } = await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
         campaign.templateVersion = version.version;
       }
@@ -314,48 +331,4 @@ export class CampaignService {
       return campaign;
     });
   }
-}
-
-/**
- * Renders (in the template thread) and sends a test of `content` to each address, personalised
- * when the address is a contact's; the answer says which the relay accepted.
- */
-export async function sendTests(
-  repo: CampaignRepository,
-  templates: TemplateThread,
-  transport: MailTransport,
-  accountId: string,
-  content: CampaignContent,
-  emails: string[],
-) {
-  const recipients: Recipient[] = [];
-  for (const email of emails) {
-    const contact = await repo.contactByEmail(accountId, email);
-    recipients.push({
-      messageId: newTestMessageId(),
-      email,
-      firstName: contact?.first_name ?? null,
-      lastName: contact?.last_name ?? null,
-      tags: contact?.tags ?? [],
-      attributes: contact?.attributes ?? {},
-    });
-  }
-  // Rendered and built in the template thread; only the SMTP conversation happens here.
-  const messages = await templates.testMessages(content, recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
-  const accepted: string[] = [];
-  const rejected: { email: string; reason: string }[] = [];
-  for (const [i, { email }] of recipients.entries()) {
-    const message = messages[i];
-    const outcome =
-      'failed' in message
-        ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
-        : await transport.sendMime(message.envelope, message.raw);
-    if (outcome.kind === 'accepted') accepted.push(email);
-    else
-      rejected.push({
-        email,
-        reason: outcome.kind === 'transport_error' ? outcome.error : outcome.kind === 'render_failed' ? outcome.reason : outcome.response,
-      });
-  }
-  return { accepted, rejected };
 }

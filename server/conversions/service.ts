@@ -9,7 +9,7 @@ import { append } from '../events/outbox.ts';
 import { recentRecords } from '../db/recent.ts';
 import { toPage, type Page } from '../contract/pagination.ts';
 import { Problem, validationFailed } from '../contract/problem.ts';
-import type { TokenSigner } from '../tracking/tokens.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { insertConversion, insertPayment, type ConversionRecord, type PaymentRecord } from './store.ts';
 
 type Schemas = components['schemas'];

@@ -1,8 +1,8 @@
 import type { Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
-import { isMachineOpen } from '../tracking/classify.ts';
+import { isMachineOpen } from '../tracked-links/classify.ts';
 import { transactionalEventData } from './events.ts';
-import { emails } from './store.ts';
+import { emails, type EmailRef } from './store.ts';
 
 /** Transactional ids: the tracking routes' tokens and bounce addresses carry them as campaigns' do. */
 export const isTransactionalId = (id: string) => id.startsWith('em_');
@@ -57,3 +57,15 @@ export async function recordEngagement(db: Db, hits: EngagementHit[], machineOpe
   );
   return events;
 }
+
+/** What a bounce or complaint report changes of a transactional copy, in the report's transaction. */
+export const transactionalFeedback = {
+  /** The copy, locked; undefined when there is none of that id. */
+  async lock(db: Db, id: string): Promise<EmailRef | undefined> {
+    const [copy] = await emails.lockRefs(db, [id]);
+    return copy;
+  },
+  markBounced: (db: Db, id: string, reason: string | null, at: Date) => emails.markBounced(db, id, reason, at),
+  /** True for the copy's first complaint. */
+  markComplained: (db: Db, id: string, at: Date) => emails.markComplained(db, id, at),
+};

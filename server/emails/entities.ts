@@ -1,16 +1,10 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { StoredAttachment } from '../rendering/transactional-message.ts';
 
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'sending', 'delivered', 'deferred', 'bounced', 'failed', 'cancelled'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export const RECIPIENT_KINDS = ['to', 'cc', 'bcc'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
-
-/** A stored attachment: as the request gave it (base64), so sending never decodes it again. */
-export interface StoredAttachment {
-  filename: string;
-  content_type: string;
-  content: string;
-}
 
 /** What a `POST /emails` request sends, stored once for all its recipients; written by `store.ts`. */
 export const EmailContent = defineEntity({

@@ -1,8 +1,9 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { normaliseEmail } from '../email.ts';
-import { formatAddress } from '../sending/mime.ts';
+import { formatAddress } from '../rendering/mime.ts';
 import type { FieldError } from '../contract/problem.ts';
-import type { RecipientKind, StoredAttachment } from './entities.ts';
+import type { RecipientKind } from './entities.ts';
+import type { StoredAttachment } from '../rendering/transactional-message.ts';
 
 export type EmailSendRequest = components['schemas']['EmailSendRequest'];
 /** An address as the request gives it: `"ada@example.com"` or `{"email": "ada@example.com", "name": "Ada"}`. */

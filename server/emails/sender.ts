@@ -1,16 +1,14 @@
 import type { Config } from '../config.ts';
-import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { suppress } from '../contacts/suppression.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
-import { insertBounce } from '../tracking/store.ts';
+import { recordTransactionalBounce, type OutcomeRecords } from '../sending/records.ts';
 import { meaningOf } from '../sending/outcome.ts';
 import { transactionalEventData } from './events.ts';
-import type { TransactionalContent, TransactionalMail } from './render.ts';
+import type { TransactionalContent, TransactionalMail } from '../rendering/transactional-message.ts';
 import { emails, type ClaimedEmail, type EmailOutcome } from './store.ts';
 import { onQueued } from './wake.ts';
 
@@ -41,14 +39,16 @@ export class TransactionalSender {
   private readonly threads: SendThreads;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
+  private readonly records: OutcomeRecords;
   private running: Promise<void>[] = [];
 
-  constructor(pool: Pool, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger) {
+  constructor(pool: Pool, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
     this.pool = pool;
     this.db = db;
     this.threads = threads;
     this.settings = settings;
     this.log = log;
+    this.records = records;
   }
 
   start(signal: AbortSignal): void {
@@ -141,20 +141,8 @@ export class TransactionalSender {
       const written = await emails.recordOutcomes(tx, results);
       for (const { message, reason, code } of bounced) {
         if (!written.has(message.id)) continue;
-        await insertBounce(tx, {
-          id: newId('bnc'),
-          account_id: message.account_id,
-          campaign_id: null,
-          message_id: message.id,
-          contact_id: message.contact_id,
-          email: message.email,
-          type: 'hard',
-          reason,
-          diagnostic_code: `smtp; ${code}`,
-          source: 'smtp',
-          occurred_at: now,
-        });
-        if (message.contact_id) events.get(message.id)!.push(...(await suppress(tx, message.account_id, [message.contact_id], 'bounced', reason)));
+        const bounce = { accountId: message.account_id, messageId: message.id, contactId: message.contact_id, email: message.email, reason, code, at: now };
+        events.get(message.id)!.push(...(await recordTransactionalBounce(tx, this.records, bounce)));
       }
       const byAccount = new Map<string, PendingEvent[]>();
       for (const message of batch) {

@@ -4,7 +4,7 @@ import { keysetPage } from '../db/keyset.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
-import type { TransactionalContent } from './render.ts';
+import type { TransactionalContent } from '../rendering/transactional-message.ts';
 
 /**
  * The transactional emails' store: the only code that writes `email_contents` and `emails`.

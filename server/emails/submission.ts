@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { Problem } from '../contract/problem.ts';
 import type { Logger } from '../logger.ts';
-import { formatAddress } from '../sending/mime.ts';
+import { formatAddress } from '../rendering/mime.ts';
 import { checkEmail, type EmailSendRequest, type NamedAddress } from './rules.ts';
 import type { EmailService } from './service.ts';
 import { describeErrors, HeaderRefused, submittedFields, type SubmittedFields } from './submission-headers.ts';

@@ -1,5 +1,5 @@
 import { Problem, validationFailed } from '../contract/problem.ts';
-import type { RenderedTemplate } from '../templates/liquid.ts';
+import type { RenderedTemplate } from '../rendering/liquid.ts';
 import type { EmailSendRequest } from './rules.ts';
 
 /** Renders a template of the account: the version named, else its latest published one. */

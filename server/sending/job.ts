@@ -1,91 +1,36 @@
 import type { Config } from '../config.ts';
-import type { Orm } from '../db/orm.ts';
-import type { Pool } from '../db/pool.ts';
-import type { TemplateThread } from '../campaigns/template-thread.ts';
 import type { Logger } from '../logger.ts';
-import { sqlOf } from '../db/kysely.ts';
-import { campaigns } from '../campaigns/store.ts';
-import { SEND_JOB } from '../jobs/payloads.ts';
-import { sendJobs } from './send-jobs.ts';
-import { runAgain, type Queue } from '../jobs/queue.ts';
-import { Problem } from '../contract/problem.ts';
-import { CampaignSender } from './worker.ts';
 import { SendThreads } from './send-threads.ts';
-import { TransactionalSender } from '../emails/sender.ts';
-import type { EventListener } from '../events/listener.ts';
-
-/** Starts due scheduled campaigns and keeps sending ones staffed; one process at a time runs it. */
-export const CAMPAIGN_TICK_JOB = 'campaigns.tick';
-const TICK_EVERY_MS = 1000;
-/** How long a dead process holds a send job before another takes it over (live ones renew it). */
-const SEND_JOB_LOCK_SECONDS = 30;
 
 export interface SendingWorker {
   /** After the send jobs have stopped: ends the sending threads. */
   close(): Promise<void>;
 }
 
-/**
- * Registers the send job and the campaigns' tick on this worker. The tick, every second, starts
- * due scheduled campaigns (so within a second or two of their time, after a restart too), and
- * makes sure every `sending` campaign has its send jobs: after a restart nothing is queued again
- * that is already there. `halts` tells of every campaign paused or cancelled, in any process.
- */
-export interface SendingWorkerDeps {
-  orm: Orm;
-  pool: Pool;
-  queue: Queue;
-  config: Pick<Config, 'sending' | 'publicUrl' | 'secretKeys'>;
-  templates: TemplateThread;
-  log: Logger;
-  /** Starts a scheduled campaign through its state machine (a 409 when another start came first). */
-  startCampaign: (accountId: string, campaignId: string) => Promise<unknown>;
+/** A sender that goes through the sending threads (campaigns', transactional email's): done once `stopped` resolves. */
+export interface ThreadedSender {
+  stopped(): Promise<void>;
 }
 
+/**
+ * Starts the sending threads, to the relay at `smtpUrl`, and the senders that use them: the
+ * composition root hands in how each starts, so the threads know no campaign or email.
+ */
 export function startSendingWorker(
-  deps: SendingWorkerDeps,
+  config: Pick<Config, 'sending' | 'publicUrl' | 'secretKeys'>,
   smtpUrl: string,
-  signal: AbortSignal,
-  halts: Pick<EventListener, 'onCampaignHalted'>,
+  log: Logger,
+  startSenders: (threads: SendThreads) => ThreadedSender[],
 ): SendingWorker {
-  const { orm, pool, queue, config, log } = deps;
   const threads = new SendThreads(
     { smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
     config.sending.threads,
     log,
   );
-  const sender = new CampaignSender(orm, pool, threads, deps.templates, config.sending, log);
-  halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
-  queue.define(
-    SEND_JOB,
-    async (data, job) => {
-      // Stopped with the process: the job runs again at once in the next process free.
-      if ((await sender.run(data.campaignId, signal)) === 'interrupted') runAgain(job);
-    },
-    {
-      lockSeconds: Math.min(config.sending.leaseSeconds, SEND_JOB_LOCK_SECONDS),
-      concurrency: 4,
-      leased: true,
-      // A thread loads its modules in about 200 ms: started as the `send` request begins rather
-      // than when its job is picked up, that load overlaps the request and the pickup.
-      onComing: () => threads.warm(),
-    },
-  );
-  queue.every(CAMPAIGN_TICK_JOB, TICK_EVERY_MS, async () => {
-    const db = sqlOf(orm.em.fork());
-    for (const campaign of await campaigns.dueScheduled(db, 20)) {
-      // The state machine refuses a second start (409): another process or request came first.
-      await deps.startCampaign(campaign.account_id, campaign.id).catch((err: unknown) => {
-        if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
-      });
-    }
-    for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
-  });
-  const transactional = new TransactionalSender(pool, sqlOf(orm.em.fork()), threads, config.sending, log);
-  transactional.start(signal);
+  const senders = startSenders(threads);
   return {
     close: async () => {
-      await transactional.stopped();
+      for (const sender of senders) await sender.stopped();
       await threads.close();
     },
   };

@@ -1,6 +1,6 @@
-import type { TokenSigner } from '../tracking/tokens.ts';
-import { renderMessage, type CampaignForRender, type Recipient } from './render.ts';
-import { outgoingMime, type MailTransport, type SendOutcome } from './transport.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
+import { renderMessage, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
+import type { MailTransport, SendOutcome } from './transport.ts';
 
 /** Renders and sends campaign messages: what the workers and test sends share. */
 export class Mailer {
@@ -22,23 +22,4 @@ export class Mailer {
       rendered: renderMessage(campaign, recipient, this.publicUrl, this.signer),
     });
   }
-}
-
-/** A test message, marked as such in its subject and headers: its envelope and MIME text. */
-export function testMessage(
-  campaign: CampaignForRender,
-  recipient: Recipient,
-  publicUrl: string,
-  signer: TokenSigner,
-): { envelope: { from: string; to: string }; raw: string } {
-  const rendered = renderMessage(campaign, recipient, publicUrl, signer);
-  rendered.subject = `[Test] ${rendered.subject}`;
-  const raw = outgoingMime({
-    from: { name: campaign.fromName, address: campaign.fromEmail },
-    replyTo: campaign.replyTo,
-    to: recipient.email,
-    rendered,
-    extraHeaders: { 'X-Sendline-Test': 'true' },
-  });
-  return { envelope: { from: rendered.returnPath, to: recipient.email }, raw };
 }

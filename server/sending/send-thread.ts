@@ -4,10 +4,10 @@
  * compiled copy of each campaign.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { TokenSigner } from '../tracking/tokens.ts';
+import { TokenSigner } from '../tracked-links/tokens.ts';
 import { Mailer } from './mailer.ts';
 import { Pacer } from './pacer.ts';
-import { prepareCampaign, type CampaignForRender, type Recipient } from './render.ts';
+import { prepareCampaign, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
 import {
   CAMPAIGNS_PER_THREAD,
   type SendRequest,
@@ -17,7 +17,7 @@ import {
   type ThreadReply,
   type TransactionalRequest,
 } from './send-threads.ts';
-import { transactionalMessage } from '../emails/render.ts';
+import { transactionalMessage } from '../rendering/transactional-message.ts';
 import { MailTransport } from './transport.ts';
 
 const data = workerData as SendThreadData;

@@ -2,8 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { Logger } from '../logger.ts';
-import type { CampaignContent, Recipient } from './render.ts';
-import type { TransactionalContent, TransactionalMail } from '../emails/render.ts';
+import type { CampaignContent, Recipient } from '../rendering/campaign-message.ts';
+import type { TransactionalContent, TransactionalMail } from '../rendering/transactional-message.ts';
 import type { SendOutcome } from './transport.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */

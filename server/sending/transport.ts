@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
-import { buildMime } from './mime.ts';
-import type { RenderedMessage } from './render.ts';
+import { outgoingMime, type OutgoingMail } from '../rendering/campaign-message.ts';
 import { SmtpPool } from './smtp-pool.ts';
 
 export type SendOutcome =
@@ -14,36 +13,12 @@ export type SendOutcome =
   /** The relay itself failed (refused connection, authentication, timeout): not the recipient's fault. */
   | { kind: 'transport_error'; error: string };
 
-export interface OutgoingMail {
-  from: { name: string | null; address: string };
-  replyTo: string | null;
-  to: string;
-  rendered: RenderedMessage;
-  extraHeaders?: Record<string, string>;
-}
-
 const SYNTAX_CODES = new Set([500, 501, 502, 503, 504, 555]);
 const SYNTAX_STATUS = /^\d{3}[ -]5\.(?:5\.\d{1,3}|1\.[37])\b/;
 
 /** A refusal of how the address or command was written rather than of the mailbox (RFC 5321, RFC 3463). */
 function isSyntaxRefusal(code: number, response: string): boolean {
   return SYNTAX_CODES.has(code) || SYNTAX_STATUS.test(response);
-}
-
-/** The MIME text of a campaign message. */
-export function outgoingMime(mail: OutgoingMail): string {
-  const { rendered } = mail;
-  return buildMime({
-    from: mail.from,
-    to: mail.to,
-    replyTo: mail.replyTo,
-    subject: rendered.subject,
-    messageId: rendered.messageIdHeader,
-    date: new Date(),
-    headers: { ...rendered.headers, ...mail.extraHeaders },
-    text: rendered.text,
-    html: rendered.html,
-  });
 }
 
 /** Pooled SMTP connections to the relay, with optional DKIM signing. */

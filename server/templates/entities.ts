@@ -1,7 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-
-/** Frozen partial and layout sources: name → the HTML and the plain text (derived when the author gave none). */
-export type FrozenPartials = Record<string, { html: string; text: string }>;
+import type { FrozenPartials } from '../rendering/liquid.ts';
 
 /** A template and its editable draft; written only by `store.ts`. */
 export const Template = defineEntity({

@@ -4,11 +4,17 @@ import { sqlOf, type Db } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
-import type { TemplateOutcome, TemplateThread } from '../campaigns/template-thread.ts';
-import { CampaignRepository } from '../campaigns/repository.ts';
-import { sendTests } from '../campaigns/service.ts';
+import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
+import { sendTests, type TestContacts } from '../sending/test-sends.ts';
 import type { MailTransport } from '../sending/transport.ts';
-import { MAX_PARTIAL_DEPTH, MAX_PARTIALS, type RenderedTemplate, type TemplateBundle, type TemplateFieldError, type TemplateSources } from './liquid.ts';
+import {
+  MAX_PARTIAL_DEPTH,
+  MAX_PARTIALS,
+  type RenderedTemplate,
+  type TemplateBundle,
+  type TemplateFieldError,
+  type TemplateSources,
+} from '../rendering/liquid.ts';
 import { isNameTaken, templates, versions, type TemplateColumns, type VersionColumns } from './store.ts';
 
 type TemplateCreate = components['schemas']['TemplateCreate'];
@@ -78,6 +84,14 @@ async function publishedPartials(db: Db, accountId: string, names: string[]): Pr
 const versionBundle = (v: VersionColumns): TemplateBundle => ({ subject: v.subject, html: v.html, text: v.text, partials: v.partials });
 
 /**
+ * Locks the account's template `id` for the rest of `tx`'s transaction, so that it cannot be
+ * deleted under a campaign taking it up; false when the account has no such template.
+ */
+export async function shareTemplate(tx: Db, accountId: string, id: string): Promise<boolean> {
+  return (await templates.lock(tx, accountId, id, 'share')) !== undefined;
+}
+
+/**
  * What a template sends: `version`, or the latest published one when undefined, with the
  * number it resolved to. 400 when the template has no such version (the field at fault at `pointer`).
  */
@@ -145,11 +159,13 @@ export class TemplateService {
   private readonly em: EntityManager;
   private readonly thread: TemplateThread;
   private readonly transport: MailTransport;
+  private readonly contacts: TestContacts;
 
-  constructor(em: EntityManager, thread: TemplateThread, transport: MailTransport) {
+  constructor(em: EntityManager, thread: TemplateThread, transport: MailTransport, contacts: TestContacts) {
     this.em = em;
     this.thread = thread;
     this.transport = transport;
+    this.contacts = contacts;
   }
 
   private get db(): Db {
@@ -318,6 +334,6 @@ export class TemplateService {
       template: bundle,
       templateData: request.data ?? null,
     };
-    return sendTests(new CampaignRepository(this.em), this.thread, this.transport, accountId, content, request.emails);
+    return sendTests(this.contacts, this.thread, this.transport, accountId, content, request.emails);
   }
 }

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
 import { keysetPage, NEWEST_FIRST, OLDEST_FIRST } from '../db/keyset.ts';
 import type { Cursor } from '../contract/pagination.ts';
-import type { FrozenPartials } from './entities.ts';
+import type { FrozenPartials } from '../rendering/liquid.ts';
 
 /**
  * The templates aggregate's store: the only code that writes `templates` and `template_versions`.

@@ -4,16 +4,13 @@ import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
-import { countSoftBounce, suppress } from '../contacts/suppression.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';
 import { insertBounce, insertUnsubscribe, Rollups, writeRollups, type BounceRecord } from './store.ts';
-import { markBounced, markComplained, markUnsubscribed } from '../campaigns/store.ts';
-import { isTransactionalId } from '../emails/engagement.ts';
+import type { CampaignRecords } from './campaign-records.ts';
+import { isTransactionalId, transactionalFeedback } from '../emails/engagement.ts';
 import { transactionalEventData } from '../emails/events.ts';
-import { emails } from '../emails/store.ts';
-import { suppressions } from '../suppressions/store.ts';
-import { optouts } from '../topics/store.ts';
+import type { ContactRecords } from './contact-records.ts';
 import { contactForEvent } from '../topics/service.ts';
 
 /** Soft bounces in a row (no open or click between them) that make an address bounced. */
@@ -57,14 +54,18 @@ export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: st
 export class FeedbackService {
   private readonly pool: Pool;
   private readonly db: Db;
+  private readonly campaigns: CampaignRecords;
+  private readonly contacts: ContactRecords;
 
   /**
    * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a report its own
    * connection, since its events are COPYed in its transaction.
    */
-  constructor(pool: Pool, db: Db) {
+  constructor(pool: Pool, db: Db, campaigns: CampaignRecords, contacts: ContactRecords) {
     this.pool = pool;
     this.db = db;
+    this.campaigns = campaigns;
+    this.contacts = contacts;
   }
 
   /** Null when neither the message nor the address is known (to this account, when given). */
@@ -96,7 +97,7 @@ export class FeedbackService {
         const rollups = new Rollups();
         const base = emailEventData(message);
         if (input.type === 'complaint') {
-          if (await markComplained(db, message.id, input.occurredAt)) {
+          if (await this.campaigns.markComplained(db, message.id, input.occurredAt)) {
             rollups.campaign(message.campaign_id, { complained: 1 }).hour(message.campaign_id, accountId, input.occurredAt, { complaints: 1 });
           }
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
@@ -104,7 +105,7 @@ export class FeedbackService {
           if (input.type === 'soft') {
             rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, email, { bounces: 1 });
           } else if (message.bounced_at === null) {
-            await markBounced(db, message.id, input.reason, input.occurredAt);
+            await this.campaigns.markBounced(db, message.id, input.reason, input.occurredAt);
             rollups
               .campaign(message.campaign_id, { bounced: 1 })
               .hour(message.campaign_id, accountId, input.occurredAt, { bounces_hard: 1 })
@@ -112,14 +113,14 @@ export class FeedbackService {
           }
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
         }
-        await writeRollups(db, rollups);
+        await writeRollups(db, rollups, this.campaigns);
       }
       const suppressed = contact ? await this.suppressAfter(db, accountId, contact.id, input.type, input.reason) : [];
       events.push(...suppressed);
       // The address goes on the list when it is suppressed: a hard bounce or complaint, or the soft bounce that suppressed its contact.
       if (email !== '' && (input.type !== 'soft' || suppressed.length)) {
         const complaint = input.type === 'complaint';
-        await suppressions.add(db, accountId, [
+        await this.contacts.addSuppressions(db, accountId, [
           { email, reason: complaint ? 'complained' : 'bounced', source: complaint ? 'complaint' : 'bounce', detail: input.reason },
         ]);
       }
@@ -132,7 +133,7 @@ export class FeedbackService {
   private recordTransactionalBounce(input: BounceInput & { messageId: string }): Promise<BounceRecord | null> {
     return inTransaction(this.pool, async (client) => {
       const db = sqlOnClient(client);
-      const [message] = await emails.lockRefs(db, [input.messageId]);
+      const message = await transactionalFeedback.lock(db, input.messageId);
       // A copy whose recipient was erased is unknown to reports: its reason and events would name them again.
       if (!message || message.email === '' || (input.accountId && message.account_id !== input.accountId)) return null;
       const accountId = message.account_id;
@@ -153,10 +154,10 @@ export class FeedbackService {
       const base = transactionalEventData(message);
       const events: PendingEvent[] = [];
       if (input.type === 'complaint') {
-        await emails.markComplained(db, message.id, input.occurredAt);
+        await transactionalFeedback.markComplained(db, message.id, input.occurredAt);
         events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
       } else {
-        if (input.type === 'hard' && message.bounced_at === null) await emails.markBounced(db, message.id, input.reason, input.occurredAt);
+        if (input.type === 'hard' && message.bounced_at === null) await transactionalFeedback.markBounced(db, message.id, input.reason, input.occurredAt);
         events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
       }
       if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
@@ -184,7 +185,7 @@ export class FeedbackService {
       const first = message.unsubscribed_at === null;
       const events: PendingEvent[] = [];
       if (topic && message.contact_id) {
-        if (await optouts.add(db, message.account_id, topic.id, message.contact_id)) {
+        if (await this.contacts.optOut(db, message.account_id, topic.id, message.contact_id)) {
           const contact = await contactForEvent(db, message.account_id, message.contact_id);
           if (contact) events.push({ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } });
         } else if (!first) {
@@ -192,9 +193,17 @@ export class FeedbackService {
         }
       } else {
         if (message.contact_id) {
-          events.push(...(await suppress(db, message.account_id, [message.contact_id], 'unsubscribed', `unsubscribed from campaign ${message.campaign_id}`)));
+          events.push(
+            ...(await this.contacts.suppress(
+              db,
+              message.account_id,
+              [message.contact_id],
+              'unsubscribed',
+              `unsubscribed from campaign ${message.campaign_id}`,
+            )),
+          );
         }
-        const listed = await suppressions.add(db, message.account_id, [
+        const listed = await this.contacts.addSuppressions(db, message.account_id, [
           {
             email: message.email,
             reason: 'unsubscribed',
@@ -205,7 +214,7 @@ export class FeedbackService {
         if (!events.length && !listed.length) return { outcome: 'already', email: message.email, topic: null };
       }
       if (first) {
-        await markUnsubscribed(db, message.id);
+        await this.campaigns.markUnsubscribed(db, message.id);
         const at = new Date();
         await insertUnsubscribe(db, {
           id: newId('uns'),
@@ -220,6 +229,7 @@ export class FeedbackService {
         await writeRollups(
           db,
           new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
+          this.campaigns,
         );
         events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       }
@@ -278,10 +288,10 @@ export class FeedbackService {
 
   /** Hard bounce → bounced; the third soft bounce in a row → bounced; complaint → complained. */
   private async suppressAfter(db: Db, accountId: string, contactId: string, type: BounceType, reason: string | null): Promise<PendingEvent[]> {
-    if (type === 'complaint') return suppress(db, accountId, [contactId], 'complained', reason);
-    if (type === 'hard') return suppress(db, accountId, [contactId], 'bounced', reason);
-    const softBounces = await countSoftBounce(db, contactId);
+    if (type === 'complaint') return this.contacts.suppress(db, accountId, [contactId], 'complained', reason);
+    if (type === 'hard') return this.contacts.suppress(db, accountId, [contactId], 'bounced', reason);
+    const softBounces = await this.contacts.countSoftBounce(db, contactId);
     if (softBounces < SOFT_BOUNCE_LIMIT) return [];
-    return suppress(db, accountId, [contactId], 'bounced', `${softBounces} soft bounces in a row${reason ? `; last: ${reason}` : ''}`);
+    return this.contacts.suppress(db, accountId, [contactId], 'bounced', `${softBounces} soft bounces in a row${reason ? `; last: ${reason}` : ''}`);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PendingRequests } from './pending.ts';
-import type { TrackedRequest } from './recorder.ts';
+import type { TrackedRequest } from './pending.ts';
 
 const open = (token: string, userAgent: string | null = null): TrackedRequest => ({
   openToken: token,

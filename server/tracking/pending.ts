@@ -1,4 +1,18 @@
-import type { TrackedRequest } from './recorder.ts';
+/**
+ * A request to a tracking route as it was answered. Everything a request can leave for later is
+ * left to the batch's writer: work on the request's path costs the answer twice over under load.
+ */
+export interface TrackedRequest {
+  /** An open: the pixel's token as requested, checked when written (a forged one records nothing). */
+  openToken?: string;
+  /** A click: its token was checked before the redirect. */
+  click?: { messageId: string; link: number; url: string };
+  /** Milliseconds since the epoch. */
+  at: number;
+  userAgent: string | null;
+  remoteAddress: string | undefined;
+  forwardedFor: string | undefined;
+}
 
 export interface PendingLimits {
   requests: number;

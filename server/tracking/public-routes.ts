@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
-import { isTestMessageId } from '../sending/test-message.ts';
+import { isTestMessageId } from '../tracked-links/test-message.ts';
 import type { FeedbackService } from './feedback.ts';
-import { normalizedUrl } from './links.ts';
-import type { TrackedRequest, TrackingRecorder } from './recorder.ts';
-import type { TokenSigner } from './tokens.ts';
+import { normalizedUrl } from '../tracked-links/links.ts';
+import type { TrackedRequest } from './pending.ts';
+import type { TrackingRecorder } from './recorder.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const PIXEL_HEADERS = { 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length, 'Cache-Control': 'no-store, max-age=0', Pragma: 'no-cache' };

@@ -3,35 +3,19 @@ import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import { clearSoftBounces } from '../contacts/suppression.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
 import { clientAddressOf, type TrustProxy } from '../net/client-address.ts';
 import type { Logger } from '../logger.ts';
-import { isMachineOpen, storedIp } from './classify.ts';
+import { isMachineOpen, storedIp } from '../tracked-links/classify.ts';
 import { emailEventData } from '../events/envelope.ts';
-import { PendingRequests } from './pending.ts';
-import type { TokenSigner } from './tokens.ts';
+import { PendingRequests, type TrackedRequest } from './pending.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { copyHits, Rollups, writeRollups } from './store.ts';
-import { markEngaged } from '../campaigns/store.ts';
+import type { CampaignRecords } from './campaign-records.ts';
+import type { ContactRecords } from './contact-records.ts';
 import { isTransactionalId, recordEngagement } from '../emails/engagement.ts';
-
-/**
- * A request to a tracking route as it was answered. Everything a request can leave for later is
- * left to the batch's writer: work on the request's path costs the answer twice over under load.
- */
-export interface TrackedRequest {
-  /** An open: the pixel's token as requested, checked when written (a forged one records nothing). */
-  openToken?: string;
-  /** A click: its token was checked before the redirect. */
-  click?: { messageId: string; link: number; url: string };
-  /** Milliseconds since the epoch. */
-  at: number;
-  userAgent: string | null;
-  remoteAddress: string | undefined;
-  forwardedFor: string | undefined;
-}
 
 interface Hit {
   messageId: string;
@@ -49,6 +33,8 @@ export interface RecorderDeps {
   trustProxy: TrustProxy;
   settings: Config['tracking'];
   log: Logger;
+  campaigns: CampaignRecords;
+  contacts: ContactRecords;
 }
 
 /** A message as a batch reads it (locked), and what the batch sets on it. */
@@ -84,6 +70,8 @@ export class TrackingRecorder {
   private readonly trustProxy: TrustProxy;
   private readonly settings: Config['tracking'];
   private readonly log: Logger;
+  private readonly campaigns: CampaignRecords;
+  private readonly contacts: ContactRecords;
 
   constructor(deps: RecorderDeps) {
     this.pool = deps.pool;
@@ -91,6 +79,8 @@ export class TrackingRecorder {
     this.trustProxy = deps.trustProxy;
     this.settings = deps.settings;
     this.log = deps.log;
+    this.campaigns = deps.campaigns;
+    this.contacts = deps.contacts;
     this.timer = setInterval(() => void this.flush(), this.settings.flushMs);
     this.timer.unref();
   }
@@ -218,10 +208,10 @@ export class TrackingRecorder {
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
       await copyHits(client, opens, clicks);
-      await writeRollups(db, rollups);
+      await writeRollups(db, rollups, this.campaigns);
       if (changed.size) {
         const list = [...changed];
-        await markEngaged(
+        await this.campaigns.markEngaged(
           db,
           list.map((m) => ({
             id: m.id,
@@ -232,7 +222,7 @@ export class TrackingRecorder {
           })),
         );
         // Engagement shows the address works: soft bounces before it no longer count as a row.
-        await clearSoftBounces(
+        await this.contacts.clearSoftBounces(
           db,
           list.map((m) => m.contact_id).filter((id): id is string => id !== null),
         );

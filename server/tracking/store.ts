@@ -3,7 +3,7 @@ import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
 import type { PoolClient } from '../db/pool.ts';
-import { addEngagementCounts, type CampaignCounts } from '../campaigns/store.ts';
+import type { CampaignCounts, CampaignRecords } from './campaign-records.ts';
 
 /**
  * Every statement that writes tracking's tables: the raw records (opens, clicks, bounces,
@@ -109,9 +109,9 @@ const CHUNK = 2000;
 const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
 
 /** Adds what `rollups` gathered: the campaigns' counters first, as the send path does. */
-export async function writeRollups(db: Db, rollups: Rollups): Promise<void> {
+export async function writeRollups(db: Db, rollups: Rollups, campaignRecords: Pick<CampaignRecords, 'addEngagementCounts'>): Promise<void> {
   const { campaigns, hourly, domains, links } = rollups.sorted();
-  for (const [id, counts] of campaigns) await addEngagementCounts(db, id, counts);
+  for (const [id, counts] of campaigns) await campaignRecords.addEngagementCounts(db, id, counts);
   for (const part of chunks(hourly)) {
     await db
       .insertInto('campaign_hourly')
@@ -175,6 +175,7 @@ export async function recordSendBounces(
   accountId: string,
   campaignId: string,
   bounces: { messageId: string; contactId: string | null; email: string; reason: string; code: number }[],
+  campaignRecords: Pick<CampaignRecords, 'addEngagementCounts'>,
 ): Promise<void> {
   if (!bounces.length) return;
   const at = new Date();
@@ -198,7 +199,7 @@ export async function recordSendBounces(
     .execute();
   const rollups = new Rollups().hour(campaignId, accountId, at, { bounces_hard: bounces.length });
   for (const b of bounces) rollups.domain(campaignId, b.email, { bounces: 1 });
-  await writeRollups(db, rollups);
+  await writeRollups(db, rollups, campaignRecords);
 }
 
 // ---- Erasure (GDPR): records stay for the counts, without address, IP, user agent or the texts that may quote the address.

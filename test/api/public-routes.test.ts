@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenSigner } from '../../server/tracking/tokens.ts';
+import { TokenSigner } from '../../server/tracked-links/tokens.ts';
 import { newAccount, TEST_KEY_RING, waitFor, spawnTestServer } from '../helpers.ts';
 import type { ServerProcess } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';

@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import type { FieldError } from '../contract/problem.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
-import type { CampaignContent, Recipient } from '../sending/render.ts';
-import type { TemplateFields } from './template.ts';
-import type { RenderedTemplate, TemplateBundle, TemplateFieldError, TemplateSources } from '../templates/liquid.ts';
-import type { FrozenPartials } from '../templates/entities.ts';
+import type { CampaignContent, Recipient } from './campaign-message.ts';
+import type { TemplateFields } from './campaign-template.ts';
+import type { RenderedTemplate, TemplateBundle, TemplateFieldError, TemplateSources } from './liquid.ts';
+import type { FrozenPartials } from './liquid.ts';
 
 export interface TemplateThreadData {
   publicUrl: string;

@@ -1,7 +1,6 @@
 import { LayoutTag, Liquid, RenderTag, toValueSync, type FS, type Template } from 'liquidjs';
 import type { FieldError } from '../contract/problem.ts';
-import { htmlToText, parse, RENDER_LIMIT_MS, RENDER_MEMORY_LIMIT } from '../campaigns/template.ts';
-import type { FrozenPartials } from './entities.ts';
+import { htmlToText, parse, RENDER_LIMIT_MS, RENDER_MEMORY_LIMIT } from './liquid-parse.ts';
 
 /** Partials and layouts one template may use, directly or through others. */
 export const MAX_PARTIALS = 50;
@@ -28,6 +27,9 @@ export interface TemplateSources {
 export interface TemplateBundle extends TemplateSources {
   partials: Record<string, { html: string; text: string | null }>;
 }
+
+/** Frozen partial and layout sources: name → the HTML and the plain text (derived when the author gave none). */
+export type FrozenPartials = Record<string, { html: string; text: string }>;
 
 export interface CompiledTemplate {
   subject: Template[];
@@ -104,7 +106,7 @@ function engine(files: Record<string, string>, escape: boolean): Liquid {
   return liquid;
 }
 
-/** Parse-only engines (names are checked, not resolved), made on first use: campaigns' template module imports this one. */
+/** Parse-only engines (names are checked, not resolved), made on first use: the campaign template module imports this one. */
 let checkers: { html: Liquid; plain: Liquid } | null = null;
 const checking = () => (checkers ??= { html: engine({}, true), plain: engine({}, false) });
 

@@ -6,20 +6,18 @@ import { sqlOf, sqlOnClient } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/outbox.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
-import { Campaign } from '../campaigns/entities.ts';
-import { audiences } from '../campaigns/audience.ts';
-import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from '../campaigns/store.ts';
-import { TemplateThreadStopped, type TemplateThread } from '../campaigns/template-thread.ts';
-import { recordSendBounces, Rollups, writeRollups } from '../tracking/store.ts';
-import type { CampaignContent } from './render.ts';
-import { resolvedContent } from '../campaigns/service.ts';
+import { Campaign } from './entities.ts';
+import { audiences } from './audience.ts';
+import { campaigns, messages, type ClaimedMessage, type MessageOutcome, type SendCounts } from './store.ts';
+import { TemplateThreadStopped, type TemplateThread } from '../rendering/template-thread.ts';
+import { recordCampaignBounces, type OutcomeRecords, type SmtpBounce } from '../sending/records.ts';
+import type { CampaignContent } from '../rendering/campaign-message.ts';
+import { resolvedContent } from './service.ts';
 import { Problem } from '../contract/problem.ts';
 import { newId } from '../db/ids.ts';
-import type { SendThreads, ThreadOutcome } from './send-threads.ts';
-import { meaningOf } from './outcome.ts';
+import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
+import { meaningOf } from '../sending/outcome.ts';
 import { emailEventData } from '../events/envelope.ts';
-import { suppress } from '../contacts/suppression.ts';
-import { suppressions } from '../suppressions/store.ts';
 
 type Result = { message: ClaimedMessage; outcome: ThreadOutcome | { kind: 'skipped'; reason: 'contact_deleted' | 'suppressed' } };
 
@@ -38,16 +36,18 @@ export class CampaignSender {
   private readonly templates: TemplateThread;
   private readonly settings: Config['sending'];
   private readonly log: Logger;
+  private readonly records: OutcomeRecords;
   /** Each run's halt, by campaign: a pause or cancel stops the run's batch in flight. */
   private readonly halts = new Map<string, Set<AbortController>>();
 
-  constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger) {
+  constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
     this.orm = orm;
     this.pool = pool;
     this.threads = threads;
     this.templates = templates;
     this.settings = settings;
     this.log = log;
+    this.records = records;
   }
 
   /**
@@ -210,8 +210,8 @@ export class CampaignSender {
   private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null, haltedAs: 'queued' | 'cancelled'): Promise<void> {
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
-    const bounced: Parameters<typeof recordSendBounces>[3] = [];
-    const rollups = new Rollups();
+    const bounced: SmtpBounce[] = [];
+    const sentTo: string[] = [];
     const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
     const now = new Date();
     for (const { message, outcome } of results) {
@@ -232,11 +232,11 @@ export class CampaignSender {
       if (meaning.status !== 'queued') counts[meaning.status]++;
       if (meaning.sent) {
         counts.sent++;
-        rollups.domain(campaignId, message.email, { sent: 1, delivered: 1 });
+        sentTo.push(message.email);
       }
       if (meaning.bounce) bounced.push({ messageId: message.id, contactId: message.contact_id, email: message.email, ...meaning.bounce });
     }
-    rollups.hour(campaignId, accountId, now, { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed });
+    const hourCounts = { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed };
     // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.
     await inTransaction(this.pool, async (client) => {
       const tx = sqlOnClient(client);
@@ -254,15 +254,9 @@ export class CampaignSender {
       // The campaign's row before the piece's, the order a cancel takes them in: the other is a deadlock.
       await campaigns.addSendCounts(tx, campaignId, counts);
       if (pieceId !== null) await audiences.finish(tx, pieceId);
-      await writeRollups(tx, rollups);
+      await this.records.addSendRollups(tx, accountId, campaignId, now, hourCounts, sentTo);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
-      await recordSendBounces(tx, accountId, campaignId, bounced);
-      for (const b of bounced) if (b.contactId) events.push(...(await suppress(tx, accountId, [b.contactId], 'bounced', b.reason)));
-      await suppressions.add(
-        tx,
-        accountId,
-        bounced.map((b) => ({ email: b.email, reason: 'bounced', source: 'bounce', detail: b.reason })),
-      );
+      await recordCampaignBounces(tx, this.records, accountId, campaignId, bounced, events);
       await append(client, accountId, events);
     });
   }

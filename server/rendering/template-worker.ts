@@ -1,11 +1,10 @@
 /** The template thread: checks, compiles and renders campaign templates off the thread that answers requests. */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { testMessage } from '../sending/mailer.ts';
-import { prepareCampaign } from '../sending/render.ts';
-import { TokenSigner } from '../tracking/tokens.ts';
-import { templateErrors } from './template.ts';
-import { checkTemplate, compileBundle, renderCompiled, TemplateError, type CompiledTemplate } from '../templates/liquid.ts';
+import { prepareCampaign, testMessage } from './campaign-message.ts';
+import { TokenSigner } from '../tracked-links/tokens.ts';
+import { templateErrors } from './campaign-template.ts';
+import { checkTemplate, compileBundle, renderCompiled, TemplateError, type CompiledTemplate } from './liquid.ts';
 import { THREAD_READY, type TemplateAnswer, type TemplateJob, type TemplateThreadData, type TestMessageOrFailure } from './template-thread.ts';
 
 // On Linux a nice value belongs to a thread, and 0 names the calling one: this thread gives way

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCampaign, templateErrors } from './template.ts';
+import { compileCampaign, templateErrors } from './campaign-template.ts';
 
 const timed = <T>(work: () => T): [T, number] => {
   const started = performance.now();

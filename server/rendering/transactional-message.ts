@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { decorateHtml, escapeAttribute } from '../sending/html-links.ts';
-import { body, encodeHeaderText, formatAddress } from '../sending/mime.ts';
-import { normalizedUrl } from '../tracking/links.ts';
-import type { TokenSigner } from '../tracking/tokens.ts';
-import type { StoredAttachment } from './entities.ts';
+import { decorateHtml, escapeAttribute } from './html-links.ts';
+import { body, encodeHeaderText, formatAddress } from './mime.ts';
+import { normalizedUrl } from '../tracked-links/links.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
+
+/** A stored attachment: as the request gave it (base64), so sending never decodes it again. */
+export interface StoredAttachment {
+  filename: string;
+  content_type: string;
+  content: string;
+}
 
 /** One request's content, as a sending thread is handed it (once per batch, whatever its recipients). */
 export interface TransactionalContent {

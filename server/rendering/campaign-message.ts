@@ -1,9 +1,9 @@
-import type { CampaignRow } from '../campaigns/entities.ts';
-import { compileCampaign, type CompiledCampaign } from '../campaigns/template.ts';
-import type { TemplateBundle } from '../templates/liquid.ts';
-import { normalizedUrl } from '../tracking/links.ts';
-import type { TokenSigner } from '../tracking/tokens.ts';
+import { compileCampaign, type CompiledCampaign } from './campaign-template.ts';
+import type { TemplateBundle } from './liquid.ts';
+import { normalizedUrl } from '../tracked-links/links.ts';
+import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { decorateHtml, escapeAttribute } from './html-links.ts';
+import { buildMime } from './mime.ts';
 
 export interface Recipient {
   messageId: string;
@@ -32,10 +32,21 @@ export interface CampaignForRender {
  * campaign carries its version's bundle (`template`) instead of using `subject`, `content` and
  * `textContent`.
  */
-export type CampaignContent = Pick<
-  CampaignRow,
-  'id' | 'name' | 'subject' | 'content' | 'textContent' | 'preheader' | 'fromEmail' | 'fromName' | 'replyTo' | 'trackOpens' | 'trackClicks'
-> & { template?: TemplateBundle | null; templateData?: Record<string, unknown> | null };
+export interface CampaignContent {
+  id: string;
+  name: string;
+  subject: string;
+  content: string;
+  textContent: string | null;
+  preheader: string | null;
+  fromEmail: string;
+  fromName: string | null;
+  replyTo: string | null;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  template?: TemplateBundle | null;
+  templateData?: Record<string, unknown> | null;
+}
 
 export function campaignContent(c: CampaignContent): CampaignContent {
   const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, template, templateData } = c;
@@ -145,4 +156,47 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   };
+}
+
+export interface OutgoingMail {
+  from: { name: string | null; address: string };
+  replyTo: string | null;
+  to: string;
+  rendered: RenderedMessage;
+  extraHeaders?: Record<string, string>;
+}
+
+/** The MIME text of a campaign message. */
+export function outgoingMime(mail: OutgoingMail): string {
+  const { rendered } = mail;
+  return buildMime({
+    from: mail.from,
+    to: mail.to,
+    replyTo: mail.replyTo,
+    subject: rendered.subject,
+    messageId: rendered.messageIdHeader,
+    date: new Date(),
+    headers: { ...rendered.headers, ...mail.extraHeaders },
+    text: rendered.text,
+    html: rendered.html,
+  });
+}
+
+/** A test message, marked as such in its subject and headers: its envelope and MIME text. */
+export function testMessage(
+  campaign: CampaignForRender,
+  recipient: Recipient,
+  publicUrl: string,
+  signer: TokenSigner,
+): { envelope: { from: string; to: string }; raw: string } {
+  const rendered = renderMessage(campaign, recipient, publicUrl, signer);
+  rendered.subject = `[Test] ${rendered.subject}`;
+  const raw = outgoingMime({
+    from: { name: campaign.fromName, address: campaign.fromEmail },
+    replyTo: campaign.replyTo,
+    to: recipient.email,
+    rendered,
+    extraHeaders: { 'X-Sendline-Test': 'true' },
+  });
+  return { envelope: { from: rendered.returnPath, to: recipient.email }, raw };
 }

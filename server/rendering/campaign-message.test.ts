@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileCampaign } from '../campaigns/template.ts';
-import { TokenSigner } from '../tracking/tokens.ts';
-import { renderMessage, type CampaignForRender } from './render.ts';
+import { compileCampaign } from './campaign-template.ts';
+import { TokenSigner } from '../tracked-links/tokens.ts';
+import { renderMessage, type CampaignForRender } from './campaign-message.ts';
 
 const signer = new TokenSigner([{ id: 'test', key: Buffer.from('a test key that is long enough for tokens').toString('base64') }]);
 const recipient = { messageId: 'msg_1', email: 'ada@example.com', firstName: 'Łukasz', lastName: null, tags: [], attributes: {} };
