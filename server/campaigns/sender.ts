@@ -3,7 +3,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { sqlOf, sqlOnClient } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { Campaign } from './entities.ts';

@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { pageOf } from '../contract/pagination.ts';

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending, appendingEach } from '../events/outbox.ts';
-import type { EventData, PendingEvent } from '../events/outbox.ts';
+import type { EventData, PendingEvent } from '../events/types.ts';
 import { pendingSignup } from './pending-signups.ts';
 
 /**

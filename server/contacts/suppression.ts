@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
-import type { EventData, PendingEvent } from '../events/outbox.ts';
+import type { EventData, PendingEvent } from '../events/types.ts';
 import type { ContactStatus } from './rules.ts';
 
 /**

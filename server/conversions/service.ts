@@ -4,7 +4,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import { recentRecords } from '../db/recent.ts';
 import { toPage, type Page } from '../contract/pagination.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { isMachineOpen } from '../tracked-links/classify.ts';
 import { transactionalEventData } from './events.ts';
 import { emails, type EmailRef } from './store.ts';

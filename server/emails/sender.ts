@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';

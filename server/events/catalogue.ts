@@ -1,4 +1,4 @@
-import type { EventType } from './outbox.ts';
+import type { EventType } from './types.ts';
 
 /** What each event means, for `GET /events/types` and the docs. */
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {

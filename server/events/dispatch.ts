@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Db, Tx } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
-import type { PendingEvent } from './outbox.ts';
+import type { PendingEvent } from './types.ts';
 
 /** `events`, as its rows read. */
 export type EventRecord = Selectable<Database['events']>;

@@ -1,4 +1,4 @@
-import type { SendlineEvent } from './outbox.ts';
+import type { SendlineEvent } from './types.ts';
 
 /** An event as every channel shows it (webhooks, the WebSocket, `GET /events`): the contract's `Event`. */
 export type EventEnvelope = SendlineEvent;

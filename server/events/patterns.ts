@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from './outbox.ts';
+import { EVENT_TYPES } from './types.ts';
 
 /** `*`, an event type, or a category with a star (`email.*`). */
 export function isEventPattern(pattern: string): boolean {

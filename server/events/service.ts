@@ -4,7 +4,7 @@ import type { EntityManager } from '../db/orm.ts';
 import type { ResponseBody } from '../http/operations.ts';
 import { toPage, decodeCursor } from '../contract/pagination.ts';
 import { EVENT_DESCRIPTIONS } from './catalogue.ts';
-import { EVENT_TYPES } from './outbox.ts';
+import { EVENT_TYPES } from './types.ts';
 import { eventEnvelope } from './envelope.ts';
 
 /** The outbox, read back: recent events of an account and the catalogue. */

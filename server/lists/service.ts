@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';

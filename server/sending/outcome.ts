@@ -1,4 +1,4 @@
-import type { EventData, PendingEvent } from '../events/outbox.ts';
+import type { EventData, PendingEvent } from '../events/types.ts';
 import type { SendOutcome } from './transport.ts';
 
 /** When a deferred message is tried again: `retrySeconds`, doubled each attempt, `maxAttempts` in all. */

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 
 /** A hard bounce the relay answered for one message. */
 export interface SmtpBounce {

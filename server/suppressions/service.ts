@@ -5,7 +5,7 @@ import { inTransaction, type Pool } from '../db/pool.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { append } from '../events/outbox.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { idsByEmails, resubscribeEmail, suppress, type SuppressedStatus } from '../contacts/suppression.ts';
 import { CsvParser } from '../formats/csv-parser.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';

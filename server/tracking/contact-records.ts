@@ -1,5 +1,5 @@
 import type { Db } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 
 /** An address for the account's suppression list, as feedback puts it there. */
 export interface FeedbackSuppression {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOnClient, type Db } from '../db/kysely.ts';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { BounceType } from './reports.ts';
 import { emailEventData } from '../events/envelope.ts';

@@ -4,7 +4,7 @@ import type { CopyValue } from '../db/copy.ts';
 import { sqlOnClient } from '../db/kysely.ts';
 import { inTransaction, type Pool } from '../db/pool.ts';
 import { sql } from 'kysely';
-import type { PendingEvent } from '../events/outbox.ts';
+import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import { clientAddressOf, type TrustProxy } from '../net/client-address.ts';
 import type { Logger } from '../logger.ts';

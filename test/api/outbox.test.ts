@@ -4,7 +4,7 @@ import { newId } from '../../server/db/ids.ts';
 import { sqlOf } from '../../server/db/kysely.ts';
 import { nativePool } from '../../server/db/orm.ts';
 import { Event } from '../../server/events/entities.ts';
-import { EVENT_TYPES, type PendingEvent } from '../../server/events/outbox.ts';
+import { EVENT_TYPES, type PendingEvent } from '../../server/events/types.ts';
 import { append } from '../../server/events/outbox.ts';
 import type { Sendline } from '../../server/start.ts';
 import { startTestServer } from '../helpers.ts';
