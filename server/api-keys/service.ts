@@ -3,7 +3,7 @@ import { newId, randomToken } from '../db/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { notFound, validationFailed, type FieldError } from '../contract/problem.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
-import type { Scope } from '../auth/principal.ts';
+import type { Scope } from '../principal.ts';
 import type { ApiKeyRow } from './entities.ts';
 import { apiKeyJson } from './json.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../rate-limits/limiter.ts';

@@ -2,8 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { Problem, forbidden } from '../contract/problem.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { AuthService } from './service.ts';
-import type { UserRole } from './entities.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../principal.ts';
 import { looksLikeApiKey } from './tokens.ts';
 
 type Credential = { kind: 'jwt' | 'api_key'; value: string };
@@ -80,18 +79,4 @@ export async function authenticate(req: CredentialSource, services: Authenticato
     rateLimitPerMinute: services.apiKeys.rateLimitOf(null),
     counted: null,
   };
-}
-
-/** Reads need the `read` scope; everything else needs `write`. */
-export function requireScope(principal: Principal, method: string): void {
-  const needed = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
-  if (!principal.scopes.includes(needed)) {
-    throw forbidden('insufficient_scope', `This API key lacks the "${needed}" scope.`);
-  }
-}
-
-/** Account administration (users, API keys) takes a logged-in user with one of `roles`. */
-export function requireUser(principal: Principal, roles: UserRole[] = ['owner', 'admin', 'member']): void {
-  if (principal.via !== 'session') throw forbidden('session_required', 'This operation takes a logged-in user, not an API key.');
-  if (!roles.includes(principal.role!)) throw forbidden('insufficient_role', `This operation takes the role ${roles.join(' or ')}.`);
 }

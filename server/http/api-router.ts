@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
-import type { Principal } from '../auth/principal.ts';
+import { authenticate, type Authenticators } from '../auth/middleware.ts';
+import { requireScope, type Principal } from '../principal.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';

@@ -2,7 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, pipeline } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../principal.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
 import { addressesIn } from '../email.ts';
