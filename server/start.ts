@@ -29,6 +29,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
+import { KeyUsage } from './api-keys/usage.ts';
 import { attachEventSocket } from './events/socket.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
@@ -85,6 +86,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const listener = new EventListener(database.url, log);
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
+  const keyUsage = new KeyUsage(orm.em.fork(), log);
   const runtime: Runtime = {
     config,
     databaseUrl: database.url,
@@ -98,6 +100,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     log,
     schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
     access,
+    keyUsage,
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
@@ -184,7 +187,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await analysesSettled();
       await templates.close();
       await recorder.close();
-      await access.close();
+      await Promise.all([access.close(), keyUsage.close()]);
       await listener.stop();
       transport.close();
       await capture?.stop();

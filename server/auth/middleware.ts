@@ -1,8 +1,9 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { Problem, forbidden } from '../contract/problem.ts';
-import type { ApiKeyService } from '../api-keys/service.ts';
 import type { AuthService } from './service.ts';
 import type { Principal } from '../principal.ts';
+import type { WindowCount } from '../rate-limits/limiter.ts';
+import type { CachedKey } from './credential-cache.ts';
 import { looksLikeApiKey } from './tokens.ts';
 
 type Credential = { kind: 'jwt' | 'api_key'; value: string };
@@ -34,10 +35,21 @@ function credentialOf(req: CredentialSource): Credential | null {
 const unauthorized = (code: components['schemas']['UnauthorizedResponse']['code'], detail: string) =>
   new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
 
-/** What authentication needs of the services: sessions and API keys. */
+/** What checking a presented API key answers (api-keys/ checks them). */
+export type KeyCheck =
+  | { ok: true; key: CachedKey; counted: WindowCount }
+  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
+  /** The client's address presented too many unknown or expired keys in this window. */
+  | { ok: false; reason: 'throttled'; resetIn: number };
+
+/** What authentication needs of the services: sessions, and API keys (checked by api-keys/). */
 export interface Authenticators {
   auth: Pick<AuthService, 'authenticateToken'>;
-  apiKeys: Pick<ApiKeyService, 'verify' | 'rateLimitOf'>;
+  apiKeys: {
+    verify(secret: string, ip: string): Promise<KeyCheck>;
+    /** A key's own limit, or the default (also what sessions get). */
+    rateLimitOf(key: Pick<CachedKey, 'rateLimitPerMinute'> | null): number;
+  };
 }
 
 export async function authenticate(req: CredentialSource, services: Authenticators): Promise<Principal> {
