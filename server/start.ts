@@ -30,7 +30,7 @@ import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { KeyUsage } from './api-keys/usage.ts';
-import { attachEventSocket } from './events/socket.ts';
+import { attachEventSocket } from './events/socket-routes.ts';
 import { createServices, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
