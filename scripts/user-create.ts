@@ -9,7 +9,7 @@ import { openDatabase } from '../server/db/orm.ts';
 import { entities } from '../server/entities.ts';
 import { createLogger } from '../server/logger.ts';
 import { createAccountServices } from '../server/services.ts';
-import type { Principal } from '../server/auth/principal.ts';
+import type { Principal } from '../server/principal.ts';
 import { userJson } from '../server/auth/json.ts';
 
 const { values } = parseArgs({

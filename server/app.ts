@@ -1,8 +1,11 @@
 import express, { type Express } from 'express';
-import { createServices, type Runtime } from './services.ts';
+import { createServices, type Runtime, type Services } from './services.ts';
 import { sqlOf } from './db/kysely.ts';
 import { VERSION } from './version.ts';
 import { apiRouter } from './http/api-router.ts';
+import { authenticate } from './auth/middleware.ts';
+import { AnswerBox } from './idempotency/sealing.ts';
+import { SealedIdempotencyKeys } from './idempotency/keys.ts';
 import { loadContract } from './contract/document.ts';
 import { docsRouter } from './docs/routes.ts';
 import { errorHandler } from './http/errors.ts';
@@ -84,9 +87,20 @@ export function createApp(runtime: Runtime): Express {
   app.use('/api/v1/public', publicCors);
   app.use(
     '/api/v1',
-    apiRouter(doc, { config, db: sqlOf(orm.em.fork()), log, services: () => createServices(runtime) }, implementedHandlers, {
-      jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...TAG_BULK_JSON_LIMITS, ...EMAIL_JSON_LIMITS },
-    }),
+    apiRouter<Services>(
+      doc,
+      {
+        config,
+        log,
+        services: () => createServices(runtime),
+        authentication: { authenticate, countRequest: (userId, services) => services.auth.countRequest(userId) },
+        idempotencyKeys: new SealedIdempotencyKeys(sqlOf(orm.em.fork()), new AnswerBox(config.secretKeys)),
+      },
+      implementedHandlers,
+      {
+        jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...TAG_BULK_JSON_LIMITS, ...EMAIL_JSON_LIMITS },
+      },
+    ),
   );
   app.use((req) => {
     throw new Problem(404, 'not_found', `No route ${req.path}.`);

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
+import { ConfigError } from './config-error.ts';
 
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'sendline-config-'));
 const JWT_SECRET = 'a-jwt-secret-that-is-long-enough-0123456789';

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { LEGACY_KEY_ID, legacyKey, type SecretKey } from './secrets/key-ring.ts';
+import { ConfigError } from './config-error.ts';
 
 /** The only module that reads the environment. */
 export type Role = 'api' | 'worker' | 'all';
@@ -117,8 +118,6 @@ export interface Config {
     replayHours: number;
   };
 }
-
-export class ConfigError extends Error {}
 
 export interface GeneratedSecret {
   /** The variable that would configure it. */

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { ConfigError, dataDirOf, loadConfig } from './config.ts';
+import { dataDirOf, loadConfig } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import { createLogger } from './logger.ts';
 import { startSendline } from './start.ts';
 import { migrateCommand } from './commands/migrate.ts';

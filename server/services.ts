@@ -28,6 +28,7 @@ import { WebhookService } from './webhooks/service.ts';
 import type { SecretBox } from './webhooks/signing.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
+import type { KeyUsage } from './api-keys/usage.ts';
 import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
 import { segmentStore } from './segments/store.ts';
@@ -76,6 +77,8 @@ export interface Runtime {
   schema: { migration: string | null; migrations: number };
   /** API keys and sessions in memory, request counts flushed to PostgreSQL. */
   access: Access;
+  /** When API keys were last used, marked in batches. */
+  keyUsage: KeyUsage;
 }
 
 /** Accounts, users and their throttles: all that tools such as `user:create` need. */
@@ -121,7 +124,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
   return {
     em,
     ...accounts,
-    apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, runtime.access, {
+    apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, runtime.access, runtime.keyUsage, {
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),

@@ -32,7 +32,8 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
-import { attachEventSocket } from './events/socket.ts';
+import { KeyUsage } from './api-keys/usage.ts';
+import { attachEventSocket } from './events/socket-routes.ts';
 import { campaignRecords, contactRecords, createServices, outcomeRecords, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -88,6 +89,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const listener = new EventListener(database.url, log);
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
+  const keyUsage = new KeyUsage(orm.em.fork(), log);
   const runtime: Runtime = {
     config,
     databaseUrl: database.url,
@@ -101,6 +103,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     log,
     schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
     access,
+    keyUsage,
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
@@ -196,7 +199,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await analysesSettled();
       await templates.close();
       await recorder.close();
-      await access.close();
+      await Promise.all([access.close(), keyUsage.close()]);
       await listener.stop();
       transport.close();
       await capture?.stop();

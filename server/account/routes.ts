@@ -1,4 +1,4 @@
-import { requireUser } from '../auth/middleware.ts';
+import { requireUser } from '../principal.ts';
 import { handlers } from '../http/operations.ts';
 import type { AuthService } from '../auth/service.ts';
 

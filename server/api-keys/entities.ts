@@ -1,4 +1,4 @@
-import type { Scope } from '../auth/principal.ts';
+import type { Scope } from '../principal.ts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const ApiKey = defineEntity({

@@ -3,23 +3,19 @@ import { newId, randomToken } from '../db/ids.ts';
 import { sha256 } from '../auth/tokens.ts';
 import { notFound, validationFailed, type FieldError } from '../contract/problem.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
-import type { Scope } from '../auth/principal.ts';
+import type { Scope } from '../principal.ts';
 import type { ApiKeyRow } from './entities.ts';
 import { apiKeyJson } from './json.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore, type WindowCount } from '../rate-limits/limiter.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore } from '../rate-limits/limiter.ts';
 import type { ApiKeyRepository, KeyFound } from './repository.ts';
 import { compileAllowList, ipAllowed, parseCidr } from '../net/cidr.ts';
 import { badKeyBucket, type Access } from '../auth/access.ts';
 import type { CachedKey } from '../auth/credential-cache.ts';
+import type { KeyCheck } from '../auth/middleware.ts';
+import type { KeyUsage } from './usage.ts';
 
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;
-
-export type KeyCheck =
-  | { ok: true; key: CachedKey; counted: WindowCount }
-  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
-  /** The client's address presented too many unknown or expired keys in this window. */
-  | { ok: false; reason: 'throttled'; resetIn: number };
 
 function checkCidrs(cidrs: string[] | undefined): void {
   const errors: FieldError[] = [];
@@ -40,11 +36,19 @@ export class ApiKeyService {
   private readonly settings: { defaultRateLimit: number; invalidKeysPerMinute: number };
 
   private readonly access: Access;
+  private readonly keyUsage: KeyUsage;
 
-  constructor(repo: ApiKeyRepository, limits: RateLimitStore, access: Access, settings: { defaultRateLimit: number; invalidKeysPerMinute: number }) {
+  constructor(
+    repo: ApiKeyRepository,
+    limits: RateLimitStore,
+    access: Access,
+    keyUsage: KeyUsage,
+    settings: { defaultRateLimit: number; invalidKeysPerMinute: number },
+  ) {
     this.repo = repo;
     this.limits = limits;
     this.access = access;
+    this.keyUsage = keyUsage;
     this.settings = settings;
   }
 
@@ -124,7 +128,7 @@ export class ApiKeyService {
    * many unknown or expired keys is refused without a look-up until the window ends.
    */
   async verify(secret: string, ip: string): Promise<KeyCheck> {
-    const { credentials, counters, keyUsage } = this.access;
+    const { credentials, counters } = this.access;
     const window = currentWindow(RATE_LIMIT_WINDOW_SECONDS);
     const failures = { bucket: badKeyBucket(ip), windowStart: window.start, limit: this.settings.invalidKeysPerMinute };
     if (counters.isOver(failures.bucket)) return { ok: false, reason: 'throttled', resetIn: window.resetIn };
@@ -150,7 +154,7 @@ export class ApiKeyService {
       return { ok: false, reason: expired ? 'expired' : 'unknown' };
     }
     if (!ipAllowed(key.allowList, ip)) return { ok: false, reason: 'ip_not_allowed' };
-    keyUsage.used(key.id);
+    this.keyUsage.used(key.id);
     return { ok: true, key, counted: await counters.hit(`key:${key.id}`) };
   }
 }

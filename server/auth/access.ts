@@ -1,7 +1,6 @@
 import { ChangeSetType } from '@mikro-orm/core';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
-import { KeyUsage } from '../api-keys/usage.ts';
 import { RequestCounters } from '../rate-limits/limiter.ts';
 import { CredentialCache, type RevocationSource } from './credential-cache.ts';
 import { User } from './entities.ts';
@@ -13,7 +12,6 @@ export const badKeyBucket = (ip: string) => `badkey:ip:${ip}`;
 export interface Access {
   credentials: CredentialCache;
   counters: RequestCounters;
-  keyUsage: KeyUsage;
   close(): Promise<void>;
 }
 
@@ -22,14 +20,10 @@ export function startAccess(orm: Orm, revocations: RevocationSource, settings: {
   credentials.listen(revocations);
   announceUserChanges(orm, credentials);
   const counters = new RequestCounters(orm.em.fork(), { prefix: badKeyBucket(''), limit: settings.invalidKeysPerMinute }, log);
-  const keyUsage = new KeyUsage(orm.em.fork(), log);
   return {
     credentials,
     counters,
-    keyUsage,
-    close: async () => {
-      await Promise.all([counters.close(), keyUsage.close()]);
-    },
+    close: () => counters.close(),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { BlockList } from 'node:net';
-import type { Scope } from './principal.ts';
+import type { Scope } from '../principal.ts';
 import type { UserRole } from './entities.ts';
 
 /** What a request needs of an API key, kept in memory by the hash of its secret. */

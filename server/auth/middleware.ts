@@ -1,9 +1,9 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { Problem, forbidden } from '../contract/problem.ts';
-import type { ApiKeyService } from '../api-keys/service.ts';
 import type { AuthService } from './service.ts';
-import type { UserRole } from './entities.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../principal.ts';
+import type { WindowCount } from '../rate-limits/limiter.ts';
+import type { CachedKey } from './credential-cache.ts';
 import { looksLikeApiKey } from './tokens.ts';
 
 type Credential = { kind: 'jwt' | 'api_key'; value: string };
@@ -35,10 +35,21 @@ function credentialOf(req: CredentialSource): Credential | null {
 const unauthorized = (code: components['schemas']['UnauthorizedResponse']['code'], detail: string) =>
   new Problem(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="sendline"' } });
 
-/** What authentication needs of the services: sessions and API keys. */
+/** What checking a presented API key answers (api-keys/ checks them). */
+export type KeyCheck =
+  | { ok: true; key: CachedKey; counted: WindowCount }
+  | { ok: false; reason: 'unknown' | 'expired' | 'ip_not_allowed' }
+  /** The client's address presented too many unknown or expired keys in this window. */
+  | { ok: false; reason: 'throttled'; resetIn: number };
+
+/** What authentication needs of the services: sessions, and API keys (checked by api-keys/). */
 export interface Authenticators {
   auth: Pick<AuthService, 'authenticateToken'>;
-  apiKeys: Pick<ApiKeyService, 'verify' | 'rateLimitOf'>;
+  apiKeys: {
+    verify(secret: string, ip: string): Promise<KeyCheck>;
+    /** A key's own limit, or the default (also what sessions get). */
+    rateLimitOf(key: Pick<CachedKey, 'rateLimitPerMinute'> | null): number;
+  };
 }
 
 export async function authenticate(req: CredentialSource, services: Authenticators): Promise<Principal> {
@@ -80,18 +91,4 @@ export async function authenticate(req: CredentialSource, services: Authenticato
     rateLimitPerMinute: services.apiKeys.rateLimitOf(null),
     counted: null,
   };
-}
-
-/** Reads need the `read` scope; everything else needs `write`. */
-export function requireScope(principal: Principal, method: string): void {
-  const needed = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
-  if (!principal.scopes.includes(needed)) {
-    throw forbidden('insufficient_scope', `This API key lacks the "${needed}" scope.`);
-  }
-}
-
-/** Account administration (users, API keys) takes a logged-in user with one of `roles`. */
-export function requireUser(principal: Principal, roles: UserRole[] = ['owner', 'admin', 'member']): void {
-  if (principal.via !== 'session') throw forbidden('session_required', 'This operation takes a logged-in user, not an API key.');
-  if (!roles.includes(principal.role!)) throw forbidden('insufficient_role', `This operation takes the role ${roles.join(' or ')}.`);
 }

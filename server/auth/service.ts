@@ -9,7 +9,7 @@ import type { CachedSession } from './credential-cache.ts';
 import type { UserRow } from './entities.ts';
 import { accountJson, userJson } from './json.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../principal.ts';
 import type { AuthRepository } from './repository.ts';
 import {
   ACCESS_TOKEN_SECONDS,

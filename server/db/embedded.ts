@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import type { Logger } from '../logger.ts';
 import { startPostmaster } from './postmaster.ts';
 

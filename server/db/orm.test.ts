@@ -1,6 +1,6 @@
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { escapeLiteral, requireServerVersion } from './orm.ts';
 
 describe('database version', () => {

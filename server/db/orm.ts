@@ -2,7 +2,7 @@ import { MikroORM, type Configuration, type Options } from '@mikro-orm/core';
 import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import type { Logger } from '../logger.ts';
 import { migrations } from './migrations/index.ts';
 import { readSchemaState, requireKnownSchema } from './schema.ts';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { VERSION } from '../version.ts';
 import { migrations } from './migrations/index.ts';
 

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
-import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
-import type { Principal } from '../auth/principal.ts';
+import { authenticate, type Authenticators } from '../auth/middleware.ts';
+import { requireScope, type Principal } from '../principal.ts';
 import type { Config } from '../config.ts';
 import { Problem } from '../contract/problem.ts';
 import type { Logger } from '../logger.ts';

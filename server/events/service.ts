@@ -1,7 +1,6 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
-import type { ResponseBody } from '../http/operations.ts';
 import { toPage, decodeCursor } from '../contract/pagination.ts';
 import { EVENT_DESCRIPTIONS } from './catalogue.ts';
 import { EVENT_TYPES } from './types.ts';
@@ -38,7 +37,7 @@ export class EventService {
     return toPage(await query.execute(), limit, (e) => ({ at: e.created_at, id: e.id }), eventEnvelope);
   }
 
-  types(): ResponseBody<'Events_types', 200> {
+  types(): { data: components['schemas']['EventType'][] } {
     return { data: EVENT_TYPES.map((type) => ({ type, description: EVENT_DESCRIPTIONS[type] })) };
   }
 }

@@ -1,8 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { authenticate, requireScope, type Authenticators } from '../auth/middleware.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { AuthService } from '../auth/service.ts';
+import { requireScope, type Principal } from '../principal.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { listOperations, validatorDocument, routeTable, type ContractOperation, type OpenApiDocument } from '../contract/document.ts';
@@ -12,24 +10,28 @@ import { Problem } from '../contract/problem.ts';
 import { refuseUndeclaredCodes } from './errors.ts';
 import { declaredProblemCodes } from '../contract/problem-codes.ts';
 import { isValidEmail } from '../email.ts';
-import { applyRateLimit } from '../rate-limits/limiter.ts';
+import { applyRateLimit, type WindowCount } from '../rate-limits/limiter.ts';
 import { rememberRoutePatterns } from './route-patterns.ts';
 import { isStorableDateTime, toUtc } from '../contract/timestamps.ts';
-import type { Db } from '../db/kysely.ts';
-import { checkIdempotencyKey, hashJsonBody, idempotent } from '../idempotency/middleware.ts';
-import { AnswerBox } from '../idempotency/sealing.ts';
+import { checkIdempotencyKey, hashJsonBody, idempotent, type IdempotencyKeys } from './idempotency.ts';
 
-/** What the router itself uses of a unit of work's services: the caller's authentication and request count. */
-export interface RouterServices extends Authenticators {
-  auth: Pick<AuthService, 'authenticateToken' | 'countRequest'>;
+/**
+ * Who is calling, as the router asks it of a unit of work's services (`S`): declared here,
+ * answered by auth/ and api-keys/, handed in by the composition root.
+ */
+export interface Authentication<S> {
+  /** The caller behind the request's credentials; throws the Problem that refuses it. */
+  authenticate(req: Request, services: S): Promise<Principal>;
+  /** Counts a session's request against its user's rate limit (authentication counts an API key's). */
+  countRequest(userId: string, services: S): Promise<WindowCount>;
 }
 
-interface ApiLocals {
-  services: RouterServices;
+interface ApiLocals<S> {
+  services: S;
   principal: Principal | null;
 }
 
-const locals = (res: Response) => res.locals as ApiLocals;
+const locals = <S = unknown>(res: Response) => res.locals as ApiLocals<S>;
 
 const notImplemented: Handler<OperationId, unknown> = () => {
   throw new Problem(501, 'not_implemented', 'This operation is part of the API contract but not implemented on this server yet.');
@@ -52,12 +54,12 @@ function contractRoutes(operations: ContractOperation[]) {
 }
 
 /** Authentication, rate limit and scope, before validation: a stranger learns nothing from a 400. */
-function guard(op: ContractOperation) {
+function guard<S>(op: ContractOperation, authentication: Authentication<S>) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const { services } = locals(res);
-    const principal = await authenticate(req, services);
+    const { services } = locals<S>(res);
+    const principal = await authentication.authenticate(req, services);
     locals(res).principal = principal;
-    const counted = principal.counted ?? (await services.auth.countRequest(principal.userId!));
+    const counted = principal.counted ?? (await authentication.countRequest(principal.userId!, services));
     applyRateLimit(res, counted, principal.rateLimitPerMinute);
     requireScope(principal, op.method.toUpperCase());
     next();
@@ -113,15 +115,17 @@ export interface ApiOptions {
   jsonLimits?: Partial<Record<OperationId, number>>;
 }
 
-/** What the router is handed: settings, its own connection, and a unit of work's services per request. */
+/** What the router is handed: settings, a unit of work's services per request, and how to tell who calls. */
 export interface ApiDeps<S> {
   config: Config;
-  db: Db;
   log: Logger;
   services: () => S;
+  authentication: Authentication<S>;
+  /** Where Idempotency-Keys and their answers are kept. */
+  idempotencyKeys: IdempotencyKeys;
 }
 
-export function apiRouter<S extends RouterServices>(doc: OpenApiDocument, deps: ApiDeps<S>, implemented: HandlerMap<S>, options: ApiOptions = {}): Router {
+export function apiRouter<S>(doc: OpenApiDocument, deps: ApiDeps<S>, implemented: HandlerMap<S>, options: ApiOptions = {}): Router {
   const { config } = deps;
   rememberRoutePatterns();
   const operations = listOperations(doc);
@@ -146,8 +150,7 @@ export function apiRouter<S extends RouterServices>(doc: OpenApiDocument, deps: 
     serDes: [{ format: 'date-time', deserialize: toUtc, serialize: serializeDateTime }],
   });
   const idempotency = {
-    db: deps.db,
-    box: new AnswerBox(config.secretKeys),
+    keys: deps.idempotencyKeys,
     log: deps.log,
     maxStreamedBytes: config.imports.maxBytes + 1024 * 1024,
   };
@@ -163,7 +166,16 @@ export function apiRouter<S extends RouterServices>(doc: OpenApiDocument, deps: 
     // Every POST takes an Idempotency-Key; without a caller to scope it to, it is checked and ignored.
     const keyCheck = post ? [checkIdempotencyKey] : [];
     const once = post && op.authenticated ? [idempotent(idempotency, op.takesBody)] : [];
-    const chain = [...(op.authenticated ? [guard(op)] : []), ...keyCheck, ...body, rejectUnusableInput, ...validator, ...once, run(handler), ...codeCheck];
+    const chain = [
+      ...(op.authenticated ? [guard(op, deps.authentication)] : []),
+      ...keyCheck,
+      ...body,
+      rejectUnusableInput,
+      ...validator,
+      ...once,
+      run(handler),
+      ...codeCheck,
+    ];
     // Express types each method of a Router apart; op.method is one of get, put, post, patch, delete.
     (router as unknown as Record<string, (path: string, ...h: unknown[]) => void>)[op.method](op.expressPath, ...chain);
   }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { operations } from '../../generated/openapi.d.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../principal.ts';
 
 export type OperationId = keyof operations;
 

@@ -20,7 +20,7 @@ export const importHandlers = handlers<{ imports: ImportService }>()({
       };
       return { status: 202, body: await services.imports.importUpload(principal.accountId, streamedBody(req), () => options) };
     }
-    const upload = await multipartUpload(req, services.imports.maxBytes, query);
+    const upload = await multipartUpload(req.headers, streamedBody(req), services.imports.maxBytes, query);
     return { status: 202, body: await services.imports.importUpload(principal.accountId, upload.file, upload.options) };
   },
 

@@ -1,7 +1,7 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { Problem, validationFailed } from '../contract/problem.ts';
-import { streamedBody } from '../http/streamed-body.ts';
 import type { ImportOptions } from './service.ts';
 
 const MODES = ['upsert', 'create_only', 'update_only'] as const;
@@ -46,11 +46,16 @@ export interface ImportQuery {
  * after it, so the options are read once the file has been consumed. An option given as a form
  * field wins over the same option in the query.
  */
-export function multipartUpload(req: Request, maxBytes: number, query: ImportQuery): Promise<{ file: AsyncIterable<Buffer>; options: () => ImportOptions }> {
+export function multipartUpload(
+  headers: IncomingHttpHeaders,
+  body: Readable,
+  maxBytes: number,
+  query: ImportQuery,
+): Promise<{ file: AsyncIterable<Buffer>; options: () => ImportOptions }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 64 * 1024, fileSize: maxBytes } });
+      parser = busboy({ headers, limits: { files: 1, fields: 10, fieldSize: 64 * 1024, fileSize: maxBytes } });
     } catch {
       return reject(new Problem(400, 'invalid_multipart', 'The multipart body has no boundary.'));
     }
@@ -99,6 +104,6 @@ export function multipartUpload(req: Request, maxBytes: number, query: ImportQue
       },
       (error) => reject(unreadable(error)),
     );
-    streamedBody(req).pipe(parser);
+    body.pipe(parser);
   });
 }

@@ -1,9 +1,18 @@
 import { rmSync } from 'node:fs';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import type { Orm } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
-import { LEGACY_KEY_ID } from './key-ring.ts';
+import { LEGACY_KEY_ID, type SecretKey } from './key-ring.ts';
+
+/** What the check reads of the configuration. */
+export interface SecretSettings {
+  databaseUrl: string | null;
+  dataDir: string;
+  secretKeys: readonly SecretKey[];
+  /** The secrets kept in DATA_DIR rather than set in the environment, and whether this start generated them. */
+  generatedSecrets: readonly { name: string; file: string; created: boolean }[];
+}
 
 const HOW =
   'Set JWT_SECRET (openssl rand -base64 32) and SECRET_KEYS (k1:$(openssl rand -base64 32)) to the same values in every process, or give every process the same DATA_DIR.';
@@ -16,7 +25,7 @@ const HOW =
  * restart does not take it for the deployment's. Secrets read from DATA_DIR may be shared (one
  * volume) or be a single process's, which upgrades must keep starting: a loud warning.
  */
-export async function checkSharedSecrets(config: Config, orm: Orm, log: Logger): Promise<void> {
+export async function checkSharedSecrets(config: SecretSettings, orm: Orm, log: Logger): Promise<void> {
   if (config.secretKeys[0].id === LEGACY_KEY_ID) {
     log.warn(
       'SECRET_KEYS is not set (or starts with the legacy key): tracking and unsubscribe links and webhook secrets are still keyed from JWT_SECRET, so changing JWT_SECRET would break the links already mailed. Set SECRET_KEYS as docs/secrets.md says.',

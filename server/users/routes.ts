@@ -1,5 +1,5 @@
 import { handlers } from '../http/operations.ts';
-import { requireUser } from '../auth/middleware.ts';
+import { requireUser } from '../principal.ts';
 import type { UserService } from './service.ts';
 
 export const userHandlers = handlers<{ users: UserService }>()({

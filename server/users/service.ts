@@ -6,7 +6,7 @@ import type { EntityManager } from '../db/orm.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { emailTaken, invalidSession } from '../auth/service.ts';
 import { normaliseEmail } from '../email.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../principal.ts';
 import { conflict, forbidden, notFound } from '../contract/problem.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { UserRepository } from './repository.ts';

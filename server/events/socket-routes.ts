@@ -11,7 +11,7 @@ import { Problem } from '../contract/problem.ts';
 import { SECURITY_HEADER_LINES } from '../http/security-headers.ts';
 import { compileAllowList, ipAllowed } from '../net/cidr.ts';
 import type { Logger } from '../logger.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../principal.ts';
 import type { EventListener } from './listener.ts';
 import { isEventPattern, matchesAny } from './patterns.ts';
 import { eventEnvelope } from './envelope.ts';

@@ -2,15 +2,11 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, pipeline } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
-import type { Principal } from '../auth/principal.ts';
-import type { Db } from '../db/kysely.ts';
+import type { Principal } from '../principal.ts';
 import type { Logger } from '../logger.ts';
-import { addressesIn } from '../email.ts';
 import { Problem } from '../contract/problem.ts';
-import { standInForBody } from '../http/streamed-body.ts';
-import { EMPTY_BODY, fingerprint, watchBody } from './fingerprint.ts';
-import type { AnswerBox } from './sealing.ts';
-import { idempotencyStore as store, type Reservation } from './store.ts';
+import { standInForBody } from './streamed-body.ts';
+import { EMPTY_BODY, fingerprint, watchBody } from './idempotency-fingerprint.ts';
 
 export const MAX_KEY_LENGTH = 255;
 /** Printable ASCII, no space at either end (HTTP would drop it). */
@@ -66,9 +62,45 @@ const reused = (was: { method: string; path: string }) =>
     `This Idempotency-Key was used in the last 24 hours for another request (${was.method} ${was.path}, or another query or body); use a new key.`,
   );
 
+/** A request holding an Idempotency-Key, or asking for it: keys are the caller's own. */
+export interface KeyReservation {
+  accountId: string;
+  /** `key:<id>` or `user:<id>`. */
+  credential: string;
+  key: string;
+  /** This request's own mark: only the holder answers or frees the key. */
+  holder: string;
+  method: string;
+  path: string;
+}
+
+/** What a key already holds: a request still running, or a stored answer. */
+export type KeyHeld =
+  | { state: 'running' }
+  | { state: 'none' }
+  | {
+      state: 'answered';
+      method: string;
+      path: string;
+      requestHash: Uint8Array;
+      status: number;
+      /** The stored answer, its headers' line first; throws when it can no longer be read. */
+      open(): Buffer;
+    };
+
+/** Where keys and their answers are kept: declared here, implemented by idempotency/ (which owns the table) and handed in. */
+export interface IdempotencyKeys {
+  /** Whether this request holds the key now: of concurrent duplicates, on any process, exactly one does. */
+  reserve(r: KeyReservation): Promise<boolean>;
+  existing(r: KeyReservation): Promise<KeyHeld>;
+  /** Stores the answer of the request holding the key. */
+  answer(r: KeyReservation, requestHash: Buffer, status: number, plain: Buffer): Promise<void>;
+  /** Frees the key (an answer that is not stored): the next request with it runs. */
+  release(r: KeyReservation): Promise<void>;
+}
+
 export interface IdempotencyOptions {
-  db: Db;
-  box: AnswerBox;
+  keys: IdempotencyKeys;
   log: Logger;
   /** The largest streamed body read to compare it with a stored request's. */
   maxStreamedBytes: number;
@@ -81,7 +113,7 @@ export interface IdempotencyOptions {
  * answer is stored before it is sent.
  */
 export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
-  const { db, box, log } = options;
+  const { keys, log } = options;
   // Without a key, nothing more than this look-up (not even a promise).
   return (req: Request, res: Response, next: NextFunction): Promise<void> | void => {
     const k = keyed.get(req);
@@ -91,7 +123,7 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
   };
 
   async function once(req: Request, res: Response, next: NextFunction, k: Keyed, principal: Principal): Promise<void> {
-    const r: Reservation = {
+    const r: KeyReservation = {
       accountId: principal.accountId,
       credential: principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId}`,
       key: k.key,
@@ -101,8 +133,8 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
     };
     const streamed = takesBody && Boolean(req.is(['text/*', 'multipart/form-data']));
     // A row freed between the insert and the read: try again, twice at most.
-    for (let attempt = 0; !(await store.reserve(db, r)); attempt++) {
-      const existing = await store.existing(db, r);
+    for (let attempt = 0; !(await keys.reserve(r)); attempt++) {
+      const existing = await keys.existing(r);
       if (existing.state === 'running' || (existing.state === 'none' && attempt >= 2)) throw inUse();
       if (existing.state === 'none') continue;
       if (existing.method !== r.method || existing.path !== r.path) throw reused(existing);
@@ -114,9 +146,7 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
         bodyHash = (await hashing) ?? Buffer.alloc(0);
       }
       if (!equal(fingerprint(req, bodyHash), existing.requestHash)) throw reused(existing);
-      const plain = box.open(existing.answer, r);
-      if (!plain) throw new Error(`the stored answer of an Idempotency-Key is sealed under key "${existing.answer.keyId}", which SECRET_KEYS no longer holds`);
-      return replay(res, existing.status, plain);
+      return replay(res, existing.status, existing.open());
     }
 
     let bodyHash: () => Promise<Buffer | null> = () => Promise.resolve(k.bodyHash ?? EMPTY_BODY);
@@ -138,18 +168,17 @@ export function idempotent(options: IdempotencyOptions, takesBody: boolean) {
       try {
         const hash = await bodyHash();
         const status = res.statusCode;
-        if (!chunks || !hash || !isStored(status)) return await store.release(db, r);
+        if (!chunks || !hash || !isStored(status)) return await keys.release(r);
         const headers: Record<string, string> = {};
         for (const name of STORED_HEADERS) {
           const value = res.getHeader(name);
           if (value !== undefined) headers[name] = String(value);
         }
         const plain = Buffer.concat([Buffer.from(JSON.stringify(headers) + '\n'), ...chunks]);
-        // The addresses it shows, stored hashed with it, so that erasing the person finds it.
-        await store.answer(db, r, fingerprint(req, hash), status, box.seal(plain, r), addressesIn(plain.toString('utf8')));
+        await keys.answer(r, fingerprint(req, hash), status, plain);
       } catch (error) {
         log.error({ err: error }, 'could not store the answer of an idempotent request');
-        await store.release(db, r).catch(() => {});
+        await keys.release(r).catch(() => {});
       }
     });
     next();
