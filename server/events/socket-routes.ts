@@ -203,14 +203,21 @@ export function attachEventSocket(
     }
   }
 
+  // Announcements are fetched one after another: fetched side by side, a later one could be
+  // answered first and its events sent before those announced earlier.
+  let fetching = Promise.resolve();
   listener.onEvents(({ accountId, seqs }) => {
     if (![...clients].some((client) => client.accountId === accountId)) return;
-    db.selectFrom('events')
-      .select(EVENT_COLUMNS)
-      .where('account_id', '=', accountId)
-      .where('seq', '=', sql<string>`any(${seqs}::bigint[])`)
-      .orderBy('seq')
-      .execute()
+    fetching = fetching
+      .then(() =>
+        db
+          .selectFrom('events')
+          .select(EVENT_COLUMNS)
+          .where('account_id', '=', accountId)
+          .where('seq', '=', sql<string>`any(${seqs}::bigint[])`)
+          .orderBy('seq')
+          .execute(),
+      )
       .then((rows) => {
         for (const row of rows) {
           let text: string | null = null;

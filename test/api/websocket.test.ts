@@ -150,6 +150,23 @@ describe('the event socket', () => {
     again.close();
   });
 
+  it('sends events in the order they were written, however many each announcement brings', async () => {
+    const socket = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.updated']);
+    // A large batch, then one event: fetched side by side, the one would come back first.
+    const write = (count: number, n: string) =>
+      sendline.pool.query(
+        `insert into events (id, account_id, type, data, dispatched) select sendline_id('evt'), $1, 'contact.updated', jsonb_build_object('batch', $2::text, 'filler', repeat('x', 500)), true from generate_series(1, $3::int)`,
+        [account.accountId, n, count],
+      );
+    await write(5000, 'large');
+    await write(1, 'last');
+    await socket.next((m) => m.data?.batch === 'last', 20_000);
+    const batches = socket.messages.filter((m) => m.type === 'contact.updated').map((m) => m.data.batch);
+    expect(batches.length).toBe(5001);
+    expect(batches.indexOf('last')).toBe(5000);
+    socket.close();
+  });
+
   it('answers bad messages with an error and keeps the connection', async () => {
     const socket = new Socket(wsUrl(sendline.url), { headers: { authorization: `Bearer ${account.token}` } });
     await socket.opened();
