@@ -31,6 +31,7 @@ export function sqlOf(em: EntityManager): Db {
 }
 
 const onClient = new WeakMap<ClientBase, Db>();
+const clientUnder = new WeakMap<Db, ClientBase>();
 
 /**
  * Typed SQL on one connection borrowed from the ORM's pool (`nativePool`), for a transaction
@@ -44,8 +45,18 @@ export function sqlOnClient(client: ClientBase): Db {
       dialect: new PostgresDialect({ pool: { connect: () => Promise.resolve(borrowed), end: () => Promise.resolve(), options: {} } }),
     });
     onClient.set(client, db);
+    clientUnder.set(db, client);
   }
   return db;
+}
+
+/**
+ * The one connection a handle of `sqlOnClient` (or `Transactions.run`) is bound to, for db/'s
+ * helpers that need the raw client on the same transaction (COPY); undefined for a handle on a
+ * pool. Features pass the handle to those helpers, never the client.
+ */
+export function connectionUnder(db: Db): ClientBase | undefined {
+  return clientUnder.get(db);
 }
 
 /** Builds and compiles queries without a connection, for `prepared`: it cannot run them. */

@@ -1,0 +1,26 @@
+import type { Pool } from 'pg';
+import { sqlOnClient, type Db } from './kysely.ts';
+import { inTransaction } from './pool.ts';
+
+/**
+ * Opens transactions of typed SQL on the process's pool: what a feature gets instead of the
+ * pool. The work sees one handle; what needs the raw connection (COPY, `append`'s large batches,
+ * `set local`) goes through db/'s helpers, which take that handle. The other form is
+ * `em.transactional`, only where the work goes through the ORM's unit of work: MikroORM cannot
+ * adopt a connection of ours.
+ */
+export class Transactions {
+  private readonly pool: Pool;
+
+  constructor(pool: Pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * Runs `work` in a transaction on one connection, at the server's default isolation, with a
+   * Kysely handle bound to that connection; commits when it resolves, rolls back if it throws.
+   */
+  run<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, (client) => work(sqlOnClient(client)));
+  }
+}
