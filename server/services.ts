@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
 import { sqlOf } from './db/kysely.ts';
+import { Transactions } from './db/transactions.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
@@ -116,7 +117,8 @@ const personalData: PersonalData = {
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
-  const contacts = new ContactService(new ContactRepository(em), em, runtime.pool, suppressionStore);
+  const transactions = new Transactions(runtime.pool);
+  const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore);
   const lists = new ListService(sqlOf(em), contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
@@ -132,7 +134,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
     feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
-    attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
+    attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
     events: new EventService(em),
@@ -154,10 +156,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em)),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), lists),
-    suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
-    topics: new TopicService(runtime.pool, sqlOf(em)),
+    suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
+    topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
-    personalData: new PersonalDataService(runtime.pool, sqlOf(em), personalData),
+    personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
   };
 }
 

@@ -80,9 +80,11 @@ const MAX_PREPARED = 100;
  * PostgreSQL 300 µs of planning a call, a page of campaigns 70. Only for statements whose plan
  * does not depend on the values (PostgreSQL may settle on one generic plan after five calls).
  * Past MAX_PREPARED distinct texts it runs them unnamed: each connection keeps every statement
- * it prepared.
+ * it prepared. On a transaction's handle (`Transactions.run`) it runs on that transaction's connection.
  */
-export async function prepared<Row>(pool: Pool | PoolClient, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+export async function prepared<Row>(on: Pool | PoolClient | Db, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+  const pool = 'selectFrom' in on ? connectionUnder(on) : on;
+  if (!pool) throw new Error('a prepared statement needs a pool or a handle bound to one connection (Transactions.run)');
   const { sql: text, parameters } = 'isRawBuilder' in query ? query.compile(statement) : query.compile();
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < MAX_PREPARED) {

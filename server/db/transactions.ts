@@ -1,5 +1,6 @@
+import type { Compilable, RawBuilder } from 'kysely';
 import type { Pool } from 'pg';
-import { sqlOnClient, type Db } from './kysely.ts';
+import { prepared, sqlOnClient, type Db } from './kysely.ts';
 import { inTransaction } from './pool.ts';
 
 /**
@@ -22,5 +23,10 @@ export class Transactions {
    */
   run<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, (client) => work(sqlOnClient(client)));
+  }
+
+  /** Runs one statement as `prepared` does, on a pooled connection in its own implicit transaction. */
+  prepared<Row>(query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+    return prepared(this.pool, query);
   }
 }
