@@ -131,7 +131,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
     contacts,
-    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
+    imports: new ImportService(em, transactions, runtime.queue, config.imports, listStore),
     feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
