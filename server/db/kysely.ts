@@ -51,6 +51,26 @@ export function sqlOnClient(client: ClientBase): Db {
 }
 
 /**
+ * Runs `work` in a transaction on `client` (which the caller owns) with a Kysely handle bound to
+ * it: `begin`, then `commit`, or `rollback` if it throws (a failed rollback does not hide why).
+ */
+export async function transactionOnClient<T>(client: ClientBase, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await sqlOnClient(client).startTransaction().execute();
+  clientUnder.set(tx, client);
+  try {
+    const result = await work(tx);
+    await tx.commit().execute();
+    return result;
+  } catch (error) {
+    await tx
+      .rollback()
+      .execute()
+      .catch(() => {});
+    throw error;
+  }
+}
+
+/**
  * The one connection a handle of `sqlOnClient` (or `Transactions.run`) is bound to, for db/'s
  * helpers that need the raw client on the same transaction (COPY); undefined for a handle on a
  * pool. Features pass the handle to those helpers, never the client.

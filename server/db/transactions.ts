@@ -1,7 +1,6 @@
 import type { Compilable, RawBuilder } from 'kysely';
 import type { Pool } from 'pg';
-import { prepared, sqlOnClient, type Db } from './kysely.ts';
-import { inTransaction } from './pool.ts';
+import { prepared, transactionOnClient, type Tx } from './kysely.ts';
 
 /**
  * Opens transactions of typed SQL on the process's pool: what a feature gets instead of the
@@ -21,8 +20,13 @@ export class Transactions {
    * Runs `work` in a transaction on one connection, at the server's default isolation, with a
    * Kysely handle bound to that connection; commits when it resolves, rolls back if it throws.
    */
-  run<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, (client) => work(sqlOnClient(client)));
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      return await transactionOnClient(client, work);
+    } finally {
+      client.release();
+    }
   }
 
   /** Runs one statement as `prepared` does, on a pooled connection in its own implicit transaction. */
