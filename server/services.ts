@@ -119,7 +119,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
   const accounts = createAccountServices(em, config, runtime.access);
   const transactions = new Transactions(runtime.pool);
   const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore);
-  const lists = new ListService(sqlOf(em), contacts, accounts.rateLimits, {
+  const lists = new ListService(sqlOf(em), transactions, contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
@@ -136,7 +136,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
-    webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
+    webhooks: new WebhookService(sqlOf(em), transactions, runtime.secretBox, config.webhooks),
     events: new EventService(em),
     emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
@@ -152,10 +152,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
-    tags: new TagService(sqlOf(em), contactTags, { lists: listStore, segments: segmentStore }),
+    tags: new TagService(sqlOf(em), transactions, contactTags, { lists: listStore, segments: segmentStore }),
     templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em)),
     lists,
-    contactBulk: new ContactBulkService(sqlOf(em), lists),
+    contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
     suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
     topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),

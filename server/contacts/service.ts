@@ -232,6 +232,10 @@ export class ContactService {
     await this.em.flush();
   }
 
+  /**
+   * Writes a change to a loaded contact entity with its events in `em.transactional`, not
+   * `Transactions`: the change is flushed by the ORM's unit of work, which cannot adopt our connection.
+   */
   private async change(accountId: string, id: string, input: ContactUpdate, mergeAttributes: boolean): Promise<ContactJson> {
     const contact = await this.load(accountId, id);
     const before = contactJson(contact);

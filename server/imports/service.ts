@@ -84,7 +84,7 @@ export class ImportService {
   private readonly limits: Config['imports'];
   private readonly lists: ImportLists;
 
-  /** `transactions`: for a JSON import's one transaction, whose batch is COPYed. */
+  /** `transactions`: for a JSON import (its batch is COPYed) and an upload, each in one transaction. */
   constructor(em: EntityManager, transactions: Transactions, queue: Queue, limits: Config['imports'], lists: ImportLists) {
     this.em = em;
     this.transactions = transactions;
@@ -135,7 +135,7 @@ export class ImportService {
   async importUpload(accountId: string, source: AsyncIterable<Buffer>, options: () => ImportOptions): Promise<ImportJson> {
     await this.checkConcurrency(accountId);
     const id = newId('imp');
-    await this.db.transaction().execute(async (trx) => {
+    await this.transactions.run(async (trx) => {
       await importStore.create(trx, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {}, listIds: [] });
       const lines = lineCounter();
       let bytes = 0;
