@@ -106,7 +106,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     access,
     keyUsage,
   };
-  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
+  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), new Transactions(pool), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
   const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
