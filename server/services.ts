@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
 import { sqlOf } from './db/kysely.ts';
+import { Transactions } from './db/transactions.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
@@ -116,8 +117,9 @@ const personalData: PersonalData = {
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
-  const contacts = new ContactService(new ContactRepository(em), em, runtime.pool, suppressionStore);
-  const lists = new ListService(sqlOf(em), contacts, accounts.rateLimits, {
+  const transactions = new Transactions(runtime.pool);
+  const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore);
+  const lists = new ListService(sqlOf(em), transactions, contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
@@ -129,12 +131,12 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,
     }),
     contacts,
-    imports: new ImportService(em, runtime.pool, runtime.queue, config.imports, listStore),
+    imports: new ImportService(em, transactions, runtime.queue, config.imports, listStore),
     feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
-    attribution: new AttributionService(runtime.pool, sqlOf(em), runtime.signer, config.tracking.attributionDays),
+    attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),
-    webhooks: new WebhookService(sqlOf(em), runtime.secretBox, config.webhooks),
+    webhooks: new WebhookService(sqlOf(em), transactions, runtime.secretBox, config.webhooks),
     events: new EventService(em),
     emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
@@ -150,14 +152,14 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
-    tags: new TagService(sqlOf(em), contactTags, { lists: listStore, segments: segmentStore }),
+    tags: new TagService(sqlOf(em), transactions, contactTags, { lists: listStore, segments: segmentStore }),
     templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em)),
     lists,
-    contactBulk: new ContactBulkService(sqlOf(em), lists),
-    suppressions: new SuppressionService(runtime.pool, sqlOf(em), config.imports),
-    topics: new TopicService(runtime.pool, sqlOf(em)),
+    contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
+    suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
+    topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
-    personalData: new PersonalDataService(runtime.pool, sqlOf(em), personalData),
+    personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
   };
 }
 

@@ -5,6 +5,7 @@ import { startEmbeddedDatabase } from './db/embedded.ts';
 import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
 import { entities } from './entities.ts';
 import { sqlOf } from './db/kysely.ts';
+import { Transactions } from './db/transactions.ts';
 import { readSchemaState } from './db/schema.ts';
 import { createLogger } from './logger.ts';
 import { analysesSettled, logAnalysesTo } from './db/statistics.ts';
@@ -105,7 +106,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     access,
     keyUsage,
   };
-  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), secretBox, config.webhooks, log);
+  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), new Transactions(pool), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
   const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
@@ -120,7 +121,13 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   let sending: SendingWorker | null = null;
   if (config.role !== 'api') {
     await startImportWorker(
-      { queue, db: sqlOf(orm.em.fork()), pool, log, thread: { databaseUrl: database.url, limits: config.imports, logLevel: config.logLevel } },
+      {
+        queue,
+        db: sqlOf(orm.em.fork()),
+        transactions: new Transactions(pool),
+        log,
+        thread: { databaseUrl: database.url, limits: config.imports, logLevel: config.logLevel },
+      },
       shutdown.signal,
     );
     await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });

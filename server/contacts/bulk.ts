@@ -1,6 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { validationFailed } from '../contract/problem.ts';
 import { filtersOf, matchingIds, type ContactFilters } from './repository.ts';
@@ -45,10 +46,12 @@ export interface ListMembership {
 /** `POST /contacts/bulk`: one action on the contacts named by id, or on every contact a filter matches, a batch at a time. */
 export class ContactBulkService {
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly lists: ListMembership;
 
-  constructor(db: Db, lists: ListMembership) {
+  constructor(db: Db, transactions: Transactions, lists: ListMembership) {
     this.db = db;
+    this.transactions = transactions;
     this.lists = lists;
   }
 
@@ -81,8 +84,7 @@ export class ContactBulkService {
     const { tags, listId } = checkBulkRequest(input);
     if (listId && !(await this.lists.exists(accountId, listId))) throw validationFailed([{ pointer: '/list_id', detail: 'no such list' }]);
     const retag = (change: { add: string[]; remove: string[] }) => async (ids: string[]) =>
-      (await this.db.transaction().execute((trx) => retagContacts(trx, accountId, sql<SqlBool>`c.id = any(${ids}::text[])`, { ...change, maxTags: MAX_TAGS })))
-        .changed;
+      (await this.transactions.run((trx) => retagContacts(trx, accountId, sql<SqlBool>`c.id = any(${ids}::text[])`, { ...change, maxTags: MAX_TAGS }))).changed;
     switch (input.action) {
       case 'tag':
         return retag({ add: tags, remove: [] });

@@ -1,8 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { ClientBase } from 'pg';
 import type { components } from '../../generated/openapi.d.ts';
 import { copyBytes } from '../db/copy.ts';
-import { sqlOnClient } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { pendingSignup } from './pending-signups.ts';
 
@@ -83,21 +82,16 @@ const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => 
 
 /**
  * Writes an import batch's rows (COPY text in `IMPORT_STAGING_COLUMNS`, one line per address)
- * into the account's contacts, in the caller's transaction on `client`: COPY into a session
+ * into the account's contacts, in the caller's transaction (`Transactions.run`'s handle): COPY into a session
  * staging table, then one set-based statement. A row for an address this import wrote before
  * is merged into it and counts as neither created nor updated. COPY earns its place here: a
  * batch is held as this text, outside the import thread's heap, and PostgreSQL reads it without
  * parsing array literals of parameters. Needs PostgreSQL 18 (`RETURNING old`).
  */
-export async function writeImportedContacts(
-  client: ClientBase,
-  target: { accountId: string; importId: string; mode: ImportMode },
-  copyText: Buffer,
-): Promise<Written> {
-  const db = sqlOnClient(client);
+export async function writeImportedContacts(db: Db, target: { accountId: string; importId: string; mode: ImportMode }, copyText: Buffer): Promise<Written> {
   // One round trip before the COPY: the import's parser shares the thread, and each reply waits for it.
   await PREPARE_STAGING.execute(db);
-  await copyBytes(client, 'import_staging', IMPORT_STAGING_COLUMNS, copyText);
+  await copyBytes(db, 'import_staging', IMPORT_STAGING_COLUMNS, copyText);
   const statement =
     target.mode === 'update_only' ? mergeOnly(target.accountId, target.importId) : insertOrMerge(target.accountId, target.importId, target.mode);
   const {

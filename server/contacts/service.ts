@@ -12,11 +12,11 @@ import { contactJson, type ContactJson, type ShownContact } from './json.ts';
 import { insertContact, takeOverPendingSignup, type NewContact } from './store.ts';
 import { suppressedEvent, type SuppressedStatus } from './suppression.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 import { countContacts } from './count.ts';
 import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
-import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
+import { sqlOf, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import { fieldSchema } from '../fields/definitions.ts';
 
@@ -84,15 +84,15 @@ export class ContactService {
   private readonly repo: ContactRepository;
   private readonly em: EntityManager;
 
-  /** The ORM's pool, for the one-statement create (`insertContact`) and its transaction when created suppressed. */
-  private readonly pool: Pool;
+  /** For the one-statement create (`insertContact`) and its transaction when created suppressed. */
+  private readonly transactions: Transactions;
 
   private readonly suppressionList: SuppressionList;
 
-  constructor(repo: ContactRepository, em: EntityManager, pool: Pool, suppressionList: SuppressionList) {
+  constructor(repo: ContactRepository, em: EntityManager, transactions: Transactions, suppressionList: SuppressionList) {
     this.repo = repo;
     this.em = em;
-    this.pool = pool;
+    this.transactions = transactions;
     this.suppressionList = suppressionList;
   }
 
@@ -157,12 +157,12 @@ export class ContactService {
     const event = { type: 'contact.created', data: { contact: json } } as const;
     const created =
       isSuppressed(status) && !pendingSignup
-        ? await inTransaction(this.pool, async (client) => {
-            const inserted = await insertContact(client, row, event);
-            if (inserted) await keepListInStep(this.suppressionList, sqlOnClient(client), accountId, contact.email, contact);
+        ? await this.transactions.run(async (tx) => {
+            const inserted = await insertContact(tx, row, event);
+            if (inserted) await keepListInStep(this.suppressionList, tx, accountId, contact.email, contact);
             return inserted;
           })
-        : await insertContact(this.pool, row, event);
+        : await insertContact(this.transactions, row, event);
     if (created) return json;
     const takenOver = pendingSignup ? null : await this.takeOverPendingSignup(accountId, row, contact);
     if (!takenOver) throw await this.exists(accountId, contact.email);
@@ -171,14 +171,13 @@ export class ContactService {
 
   /** The account's new contact written over one an unconfirmed sign-up made, with `contact.updated`. */
   private async takeOverPendingSignup(accountId: string, row: NewContact, contact: ShownContact): Promise<ContactJson | null> {
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const kept = await takeOverPendingSignup(db, row);
       if (!kept) return null;
       const json = contactJson({ ...contact, id: kept.id, createdAt: kept.created_at });
       // Every field is the account's now, as if the contact were new.
       const changed = ['email', 'first_name', 'last_name', 'attributes', 'tags', 'status', 'status_reason', 'status_changed_at', 'updated_at'];
-      await append(client, accountId, [{ type: 'contact.updated', data: { contact: json, changed } }]);
+      await append(db, accountId, [{ type: 'contact.updated', data: { contact: json, changed } }]);
       if (isSuppressed(contact.status)) await keepListInStep(this.suppressionList, db, accountId, contact.email, contact);
       return json;
     });
@@ -233,6 +232,10 @@ export class ContactService {
     await this.em.flush();
   }
 
+  /**
+   * Writes a change to a loaded contact entity with its events in `em.transactional`, not
+   * `Transactions`: the change is flushed by the ORM's unit of work, which cannot adopt our connection.
+   */
   private async change(accountId: string, id: string, input: ContactUpdate, mergeAttributes: boolean): Promise<ContactJson> {
     const contact = await this.load(accountId, id);
     const before = contactJson(contact);

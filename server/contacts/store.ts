@@ -1,5 +1,5 @@
 import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
-import type { Pool, PoolClient } from 'pg';
+import { Transactions } from '../db/transactions.ts';
 import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending, appendingEach } from '../events/outbox.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
@@ -21,17 +21,15 @@ export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id'
  * implicit transaction); answers false, having written nothing, when the account already has
  * a contact with that address.
  */
-export async function insertContact(pool: Pool | PoolClient, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+export async function insertContact(on: Transactions | Db, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
   const inserted = statement
     .insertInto('contacts')
     .values(contact)
     .onConflict((oc) => oc.doNothing())
     .returning('id');
   const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
-  const [row] = await prepared(
-    pool,
-    sql<{ created: boolean }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`,
-  );
+  const create = sql<{ created: boolean }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`;
+  const [row] = on instanceof Transactions ? await on.prepared(create) : await prepared(on, create);
   return row.created;
 }
 

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { decimalText } from '../db/decimal.ts';
 import { newId } from '../db/ids.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import { recentRecords } from '../db/recent.ts';
@@ -59,17 +59,17 @@ const paymentJson = (r: PaymentRecord): PaymentJson => ({
  * else by the campaign named, else by the contact's last click within the window.
  */
 export class AttributionService {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly signer: TokenSigner;
   private readonly windowDays: number;
 
   /**
-   * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a write its own
-   * connection, since its events are COPYed in its transaction.
+   * `db` reads on the ORM's connection; `transactions` gives a write a connection of its own,
+   * since its events are COPYed in its transaction.
    */
-  constructor(pool: Pool, db: Db, signer: TokenSigner, windowDays: number) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db, signer: TokenSigner, windowDays: number) {
+    this.transactions = transactions;
     this.db = db;
     this.signer = signer;
     this.windowDays = windowDays;
@@ -80,8 +80,7 @@ export class AttributionService {
     if ((input.value === undefined) !== (input.currency === undefined)) {
       throw validationFailed([{ pointer: input.value === undefined ? '/value' : '/currency', detail: 'value and currency go together' }]);
     }
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const externalId = input.external_id;
       if (externalId) {
         const existing = await this.existingConversion(db, accountId, externalId);
@@ -108,14 +107,13 @@ export class AttributionService {
       const conversion = conversionJson(row);
       const events: PendingEvent[] = [{ type: 'conversion.created', data: { conversion } }];
       if (conversion.affiliate_id) events.push({ type: 'affiliate.conversion', data: { affiliate_id: conversion.affiliate_id, conversion } });
-      await append(client, accountId, events);
+      await append(db, accountId, events);
       return { created: true, conversion };
     });
   }
 
   async createPayment(accountId: string, input: PaymentInput): Promise<{ created: boolean; payment: PaymentJson }> {
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const existing = await this.existingPayment(db, accountId, input.external_id);
       if (existing) return { created: false, payment: paymentJson(existing) };
       const contactId = await this.contact(db, accountId, input);
@@ -139,7 +137,7 @@ export class AttributionService {
         return { created: false, payment: paymentJson(winner) };
       }
       const payment = paymentJson(row);
-      await append(client, accountId, [{ type: 'payment.received', data: { payment } }]);
+      await append(db, accountId, [{ type: 'payment.received', data: { payment } }]);
       return { created: true, payment };
     });
   }

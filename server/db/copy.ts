@@ -2,13 +2,31 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { ClientBase } from 'pg';
-import type { PoolClient } from './pool.ts';
+import { connectionUnder, type Db } from './kysely.ts';
 
 export type CopyValue = string | number | boolean | Date | null;
 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * Where COPY goes: a transaction's handle (`Transactions.run`, `sqlOnClient`) or, for the
+ * callers not yet moved to one, its raw client.
+ */
+export type CopyTarget = Db | ClientBase;
+
+/** Whether `target` is bound to one connection, so COPY can run in its transaction. */
+export function canCopy(target: CopyTarget): boolean {
+  return !('selectFrom' in target) || connectionUnder(target) !== undefined;
+}
+
+function clientFor(target: CopyTarget): ClientBase {
+  if (!('selectFrom' in target)) return target;
+  const client = connectionUnder(target);
+  if (!client) throw new Error('COPY needs a handle bound to one connection (Transactions.run)');
+  return client;
+}
 
 /** The last time formatted: the hits of a busy millisecond, a batch's rows, share one. */
 let lastTime = NaN;
@@ -37,7 +55,7 @@ export function copyText(value: CopyValue): string {
  * V8's young generation (a string over 128 KB is born in the old generation, where it stays
  * until a full collection: a send's events, a few hundred KB a batch, grew the heap by 70 MB).
  */
-export async function copyLines(client: PoolClient, table: string, columns: string, lines: Iterable<string>): Promise<void> {
+export async function copyLines(target: CopyTarget, table: string, columns: string, lines: Iterable<string>): Promise<void> {
   function* chunks(): Generator<string> {
     let chunk = '';
     for (const line of lines) {
@@ -49,12 +67,12 @@ export async function copyLines(client: PoolClient, table: string, columns: stri
     }
     if (chunk) yield chunk;
   }
-  await pipeline(Readable.from(chunks()), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
+  await pipeline(Readable.from(chunks()), clientFor(target).query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 }
 
 /** Writes COPY text already formatted (see `copyRows`) into `table` in the caller's transaction. */
-export async function copyBytes(client: ClientBase, table: string, columns: string, text: Buffer): Promise<void> {
-  await pipeline(Readable.from([text]), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
+export async function copyBytes(target: CopyTarget, table: string, columns: string, text: Buffer): Promise<void> {
+  await pipeline(Readable.from([text]), clientFor(target).query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 }
 
 /** Rows of plain values as COPY lines. */

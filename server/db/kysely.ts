@@ -31,6 +31,7 @@ export function sqlOf(em: EntityManager): Db {
 }
 
 const onClient = new WeakMap<ClientBase, Db>();
+const clientUnder = new WeakMap<Db, ClientBase>();
 
 /**
  * Typed SQL on one connection borrowed from the ORM's pool (`nativePool`), for a transaction
@@ -44,8 +45,38 @@ export function sqlOnClient(client: ClientBase): Db {
       dialect: new PostgresDialect({ pool: { connect: () => Promise.resolve(borrowed), end: () => Promise.resolve(), options: {} } }),
     });
     onClient.set(client, db);
+    clientUnder.set(db, client);
   }
   return db;
+}
+
+/**
+ * Runs `work` in a transaction on `client` (which the caller owns) with a Kysely handle bound to
+ * it: `begin`, then `commit`, or `rollback` if it throws (a failed rollback does not hide why).
+ */
+export async function transactionOnClient<T>(client: ClientBase, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await sqlOnClient(client).startTransaction().execute();
+  clientUnder.set(tx, client);
+  try {
+    const result = await work(tx);
+    await tx.commit().execute();
+    return result;
+  } catch (error) {
+    await tx
+      .rollback()
+      .execute()
+      .catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The one connection a handle of `sqlOnClient` (or `Transactions.run`) is bound to, for db/'s
+ * helpers that need the raw client on the same transaction (COPY); undefined for a handle on a
+ * pool. Features pass the handle to those helpers, never the client.
+ */
+export function connectionUnder(db: Db): ClientBase | undefined {
+  return clientUnder.get(db);
 }
 
 /** Builds and compiles queries without a connection, for `prepared`: it cannot run them. */
@@ -69,9 +100,11 @@ const MAX_PREPARED = 100;
  * PostgreSQL 300 µs of planning a call, a page of campaigns 70. Only for statements whose plan
  * does not depend on the values (PostgreSQL may settle on one generic plan after five calls).
  * Past MAX_PREPARED distinct texts it runs them unnamed: each connection keeps every statement
- * it prepared.
+ * it prepared. On a transaction's handle (`Transactions.run`) it runs on that transaction's connection.
  */
-export async function prepared<Row>(pool: Pool | PoolClient, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+export async function prepared<Row>(on: Pool | PoolClient | Db, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+  const pool = 'selectFrom' in on ? connectionUnder(on) : on;
+  if (!pool) throw new Error('a prepared statement needs a pool or a handle bound to one connection (Transactions.run)');
   const { sql: text, parameters } = 'isRawBuilder' in query ? query.compile(statement) : query.compile();
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < MAX_PREPARED) {

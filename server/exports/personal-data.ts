@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
+import type { Db } from '../db/kysely.ts';
 import { notFound } from '../contract/problem.ts';
 import { eventEnvelope } from '../events/envelope.ts';
 import { append } from '../events/outbox.ts';
@@ -45,12 +45,12 @@ export interface PersonalData {
 
 /** GDPR: everything stored about one contact, and erasing it. */
 export class PersonalDataService {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly data: PersonalData;
 
-  constructor(pool: Pool, db: Db, data: PersonalData) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db, data: PersonalData) {
+    this.transactions = transactions;
     this.db = db;
     this.data = data;
   }
@@ -133,8 +133,7 @@ export class PersonalDataService {
    * a hash only.
    */
   async erase(accountId: string, contactId: string): Promise<ContactErasure> {
-    const { erasure, rewritten } = await inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    const { erasure, rewritten } = await this.transactions.run(async (db) => {
       const row = await db
         .selectFrom('contacts')
         .select('email')
@@ -157,7 +156,7 @@ export class PersonalDataService {
       deleted += await data.forgetIdempotentAnswers(db, accountId, email);
       const suppressionId = await data.keepSuppressedAsHash(db, accountId, email);
       await data.deleteContact(db, accountId, contactId);
-      await append(client, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
+      await append(db, accountId, [{ type: 'contact.deleted', data: { contact_id: contactId } }]);
       return {
         erasure: { contact_id: contactId, suppression_id: suppressionId, records_anonymised: anonymised, records_deleted: deleted },
         rewritten: { messages, emails, tracking },

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../db/kysely.ts';
 import { openPool } from '../db/pool.ts';
+import { Transactions } from '../db/transactions.ts';
 import { createLogger } from '../logger.ts';
 import type { ImportThreadData, ImportThreadMessage } from './threads.ts';
 import { ImportProcessor } from './processor.ts';
@@ -17,7 +18,7 @@ const log = createLogger(data.logLevel);
 // A thread is an isolate of its own: it cannot use the sockets of the main thread's pool (the
 // ORM's), so the import opens a small pool for itself and ends it with the import. The file's
 // reader, one connection per writer, and one for the import's own record. Typed SQL goes through
-// Kysely over it; the batches borrow raw clients from it for their COPY.
+// Kysely over it; the batches' transactions (with their COPY) each take one of its connections.
 const pool = openPool(data.databaseUrl, log, data.limits.writers + 2);
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const abort = new AbortController();
@@ -26,7 +27,7 @@ port.on('message', (message: 'abort') => {
 });
 const send = (message: ImportThreadMessage) => port.postMessage(message);
 try {
-  const outcome = await new ImportProcessor({ pool, db }, data.limits, log).process(data.importId, {
+  const outcome = await new ImportProcessor({ transactions: new Transactions(pool), db }, data.limits, log).process(data.importId, {
     signal: abort.signal,
     touch: () => send({ kind: 'touch' }),
   });

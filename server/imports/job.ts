@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import { finishImport, type ImportOutcome } from './processor.ts';
@@ -40,8 +40,7 @@ async function importInThread(deps: ImportWorkerDeps, thread: ImportThreadData, 
     const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
     deps.log.error({ err: error, importId: thread.importId }, outOfMemory ? 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)' : 'an import failed');
     const detail = outOfMemory ? 'The import ran out of memory; it has been logged.' : 'The import stopped on an unexpected error; it has been logged.';
-    // A raw client of the ORM's pool: the `import.completed` event is written by COPY.
-    await inTransaction(deps.pool, (client) => finishImport(client, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
+    await deps.transactions.run((tx) => finishImport(tx, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
     return 'finished';
   }
 }
@@ -49,8 +48,8 @@ async function importInThread(deps: ImportWorkerDeps, thread: ImportThreadData, 
 export interface ImportWorkerDeps {
   queue: Queue;
   db: Db;
-  /** Raw clients, for the COPY that writes the `import.completed` event. */
-  pool: Pool;
+  /** For the transaction that ends a failed import with its `import.completed` event. */
+  transactions: Transactions;
   log: Logger;
   /** What the import threads connect to and run with. */
   thread: { databaseUrl: string; limits: Config['imports']; logLevel: Config['logLevel'] };

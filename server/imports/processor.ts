@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
-import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
@@ -51,16 +51,16 @@ export async function analyzeImported(db: Db, record: Pick<ImportRecord, 'create
   await analyzeAfterBulkWrite(db, record.list_ids.length ? ['contacts', 'list_members'] : ['contacts'], record.created + record.updated);
 }
 
-/** Ends an import and writes its one `import.completed` event, in the caller's transaction on `client`. */
-export async function finishImport(client: PoolClient, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
-  const record = await importStore.finish(sqlOnClient(client), id, outcome);
-  await append(client, record.account_id, [{ type: 'import.completed', data: completedEvent(record, outcome.status) }]);
+/** Ends an import and writes its one `import.completed` event, in the caller's transaction. */
+export async function finishImport(tx: Db, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
+  const record = await importStore.finish(tx, id, outcome);
+  await append(tx, record.account_id, [{ type: 'import.completed', data: completedEvent(record, outcome.status) }]);
   return record;
 }
 
-/** The import thread's database: raw clients for the batches' transactions (COPY), typed SQL for the rest. */
+/** The import thread's database: transactions for the batches (COPY), typed SQL for the rest. */
 export interface ImportDatabase {
-  pool: Pool;
+  transactions: Transactions;
   db: Db;
 }
 
@@ -70,13 +70,13 @@ export interface ImportDatabase {
  * uninterrupted run. The caller holds the import's lock.
  */
 export class ImportProcessor {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly limits: Config['imports'];
   private readonly log: Logger;
 
   constructor(database: ImportDatabase, limits: Config['imports'], log: Logger) {
-    this.pool = database.pool;
+    this.transactions = database.transactions;
     this.db = database.db;
     this.limits = limits;
     this.log = log;
@@ -110,17 +110,18 @@ export class ImportProcessor {
       writer.batch = new StagingBatch(writer.spare);
       writer.spare = undefined;
       writer.checkpoint = upTo;
-      writer.writing = inTransaction(this.pool, async (client) => {
-        // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
-        // crash is written again on resume; the synchronous final commit makes them all durable.
-        const db = sqlOnClient(client);
-        await sql`set local synchronous_commit = off`.execute(db);
-        const counts = await writeBatch(client, target, batch);
-        await importStore.advance(db, id, index, upTo, counts);
-      }).then(() => {
-        writer.spare = batch.memory;
-        control.touch();
-      });
+      writer.writing = this.transactions
+        .run(async (db) => {
+          // A batch commits with its checkpoint, so one lost with the last moments of WAL in a
+          // crash is written again on resume; the synchronous final commit makes them all durable.
+          await sql`set local synchronous_commit = off`.execute(db);
+          const counts = await writeBatch(db, target, batch);
+          await importStore.advance(db, id, index, upTo, counts);
+        })
+        .then(() => {
+          writer.spare = batch.memory;
+          control.touch();
+        });
       // Awaited at the writer's next batch; a failure must not go unhandled until then.
       writer.writing.catch(() => {});
     };
@@ -154,7 +155,7 @@ export class ImportProcessor {
       }
       await flushAll();
       await this.analyzeWritten(id);
-      await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'completed' }));
+      await this.transactions.run((tx) => finishImport(tx, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke. A
       // writer whose batch failed has nothing more to keep; the others still write theirs.
@@ -166,7 +167,7 @@ export class ImportProcessor {
           : { code: 'internal_error', detail: 'The import stopped on an unexpected error; it has been logged.', row: null };
       if (!(error instanceof ImportFileError)) this.log.error({ err: error, importId: id }, 'import failed');
       await this.analyzeWritten(id).catch(() => {});
-      await inTransaction(this.pool, (client) => finishImport(client, id, { status: 'failed', ...failure }));
+      await this.transactions.run((tx) => finishImport(tx, id, { status: 'failed', ...failure }));
     }
     return 'finished';
   }

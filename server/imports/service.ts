@@ -1,9 +1,9 @@
 import { IMPORT_JOB } from '../jobs/payloads.ts';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
-import { sqlOf, sqlOnClient, type Db } from '../db/kysely.ts';
+import { sqlOf, type Db } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { csvLine } from '../formats/csv.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { Problem, notFound, validationFailed } from '../contract/problem.ts';
@@ -79,15 +79,15 @@ function lineCounter() {
 
 export class ImportService {
   private readonly em: EntityManager;
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly queue: Queue;
   private readonly limits: Config['imports'];
   private readonly lists: ImportLists;
 
-  /** `pool`: the ORM's, for the one transaction that needs a raw client (a JSON import's COPY). */
-  constructor(em: EntityManager, pool: Pool, queue: Queue, limits: Config['imports'], lists: ImportLists) {
+  /** `transactions`: for a JSON import (its batch is COPYed) and an upload, each in one transaction. */
+  constructor(em: EntityManager, transactions: Transactions, queue: Queue, limits: Config['imports'], lists: ImportLists) {
     this.em = em;
-    this.pool = pool;
+    this.transactions = transactions;
     this.queue = queue;
     this.limits = limits;
     this.lists = lists;
@@ -114,15 +114,14 @@ export class ImportService {
   async importJson(accountId: string, rawRows: RawRow[], options: Omit<ImportOptions, 'mapping'>): Promise<ImportJson> {
     const id = newId('imp');
     await checkLists(this.lists, this.db, accountId, options.listIds, '/list_ids');
-    const record = await inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    const record = await this.transactions.run(async (db) => {
       await importStore.create(db, { id, accountId, status: 'running', mode: options.mode, tags: options.tags, mapping: {}, listIds: options.listIds });
       const batch = new StagingBatch();
       const fields = await fieldSchema(db, accountId);
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
-      const counts = await writeBatch(client, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
+      const counts = await writeBatch(db, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
       await importStore.advance(db, id, 0, rawRows.length, counts);
-      return finishImport(client, id, { status: 'completed' });
+      return finishImport(db, id, { status: 'completed' });
     });
     await analyzeImported(this.db, record);
     return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
@@ -136,7 +135,7 @@ export class ImportService {
   async importUpload(accountId: string, source: AsyncIterable<Buffer>, options: () => ImportOptions): Promise<ImportJson> {
     await this.checkConcurrency(accountId);
     const id = newId('imp');
-    await this.db.transaction().execute(async (trx) => {
+    await this.transactions.run(async (trx) => {
       await importStore.create(trx, { id, accountId, status: 'queued', mode: 'upsert', tags: [], mapping: {}, listIds: [] });
       const lines = lineCounter();
       let bytes = 0;

@@ -1,6 +1,5 @@
-import type { ClientBase } from 'pg';
 import { writeImportedContacts } from '../contacts/import-batch.ts';
-import { sqlOnClient } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import { addImportedMembers } from '../lists/import-batch.ts';
 import { addImportedSuppressions } from '../suppressions/import-batch.ts';
 import type { StagingBatch } from './batch.ts';
@@ -27,21 +26,21 @@ export function writerFor(email: string, writers: number): number {
 }
 
 /**
- * Writes one batch in the caller's transaction on `client`: its rows into the contacts (the
+ * Writes one batch in the caller's transaction (`Transactions.run`'s handle): its rows into the contacts (the
  * contacts COPY them into a staging table, then merges them in one statement), its bad
  * rows into the import's errors; with lists, its contacts join them as the lists say. Rows repeating an email (in the batch, or earlier in the same
  * import) are merged: the later row wins and counts as skipped.
  */
 export async function writeBatch(
-  client: ClientBase,
+  db: Db,
   target: { importId: string; accountId: string; mode: ImportMode; listIds?: readonly string[] },
   batch: StagingBatch,
 ): Promise<BatchCounts> {
-  const { created, updated } = batch.rows ? await writeImportedContacts(client, target, batch.lines()) : { created: 0, updated: 0 };
+  const { created, updated } = batch.rows ? await writeImportedContacts(db, target, batch.lines()) : { created: 0, updated: 0 };
   // The batch's addresses are still staged: they join the lists in the same transaction.
-  if (batch.rows && target.listIds?.length) await addImportedMembers(client, target.accountId, target.listIds);
+  if (batch.rows && target.listIds?.length) await addImportedMembers(db, target.accountId, target.listIds);
   // Rows that suppress their contact put the address on the suppression list, as a PATCH would.
-  if (batch.rows) await addImportedSuppressions(client, target.accountId);
-  await importStore.recordErrors(sqlOnClient(client), target.importId, batch.errors);
+  if (batch.rows) await addImportedSuppressions(db, target.accountId);
+  await importStore.recordErrors(db, target.importId, batch.errors);
   return { created, updated, skipped: batch.rows - created - updated, failed: batch.errors.length };
 }

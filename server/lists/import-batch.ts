@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { ClientBase } from 'pg';
-import { sqlOnClient } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 
 /** What an import's batch writes of the lists: the lists' public write for imports. */
 
@@ -10,7 +9,7 @@ import { sqlOnClient } from '../db/kysely.ts';
  * see `writeImportedContacts`). Existing members keep their status; a list deleted meanwhile
  * is left out (its row is held, as the lists' `lockKey` holds it).
  */
-export async function addImportedMembers(client: ClientBase, accountId: string, listIds: readonly string[]): Promise<void> {
+export async function addImportedMembers(db: Db, accountId: string, listIds: readonly string[]): Promise<void> {
   if (!listIds.length) return;
   await sql`
     insert into list_members (list_id, contact_id, account_id, status)
@@ -20,5 +19,5 @@ export async function addImportedMembers(client: ClientBase, accountId: string, 
     join lists l on l.account_id = ${accountId} and l.id = any(${listIds}::text[])
     order by l.id, c.id
     for key share of l
-    on conflict (list_id, contact_id) do nothing`.execute(sqlOnClient(client));
+    on conflict (list_id, contact_id) do nothing`.execute(db);
 }

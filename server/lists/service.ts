@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId, randomToken } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
@@ -83,12 +84,14 @@ export interface PublicSubscribeSettings {
 
 export class ListService {
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly contacts: ContactService;
   private readonly rateLimits: RateLimitStore;
   private readonly settings: PublicSubscribeSettings;
 
-  constructor(db: Db, contacts: ContactService, rateLimits: RateLimitStore, settings: PublicSubscribeSettings) {
+  constructor(db: Db, transactions: Transactions, contacts: ContactService, rateLimits: RateLimitStore, settings: PublicSubscribeSettings) {
     this.db = db;
+    this.transactions = transactions;
     this.contacts = contacts;
     this.rateLimits = rateLimits;
     this.settings = settings;
@@ -154,7 +157,7 @@ export class ListService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    const deleted = await this.db.transaction().execute((trx) => listStore.delete(trx, accountId, id));
+    const deleted = await this.transactions.run((trx) => listStore.delete(trx, accountId, id));
     if (!deleted) throw notFound('list');
     analyzeSoon(this.db, ['list_members'], deleted.members);
   }
@@ -178,7 +181,7 @@ export class ListService {
    */
   async addMembers(accountId: string, id: string, body: MembersAdd) {
     const { ids, emails } = named(body);
-    const { written, result } = await this.db.transaction().execute(async (trx) => {
+    const { written, result } = await this.transactions.run(async (trx) => {
       const list = await listStore.get(trx, accountId, id);
       if (!list || !(await listStore.lockKey(trx, id))) throw notFound('list');
       const found = await listStore.findContacts(trx, accountId, ids, emails);
@@ -253,7 +256,7 @@ export class ListService {
     };
     if (input.website) return answer;
     const contact = await this.findOrCreateContact(list.account_id, input, list.double_opt_in);
-    await this.db.transaction().execute(async (trx) => {
+    await this.transactions.run(async (trx) => {
       // Deleted since it was read: the answer stays the same.
       if (!(await listStore.lockKey(trx, list.id))) return;
       const member = await listStore.lockMember(trx, list.id, contact.id);

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { ClientBase } from 'pg';
-import { sqlOnClient } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 
 /** What an import's batch writes of the suppression list: the suppressions' public write for imports. */
 
@@ -10,12 +9,12 @@ import { sqlOnClient } from '../db/kysely.ts';
  * suppressed: on the list as a status change through the API puts them (source
  * `contact_status`), in the batch's transaction.
  */
-export async function addImportedSuppressions(client: ClientBase, accountId: string): Promise<void> {
+export async function addImportedSuppressions(db: Db, accountId: string): Promise<void> {
   await sql`
     insert into suppressions (id, account_id, email, email_hash, reason, source, detail)
     select sendline_id('sup'), ${accountId}, c.email, sendline_email_hash(c.email), c.status, 'contact_status', c.status_reason
     from (select distinct lower(email) as email from import_staging where status in ('unsubscribed', 'bounced', 'complained')) s
     join contacts c on c.account_id = ${accountId} and lower(c.email) = s.email and c.status <> 'subscribed'
     order by sendline_email_hash(c.email)
-    on conflict (account_id, email_hash) do nothing`.execute(sqlOnClient(client));
+    on conflict (account_id, email_hash) do nothing`.execute(db);
 }

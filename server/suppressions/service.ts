@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { components } from '../../generated/openapi.d.ts';
 import { isValidEmail, normaliseEmail } from '../email.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
+import type { Db } from '../db/kysely.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { append } from '../events/outbox.ts';
 import type { PendingEvent } from '../events/types.ts';
@@ -65,12 +65,12 @@ function analyzeSuppressed(db: Db, result: { added: number; contacts_suppressed:
 
 /** The suppression list through the API. */
 export class SuppressionService {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly limits: { maxBytes: number; maxRows: number };
 
-  constructor(pool: Pool, db: Db, limits: { maxBytes: number; maxRows: number }) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db, limits: { maxBytes: number; maxRows: number }) {
+    this.transactions = transactions;
     this.db = db;
     this.limits = limits;
   }
@@ -89,9 +89,9 @@ export class SuppressionService {
   /** Up to 10,000 addresses (the contract's limit), in one transaction. */
   async add(accountId: string, emails: string[], reason: SuppressionReason, detail: string | null): Promise<AddResult> {
     const unique = uniqueAddresses(emails);
-    const result = await inTransaction(this.pool, async (client) => {
-      const { added, contacts } = await addSuppressions(sqlOnClient(client), accountId, unique, reason, 'api', detail);
-      await append(client, accountId, contacts);
+    const result = await this.transactions.run(async (tx) => {
+      const { added, contacts } = await addSuppressions(tx, accountId, unique, reason, 'api', detail);
+      await append(tx, accountId, contacts);
       return { added, existing: unique.length - added, contacts_suppressed: contacts.length };
     });
     analyzeSuppressed(this.db, result);
@@ -105,13 +105,12 @@ export class SuppressionService {
     let row = 0;
     let bytes = 0;
     let batch: string[] = [];
-    await inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    await this.transactions.run(async (db) => {
       const flush = async () => {
         const unique = uniqueAddresses(batch);
         batch = [];
         const { added, contacts } = await addSuppressions(db, accountId, unique, reason, 'csv_import', detail);
-        await append(client, accountId, contacts);
+        await append(db, accountId, contacts);
         result.added += added;
         result.existing += unique.length - added;
         result.contacts_suppressed += contacts.length;
@@ -149,11 +148,10 @@ export class SuppressionService {
 
   /** Takes an entry off the list; its contact, if suppressed, is subscribed again with `reason`. */
   async remove(accountId: string, id: string, reason: string): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    await this.transactions.run(async (db) => {
       const removed = await suppressions.remove(db, accountId, id);
       if (!removed) throw notFound('suppression');
-      if (removed.email) await append(client, accountId, await resubscribeEmail(db, accountId, removed.email, reason));
+      if (removed.email) await append(db, accountId, await resubscribeEmail(db, accountId, removed.email, reason));
     });
   }
 }

@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../contacts/rules.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import { normaliseEmail } from '../email.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
@@ -60,11 +61,13 @@ const tagName = (name: string) => name.trim();
 
 export class TagService {
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly contacts: ContactTags;
   private readonly audiences: TagAudiences;
 
-  constructor(db: Db, contacts: ContactTags, audiences: TagAudiences) {
+  constructor(db: Db, transactions: Transactions, contacts: ContactTags, audiences: TagAudiences) {
     this.db = db;
+    this.transactions = transactions;
     this.contacts = contacts;
     this.audiences = audiences;
   }
@@ -81,7 +84,7 @@ export class TagService {
     const from = tagName(name);
     const to = tagName(input.name);
     if (!to) throw validationFailed([{ pointer: '/name', detail: 'must not be blank' }]);
-    const { renamed, tag } = await this.db.transaction().execute(async (trx) => {
+    const { renamed, tag } = await this.transactions.run(async (trx) => {
       if (from.length > MAX_TAG_LENGTH || !(await this.contacts.tagCount(trx, accountId, from))) throw notFound('tag');
       const renamed = from === to ? 0 : await this.contacts.renameTag(trx, accountId, from, to);
       return { renamed, tag: { name: to, contacts: await this.contacts.tagCount(trx, accountId, to) } };
@@ -116,9 +119,9 @@ export class TagService {
           : input.segment_id !== undefined
             ? await this.segmentSelector(accountId, input.segment_id)
             : await this.listSelector(accountId, input.list_id!);
-    const result = await this.db
-      .transaction()
-      .execute((trx) => this.contacts.retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }));
+    const result = await this.transactions.run((trx) =>
+      this.contacts.retagContacts(trx, accountId, selector, { add: add.filter((t) => !remove.includes(t)), remove, maxTags: MAX_TAGS }),
+    );
     analyzeSoon(this.db, ['contacts'], result.changed);
     return result;
   }

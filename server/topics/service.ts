@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.d.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
+import type { Db } from '../db/kysely.ts';
 import { append } from '../events/outbox.ts';
 import { contactJson, type ContactJson } from '../contacts/json.ts';
 import { SHOWN_CONTACT_COLUMNS } from '../contacts/repository.ts';
@@ -32,11 +32,11 @@ export async function contactForEvent(db: Db, accountId: string, contactId: stri
 
 /** Unsubscribe topics and contacts' opt-outs through the API. */
 export class TopicService {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
 
-  constructor(pool: Pool, db: Db) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db) {
+    this.transactions = transactions;
     this.db = db;
   }
 
@@ -92,8 +92,7 @@ export class TopicService {
   /** Replaces the topics a contact left; `contact.updated` (`changed: ["topic_optouts"]`) when they change. */
   async replaceContactOptouts(accountId: string, contactId: string, topicIds: string[]): Promise<ContactTopicOptouts> {
     const wanted = [...new Set(topicIds)];
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const contact = await contactForEvent(db, accountId, contactId);
       if (!contact) throw notFound('contact');
       const known = wanted.length
@@ -102,7 +101,7 @@ export class TopicService {
       const unknown = topicIds.flatMap((id, i) => (known.has(id) ? [] : [{ pointer: `/topic_ids/${i}`, detail: 'is not a topic of this account' }]));
       if (unknown.length) throw validationFailed(unknown);
       if (await optouts.replace(db, accountId, contactId, wanted)) {
-        await append(client, accountId, [{ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } }]);
+        await append(db, accountId, [{ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } }]);
       }
       return { topic_ids: await optouts.ofContact(db, contactId) };
     });

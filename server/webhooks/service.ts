@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { appendDispatched, envelopesByIds, type EnvelopeRecord } from '../events/dispatch.ts';
 import { isEventPattern } from '../events/patterns.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
@@ -53,11 +54,13 @@ const endpointFields = (input: WebhookInput): store.EndpointFields => ({
 
 export class WebhookService {
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly box: SecretBox;
   private readonly settings: Config['webhooks'];
 
-  constructor(db: Db, box: SecretBox, settings: Config['webhooks']) {
+  constructor(db: Db, transactions: Transactions, box: SecretBox, settings: Config['webhooks']) {
     this.db = db;
+    this.transactions = transactions;
     this.box = box;
     this.settings = settings;
   }
@@ -119,7 +122,7 @@ export class WebhookService {
    */
   private async deliverTest(webhook: WebhookRecord, event: EnvelopeRecord, deliveryId: string | null) {
     const outcome = await attemptDelivery(webhook.url, eventEnvelope(event), signingSecrets(this.box, webhook), { ...this.settings });
-    const delivery = await this.db.transaction().execute((tx) => store.recordTestAttempt(tx, webhook, event.id, deliveryId, outcome.success, outcome));
+    const delivery = await this.transactions.run((tx) => store.recordTestAttempt(tx, webhook, event.id, deliveryId, outcome.success, outcome));
     return { outcome, delivery };
   }
 

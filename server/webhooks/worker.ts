@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { envelopesByIds, lockUndispatched, markDispatched } from '../events/dispatch.ts';
 import type { Logger } from '../logger.ts';
 import { attemptDelivery, type AttemptOutcome } from './deliverer.ts';
@@ -40,12 +41,14 @@ export class WebhookWorker {
   private pumpAgain = false;
   private stopped = false;
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly box: SecretBox;
   private readonly settings: Config['webhooks'];
   private readonly log: Logger;
 
-  constructor(db: Db, box: SecretBox, settings: Config['webhooks'], log: Logger) {
+  constructor(db: Db, transactions: Transactions, box: SecretBox, settings: Config['webhooks'], log: Logger) {
     this.db = db;
+    this.transactions = transactions;
     this.box = box;
     this.settings = settings;
     this.log = log;
@@ -84,7 +87,7 @@ export class WebhookWorker {
 
   private async dispatch(): Promise<void> {
     for (;;) {
-      const count = await this.db.transaction().execute(async (tx) => {
+      const count = await this.transactions.run(async (tx) => {
         const events = await lockUndispatched(tx, DISPATCH_BATCH);
         await fanOut(tx, events);
         await markDispatched(
@@ -229,6 +232,6 @@ export class WebhookWorker {
       if (gone) endpoint.gone = true;
       endpoints.set(delivery.webhook_id, endpoint);
     }
-    await this.db.transaction().execute((tx) => recordAttempts(tx, [...endpoints.values()], deliveries, this.settings.disableAfterSeconds));
+    await this.transactions.run((tx) => recordAttempts(tx, [...endpoints.values()], deliveries, this.settings.disableAfterSeconds));
   }
 }

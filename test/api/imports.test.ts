@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sqlOnClient } from '../../server/db/kysely.ts';
 import { StagingBatch } from '../../server/imports/batch.ts';
 import { toImportRow } from '../../server/imports/rows.ts';
 import { writeBatch } from '../../server/imports/writer.ts';
@@ -401,7 +402,7 @@ describe('an update_only batch against an account that has just grown', () => {
       await db.query(`begin; load 'auto_explain'; set local auto_explain.log_min_duration = 0; set local auto_explain.log_level = notice`);
       const batch = new StagingBatch();
       for (let i = 0; i < 2_500; i++) batch.add(toImportRow(i + 1, { email: `grown${i * 4}@example.com`, first_name: 'Again' }, []));
-      const counts = await writeBatch(db, { importId: imported.body.id, accountId: account.accountId, mode: 'update_only' }, batch);
+      const counts = await writeBatch(sqlOnClient(db), { importId: imported.body.id, accountId: account.accountId, mode: 'update_only' }, batch);
       expect(counts).toMatchObject({ created: 0, failed: 0 });
       const update = plans.find((plan) => plan.includes('Update on contacts'));
       expect(update).toContain('Index Scan using contacts_account_email on contacts');
