@@ -132,7 +132,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts,
     imports: new ImportService(em, transactions, runtime.queue, config.imports, listStore),
-    feedback: new FeedbackService(runtime.pool, sqlOf(em), campaignRecords, contactRecords),
+    feedback: new FeedbackService(transactions, sqlOf(em), campaignRecords, contactRecords),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),

@@ -108,7 +108,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), new Transactions(pool), secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(pool, sqlOf(orm.em), campaignRecords, contactRecords);
+  const feedback = new FeedbackService(new Transactions(pool), sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
@@ -158,7 +158,15 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const app = createApp(runtime);
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
-  const recorder = new TrackingRecorder({ pool, signer, trustProxy, settings: config.tracking, log, campaigns: campaignRecords, contacts: contactRecords });
+  const recorder = new TrackingRecorder({
+    transactions: new Transactions(pool),
+    signer,
+    trustProxy,
+    settings: config.tracking,
+    log,
+    campaigns: campaignRecords,
+    contacts: contactRecords,
+  });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { newId } from '../db/ids.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
+import type { Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { BounceType } from './reports.ts';
@@ -52,17 +52,17 @@ export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: st
  * and as complained once, at its first complaint, however often either is reported.
  */
 export class FeedbackService {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly campaigns: CampaignRecords;
   private readonly contacts: ContactRecords;
 
   /**
-   * `db` reads on the ORM's connection; `pool` (the ORM's too) lends a report its own
-   * connection, since its events are COPYed in its transaction.
+   * `db` reads on the ORM's connection; `transactions` gives a report its own transaction, in
+   * which its events may be COPYed.
    */
-  constructor(pool: Pool, db: Db, campaigns: CampaignRecords, contacts: ContactRecords) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db, campaigns: CampaignRecords, contacts: ContactRecords) {
+    this.transactions = transactions;
     this.db = db;
     this.campaigns = campaigns;
     this.contacts = contacts;
@@ -71,8 +71,7 @@ export class FeedbackService {
   /** Null when neither the message nor the address is known (to this account, when given). */
   async recordBounce(input: BounceInput): Promise<BounceRecord | null> {
     if (input.messageId && isTransactionalId(input.messageId)) return this.recordTransactionalBounce({ ...input, messageId: input.messageId });
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const message = await this.findMessage(db, input);
       const accountId = message?.account_id ?? input.accountId;
       if (!accountId) return null;
@@ -124,15 +123,14 @@ export class FeedbackService {
           { email, reason: complaint ? 'complained' : 'bounced', source: complaint ? 'complaint' : 'bounce', detail: input.reason },
         ]);
       }
-      await append(client, accountId, events);
+      await append(db, accountId, events);
       return record;
     });
   }
 
   /** A bounce or complaint of a transactional message: no campaign counts it; the address is suppressed as for campaigns. */
   private recordTransactionalBounce(input: BounceInput & { messageId: string }): Promise<BounceRecord | null> {
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const message = await transactionalFeedback.lock(db, input.messageId);
       // A copy whose recipient was erased is unknown to reports: its reason and events would name them again.
       if (!message || message.email === '' || (input.accountId && message.account_id !== input.accountId)) return null;
@@ -161,7 +159,7 @@ export class FeedbackService {
         events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
       }
       if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
-      await append(client, accountId, events);
+      await append(db, accountId, events);
       return record;
     });
   }
@@ -174,8 +172,7 @@ export class FeedbackService {
    * A campaign without a topic, or a message whose contact is gone, always leaves everything.
    */
   async unsubscribe(messageId: string, source: 'link' | 'one_click', scope: 'topic' | 'all'): Promise<UnsubscribeResult> {
-    return inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    return this.transactions.run(async (db) => {
       const {
         rows: [message],
       } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
@@ -233,7 +230,7 @@ export class FeedbackService {
         );
         events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
       }
-      await append(client, message.account_id, events);
+      await append(db, message.account_id, events);
       return { outcome: 'unsubscribed', email: message.email, topic: topic?.name ?? null };
     });
   }

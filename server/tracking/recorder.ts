@@ -1,8 +1,7 @@
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
-import { sqlOnClient } from '../db/kysely.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
@@ -27,7 +26,7 @@ interface Hit {
 }
 
 export interface RecorderDeps {
-  pool: Pool;
+  transactions: Transactions;
   signer: TokenSigner;
   /** Which forwarding proxies to believe about the client's address, as for the API. */
   trustProxy: TrustProxy;
@@ -65,7 +64,7 @@ export class TrackingRecorder {
   private readonly pending = new PendingRequests();
   private flushing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly signer: TokenSigner;
   private readonly trustProxy: TrustProxy;
   private readonly settings: Config['tracking'];
@@ -74,7 +73,7 @@ export class TrackingRecorder {
   private readonly contacts: ContactRecords;
 
   constructor(deps: RecorderDeps) {
-    this.pool = deps.pool;
+    this.transactions = deps.transactions;
     this.signer = deps.signer;
     this.trustProxy = deps.trustProxy;
     this.settings = deps.settings;
@@ -133,8 +132,7 @@ export class TrackingRecorder {
     const hits = all.filter((h) => !isTransactionalId(h.messageId));
     const transactional = all.filter((h) => isTransactionalId(h.messageId));
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
-    await inTransaction(this.pool, async (client) => {
-      const db = sqlOnClient(client);
+    await this.transactions.run(async (db) => {
       // Row locks in id order: flushes of several processes never deadlock on each other. Times
       // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
       // A message whose recipient was erased (no address) records no more hits.
@@ -207,7 +205,7 @@ export class TrackingRecorder {
         ]);
         emit(m, { type: 'email.clicked', data: { ...emailEventData(m), url: hit.click.url, first_click: first, user_agent: hit.userAgent } });
       }
-      await copyHits(client, opens, clicks);
+      await copyHits(db, opens, clicks);
       await writeRollups(db, rollups, this.campaigns);
       if (changed.size) {
         const list = [...changed];
@@ -229,7 +227,7 @@ export class TrackingRecorder {
       }
       for (const [accountId, list] of await recordEngagement(db, transactional, this.settings.machineOpenSeconds))
         events.set(accountId, [...(events.get(accountId) ?? []), ...list]);
-      for (const [accountId, list] of events) await append(client, accountId, list);
+      for (const [accountId, list] of events) await append(db, accountId, list);
     });
   }
 }

@@ -2,7 +2,6 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import { copyLines, copyRows, type CopyValue } from '../db/copy.ts';
 import { newId } from '../db/ids.ts';
 import type { Database, Db } from '../db/kysely.ts';
-import type { PoolClient } from '../db/pool.ts';
 import type { CampaignCounts, CampaignRecords } from './campaign-records.ts';
 
 /**
@@ -21,10 +20,10 @@ export type BounceRecord = Selectable<Database['bounces']>;
 const OPEN_COLUMNS = 'id, account_id, campaign_id, message_id, contact_id, email, occurred_at, user_agent, ip, machine, is_first, is_first_human';
 const CLICK_COLUMNS = 'id, account_id, campaign_id, message_id, contact_id, email, link, url, occurred_at, user_agent, ip, is_first, is_first_for_link';
 
-/** A flush's opens and clicks, by COPY (cheaper than an INSERT of the same rows) on the transaction's client. */
-export async function copyHits(client: PoolClient, opens: CopyValue[][], clicks: CopyValue[][]): Promise<void> {
-  if (opens.length) await copyLines(client, 'opens', OPEN_COLUMNS, copyRows(opens));
-  if (clicks.length) await copyLines(client, 'clicks', CLICK_COLUMNS, copyRows(clicks));
+/** A flush's opens and clicks, by COPY (cheaper than an INSERT of the same rows) in the transaction. */
+export async function copyHits(tx: Db, opens: CopyValue[][], clicks: CopyValue[][]): Promise<void> {
+  if (opens.length) await copyLines(tx, 'opens', OPEN_COLUMNS, copyRows(opens));
+  if (clicks.length) await copyLines(tx, 'clicks', CLICK_COLUMNS, copyRows(clicks));
 }
 
 export function insertBounce(db: Db, row: Insertable<Database['bounces']>): Promise<BounceRecord> {
