@@ -77,6 +77,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     throw error;
   });
   const pool = await nativePool(orm);
+  const transactions = new Transactions(pool);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
   const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
@@ -106,9 +107,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     access,
     keyUsage,
   };
-  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), new Transactions(pool), secretBox, config.webhooks, log);
+  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), transactions, secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(new Transactions(pool), sqlOf(orm.em), campaignRecords, contactRecords);
+  const feedback = new FeedbackService(transactions, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
     config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
 
@@ -124,7 +125,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       {
         queue,
         db: sqlOf(orm.em.fork()),
-        transactions: new Transactions(pool),
+        transactions,
         log,
         thread: { databaseUrl: database.url, limits: config.imports, logLevel: config.logLevel },
       },
@@ -133,8 +134,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });
     sending = startSendingWorker(config, config.sending.smtpUrl ?? capture!.url, log, (threads) => {
       const startCampaign = (accountId: string, campaignId: string) => createServices(runtime).campaigns.start(accountId, campaignId);
-      startCampaignSending({ orm, pool, queue, config, templates, threads, records: outcomeRecords, log, startCampaign }, shutdown.signal, listener);
-      const transactional = new TransactionalSender(pool, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords);
+      startCampaignSending({ orm, transactions, queue, config, templates, threads, records: outcomeRecords, log, startCampaign }, shutdown.signal, listener);
+      const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords);
       transactional.start(shutdown.signal);
       return [transactional];
     });
@@ -159,7 +160,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   // The tracking routes and WebSocket upgrades bypass Express; they judge X-Forwarded-For by its rule.
   const trustProxy = app.get('trust proxy fn') as TrustProxy;
   const recorder = new TrackingRecorder({
-    transactions: new Transactions(pool),
+    transactions,
     signer,
     trustProxy,
     settings: config.tracking,

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import type { Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { TemplateThread } from '../rendering/template-thread.ts';
 import type { OutcomeRecords } from '../sending/records.ts';
 import type { SendThreads } from '../sending/send-threads.ts';
@@ -22,7 +22,7 @@ const SEND_JOB_LOCK_SECONDS = 30;
 
 export interface CampaignSendingDeps {
   orm: Orm;
-  pool: Pool;
+  transactions: Transactions;
   queue: Queue;
   config: Pick<Config, 'sending'>;
   templates: TemplateThread;
@@ -41,8 +41,8 @@ export interface CampaignSendingDeps {
  * campaign paused or cancelled, in any process.
  */
 export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSignal, halts: Pick<EventListener, 'onCampaignHalted'>): void {
-  const { orm, pool, queue, config, threads, log } = deps;
-  const sender = new CampaignSender(orm, pool, threads, deps.templates, config.sending, log, deps.records);
+  const { orm, transactions, queue, config, threads, log } = deps;
+  const sender = new CampaignSender(orm, transactions, threads, deps.templates, config.sending, log, deps.records);
   halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
   queue.define(
     SEND_JOB,

@@ -1,8 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import type { Pool } from '../db/pool.ts';
-import { inTransaction, PER_ROW_LOOKUPS } from '../db/pool.ts';
-import { sqlOf, sqlOnClient } from '../db/kysely.ts';
+import { PER_ROW_LOOKUPS } from '../db/pool.ts';
+import { sqlOf } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
+import { sql } from 'kysely';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
@@ -31,7 +32,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export class CampaignSender {
   private readonly orm: Orm;
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly threads: SendThreads;
   private readonly templates: TemplateThread;
   private readonly settings: Config['sending'];
@@ -40,9 +41,17 @@ export class CampaignSender {
   /** Each run's halt, by campaign: a pause or cancel stops the run's batch in flight. */
   private readonly halts = new Map<string, Set<AbortController>>();
 
-  constructor(orm: Orm, pool: Pool, threads: SendThreads, templates: TemplateThread, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
+  constructor(
+    orm: Orm,
+    transactions: Transactions,
+    threads: SendThreads,
+    templates: TemplateThread,
+    settings: Config['sending'],
+    log: Logger,
+    records: OutcomeRecords,
+  ) {
     this.orm = orm;
-    this.pool = pool;
+    this.transactions = transactions;
     this.threads = threads;
     this.templates = templates;
     this.settings = settings;
@@ -113,7 +122,7 @@ export class CampaignSender {
         cursor = batch.at(-1)?.id ?? '';
       }
       if (!batch.length) {
-        if (piece) await inTransaction(this.pool, (client) => audiences.finish(sqlOnClient(client), piece.id));
+        if (piece) await this.transactions.run((tx) => audiences.finish(tx, piece.id));
         else if (await this.tryComplete(campaignId)) return 'done';
         else await sleep(250);
         continue;
@@ -153,26 +162,27 @@ export class CampaignSender {
    */
   private takePiece(accountId: string, campaignId: string): Promise<{ id: string; batch: ClaimedMessage[] } | null | string> {
     const size = this.settings.batchSize;
-    return inTransaction(this.pool, async (client) => {
-      const tx = sqlOnClient(client);
-      const piece = (await audiences.takeAbandoned(tx, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, campaignId, size));
-      if (!piece) return null;
-      const batch = piece.contacts.map((c): ClaimedMessage => ({
-        id: newId('msg'),
-        contact_id: c.id,
-        email: c.email,
-        attempts: 1,
-        first_name: c.first_name,
-        last_name: c.last_name,
-        tags: c.tags,
-        attributes: c.attributes,
-        contact_status: 'subscribed',
-      }));
-      return { id: piece.id, batch };
-    }).catch((e: unknown) => {
-      if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
-      throw e;
-    });
+    return this.transactions
+      .run(async (tx) => {
+        const piece = (await audiences.takeAbandoned(tx, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, campaignId, size));
+        if (!piece) return null;
+        const batch = piece.contacts.map((c): ClaimedMessage => ({
+          id: newId('msg'),
+          contact_id: c.id,
+          email: c.email,
+          attempts: 1,
+          first_name: c.first_name,
+          last_name: c.last_name,
+          tags: c.tags,
+          attributes: c.attributes,
+          contact_status: 'subscribed',
+        }));
+        return { id: piece.id, batch };
+      })
+      .catch((e: unknown) => {
+        if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
+        throw e;
+      });
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
@@ -237,10 +247,9 @@ export class CampaignSender {
       if (meaning.bounce) bounced.push({ messageId: message.id, contactId: message.contact_id, email: message.email, ...meaning.bounce });
     }
     const hourCounts = { sent: counts.sent, delivered: counts.delivered, deferred: counts.deferred, failed: counts.failed };
-    // One connection of the ORM's pool: the statements below and the events' COPY share its transaction.
-    await inTransaction(this.pool, async (client) => {
-      const tx = sqlOnClient(client);
-      await client.query(PER_ROW_LOOKUPS);
+    // One connection: the statements below and the events' COPY share its transaction.
+    await this.transactions.run(async (tx) => {
+      await sql.raw(PER_ROW_LOOKUPS).execute(tx);
       if (pieceId === null) await messages.recordOutcomes(tx, outcomes);
       else {
         const written = new Map(results.map(({ message }) => [message.id, message]));
@@ -257,11 +266,14 @@ export class CampaignSender {
       await this.records.addSendRollups(tx, accountId, campaignId, now, hourCounts, sentTo);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
       await recordCampaignBounces(tx, this.records, accountId, campaignId, bounced, events);
-      await append(client, accountId, events);
+      await append(tx, accountId, events);
     });
   }
 
-  /** Completes the campaign when nothing is left to send, through the state machine. */
+  /**
+   * Completes the campaign when nothing is left to send, through the state machine: the ORM's
+   * unit of work, since the transition changes the campaign's entity.
+   */
   private tryComplete(campaignId: string): Promise<boolean> {
     return this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);
@@ -274,6 +286,7 @@ export class CampaignSender {
     });
   }
 
+  /** Fails the campaign through the state machine, on the ORM's unit of work as `tryComplete`. */
   private async fail(campaignId: string, reason: string): Promise<void> {
     await this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);

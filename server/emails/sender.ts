@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
-import { sqlOnClient, type Db } from '../db/kysely.ts';
-import { inTransaction, type Pool } from '../db/pool.ts';
+import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * pacing) and records outcomes, bounces and events a batch per transaction.
  */
 export class TransactionalSender {
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly db: Db;
   private readonly threads: SendThreads;
   private readonly settings: Config['sending'];
@@ -42,8 +42,8 @@ export class TransactionalSender {
   private readonly records: OutcomeRecords;
   private running: Promise<void>[] = [];
 
-  constructor(pool: Pool, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
-    this.pool = pool;
+  constructor(transactions: Transactions, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
+    this.transactions = transactions;
     this.db = db;
     this.threads = threads;
     this.settings = settings;
@@ -63,7 +63,7 @@ export class TransactionalSender {
   private async loop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        const batch = await emails.claim(this.pool, this.settings.batchSize, this.settings.leaseSeconds);
+        const batch = await emails.claim(this.transactions, this.settings.batchSize, this.settings.leaseSeconds);
         if (!batch.length) {
           if (await onQueued(POLL_MS, signal)) await sleep(GATHER_MS);
           continue;
@@ -135,8 +135,7 @@ export class TransactionalSender {
       if (meaning.events.length) events.set(message.id, meaning.events);
       if (meaning.bounce) bounced.push({ message, ...meaning.bounce });
     }
-    await inTransaction(this.pool, async (client) => {
-      const tx = sqlOnClient(client);
+    await this.transactions.run(async (tx) => {
       // A copy erased while it was out is not written: nothing of it may name the person again.
       const written = await emails.recordOutcomes(tx, results);
       for (const { message, reason, code } of bounced) {
@@ -150,7 +149,7 @@ export class TransactionalSender {
         if (!list || !written.has(message.id)) continue;
         byAccount.set(message.account_id, [...(byAccount.get(message.account_id) ?? []), ...list]);
       }
-      for (const [accountId, list] of byAccount) await append(client, accountId, list);
+      for (const [accountId, list] of byAccount) await append(tx, accountId, list);
     });
   }
 }

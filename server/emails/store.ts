@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Database, type Db } from '../db/kysely.ts';
 import { keysetPage } from '../db/keyset.ts';
 import type { Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
 import type { TransactionalContent } from '../rendering/transactional-message.ts';
@@ -152,9 +153,8 @@ export const emails = {
    * held past their lease by a process that died), oldest due first. SKIP LOCKED: no message
    * goes to two senders. The claim moves `next_attempt_at` to the lease's end.
    */
-  claim(pool: Pool, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-    return prepared(
-      pool,
+  claim(transactions: Transactions, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+    return transactions.prepared(
       sql<ClaimedEmail>`
       update emails e set status = 'sending', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
       where e.id = any(array(
