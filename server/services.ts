@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
 import { sqlOf } from './db/kysely.ts';
-import { Transactions } from './db/transactions.ts';
+import type { Transactions } from './db/transactions.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
 import { AuthRepository } from './auth/repository.ts';
@@ -66,6 +66,8 @@ export interface Runtime {
   databaseUrl: string;
   orm: Orm;
   pool: Pool;
+  /** Transactions on `pool`: one for the process, since the emails' single writes are shared per instance. */
+  transactions: Transactions;
   queue: Queue;
   /** Test sends' connection to the relay (campaigns send from their threads). */
   transport: MailTransport;
@@ -117,7 +119,7 @@ const personalData: PersonalData = {
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
-  const transactions = new Transactions(runtime.pool);
+  const transactions = runtime.transactions;
   const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore);
   const lists = new ListService(sqlOf(em), transactions, contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
@@ -138,7 +140,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), transactions, runtime.secretBox, config.webhooks),
     events: new EventService(em),
-    emails: new EmailService(sqlOf(em), runtime.pool, (accountId, templateId, version, data) =>
+    emails: new EmailService(sqlOf(em), transactions, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
     ),
     campaigns: new CampaignService(
@@ -158,7 +160,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
     suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
     topics: new TopicService(transactions, sqlOf(em)),
-    exports: new ExportService(sqlOf(em), runtime.queue, runtime.pool, config.exports),
+    exports: new ExportService(sqlOf(em), transactions, runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
   };
 }

@@ -97,6 +97,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     databaseUrl: database.url,
     orm,
     pool,
+    transactions,
     queue,
     transport,
     templates,
@@ -146,6 +147,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     startConfirmationSender({
       queue,
       db: sqlOf(orm.em.fork()),
+      transactions,
       mailer: { buildMime, sendMime: (envelope, mime) => transport.sendMime(envelope, mime) },
       secretKeys: config.secretKeys,
       publicUrl: config.publicUrl,
@@ -171,6 +173,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),
+    transactions,
     signer: new ConfirmationSigner(config.secretKeys),
     contacts: () => createServices(runtime).contacts,
     page,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { matching, type ContactFilters } from './repository.ts';
 
 /** How long an exact count of filtered contacts may take before the planner's estimate is answered instead. */
@@ -14,7 +15,12 @@ const QUERY_CANCELED = '57014';
  * contacts are counted, within COUNT_TIMEOUT_MS; past it, the planner's estimate answers
  * (`exact: false`), so that a count never holds a connection longer than that.
  */
-export async function countContacts(db: Db, accountId: string, filters: ContactFilters): Promise<{ count: number; exact: boolean }> {
+export async function countContacts(
+  db: Db,
+  transactions: Transactions,
+  accountId: string,
+  filters: ContactFilters,
+): Promise<{ count: number; exact: boolean }> {
   const { status, ...others } = filters;
   if (!Object.values(others).some(Boolean)) {
     const row = await db
@@ -26,7 +32,7 @@ export async function countContacts(db: Db, accountId: string, filters: ContactF
     return { count: Number(row.n), exact: true };
   }
   try {
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await transactions.run(async (trx) => {
       await sql`set local statement_timeout = ${sql.lit(COUNT_TIMEOUT_MS)}`.execute(trx);
       return matching(trx.selectFrom('contacts').select(sql<string>`count(*)`.as('n')), accountId, filters).executeTakeFirstOrThrow();
     });

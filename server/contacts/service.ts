@@ -190,7 +190,7 @@ export class ContactService {
 
   /** `GET /contacts/count`: see `countContacts`. */
   count(accountId: string, filters: ContactFilters): Promise<{ count: number; exact: boolean }> {
-    return countContacts(sqlOf(this.em), accountId, filters);
+    return countContacts(sqlOf(this.em), this.transactions, accountId, filters);
   }
 
   async get(accountId: string, id: string): Promise<ContactJson> {

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
-import type { Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
 import { conflict, Problem, validationFailed, type FieldError } from '../contract/problem.ts';
 import { checkBatchItem } from './batch-items.ts';
@@ -22,13 +22,13 @@ const ROWS_PER_STATEMENT = 2000;
 const SINGLE_WRITES_IN_FLIGHT = 4;
 const REQUESTS_PER_WRITE = 50;
 
-/** Per pool (one per process): single requests of every account share its writes. */
-const singleWrites = new WeakMap<Pool, Coalescer<NewRequest, Map<string, Refusal>>>();
-function singleWriter(pool: Pool): Coalescer<NewRequest, Map<string, Refusal>> {
-  let writer = singleWrites.get(pool);
+/** Per `Transactions` (one per process): single requests of every account share its writes. */
+const singleWrites = new WeakMap<Transactions, Coalescer<NewRequest, Map<string, Refusal>>>();
+function singleWriter(transactions: Transactions): Coalescer<NewRequest, Map<string, Refusal>> {
+  let writer = singleWrites.get(transactions);
   if (!writer) {
-    writer = new Coalescer((items) => emails.insertMany({ pool }, items), SINGLE_WRITES_IN_FLIGHT, REQUESTS_PER_WRITE);
-    singleWrites.set(pool, writer);
+    writer = new Coalescer((items) => emails.insertMany({ transactions }, items), SINGLE_WRITES_IN_FLIGHT, REQUESTS_PER_WRITE);
+    singleWrites.set(transactions, writer);
   }
   return writer;
 }
@@ -42,13 +42,13 @@ interface Accepted {
 /** Transactional email: accepting requests (each recipient queued or refused with its reason), reading and cancelling them. */
 export class EmailService {
   private readonly db: Db;
-  private readonly pool: Pool;
+  private readonly transactions: Transactions;
   private readonly render: RenderTemplate;
 
-  /** `pool` is the ORM's: the hot statements run prepared on it. */
-  constructor(db: Db, pool: Pool, render: RenderTemplate) {
+  /** `transactions` is the process's one (see `singleWriter`): the hot statements run prepared through it. */
+  constructor(db: Db, transactions: Transactions, render: RenderTemplate) {
     this.db = db;
-    this.pool = pool;
+    this.transactions = transactions;
     this.render = render;
   }
 
@@ -66,7 +66,7 @@ export class EmailService {
 
   /** Why each of these addresses would be refused (bounced, complained, suppressed); absent when it would not. */
   refusals(accountId: string, addresses: string[]): Promise<Map<string, Refusal>> {
-    return recipientStanding(this.pool, accountId, addresses).then(({ refused }) => refused);
+    return recipientStanding(this.transactions, accountId, addresses).then(({ refused }) => refused);
   }
 
   /** Each item checked (contract, then rules) and accepted or refused on its own; the accepted ones written in one transaction. */
@@ -128,10 +128,10 @@ export class EmailService {
     const refused = new Map<string, Refusal>();
     const note = (found: Map<string, Refusal>) => found.forEach((reason, id) => refused.set(id, reason));
     // A single request shares its statement and commit with those arriving beside it.
-    if (accepted.length === 1) note(await singleWriter(this.pool).run(requestsOf(accepted)[0]));
-    else if (chunks.length === 1) note(await emails.insertMany({ pool: this.pool }, requestsOf(chunks[0])));
+    if (accepted.length === 1) note(await singleWriter(this.transactions).run(requestsOf(accepted)[0]));
+    else if (chunks.length === 1) note(await emails.insertMany({ transactions: this.transactions }, requestsOf(chunks[0])));
     else
-      await this.db.transaction().execute(async (tx) => {
+      await this.transactions.run(async (tx) => {
         for (const chunk of chunks) note(await emails.insertMany({ db: tx }, requestsOf(chunk)));
       });
     if (accepted.some((a) => !a.email.scheduledAt && a.recipients.some((r) => !refused.has(r.id)))) announceQueued();

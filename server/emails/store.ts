@@ -1,7 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { prepared, type Database, type Db } from '../db/kysely.ts';
+import type { Database, Db } from '../db/kysely.ts';
 import { keysetPage } from '../db/keyset.ts';
-import type { Pool } from '../db/pool.ts';
 import type { Transactions } from '../db/transactions.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { EmailStatus, RecipientKind } from './entities.ts';
@@ -110,10 +109,10 @@ export const emails = {
    * the standing read and both inserts are CTEs, so any number of requests, of any accounts,
    * cost one round trip and no explicit transaction. Every content is stored, even one whose
    * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
-   * whatever their number, and on a pool it runs prepared, planned once per connection (in a
+   * whatever their number, and through `Transactions` it runs prepared, planned once per connection (in a
    * transaction, `db`, it is not).
    */
-  async insertMany(on: { pool: Pool } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
+  async insertMany(on: { transactions: Transactions } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
     if (!items.length) return new Map();
     const contents = items.map((i) => i.content);
     const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
@@ -144,7 +143,7 @@ export const emails = {
         returning id
       )
       select s.id, s.refused from standing s where s.refused is not null`;
-    const refused = 'pool' in on ? await prepared(on.pool, query) : (await query.execute(on.db)).rows;
+    const refused = 'transactions' in on ? await on.transactions.prepared(query) : (await query.execute(on.db)).rows;
     return new Map(refused.map((r) => [r.id, r.refused!]));
   },
 
@@ -424,12 +423,11 @@ function standingOf(source: RawBuilder<unknown>, accountId: RawBuilder<unknown>)
 }
 
 /** Why each address (lower-cased) may not receive transactional mail; one statement (see `standingOf`). */
-export async function recipientStanding(pool: Pool, accountId: string, addresses: string[]): Promise<{ refused: Map<string, Refusal> }> {
+export async function recipientStanding(transactions: Transactions, accountId: string, addresses: string[]): Promise<{ refused: Map<string, Refusal> }> {
   const refused = new Map<string, Refusal>();
   if (!addresses.length) return { refused };
   const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
-  const rows = await prepared(
-    pool,
+  const rows = await transactions.prepared(
     sql<{
       email: string;
       refused: Refusal | null;

@@ -6,6 +6,7 @@ import type { Queue } from '../jobs/queue.ts';
 import { notFound, Problem } from '../contract/problem.ts';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { CopyCsvWriter } from './copy-csv.ts';
 import { exportCopySql, headerLine, planExport } from './csv-writer.ts';
 import { exportsStore, type ExportListed, type StoredFilters } from './store.ts';
@@ -40,12 +41,14 @@ const exportJson = (e: ExportListed): ContactExportJson => ({
 /** Contact exports: started through the API, written by a job, downloaded as they were written. */
 export class ExportService {
   private readonly db: Db;
+  private readonly transactions: Transactions;
   private readonly queue: Queue;
   private readonly pool: Pool;
   private readonly limits: Config['exports'];
 
-  constructor(db: Db, queue: Queue, pool: Pool, limits: Config['exports']) {
+  constructor(db: Db, transactions: Transactions, queue: Queue, pool: Pool, limits: Config['exports']) {
     this.db = db;
+    this.transactions = transactions;
     this.queue = queue;
     this.pool = pool;
     this.limits = limits;
@@ -54,7 +57,7 @@ export class ExportService {
   async create(accountId: string, filters: ContactExportFilters): Promise<ContactExportJson> {
     const stored: StoredFilters = {};
     for (const [key, value] of Object.entries(filters)) if (typeof value === 'string' || Array.isArray(value)) stored[key] = value;
-    const created = await exportsStore.insertWithin(this.db, this.limits.maxConcurrentPerAccount, {
+    const created = await exportsStore.insertWithin(this.transactions, this.limits.maxConcurrentPerAccount, {
       account_id: accountId,
       filters: stored,
       expires_at: new Date(Date.now() + EXPORT_KEPT_MS),
@@ -100,7 +103,7 @@ export class ExportService {
    */
   async run(exportId: string): Promise<void> {
     const found = await exportsStore.byId(this.db, null, exportId);
-    if (!found || !(await exportsStore.start(this.db, exportId))) return;
+    if (!found || !(await exportsStore.start(this.transactions, exportId))) return;
     try {
       const plan = await planExport(this.db, found.account_id, found.filters);
       await exportsStore.appendChunk(this.db, exportId, 0, Buffer.from(headerLine(plan)), 0);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import type { Pool } from '../db/pool.ts';
+import type { Transactions } from '../db/transactions.ts';
 import type { ExportStatus } from './entities.ts';
 
 /** An export's filters as stored: texts, and the ids of `contact_ids`. */
@@ -38,8 +39,12 @@ export const exportsStore = {
    * Inserts the export unless the account has `maxActive` queued or running, answering null then.
    * Requests of one account take turns on an advisory lock, so parallel ones cannot all see room.
    */
-  async insertWithin(db: Db, maxActive: number, row: { account_id: string; filters: StoredFilters; expires_at: Date }): Promise<ExportListed | null> {
-    return db.transaction().execute(async (tx) => {
+  async insertWithin(
+    transactions: Transactions,
+    maxActive: number,
+    row: { account_id: string; filters: StoredFilters; expires_at: Date },
+  ): Promise<ExportListed | null> {
+    return transactions.run(async (tx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`contact_exports:${row.account_id}`}))`.execute(tx);
       const { active } = await tx
         .selectFrom('contact_exports')
@@ -60,8 +65,8 @@ export const exportsStore = {
   },
 
   /** Marks a queued (or interrupted) export running and drops what an earlier run wrote; false when it is not to run. */
-  async start(db: Db, id: string): Promise<boolean> {
-    return db.transaction().execute(async (tx) => {
+  async start(transactions: Transactions, id: string): Promise<boolean> {
+    return transactions.run(async (tx) => {
       const row = await tx
         .updateTable('contact_exports')
         .set({ status: 'running', started_at: sql<Date>`now()`, rows: 0, bytes: 0 })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { deletePendingSignups } from '../contacts/pending-signups.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
@@ -95,8 +96,8 @@ export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, s
  * Removes public sign-ups not confirmed in time, and the contacts that only they made (with
  * `contact.deleted`, as their `contact.created` was announced), in one transaction.
  */
-export async function expirePendingSignups(db: Db): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function expirePendingSignups(transactions: Transactions): Promise<void> {
+  await transactions.run(async (trx) => {
     const deleted = await deletePendingSignups(trx, await listStore.expireSignups(trx));
     const byAccount = Map.groupBy(deleted, (c) => c.account_id);
     for (const [accountId, contacts] of byAccount) {
@@ -116,6 +117,7 @@ export async function expirePendingSignups(db: Db): Promise<void> {
 export function startConfirmationSender(deps: {
   queue: Queue;
   db: Db;
+  transactions: Transactions;
   mailer: ConfirmationMailer;
   secretKeys: readonly SecretKey[];
   publicUrl: string;
@@ -124,5 +126,5 @@ export function startConfirmationSender(deps: {
   const { queue, db, log } = deps;
   const signer = new ConfirmationSigner(deps.secretKeys);
   queue.every(JOB, TICK_MS, () => sendDueConfirmations(db, deps.mailer, signer, deps.publicUrl, log));
-  queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(db));
+  queue.every(EXPIRE_JOB, EXPIRE_EVERY_MS, () => expirePendingSignups(deps.transactions));
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
@@ -11,6 +12,7 @@ import { subscribePendingContact } from './service.ts';
 
 export interface ConfirmationPageDeps {
   db: Db;
+  transactions: Transactions;
   signer: ConfirmationSigner;
   /** The contacts' service, for a contact that waited for its confirmation (a unit of work per call). */
   contacts: () => ContactService;
@@ -25,7 +27,7 @@ export interface ConfirmationPageDeps {
  * POST confirms; and the thank-you page of public forms. Returns false for every other path.
  */
 export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { db, signer, contacts, page, log } = deps;
+  const { db, transactions, signer, contacts, page, log } = deps;
   const invalid = (res: ServerResponse) =>
     page(res, 404, 'Link not found', '<p>This confirmation link is not valid. Please use the link in the original email.</p>');
 
@@ -51,7 +53,7 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
       return res.end();
     }
     req.resume();
-    const confirmed = await db.transaction().execute(async (trx) => {
+    const confirmed = await transactions.run(async (trx) => {
       const row = await listStore.confirm(trx, listId, contactId);
       if (row) {
         await append(trx, row.account_id, [

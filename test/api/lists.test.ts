@@ -500,7 +500,7 @@ describe('a public double opt-in sign-up', () => {
 
   it('expires unconfirmed after 7 days, with the contact it alone made', async () => {
     const { expirePendingSignups } = await import('../../server/lists/confirmations.ts');
-    const { sqlOf } = await import('../../server/db/kysely.ts');
+    const { Transactions } = await import('../../server/db/transactions.ts');
     const account = await newAccount(server.url, 'signup-expiry');
     const list = await newList(account, doubleOptIn);
     const known = await newContact(account, uniqueEmail('signup-known'));
@@ -519,7 +519,7 @@ describe('a public double opt-in sign-up', () => {
       freshId,
     ]);
 
-    await expirePendingSignups(sqlOf(server.orm.em.fork()));
+    await expirePendingSignups(new Transactions(server.pool));
     // Memberships gone; the contact only the sign-up made is gone (with contact.deleted), the others stay.
     expect(await memberStatus(account, list.id, known.id)).toBeUndefined();
     expect(await memberStatus(account, list.id, taggedId)).toBeUndefined();
