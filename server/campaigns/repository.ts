@@ -1,4 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { sqlOf } from '../db/kysely.ts';
 import type { Cursor } from '../contract/pagination.ts';
 import type { CampaignRow, MessageStatus } from './entities.ts';
@@ -8,9 +9,11 @@ import { campaigns, messages, type CampaignOrder, type ListedMessage } from './s
 /** The campaigns store bound to one unit of work, as the service uses it. */
 export class CampaignRepository {
   private readonly em: EntityManager;
+  private readonly transactions: Transactions;
 
-  constructor(em: EntityManager) {
+  constructor(em: EntityManager, transactions: Transactions) {
     this.em = em;
+    this.transactions = transactions;
   }
 
   byId(accountId: string, id: string): Promise<CampaignRow | null> {
@@ -24,7 +27,7 @@ export class CampaignRepository {
   }
 
   page(accountId: string, status: CampaignStatus | undefined, order: CampaignOrder, after: Cursor | null, limit: number): Promise<CampaignRow[]> {
-    return campaigns.page(this.em, accountId, status, order, after, limit);
+    return campaigns.page(this.transactions, accountId, status, order, after, limit);
   }
 
   create(data: Parameters<typeof campaigns.create>[1]): CampaignRow {

@@ -1,7 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
-import { prepared, sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
+import type { Transactions } from '../db/transactions.ts';
+import { sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import { append } from '../events/outbox.ts';
 import type { Cursor } from '../contract/pagination.ts';
@@ -89,7 +90,7 @@ export const campaigns = {
 
   /** One page in `(created_at, id)` order, or its reverse, read as plain rows: a list needs no identity map. */
   async page(
-    em: EntityManager,
+    transactions: Transactions,
     accountId: string,
     status: CampaignStatus | undefined,
     order: CampaignOrder,
@@ -138,7 +139,7 @@ export const campaigns = {
       ])
       .where('account_id', '=', accountId);
     if (status) query = query.where('status', '=', status);
-    return prepared(await em.getConnection().getNativeClient(), keysetPage(query, { at: 'created_at', id: 'id', direction }, after, limit));
+    return transactions.prepared(keysetPage(query, { at: 'created_at', id: 'id', direction }, after, limit));
   },
 
   create(em: EntityManager, data: Partial<CampaignRow> & Pick<CampaignRow, 'id' | 'accountId' | 'name' | 'subject' | 'fromEmail' | 'content'>): CampaignRow {
