@@ -10,19 +10,12 @@ const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/**
- * Where COPY goes: a transaction's handle (`Transactions.run`, `sqlOnClient`) or, for the
- * callers not yet moved to one, its raw client.
- */
-export type CopyTarget = Db | ClientBase;
-
-/** Whether `target` is bound to one connection, so COPY can run in its transaction. */
-export function canCopy(target: CopyTarget): boolean {
-  return !('selectFrom' in target) || connectionUnder(target) !== undefined;
+/** Whether `target` is bound to one connection (`Transactions.run`), so COPY can run in its transaction. */
+export function canCopy(target: Db): boolean {
+  return connectionUnder(target) !== undefined;
 }
 
-function clientFor(target: CopyTarget): ClientBase {
-  if (!('selectFrom' in target)) return target;
+function clientFor(target: Db): ClientBase {
   const client = connectionUnder(target);
   if (!client) throw new Error('COPY needs a handle bound to one connection (Transactions.run)');
   return client;
@@ -55,7 +48,7 @@ export function copyText(value: CopyValue): string {
  * V8's young generation (a string over 128 KB is born in the old generation, where it stays
  * until a full collection: a send's events, a few hundred KB a batch, grew the heap by 70 MB).
  */
-export async function copyLines(target: CopyTarget, table: string, columns: string, lines: Iterable<string>): Promise<void> {
+export async function copyLines(target: Db, table: string, columns: string, lines: Iterable<string>): Promise<void> {
   function* chunks(): Generator<string> {
     let chunk = '';
     for (const line of lines) {
@@ -71,7 +64,7 @@ export async function copyLines(target: CopyTarget, table: string, columns: stri
 }
 
 /** Writes COPY text already formatted (see `copyRows`) into `table` in the caller's transaction. */
-export async function copyBytes(target: CopyTarget, table: string, columns: string, text: Buffer): Promise<void> {
+export async function copyBytes(target: Db, table: string, columns: string, text: Buffer): Promise<void> {
   await pipeline(Readable.from([text]), clientFor(target).query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 }
 

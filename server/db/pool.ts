@@ -11,22 +11,6 @@ export function openPool(url: string, log: Logger, max = 20): pg.Pool {
   return pool;
 }
 
-/** Runs `work` in a transaction on one connection; rolls back if it throws. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 export type { Pool, PoolClient } from 'pg';
 
 declare module 'pg' {

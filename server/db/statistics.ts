@@ -88,6 +88,8 @@ function analyze(db: Db, table: keyof Database): Promise<void> {
   if (waiting) return waiting;
   const next = (running.get(table) ?? Promise.resolve()).then(() => {
     queued.delete(table);
+    // Kysely's own transaction on the caller's pool-wide handle, not Transactions.run: its callers,
+    // in every feature, hand a Db, and `set local` and ANALYZE need no raw connection.
     const analysis = db
       .transaction()
       .execute(async (trx) => {

@@ -2,7 +2,6 @@ import { sql, type RawBuilder } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf, type Db } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
-import type { PoolClient } from '../db/pool.ts';
 import { canCopy, copyLines, copyRows } from '../db/copy.ts';
 import { MATCHES_SQL } from './patterns.ts';
 import type { EventData, EventType, PendingEvent } from './types.ts';
@@ -25,7 +24,7 @@ function bornDispatched(accountId: string, type: string): string {
   return `(${type} = 'webhook.test' or not exists (select 1 from webhooks w where w.account_id = ${accountId} and w.active and ${MATCHES_SQL('w.events', type)}))`;
 }
 
-/** SQL with `$n` parameters, for a `pg` client or Kysely alike. */
+/** SQL with `$n` parameters, run through Kysely as it is. */
 interface Statement {
   sql: string;
   parameters: unknown[];
@@ -84,14 +83,12 @@ export function appendingEach<T extends EventType>(accountId: string, type: T, s
          (${source}) s`;
 }
 
-async function run<Row>(tx: Db | PoolClient, statement: Statement): Promise<Row[]> {
-  if (!isKysely(tx)) return (await tx.query<Row & object>(statement.sql, statement.parameters)).rows;
+async function run<Row>(tx: Db, statement: Statement): Promise<Row[]> {
   const { CompiledQuery } = await import('kysely');
   return (await tx.executeQuery<Row>(CompiledQuery.raw(statement.sql, statement.parameters))).rows;
 }
 
-const isEntityManager = (tx: EntityManager | Db | PoolClient): tx is EntityManager => 'getKysely' in tx;
-const isKysely = (tx: Db | PoolClient): tx is Db => 'selectFrom' in tx;
+const isEntityManager = (tx: EntityManager | Db): tx is EntityManager => 'getKysely' in tx;
 
 /**
  * From this many events, a transaction's handle (`Transactions.run`) writes them with COPY after reading the rule: for 25,000
@@ -105,12 +102,12 @@ const COPY_FROM = 1000;
  * when the change they describe does:
  * - an `EntityManager`: they join its unit of work, written by its next flush, in that flush's
  *   transaction (or the `em.transactional` it runs in); the rule is read first, in one query;
- * - a Kysely `Db` (`Transactions.run`'s handle, `sqlOf(em)`, a Kysely transaction) or a `pg`
- *   client in a transaction: they are written now, in one statement (large batches on a handle
- *   bound to one connection or on a client: COPY, see `COPY_FROM`).
+ * - a Kysely `Db` (`Transactions.run`'s handle, `sqlOf(em)`, a Kysely transaction): they
+ *   are written now, in one statement (large batches on a handle bound to one connection: COPY,
+ *   see `COPY_FROM`).
  * Either way `dispatched` follows the one rule of `bornDispatched`. Answers the events' ids.
  */
-export async function append(tx: EntityManager | Db | PoolClient, accountId: string, events: PendingEvent[]): Promise<string[]> {
+export async function append(tx: EntityManager | Db, accountId: string, events: PendingEvent[]): Promise<string[]> {
   const ids = events.map(() => newId('evt'));
   if (!events.length) return ids;
   if (isEntityManager(tx)) {

@@ -3,6 +3,7 @@ import { Account } from '../../server/auth/entities.ts';
 import { newId } from '../../server/db/ids.ts';
 import { sqlOf } from '../../server/db/kysely.ts';
 import { nativePool } from '../../server/db/orm.ts';
+import { Transactions } from '../../server/db/transactions.ts';
 import { Event } from '../../server/events/entities.ts';
 import { EVENT_TYPES, type PendingEvent } from '../../server/events/types.ts';
 import { append } from '../../server/events/outbox.ts';
@@ -82,25 +83,25 @@ describe('the dispatched flag', () => {
     const viaKysely = await sqlOf(sendline.orm.em.fork())
       .transaction()
       .execute((trx) => append(trx, accountId, events));
-    const client = await (await nativePool(sendline.orm)).connect();
-    const viaClient = await append(client, accountId, events).finally(() => client.release());
+    const transactions = new Transactions(await nativePool(sendline.orm));
+    const viaHandle = await transactions.run((tx) => append(tx, accountId, events));
     const rows = await sqlOf(sendline.orm.em.fork()).selectFrom('events').select(['id', 'dispatched']).where('account_id', '=', accountId).execute();
     const flags = new Map(rows.map((row) => [row.id, row.dispatched]));
     return {
       unitOfWork: viaUnitOfWork.map((id) => flags.get(id)!),
       kysely: viaKysely.map((id) => flags.get(id)!),
-      client: viaClient.map((id) => flags.get(id)!),
+      handle: viaHandle.map((id) => flags.get(id)!),
     };
   }
 
   it('is set at birth when no active webhook of the account subscribes to the type, however events are appended', async () => {
     const watched = await accountWatching({ events: ['email.*'], active: true }, { events: ['*'], active: false });
     const undispatched = [true, false, true];
-    expect(await appendEveryWay(watched)).toEqual({ unitOfWork: undispatched, kysely: undispatched, client: undispatched });
+    expect(await appendEveryWay(watched)).toEqual({ unitOfWork: undispatched, kysely: undispatched, handle: undispatched });
 
     const unwatched = await accountWatching();
     const dispatched = [true, true, true];
-    expect(await appendEveryWay(unwatched)).toEqual({ unitOfWork: dispatched, kysely: dispatched, client: dispatched });
+    expect(await appendEveryWay(unwatched)).toEqual({ unitOfWork: dispatched, kysely: dispatched, handle: dispatched });
   });
 
   it('keeps each payload with its type and flag in large batches, written by COPY or by INSERT', async () => {
@@ -113,8 +114,9 @@ describe('the dispatched flag', () => {
     const viaKysely = await sqlOf(sendline.orm.em.fork())
       .transaction()
       .execute((trx) => append(trx, accountId, batch));
-    const client = await (await nativePool(sendline.orm)).connect();
-    const viaClient = await append(client, accountId, batch).finally(() => client.release());
+    // On a handle bound to one connection (Transactions.run) a batch this large goes by COPY.
+    const transactions = new Transactions(await nativePool(sendline.orm));
+    const viaHandle = await transactions.run((tx) => append(tx, accountId, batch));
     const rows = await sqlOf(sendline.orm.em.fork())
       .selectFrom('events')
       .select(['id', 'type', 'data', 'dispatched'])
@@ -123,6 +125,6 @@ describe('the dispatched flag', () => {
     const byId = new Map(rows.map((row) => [row.id, { type: row.type, data: row.data, dispatched: row.dispatched }]));
     const expected = batch.map((e) => ({ ...e, dispatched: e.type !== 'email.failed' }));
     expect(viaKysely.map((id) => byId.get(id))).toEqual(expected);
-    expect(viaClient.map((id) => byId.get(id))).toEqual(expected);
+    expect(viaHandle.map((id) => byId.get(id))).toEqual(expected);
   });
 });
