@@ -155,7 +155,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
     tags: new TagService(sqlOf(em), transactions, contactTags, { lists: listStore, segments: segmentStore }),
-    templates: new TemplateService(em, runtime.templates, runtime.transport, new CampaignRepository(em, transactions)),
+    templates: new TemplateService(em, transactions, runtime.templates, runtime.transport, new CampaignRepository(em, transactions)),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
     suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),

@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { sqlOf, type Db } from '../db/kysely.ts';
 import type { EntityManager } from '../db/orm.ts';
+import type { Transactions } from '../db/transactions.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
 import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
@@ -157,12 +158,14 @@ function checkName(name: string): void {
 
 export class TemplateService {
   private readonly em: EntityManager;
+  private readonly transactions: Transactions;
   private readonly thread: TemplateThread;
   private readonly transport: MailTransport;
   private readonly contacts: TestContacts;
 
-  constructor(em: EntityManager, thread: TemplateThread, transport: MailTransport, contacts: TestContacts) {
+  constructor(em: EntityManager, transactions: Transactions, thread: TemplateThread, transport: MailTransport, contacts: TestContacts) {
     this.em = em;
+    this.transactions = transactions;
     this.thread = thread;
     this.transport = transport;
     this.contacts = contacts;
@@ -238,8 +241,7 @@ export class TemplateService {
 
   /** Locked against campaigns taking it up meanwhile: one that did first keeps it. */
   async delete(accountId: string, id: string): Promise<void> {
-    await this.em.transactional(async (tx) => {
-      const db = sqlOf(tx);
+    await this.transactions.run(async (db) => {
       const template = await templates.lock(db, accountId, id, 'update');
       if (!template) throw notFound('template');
       if (await templates.usedByUnfinishedCampaign(db, id)) throw conflict('template_in_use', 'A campaign that has not finished uses this template.');
@@ -261,8 +263,7 @@ export class TemplateService {
   async publish(accountId: string, id: string): Promise<VersionColumns> {
     const draft = await this.get(accountId, id);
     const frozen = await settled(this.thread.freezeTemplate(await this.draftBundle(draft)));
-    return this.em.transactional(async (tx) => {
-      const db = sqlOf(tx);
+    return this.transactions.run(async (db) => {
       const template = await templates.lock(db, accountId, id, 'update');
       if (!template) throw notFound('template');
       // Edited meanwhile: publish what was checked, not the edit.
