@@ -17,7 +17,6 @@ import { startCampaignSending } from './campaigns/send-job.ts';
 import { TransactionalSender } from './emails/sender.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
-import { buildMime } from './rendering/mime.ts';
 import { TemplateThread } from './rendering/template-thread.ts';
 import { TokenSigner } from './tracked-links/tokens.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
@@ -148,7 +147,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       queue,
       db: sqlOf(orm.em.fork()),
       transactions,
-      mailer: { buildMime, sendMime: (envelope, mime) => transport.sendMime(envelope, mime) },
+      mailer: { sendMime: (envelope, mime) => transport.sendMime(envelope, mime) },
       secretKeys: config.secretKeys,
       publicUrl: config.publicUrl,
       log,

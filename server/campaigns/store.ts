@@ -10,6 +10,7 @@ import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
 import { audiences } from './audience.ts';
+import type { CampaignCounts, EngagementFirsts } from '../tracking/campaign-records.ts';
 
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
@@ -357,15 +358,6 @@ export const messages = {
 
 // ---- What tracking reports: engagement on messages and the campaign's counters
 
-/** The firsts a flush of opens and clicks found, per message. */
-export interface EngagementFirsts {
-  id: string;
-  openedAt: Date | null;
-  humanOpenedAt: Date | null;
-  clickedAt: Date | null;
-  clickedLinks: number[];
-}
-
 export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<void> {
   if (!list.length) return;
   await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
@@ -392,8 +384,6 @@ export async function markUnsubscribed(db: Db, messageId: string): Promise<void>
 }
 
 /** The campaign's own counters that tracking keeps (`stats` in the API). */
-export type CampaignCounts = { [K in 'opened' | 'clicked' | 'bounced' | 'complained' | 'unsubscribed']?: number };
-
 export async function addEngagementCounts(db: Db, campaignId: string, c: CampaignCounts): Promise<void> {
   await db
     .updateTable('campaigns')

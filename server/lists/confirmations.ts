@@ -10,6 +10,7 @@ import type { SecretKey } from '../secrets/key-ring.ts';
 import { confirmationPath } from './links.ts';
 import { listStore, type DueConfirmation } from './store.ts';
 import { ConfirmationSigner } from './tokens.ts';
+import { buildMime, type MimeMessage } from '../rendering/mime.ts';
 
 const JOB = 'lists.confirmations';
 const TICK_MS = 1000;
@@ -21,28 +22,13 @@ const LEASE_SECONDS = 300;
 /** A relay that puts a confirmation off (4xx, or unreachable) gets it again after this long. */
 const RETRY_SECONDS = 60;
 
-/** A message with a text and an HTML part, as the sending feature's MIME writer takes it. */
-export interface ConfirmationMessage {
-  from: { name: string | null; address: string };
-  to: string;
-  replyTo: string | null;
-  subject: string;
-  /** With its angle brackets. */
-  messageId: string;
-  date: Date;
-  headers: Record<string, string>;
-  text: string;
-  html: string;
-}
-
-/** How a confirmation reaches the relay: the sending feature's MIME writer and its test sends' connection, handed in by start.ts. */
+/** How a confirmation reaches the relay: the test sends' connection, handed in by start.ts. */
 export interface ConfirmationMailer {
-  buildMime(message: ConfirmationMessage): string;
   sendMime(envelope: { from: string; to: string }, mime: string): Promise<{ kind: 'accepted' | 'rejected' | 'refused' | 'deferred' | 'transport_error' }>;
 }
 
 /** The confirmation message: a text and an HTML part with the signed link, nothing tracked. */
-export function confirmationMessage(due: DueConfirmation & { from_email: string }, link: string): ConfirmationMessage {
+export function confirmationMessage(due: DueConfirmation & { from_email: string }, link: string): MimeMessage {
   const domain = due.from_email.split('@')[1];
   const greeting = due.first_name ? `Hello ${due.first_name},` : 'Hello,';
   const text = `${greeting}\n\nPlease confirm your subscription to ${due.list_name} by following this link:\n\n${link}\n\nIf you did not ask for it, ignore this message and you will not be subscribed.\n`;
@@ -77,10 +63,7 @@ export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, s
         continue;
       }
       const link = `${publicUrl.replace(/\/$/, '')}${confirmationPath(signer.sign({ listId: item.list_id, contactId: item.contact_id }))}`;
-      const outcome = await mailer.sendMime(
-        { from: fromEmail, to: item.email },
-        mailer.buildMime(confirmationMessage({ ...item, from_email: fromEmail }, link)),
-      );
+      const outcome = await mailer.sendMime({ from: fromEmail, to: item.email }, buildMime(confirmationMessage({ ...item, from_email: fromEmail }, link)));
       if (outcome.kind === 'deferred' || outcome.kind === 'transport_error') {
         log.warn({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was put off');
         await listStore.confirmationDeferred(db, item.list_id, item.contact_id, RETRY_SECONDS);
