@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 import { LEGACY_KEY_ID, legacyKey, type SecretKey } from './secrets/key-ring.ts';
 import { ConfigError } from './config-error.ts';
 
@@ -111,6 +112,15 @@ export interface Config {
   } | null;
   /** Days a transactional request's body and attachments are kept once every copy reached its final state (0: pruned at the next run). */
   emailContentRetentionDays: number;
+  domains: {
+    /** The server's bounce host: each domain's `bounces.<domain>` points to it (CNAME), and its SPF advice names it. */
+    bounceDomain: string;
+    /** `host:port` of the DNS servers that verify records; empty: the system's. */
+    dnsServers: string[];
+    /** `verified`: send only from verified domains; `any`: from any; `auto`: `any` until an account adds its first domain. */
+    policy: 'verified' | 'any' | 'auto';
+    perAccount: number;
+  };
   websocket: {
     pingMs: number;
     /** A client that lets this much pile up unread is disconnected (close code 1013). */
@@ -186,6 +196,28 @@ function smtpUrl(raw: string | undefined): string | null {
   if (!raw) return null;
   if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
   return raw;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+function hostName(env: Env, name: string, fallback: string): string {
+  const value = (env[name] || fallback).toLowerCase();
+  if (!HOST_NAME.test(value)) throw new ConfigError(`${name} must be a host name such as bounces.example.com`);
+  return value;
+}
+
+/** `DNS_SERVERS`: comma-separated `host:port` (or a bare address, port 53; IPv6 in brackets). */
+function dnsServers(raw: string | undefined): string[] {
+  if (!raw?.trim()) return [];
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const match = /^(?:\[([0-9a-f:]+)\]|([0-9.]+)|([0-9a-f:]+))(?::(\d{1,5}))?$/i.exec(server);
+    const port = match?.[4] ? Number(match[4]) : 53;
+    if (!match || (match[3] && match[4]) || port < 1 || port > 65535 || !isIP(match[1] ?? match[2] ?? match[3])) {
+      throw new ConfigError(`DNS_SERVERS must list IP addresses with optional ports, such as 127.0.0.1:5353,[::1]:53 (got "${server}")`);
+    }
+    return server;
+  });
 }
 
 function dkim(env: Env): Config['sending']['dkim'] {
@@ -319,12 +351,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   }
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
   return {
     port,
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl,
-    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`),
+    publicUrl,
     jwtSecret,
     secretKeys: secretKeys(env, dataDir, jwtSecret, generatedSecrets),
     generatedSecrets,
@@ -387,6 +420,12 @@ export function loadConfig(env: Env = process.env): Config {
       disableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400),
       concurrencyPerEndpoint: integer(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 100),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    },
+    domains: {
+      bounceDomain: hostName(env, 'BOUNCE_DOMAIN', `bounces.${new URL(publicUrl).hostname}`),
+      dnsServers: dnsServers(env.DNS_SERVERS),
+      policy: oneOf(env, 'SENDING_DOMAIN_POLICY', 'auto', ['auto', 'verified', 'any'] as const),
+      perAccount: integer(env, 'DOMAINS_PER_ACCOUNT', 100, 1, 10_000),
     },
     websocket: {
       pingMs: integer(env, 'WS_PING_MS', 30_000, 100, 600_000),

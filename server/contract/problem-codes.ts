@@ -59,6 +59,12 @@ export const PROBLEM_STATUS = {
   topic_exists: 409,
   export_not_ready: 409,
   wrong_password: 422,
+  domain_exists: 409,
+  too_many_domains: 409,
+  domain_not_verified: 422,
+  dkim_rotation_in_progress: 409,
+  dkim_no_rotation: 409,
+  dkim_not_verified: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {
