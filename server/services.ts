@@ -26,7 +26,7 @@ import { TrackingService } from './tracking/service.ts';
 import { AttributionService } from './conversions/service.ts';
 import { AnalyticsService } from './analytics/service.ts';
 import { WebhookService } from './webhooks/service.ts';
-import type { SecretBox } from './webhooks/signing.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
 import type { KeyUsage } from './api-keys/usage.ts';

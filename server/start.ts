@@ -25,7 +25,7 @@ import { page, publicRoutes } from './tracking/public-routes.ts';
 import { startBounceServer } from './tracking/inbound.ts';
 import { startSubmissionServer } from './emails/submission.ts';
 import { startEmailContentPruning } from './emails/job.ts';
-import { SecretBox } from './webhooks/signing.ts';
+import { webhookSecretBox } from './webhooks/signing.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { idempotencyStore } from './idempotency/store.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -85,7 +85,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const transport = new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 });
   const signer = new TokenSigner(config.secretKeys);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
-  const secretBox = new SecretBox(config.secretKeys);
+  const secretBox = webhookSecretBox(config.secretKeys);
   await resealWebhookSecrets(sqlOf(orm.em.fork()), secretBox, log);
   const listener = new EventListener(database.url, log);
   await listener.start();

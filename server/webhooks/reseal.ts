@@ -1,6 +1,6 @@
 import type { Db } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
-import type { SecretBox } from './signing.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { resealSecrets, sealedSecrets } from './store.ts';
 
 /**

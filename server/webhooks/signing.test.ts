@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { legacyKey, type SecretKey } from '../secrets/key-ring.ts';
-import { newWebhookSecret, SecretBox, signatureHeader } from './signing.ts';
+import { newWebhookSecret, signatureHeader, webhookSecretBox } from './signing.ts';
 
 describe('webhook signatures', () => {
   const body = JSON.stringify({ id: 'evt_1', type: 'contact.created', data: { email: 'ü@example.com' } });
@@ -38,19 +38,23 @@ describe('sealed webhook secrets', () => {
   it('open what releases before key rings sealed, and what every key of the ring sealed, and seal under the first', () => {
     const [k1, k2] = [key('k1'), key('k2')];
     const secret = newWebhookSecret();
-    const before = new SecretBox([k1]).seal(secret);
+    const before = webhookSecretBox([k1]).seal(secret);
     expect(before.split('.')[0]).toBe('k1');
-    const rotated = new SecretBox([k2, k1, legacyKey(JWT_SECRET)]);
+    const rotated = webhookSecretBox([k2, k1, legacyKey(JWT_SECRET)]);
     expect(rotated.open(before)).toBe(secret);
     expect(rotated.open(sealedBeforeKeyRings(secret))).toBe(secret);
     expect(rotated.seal(secret).split('.')[0]).toBe('k2');
-    expect(new SecretBox([legacyKey(JWT_SECRET)]).seal(secret).split('.')).toHaveLength(3);
+    expect(
+      webhookSecretBox([legacyKey(JWT_SECRET)])
+        .seal(secret)
+        .split('.'),
+    ).toHaveLength(3);
   });
 
   it('refuse a value whose key left the ring, or whose key id was changed', () => {
     const [k1, k2] = [key('k1'), key('k2')];
-    const sealed = new SecretBox([k1]).seal(newWebhookSecret());
-    expect(() => new SecretBox([k2]).open(sealed)).toThrow(/key "k1", which SECRET_KEYS no longer holds/);
-    expect(() => new SecretBox([{ id: 'k2', key: k1.key }, k1]).open(sealed.replace(/^k1\./, 'k2.'))).toThrow();
+    const sealed = webhookSecretBox([k1]).seal(newWebhookSecret());
+    expect(() => webhookSecretBox([k2]).open(sealed)).toThrow(/key "k1", which SECRET_KEYS no longer holds/);
+    expect(() => webhookSecretBox([{ id: 'k2', key: k1.key }, k1]).open(sealed.replace(/^k1\./, 'k2.'))).toThrow();
   });
 });

@@ -5,7 +5,7 @@ import { envelopesByIds, lockUndispatched, markDispatched } from '../events/disp
 import type { Logger } from '../logger.ts';
 import { attemptDelivery, type AttemptOutcome } from './deliverer.ts';
 import { signingSecrets } from './service.ts';
-import type { SecretBox } from './signing.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { eventEnvelope, type EventEnvelope } from '../events/envelope.ts';
 import { claimDue, fanOut, recordAttempts, webhooksByIds, type ClaimedDelivery, type DeliveryOutcome, type EndpointOutcome } from './store.ts';
 
