@@ -22,6 +22,7 @@ import { trackingHandlers } from './tracking/routes.ts';
 import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
+import { domainHandlers } from './domains/routes.ts';
 import { eventHandlers } from './events/routes.ts';
 import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
@@ -48,6 +49,7 @@ export const implementedHandlers = {
   ...conversionHandlers,
   ...analyticsHandlers,
   ...webhookHandlers,
+  ...domainHandlers,
   ...eventHandlers,
   ...fieldHandlers,
   ...segmentHandlers,

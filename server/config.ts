@@ -120,6 +120,8 @@ export interface Config {
     /** `verified`: send only from verified domains; `any`: from any; `auto`: `any` until an account adds its first domain. */
     policy: 'verified' | 'any' | 'auto';
     perAccount: number;
+    /** Verified domains are looked up again once their last check is this old. */
+    recheckSeconds: number;
   };
   websocket: {
     pingMs: number;
@@ -426,6 +428,7 @@ export function loadConfig(env: Env = process.env): Config {
       dnsServers: dnsServers(env.DNS_SERVERS),
       policy: oneOf(env, 'SENDING_DOMAIN_POLICY', 'auto', ['auto', 'verified', 'any'] as const),
       perAccount: integer(env, 'DOMAINS_PER_ACCOUNT', 100, 1, 10_000),
+      recheckSeconds: integer(env, 'DOMAIN_RECHECK_SECONDS', 86_400, 1, 30 * 86_400),
     },
     websocket: {
       pingMs: integer(env, 'WS_PING_MS', 30_000, 100, 600_000),

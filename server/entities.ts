@@ -18,6 +18,7 @@ import { Email, EmailContent } from './emails/entities.ts';
 import { Suppression } from './suppressions/entities.ts';
 import { ContactTopicOptout, Topic } from './topics/entities.ts';
 import { ContactExport, ContactExportChunk } from './exports/entities.ts';
+import { SendingDomain } from './domains/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -63,6 +64,7 @@ export const entities = [
   ContactTopicOptout,
   ContactExport,
   ContactExportChunk,
+  SendingDomain,
 ] as const;
 
 type Schema = InferKyselyDB<(typeof entities)[number]>;

@@ -26,6 +26,8 @@ import { TrackingService } from './tracking/service.ts';
 import { AttributionService } from './conversions/service.ts';
 import { AnalyticsService } from './analytics/service.ts';
 import { WebhookService } from './webhooks/service.ts';
+import { DomainService } from './domains/service.ts';
+import { DnsChecker } from './domains/dns-check.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import { EventService } from './events/service.ts';
 import type { Access } from './auth/access.ts';
@@ -75,6 +77,8 @@ export interface Runtime {
   templates: TemplateThread;
   signer: TokenSigner;
   secretBox: SecretBox;
+  /** Seals the sending domains' DKIM keys. */
+  domainKeyBox: SecretBox;
   log: Logger;
   /** The last migration applied to the schema when this process started, and how many are. */
   schema: { migration: string | null; migrations: number };
@@ -125,9 +129,17 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
+  const domains = new DomainService(sqlOf(em), transactions, runtime.domainKeyBox, new DnsChecker(config.domains.dnsServers, config.domains.bounceDomain), {
+    bounceDomain: config.domains.bounceDomain,
+    trackingHost: new URL(config.publicUrl).hostname,
+    publicScheme: new URL(config.publicUrl).protocol,
+    policy: config.domains.policy,
+    perAccount: config.domains.perAccount,
+  });
   return {
     em,
     ...accounts,
+    domains,
     apiKeys: new ApiKeyService(new ApiKeyRepository(em), accounts.rateLimits, runtime.access, runtime.keyUsage, {
       defaultRateLimit: config.defaultKeyRateLimit,
       invalidKeysPerMinute: config.invalidApiKeysPerMinute,

@@ -26,6 +26,7 @@ import { startBounceServer } from './tracking/inbound.ts';
 import { startSubmissionServer } from './emails/submission.ts';
 import { startEmailContentPruning } from './emails/job.ts';
 import { webhookSecretBox } from './webhooks/signing.ts';
+import { domainKeyBox } from './domains/box.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { idempotencyStore } from './idempotency/store.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -56,6 +57,10 @@ export interface Sendline extends Runtime {
 
 const PRUNE_EVERY_MS = 5 * 60_000;
 const WEBHOOK_TICK_MS = 1000;
+/** Batches of domains one re-check run looks up at most; the rest wait for the next run. */
+const RECHECK_ROUNDS = 20;
+/** Re-checks run four times per `DOMAIN_RECHECK_SECONDS`, and at least hourly. */
+const recheckEveryMs = (recheckSeconds: number) => Math.min(3_600_000, Math.max(250, recheckSeconds * 250));
 
 export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
   const config = loadConfig(env);
@@ -102,6 +107,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     templates,
     signer,
     secretBox,
+    domainKeyBox: domainKeyBox(config.secretKeys),
     log,
     schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
     access,
@@ -143,6 +149,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
+    queue.every('domains.recheck', recheckEveryMs(config.domains.recheckSeconds), async () => {
+      for (let round = 0; round < RECHECK_ROUNDS && !shutdown.signal.aborted; round++) {
+        if (!(await createServices(runtime).domains.recheckDue(config.domains.recheckSeconds))) break;
+      }
+    });
     startConfirmationSender({
       queue,
       db: sqlOf(orm.em.fork()),

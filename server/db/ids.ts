@@ -38,6 +38,7 @@ export type IdPrefix =
   | 'ct'
   | 'cmp'
   | 'msg'
+  | 'dom'
   | 'imp'
   | 'wh'
   | 'whd'

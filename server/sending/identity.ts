@@ -17,3 +17,9 @@ export interface SendingIdentities {
   /** The identity mail from this address is sent with; null when the account has no verified domain for it. */
   forAddress(accountId: string, email: string): Promise<SendingIdentity | null>;
 }
+
+/** Whether mail may be sent from an address: `SENDING_DOMAIN_POLICY` applied to the account's domains. */
+export interface SendingPolicy {
+  /** Throws 422 `domain_not_verified`, naming `pointer`, when the account may not send from `email`. */
+  requireSendable(accountId: string, email: string, pointer: string): Promise<void>;
+}

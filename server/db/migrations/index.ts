@@ -26,6 +26,7 @@ import { Migration20261124110000FirstEngagementIndexes } from './Migration202611
 import { Migration20261128090000ErasureReachesEmails } from './Migration20261128090000ErasureReachesEmails.ts';
 import { Migration20261128100000PendingSignups } from './Migration20261128100000PendingSignups.ts';
 import { Migration20261129100000CampaignContentSource } from './Migration20261129100000CampaignContentSource.ts';
+import { Migration20261130100000SendingDomains } from './Migration20261130100000SendingDomains.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   Migration20261128090000ErasureReachesEmails,
   Migration20261128100000PendingSignups,
   Migration20261129100000CampaignContentSource,
+  Migration20261130100000SendingDomains,
 ];
