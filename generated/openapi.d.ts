@@ -4444,6 +4444,7 @@ export interface components {
             id: string;
             /** @description The domain mail is sent from (the part of `from_email` after `@`, or a parent of it). */
             name: string;
+            /** @description Whether mail from the domain is signed with its key. */
             status: components["schemas"]["DomainStatus"];
             /** @description The DKIM selector mail is signed with. */
             dkim_selector: string;
@@ -4468,36 +4469,6 @@ export interface components {
             /** @description A domain name such as `mail.example.com`: letters, digits and hyphens in labels of up to 63 characters, in ASCII (punycode for international names). */
             name: string;
         };
-        /** @description The operation is in the contract but not implemented by this server. */
-        DomainNotVerifiedResponse: {
-            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
-            type: string;
-            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
-            title: string;
-            /**
-             * Format: int32
-             * @description The HTTP status code, repeated.
-             */
-            status: number;
-            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
-            detail?: string;
-            /**
-             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
-             * @enum {string}
-             */
-            code: "domain_not_verified";
-            /**
-             * @description Always `false` on an error.
-             * @enum {boolean}
-             */
-            success: false;
-            /** @description The fields at fault, for validation errors. */
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The current status of the resource, for invalid state transitions. */
-            current_status?: string;
-            /** @description The existing resource, for conflicts. */
-            existing_id?: string;
-        };
         /** @description One page of a list. */
         DomainPage: {
             /** @description The items of this page, at most `limit`. */
@@ -4509,7 +4480,9 @@ export interface components {
         };
         /** @description A DNS record to publish, and what the last check found. */
         DomainRecord: {
+            /** @description What the record is for. */
             purpose: components["schemas"]["DomainRecordPurpose"];
+            /** @description The DNS record type to publish. */
             type: components["schemas"]["DomainRecordType"];
             /** @description The record's full name, e.g. `sl20261128._domainkey.mail.example.com`. */
             name: string;
@@ -4686,10 +4659,10 @@ export interface components {
         /** @description Why an item of a batch was refused, as a problem document would say it. */
         EmailBatchError: {
             /**
-             * @description What kind of error: always `validation_failed`.
+             * @description What kind of error: `validation_failed`, or `domain_not_verified` when the account may not send from `from.email`.
              * @enum {string}
              */
-            code: "validation_failed";
+            code: "validation_failed" | "domain_not_verified";
             /** @description What is wrong, in words. */
             detail: string;
             /** @description Each field at fault, its `pointer` relative to the item (`/to/0/email`). */
@@ -6997,6 +6970,36 @@ export interface components {
             description?: string | null;
             /** @description New rules, replacing the stored ones; checked as on creation. */
             rules?: components["schemas"]["SegmentRule"];
+        };
+        /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
+        SendRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "domain_not_verified" | "idempotency_key_reused";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         /**
          * @description A session: a short-lived access token and a single-use refresh token.
@@ -10601,13 +10604,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
                 };
             };
-            /** @description The operation is in the contract but not implemented by this server. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DomainNotVerifiedResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10728,13 +10731,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The operation is in the contract but not implemented by this server. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DomainNotVerifiedResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10855,13 +10858,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The operation is in the contract but not implemented by this server. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DomainNotVerifiedResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10982,13 +10985,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The operation is in the contract but not implemented by this server. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DomainNotVerifiedResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -14118,13 +14121,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"] | components["schemas"]["DomainNotVerifiedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -154,6 +154,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     events: new EventService(em),
     emails: new EmailService(sqlOf(em), transactions, (accountId, templateId, version, data) =>
       renderTemplate(em, runtime.templates, accountId, templateId, version, data),
+      domains,
     ),
     campaigns: new CampaignService(
       new CampaignRepository(em, transactions),
@@ -163,6 +164,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       runtime.templates,
       config.sending.workersPerCampaign,
       campaignLookups,
+      domains,
     ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),

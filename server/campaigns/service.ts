@@ -1,5 +1,6 @@
 import { SEND_JOB } from '../jobs/payloads.ts';
 import { sendJobs } from '../sending/send-jobs.ts';
+import type { SendingPolicy } from '../sending/identity.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
 import { sendTests } from '../sending/test-sends.ts';
@@ -128,6 +129,7 @@ export class CampaignService {
   private readonly templates: TemplateThread;
   private readonly workersPerCampaign: number;
   private readonly lookups: CampaignLookups;
+  private readonly policy: SendingPolicy;
 
   constructor(
     repo: CampaignRepository,
@@ -137,6 +139,7 @@ export class CampaignService {
     templates: TemplateThread,
     workersPerCampaign: number,
     lookups: CampaignLookups,
+    policy: SendingPolicy,
   ) {
     this.repo = repo;
     this.em = em;
@@ -145,6 +148,7 @@ export class CampaignService {
     this.templates = templates;
     this.workersPerCampaign = workersPerCampaign;
     this.lookups = lookups;
+    this.policy = policy;
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
@@ -208,10 +212,12 @@ export class CampaignService {
   }
 
   async send(accountId: string, id: string, scheduledAt?: string): Promise<CampaignRow> {
+    await this.requireSendable(accountId, id);
     return scheduledAt ? this.schedule(accountId, id, scheduledAt) : this.start(accountId, id);
   }
 
   async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {
+    await this.requireSendable(accountId, id);
     const when = new Date(at);
     if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
     return this.locked(accountId, id, async (campaign, em) => {
@@ -226,6 +232,16 @@ export class CampaignService {
 
   unschedule(accountId: string, id: string): Promise<CampaignRow> {
     return this.move(accountId, id, 'unschedule');
+  }
+
+  /**
+   * Refuses a campaign whose from address the account may not send from (`SENDING_DOMAIN_POLICY`).
+   * Checked when it is sent, scheduled or resumed through the API; a scheduled campaign starts
+   * at its time as it was accepted.
+   */
+  private async requireSendable(accountId: string, id: string): Promise<void> {
+    const campaign = await this.get(accountId, id);
+    await this.policy.requireSendable(accountId, campaign.fromEmail, '/from_email');
   }
 
   /**
@@ -252,6 +268,7 @@ export class CampaignService {
   }
 
   async resume(accountId: string, id: string): Promise<CampaignRow> {
+    await this.requireSendable(accountId, id);
     const campaign = await this.locked(accountId, id, async (campaign, em) => {
       this.sendingSoon(campaign, 'resume');
       await campaigns.transition(em, campaign, 'resume');
@@ -296,6 +313,7 @@ export class CampaignService {
   /** Sends the campaign to up to 10 addresses now, marked as a test; no statistics count it. */
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
+    await this.policy.requireSendable(accountId, campaign.fromEmail, '/from_email');
     return sendTests(this.repo, this.templates, this.transport, accountId, await resolvedContent(sqlOf(this.em), campaign), emails);
   }
 

@@ -11,6 +11,7 @@ import { Coalescer } from './coalesce.ts';
 import { emails, recipientStanding, type EmailFilters, type NewContent, type NewEmail, type NewRequest, type Refusal } from './store.ts';
 import { withTemplate, type RenderTemplate } from './templated.ts';
 import { announceQueued } from './wake.ts';
+import type { SendingPolicy } from '../sending/identity.ts';
 
 type RecipientResult = components['schemas']['EmailRecipientResult'];
 type BatchItemResult = components['schemas']['EmailBatchItemResult'];
@@ -44,12 +45,14 @@ export class EmailService {
   private readonly db: Db;
   private readonly transactions: Transactions;
   private readonly render: RenderTemplate;
+  private readonly policy: SendingPolicy;
 
   /** `transactions` is the process's one (see `singleWriter`): the hot statements run prepared through it. */
-  constructor(db: Db, transactions: Transactions, render: RenderTemplate) {
+  constructor(db: Db, transactions: Transactions, render: RenderTemplate, policy: SendingPolicy) {
     this.db = db;
     this.transactions = transactions;
     this.render = render;
+    this.policy = policy;
   }
 
   async send(accountId: string, body: EmailSendRequest): Promise<RecipientResult[]> {
@@ -60,6 +63,7 @@ export class EmailService {
 
   /** A request checked already (the SMTP submission listener builds its own). */
   async sendChecked(accountId: string, email: CheckedEmail): Promise<RecipientResult[]> {
+    await this.policy.requireSendable(accountId, email.from.email, '/from/email');
     const [results] = await this.accept(accountId, [email]);
     return results;
   }
@@ -85,8 +89,18 @@ export class EmailService {
             throw error;
           },
         );
-        if (ruled.email) good.push({ index, email: ruled.email });
-        else errors = ruled.errors;
+        if (ruled.email) {
+          const refusal = await this.policy.requireSendable(accountId, ruled.email.from.email, '/from/email').then(
+            () => null,
+            (error: unknown) => {
+              if (error instanceof Problem && error.code === 'domain_not_verified') return error;
+              throw error;
+            },
+          );
+          if (refusal)
+            results[index] = { index, status: 'refused', error: { code: 'domain_not_verified', detail: refusal.message, errors: refusal.errors ?? [] } };
+          else good.push({ index, email: ruled.email });
+        } else errors = ruled.errors;
       }
       if (errors) results[index] = { index, status: 'refused', error: { code: 'validation_failed', detail: 'The email cannot be sent as it is.', errors } };
     }

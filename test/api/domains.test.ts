@@ -117,3 +117,41 @@ describe('sending domains', () => {
     expectProblem(await bob.api('DELETE', `/api/v1/domains/${domain.id}`), 404, 'not_found');
   });
 });
+
+describe('SENDING_DOMAIN_POLICY=auto', () => {
+  const email = (from: string) => ({ from: { email: from }, to: [{ email: 'ada@example.com' }], subject: 'Receipt', text: 'Thanks!' });
+  const campaign = (from: string) => ({ name: 'News', subject: 'News', from_email: from, content: '<p>Hi</p>' });
+
+  it('sends from any address while the account has no domain', async () => {
+    const account = await newAccount(sendline.url, 'nodomain');
+    expect((await account.api('POST', '/api/v1/emails', { body: email('receipts@anything.example') })).status).toBe(202);
+  });
+
+  it('refuses, naming the field, mail from a domain the account has not verified once it has a domain', async () => {
+    const account = await newAccount(sendline.url, 'pending');
+    await account.api('POST', '/api/v1/domains', { body: { name: 'pending.example' } });
+    const refused = await account.api('POST', '/api/v1/emails', { body: email('receipts@pending.example') });
+    expectProblem(refused, 422, 'domain_not_verified');
+    expect(refused.body.errors).toEqual([{ pointer: '/from/email', detail: 'is not from a verified domain of the account' }]);
+    expect(refused.body.detail).toContain('receipts@pending.example');
+
+    const batch = await account.api('POST', '/api/v1/emails/batch', {
+      body: { emails: [email('a@pending.example'), { ...email('b@pending.example'), to: [] }] },
+    });
+    expect(batch.status).toBe(202);
+    expect(batch.body.data[0]).toMatchObject({ index: 0, status: 'refused', error: { code: 'domain_not_verified', errors: [{ pointer: '/from/email' }] } });
+    expect(batch.body.data[1]).toMatchObject({ index: 1, status: 'refused', error: { code: 'validation_failed' } });
+
+    const { body: draft } = await account.api('POST', '/api/v1/campaigns', { body: campaign('news@pending.example') });
+    for (const [path, body] of [
+      ['send', undefined],
+      ['schedule', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }],
+      ['test', { emails: ['ada@example.com'] }],
+    ] as const) {
+      const res = await account.api('POST', `/api/v1/campaigns/${draft.id}/${path}`, body ? { body } : {});
+      expectProblem(res, 422, 'domain_not_verified');
+      expect(res.body.errors[0].pointer).toBe('/from_email');
+    }
+    expect((await account.api('GET', `/api/v1/campaigns/${draft.id}`)).body.status).toBe('draft');
+  });
+});
