@@ -27,6 +27,7 @@ import { startSubmissionServer } from './emails/submission.ts';
 import { startEmailContentPruning } from './emails/job.ts';
 import { webhookSecretBox } from './webhooks/signing.ts';
 import { domainKeyBox } from './domains/box.ts';
+import { resealDomainKeys } from './domains/reseal.ts';
 import { checkSharedSecrets } from './secrets/shared-database.ts';
 import { idempotencyStore } from './idempotency/store.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -92,6 +93,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
   const secretBox = webhookSecretBox(config.secretKeys);
   await resealWebhookSecrets(sqlOf(orm.em.fork()), secretBox, log);
+  const domainKeys = domainKeyBox(config.secretKeys);
+  await resealDomainKeys(sqlOf(orm.em.fork()), domainKeys, log);
   const listener = new EventListener(database.url, log);
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
@@ -107,7 +110,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     templates,
     signer,
     secretBox,
-    domainKeyBox: domainKeyBox(config.secretKeys),
+    domainKeyBox: domainKeys,
     log,
     schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
     access,

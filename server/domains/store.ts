@@ -153,3 +153,24 @@ export function domainsDue(db: Db, ageSeconds: number, limit: number): Promise<D
     .limit(limit)
     .execute();
 }
+
+export function sealedKeys(db: Db) {
+  return db.selectFrom('sending_domains').select(['id', 'dkim_private_key_sealed', 'next_dkim_private_key_sealed']).execute();
+}
+
+/** Replaces a domain's sealed keys while it still holds `read`: a rotation or retirement meanwhile wins. */
+export async function resealKeys(
+  db: Db,
+  id: string,
+  read: { dkim_private_key_sealed: string; next_dkim_private_key_sealed: string | null },
+  sealed: { dkim_private_key_sealed: string; next_dkim_private_key_sealed: string | null },
+): Promise<boolean> {
+  const { numUpdatedRows } = await db
+    .updateTable('sending_domains')
+    .set(sealed)
+    .where('id', '=', id)
+    .where('dkim_private_key_sealed', '=', read.dkim_private_key_sealed)
+    .where(sql<boolean>`next_dkim_private_key_sealed is not distinct from ${read.next_dkim_private_key_sealed}`)
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
+}

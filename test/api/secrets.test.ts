@@ -105,6 +105,15 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     withClient(base.DATABASE_URL, async (db) =>
       (await db.query<{ id: string }>(`select split_part(secret_sealed, '.', 1) as id from webhooks`)).rows.map((r) => r.id),
     );
+  /** The key id each DKIM private key is sealed under, as stored (three parts: the legacy key's). */
+  const dkimSealedUnder = () =>
+    withClient(base.DATABASE_URL, async (db) =>
+      (
+        await db.query<{ id: string }>(
+          `select case when dkim_private_key_sealed ~ '^[^.]+[.][^.]+[.][^.]+$' then 'legacy' else split_part(dkim_private_key_sealed, '.', 1) end as id from sending_domains`,
+        )
+      ).rows.map((r) => r.id),
+    );
   const jwtAccepted = async () => (await owner.api('GET', '/api/auth/me')).status === 200;
 
   let legacyLinks: Links;
@@ -128,6 +137,10 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     server = await start({ ...base, JWT_SECRET: J1 });
     owner = await newAccount(server.url, 'rotation');
     hook = (await owner.api('POST', '/api/webhooks', { body: { url: receiver.url, events: ['contact.*'] } })).body;
+    // In an account of its own: with a domain, the owner's campaigns would have to come from it.
+    const sender = await newAccount(server.url, 'dkim');
+    expect((await sender.api('POST', '/api/domains', { body: { name: 'rotation.example' } })).status).toBe(201);
+    expect(await dkimSealedUnder()).toEqual(['legacy']);
     legacyLinks = await mailLinks();
     expect(tokenOf(legacyLinks.click).split('.')).toHaveLength(2);
   });
@@ -167,6 +180,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     for (const link of Object.values(k2Links)) expect(tokenOf(link)).toMatch(/^k2\./);
     // Sealed again under the new key at start, so that the old ones can leave the ring.
     expect(await sealedUnder()).toEqual(['k2']);
+    expect(await dkimSealedUnder()).toEqual(['k2']);
   });
 
   it('keeps every link after a rotation of JWT_SECRET, which ends the sessions it signed', async () => {
@@ -208,6 +222,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     // The webhook secret handed out under the legacy key was sealed again under k2: it still signs.
     expect(await signsWithHandedOutSecret()).toBe(true);
     expect(server.output()).not.toContain('a public route failed');
+    expect(server.output()).not.toContain('a DKIM key cannot be opened');
   });
 });
 
