@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TokenSigner } from '../tracked-links/tokens.ts';
+import { VerpTokens } from '../tracked-links/verp.ts';
 import { Mailer } from './mailer.ts';
 import { Pacer } from './pacer.ts';
 import { prepareCampaign, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
@@ -17,12 +18,16 @@ import {
   type ThreadReply,
   type TransactionalRequest,
 } from './send-threads.ts';
-import { transactionalMessage } from '../rendering/transactional-message.ts';
 import { MailTransport } from './transport.ts';
+import { DkimSigners, SigningTransport } from './dkim.ts';
+import type { SendingIdentity } from './identity.ts';
 
 const data = workerData as SendThreadData;
-const signer = new TokenSigner(data.secretKeys);
-const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), signer, data.publicUrl);
+const mailer = new Mailer(new SigningTransport(new MailTransport(data.smtpUrl, data.sending), new DkimSigners(data.sending.dkim)), {
+  publicUrl: data.publicUrl,
+  signer: new TokenSigner(data.secretKeys),
+  verp: new VerpTokens(data.secretKeys),
+});
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
@@ -30,12 +35,12 @@ const port = parentPort!;
 const inProgress = new Set<number>();
 const halted = new Set<number>();
 
-async function sendOne(requestId: number, campaign: CampaignForRender, recipient: Recipient): Promise<ThreadOutcome> {
+async function sendOne(requestId: number, campaign: CampaignForRender, recipient: Recipient, identity: SendingIdentity | null): Promise<ThreadOutcome> {
   try {
     if (halted.has(requestId)) return { kind: 'halted' };
     await pacer.wait();
     if (halted.has(requestId)) return { kind: 'halted' };
-    return await mailer.send(campaign, recipient);
+    return await mailer.send(campaign, recipient, identity);
   } catch (error) {
     return { kind: 'render_failed', reason: (error as Error).message };
   }
@@ -61,7 +66,7 @@ async function handle(request: SendRequest): Promise<ThreadReply> {
   const worker = async () => {
     while (next < request.recipients.length) {
       const i = next++;
-      outcomes[i] = await sendOne(request.id, prepared, request.recipients[i]);
+      outcomes[i] = await sendOne(request.id, prepared, request.recipients[i], request.identity);
     }
   };
   inProgress.add(request.id);
@@ -85,8 +90,8 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
       const mail = request.mails[i];
       try {
         await pacer.wait();
-        const { envelope, raw } = transactionalMessage(contents.get(mail.contentId)!, mail, data.publicUrl, signer);
-        outcomes[i] = await mailer.transport.sendMime(envelope, raw);
+        const identity = request.identities[request.identityOf[mail.contentId]] ?? null;
+        outcomes[i] = await mailer.sendTransactional(contents.get(mail.contentId)!, mail, identity);
       } catch (error) {
         outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
       }

@@ -1,13 +1,5 @@
-import DKIM from 'nodemailer/lib/dkim';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-
-export interface DkimSettings {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-  headerFieldNames: string;
-}
 
 type SmtpError = Error & { code?: string; responseCode?: number };
 
@@ -26,7 +18,6 @@ const isMessageRefusal = (err: SmtpError) => (err.code === 'EENVELOPE' || err.co
 export class SmtpPool {
   private readonly options: SMTPConnection.Options;
   private readonly login: SMTPConnection.Credentials | null;
-  private readonly dkim: DKIM | null;
   private readonly size: number;
   private readonly idle: SMTPConnection[] = [];
   /** Connections the relay closed or that failed: never handed out again. */
@@ -35,11 +26,10 @@ export class SmtpPool {
   private open = 0;
   private closed = false;
 
-  constructor(url: string, size: number, dkim: DkimSettings | null) {
+  constructor(url: string, size: number) {
     const { auth, ...options } = parseConnectionUrl(url) as SMTPConnection.Options & { auth?: { user?: string; pass?: string } };
     this.options = options;
     this.login = auth?.user || auth?.pass ? { user: auth.user ?? '', pass: auth.pass ?? '' } : null;
-    this.dkim = dkim ? new DKIM(dkim) : null;
     this.size = size;
   }
 
@@ -71,8 +61,7 @@ export class SmtpPool {
 
   private transmit(connection: SMTPConnection, envelope: { from: string; to: string }, message: string): Promise<SMTPConnection.SentMessageInfo> {
     return new Promise((resolve, reject) => {
-      const body = this.dkim ? this.dkim.sign(message) : message;
-      connection.send({ from: envelope.from, to: [envelope.to] }, body, (err, info) => (err ? reject(err) : resolve(info)));
+      connection.send({ from: envelope.from, to: [envelope.to] }, message, (err, info) => (err ? reject(err) : resolve(info)));
     });
   }
 
