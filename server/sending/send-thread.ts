@@ -18,11 +18,20 @@ import {
   type TransactionalRequest,
 } from './send-threads.ts';
 import { transactionalMessage } from '../rendering/transactional-message.ts';
-import { MailTransport } from './transport.ts';
+import { openPool } from '../db/pool.ts';
+import { createLogger } from '../logger.ts';
+import { databaseSlots } from './relay-limits.ts';
+import { RelayTransport } from './relay-transport.ts';
+import { relayPlan } from './relays.ts';
 
 const data = workerData as SendThreadData;
 const signer = new TokenSigner(data.secretKeys);
-const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), signer, data.publicUrl);
+// One connection, for rate-limited relays' claims only (one query per block of sends).
+const database = data.databaseUrl === undefined ? null : openPool(data.databaseUrl, createLogger('warn'), 1);
+const relays = new RelayTransport(relayPlan(data.sending, data.smtpUrl), data.sending, data.connections, (relay, rate) =>
+  databaseSlots(database!, relay, rate),
+);
+const mailer = new Mailer({ send: (mail) => relays.send('campaign', mail) }, signer, data.publicUrl);
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
@@ -86,7 +95,7 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
       try {
         await pacer.wait();
         const { envelope, raw } = transactionalMessage(contents.get(mail.contentId)!, mail, data.publicUrl, signer);
-        outcomes[i] = await mailer.transport.sendMime(envelope, raw);
+        outcomes[i] = await relays.sendMime('transactional', contents.get(mail.contentId)!.fromEmail, envelope, raw);
       } catch (error) {
         outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
       }
@@ -98,7 +107,8 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
 
 port.on('message', (message: SendRequest | TransactionalRequest | HaltRequest | 'close') => {
   if (message === 'close') {
-    mailer.transport.close();
+    relays.close();
+    void database?.end();
     port.close();
     return;
   }
