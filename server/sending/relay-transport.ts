@@ -39,7 +39,12 @@ export class RelayTransport {
     let last: SendOutcome | null = null;
     for (const name of routeFor(this.plan, stream, fromEmail)) {
       const relay = this.relays.get(name)!;
-      await relay.rate?.take();
+      try {
+        await relay.rate?.take();
+      } catch (error) {
+        // The database did not answer: the message waits in the queue, as for a relay failing.
+        return { kind: 'transport_error', error: `claiming a send of relay ${name} failed: ${(error as Error).message}` };
+      }
       const { outcome, unsent } = await relay.transport.attempt(envelope, raw);
       if (!unsent) return outcome;
       last = outcome;

@@ -18,19 +18,21 @@ import {
   type TransactionalRequest,
 } from './send-threads.ts';
 import { transactionalMessage } from '../rendering/transactional-message.ts';
-import { openPool } from '../db/pool.ts';
-import { createLogger } from '../logger.ts';
 import { databaseSlots } from './relay-limits.ts';
 import { RelayTransport } from './relay-transport.ts';
-import { relayPlan } from './relays.ts';
 
 const data = workerData as SendThreadData;
 const signer = new TokenSigner(data.secretKeys);
-// One connection, for rate-limited relays' claims only (one query per block of sends).
-const database = data.databaseUrl === undefined ? null : openPool(data.databaseUrl, createLogger('warn'), 1);
-const relays = new RelayTransport(relayPlan(data.sending, data.smtpUrl), data.sending, data.connections, (relay, rate) =>
-  databaseSlots(database!, relay, rate),
-);
+const { plan } = data;
+// One connection, for rate-limited relays' claims only (one query per block of sends); pg is
+// loaded only then, so a thread without them starts as fast as before.
+const database =
+  data.databaseUrl !== undefined && plan.relays.some((relay) => relay.ratePerSecond)
+    ? new (await import('pg')).default.Pool({ connectionString: data.databaseUrl, max: 1 })
+    : null;
+// An idle connection's failure is the next claim's error; it must not end the thread.
+database?.on('error', () => {});
+const relays = new RelayTransport(plan, data.sending, data.connections, (relay, rate) => databaseSlots(database!, relay, rate));
 const mailer = new Mailer({ send: (mail) => relays.send('campaign', mail) }, signer, data.publicUrl);
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();

@@ -6,7 +6,7 @@ import type { CampaignContent, Recipient } from '../rendering/campaign-message.t
 import type { TransactionalContent, TransactionalMail } from '../rendering/transactional-message.ts';
 import type { SendOutcome } from './transport.ts';
 import { ConnectionSlots } from './relay-limits.ts';
-import { relayPlan } from './relays.ts';
+import { relayPlan, type RelayPlan } from './relays.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
 export const CAMPAIGNS_PER_THREAD = 32;
@@ -27,6 +27,8 @@ export interface SendThreadData {
   smtpUrl: string;
   /** Where rate-limited relays claim their sends; absent: no relay is rate-limited. */
   databaseUrl?: string;
+  /** The process's relays and routes (`SMTP_URL`'s relay holds the whole `SMTP_POOL_SIZE`). */
+  plan: RelayPlan;
   /** Each relay's connections open in the process, shared by its threads. */
   connections: Int32Array;
   sending: Config['sending'];
@@ -90,13 +92,15 @@ export class SendThreads {
   private nextId = 0;
   private closed = false;
 
-  constructor(data: Omit<SendThreadData, 'connections'>, count: number, log: Logger, idleMs = THREAD_IDLE_MS) {
+  constructor(data: Omit<SendThreadData, 'plan' | 'connections'>, count: number, log: Logger, idleMs = THREAD_IDLE_MS) {
     // The relay's connections and the process's sending rate are shared out among the threads,
     // never more connections in all than the pool has: no more threads than connections.
     const threads = Math.max(1, Math.min(count, data.sending.poolSize));
+    const plan = relayPlan(data.sending, data.smtpUrl);
     this.data = {
       ...data,
-      connections: ConnectionSlots.shared(relayPlan(data.sending, data.smtpUrl).relays.length),
+      plan,
+      connections: ConnectionSlots.shared(plan.relays.length),
       sending: { ...data.sending, ratePerSecond: data.sending.ratePerSecond / threads },
     };
     this.threads = Array.from({ length: threads }, () => null);
