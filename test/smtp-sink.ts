@@ -6,6 +6,8 @@ export interface Received {
   to: string;
   raw: string;
   mail: ParsedMail;
+  /** When the message's data ended (ms since epoch). */
+  at: number;
 }
 
 /**
@@ -56,10 +58,11 @@ export class SmtpSink {
         stream.on('end', () => {
           void (async () => {
             if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+            const at = Date.now();
             const raw = Buffer.concat(chunks).toString('utf8');
             const mail = await simpleParser(raw);
             for (const rcpt of session.envelope.rcptTo) {
-              this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail });
+              this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail, at });
             }
             callback();
           })().catch(callback);
