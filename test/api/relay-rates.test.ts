@@ -38,12 +38,14 @@ describe("a relay's rate_per_second", () => {
     await waitFor(() => sink.received.length >= MESSAGES, 60_000);
 
     const times = sink.received.map((r) => r.at).sort((a, b) => a - b);
-    // Observed over the whole window: n messages fill n / RATE seconds, give or take the first second's.
+    // Observed over the whole window: n messages at RATE a second take n / RATE seconds of the
+    // clock, so the first and last lie more than n / RATE - 2 seconds apart (with one limit per
+    // process instead, two processes sent these 40 within 2.3 s).
     const seconds = (times.at(-1)! - times[0]) / 1000;
-    expect(seconds).toBeGreaterThanOrEqual(MESSAGES / RATE - 1.5);
-    // And no second of the clock carries more than the rate (a message may land just past its second's end).
+    expect(seconds).toBeGreaterThan(MESSAGES / RATE - 2);
+    // And no second of the clock carries more than the rate (but a message or two landing just past its second's end).
     const perSecond = new Map<number, number>();
     for (const at of times) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(RATE + 2);
   });
 });
