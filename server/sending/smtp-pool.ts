@@ -10,20 +10,20 @@ export interface DkimSettings {
   headerFieldNames: string;
 }
 
-type SmtpError = Error & { code?: string; responseCode?: number; command?: string; unsent?: boolean };
+type SmtpError = Error & { code?: string; responseCode?: number; unsent?: boolean };
 
 /** How long a thread waiting for another thread's connection to the relay looks again at most. */
 const SLOT_RECHECK_MS = 250;
 
 /**
  * The relay certainly did not take the message: no connection (refused, unreachable, greeting,
- * EHLO or AUTH failed), or 421 before the message's data was sent.
+ * EHLO, STARTTLS or AUTH failed), or a 421 reply to one of its commands. nodemailer reports a 421
+ * as the session closing, whichever command it answered; only a 2xx to the end of the data is an
+ * acceptance (RFC 5321 4.1.1.4), so a 421 even there leaves the message untaken.
  */
 export const isUnsent = (error: unknown): boolean => {
   const err = error as SmtpError;
-  if (err.unsent) return true;
-  if (err.responseCode !== 421) return false;
-  return err.command === 'MAIL FROM' || err.command === 'RCPT TO' || (err.command === 'DATA' && err.message.startsWith('Data command failed'));
+  return err.unsent === true || err.responseCode === 421;
 };
 
 /** The relay closed the connection or answered 421: the message can go out on another one. */
