@@ -96,8 +96,9 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
       const mail = request.mails[i];
       try {
         await pacer.wait();
-        const { envelope, raw } = transactionalMessage(contents.get(mail.contentId)!, mail, data.publicUrl, signer);
-        outcomes[i] = await relays.sendMime('transactional', contents.get(mail.contentId)!.fromEmail, envelope, raw);
+        const content = contents.get(mail.contentId)!;
+        const { envelope, raw } = transactionalMessage(content, mail, data.publicUrl, signer);
+        outcomes[i] = await relays.sendMime('transactional', content.fromEmail, envelope, raw);
       } catch (error) {
         outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
       }
