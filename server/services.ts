@@ -152,8 +152,10 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     analytics: new AnalyticsService(sqlOf(em)),
     webhooks: new WebhookService(sqlOf(em), transactions, runtime.secretBox, config.webhooks),
     events: new EventService(em),
-    emails: new EmailService(sqlOf(em), transactions, (accountId, templateId, version, data) =>
-      renderTemplate(em, runtime.templates, accountId, templateId, version, data),
+    emails: new EmailService(
+      sqlOf(em),
+      transactions,
+      (accountId, templateId, version, data) => renderTemplate(em, runtime.templates, accountId, templateId, version, data),
       domains,
     ),
     campaigns: new CampaignService(
