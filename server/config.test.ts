@@ -158,3 +158,28 @@ describe('several relays', () => {
     }
   });
 });
+
+describe('the sending domains of the configuration', () => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: freshDir(), JWT_SECRET, ...env }).domains;
+
+  it('default the bounce host to bounces. and the public host, the policy to auto, the resolvers to the system', () => {
+    expect(load({ PUBLIC_URL: 'https://mail.example.com' })).toMatchObject({ bounceDomain: 'bounces.mail.example.com', policy: 'auto', dnsServers: [] });
+  });
+
+  it('take resolvers as addresses with optional ports', () => {
+    expect(load({ DNS_SERVERS: '127.0.0.1:5353, [::1]:53,1.1.1.1,::1' }).dnsServers).toEqual(['127.0.0.1:5353', '[::1]:53', '1.1.1.1', '::1']);
+  });
+
+  it('refuse resolvers, bounce hosts and policies that are not', () => {
+    for (const [env, message] of [
+      [{ DNS_SERVERS: 'dns.google:53' }, 'DNS_SERVERS must list IP addresses'],
+      [{ DNS_SERVERS: '127.0.0.1:99999' }, 'DNS_SERVERS must list IP addresses'],
+      [{ DNS_SERVERS: '127.0.0.1,' }, 'DNS_SERVERS must list IP addresses'],
+      [{ BOUNCE_DOMAIN: 'bounces_example.com' }, 'BOUNCE_DOMAIN must be a host name'],
+      [{ BOUNCE_DOMAIN: 'https://bounces.example.com' }, 'BOUNCE_DOMAIN must be a host name'],
+      [{ SENDING_DOMAIN_POLICY: 'strict' }, 'SENDING_DOMAIN_POLICY must be one of'],
+    ] as const) {
+      expect(() => load(env), JSON.stringify(env)).toThrow(message);
+    }
+  });
+});

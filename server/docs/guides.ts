@@ -34,6 +34,7 @@ export const TOPIC_FILES = [
   'campaigns.md',
   'templates.md',
   'sending.md',
+  'sending-domains.md',
   'transactional-email.md',
   'smtp-submission.md',
   'tracking.md',
