@@ -1,14 +1,19 @@
 import type { TokenSigner } from '../tracked-links/tokens.ts';
-import { renderMessage, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
-import type { MailTransport, SendOutcome } from './transport.ts';
+import { renderMessage, type CampaignForRender, type OutgoingMail, type Recipient } from '../rendering/campaign-message.ts';
+import type { SendOutcome } from './transport.ts';
+
+/** Where a campaign's messages go: a relay, or the relays of the campaign stream's route. */
+export interface CampaignTransport {
+  send(mail: OutgoingMail): Promise<SendOutcome>;
+}
 
 /** Renders and sends campaign messages: what the workers and test sends share. */
 export class Mailer {
-  readonly transport: MailTransport;
+  readonly transport: CampaignTransport;
   private readonly signer: TokenSigner;
   private readonly publicUrl: string;
 
-  constructor(transport: MailTransport, signer: TokenSigner, publicUrl: string) {
+  constructor(transport: CampaignTransport, signer: TokenSigner, publicUrl: string) {
     this.transport = transport;
     this.signer = signer;
     this.publicUrl = publicUrl;

@@ -18,11 +18,22 @@ import {
   type TransactionalRequest,
 } from './send-threads.ts';
 import { transactionalMessage } from '../rendering/transactional-message.ts';
-import { MailTransport } from './transport.ts';
+import { databaseSlots } from './relay-limits.ts';
+import { RelayTransport } from './relay-transport.ts';
 
 const data = workerData as SendThreadData;
 const signer = new TokenSigner(data.secretKeys);
-const mailer = new Mailer(new MailTransport(data.smtpUrl, data.sending), signer, data.publicUrl);
+const { plan } = data;
+// One connection, for rate-limited relays' claims only (one query per block of sends); pg is
+// loaded only then, so a thread without them starts as fast as before.
+const database =
+  data.databaseUrl !== undefined && plan.relays.some((relay) => relay.ratePerSecond)
+    ? new (await import('pg')).default.Pool({ connectionString: data.databaseUrl, max: 1 })
+    : null;
+// An idle connection's failure is the next claim's error; it must not end the thread.
+database?.on('error', () => {});
+const relays = new RelayTransport(plan, data.sending, data.connections, (relay, rate) => databaseSlots(database!, relay, rate));
+const mailer = new Mailer({ send: (mail) => relays.send('campaign', mail) }, signer, data.publicUrl);
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
@@ -85,8 +96,9 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
       const mail = request.mails[i];
       try {
         await pacer.wait();
-        const { envelope, raw } = transactionalMessage(contents.get(mail.contentId)!, mail, data.publicUrl, signer);
-        outcomes[i] = await mailer.transport.sendMime(envelope, raw);
+        const content = contents.get(mail.contentId)!;
+        const { envelope, raw } = transactionalMessage(content, mail, data.publicUrl, signer);
+        outcomes[i] = await relays.sendMime('transactional', content.fromEmail, envelope, raw);
       } catch (error) {
         outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
       }
@@ -98,7 +110,8 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
 
 port.on('message', (message: SendRequest | TransactionalRequest | HaltRequest | 'close') => {
   if (message === 'close') {
-    mailer.transport.close();
+    relays.close();
+    void database?.end();
     port.close();
     return;
   }
