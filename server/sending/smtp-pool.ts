@@ -51,6 +51,7 @@ export class SmtpPool {
   private closed = false;
   /** The relay's connections across the process's threads; null: `size` alone bounds them. */
   private readonly slots: ConnectionSlots | null;
+  private idleWatch: NodeJS.Timeout | null = null;
 
   constructor(url: string, size: number, dkim: DkimSettings | null, slots: ConnectionSlots | null = null) {
     const { auth, ...options } = parseConnectionUrl(url) as SMTPConnection.Options & { auth?: { user?: string; pass?: string } };
@@ -138,6 +139,29 @@ export class SmtpPool {
     if (this.closed || (!this.waiting.length && this.slots?.wanted())) return this.discard(connection);
     this.idle.push(connection);
     this.waiting.shift()?.();
+    this.watchIdle();
+  }
+
+  /**
+   * While connections sit idle here, looks every SLOT_RECHECK_MS whether another thread waits for
+   * one to the relay, and closes one for it: an idle thread sends nothing that would free it.
+   */
+  private watchIdle(): void {
+    if (!this.slots || this.idleWatch) return;
+    const slots = this.slots;
+    this.idleWatch = setInterval(() => {
+      if (!this.idle.length || this.closed) {
+        clearInterval(this.idleWatch!);
+        this.idleWatch = null;
+        return;
+      }
+      if (!slots.wanted()) return;
+      const connection = this.idle.shift()!;
+      this.broken.add(connection);
+      connection.quit();
+      this.closedOne();
+    }, SLOT_RECHECK_MS);
+    this.idleWatch.unref();
   }
 
   private discard(connection: SMTPConnection): void {
