@@ -75,7 +75,7 @@ async function nodemailerAlone(port: number, count: number, raw: boolean) {
 
 /** Sendline's own SMTP pool alone, sending the pre-built message: the limit of the path it uses. */
 async function smtpPoolAlone(port: number, count: number) {
-  const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, POOL, null);
+  const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, POOL);
   const result = await rate(count, (to) => pool.send({ from: 'news@shop.example', to }, composed.replace('RECIPIENT', to)));
   pool.close();
   return result;

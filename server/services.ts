@@ -18,7 +18,8 @@ import { ContactBulkService } from './contacts/bulk.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
 import { CampaignService } from './campaigns/service.ts';
-import type { MailTransport } from './sending/transport.ts';
+import type { SigningTransport } from './sending/dkim.ts';
+import type { SendingIdentities } from './sending/identity.ts';
 import type { TemplateThread } from './rendering/template-thread.ts';
 import type { TokenSigner } from './tracked-links/tokens.ts';
 import { FeedbackService } from './tracking/feedback.ts';
@@ -71,8 +72,8 @@ export interface Runtime {
   /** Transactions on `pool`: one for the process, since the emails' single writes are shared per instance. */
   transactions: Transactions;
   queue: Queue;
-  /** Test sends' connection to the relay (campaigns send from their threads). */
-  transport: MailTransport;
+  /** Test sends' connection to the relay, signing as each message's identity (campaigns send from their threads). */
+  transport: SigningTransport;
   /** Where templates are checked and test messages rendered, off the thread that answers requests. */
   templates: TemplateThread;
   signer: TokenSigner;
@@ -129,13 +130,8 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
   });
-  const domains = new DomainService(sqlOf(em), transactions, runtime.domainKeyBox, new DnsChecker(config.domains.dnsServers, config.domains.bounceDomain), {
-    bounceDomain: config.domains.bounceDomain,
-    trackingHost: new URL(config.publicUrl).hostname,
-    publicScheme: new URL(config.publicUrl).protocol,
-    policy: config.domains.policy,
-    perAccount: config.domains.perAccount,
-  });
+  const domains = domainService(runtime, em);
+  const testSending = { templates: runtime.templates, transport: runtime.transport, identities: domains };
   return {
     em,
     ...accounts,
@@ -162,7 +158,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       new CampaignRepository(em, transactions),
       em,
       runtime.queue,
-      runtime.transport,
+      testSending,
       runtime.templates,
       config.sending.workersPerCampaign,
       campaignLookups,
@@ -171,7 +167,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
     tags: new TagService(sqlOf(em), transactions, contactTags, { lists: listStore, segments: segmentStore }),
-    templates: new TemplateService(em, transactions, runtime.templates, runtime.transport, new CampaignRepository(em, transactions)),
+    templates: new TemplateService(em, transactions, runtime.templates, testSending, new CampaignRepository(em, transactions)),
     lists,
     contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
     suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
@@ -182,6 +178,20 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function domainService(runtime: Runtime, em: EntityManager): DomainService {
+  const { config } = runtime;
+  return new DomainService(sqlOf(em), runtime.transactions, runtime.domainKeyBox, new DnsChecker(config.domains.dnsServers, config.domains.bounceDomain), {
+    bounceDomain: config.domains.bounceDomain,
+    trackingHost: new URL(config.publicUrl).hostname,
+    publicScheme: new URL(config.publicUrl).protocol,
+    policy: config.domains.policy,
+    perAccount: config.domains.perAccount,
+  });
+}
+
+/** The sending identities the senders look their From addresses up in, for as long as the process runs. */
+export const sendingIdentities = (runtime: Runtime): SendingIdentities => domainService(runtime, runtime.orm.em.fork());
 
 /** What tracking writes on campaigns' messages and counters. */
 export const campaignRecords: CampaignRecords = { markEngaged, markBounced, markComplained, markUnsubscribed, addEngagementCounts };

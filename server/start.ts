@@ -17,8 +17,10 @@ import { startCampaignSending } from './campaigns/send-job.ts';
 import { TransactionalSender } from './emails/sender.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
+import { DkimSigners, SigningTransport } from './sending/dkim.ts';
 import { TemplateThread } from './rendering/template-thread.ts';
 import { TokenSigner } from './tracked-links/tokens.ts';
+import { VerpTokens } from './tracked-links/verp.ts';
 import { TrackingRecorder } from './tracking/recorder.ts';
 import { FeedbackService } from './tracking/feedback.ts';
 import { page, publicRoutes } from './tracking/public-routes.ts';
@@ -36,7 +38,7 @@ import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { KeyUsage } from './api-keys/usage.ts';
 import { attachEventSocket } from './events/socket-routes.ts';
-import { campaignRecords, contactRecords, createServices, outcomeRecords, type Runtime } from './services.ts';
+import { campaignRecords, contactRecords, createServices, outcomeRecords, sendingIdentities, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
@@ -90,7 +92,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const relayUrl = config.sending.relays?.relays[0].url ?? config.sending.smtpUrl ?? capture!.url;
   // Test sends and confirmations only (campaigns go through the sending threads' pools): one
   // connection, so the process stays within SMTP_POOL_SIZE plus this one.
-  const transport = new MailTransport(relayUrl, { ...config.sending, poolSize: 1 });
+  const transport = new SigningTransport(new MailTransport(relayUrl, { ...config.sending, poolSize: 1 }), new DkimSigners(config.sending.dkim));
   const signer = new TokenSigner(config.secretKeys);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
   const secretBox = webhookSecretBox(config.secretKeys);
@@ -122,7 +124,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   if (webhooks) listener.onEvents(() => webhooks.wake());
   const feedback = new FeedbackService(transactions, sqlOf(orm.em), campaignRecords, contactRecords);
   const bounces =
-    config.tracking.bounceSmtpPort === null ? null : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, log);
+    config.tracking.bounceSmtpPort === null
+      ? null
+      : await startBounceServer(config.tracking.bounceSmtpPort, config.tracking.bounceSmtpHost, feedback, new VerpTokens(config.secretKeys), log);
 
   const submission = config.submission === null ? null : await startSubmissionServer(config.submission, () => createServices(runtime), log);
 
@@ -145,8 +149,13 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });
     sending = startSendingWorker(config, relayUrl, database.url, log, (threads) => {
       const startCampaign = (accountId: string, campaignId: string) => createServices(runtime).campaigns.start(accountId, campaignId);
-      startCampaignSending({ orm, transactions, queue, config, templates, threads, records: outcomeRecords, log, startCampaign }, shutdown.signal, listener);
-      const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords);
+      const identities = sendingIdentities(runtime);
+      startCampaignSending(
+        { orm, transactions, queue, config, templates, threads, records: outcomeRecords, identities, log, startCampaign },
+        shutdown.signal,
+        listener,
+      );
+      const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords, identities);
       transactional.start(shutdown.signal);
       return [transactional];
     });
@@ -163,7 +172,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       queue,
       db: sqlOf(orm.em.fork()),
       transactions,
-      mailer: { sendMime: (envelope, mime) => transport.sendMime(envelope, mime) },
+      // Confirmations go out as the server: signed with DKIM_DOMAIN's key when it is set.
+      mailer: { sendMime: (envelope, mime) => transport.sendMime(envelope, mime, null) },
       secretKeys: config.secretKeys,
       publicUrl: config.publicUrl,
       log,

@@ -4,6 +4,7 @@ import type { Transactions } from '../db/transactions.ts';
 import type { TemplateThread } from '../rendering/template-thread.ts';
 import type { OutcomeRecords } from '../sending/records.ts';
 import type { SendThreads } from '../sending/send-threads.ts';
+import type { SendingIdentities } from '../sending/identity.ts';
 import type { Logger } from '../logger.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { campaigns } from './store.ts';
@@ -28,6 +29,8 @@ export interface CampaignSendingDeps {
   templates: TemplateThread;
   threads: SendThreads;
   records: OutcomeRecords;
+  /** Each campaign's From address's sending identity: its DKIM key, return path and link host. */
+  identities: SendingIdentities;
   log: Logger;
   /** Starts a scheduled campaign through its state machine (a 409 when another start came first). */
   startCampaign: (accountId: string, campaignId: string) => Promise<unknown>;
@@ -42,7 +45,7 @@ export interface CampaignSendingDeps {
  */
 export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSignal, halts: Pick<EventListener, 'onCampaignHalted'>): void {
   const { orm, transactions, queue, config, threads, log } = deps;
-  const sender = new CampaignSender(orm, transactions, threads, deps.templates, config.sending, log, deps.records);
+  const sender = new CampaignSender(orm, transactions, threads, deps.templates, config.sending, log, deps.records, deps.identities);
   halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
   queue.define(
     SEND_JOB,

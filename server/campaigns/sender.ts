@@ -17,6 +17,7 @@ import { resolvedContent } from './service.ts';
 import { Problem } from '../contract/problem.ts';
 import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
+import type { SendingIdentities, SendingIdentity } from '../sending/identity.ts';
 import { meaningOf } from '../sending/outcome.ts';
 import { emailEventData } from '../events/envelope.ts';
 
@@ -38,6 +39,7 @@ export class CampaignSender {
   private readonly settings: Config['sending'];
   private readonly log: Logger;
   private readonly records: OutcomeRecords;
+  private readonly identities: SendingIdentities;
   /** Each run's halt, by campaign: a pause or cancel stops the run's batch in flight. */
   private readonly halts = new Map<string, Set<AbortController>>();
 
@@ -49,6 +51,7 @@ export class CampaignSender {
     settings: Config['sending'],
     log: Logger,
     records: OutcomeRecords,
+    identities: SendingIdentities,
   ) {
     this.orm = orm;
     this.transactions = transactions;
@@ -57,6 +60,7 @@ export class CampaignSender {
     this.settings = settings;
     this.log = log;
     this.records = records;
+    this.identities = identities;
   }
 
   /**
@@ -127,7 +131,9 @@ export class CampaignSender {
         else await sleep(250);
         continue;
       }
-      const results = await this.deliver(content, batch, halt);
+      // Per batch, not per message: a key rotated or a domain lost meanwhile applies from the next batch.
+      const identity = await this.identities.forAddress(campaign.accountId, content.fromEmail);
+      const results = await this.deliver(content, batch, identity, halt);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
         if (piece) await audiences.release(db, piece.id);
@@ -186,7 +192,7 @@ export class CampaignSender {
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
-  private async deliver(campaign: CampaignContent, batch: ClaimedMessage[], halt: AbortSignal): Promise<Result[]> {
+  private async deliver(campaign: CampaignContent, batch: ClaimedMessage[], identity: SendingIdentity | null, halt: AbortSignal): Promise<Result[]> {
     const results = new Array<Result>(batch.length);
     const sendable: number[] = [];
     for (const [i, message] of batch.entries()) {
@@ -207,6 +213,7 @@ export class CampaignSender {
           attributes: message.attributes ?? {},
         };
       }),
+      identity,
       halt,
     );
     for (const [n, i] of sendable.entries()) results[i] = { message: batch[i], outcome: outcomes[n] };

@@ -3,13 +3,12 @@ import { sendJobs } from '../sending/send-jobs.ts';
 import type { SendingPolicy } from '../sending/identity.ts';
 import type { components } from '../../generated/openapi.d.ts';
 import { newId } from '../db/ids.ts';
-import { sendTests } from '../sending/test-sends.ts';
+import { sendTests, type TestSending } from '../sending/test-sends.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Db } from '../db/kysely.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { notFound, validationFailed } from '../contract/problem.ts';
 import type { Queue } from '../jobs/queue.ts';
-import type { MailTransport } from '../sending/transport.ts';
 import { campaignContent, type CampaignContent } from '../rendering/campaign-message.ts';
 import { sqlOf } from '../db/kysely.ts';
 import { publishedBundle, shareTemplate } from '../templates/service.ts';
@@ -125,7 +124,7 @@ export class CampaignService {
   private readonly repo: CampaignRepository;
   private readonly em: EntityManager;
   private readonly queue: Queue;
-  private readonly transport: MailTransport;
+  private readonly testSending: TestSending;
   private readonly templates: TemplateThread;
   private readonly workersPerCampaign: number;
   private readonly lookups: CampaignLookups;
@@ -135,7 +134,7 @@ export class CampaignService {
     repo: CampaignRepository,
     em: EntityManager,
     queue: Queue,
-    transport: MailTransport,
+    testSending: TestSending,
     templates: TemplateThread,
     workersPerCampaign: number,
     lookups: CampaignLookups,
@@ -144,7 +143,7 @@ export class CampaignService {
     this.repo = repo;
     this.em = em;
     this.queue = queue;
-    this.transport = transport;
+    this.testSending = testSending;
     this.templates = templates;
     this.workersPerCampaign = workersPerCampaign;
     this.lookups = lookups;
@@ -314,7 +313,7 @@ export class CampaignService {
   async test(accountId: string, id: string, emails: string[]) {
     const campaign = await this.get(accountId, id);
     await this.policy.requireSendable(accountId, campaign.fromEmail, '/from_email');
-    return sendTests(this.repo, this.templates, this.transport, accountId, await resolvedContent(sqlOf(this.em), campaign), emails);
+    return sendTests(this.repo, this.testSending, accountId, await resolvedContent(sqlOf(this.em), campaign), emails);
   }
 
   async messages(accountId: string, id: string, status: MessageStatus | undefined, limit: number, cursor?: string) {

@@ -5,6 +5,7 @@ import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
+import type { SendingIdentities, SendingIdentity } from '../sending/identity.ts';
 import { recordTransactionalBounce, type OutcomeRecords } from '../sending/records.ts';
 import { meaningOf } from '../sending/outcome.ts';
 import { transactionalEventData } from './events.ts';
@@ -40,15 +41,25 @@ export class TransactionalSender {
   private readonly settings: Config['sending'];
   private readonly log: Logger;
   private readonly records: OutcomeRecords;
+  private readonly identities: SendingIdentities;
   private running: Promise<void>[] = [];
 
-  constructor(transactions: Transactions, db: Db, threads: SendThreads, settings: Config['sending'], log: Logger, records: OutcomeRecords) {
+  constructor(
+    transactions: Transactions,
+    db: Db,
+    threads: SendThreads,
+    settings: Config['sending'],
+    log: Logger,
+    records: OutcomeRecords,
+    identities: SendingIdentities,
+  ) {
     this.transactions = transactions;
     this.db = db;
     this.threads = threads;
     this.settings = settings;
     this.log = log;
     this.records = records;
+    this.identities = identities;
   }
 
   start(signal: AbortSignal): void {
@@ -105,7 +116,7 @@ export class TransactionalSender {
       trackOpens: m.track_opens,
       trackClicks: m.track_clicks,
     }));
-    const outcomes = await this.threads.sendTransactional(contents, mails);
+    const outcomes = await this.threads.sendTransactional(contents, mails, await this.identitiesOf(batch, contents));
     if (outcomes.every((o) => o.kind === 'transport_error')) {
       this.log.warn({ error: outcomes[0]?.kind === 'transport_error' ? outcomes[0].error : null }, 'the relay is failing');
       const later = new Date(Date.now() + RELAY_DOWN_PAUSE_MS);
@@ -117,6 +128,21 @@ export class TransactionalSender {
       return;
     }
     await this.record(batch, outcomes);
+  }
+
+  /** Each content's sending identity, looked up once per account and From address in the batch. */
+  private async identitiesOf(batch: ClaimedEmail[], contents: Map<string, TransactionalContent>): Promise<Map<string, SendingIdentity>> {
+    const byAddress = new Map<string, Promise<SendingIdentity | null>>();
+    const identities = new Map<string, SendingIdentity>();
+    for (const { account_id: accountId, content_id: contentId } of batch) {
+      const from = contents.get(contentId)?.fromEmail;
+      if (!from || identities.has(contentId)) continue;
+      const key = `${accountId} ${from.toLowerCase()}`;
+      if (!byAddress.has(key)) byAddress.set(key, this.identities.forAddress(accountId, from));
+      const identity = await byAddress.get(key)!;
+      if (identity) identities.set(contentId, identity);
+    }
+    return identities;
   }
 
   /** A batch's outcomes, bounces, suppressions and events in one transaction. */

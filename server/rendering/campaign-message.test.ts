@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { compileCampaign } from './campaign-template.ts';
 import { TokenSigner } from '../tracked-links/tokens.ts';
+import { VerpTokens } from '../tracked-links/verp.ts';
 import { renderMessage, type CampaignForRender } from './campaign-message.ts';
+import type { SenderDomain } from './addressing.ts';
 
-const signer = new TokenSigner([{ id: 'test', key: Buffer.from('a test key that is long enough for tokens').toString('base64') }]);
+const ring = [{ id: 'test', key: Buffer.from('a test key that is long enough for tokens').toString('base64') }];
+const signer = new TokenSigner(ring);
+const addressing = { publicUrl: 'https://mail.example.test', signer, verp: new VerpTokens(ring) };
 const recipient = { messageId: 'msg_1', email: 'ada@example.com', firstName: 'Łukasz', lastName: null, tags: [], attributes: {} };
 
-function render(content: string, options: { preheader?: string } = {}) {
+function rendered(content: string, options: { preheader?: string; recipient?: typeof recipient; sender?: SenderDomain } = {}) {
   const campaign: CampaignForRender = {
     id: 'cmp_1',
     name: 'Test',
@@ -18,8 +22,10 @@ function render(content: string, options: { preheader?: string } = {}) {
     data: null,
     compiled: compileCampaign({ subject: 'Hi', content, textContent: 'text', preheader: options.preheader ?? null }),
   };
-  return renderMessage(campaign, recipient, 'https://mail.example.test', signer).html;
+  return renderMessage(campaign, options.recipient ?? recipient, addressing, options.sender ?? null);
 }
+
+const render = (content: string, options: { preheader?: string } = {}) => rendered(content, options).html;
 
 const clickUrls = (html: string) => [...html.matchAll(/\/t\/c\/([\w.-]+)/g)].map((m) => (signer.verify(m[1]) as { url: string }).url);
 
@@ -45,5 +51,22 @@ describe('rendering a message', () => {
       render(content, { preheader: 'Pre' });
       expect(performance.now() - started).toBeLessThan(1000);
     }
+  });
+
+  it('puts links, the open pixel and unsubscribe links under the sending domain, and bounces to its VERP address', () => {
+    const messageId = 'msg_0dXk3Qa1bCdEfGhIjKlMnO';
+    const sender = { returnPathDomain: 'bounces.shop.example', linkBaseUrl: 'https://links.shop.example' };
+    const message = rendered('<p><a href="https://shop.example/">Shop</a></p>', { recipient: { ...recipient, messageId }, sender });
+    const urls = [...message.html.matchAll(/(?:src|href)="(https?:\/\/[^/"]+)\/(?:t|u)\//g)].map((m) => m[1]);
+    expect(urls.length).toBe(3);
+    expect(new Set(urls)).toEqual(new Set(['https://links.shop.example']));
+    expect(message.headers['List-Unsubscribe']).toMatch(/^<https:\/\/links\.shop\.example\/u\//);
+    expect(message.text).toContain('https://links.shop.example/u/');
+    expect(message.returnPath).toMatch(/^b-msg-[0-9a-z]+-[0-9a-z]+@bounces\.shop\.example$/);
+    expect(addressing.verp.messageOf(message.returnPath)).toBe(messageId);
+    // A domain without a verified tracking record keeps PUBLIC_URL for its links.
+    const untracked = rendered('<p>Hi</p>', { recipient: { ...recipient, messageId }, sender: { ...sender, linkBaseUrl: null } });
+    expect(untracked.headers['List-Unsubscribe']).toMatch(/^<https:\/\/mail\.example\.test\/u\//);
+    expect(rendered('<p>Hi</p>').returnPath).toBe('bounces+msg_1@shop.example');
   });
 });

@@ -1,7 +1,7 @@
 import { compileCampaign, type CompiledCampaign } from './campaign-template.ts';
 import type { TemplateBundle } from './liquid.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
-import type { TokenSigner } from '../tracked-links/tokens.ts';
+import { domainOf, linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
 import { decorateHtml, escapeAttribute } from './html-links.ts';
 import { buildMime } from './mime.ts';
 
@@ -78,8 +78,6 @@ export interface RenderedMessage {
   returnPath: string;
 }
 
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-
 /** The unsubscribe link, the open pixel and click tracking for one message's HTML. */
 function decorate(
   source: string,
@@ -106,8 +104,13 @@ function decorate(
   });
 }
 
-/** Renders one campaign message for one recipient: personalised, tracked, unsubscribable. */
-export function renderMessage(campaign: CampaignForRender, recipient: Recipient, publicUrl: string, signer: TokenSigner): RenderedMessage {
+/**
+ * Renders one campaign message for one recipient: personalised, tracked, unsubscribable; its
+ * links and return path under its sending domain when it has one.
+ */
+export function renderMessage(campaign: CampaignForRender, recipient: Recipient, addressing: Addressing, sender: SenderDomain): RenderedMessage {
+  const { signer } = addressing;
+  const publicUrl = linkBase(addressing, sender);
   const unsubscribe = `${publicUrl}/u/${signer.sign({ kind: 'unsubscribe', messageId: recipient.messageId })}`;
   const data = campaign.data;
   const scope = {
@@ -148,7 +151,7 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     html,
     text,
     messageIdHeader: `<${recipient.messageId}@${domain}>`,
-    returnPath: `bounces+${recipient.messageId}@${domain}`,
+    returnPath: returnPath(addressing, sender, recipient.messageId, campaign.fromEmail),
     headers: {
       'X-Sendline-Message': recipient.messageId,
       'X-Sendline-Campaign': campaign.id,
@@ -186,10 +189,10 @@ export function outgoingMime(mail: OutgoingMail): string {
 export function testMessage(
   campaign: CampaignForRender,
   recipient: Recipient,
-  publicUrl: string,
-  signer: TokenSigner,
+  addressing: Addressing,
+  sender: SenderDomain,
 ): { envelope: { from: string; to: string }; raw: string } {
-  const rendered = renderMessage(campaign, recipient, publicUrl, signer);
+  const rendered = renderMessage(campaign, recipient, addressing, sender);
   rendered.subject = `[Test] ${rendered.subject}`;
   const raw = outgoingMime({
     from: { name: campaign.fromName, address: campaign.fromEmail },

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FieldError } from '../contract/problem.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
+import type { SenderDomain } from './addressing.ts';
 import type { CampaignContent, Recipient } from './campaign-message.ts';
 import type { TemplateFields } from './campaign-template.ts';
 import type { RenderedTemplate, TemplateBundle, TemplateFieldError, TemplateSources } from './liquid.ts';
@@ -17,7 +18,7 @@ export type TestMessageOrFailure = { envelope: { from: string; to: string }; raw
 export type TemplateJob =
   | { kind: 'errors'; fields: TemplateFields }
   | { kind: 'compile'; campaign: CampaignContent }
-  | { kind: 'test'; campaign: CampaignContent; recipients: Recipient[] }
+  | { kind: 'test'; campaign: CampaignContent; recipients: Recipient[]; sender: SenderDomain }
   | { kind: 'template-check'; sources: TemplateSources }
   | { kind: 'template-freeze'; bundle: TemplateBundle }
   | { kind: 'template-render'; bundle: TemplateBundle; scope: Record<string, unknown>; cacheKey: string | null };
@@ -77,9 +78,9 @@ export class TemplateThread {
     return this.run({ kind: 'compile', campaign }) as Promise<string | null>;
   }
 
-  /** The campaign's test message for each recipient, compiled once. */
-  testMessages(campaign: CampaignContent, recipients: Recipient[]): Promise<TestMessageOrFailure[]> {
-    return this.run({ kind: 'test', campaign, recipients }) as Promise<TestMessageOrFailure[]>;
+  /** The campaign's test message for each recipient, compiled once; links and return path under `sender`'s domain. */
+  testMessages(campaign: CampaignContent, recipients: Recipient[], sender: SenderDomain): Promise<TestMessageOrFailure[]> {
+    return this.run({ kind: 'test', campaign, recipients, sender }) as Promise<TestMessageOrFailure[]>;
   }
 
   /** Whether a template's draft parses, and the partials and layouts it calls. */

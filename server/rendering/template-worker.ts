@@ -3,6 +3,8 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { prepareCampaign, testMessage } from './campaign-message.ts';
 import { TokenSigner } from '../tracked-links/tokens.ts';
+import { VerpTokens } from '../tracked-links/verp.ts';
+import type { Addressing } from './addressing.ts';
 import { templateErrors } from './campaign-template.ts';
 import { checkTemplate, compileBundle, renderCompiled, TemplateError, type CompiledTemplate } from './liquid.ts';
 import { THREAD_READY, type TemplateAnswer, type TemplateJob, type TemplateThreadData, type TestMessageOrFailure } from './template-thread.ts';
@@ -12,7 +14,7 @@ import { THREAD_READY, type TemplateAnswer, type TemplateJob, type TemplateThrea
 if (process.platform === 'linux') setPriority(0, 10);
 
 const data = workerData as TemplateThreadData;
-const signer = new TokenSigner(data.secretKeys);
+const addressing: Addressing = { publicUrl: data.publicUrl, signer: new TokenSigner(data.secretKeys), verp: new VerpTokens(data.secretKeys) };
 const port = parentPort!;
 
 /** Published versions compiled lately, by version id: a version never changes. */
@@ -56,7 +58,7 @@ function run(job: TemplateJob): unknown {
   const campaign = prepareCampaign(job.campaign);
   return job.recipients.map((recipient): TestMessageOrFailure => {
     try {
-      return testMessage(campaign, recipient, data.publicUrl, signer);
+      return testMessage(campaign, recipient, addressing, job.sender);
     } catch (error) {
       return { failed: (error as Error).message };
     }

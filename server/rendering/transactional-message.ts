@@ -3,6 +3,7 @@ import { decorateHtml, escapeAttribute } from './html-links.ts';
 import { body, encodeHeaderText, formatAddress } from './mime.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
+import { domainOf, linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
 
 /** A stored attachment: as the request gave it (base64), so sending never decodes it again. */
 export interface StoredAttachment {
@@ -36,7 +37,6 @@ export interface TransactionalMail {
 }
 
 const CRLF = '\r\n';
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The open pixel and tracked links, when asked for; transactional mail has no unsubscribe footer. */
 function trackedHtml(html: string, mail: TransactionalMail, publicUrl: string, signer: TokenSigner): string {
@@ -77,12 +77,13 @@ function filenameParameter(name: string): string {
 /**
  * One recipient's message: its envelope and MIME text. `multipart/alternative` for text and
  * HTML, inside `multipart/mixed` with the attachments. No List-Unsubscribe: that is marketing's.
+ * Its links and return path go under its sending domain when it has one.
  */
 export function transactionalMessage(
   content: TransactionalContent,
   mail: TransactionalMail,
-  publicUrl: string,
-  signer: TokenSigner,
+  addressing: Addressing,
+  sender: SenderDomain,
 ): { envelope: { from: string; to: string }; raw: string } {
   const domain = domainOf(content.fromEmail);
   const boundary = (kind: string) => `=_sendline_${kind}_${randomBytes(9).toString('base64url')}`;
@@ -98,7 +99,7 @@ export function transactionalMessage(
     ...Object.entries(content.headers).map(([name, value]) => `${name}: ${encodeHeaderText(value)}`),
     `X-Sendline-Message: ${mail.messageId}`,
   ];
-  const html = content.html === null ? null : trackedHtml(content.html, mail, publicUrl, signer);
+  const html = content.html === null ? null : trackedHtml(content.html, mail, linkBase(addressing, sender), addressing.signer);
   let bodyLines: string[];
   if (html !== null && content.text !== null) {
     const alt = boundary('alt');
@@ -131,5 +132,5 @@ export function transactionalMessage(
   // The body's first line is its Content-Type header: it joins the message's headers.
   const [contentType, ...rest] = bodyLines;
   const raw = [...headers, contentType, ...rest, ''].join(CRLF);
-  return { envelope: { from: `bounces+${mail.messageId}@${domain}`, to: mail.to }, raw };
+  return { envelope: { from: returnPath(addressing, sender, mail.messageId, content.fromEmail), to: mail.to }, raw };
 }

@@ -1,30 +1,37 @@
-import type { TokenSigner } from '../tracked-links/tokens.ts';
-import { renderMessage, type CampaignForRender, type OutgoingMail, type Recipient } from '../rendering/campaign-message.ts';
+import { outgoingMime, renderMessage, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
+import type { Addressing } from '../rendering/addressing.ts';
+import { transactionalMessage, type TransactionalContent, type TransactionalMail } from '../rendering/transactional-message.ts';
+import type { DkimSigners } from './dkim.ts';
+import type { SendingIdentity } from './identity.ts';
+import type { Stream } from './relays.ts';
 import type { SendOutcome } from './transport.ts';
 
-/** Where a campaign's messages go: a relay, or the relays of the campaign stream's route. */
-export interface CampaignTransport {
-  send(mail: OutgoingMail): Promise<SendOutcome>;
+/** Where a thread's messages go: the relays of the route for their stream and From address. */
+export interface RoutedRelays {
+  sendMime(stream: Stream, fromEmail: string, envelope: { from: string; to: string }, raw: string): Promise<SendOutcome>;
 }
 
-/** Renders and sends campaign messages: what the workers and test sends share. */
+/** Renders, signs and sends messages as their sending identity, or as the server without one: what a sending thread does per message. */
 export class Mailer {
-  readonly transport: CampaignTransport;
-  private readonly signer: TokenSigner;
-  private readonly publicUrl: string;
+  private readonly relays: RoutedRelays;
+  private readonly signers: DkimSigners;
+  private readonly addressing: Addressing;
 
-  constructor(transport: CampaignTransport, signer: TokenSigner, publicUrl: string) {
-    this.transport = transport;
-    this.signer = signer;
-    this.publicUrl = publicUrl;
+  constructor(relays: RoutedRelays, signers: DkimSigners, addressing: Addressing) {
+    this.relays = relays;
+    this.signers = signers;
+    this.addressing = addressing;
   }
 
-  send(campaign: CampaignForRender, recipient: Recipient): Promise<SendOutcome> {
-    return this.transport.send({
-      from: { name: campaign.fromName, address: campaign.fromEmail },
-      replyTo: campaign.replyTo,
-      to: recipient.email,
-      rendered: renderMessage(campaign, recipient, this.publicUrl, this.signer),
-    });
+  async send(campaign: CampaignForRender, recipient: Recipient, identity: SendingIdentity | null): Promise<SendOutcome> {
+    const rendered = renderMessage(campaign, recipient, this.addressing, identity);
+    const raw = outgoingMime({ from: { name: campaign.fromName, address: campaign.fromEmail }, replyTo: campaign.replyTo, to: recipient.email, rendered });
+    const signed = await this.signers.sign(raw, identity);
+    return this.relays.sendMime('campaign', campaign.fromEmail, { from: rendered.returnPath, to: recipient.email }, signed);
+  }
+
+  async sendTransactional(content: TransactionalContent, mail: TransactionalMail, identity: SendingIdentity | null): Promise<SendOutcome> {
+    const { envelope, raw } = transactionalMessage(content, mail, this.addressing, identity);
+    return this.relays.sendMime('transactional', content.fromEmail, envelope, await this.signers.sign(raw, identity));
   }
 }

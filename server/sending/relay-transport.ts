@@ -1,5 +1,4 @@
 import type { Config } from '../config.ts';
-import { outgoingMime, type OutgoingMail } from '../rendering/campaign-message.ts';
 import { ConnectionSlots, RelayRate, type SlotClaim } from './relay-limits.ts';
 import { routeFor, type RelayPlan, type Stream } from './relays.ts';
 import { MailTransport, type SendOutcome } from './transport.ts';
@@ -28,10 +27,6 @@ export class RelayTransport {
         rate: relay.ratePerSecond ? new RelayRate(claims(relay.name, relay.ratePerSecond), relay.ratePerSecond) : null,
       });
     }
-  }
-
-  send(stream: Stream, mail: OutgoingMail): Promise<SendOutcome> {
-    return this.sendMime(stream, mail.from.address, { from: mail.rendered.returnPath, to: mail.to }, outgoingMime(mail));
   }
 
   /** Sends through the route of `stream` and the From address `fromEmail`. */

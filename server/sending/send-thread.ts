@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TokenSigner } from '../tracked-links/tokens.ts';
+import { VerpTokens } from '../tracked-links/verp.ts';
 import { Mailer } from './mailer.ts';
 import { Pacer } from './pacer.ts';
 import { prepareCampaign, type CampaignForRender, type Recipient } from '../rendering/campaign-message.ts';
@@ -17,12 +18,12 @@ import {
   type ThreadReply,
   type TransactionalRequest,
 } from './send-threads.ts';
-import { transactionalMessage } from '../rendering/transactional-message.ts';
 import { databaseSlots } from './relay-limits.ts';
 import { RelayTransport } from './relay-transport.ts';
+import { DkimSigners } from './dkim.ts';
+import type { SendingIdentity } from './identity.ts';
 
 const data = workerData as SendThreadData;
-const signer = new TokenSigner(data.secretKeys);
 const { plan } = data;
 // One connection, for rate-limited relays' claims only (one query per block of sends); pg is
 // loaded only then, so a thread without them starts as fast as before.
@@ -33,7 +34,11 @@ const database =
 // An idle connection's failure is the next claim's error; it must not end the thread.
 database?.on('error', () => {});
 const relays = new RelayTransport(plan, data.sending, data.connections, (relay, rate) => databaseSlots(database!, relay, rate));
-const mailer = new Mailer({ send: (mail) => relays.send('campaign', mail) }, signer, data.publicUrl);
+const mailer = new Mailer(relays, new DkimSigners(data.sending.dkim), {
+  publicUrl: data.publicUrl,
+  signer: new TokenSigner(data.secretKeys),
+  verp: new VerpTokens(data.secretKeys),
+});
 const pacer = new Pacer(data.sending.ratePerSecond);
 const campaigns = new Map<string, CampaignForRender>();
 const port = parentPort!;
@@ -41,12 +46,12 @@ const port = parentPort!;
 const inProgress = new Set<number>();
 const halted = new Set<number>();
 
-async function sendOne(requestId: number, campaign: CampaignForRender, recipient: Recipient): Promise<ThreadOutcome> {
+async function sendOne(requestId: number, campaign: CampaignForRender, recipient: Recipient, identity: SendingIdentity | null): Promise<ThreadOutcome> {
   try {
     if (halted.has(requestId)) return { kind: 'halted' };
     await pacer.wait();
     if (halted.has(requestId)) return { kind: 'halted' };
-    return await mailer.send(campaign, recipient);
+    return await mailer.send(campaign, recipient, identity);
   } catch (error) {
     return { kind: 'render_failed', reason: (error as Error).message };
   }
@@ -72,7 +77,7 @@ async function handle(request: SendRequest): Promise<ThreadReply> {
   const worker = async () => {
     while (next < request.recipients.length) {
       const i = next++;
-      outcomes[i] = await sendOne(request.id, prepared, request.recipients[i]);
+      outcomes[i] = await sendOne(request.id, prepared, request.recipients[i], request.identity);
     }
   };
   inProgress.add(request.id);
@@ -96,9 +101,8 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
       const mail = request.mails[i];
       try {
         await pacer.wait();
-        const content = contents.get(mail.contentId)!;
-        const { envelope, raw } = transactionalMessage(content, mail, data.publicUrl, signer);
-        outcomes[i] = await relays.sendMime('transactional', content.fromEmail, envelope, raw);
+        const identity = request.identities[request.identityOf[mail.contentId]] ?? null;
+        outcomes[i] = await mailer.sendTransactional(contents.get(mail.contentId)!, mail, identity);
       } catch (error) {
         outcomes[i] = { kind: 'render_failed', reason: (error as Error).message };
       }

@@ -62,7 +62,7 @@ describe('sending threads', () => {
     await sink.stop();
   });
 
-  const sendOne = async (c: ReturnType<typeof campaign>, r: ReturnType<typeof recipient>) => (await threads.sendAll(c, [r]))[0];
+  const sendOne = async (c: ReturnType<typeof campaign>, r: ReturnType<typeof recipient>) => (await threads.sendAll(c, [r], null))[0];
 
   it('never opens more connections in all than the pool has, however many threads are asked for', async () => {
     const relay = await new SmtpSink().start();
@@ -81,6 +81,7 @@ describe('sending threads', () => {
       const outcomes = await crowded.sendAll(
         campaign('cmp_pool', 'Hello'),
         Array.from({ length: 60 }, (_, i) => recipient(i)),
+        null,
       );
       expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
       expect(relay.peakConnections).toBe(3);
@@ -136,7 +137,7 @@ describe('sending threads started on demand', () => {
     const threads = make();
     try {
       expect(threads.running).toBe(0);
-      const outcomes = await threads.sendAll(campaign('cmp_idle', 'Hello'), [recipient(1), recipient(2)]);
+      const outcomes = await threads.sendAll(campaign('cmp_idle', 'Hello'), [recipient(1), recipient(2)], null);
       expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
       expect(threads.running).toBe(2);
       // Ended, and their SMTP connections with them.
@@ -149,9 +150,9 @@ describe('sending threads started on demand', () => {
   it('sends after the threads ended for idleness, with the campaign handed over again', async () => {
     const threads = make();
     try {
-      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(10)])).toMatchObject([{ kind: 'accepted' }]);
+      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(10)], null)).toMatchObject([{ kind: 'accepted' }]);
       await until(() => threads.running === 0);
-      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(11)])).toMatchObject([{ kind: 'accepted' }]);
+      expect(await threads.sendAll(campaign('cmp_again', 'First {{ first_name }}'), [recipient(11)], null)).toMatchObject([{ kind: 'accepted' }]);
       expect(sink.to('reader11@inbox.example')[0].mail.subject).toBe('First Reader11');
     } finally {
       await threads.close();
@@ -164,7 +165,7 @@ describe('sending threads started on demand', () => {
       // Sends spread around the idle limit: some meet a thread that is being ended.
       const sent = [];
       for (let i = 0; i < 12; i++) {
-        sent.push(threads.sendAll(campaign('cmp_edge', 'Edge'), [recipient(100 + i)]));
+        sent.push(threads.sendAll(campaign('cmp_edge', 'Edge'), [recipient(100 + i)], null));
         await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2 + (i % 3) * 60));
       }
       expect((await Promise.all(sent)).flat().every((o) => o.kind === 'accepted')).toBe(true);
@@ -178,13 +179,14 @@ describe('sending threads started on demand', () => {
 
   it('ends every thread on close, idle or busy', async () => {
     const idle = make();
-    await idle.sendAll(campaign('cmp_close', 'Bye'), [recipient(200)]);
+    await idle.sendAll(campaign('cmp_close', 'Bye'), [recipient(200)], null);
     await idle.close();
     expect(idle.running).toBe(0);
     const busy = make();
     const inFlight = busy.sendAll(
       campaign('cmp_close', 'Bye'),
       Array.from({ length: 40 }, (_, i) => recipient(300 + i)),
+      null,
     );
     await busy.close();
     // Whatever did not go out is answered as a transport error (back to the queue), never left hanging.

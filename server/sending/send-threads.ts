@@ -7,6 +7,7 @@ import type { TransactionalContent, TransactionalMail } from '../rendering/trans
 import type { SendOutcome } from './transport.ts';
 import { ConnectionSlots } from './relay-limits.ts';
 import { relayPlan, type RelayPlan } from './relays.ts';
+import type { SendingIdentity } from './identity.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
 export const CAMPAIGNS_PER_THREAD = 32;
@@ -46,6 +47,8 @@ export interface SendRequest {
   /** Sent with a thread's first message of a campaign, and when the thread asks for it. */
   campaign?: CampaignContent;
   recipients: Recipient[];
+  /** The campaign's From address's identity, looked up per batch: a rotation or a lost verification applies to the next one. */
+  identity: SendingIdentity | null;
 }
 
 /** Tells a thread to hand none of a request's remaining recipients to the relay. */
@@ -59,6 +62,9 @@ export interface TransactionalRequest {
   kind: 'transactional';
   contents: TransactionalContent[];
   mails: TransactionalMail[];
+  /** The identities of the contents' From addresses, each once, and which content is sent as which. */
+  identities: SendingIdentity[];
+  identityOf: Record<string, number>;
 }
 
 interface Thread {
@@ -137,29 +143,38 @@ export class SendThreads {
    * Renders and sends to every recipient, shared out among the threads; answers their outcomes in
    * order. Once `halt` aborts, the threads hand none of the rest to the relay (`halted`).
    */
-  async sendAll(campaign: CampaignContent, recipients: Recipient[], halt?: AbortSignal): Promise<ThreadOutcome[]> {
+  async sendAll(campaign: CampaignContent, recipients: Recipient[], identity: SendingIdentity | null, halt?: AbortSignal): Promise<ThreadOutcome[]> {
     const shares = Math.min(this.threads.length, recipients.length);
     const size = Math.ceil(recipients.length / shares);
-    const parts = await Promise.all(Array.from({ length: shares }, (_, i) => this.sendShare(campaign, recipients.slice(i * size, (i + 1) * size), halt)));
+    const parts = await Promise.all(
+      Array.from({ length: shares }, (_, i) => this.sendShare(campaign, recipients.slice(i * size, (i + 1) * size), identity, halt)),
+    );
     return parts.flat();
   }
 
-  private async sendShare(campaign: CampaignContent, recipients: Recipient[], halt?: AbortSignal): Promise<ThreadOutcome[]> {
+  private async sendShare(campaign: CampaignContent, recipients: Recipient[], identity: SendingIdentity | null, halt?: AbortSignal): Promise<ThreadOutcome[]> {
     const failed = (error: string) => recipients.map((): ThreadOutcome => ({ kind: 'transport_error', error }));
     if (this.closed) return failed('sending threads are stopping');
     if (halt?.aborted) return recipients.map((): ThreadOutcome => ({ kind: 'halted' }));
     const thread = this.leastBusy();
     // A campaign's content is frozen once it starts sending: its id names one compiled version.
     const handed = thread.campaigns.has(campaign.id);
-    let reply = await this.request(thread, campaign, recipients, !handed, halt);
-    if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipients, true, halt);
+    let reply = await this.request(thread, campaign, recipients, identity, !handed, halt);
+    if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipients, identity, true, halt);
     // Only possible if the thread dropped the campaign between the two requests: 32 others came.
     if (reply.kind === 'campaign_needed') return failed('the sending thread lost the campaign');
     return reply.kind === 'lost' ? failed(reply.error) : reply.outcomes;
   }
 
-  /** Renders and sends transactional messages, shared out among the threads; answers their outcomes in order. */
-  async sendTransactional(contents: Map<string, TransactionalContent>, mails: TransactionalMail[]): Promise<ThreadOutcome[]> {
+  /**
+   * Renders and sends transactional messages, shared out among the threads, each content as its
+   * identity in `identities` (none: as the server); answers their outcomes in order.
+   */
+  async sendTransactional(
+    contents: Map<string, TransactionalContent>,
+    mails: TransactionalMail[],
+    identities: Map<string, SendingIdentity>,
+  ): Promise<ThreadOutcome[]> {
     if (!mails.length) return [];
     const shares = Math.min(this.threads.length, mails.length);
     const size = Math.ceil(mails.length / shares);
@@ -168,7 +183,7 @@ export class SendThreads {
         const share = mails.slice(i * size, (i + 1) * size);
         if (this.closed) return share.map(() => ({ kind: 'transport_error', error: 'sending threads are stopping' }));
         const needed = [...new Set(share.map((m) => m.contentId))].map((id) => contents.get(id)!);
-        const request: TransactionalRequest = { id: this.nextId++, kind: 'transactional', contents: needed, mails: share };
+        const request: TransactionalRequest = { id: this.nextId++, kind: 'transactional', contents: needed, mails: share, ...identitiesOf(needed, identities) };
         const thread = this.leastBusy();
         const reply = await new Promise<ThreadReply>((resolve) => this.post(thread, request, share.length, resolve));
         return reply.kind === 'outcomes'
@@ -179,8 +194,15 @@ export class SendThreads {
     return parts.flat();
   }
 
-  private async request(thread: Thread, campaign: CampaignContent, recipients: Recipient[], withCampaign: boolean, halt?: AbortSignal): Promise<ThreadReply> {
-    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, ...(withCampaign ? { campaign } : {}) };
+  private async request(
+    thread: Thread,
+    campaign: CampaignContent,
+    recipients: Recipient[],
+    identity: SendingIdentity | null,
+    withCampaign: boolean,
+    halt?: AbortSignal,
+  ): Promise<ThreadReply> {
+    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, identity, ...(withCampaign ? { campaign } : {}) };
     if (withCampaign) thread.campaigns.add(campaign.id);
     const onHalt = () => thread.worker.postMessage({ halt: request.id } satisfies HaltRequest);
     halt?.addEventListener('abort', onHalt, { once: true });
@@ -273,4 +295,17 @@ export class SendThreads {
     this.idleAfterwards(slot, thread);
     return thread;
   }
+}
+
+/** A share's identities, each handed over once however many of its contents are sent as it. */
+function identitiesOf(contents: TransactionalContent[], identities: Map<string, SendingIdentity>): Pick<TransactionalRequest, 'identities' | 'identityOf'> {
+  const list: SendingIdentity[] = [];
+  const identityOf: Record<string, number> = {};
+  for (const { id } of contents) {
+    const identity = identities.get(id);
+    if (!identity) continue;
+    if (!list.includes(identity)) list.push(identity);
+    identityOf[id] = list.indexOf(identity);
+  }
+  return { identities: list, identityOf };
 }

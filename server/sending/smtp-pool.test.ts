@@ -44,7 +44,7 @@ describe('SMTP pool', () => {
   const start = async (options?: Partial<SMTPServerOptions>, credentials = '', size = 3) => {
     const r = await relay(options);
     servers.push(r.server);
-    const pool = new SmtpPool(`smtp://${credentials}127.0.0.1:${r.port}`, size, null);
+    const pool = new SmtpPool(`smtp://${credentials}127.0.0.1:${r.port}`, size);
     pools.push(pool);
     return { ...r, pool };
   };

@@ -1,14 +1,6 @@
-import DKIM from 'nodemailer/lib/dkim';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { ConnectionSlots } from './relay-limits.ts';
-
-export interface DkimSettings {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-  headerFieldNames: string;
-}
 
 type SmtpError = Error & { code?: string; responseCode?: number; unsent?: boolean };
 
@@ -41,7 +33,6 @@ const isMessageRefusal = (err: SmtpError) => (err.code === 'EENVELOPE' || err.co
 export class SmtpPool {
   private readonly options: SMTPConnection.Options;
   private readonly login: SMTPConnection.Credentials | null;
-  private readonly dkim: DKIM | null;
   private readonly size: number;
   private readonly idle: SMTPConnection[] = [];
   /** Connections the relay closed or that failed: never handed out again. */
@@ -53,11 +44,10 @@ export class SmtpPool {
   private readonly slots: ConnectionSlots | null;
   private idleWatch: NodeJS.Timeout | null = null;
 
-  constructor(url: string, size: number, dkim: DkimSettings | null, slots: ConnectionSlots | null = null) {
+  constructor(url: string, size: number, slots: ConnectionSlots | null = null) {
     const { auth, ...options } = parseConnectionUrl(url) as SMTPConnection.Options & { auth?: { user?: string; pass?: string } };
     this.options = options;
     this.login = auth?.user || auth?.pass ? { user: auth.user ?? '', pass: auth.pass ?? '' } : null;
-    this.dkim = dkim ? new DKIM(dkim) : null;
     this.size = size;
     this.slots = slots;
   }
@@ -95,8 +85,7 @@ export class SmtpPool {
 
   private transmit(connection: SMTPConnection, envelope: { from: string; to: string }, message: string): Promise<SMTPConnection.SentMessageInfo> {
     return new Promise((resolve, reject) => {
-      const body = this.dkim ? this.dkim.sign(message) : message;
-      connection.send({ from: envelope.from, to: [envelope.to] }, body, (err, info) => (err ? reject(err) : resolve(info)));
+      connection.send({ from: envelope.from, to: [envelope.to] }, message, (err, info) => (err ? reject(err) : resolve(info)));
     });
   }
 

@@ -1,7 +1,8 @@
 import type { CampaignContent, Recipient } from '../rendering/campaign-message.ts';
 import type { TemplateThread } from '../rendering/template-thread.ts';
 import { newTestMessageId } from '../tracked-links/test-message.ts';
-import type { MailTransport } from './transport.ts';
+import type { SigningTransport } from './dkim.ts';
+import type { SendingIdentities } from './identity.ts';
 
 /** A test recipient's personal fields, when the address is one of the account's contacts. */
 export interface TestContact {
@@ -16,18 +17,20 @@ export interface TestContacts {
   contactByEmail(accountId: string, email: string): Promise<TestContact | undefined>;
 }
 
+/** Test sends' way out: built in the template thread, signed and sent as their From address's sending identity. */
+export interface TestSending {
+  templates: TemplateThread;
+  transport: SigningTransport;
+  identities: SendingIdentities;
+}
+
 /**
  * Renders (in the template thread) and sends a test of `content` to each address, personalised
  * when the address is a contact's; the answer says which the relay accepted.
  */
-export async function sendTests(
-  contacts: TestContacts,
-  templates: TemplateThread,
-  transport: MailTransport,
-  accountId: string,
-  content: CampaignContent,
-  emails: string[],
-) {
+export async function sendTests(contacts: TestContacts, sending: TestSending, accountId: string, content: CampaignContent, emails: string[]) {
+  const { templates, transport } = sending;
+  const identity = await sending.identities.forAddress(accountId, content.fromEmail);
   const recipients: Recipient[] = [];
   for (const email of emails) {
     const contact = await contacts.contactByEmail(accountId, email);
@@ -41,7 +44,9 @@ export async function sendTests(
     });
   }
   // Rendered and built in the template thread; only the SMTP conversation happens here.
-  const messages = await templates.testMessages(content, recipients).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
+  // The template thread is handed where links and bounces go, never the key.
+  const sender = identity && { returnPathDomain: identity.returnPathDomain, linkBaseUrl: identity.linkBaseUrl };
+  const messages = await templates.testMessages(content, recipients, sender).catch((error: Error) => recipients.map(() => ({ failed: error.message })));
   const accepted: string[] = [];
   const rejected: { email: string; reason: string }[] = [];
   for (const [i, { email }] of recipients.entries()) {
@@ -49,7 +54,7 @@ export async function sendTests(
     const outcome =
       'failed' in message
         ? { kind: 'render_failed' as const, reason: `rendering failed: ${message.failed}` }
-        : await transport.sendMime(message.envelope, message.raw);
+        : await transport.sendMime(message.envelope, message.raw, identity);
     if (outcome.kind === 'accepted') accepted.push(email);
     else
       rejected.push({

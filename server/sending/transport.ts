@@ -1,5 +1,4 @@
 import type { Config } from '../config.ts';
-import { outgoingMime, type OutgoingMail } from '../rendering/campaign-message.ts';
 import type { ConnectionSlots } from './relay-limits.ts';
 import { isUnsent, SmtpPool } from './smtp-pool.ts';
 
@@ -22,32 +21,14 @@ function isSyntaxRefusal(code: number, response: string): boolean {
   return SYNTAX_CODES.has(code) || SYNTAX_STATUS.test(response);
 }
 
-/** Pooled SMTP connections to the relay, with optional DKIM signing. */
+/** Pooled SMTP connections to the relay; messages come built and signed (`SigningTransport`). */
 export class MailTransport {
   private readonly pool: SmtpPool;
 
   constructor(url: string, sending: Config['sending'], slots: ConnectionSlots | null = null) {
-    const { dkim } = sending;
-    this.pool = new SmtpPool(
-      url,
-      sending.poolSize,
-      dkim && {
-        domainName: dkim.domain,
-        keySelector: dkim.selector,
-        privateKey: dkim.privateKey,
-        // nodemailer's default list leaves List-Unsubscribe-Post out; RFC 8058 wants it signed.
-        headerFieldNames:
-          'from:sender:reply-to:subject:date:message-id:to:cc:mime-version:content-type:content-transfer-encoding:list-unsubscribe:list-unsubscribe-post',
-      },
-      slots,
-    );
+    this.pool = new SmtpPool(url, sending.poolSize, slots);
   }
 
-  send(mail: OutgoingMail): Promise<SendOutcome> {
-    return this.sendMime({ from: mail.rendered.returnPath, to: mail.to }, outgoingMime(mail));
-  }
-
-  /** Sends a message built already (test sends build theirs in the template thread). */
   async sendMime(envelope: { from: string; to: string }, raw: string): Promise<SendOutcome> {
     return (await this.attempt(envelope, raw)).outcome;
   }

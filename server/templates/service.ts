@@ -6,8 +6,7 @@ import type { Transactions } from '../db/transactions.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
 import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
-import { sendTests, type TestContacts } from '../sending/test-sends.ts';
-import type { MailTransport } from '../sending/transport.ts';
+import { sendTests, type TestContacts, type TestSending } from '../sending/test-sends.ts';
 import {
   MAX_PARTIAL_DEPTH,
   MAX_PARTIALS,
@@ -160,14 +159,14 @@ export class TemplateService {
   private readonly em: EntityManager;
   private readonly transactions: Transactions;
   private readonly thread: TemplateThread;
-  private readonly transport: MailTransport;
+  private readonly testSending: TestSending;
   private readonly contacts: TestContacts;
 
-  constructor(em: EntityManager, transactions: Transactions, thread: TemplateThread, transport: MailTransport, contacts: TestContacts) {
+  constructor(em: EntityManager, transactions: Transactions, thread: TemplateThread, testSending: TestSending, contacts: TestContacts) {
     this.em = em;
     this.transactions = transactions;
     this.thread = thread;
-    this.transport = transport;
+    this.testSending = testSending;
     this.contacts = contacts;
   }
 
@@ -335,6 +334,6 @@ export class TemplateService {
       template: bundle,
       templateData: request.data ?? null,
     };
-    return sendTests(this.contacts, this.thread, this.transport, accountId, content, request.emails);
+    return sendTests(this.contacts, this.testSending, accountId, content, request.emails);
   }
 }

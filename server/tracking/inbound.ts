@@ -1,5 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../logger.ts';
+import type { VerpTokens } from '../tracked-links/verp.ts';
 import type { FeedbackService } from './feedback.ts';
 import { parseReport } from './reports.ts';
 
@@ -18,6 +19,7 @@ export async function startBounceServer(
   port: number,
   host: string,
   feedback: FeedbackService,
+  verp: VerpTokens,
   log: Logger,
 ): Promise<{ port: number; stop: () => Promise<void> }> {
   const server = new SMTPServer({
@@ -54,12 +56,15 @@ export async function startBounceServer(
 
   async function handle(raw: string, recipients: string[]): Promise<void> {
     const report = parseReport(raw, recipients);
-    if (!report?.messageId) {
+    // A signed VERP address names the message whatever the report returns of it; a forged or
+    // unknown one names nothing (the report's own headers may still).
+    const messageId = recipients.map((r) => verp.messageOf(r)).find(Boolean) ?? report?.messageId;
+    if (!report || !messageId) {
       log.info({ recipients, kind: report?.type ?? 'not a report' }, 'inbound mail matched no message; dropped');
       return;
     }
     const record = await feedback.recordBounce({
-      messageId: report.messageId,
+      messageId,
       type: report.type,
       reason: report.reason,
       diagnosticCode: report.diagnosticCode,
@@ -67,7 +72,7 @@ export async function startBounceServer(
       occurredAt: new Date(),
       source: report.type === 'complaint' ? 'arf' : 'dsn',
     });
-    log.info({ message: report.messageId, type: report.type, recorded: Boolean(record) }, 'bounce report received');
+    log.info({ message: messageId, type: report.type, recorded: Boolean(record) }, 'bounce report received');
   }
 
   await new Promise<void>((resolve, reject) => {
