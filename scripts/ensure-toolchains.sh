@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the SDKs and the fuzzing step need when it is missing, and says nothing when
 # everything is there: PHP and Ruby with their HTTP and test libraries (Debian packages), a Python
-# virtualenv with the Python SDK's dependencies and schemathesis (PyPI), wheels of the SDK's
+# virtualenv with the Python SDK's dependencies, schemathesis, and the DNS server and DKIM verifier
+# the sending-domain tests use (PyPI), wheels of the SDK's
 # pinned dependencies, and the pinned openapi-generator jar (Maven Central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,7 @@ GENERATOR_VERSION=7.17.0
 JAR_DIR=.cache/openapi-generator
 JAR="$JAR_DIR/openapi-generator-cli-$GENERATOR_VERSION.jar"
 VENV=.venv
-PYTHON_REQUIREMENTS=(sdk/python/requirements.txt sdk/python/requirements-dev.txt test/fuzz/requirements.txt)
+PYTHON_REQUIREMENTS=(sdk/python/requirements.txt sdk/python/requirements-dev.txt test/fuzz/requirements.txt test/dns/requirements.txt)
 PYTHON_WHEELS=.cache/python-wheels
 
 # chromium: the browser the dashboard's tests (test/browser) drive through playwright-core.

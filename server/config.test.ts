@@ -78,6 +78,87 @@ describe('the secrets of the configuration', () => {
   });
 });
 
+describe('several relays', () => {
+  const relays = JSON.stringify([
+    { name: 'main', url: 'smtps://user:s3cret-pass@smtp.main.example:465', max_connections: 8, rate_per_second: 50 },
+    { name: 'backup', url: 'smtp://smtp.backup.example:587' },
+  ]);
+
+  it('reads SMTP_RELAYS and SMTP_ROUTES, defaulting connections to SMTP_POOL_SIZE and the rate to none', () => {
+    const routes = JSON.stringify([
+      { stream: 'transactional', relays: ['backup', 'main'] },
+      { domain: 'News.Example.com', relays: ['main'] },
+      { domain: 'example.com', stream: 'automation', relays: ['backup'] },
+    ]);
+    const config = loadConfig({ DATA_DIR: freshDir(), SMTP_POOL_SIZE: '3', SMTP_RELAYS: relays, SMTP_ROUTES: routes });
+    expect(config.sending.smtpUrl).toBeNull();
+    expect(config.sending.relays).toEqual({
+      relays: [
+        { name: 'main', url: 'smtps://user:s3cret-pass@smtp.main.example:465', maxConnections: 8, ratePerSecond: 50 },
+        { name: 'backup', url: 'smtp://smtp.backup.example:587', maxConnections: 3, ratePerSecond: 0 },
+      ],
+      routes: [
+        { domain: null, stream: 'transactional', relays: ['backup', 'main'] },
+        { domain: 'news.example.com', stream: null, relays: ['main'] },
+        { domain: 'example.com', stream: 'automation', relays: ['backup'] },
+      ],
+    });
+    expect(loadConfig({ DATA_DIR: freshDir(), SMTP_URL: 'smtp://one.example:25' }).sending.relays).toBeNull();
+  });
+
+  it('refuse malformed relays and routes with a message naming the entry, never a URL', () => {
+    const one = (relay: Record<string, unknown>) => JSON.stringify([relay]);
+    for (const [env, message] of [
+      [{ SMTP_RELAYS: relays, SMTP_URL: 'smtp://one.example' }, 'Set SMTP_URL (one relay) or SMTP_RELAYS (several), not both'],
+      [{ SMTP_ROUTES: '[{"relays":["main"]}]' }, 'SMTP_ROUTES needs SMTP_RELAYS'],
+      [{ SMTP_RELAYS: 'main=smtp://x' }, 'SMTP_RELAYS must be a JSON array'],
+      [{ SMTP_RELAYS: '[]' }, 'SMTP_RELAYS must be a non-empty JSON array'],
+      [{ SMTP_RELAYS: '["smtp://x"]' }, 'SMTP_RELAYS: relay 1 must be an object with name and url'],
+      [{ SMTP_RELAYS: one({ url: 'smtp://x' }) }, 'SMTP_RELAYS: relay 1 needs a name of 1 to 32 letters'],
+      [{ SMTP_RELAYS: one({ name: 'a b', url: 'smtp://x' }) }, 'SMTP_RELAYS: relay 1 needs a name'],
+      [{ SMTP_RELAYS: one({ name: 'a', url: 'http://user:s3cret-pass@x' }) }, 'SMTP_RELAYS: relay 1 ("a") needs a url, smtp:// or smtps://'],
+      [{ SMTP_RELAYS: one({ name: 'a', url: 'smtp://user:s3cret-pass@x', rate: 5 }) }, 'SMTP_RELAYS: relay 1 has an unknown field "rate"'],
+      [{ SMTP_RELAYS: one({ name: 'a', url: 'smtp://x', max_connections: 0 }) }, 'SMTP_RELAYS: relay 1 ("a") max_connections must be an integer from 1 to 100'],
+      [{ SMTP_RELAYS: one({ name: 'a', url: 'smtp://x', rate_per_second: 1.5 }) }, 'SMTP_RELAYS: relay 1 ("a") rate_per_second must be an integer from 0'],
+      [
+        {
+          SMTP_RELAYS: JSON.stringify([
+            { name: 'a', url: 'smtp://x' },
+            { name: 'a', url: 'smtp://y' },
+          ]),
+        },
+        'SMTP_RELAYS: relay 2 ("a") repeats a name',
+      ],
+      [{ SMTP_RELAYS: relays, SMTP_ROUTES: '{"relays":["main"]}' }, 'SMTP_ROUTES must be a non-empty JSON array'],
+      [{ SMTP_RELAYS: relays, SMTP_ROUTES: '[{"relays":["main"],"via":"x"}]' }, 'SMTP_ROUTES: route 1 has an unknown field "via"'],
+      [{ SMTP_RELAYS: relays, SMTP_ROUTES: '[{"relays":["main"],"domain":"not a domain"}]' }, 'SMTP_ROUTES: route 1 domain must be a domain name'],
+      [
+        { SMTP_RELAYS: relays, SMTP_ROUTES: '[{"relays":["main"],"stream":"marketing"}]' },
+        'SMTP_ROUTES: route 1 stream must be one of campaign, transactional, automation',
+      ],
+      [{ SMTP_RELAYS: relays, SMTP_ROUTES: '[{"stream":"campaign"}]' }, 'SMTP_ROUTES: route 1 needs relays'],
+      [
+        { SMTP_RELAYS: relays, SMTP_ROUTES: '[{"stream":"campaign","relays":["other"]}]' },
+        'SMTP_ROUTES: route 1 names a relay SMTP_RELAYS does not have: "other"',
+      ],
+      [{ SMTP_RELAYS: relays, SMTP_ROUTES: '[{"relays":["main","main"]}]' }, 'SMTP_ROUTES: route 1 lists a relay twice'],
+      [
+        { SMTP_RELAYS: relays, SMTP_ROUTES: '[{"domain":"a.example","relays":["main"]},{"domain":"A.example","relays":["backup"]}]' },
+        'SMTP_ROUTES: route 2 repeats the domain and stream of an earlier route',
+      ],
+    ] as const) {
+      const load = () => loadConfig({ DATA_DIR: freshDir(), ...env });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(message);
+      try {
+        load();
+      } catch (error) {
+        expect((error as Error).message).not.toContain('s3cret-pass');
+      }
+    }
+  });
+});
+
 describe('the sending domains of the configuration', () => {
   const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: freshDir(), JWT_SECRET, ...env }).domains;
 

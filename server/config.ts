@@ -9,6 +9,28 @@ import { ConfigError } from './config-error.ts';
 /** The only module that reads the environment. */
 export type Role = 'api' | 'worker' | 'all';
 
+/** Which kind of mail a message is: routes may send each through relays of its own. */
+export const STREAMS = ['campaign', 'transactional', 'automation'] as const;
+export type Stream = (typeof STREAMS)[number];
+
+/** One relay of `SMTP_RELAYS`. */
+export interface RelaySettings {
+  name: string;
+  /** May hold credentials: never logged. */
+  url: string;
+  /** Connections to it at most per process, whatever the threads. */
+  maxConnections: number;
+  /** Messages a second at most, across every process on the database (0: no limit). */
+  ratePerSecond: number;
+}
+
+/** One route of `SMTP_ROUTES`: mail matching it tries its relays in order. Null: any. */
+export interface RelayRoute {
+  domain: string | null;
+  stream: Stream | null;
+  relays: string[];
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -44,6 +66,8 @@ export interface Config {
   sending: {
     /** Null: a local capture server stores mail under DATA_DIR/outbox instead of delivering it. */
     smtpUrl: string | null;
+    /** `SMTP_RELAYS` and `SMTP_ROUTES`; null: the one relay of `SMTP_URL` (or the capture server). */
+    relays: { relays: RelaySettings[]; routes: RelayRoute[] } | null;
     poolSize: number;
     /** Worker threads that render and send (the main thread claims and records). */
     threads: number;
@@ -198,6 +222,95 @@ function smtpUrl(raw: string | undefined): string | null {
   if (!raw) return null;
   if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
   return raw;
+}
+
+const RELAY_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/i;
+const RELAY_KEYS = new Set(['name', 'url', 'max_connections', 'rate_per_second']);
+const ROUTE_KEYS = new Set(['domain', 'stream', 'relays']);
+
+function jsonArray(env: Env, name: string, example: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(env[name]!);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON array, such as ${example}`);
+  }
+  if (!Array.isArray(parsed) || !parsed.length) throw new ConfigError(`${name} must be a non-empty JSON array, such as ${example}`);
+  return parsed;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function wholeNumber(value: unknown, where: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+    throw new ConfigError(`${where} must be an integer from ${min} to ${max}`);
+  return value as number;
+}
+
+/** `SMTP_RELAYS`: `[{"name", "url", "max_connections"?, "rate_per_second"?}, …]`. A URL is never quoted: it may hold a password. */
+function relayList(env: Env, poolSize: number): RelaySettings[] {
+  const seen = new Set<string>();
+  return jsonArray(env, 'SMTP_RELAYS', '[{"name":"main","url":"smtps://user:pass@smtp.example.com"}]').map((entry, index) => {
+    let where = `SMTP_RELAYS: relay ${index + 1}`;
+    if (!isObject(entry)) throw new ConfigError(`${where} must be an object with name and url`);
+    const unknown = Object.keys(entry).find((key) => !RELAY_KEYS.has(key));
+    if (unknown) throw new ConfigError(`${where} has an unknown field "${unknown}" (known: ${[...RELAY_KEYS].join(', ')})`);
+    const { name, url: relayUrl } = entry;
+    if (typeof name !== 'string' || !RELAY_NAME.test(name)) throw new ConfigError(`${where} needs a name of 1 to 32 letters, digits, _ or -`);
+    where += ` ("${name}")`;
+    if (seen.has(name)) throw new ConfigError(`${where} repeats a name`);
+    seen.add(name);
+    if (typeof relayUrl !== 'string' || !/^smtps?:\/\/[^/?#]/.test(relayUrl) || !URL.canParse(relayUrl)) {
+      throw new ConfigError(`${where} needs a url, smtp:// or smtps://`);
+    }
+    return {
+      name,
+      url: relayUrl,
+      maxConnections: entry.max_connections === undefined ? poolSize : wholeNumber(entry.max_connections, `${where} max_connections`, 1, 100),
+      ratePerSecond: entry.rate_per_second === undefined ? 0 : wholeNumber(entry.rate_per_second, `${where} rate_per_second`, 0, 1_000_000),
+    };
+  });
+}
+
+/** `SMTP_ROUTES`: `[{"domain"?, "stream"?, "relays": [names]}, …]`; no two alike. */
+function routeList(env: Env, relays: RelaySettings[]): RelayRoute[] {
+  if (!env.SMTP_ROUTES) return [];
+  const names = new Set(relays.map((relay) => relay.name));
+  const seen = new Set<string>();
+  return jsonArray(env, 'SMTP_ROUTES', '[{"stream":"transactional","relays":["main","backup"]}]').map((entry, index) => {
+    const where = `SMTP_ROUTES: route ${index + 1}`;
+    if (!isObject(entry)) throw new ConfigError(`${where} must be an object with relays`);
+    const unknown = Object.keys(entry).find((key) => !ROUTE_KEYS.has(key));
+    if (unknown) throw new ConfigError(`${where} has an unknown field "${unknown}" (known: ${[...ROUTE_KEYS].join(', ')})`);
+    const { domain, stream, relays: list } = entry;
+    if (domain !== undefined && (typeof domain !== 'string' || !HOST_NAME.test(domain)))
+      throw new ConfigError(`${where} domain must be a domain name such as example.com`);
+    if (stream !== undefined && !STREAMS.includes(stream as Stream)) throw new ConfigError(`${where} stream must be one of ${STREAMS.join(', ')}`);
+    if (!Array.isArray(list) || !list.length) throw new ConfigError(`${where} needs relays, a non-empty list of relay names`);
+    for (const name of list) {
+      if (typeof name !== 'string' || !names.has(name)) throw new ConfigError(`${where} names a relay SMTP_RELAYS does not have: ${JSON.stringify(name)}`);
+    }
+    if (new Set(list).size !== list.length) throw new ConfigError(`${where} lists a relay twice`);
+    const route: RelayRoute = {
+      domain: domain === undefined ? null : domain.toLowerCase(),
+      stream: (stream as Stream | undefined) ?? null,
+      relays: list as string[],
+    };
+    const key = `${route.domain ?? '*'} ${route.stream ?? '*'}`;
+    if (seen.has(key)) throw new ConfigError(`${where} repeats the domain and stream of an earlier route`);
+    seen.add(key);
+    return route;
+  });
+}
+
+function relays(env: Env, poolSize: number): Config['sending']['relays'] {
+  if (!env.SMTP_RELAYS) {
+    if (env.SMTP_ROUTES) throw new ConfigError('SMTP_ROUTES needs SMTP_RELAYS');
+    return null;
+  }
+  if (env.SMTP_URL) throw new ConfigError('Set SMTP_URL (one relay) or SMTP_RELAYS (several), not both');
+  const list = relayList(env, poolSize);
+  return { relays: list, routes: routeList(env, list) };
 }
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
@@ -380,6 +493,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicSubscribesPerMinute: integer(env, 'PUBLIC_SUBSCRIBES_PER_MINUTE', 10, 1, 10_000_000),
     sending: {
       smtpUrl: smtpUrl(env.SMTP_URL),
+      relays: relays(env, integer(env, 'SMTP_POOL_SIZE', 5, 1, 100)),
       poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),
       threads: integer(env, 'SEND_THREADS', availableParallelism(), 1, 64),
       ratePerSecond: integer(env, 'SEND_RATE_PER_SECOND', 0, 0, 1_000_000),

@@ -8,6 +8,7 @@ import { Webhook, WebhookDelivery } from './webhooks/entities.ts';
 import { Bounce, CampaignDomain, CampaignHourly, CampaignLink, Click, ContactStatusCount, Open, Unsubscribe } from './tracking/entities.ts';
 import { Conversion, Payment, RevenueHourly } from './conversions/entities.ts';
 import { RateLimitCounter } from './rate-limits/entities.ts';
+import { RelaySendSlot } from './sending/entities.ts';
 import { ContactImport, ContactImportChunk, ContactImportError } from './imports/entities.ts';
 import { IdempotencyKey } from './idempotency/entities.ts';
 import { ContactField } from './fields/entities.ts';
@@ -47,6 +48,7 @@ export const entities = [
   Payment,
   RevenueHourly,
   RateLimitCounter,
+  RelaySendSlot,
   ContactImport,
   ContactImportChunk,
   ContactImportError,

@@ -87,13 +87,12 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const transactions = new Transactions(pool);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
-  const capture = config.sending.smtpUrl ? null : await startCaptureServer(config.dataDir, log);
-  // Test sends only (campaigns go through the sending threads' pools): one connection, so the
-  // process stays within SMTP_POOL_SIZE plus this one.
-  const transport = new SigningTransport(
-    new MailTransport(config.sending.smtpUrl ?? capture!.url, { ...config.sending, poolSize: 1 }),
-    new DkimSigners(config.sending.dkim),
-  );
+  const capture = config.sending.smtpUrl || config.sending.relays ? null : await startCaptureServer(config.dataDir, log);
+  // Under SMTP_RELAYS, the first relay: test sends and confirmations take no route.
+  const relayUrl = config.sending.relays?.relays[0].url ?? config.sending.smtpUrl ?? capture!.url;
+  // Test sends and confirmations only (campaigns go through the sending threads' pools): one
+  // connection, so the process stays within SMTP_POOL_SIZE plus this one.
+  const transport = new SigningTransport(new MailTransport(relayUrl, { ...config.sending, poolSize: 1 }), new DkimSigners(config.sending.dkim));
   const signer = new TokenSigner(config.secretKeys);
   const templates = new TemplateThread({ publicUrl: config.publicUrl, secretKeys: config.secretKeys });
   const secretBox = webhookSecretBox(config.secretKeys);
@@ -148,7 +147,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       shutdown.signal,
     );
     await startExportWorker({ queue, db: sqlOf(orm.em.fork()), log, run: (exportId) => createServices(runtime).exports.run(exportId) });
-    sending = startSendingWorker(config, config.sending.smtpUrl ?? capture!.url, log, (threads) => {
+    sending = startSendingWorker(config, relayUrl, database.url, log, (threads) => {
       const startCampaign = (accountId: string, campaignId: string) => createServices(runtime).campaigns.start(accountId, campaignId);
       const identities = sendingIdentities(runtime);
       startCampaignSending(

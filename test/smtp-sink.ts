@@ -6,6 +6,8 @@ export interface Received {
   to: string;
   raw: string;
   mail: ParsedMail;
+  /** When the message's data ended (ms since epoch). */
+  at: number;
 }
 
 /**
@@ -17,6 +19,8 @@ export class SmtpSink {
   rejectHard = new Set<string>();
   /** Recipients refused for their syntax (501 5.1.3), as relays stricter than Sendline answer. */
   rejectSyntax = new Set<string>();
+  /** Recipients answered 421 (the relay closing the session): the message certainly not taken. */
+  closeOn = new Set<string>();
   /** Recipient → how many more times to answer 451. */
   deferTimes = new Map<string, number>();
   delayMs = 0;
@@ -56,10 +60,11 @@ export class SmtpSink {
         stream.on('end', () => {
           void (async () => {
             if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+            const at = Date.now();
             const raw = Buffer.concat(chunks).toString('utf8');
             const mail = await simpleParser(raw);
             for (const rcpt of session.envelope.rcptTo) {
-              this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail });
+              this.received.push({ envelopeFrom: (session.envelope.mailFrom as { address: string }).address, to: rcpt.address, raw, mail, at });
             }
             callback();
           })().catch(callback);
@@ -81,6 +86,7 @@ export class SmtpSink {
     this.rcptAnswered.push(to);
     if (this.rejectHard.has(to)) return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
     if (this.rejectSyntax.has(to)) return callback(Object.assign(new Error('5.1.3 Bad recipient address syntax'), { responseCode: 501 }));
+    if (this.closeOn.has(to)) return callback(Object.assign(new Error('4.3.2 Service shutting down'), { responseCode: 421 }));
     const left = this.deferTimes.get(to) ?? 0;
     if (left > 0) {
       this.deferTimes.set(to, left - 1);

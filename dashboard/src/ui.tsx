@@ -106,9 +106,32 @@ export function ConfirmButton({
   );
 }
 
+/** Copies `text` to the clipboard, saying so to screen readers too. */
+export function CopyButton({ text, label = 'Copy', className }: { text: string; label?: string; className?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className={className}
+        onClick={() =>
+          void navigator.clipboard.writeText(text).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? 'Copied' : label}
+      </button>
+      <span role="status" className="sr-only">
+        {copied ? 'Copied to the clipboard' : ''}
+      </span>
+    </>
+  );
+}
+
 /** A secret shown once, with a copy button. */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
   const id = useId();
   return (
     <div className="secret" role="region" aria-labelledby={id}>
@@ -119,25 +142,11 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         <code className="secret-value" data-testid="secret">
           {secret}
         </code>
-        <button
-          type="button"
-          className="primary"
-          onClick={() =>
-            void navigator.clipboard.writeText(secret).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <CopyButton text={secret} className="primary" />
         <button type="button" onClick={onDone}>
           Done
         </button>
       </div>
-      <span role="status" className="sr-only">
-        {copied ? 'Copied to the clipboard' : ''}
-      </span>
     </div>
   );
 }

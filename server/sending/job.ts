@@ -19,11 +19,12 @@ export interface ThreadedSender {
 export function startSendingWorker(
   config: Pick<Config, 'sending' | 'publicUrl' | 'secretKeys'>,
   smtpUrl: string,
+  databaseUrl: string,
   log: Logger,
   startSenders: (threads: SendThreads) => ThreadedSender[],
 ): SendingWorker {
   const threads = new SendThreads(
-    { smtpUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
+    { smtpUrl, databaseUrl, sending: config.sending, publicUrl: config.publicUrl, secretKeys: config.secretKeys },
     config.sending.threads,
     log,
   );

@@ -18,12 +18,23 @@ import {
   type ThreadReply,
   type TransactionalRequest,
 } from './send-threads.ts';
-import { MailTransport } from './transport.ts';
-import { DkimSigners, SigningTransport } from './dkim.ts';
+import { databaseSlots } from './relay-limits.ts';
+import { RelayTransport } from './relay-transport.ts';
+import { DkimSigners } from './dkim.ts';
 import type { SendingIdentity } from './identity.ts';
 
 const data = workerData as SendThreadData;
-const mailer = new Mailer(new SigningTransport(new MailTransport(data.smtpUrl, data.sending), new DkimSigners(data.sending.dkim)), {
+const { plan } = data;
+// One connection, for rate-limited relays' claims only (one query per block of sends); pg is
+// loaded only then, so a thread without them starts as fast as before.
+const database =
+  data.databaseUrl !== undefined && plan.relays.some((relay) => relay.ratePerSecond)
+    ? new (await import('pg')).default.Pool({ connectionString: data.databaseUrl, max: 1 })
+    : null;
+// An idle connection's failure is the next claim's error; it must not end the thread.
+database?.on('error', () => {});
+const relays = new RelayTransport(plan, data.sending, data.connections, (relay, rate) => databaseSlots(database!, relay, rate));
+const mailer = new Mailer(relays, new DkimSigners(data.sending.dkim), {
   publicUrl: data.publicUrl,
   signer: new TokenSigner(data.secretKeys),
   verp: new VerpTokens(data.secretKeys),
@@ -103,7 +114,8 @@ async function handleTransactional(request: TransactionalRequest): Promise<Threa
 
 port.on('message', (message: SendRequest | TransactionalRequest | HaltRequest | 'close') => {
   if (message === 'close') {
-    mailer.transport.close();
+    relays.close();
+    void database?.end();
     port.close();
     return;
   }

@@ -8,6 +8,7 @@ import { legacyKey } from '../secrets/key-ring.ts';
 
 const sending: Config['sending'] = {
   smtpUrl: null,
+  relays: null,
   poolSize: 4,
   threads: 2,
   ratePerSecond: 0,

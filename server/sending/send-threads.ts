@@ -5,6 +5,8 @@ import type { Logger } from '../logger.ts';
 import type { CampaignContent, Recipient } from '../rendering/campaign-message.ts';
 import type { TransactionalContent, TransactionalMail } from '../rendering/transactional-message.ts';
 import type { SendOutcome } from './transport.ts';
+import { ConnectionSlots } from './relay-limits.ts';
+import { relayPlan, type RelayPlan } from './relays.ts';
 import type { SendingIdentity } from './identity.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
@@ -22,7 +24,14 @@ export type ThreadOutcome = SendOutcome | { kind: 'render_failed'; reason: strin
 export type ThreadReply = { kind: 'outcomes'; outcomes: ThreadOutcome[] } | { kind: 'campaign_needed' } | { kind: 'lost'; error: string };
 
 export interface SendThreadData {
+  /** The relay of `SMTP_URL` (or the capture server); unused under `SMTP_RELAYS`. */
   smtpUrl: string;
+  /** Where rate-limited relays claim their sends; absent: no relay is rate-limited. */
+  databaseUrl?: string;
+  /** The process's relays and routes (`SMTP_URL`'s relay holds the whole `SMTP_POOL_SIZE`). */
+  plan: RelayPlan;
+  /** Each relay's connections open in the process, shared by its threads. */
+  connections: Int32Array;
   sending: Config['sending'];
   publicUrl: string;
   secretKeys: SecretKey[];
@@ -89,11 +98,17 @@ export class SendThreads {
   private nextId = 0;
   private closed = false;
 
-  constructor(data: SendThreadData, count: number, log: Logger, idleMs = THREAD_IDLE_MS) {
+  constructor(data: Omit<SendThreadData, 'plan' | 'connections'>, count: number, log: Logger, idleMs = THREAD_IDLE_MS) {
     // The relay's connections and the process's sending rate are shared out among the threads,
     // never more connections in all than the pool has: no more threads than connections.
     const threads = Math.max(1, Math.min(count, data.sending.poolSize));
-    this.data = { ...data, sending: { ...data.sending, ratePerSecond: data.sending.ratePerSecond / threads } };
+    const plan = relayPlan(data.sending, data.smtpUrl);
+    this.data = {
+      ...data,
+      plan,
+      connections: ConnectionSlots.shared(plan.relays.length),
+      sending: { ...data.sending, ratePerSecond: data.sending.ratePerSecond / threads },
+    };
     this.threads = Array.from({ length: threads }, () => null);
     this.log = log;
     this.idleMs = idleMs;

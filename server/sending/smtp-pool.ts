@@ -1,7 +1,22 @@
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type { ConnectionSlots } from './relay-limits.ts';
 
-type SmtpError = Error & { code?: string; responseCode?: number };
+type SmtpError = Error & { code?: string; responseCode?: number; unsent?: boolean };
+
+/** How long a thread waiting for another thread's connection to the relay looks again at most. */
+const SLOT_RECHECK_MS = 250;
+
+/**
+ * The relay certainly did not take the message: no connection (refused, unreachable, greeting,
+ * EHLO, STARTTLS or AUTH failed), or a 421 reply to one of its commands. nodemailer reports a 421
+ * as the session closing, whichever command it answered; only a 2xx to the end of the data is an
+ * acceptance (RFC 5321 4.1.1.4), so a 421 even there leaves the message untaken.
+ */
+export const isUnsent = (error: unknown): boolean => {
+  const err = error as SmtpError;
+  return err.unsent === true || err.responseCode === 421;
+};
 
 /** The relay closed the connection or answered 421: the message can go out on another one. */
 const isConnectionLoss = (err: SmtpError) => err.responseCode === 421 || ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT'].includes(err.code ?? '');
@@ -25,17 +40,23 @@ export class SmtpPool {
   private readonly waiting: (() => void)[] = [];
   private open = 0;
   private closed = false;
+  /** The relay's connections across the process's threads; null: `size` alone bounds them. */
+  private readonly slots: ConnectionSlots | null;
+  private idleWatch: NodeJS.Timeout | null = null;
 
-  constructor(url: string, size: number) {
+  constructor(url: string, size: number, slots: ConnectionSlots | null = null) {
     const { auth, ...options } = parseConnectionUrl(url) as SMTPConnection.Options & { auth?: { user?: string; pass?: string } };
     this.options = options;
     this.login = auth?.user || auth?.pass ? { user: auth.user ?? '', pass: auth.pass ?? '' } : null;
     this.size = size;
+    this.slots = slots;
   }
 
   /** Sends one message to one recipient; rejects with nodemailer's error (its `code`, `responseCode`). */
   async send(envelope: { from: string; to: string }, message: string): Promise<SMTPConnection.SentMessageInfo> {
-    const { connection, reused } = await this.acquire();
+    const { connection, reused } = await this.acquire().catch((err: SmtpError) => {
+      throw Object.assign(err, { unsent: true });
+    });
     try {
       const info = await this.transmit(connection, envelope, message);
       this.release(connection);
@@ -55,7 +76,10 @@ export class SmtpPool {
 
   close(): void {
     this.closed = true;
-    for (const connection of this.idle.splice(0)) connection.quit();
+    for (const connection of this.idle.splice(0)) {
+      connection.quit();
+      this.closedOne();
+    }
     for (const wake of this.waiting.splice(0)) wake();
   }
 
@@ -71,33 +95,68 @@ export class SmtpPool {
       const connection = this.idle.pop();
       if (connection) {
         if (!this.broken.has(connection)) return { connection, reused: true };
-        this.open--;
+        this.closedOne();
         continue;
       }
-      if (this.open < this.size) {
+      if (this.open < this.size && (!this.slots || this.slots.tryTake())) {
         this.open++;
         try {
           return { connection: await this.connect(), reused: false };
         } catch (err) {
-          this.open--;
+          this.closedOne();
           this.waiting.shift()?.();
           throw err;
         }
       }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      // Below `size` the connection it waits for may close in another thread.
+      const slots = this.open < this.size ? this.slots : null;
+      let wake!: () => void;
+      const local = new Promise<void>((resolve) => this.waiting.push((wake = resolve)));
+      await (slots ? Promise.race([local, slots.changed(SLOT_RECHECK_MS)]) : local);
+      const index = this.waiting.indexOf(wake);
+      if (index >= 0) this.waiting.splice(index, 1);
     }
   }
 
+  private closedOne(): void {
+    this.open--;
+    this.slots?.give();
+  }
+
   private release(connection: SMTPConnection): void {
-    if (this.closed) return this.discard(connection);
+    // Nothing here waits for it and another thread does: its slot goes to that thread.
+    if (this.closed || (!this.waiting.length && this.slots?.wanted())) return this.discard(connection);
     this.idle.push(connection);
     this.waiting.shift()?.();
+    this.watchIdle();
+  }
+
+  /**
+   * While connections sit idle here, looks every SLOT_RECHECK_MS whether another thread waits for
+   * one to the relay, and closes one for it: an idle thread sends nothing that would free it.
+   */
+  private watchIdle(): void {
+    if (!this.slots || this.idleWatch) return;
+    const slots = this.slots;
+    this.idleWatch = setInterval(() => {
+      if (!this.idle.length || this.closed) {
+        clearInterval(this.idleWatch!);
+        this.idleWatch = null;
+        return;
+      }
+      if (!slots.wanted()) return;
+      const connection = this.idle.shift()!;
+      this.broken.add(connection);
+      connection.quit();
+      this.closedOne();
+    }, SLOT_RECHECK_MS);
+    this.idleWatch.unref();
   }
 
   private discard(connection: SMTPConnection): void {
     this.broken.add(connection);
     connection.close();
-    this.open--;
+    this.closedOne();
     this.waiting.shift()?.();
   }
 

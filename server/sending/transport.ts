@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
-import { SmtpPool } from './smtp-pool.ts';
+import type { ConnectionSlots } from './relay-limits.ts';
+import { isUnsent, SmtpPool } from './smtp-pool.ts';
 
 export type SendOutcome =
   | { kind: 'accepted'; response: string }
@@ -24,29 +25,39 @@ function isSyntaxRefusal(code: number, response: string): boolean {
 export class MailTransport {
   private readonly pool: SmtpPool;
 
-  constructor(url: string, sending: Config['sending']) {
-    this.pool = new SmtpPool(url, sending.poolSize);
+  constructor(url: string, sending: Config['sending'], slots: ConnectionSlots | null = null) {
+    this.pool = new SmtpPool(url, sending.poolSize, slots);
   }
 
   async sendMime(envelope: { from: string; to: string }, raw: string): Promise<SendOutcome> {
+    return (await this.attempt(envelope, raw)).outcome;
+  }
+
+  /** The outcome, and whether the relay certainly did not take the message (another relay may). */
+  async attempt(envelope: { from: string; to: string }, raw: string): Promise<{ outcome: SendOutcome; unsent: boolean }> {
     try {
       // One recipient per message: a refused recipient is an error (EENVELOPE with its code), not a partial success.
       const info = await this.pool.send(envelope, raw);
-      return { kind: 'accepted', response: String(info.response ?? '') };
+      return { outcome: { kind: 'accepted', response: String(info.response ?? '') }, unsent: false };
     } catch (error) {
-      const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
-      if (e.responseCode && e.responseCode >= 500 && e.code !== 'EAUTH') {
-        const response = e.response ?? e.message ?? '';
-        return { kind: isSyntaxRefusal(e.responseCode, response) ? 'refused' : 'rejected', code: e.responseCode, response };
-      }
-      if (e.responseCode && e.responseCode >= 400 && e.responseCode < 500 && e.code !== 'EAUTH') {
-        return { kind: 'deferred', code: e.responseCode, response: e.response ?? e.message ?? '' };
-      }
-      return { kind: 'transport_error', error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
+      return { outcome: outcomeOf(error), unsent: isUnsent(error) };
     }
   }
 
   close(): void {
     this.pool.close();
   }
+}
+
+/** What nodemailer's error means for the message. */
+function outcomeOf(error: unknown): SendOutcome {
+  const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
+  if (e.responseCode && e.responseCode >= 500 && e.code !== 'EAUTH') {
+    const response = e.response ?? e.message ?? '';
+    return { kind: isSyntaxRefusal(e.responseCode, response) ? 'refused' : 'rejected', code: e.responseCode, response };
+  }
+  if (e.responseCode && e.responseCode >= 400 && e.responseCode < 500 && e.code !== 'EAUTH') {
+    return { kind: 'deferred', code: e.responseCode, response: e.response ?? e.message ?? '' };
+  }
+  return { kind: 'transport_error', error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
 }

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../../generated/openapi.d.ts';
 import type { Sendline } from '../../server/start.ts';
-import { expectProblem, newAccount, startTestServer, type TestAccount } from '../helpers.ts';
+import { freshDatabase } from '../databases.ts';
+import { startDnsServer, type DnsServer } from '../dns-server.ts';
+import { expectProblem, newAccount, startTestServer, waitFor, type TestAccount } from '../helpers.ts';
 
-type Record = { purpose: string; type: string; name: string; value: string; status: string; found: string[] | null; required: boolean };
+type DomainRecord = components['schemas']['DomainRecord'];
 
 let sendline: Sendline;
 let alice: TestAccount;
@@ -28,7 +31,7 @@ describe('sending domains', () => {
     expect(domain).toMatchObject({ name: 'mail.alice.example', status: 'pending', next_dkim_selector: null, verified_at: null, checked_at: null });
     expect(domain.id).toMatch(/^dom_/);
     expect(domain.dkim_selector).toMatch(/^sl\d{8}$/);
-    const byPurpose = Object.fromEntries(domain.records.map((r: Record) => [r.purpose, r]));
+    const byPurpose = Object.fromEntries(domain.records.map((r: DomainRecord) => [r.purpose, r]));
     expect(byPurpose.dkim).toMatchObject({ type: 'TXT', name: `${domain.dkim_selector}._domainkey.mail.alice.example`, status: 'pending', required: true });
     expect(byPurpose.dkim.value).toMatch(/^v=DKIM1; k=rsa; p=MIIBIjAN[A-Za-z0-9+/=]{380,}$/);
     expect(byPurpose.return_path).toMatchObject({ type: 'CNAME', name: 'bounces.mail.alice.example', value: 'bounces.sendline.test', required: true });
@@ -89,8 +92,8 @@ describe('sending domains', () => {
     const rotated = await bob.api('POST', `/api/v1/domains/${domain.id}/dkim/rotate`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.next_dkim_selector).toMatch(/^sl\d{8}b$/);
-    const dkim = rotated.body.records.filter((r: Record) => r.purpose === 'dkim');
-    expect(dkim.map((r: Record) => r.name)).toEqual([
+    const dkim = rotated.body.records.filter((r: DomainRecord) => r.purpose === 'dkim');
+    expect(dkim.map((r: DomainRecord) => r.name)).toEqual([
       `${domain.dkim_selector}._domainkey.rotate.bob.example`,
       `${rotated.body.next_dkim_selector}._domainkey.rotate.bob.example`,
     ]);
@@ -105,7 +108,7 @@ describe('sending domains', () => {
     const res = await bob.api('POST', `/api/v1/domains/${domain.id}/verify`);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('pending');
-    expect(new Set(res.body.records.map((r: Record) => r.status))).toEqual(new Set(['lookup_failed']));
+    expect(new Set(res.body.records.map((r: DomainRecord) => r.status))).toEqual(new Set(['lookup_failed']));
     expect(res.body.checked_at).not.toBeNull();
   }, 30_000);
 
@@ -154,4 +157,111 @@ describe('SENDING_DOMAIN_POLICY=auto', () => {
     }
     expect((await account.api('GET', `/api/v1/campaigns/${draft.id}`)).body.status).toBe('draft');
   });
+});
+
+describe('verification against a DNS server', () => {
+  let dns: DnsServer;
+  let server: Sendline;
+  let owner: TestAccount;
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    // A database of its own: the periodic re-check runs in whichever process on a database is free.
+    server = await startTestServer({
+      DATABASE_URL: await freshDatabase('sending_domains'),
+      DNS_SERVERS: dns.address,
+      BOUNCE_DOMAIN: 'bounces.sendline.test',
+      PUBLIC_URL: 'https://sendline.test',
+      DOMAIN_RECHECK_SECONDS: '1',
+    });
+    owner = await newAccount(server.url, 'dns');
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await dns?.stop();
+  });
+
+  const published = (records: DomainRecord[]) => records.map((r) => ({ name: r.name, type: r.type, value: r.value }));
+  const statuses = (domain: { records: DomainRecord[] }) => domain.records.map((r) => `${r.purpose}:${r.status}`);
+
+  it('verifies a domain whose records are published, and says what is missing or different', async () => {
+    const { body: domain } = await owner.api('POST', '/api/v1/domains', { body: { name: 'verify.example' } });
+    const [dkim, returnPath, spf, dmarc] = domain.records;
+    await dns.setRecords([
+      ...published([dkim]),
+      { name: returnPath.name, type: 'CNAME' as const, value: 'elsewhere.example' },
+      { name: spf.name, type: 'TXT' as const, value: 'v=spf1 include:_spf.google.com ~all' },
+      { name: spf.name, type: 'TXT' as const, value: 'google-site-verification=abc' },
+    ]);
+    const first = (await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body;
+    expect(first.status).toBe('pending');
+    expect(statuses(first)).toEqual(['dkim:verified', 'return_path:mismatch', 'spf:mismatch', 'dmarc:missing', 'tracking:missing']);
+    expect(first.records[1].found).toEqual(['elsewhere.example']);
+    expect(first.records[2].found).toEqual(['v=spf1 include:_spf.google.com ~all']);
+
+    await dns.setRecords([
+      ...published([dkim, returnPath, dmarc]),
+      { name: spf.name, type: 'TXT' as const, value: 'v=spf1 include:_spf.google.com a:bounces.sendline.test ~all' },
+    ]);
+    const second = (await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body;
+    expect(second.status).toBe('verified');
+    expect(statuses(second)).toEqual(['dkim:verified', 'return_path:verified', 'spf:verified', 'dmarc:verified', 'tracking:missing']);
+    expect(second.verified_at).not.toBeNull();
+    // Now mail from it (and its subdomains) may be sent; from another domain it may not.
+    const email = (from: string) => ({ from: { email: from }, to: [{ email: 'ada@example.com' }], subject: 'Hi', text: 'Hi' });
+    expect((await owner.api('POST', '/api/v1/emails', { body: email('hello@verify.example') })).status).toBe(202);
+    expect((await owner.api('POST', '/api/v1/emails', { body: email('hello@news.verify.example') })).status).toBe(202);
+    expectProblem(await owner.api('POST', '/api/v1/emails', { body: email('hello@other.example') }), 422, 'domain_not_verified');
+  });
+
+  it('finds a DKIM key whose record differs only in spacing and tag order', async () => {
+    const { body: domain } = await owner.api('POST', '/api/v1/domains', { body: { name: 'spacing.example' } });
+    const key = domain.records[0].value.replace(/^.*p=/, '');
+    await dns.setRecords([{ name: domain.records[0].name, type: 'TXT', value: `k=rsa;  v=DKIM1; p=${key.slice(0, 100)} ${key.slice(100)}` }]);
+    expect(statuses((await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body)[0]).toBe('dkim:verified');
+  });
+
+  it('keeps both keys of a rotation valid until the old one is retired', async () => {
+    const { body: domain } = await owner.api('POST', '/api/v1/domains', { body: { name: 'rotation.example' } });
+    await dns.setRecords(published(domain.records));
+    expect((await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    const { body: rotated } = await owner.api('POST', `/api/v1/domains/${domain.id}/dkim/rotate`);
+    const [oldKey, newKey] = rotated.records;
+    expect(statuses(rotated).slice(0, 2)).toEqual(['dkim:verified', 'dkim:pending']);
+    expectProblem(await owner.api('POST', `/api/v1/domains/${domain.id}/dkim/retire`), 409, 'dkim_not_verified');
+
+    await dns.setRecords(published(rotated.records));
+    const both = (await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body;
+    expect(both.status).toBe('verified');
+    expect(statuses(both).slice(0, 2)).toEqual(['dkim:verified', 'dkim:verified']);
+
+    const retired = await owner.api('POST', `/api/v1/domains/${domain.id}/dkim/retire`);
+    expect(retired.status).toBe(200);
+    expect(retired.body).toMatchObject({ dkim_selector: rotated.next_dkim_selector, next_dkim_selector: null, status: 'verified' });
+    expect(retired.body.records[0]).toMatchObject({ name: newKey.name, value: newKey.value, status: 'verified' });
+    expect(retired.body.records.map((r: DomainRecord) => r.name)).not.toContain(oldKey.name);
+    expectProblem(await owner.api('POST', `/api/v1/domains/${domain.id}/dkim/retire`), 409, 'dkim_no_rotation');
+  });
+
+  it('re-checks verified domains and fails one whose DKIM record disappeared, but not on a failed lookup', async () => {
+    const { body: domain } = await owner.api('POST', '/api/v1/domains', { body: { name: 'recheck.example' } });
+    await dns.setRecords(published(domain.records));
+    const verified = (await owner.api('POST', `/api/v1/domains/${domain.id}/verify`)).body;
+    expect(verified.status).toBe('verified');
+
+    await dns.setRecords([...published(domain.records.slice(1)), { name: domain.records[0].name, type: 'SERVFAIL', value: '' }]);
+    const failedLookup = await waitFor(async () => {
+      const now = (await owner.api('GET', `/api/v1/domains/${domain.id}`)).body;
+      return now.checked_at !== verified.checked_at && now.records[0].status === 'lookup_failed' && now;
+    });
+    expect(failedLookup.status).toBe('verified');
+
+    await dns.setRecords(published(domain.records.slice(1)));
+    const failed = await waitFor(async () => {
+      const now = (await owner.api('GET', `/api/v1/domains/${domain.id}`)).body;
+      return now.status === 'failed' && now;
+    });
+    expect(failed.records[0].status).toBe('missing');
+    expect(failed.verified_at).toBe(verified.verified_at);
+  }, 30_000);
 });

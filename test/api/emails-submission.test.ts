@@ -168,4 +168,14 @@ describe('SMTP submission', () => {
     await expect(send()).rejects.toMatchObject({ responseCode: 451 });
     client.close();
   });
+
+  it('refuses with 550 a message from a domain the account has not verified, once it has a domain', async () => {
+    const other = await newAccount(sendline.url, 'submission-domains');
+    const key = (await newApiKey(other, sendline.url, { scopes: ['read', 'write'] })).key.key;
+    await other.api('POST', '/api/domains', { body: { name: 'unverified.example' } });
+    await expect(transport(key).sendMail({ from: 'news@unverified.example', to: uniqueEmail('smtp'), subject: 'Hi', text: 'Hi' })).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringContaining('news@unverified.example is not from a verified domain'),
+    });
+  });
 });

@@ -26,6 +26,8 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
     SMTP_URL: sink.url,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // A closed port: domain lookups fail at once (lookup_failed) rather than waiting on the machine's DNS.
+    DNS_SERVERS: '127.0.0.1:9',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
   const quickstart = async () => {

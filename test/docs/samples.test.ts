@@ -18,6 +18,7 @@ import type { Sendline } from '../../server/start.ts';
 import { loadContract } from '../../server/contract/document.ts';
 import { contractCalls, loadSampleSpecs, renderSamples, type Language } from '../../server/docs/samples.ts';
 import { freshDatabase } from '../databases.ts';
+import { startDnsServer, type DnsRecord, type DnsServer } from '../dns-server.ts';
 import { client, newAccount, startTestServer, type Client } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { WebhookReceiver } from '../webhook-receiver.ts';
@@ -32,12 +33,19 @@ const expectedStatuses = new Map(contractCalls(doc).map((c) => [c.operationId, c
 let sendline: Sendline;
 let sink: SmtpSink;
 let receiver: WebhookReceiver;
+let dns: DnsServer;
+/** The records every language's fixtures published so far: the server answers them all. */
+const published: DnsRecord[] = [];
 const timings: Record<string, { samples: number; seconds: number; slowest: string[] }> = {};
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
   receiver = await new WebhookReceiver().start();
+  dns = await startDnsServer();
   sendline = await startTestServer({
+    DNS_SERVERS: dns.address,
+    // The samples send from addresses of several domains, and add a domain of their own.
+    SENDING_DOMAIN_POLICY: 'any',
     DATABASE_URL: await freshDatabase(`samples_${randomUUID().slice(0, 8)}`),
     SMTP_URL: sink.url,
     WEBHOOK_ALLOW_HTTP: 'true',
@@ -64,6 +72,7 @@ afterAll(async () => {
   await sendline?.stop();
   await sink?.stop();
   await receiver?.stop();
+  await dns?.stop();
 }, 180_000);
 
 interface Fixtures {
@@ -136,6 +145,17 @@ async function fixtures(language: Language): Promise<Fixtures> {
   id('whd_0dXk3Qd2Gm4sTq7Bz1Hx5n', (await ok(api, 'GET', `/api/webhooks/${hook}/deliveries`)).data[0].id);
   id('wh_0dXk3Qd3Kx6mAp9Ue4Jb1t', await webhook());
   id('wh_0dXk3Qd4Ez2vLs5Og8Yc3i', await webhook());
+
+  const domain = async (name: string) => (await ok(api, 'POST', '/api/domains', { name })) as { id: string; records: DnsRecord[] };
+  id('dom_0dXk3Qd1Ry8kWn3Fs6Pc2v', (await domain('news.example.com')).id);
+  id('dom_0dXk3Qd4Ez2vLs5Og8Yc3i', (await domain('old.example.com')).id);
+  // Retiring takes a rotation whose new key is published and verified.
+  const rotating = await domain('rotating.example.com');
+  const rotated = await ok(api, 'POST', `/api/domains/${rotating.id}/dkim/rotate`);
+  published.push(...(rotated.records as DnsRecord[]).map(({ name, type, value }) => ({ name, type, value })));
+  await dns.setRecords(published);
+  await ok(api, 'POST', `/api/domains/${rotating.id}/verify`);
+  id('dom_0dXk3Qd2Gm4sTq7Bz1Hx5n', rotating.id);
 
   const user = async (name: string) =>
     (

@@ -47,6 +47,7 @@ export class Sendline {
     wait(id: string, wait?: WaitOptions, options?: RequestOptions): Promise<Result<'ContactExports_get'>>;
   };
   readonly accounts: Resources['accounts'];
+  readonly domains: Resources['domains'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -77,6 +78,7 @@ export class Sendline {
     this.contactTopics = all.contactTopics;
     this.contactExports = { ...all.contactExports, wait: (id, wait, callOptions) => waitUntilFinal(transport, 'ContactExports_get', id, wait, callOptions) };
     this.accounts = all.accounts;
+    this.domains = all.domains;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -935,6 +935,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sending domains
+         * @description List the account's domains, oldest first, with their records as last checked.
+         */
+        get: operations["Domains_list"];
+        put?: never;
+        /**
+         * Add a sending domain
+         * @description Add a domain to send from. The answer lists the DNS records to publish: a DKIM key made for
+         *     the domain (its private half never leaves the server), the return path that makes bounces
+         *     come back and SPF align, SPF and DMARC advice, and an optional tracking host. Then call
+         *     `POST /domains/{id}/verify`. Once an account has a domain, mail from a domain it has not
+         *     verified is refused (422 `domain_not_verified`), unless the server sets `SENDING_DOMAIN_POLICY=any`.
+         */
+        post: operations["Domains_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sending domain
+         * @description Fetch one domain with its records as last checked (no lookup: `POST /domains/{id}/verify` looks them up).
+         */
+        get: operations["Domains_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sending domain
+         * @description Delete a domain and its keys. Mail from it is no longer signed with them; with the `verified` policy it is refused.
+         */
+        delete: operations["Domains_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{id}/dkim/retire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retire a domain's old DKIM key
+         * @description Finish a rotation: sign with the new key from now on and drop the old one, whose record can
+         *     then be removed. Refused (409 `dkim_not_verified`) until the new key's record is verified.
+         */
+        post: operations["Domains_retireDkim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{id}/dkim/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a domain's DKIM key
+         * @description Make a new DKIM key under a new selector and list its record beside the current one. Mail
+         *     stays signed with the current key until `POST /domains/{id}/dkim/retire`, which takes the new
+         *     one once its record is verified; keep both published until then.
+         */
+        post: operations["Domains_rotateDkim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a sending domain
+         * @description Look the domain's records up now and answer each one's status. The domain becomes `verified`
+         *     once its DKIM and return-path records are published as shown; a verified domain whose DKIM
+         *     record is gone becomes `failed`. A lookup that fails (timeout, SERVFAIL) changes no status.
+         *     Verified domains are checked again every day.
+         */
+        post: operations["Domains_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails": {
         parameters: {
             query?: never;
@@ -4230,6 +4348,189 @@ export interface components {
         DecimalAmount: string;
         /** @enum {string} */
         DeliveryStatus: "pending" | "succeeded" | "failed";
+        /** @description A rotation is under way, or there is none to finish, or its new key is not published yet. */
+        DkimRotationConflictResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "dkim_rotation_in_progress" | "dkim_no_rotation" | "dkim_not_verified" | "idempotency_key_in_use";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /**
+         * @example {
+         *       "id": "dom_0Vbp7Rz2s9gKskeBGlTSP9",
+         *       "name": "mail.acme.example",
+         *       "status": "verified",
+         *       "dkim_selector": "sl20261128",
+         *       "next_dkim_selector": null,
+         *       "records": [
+         *         {
+         *           "purpose": "dkim",
+         *           "type": "TXT",
+         *           "name": "sl20261128._domainkey.mail.acme.example",
+         *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvJ2yPjRQvbF3Tm0ddmXRGzZmH2kZxq7H1r3rR2l7QdXWcNq5xVw9a3p8n2d0Cn1wXU4xFz6Y0YQq2oZ9bJQ9vKf4m2Ub0d9ZtW3Lf8eC5i0rS3h1eG9y1pV1mR2n8lT6o7aQIDAQAB",
+         *           "status": "verified",
+         *           "found": null,
+         *           "required": true
+         *         },
+         *         {
+         *           "purpose": "return_path",
+         *           "type": "CNAME",
+         *           "name": "bounces.mail.acme.example",
+         *           "value": "bounces.sendline.example",
+         *           "status": "verified",
+         *           "found": null,
+         *           "required": true
+         *         },
+         *         {
+         *           "purpose": "spf",
+         *           "type": "TXT",
+         *           "name": "mail.acme.example",
+         *           "value": "v=spf1 a:bounces.sendline.example ~all",
+         *           "status": "mismatch",
+         *           "found": [
+         *             "v=spf1 include:_spf.google.com ~all"
+         *           ],
+         *           "required": false
+         *         },
+         *         {
+         *           "purpose": "dmarc",
+         *           "type": "TXT",
+         *           "name": "_dmarc.mail.acme.example",
+         *           "value": "v=DMARC1; p=none",
+         *           "status": "verified",
+         *           "found": null,
+         *           "required": false
+         *         },
+         *         {
+         *           "purpose": "tracking",
+         *           "type": "CNAME",
+         *           "name": "links.mail.acme.example",
+         *           "value": "sendline.example",
+         *           "status": "missing",
+         *           "found": null,
+         *           "required": false
+         *         }
+         *       ],
+         *       "verified_at": "2026-11-28T09:14:02.117Z",
+         *       "checked_at": "2026-11-28T09:14:02.117Z",
+         *       "created_at": "2026-11-28T09:02:41.530Z"
+         *     }
+         */
+        Domain: {
+            /** @description `dom_…` */
+            id: string;
+            /** @description The domain mail is sent from (the part of `from_email` after `@`, or a parent of it). */
+            name: string;
+            /** @description Whether mail from the domain is signed with its key. */
+            status: components["schemas"]["DomainStatus"];
+            /** @description The DKIM selector mail is signed with. */
+            dkim_selector: string;
+            /** @description The selector of a new key published beside the current one, until `POST /domains/{id}/dkim/retire`. */
+            next_dkim_selector: string | null;
+            /** @description The records to publish, with what the last check found. */
+            records: components["schemas"]["DomainRecord"][];
+            /**
+             * Format: date-time
+             * @description When the domain was first verified; null until then.
+             */
+            verified_at: string | null;
+            /**
+             * Format: date-time
+             * @description When its records were last looked up.
+             */
+            checked_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        DomainCreate: {
+            /** @description A domain name such as `mail.example.com`: letters, digits and hyphens in labels of up to 63 characters, in ASCII (punycode for international names). */
+            name: string;
+        };
+        /** @description One page of a list. */
+        DomainPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["Domain"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /** @description A DNS record to publish, and what the last check found. */
+        DomainRecord: {
+            /** @description What the record is for. */
+            purpose: components["schemas"]["DomainRecordPurpose"];
+            /** @description The DNS record type to publish. */
+            type: components["schemas"]["DomainRecordType"];
+            /** @description The record's full name, e.g. `sl20261128._domainkey.mail.example.com`. */
+            name: string;
+            /** @description What to publish. A long TXT value may be split into strings of 255 characters; they are read joined. */
+            value: string;
+            /** @description What the last check found. */
+            status: components["schemas"]["DomainRecordStatus"];
+            /** @description The values published at this name, when they do not match; otherwise null. */
+            found: string[] | null;
+            /** @description Whether the domain is verified only once this record is. */
+            required: boolean;
+        };
+        /** @enum {string} */
+        DomainRecordPurpose: "dkim" | "return_path" | "spf" | "dmarc" | "tracking";
+        /** @enum {string} */
+        DomainRecordStatus: "pending" | "verified" | "missing" | "mismatch" | "lookup_failed";
+        /** @enum {string} */
+        DomainRecordType: "TXT" | "CNAME";
+        /** @description The account has the domain already, or as many domains as it may have. */
+        DomainRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "domain_exists" | "too_many_domains" | "idempotency_key_in_use";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         /** @description A campaign's figures for one recipient domain. */
         DomainStats: {
             /** @description The recipients' domain, e.g. `gmail.com`. */
@@ -4260,6 +4561,8 @@ export interface components {
              */
             bounces: number;
         };
+        /** @enum {string} */
+        DomainStatus: "pending" | "verified" | "failed";
         /** @description One recipient's copy of a transactional email. */
         Email: {
             /** @description `em_…` */
@@ -4356,10 +4659,10 @@ export interface components {
         /** @description Why an item of a batch was refused, as a problem document would say it. */
         EmailBatchError: {
             /**
-             * @description What kind of error: always `validation_failed`.
+             * @description What kind of error: `validation_failed`, or `domain_not_verified` when the account may not send from `from.email`.
              * @enum {string}
              */
-            code: "validation_failed";
+            code: "validation_failed" | "domain_not_verified";
             /** @description What is wrong, in words. */
             detail: string;
             /** @description Each field at fault, its `pointer` relative to the item (`/to/0/email`). */
@@ -6056,7 +6359,7 @@ export interface components {
             /** @description The existing resource, for conflicts. */
             existing_id?: string;
         };
-        /** @description The operation is in the contract but not implemented by this server. */
+        /** @description An RFC 9457 problem document whose `code` is one of `Code`. */
         NotImplementedResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
             type: string;
@@ -6337,7 +6640,7 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password" | "domain_exists" | "too_many_domains" | "domain_not_verified" | "dkim_rotation_in_progress" | "dkim_no_rotation" | "dkim_not_verified";
         /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
         PublicPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -6667,6 +6970,36 @@ export interface components {
             description?: string | null;
             /** @description New rules, replacing the stored ones; checked as on creation. */
             rules?: components["schemas"]["SegmentRule"];
+        };
+        /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
+        SendRefusedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "domain_not_verified" | "idempotency_key_reused";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
         };
         /**
          * @description A session: a short-lived access token and a single-use refresh token.
@@ -10271,13 +10604,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10398,13 +10731,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10525,13 +10858,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -10652,13 +10985,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -12933,6 +13266,660 @@ export interface operations {
             };
         };
     };
+    Domains_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainPage"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description The account has the domain already, or as many domains as it may have. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DomainRefusedResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_retireDkim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A rotation is under way, or there is none to finish, or its new key is not published yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DkimRotationConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_rotateDkim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A rotation is under way, or there is none to finish, or its new key is not published yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DkimRotationConflictResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Domains_verify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
     Emails_list: {
         parameters: {
             query?: {
@@ -13134,13 +14121,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` was used for a different request. */
+            /** @description The operation is in the contract but not implemented by this server.The from address is not on a verified domain of the account, or the `Idempotency-Key` was used for a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                    "application/problem+json": components["schemas"]["SendRefusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -49,6 +49,7 @@ final class Sendline
     public readonly Resources\ContactTopics $contactTopics;
     public readonly Resources\ContactExports $contactExports;
     public readonly Resources\Accounts $accounts;
+    public readonly Resources\Domains $domains;
     private readonly Transport $transport;
 
     /**
@@ -127,6 +128,7 @@ final class Sendline
         $this->contactTopics = new Resources\ContactTopics($transport);
         $this->contactExports = new Resources\ContactExports($transport);
         $this->accounts = new Resources\Accounts($transport);
+        $this->domains = new Resources\Domains($transport);
     }
 
     private static function env(string $name): ?string

@@ -30,6 +30,7 @@ __all__ = [
     "ContactsApi",
     "ConversionsApi",
     "CustomFieldsApi",
+    "DomainsApi",
     "EmailsApi",
     "EventsApi",
     "ListsApi",
@@ -161,7 +162,17 @@ __all__ = [
     "ConversionCreatedEvent",
     "ConversionPage",
     "DeliveryStatus",
+    "DkimRotationConflictResponse",
+    "Domain",
+    "DomainCreate",
+    "DomainPage",
+    "DomainRecord",
+    "DomainRecordPurpose",
+    "DomainRecordStatus",
+    "DomainRecordType",
+    "DomainRefusedResponse",
     "DomainStats",
+    "DomainStatus",
     "Email",
     "EmailAttachment",
     "EmailBatchError",
@@ -280,6 +291,7 @@ __all__ = [
     "SegmentPreviewRequest",
     "SegmentRule",
     "SegmentUpdate",
+    "SendRefusedResponse",
     "Session",
     "SessionRequiredResponse",
     "SignupDisabledResponse",
@@ -358,6 +370,7 @@ from sendline.api.contact_topics_api import ContactTopicsApi as ContactTopicsApi
 from sendline.api.contacts_api import ContactsApi as ContactsApi
 from sendline.api.conversions_api import ConversionsApi as ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi as CustomFieldsApi
+from sendline.api.domains_api import DomainsApi as DomainsApi
 from sendline.api.emails_api import EmailsApi as EmailsApi
 from sendline.api.events_api import EventsApi as EventsApi
 from sendline.api.lists_api import ListsApi as ListsApi
@@ -493,7 +506,17 @@ from sendline.models.conversion_created_data import ConversionCreatedData as Con
 from sendline.models.conversion_created_event import ConversionCreatedEvent as ConversionCreatedEvent
 from sendline.models.conversion_page import ConversionPage as ConversionPage
 from sendline.models.delivery_status import DeliveryStatus as DeliveryStatus
+from sendline.models.dkim_rotation_conflict_response import DkimRotationConflictResponse as DkimRotationConflictResponse
+from sendline.models.domain import Domain as Domain
+from sendline.models.domain_create import DomainCreate as DomainCreate
+from sendline.models.domain_page import DomainPage as DomainPage
+from sendline.models.domain_record import DomainRecord as DomainRecord
+from sendline.models.domain_record_purpose import DomainRecordPurpose as DomainRecordPurpose
+from sendline.models.domain_record_status import DomainRecordStatus as DomainRecordStatus
+from sendline.models.domain_record_type import DomainRecordType as DomainRecordType
+from sendline.models.domain_refused_response import DomainRefusedResponse as DomainRefusedResponse
 from sendline.models.domain_stats import DomainStats as DomainStats
+from sendline.models.domain_status import DomainStatus as DomainStatus
 from sendline.models.email import Email as Email
 from sendline.models.email_attachment import EmailAttachment as EmailAttachment
 from sendline.models.email_batch_error import EmailBatchError as EmailBatchError
@@ -612,6 +635,7 @@ from sendline.models.segment_preview import SegmentPreview as SegmentPreview
 from sendline.models.segment_preview_request import SegmentPreviewRequest as SegmentPreviewRequest
 from sendline.models.segment_rule import SegmentRule as SegmentRule
 from sendline.models.segment_update import SegmentUpdate as SegmentUpdate
+from sendline.models.send_refused_response import SendRefusedResponse as SendRefusedResponse
 from sendline.models.session import Session as Session
 from sendline.models.session_required_response import SessionRequiredResponse as SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse as SignupDisabledResponse

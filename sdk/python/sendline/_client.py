@@ -47,7 +47,7 @@ from sendline._resources import (
 )
 from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
 from sendline._resources import ContactExportsResource, ContactTopicsResource, SuppressionsResource, TopicsResource
-from sendline._resources import AccountsResource
+from sendline._resources import AccountsResource, DomainsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -270,6 +270,7 @@ class Sendline:
         self.contact_topics = ContactTopicsResource(self)
         self.contact_exports = ContactExportsResource(self)
         self.accounts = AccountsResource(self)
+        self.domains = DomainsResource(self)
 
     @classmethod
     def login(

@@ -58,6 +58,7 @@ from sendline.api.tracking_api import TrackingApi
 from sendline.api.templates_api import TemplatesApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi
+from sendline.api.domains_api import DomainsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
 from sendline.api.segments_api import SegmentsApi
 from sendline.api.tags_api import TagsApi
@@ -134,6 +135,8 @@ from sendline.models.user import User
 from sendline.models.user_create import UserCreate
 from sendline.models.user_update import UserUpdate
 from sendline.models.webhook import Webhook
+from sendline.models.domain import Domain
+from sendline.models.domain_create import DomainCreate
 from sendline.models.webhook_create import WebhookCreate
 from sendline.models.webhook_delivery import WebhookDelivery
 from sendline.models.webhook_recover_request import WebhookRecoverRequest
@@ -1178,3 +1181,34 @@ class AccountsResource(_Resource):
         """A new `name` (owners and admins, in a logged-in session)."""
         body = _body(AccountUpdate, {"name": name} if name is not None else {})
         return self._call("PATCH", self._api.update, body, timeout=timeout, max_retries=max_retries)
+
+
+class DomainsResource(_Resource):
+    """Sending domains: `client.domains.create(name=…)`, then publish its `records` and `verify`."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = DomainsApi(client.api_client)
+
+    def create(self, *, name: str, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
+        """Adds the domain; the answer lists the DNS records to publish."""
+        return self._call("POST", self._api.create, _body(DomainCreate, {"name": name}), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Domain]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+    def verify(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
+        """Looks the records up now; each record's `status` says what was found."""
+        return self._call("POST", self._api.verify, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def rotate_dkim(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
+        return self._call("POST", self._api.rotate_dkim, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def retire_dkim(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
+        return self._call("POST", self._api.retire_dkim, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

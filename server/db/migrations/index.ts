@@ -27,6 +27,7 @@ import { Migration20261128090000ErasureReachesEmails } from './Migration20261128
 import { Migration20261128100000PendingSignups } from './Migration20261128100000PendingSignups.ts';
 import { Migration20261129100000CampaignContentSource } from './Migration20261129100000CampaignContentSource.ts';
 import { Migration20261130100000SendingDomains } from './Migration20261130100000SendingDomains.ts';
+import { Migration20261130200000RelaySendSlots } from './Migration20261130200000RelaySendSlots.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   Migration20261128100000PendingSignups,
   Migration20261129100000CampaignContentSource,
   Migration20261130100000SendingDomains,
+  Migration20261130200000RelaySendSlots,
 ];

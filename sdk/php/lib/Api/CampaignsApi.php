@@ -3639,7 +3639,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function resume($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
@@ -3658,7 +3658,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function resumeWithHttpInfo($id, $idempotency_key = null, string $contentType = self::contentTypes['resume'][0])
     {
@@ -3726,7 +3726,7 @@ class CampaignsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $request,
                         $response,
                     );
@@ -3817,7 +3817,7 @@ class CampaignsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4048,7 +4048,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function schedule($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
@@ -4068,7 +4068,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function scheduleWithHttpInfo($id, $campaign_schedule_request, $idempotency_key = null, string $contentType = self::contentTypes['schedule'][0])
     {
@@ -4148,7 +4148,7 @@ class CampaignsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $request,
                         $response,
                     );
@@ -4255,7 +4255,7 @@ class CampaignsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4503,7 +4503,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function send($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
@@ -4523,7 +4523,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function sendWithHttpInfo($id, $idempotency_key = null, $campaign_send_request = null, string $contentType = self::contentTypes['send'][0])
     {
@@ -4603,7 +4603,7 @@ class CampaignsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $request,
                         $response,
                     );
@@ -4710,7 +4710,7 @@ class CampaignsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
@@ -4952,7 +4952,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function test($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
@@ -4972,7 +4972,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\CampaignTestResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function testWithHttpInfo($id, $campaign_test_request, $idempotency_key = null, string $contentType = self::contentTypes['test'][0])
     {
@@ -5052,7 +5052,7 @@ class CampaignsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $request,
                         $response,
                     );
@@ -5159,7 +5159,7 @@ class CampaignsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -1788,7 +1788,7 @@ class EmailsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\EmailSendResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\EmailSendResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function send($email_send_request, $idempotency_key = null, string $contentType = self::contentTypes['send'][0])
     {
@@ -1807,7 +1807,7 @@ class EmailsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\EmailSendResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\EmailSendResult|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\IdempotencyKeyInUseResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\SendRefusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function sendWithHttpInfo($email_send_request, $idempotency_key = null, string $contentType = self::contentTypes['send'][0])
     {
@@ -1881,7 +1881,7 @@ class EmailsApi
                     );
                 case 422:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $request,
                         $response,
                     );
@@ -1980,7 +1980,7 @@ class EmailsApi
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\IdempotencyKeyReusedResponse',
+                        '\Sendline\Model\SendRefusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

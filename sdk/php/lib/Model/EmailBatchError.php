@@ -242,6 +242,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     }
 
     public const CODE_VALIDATION_FAILED = 'validation_failed';
+    public const CODE_DOMAIN_NOT_VERIFIED = 'domain_not_verified';
 
     /**
      * Gets allowable values of the enum
@@ -252,6 +253,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         return [
             self::CODE_VALIDATION_FAILED,
+            self::CODE_DOMAIN_NOT_VERIFIED,
         ];
     }
 
@@ -348,7 +350,7 @@ class EmailBatchError implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets code
      *
-     * @param string $code What kind of error: always `validation_failed`.
+     * @param string $code What kind of error: `validation_failed`, or `domain_not_verified` when the account may not send from `from.email`.
      *
      * @return self
      */

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * NotImplementedResponse Class Doc Comment
  *
  * @category Class
- * @description The operation is in the contract but not implemented by this server.
+ * @description An RFC 9457 problem document whose &#x60;code&#x60; is one of &#x60;Code&#x60;.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

@@ -294,6 +294,36 @@ class ProblemCode
     public const WRONG_PASSWORD = 'wrong_password';
 
     /**
+     * The account has this domain already; &#x60;existing_id&#x60; names it.
+     */
+    public const DOMAIN_EXISTS = 'domain_exists';
+
+    /**
+     * The account has as many domains as &#x60;DOMAINS_PER_ACCOUNT&#x60; allows.
+     */
+    public const TOO_MANY_DOMAINS = 'too_many_domains';
+
+    /**
+     * The &#x60;from_email&#x60;&#39;s domain is not a verified domain of the account, and the server sends only from verified domains; &#x60;errors&#x60; names the address.
+     */
+    public const DOMAIN_NOT_VERIFIED = 'domain_not_verified';
+
+    /**
+     * The domain has a new DKIM key waiting to be retired into; retire or delete that first.
+     */
+    public const DKIM_ROTATION_IN_PROGRESS = 'dkim_rotation_in_progress';
+
+    /**
+     * The domain has no new DKIM key to retire the current one for; rotate first.
+     */
+    public const DKIM_NO_ROTATION = 'dkim_no_rotation';
+
+    /**
+     * The new DKIM key&#39;s record is not verified yet: publish it and verify the domain before retiring the old key.
+     */
+    public const DKIM_NOT_VERIFIED = 'dkim_not_verified';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -349,7 +379,13 @@ class ProblemCode
             self::FIELD_EXISTS,
             self::TOPIC_EXISTS,
             self::EXPORT_NOT_READY,
-            self::WRONG_PASSWORD
+            self::WRONG_PASSWORD,
+            self::DOMAIN_EXISTS,
+            self::TOO_MANY_DOMAINS,
+            self::DOMAIN_NOT_VERIFIED,
+            self::DKIM_ROTATION_IN_PROGRESS,
+            self::DKIM_NO_ROTATION,
+            self::DKIM_NOT_VERIFIED
         ];
     }
 }

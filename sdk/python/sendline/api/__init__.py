@@ -13,6 +13,7 @@ from sendline.api.contact_topics_api import ContactTopicsApi
 from sendline.api.contacts_api import ContactsApi
 from sendline.api.conversions_api import ConversionsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
+from sendline.api.domains_api import DomainsApi
 from sendline.api.emails_api import EmailsApi
 from sendline.api.events_api import EventsApi
 from sendline.api.lists_api import ListsApi

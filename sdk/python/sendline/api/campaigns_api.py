@@ -2846,7 +2846,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "CampaignActionConflictResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -2925,7 +2925,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "CampaignActionConflictResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3004,7 +3004,7 @@ class CampaignsApi:
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
             '409': "CampaignActionConflictResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3154,7 +3154,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3239,7 +3239,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3324,7 +3324,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3490,7 +3490,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3575,7 +3575,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3660,7 +3660,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3826,7 +3826,7 @@ class CampaignsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3911,7 +3911,7 @@ class CampaignsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -3996,7 +3996,7 @@ class CampaignsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

@@ -1412,7 +1412,7 @@ class EmailsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1492,7 +1492,7 @@ class EmailsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -1572,7 +1572,7 @@ class EmailsApi:
             '409': "IdempotencyKeyInUseResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
-            '422': "IdempotencyKeyReusedResponse",
+            '422': "SendRefusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

@@ -122,7 +122,17 @@ from sendline.models.conversion_created_data import ConversionCreatedData
 from sendline.models.conversion_created_event import ConversionCreatedEvent
 from sendline.models.conversion_page import ConversionPage
 from sendline.models.delivery_status import DeliveryStatus
+from sendline.models.dkim_rotation_conflict_response import DkimRotationConflictResponse
+from sendline.models.domain import Domain
+from sendline.models.domain_create import DomainCreate
+from sendline.models.domain_page import DomainPage
+from sendline.models.domain_record import DomainRecord
+from sendline.models.domain_record_purpose import DomainRecordPurpose
+from sendline.models.domain_record_status import DomainRecordStatus
+from sendline.models.domain_record_type import DomainRecordType
+from sendline.models.domain_refused_response import DomainRefusedResponse
 from sendline.models.domain_stats import DomainStats
+from sendline.models.domain_status import DomainStatus
 from sendline.models.email import Email
 from sendline.models.email_attachment import EmailAttachment
 from sendline.models.email_batch_error import EmailBatchError
@@ -241,6 +251,7 @@ from sendline.models.segment_preview import SegmentPreview
 from sendline.models.segment_preview_request import SegmentPreviewRequest
 from sendline.models.segment_rule import SegmentRule
 from sendline.models.segment_update import SegmentUpdate
+from sendline.models.send_refused_response import SendRefusedResponse
 from sendline.models.session import Session
 from sendline.models.session_required_response import SessionRequiredResponse
 from sendline.models.signup_disabled_response import SignupDisabledResponse

@@ -28,7 +28,7 @@ class EmailBatchError(BaseModel):
     """
     Why an item of a batch was refused, as a problem document would say it.
     """ # noqa: E501
-    code: StrictStr = Field(description="What kind of error: always `validation_failed`.")
+    code: StrictStr = Field(description="What kind of error: `validation_failed`, or `domain_not_verified` when the account may not send from `from.email`.")
     detail: StrictStr = Field(description="What is wrong, in words.")
     errors: List[FieldError] = Field(description="Each field at fault, its `pointer` relative to the item (`/to/0/email`).")
     __properties: ClassVar[List[str]] = ["code", "detail", "errors"]
@@ -36,8 +36,8 @@ class EmailBatchError(BaseModel):
     @field_validator('code')
     def code_validate_enum(cls, value):
         """Validates the enum"""
-        if value not in set(['validation_failed']):
-            raise ValueError("must be one of enum values ('validation_failed')")
+        if value not in set(['validation_failed', 'domain_not_verified']):
+            raise ValueError("must be one of enum values ('validation_failed', 'domain_not_verified')")
         return value
 
     model_config = ConfigDict(

@@ -26,7 +26,7 @@ from typing_extensions import Self
 
 class NotImplementedResponse(BaseModel):
     """
-    The operation is in the contract but not implemented by this server.
+    An RFC 9457 problem document whose `code` is one of `Code`.
     """ # noqa: E501
     type: StrictStr = Field(description="A URI reference that identifies the problem type: `/docs/errors#<code>`.")
     title: StrictStr = Field(description="The HTTP status's reason phrase, e.g. `Not Found`.")

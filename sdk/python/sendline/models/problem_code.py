@@ -76,6 +76,12 @@ class ProblemCode(str, Enum):
     TOPIC_EXISTS = 'topic_exists'
     EXPORT_NOT_READY = 'export_not_ready'
     WRONG_PASSWORD = 'wrong_password'
+    DOMAIN_EXISTS = 'domain_exists'
+    TOO_MANY_DOMAINS = 'too_many_domains'
+    DOMAIN_NOT_VERIFIED = 'domain_not_verified'
+    DKIM_ROTATION_IN_PROGRESS = 'dkim_rotation_in_progress'
+    DKIM_NO_ROTATION = 'dkim_no_rotation'
+    DKIM_NOT_VERIFIED = 'dkim_not_verified'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

@@ -38,6 +38,7 @@ module Sendline
       contact_topics: Resources::ContactTopics,
       contact_exports: Resources::ContactExports,
       accounts: Resources::Accounts,
+      domains: Resources::Domains,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

@@ -338,5 +338,9 @@ module Sendline
     class Accounts < Resource
       operations_of AccountsApi
     end
+
+    class Domains < Resource
+      operations_of DomainsApi
+    end
   end
 end

@@ -16,7 +16,7 @@ require 'time'
 module Sendline
   # Why an item of a batch was refused, as a problem document would say it.
   class EmailBatchError < ApiModelBase
-    # What kind of error: always `validation_failed`.
+    # What kind of error: `validation_failed`, or `domain_not_verified` when the account may not send from `from.email`.
     attr_accessor :code
 
     # What is wrong, in words.
@@ -143,7 +143,7 @@ module Sendline
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @code.nil?
-      code_validator = EnumAttributeValidator.new('String', ["validation_failed"])
+      code_validator = EnumAttributeValidator.new('String', ["validation_failed", "domain_not_verified"])
       return false unless code_validator.valid?(@code)
       return false if @detail.nil?
       return false if @errors.nil?
@@ -153,7 +153,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] code Object to be assigned
     def code=(code)
-      validator = EnumAttributeValidator.new('String', ["validation_failed"])
+      validator = EnumAttributeValidator.new('String', ["validation_failed", "domain_not_verified"])
       unless validator.valid?(code)
         fail ArgumentError, "invalid value for \"code\", must be one of #{validator.allowable_values}."
       end

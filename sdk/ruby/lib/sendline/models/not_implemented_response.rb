@@ -14,7 +14,7 @@ require 'date'
 require 'time'
 
 module Sendline
-  # The operation is in the contract but not implemented by this server.
+  # An RFC 9457 problem document whose `code` is one of `Code`.
   class NotImplementedResponse < ApiModelBase
     # A URI reference that identifies the problem type: `/docs/errors#<code>`.
     attr_accessor :type
