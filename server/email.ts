@@ -1,3 +1,6 @@
+/** The domain of an address, lower-cased. */
+export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
 /** Email addresses as Sendline stores them: trimmed, with the domain lower-cased. */
 export function normaliseEmail(email: string): string {
   const trimmed = email.trim();

@@ -211,8 +211,9 @@ export class CampaignService {
   }
 
   async send(accountId: string, id: string, scheduledAt?: string): Promise<CampaignRow> {
+    if (scheduledAt) return this.schedule(accountId, id, scheduledAt);
     await this.requireSendable(accountId, id);
-    return scheduledAt ? this.schedule(accountId, id, scheduledAt) : this.start(accountId, id);
+    return this.start(accountId, id);
   }
 
   async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {

@@ -1,3 +1,5 @@
+import { domainOf } from '../email.ts';
+
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
@@ -16,11 +18,7 @@ export function domainName(input: string): string | null {
 
 /** The domain of an address and each parent of it, nearest first, down to two labels (`a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`). */
 export function domainAndParents(email: string): string[] {
-  const labels = email
-    .slice(email.lastIndexOf('@') + 1)
-    .toLowerCase()
-    .replace(/\.$/, '')
-    .split('.');
+  const labels = domainOf(email).replace(/\.$/, '').split('.');
   const names: string[] = [];
   for (let i = 0; i <= labels.length - 2; i++) names.push(labels.slice(i).join('.'));
   return names;

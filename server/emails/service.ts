@@ -78,6 +78,22 @@ export class EmailService {
     const now = new Date();
     const results = new Array<BatchItemResult>(items.length);
     const good: { index: number; email: CheckedEmail }[] = [];
+    // A batch's items mostly share their From address: the policy is asked once per address.
+    const refusals = new Map<string, Promise<Problem | null>>();
+    const refusalOf = (from: string) => {
+      let refusal = refusals.get(from);
+      if (!refusal) {
+        refusal = this.policy.requireSendable(accountId, from, '/from/email').then(
+          () => null,
+          (error: unknown) => {
+            if (error instanceof Problem && error.code === 'domain_not_verified') return error;
+            throw error;
+          },
+        );
+        refusals.set(from, refusal);
+      }
+      return refusal;
+    };
     for (const [index, item] of items.entries()) {
       const checked = checkBatchItem(item);
       let errors: FieldError[] | null = checked.errors;
@@ -90,13 +106,7 @@ export class EmailService {
           },
         );
         if (ruled.email) {
-          const refusal = await this.policy.requireSendable(accountId, ruled.email.from.email, '/from/email').then(
-            () => null,
-            (error: unknown) => {
-              if (error instanceof Problem && error.code === 'domain_not_verified') return error;
-              throw error;
-            },
-          );
+          const refusal = await refusalOf(ruled.email.from.email);
           if (refusal)
             results[index] = { index, status: 'refused', error: { code: 'domain_not_verified', detail: refusal.message, errors: refusal.errors ?? [] } };
           else good.push({ index, email: ruled.email });

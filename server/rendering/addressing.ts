@@ -1,3 +1,4 @@
+import { domainOf } from '../email.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 import type { VerpTokens } from '../tracked-links/verp.ts';
 
@@ -14,8 +15,6 @@ export interface Addressing {
  * `bounces+<message id>@<From domain>` as before sending domains.
  */
 export type SenderDomain = { returnPathDomain: string; linkBaseUrl: string | null } | null;
-
-export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The base URL of a message's tracked links, open pixel and unsubscribe links. */
 export const linkBase = (addressing: Addressing, domain: SenderDomain) => domain?.linkBaseUrl ?? addressing.publicUrl;

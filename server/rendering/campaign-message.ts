@@ -1,7 +1,8 @@
 import { compileCampaign, type CompiledCampaign } from './campaign-template.ts';
 import type { TemplateBundle } from './liquid.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
-import { domainOf, linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
+import { domainOf } from '../email.ts';
+import { linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
 import { decorateHtml, escapeAttribute } from './html-links.ts';
 import { buildMime } from './mime.ts';
 

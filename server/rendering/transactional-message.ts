@@ -3,7 +3,8 @@ import { decorateHtml, escapeAttribute } from './html-links.ts';
 import { body, encodeHeaderText, formatAddress } from './mime.ts';
 import { normalizedUrl } from '../tracked-links/links.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
-import { domainOf, linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
+import { domainOf } from '../email.ts';
+import { linkBase, returnPath, type Addressing, type SenderDomain } from './addressing.ts';
 
 /** A stored attachment: as the request gave it (base64), so sending never decodes it again. */
 export interface StoredAttachment {

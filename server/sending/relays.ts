@@ -1,4 +1,5 @@
 import type { Config, RelayRoute, RelaySettings, Stream } from '../config.ts';
+import { domainOf } from '../email.ts';
 
 export type { RelaySettings, Stream };
 
@@ -16,8 +17,6 @@ export interface RelayPlan {
 export function relayPlan(sending: Config['sending'], url: string): RelayPlan {
   return sending.relays ?? { relays: [{ name: 'default', url, maxConnections: sending.poolSize, ratePerSecond: 0 }], routes: [] };
 }
-
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** How closely a route's domain matches: 2 + its labels for the domain or a parent, 1 for none, 0 for another domain. */
 function domainMatch(route: RelayRoute, domain: string): number {

@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import DKIM from 'nodemailer/lib/dkim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +60,6 @@ describe('the DKIM verifier (dkimpy)', () => {
   };
 
   it('passes a signed message, and fails it tampered or once the key is gone', async () => {
-    expect(createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })).asymmetricKeyType).toBe('rsa');
     await dns.setRecords([keyRecord]);
     const signed = await sign(message);
     expect(await verifyDkim(signed, dns.address)).toMatchObject({ ok: true, domain: 'signed.example', selector: 'sel' });
