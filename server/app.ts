@@ -23,6 +23,7 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { domainHandlers } from './domains/routes.ts';
+import { automationHandlers } from './automations/routes.ts';
 import { eventHandlers } from './events/routes.ts';
 import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
@@ -50,6 +51,7 @@ export const implementedHandlers = {
   ...analyticsHandlers,
   ...webhookHandlers,
   ...domainHandlers,
+  ...automationHandlers,
   ...eventHandlers,
   ...fieldHandlers,
   ...segmentHandlers,

@@ -20,6 +20,8 @@ import { Suppression } from './suppressions/entities.ts';
 import { ContactTopicOptout, Topic } from './topics/entities.ts';
 import { ContactExport, ContactExportChunk } from './exports/entities.ts';
 import { SendingDomain } from './domains/entities.ts';
+import { Automation, AutomationContact, AutomationEnrollment, AutomationPathStep, AutomationVersion } from './automations/entities.ts';
+import { ContactSignal, SignalInterest } from './signals/entities.ts';
 
 /** Every table's entity. Each module that owns tables defines their entities beside its store. */
 export const entities = [
@@ -67,6 +69,13 @@ export const entities = [
   ContactExport,
   ContactExportChunk,
   SendingDomain,
+  Automation,
+  AutomationVersion,
+  AutomationEnrollment,
+  AutomationPathStep,
+  AutomationContact,
+  ContactSignal,
+  SignalInterest,
 ] as const;
 
 type Schema = InferKyselyDB<(typeof entities)[number]>;

@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
+import { sql, type SqlBool } from 'kysely';
 import { sqlOf } from './db/kysely.ts';
 import type { Transactions } from './db/transactions.ts';
 import type { Queue } from './jobs/queue.ts';
@@ -37,8 +38,9 @@ import { FieldService } from './fields/service.ts';
 import { SegmentService } from './segments/service.ts';
 import { segmentStore } from './segments/store.ts';
 import { TagService } from './tags/service.ts';
-import { renderTemplate, TemplateService } from './templates/service.ts';
-import { ListService } from './lists/service.ts';
+import { latestPublished, renderTemplate, renderVersion, TemplateService } from './templates/service.ts';
+import { templates as templateStore } from './templates/store.ts';
+import { joinLists, leaveLists, ListService } from './lists/service.ts';
 import { listStore } from './lists/store.ts';
 import { EmailService } from './emails/service.ts';
 import { SuppressionService } from './suppressions/service.ts';
@@ -46,7 +48,12 @@ import { suppressions as suppressionStore } from './suppressions/store.ts';
 import { TopicService } from './topics/service.ts';
 import { ExportService } from './exports/service.ts';
 import { PersonalDataService, type PersonalData } from './exports/personal-data.ts';
-import { deleteContact, removeTag, renameTag, retagContacts, tagCount, tagCounts } from './contacts/store.ts';
+import { contactsByIds, deleteContact, removeTag, renameTag, retagContacts, setAttributes, tagCount, tagCounts } from './contacts/store.ts';
+import { MAX_TAGS } from './contacts/rules.ts';
+import { AutomationService, type AutomationLookups } from './automations/service.ts';
+import type { JourneyContacts, JourneyDeps } from './automations/journey-deps.ts';
+import type { JourneyRunner } from './automations/runner.ts';
+import { queueJourneyEmails, journeyEmailsQueued } from './emails/journey-mail.ts';
 import { addEngagementCounts, eraseRecipient, markBounced, markComplained, markEngaged, markUnsubscribed } from './campaigns/store.ts';
 import { detachContact } from './conversions/store.ts';
 import { emailsOfPerson, eraseEmailsOfPerson } from './emails/store.ts';
@@ -85,6 +92,8 @@ export interface Runtime {
   schema: { migration: string | null; migrations: number };
   /** API keys and sessions in memory, request counts flushed to PostgreSQL. */
   access: Access;
+  /** Enrols contacts and runs journeys' steps (started in worker processes). */
+  journeys: JourneyRunner;
   /** When API keys were last used, marked in batches. */
   keyUsage: KeyUsage;
 }
@@ -174,6 +183,45 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), transactions, runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
+    automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys),
+  };
+}
+
+/** What automations check their journeys against. */
+const automationLookups: AutomationLookups = {
+  listsExist: (db, accountId, ids) => listStore.existing(db, accountId, ids),
+  segmentExists: async (db, accountId, id) => (await segmentStore.some(db, accountId, [id])).length > 0,
+  topicExists,
+  publishedVersion: latestPublished,
+  templateExists: async (db, accountId, id) => (await templateStore.byId(db, accountId, id)) !== undefined,
+};
+
+/** What journeys read and change of contacts, lists and topics. */
+const journeyContacts: JourneyContacts = {
+  read: async (db, accountId, ids) => new Map((await contactsByIds(db, accountId, ids)).map((c) => [c.id, c])),
+  find: async (db, accountId, ids, emails) => (await listStore.findContacts(db, accountId, ids, emails)).contacts,
+  optedOut: (db, _accountId, topicId, contactIds) => optouts.among(db, topicId, contactIds),
+  async change(tx, accountId, contactId, change) {
+    if (change.addTags.length || change.removeTags.length)
+      await retagContacts(tx, accountId, sql<SqlBool>`c.id = ${contactId}`, { add: change.addTags, remove: change.removeTags, maxTags: MAX_TAGS });
+    if (Object.keys(change.setFields).length) await setAttributes(tx, accountId, contactId, change.setFields);
+    await joinLists(tx, accountId, contactId, change.addListIds);
+    await leaveLists(tx, accountId, contactId, change.removeListIds);
+  },
+};
+
+/** What the journey runner of a process is handed. */
+export function journeyDeps(parts: { transactions: Transactions; orm: Orm; templates: TemplateThread; log: Logger }): JourneyDeps {
+  const db = sqlOf(parts.orm.em.fork());
+  return {
+    transactions: parts.transactions,
+    db,
+    log: parts.log,
+    contacts: journeyContacts,
+    render: (accountId, templateId, version, subject, data) => renderVersion(db, parts.templates, accountId, templateId, version, subject, data),
+    publishedVersion: latestPublished,
+    queueEmails: queueJourneyEmails,
+    emailsQueued: journeyEmailsQueued,
   };
 }
 

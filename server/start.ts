@@ -15,6 +15,7 @@ import { startExportWorker } from './exports/job.ts';
 import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCampaignSending } from './campaigns/send-job.ts';
 import { TransactionalSender } from './emails/sender.ts';
+import { JourneyRunner } from './automations/runner.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
 import { DkimSigners, SigningTransport } from './sending/dkim.ts';
@@ -38,7 +39,7 @@ import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
 import { KeyUsage } from './api-keys/usage.ts';
 import { attachEventSocket } from './events/socket-routes.ts';
-import { campaignRecords, contactRecords, createServices, outcomeRecords, sendingIdentities, type Runtime } from './services.ts';
+import { campaignRecords, contactRecords, createServices, journeyDeps, outcomeRecords, sendingIdentities, type Runtime } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
@@ -103,6 +104,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
   const keyUsage = new KeyUsage(orm.em.fork(), log);
+  const journeys = new JourneyRunner(journeyDeps({ transactions, orm, templates, log }));
   const runtime: Runtime = {
     config,
     databaseUrl: database.url,
@@ -119,6 +121,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     schema: { migration: applied.at(-1) ?? null, migrations: applied.length },
     access,
     keyUsage,
+    journeys,
   };
   const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), transactions, secretBox, config.webhooks, log);
   if (webhooks) listener.onEvents(() => webhooks.wake());
@@ -157,7 +160,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       );
       const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords, identities);
       transactional.start(shutdown.signal);
-      return [transactional];
+      journeys.start(shutdown.signal);
+      return [transactional, journeys];
     });
     queue.every('rate-limits.prune', PRUNE_EVERY_MS, () => createServices(runtime).rateLimits.prune());
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));

@@ -3,6 +3,7 @@ import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { PendingEvent } from '../events/types.ts';
+import { signal } from '../signals/store.ts';
 import { append } from '../events/outbox.ts';
 import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { pageOf } from '../contract/pagination.ts';
@@ -158,11 +159,11 @@ export class ContactService {
     const created =
       isSuppressed(status) && !pendingSignup
         ? await this.transactions.run(async (tx) => {
-            const inserted = await insertContact(tx, row, event);
+            const inserted = await insertContact(tx, row, event, !pendingSignup);
             if (inserted) await keepListInStep(this.suppressionList, tx, accountId, contact.email, contact);
             return inserted;
           })
-        : await insertContact(this.transactions, row, event);
+        : await insertContact(this.transactions, row, event, !pendingSignup);
     if (created) return json;
     const takenOver = pendingSignup ? null : await this.takeOverPendingSignup(accountId, row, contact);
     if (!takenOver) throw await this.exists(accountId, contact.email);
@@ -277,6 +278,12 @@ export class ContactService {
       await this.em.transactional(async (tx) => {
         await append(tx, accountId, events);
         await tx.flush();
+        const added = contact.tags.filter((tag) => !before.tags.includes(tag));
+        await signal(
+          sqlOf(tx),
+          accountId,
+          added.map((tag) => ({ kind: 'tag_added', contactId: contact.id, key: tag })),
+        );
         if (contact.status !== previousStatus) await keepListInStep(this.suppressionList, sqlOf(tx), accountId, before.email, contact);
       });
     } catch (error) {

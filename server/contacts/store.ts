@@ -4,6 +4,7 @@ import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending, appendingEach } from '../events/outbox.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
 import { pendingSignup } from './pending-signups.ts';
+import { signalling } from '../signals/store.ts';
 
 /**
  * The contacts' own statements outside the ORM's unit of work: creating one, tags across many,
@@ -21,14 +22,26 @@ export type NewContact = Omit<Insertable<Database['contacts']>, 'last_import_id'
  * implicit transaction); answers false, having written nothing, when the account already has
  * a contact with that address.
  */
-export async function insertContact(on: Transactions | Db, contact: NewContact, event: PendingEvent & { type: 'contact.created' }): Promise<boolean> {
+export async function insertContact(
+  on: Transactions | Db,
+  contact: NewContact,
+  event: PendingEvent & { type: 'contact.created' },
+  signals: boolean,
+): Promise<boolean> {
   const inserted = statement
     .insertInto('contacts')
     .values(contact)
     .onConflict((oc) => oc.doNothing())
-    .returning('id');
+    .returning(['id', 'tags']);
   const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
-  const create = sql<{ created: boolean }>`with inserted as (${inserted}), appended as (${insert}) select exists (select 1 from inserted) as created`;
+  // Journeys start from the contacts the account makes, not from a public sign-up still unconfirmed.
+  const signalled = signals
+    ? sql`, created_signal as (${signalling(contact.account_id, 'contact_created', sql`select id as contact_id, '' as key from inserted`)}),
+        tagged_signal as (${signalling(contact.account_id, 'tag_added', sql`select i.id as contact_id, t as key from inserted i, unnest(i.tags) t`)})`
+    : sql``;
+  const create = sql<{
+    created: boolean;
+  }>`with inserted as (${inserted}), appended as (${insert})${signalled} select exists (select 1 from inserted) as created`;
   const [row] = on instanceof Transactions ? await on.prepared(create) : await prepared(on, create);
   return row.created;
 }
@@ -89,6 +102,18 @@ const tagsChangedEvents = (accountId: string) =>
     from changed u order by u.id`,
   );
 
+const attributesChangedEvents = (accountId: string) =>
+  appendingEach(
+    accountId,
+    'contact.updated',
+    sql<{ data: EventData<'contact.updated'> }>`select json_build_object(
+      'contact', json_build_object('id', u.id, 'email', u.email, 'first_name', u.first_name, 'last_name', u.last_name,
+        'attributes', u.attributes, 'tags', u.tags, 'status', u.status, 'status_reason', u.status_reason,
+        'status_changed_at', ${isoTime('u.status_changed_at')}, 'created_at', ${isoTime('u.created_at')}, 'updated_at', ${isoTime('u.updated_at')}),
+      'changed', json_build_array('attributes')) as data
+    from changed u order by u.id`,
+  );
+
 /** `tags` with `add` appended and `remove` left out, each once, in their first order. */
 const retagged = (add: readonly string[], remove: readonly string[]) =>
   sql<string[]>`array(select t from unnest(c.tags || ${add}::text[]) with ordinality u(t, i) where t <> all(${remove}::text[]) group by t order by min(i))`;
@@ -142,10 +167,38 @@ export async function retagContacts(
       update contacts c set tags = ${next}, updated_at = now()
       from matched m
       where c.id = m.id and c.tags is distinct from ${next} and cardinality(${next}) <= ${change.maxTags}
-      returning c.*
-    ), appended as (${tagsChangedEvents(accountId)})
+      returning c.*, old.tags as previous_tags
+    ), appended as (${tagsChangedEvents(accountId)}),
+    signalled as (${signalling(accountId, 'tag_added', sql`select u.id as contact_id, t as key from changed u, unnest(u.tags) t where t <> all(u.previous_tags)`)})
     select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
   return rows[0];
+}
+
+/**
+ * Sets (a null removes) attributes of one contact, with its `contact.updated`, in one statement;
+ * the caller checked them against the custom fields.
+ */
+export async function setAttributes(db: Db, accountId: string, contactId: string, attributes: Record<string, unknown>): Promise<void> {
+  const set = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== null));
+  const removed = Object.keys(attributes).filter((k) => attributes[k] === null);
+  await sql`
+    with changed as (
+      update contacts c set attributes = (c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb, updated_at = now()
+      where c.account_id = ${accountId} and c.id = ${contactId} and c.attributes is distinct from ((c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb)
+      returning c.*
+    ), appended as (${attributesChangedEvents(accountId)})
+    select 1`.execute(db);
+}
+
+/** The account's contacts by id, as journeys read them. */
+export async function contactsByIds(db: Db, accountId: string, ids: readonly string[]) {
+  if (!ids.length) return [];
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'email', 'first_name', 'last_name', 'status', 'tags', 'attributes'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', sql<string>`any(${ids}::text[])`)
+    .execute();
 }
 
 /** Erasure (GDPR): deletes the contact (its topic opt-outs go with it); answers its address, or null when the account has no such contact. */

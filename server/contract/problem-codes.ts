@@ -65,6 +65,7 @@ export const PROBLEM_STATUS = {
   dkim_rotation_in_progress: 409,
   dkim_no_rotation: 409,
   dkim_not_verified: 409,
+  enrollment_finished: 409,
 } as const satisfies Record<ProblemCode, number>;
 
 export interface CatalogueEntry {

@@ -55,7 +55,10 @@ export type IdPrefix =
   | 'tpv'
   | 'lst'
   | 'em'
-  | 'emc';
+  | 'emc'
+  | 'aut'
+  | 'enr'
+  | 'sig';
 
 let lastMs = -1;
 let lastTimePart = '';

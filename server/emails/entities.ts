@@ -60,6 +60,12 @@ export const Email = defineEntity({
     complainedAt: p.datetime().nullable(),
     /** When it reached a final state (delivered, bounced, failed, cancelled): its content's retention counts from the last copy's. */
     finishedAt: p.datetime().nullable(),
+    /** When its recipient unsubscribed through it (automation copies carry an unsubscribe link). */
+    unsubscribedAt: p.datetime(3).nullable(),
+    /** Set on the copies an automation's `send_email` step queued. */
+    automationId: p.text().nullable(),
+    automationStepId: p.text().nullable(),
+    enrollmentId: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

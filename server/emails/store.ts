@@ -18,7 +18,19 @@ export type ContentColumns = Selectable<Database['email_contents']>;
 /** A claimed message: what rendering and recording need of it. */
 export type ClaimedEmail = Pick<
   EmailColumns,
-  'id' | 'account_id' | 'content_id' | 'contact_id' | 'email' | 'attempts' | 'tags' | 'metadata' | 'track_opens' | 'track_clicks'
+  | 'id'
+  | 'account_id'
+  | 'content_id'
+  | 'contact_id'
+  | 'email'
+  | 'attempts'
+  | 'tags'
+  | 'metadata'
+  | 'track_opens'
+  | 'track_clicks'
+  | 'automation_id'
+  | 'automation_step_id'
+  | 'enrollment_id'
 >;
 
 /** A message as the API shows it: its row with its content's sender and subject. */
@@ -40,6 +52,9 @@ export type EmailRef = Pick<
   | 'clicked_links'
   | 'bounced_at'
   | 'complained_at'
+  | 'automation_id'
+  | 'automation_step_id'
+  | 'enrollment_id'
 >;
 
 export interface NewEmail {
@@ -67,6 +82,8 @@ export interface SharedFields {
   trackOpens: boolean;
   trackClicks: boolean;
   scheduledAt: Date | null;
+  /** On an automation's copy: where in which journey it was sent from. */
+  journey?: { automationId: string; stepId: string; enrollmentId: string };
 }
 
 export interface EmailOutcome {
@@ -100,6 +117,9 @@ const REF_COLUMNS = [
   'clicked_links',
   'bounced_at',
   'complained_at',
+  'automation_id',
+  'automation_step_id',
+  'enrollment_id',
 ] as const;
 
 export const emails = {
@@ -123,8 +143,10 @@ export const emails = {
         select * from unnest(${ofRows((x) => x.r.id)}::text[], ${ofRows((x) => x.content.accountId)}::text[], ${ofRows((x) => x.content.id)}::text[],
           ${ofRows((x) => x.r.email)}::text[], ${ofRows((x) => x.r.kind)}::text[], ${ofRows((x) => JSON.stringify(x.shared.tags))}::jsonb[],
           ${ofRows((x) => JSON.stringify(x.shared.metadata))}::jsonb[], ${ofRows((x) => x.shared.trackOpens)}::boolean[],
-          ${ofRows((x) => x.shared.trackClicks)}::boolean[], ${ofRows((x) => x.shared.scheduledAt)}::timestamptz[])
-          as x(id, account_id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at)
+          ${ofRows((x) => x.shared.trackClicks)}::boolean[], ${ofRows((x) => x.shared.scheduledAt)}::timestamptz[],
+          ${ofRows((x) => x.shared.journey?.automationId ?? null)}::text[], ${ofRows((x) => x.shared.journey?.stepId ?? null)}::text[],
+          ${ofRows((x) => x.shared.journey?.enrollmentId ?? null)}::text[])
+          as x(id, account_id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at, automation_id, automation_step_id, enrollment_id)
       ),
       standing as (${standingOf(sql`x`, sql`x.account_id`)}),
       contents as (
@@ -136,9 +158,11 @@ export const emails = {
         returning id
       ),
       inserted as (
-        insert into emails (id, account_id, content_id, contact_id, email, kind, status, tags, metadata, track_opens, track_clicks, scheduled_at, next_attempt_at, created_at)
+        insert into emails (id, account_id, content_id, contact_id, email, kind, status, tags, metadata, track_opens, track_clicks, scheduled_at, next_attempt_at, created_at,
+          automation_id, automation_step_id, enrollment_id)
         select s.id, s.account_id, s.content_id, s.contact_id, s.email, s.kind, case when s.scheduled_at is null then 'queued' else 'scheduled' end,
-          array(select jsonb_array_elements_text(s.tags)), s.metadata, s.track_opens, s.track_clicks, s.scheduled_at, coalesce(s.scheduled_at, now()), now()
+          array(select jsonb_array_elements_text(s.tags)), s.metadata, s.track_opens, s.track_clicks, s.scheduled_at, coalesce(s.scheduled_at, now()), now(),
+          s.automation_id, s.automation_step_id, s.enrollment_id
         from standing s where s.refused is null
         returning id
       )
@@ -162,7 +186,8 @@ export const emails = {
         order by next_attempt_at limit ${size}
         for update skip locked
       ))
-      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks`,
+      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks,
+        e.automation_id, e.automation_step_id, e.enrollment_id`,
     );
   },
 

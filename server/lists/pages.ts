@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
+import { signal } from '../signals/store.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';
@@ -59,6 +60,7 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
         await append(trx, row.account_id, [
           { type: 'contact.subscribed', data: { contact_id: contactId, email: member.email, previous_status: member.contact_status, list_id: listId } },
         ]);
+        await signal(trx, row.account_id, [{ kind: 'list_joined', contactId, key: listId }]);
       }
       return row !== null;
     });

@@ -4,6 +4,7 @@ import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/types.ts';
+import { signal } from '../signals/store.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';
@@ -65,6 +66,26 @@ const subscribedEvent = (contact: FoundContact, listId: string): PendingEvent =>
   type: 'contact.subscribed',
   data: { contact_id: contact.id, email: contact.email, previous_status: contact.status, list_id: listId },
 });
+
+/**
+ * Adds a contact to lists of its account as a subscribed member, in the caller's transaction,
+ * with the events and signals of a join (an automation's `update_contact` step).
+ */
+export async function joinLists(tx: Db, accountId: string, contactId: string, listIds: readonly string[]): Promise<void> {
+  for (const listId of listIds) {
+    if (!(await listStore.get(tx, accountId, listId))) continue;
+    const found = await listStore.findContacts(tx, accountId, [contactId], []);
+    const written = await listStore.addMembers(tx, { accountId, listId }, [contactId], 'subscribed', true);
+    if (!written.length || !found.contacts.length) continue;
+    await append(tx, accountId, [subscribedEvent(found.contacts[0], listId)]);
+    await signal(tx, accountId, [{ kind: 'list_joined', contactId, key: listId }]);
+  }
+}
+
+/** Takes a contact off lists of its account, in the caller's transaction. */
+export async function leaveLists(tx: Db, accountId: string, contactId: string, listIds: readonly string[]): Promise<void> {
+  for (const listId of listIds) if (await listStore.get(tx, accountId, listId)) await listStore.removeMembers(tx, listId, [contactId]);
+}
 
 /** Names in a bulk request, at most `MAX_MEMBERS_PER_CALL` in all. */
 function named(body: { contact_ids?: string[]; emails?: string[] }) {
@@ -194,8 +215,17 @@ export class ListService {
         body.status !== undefined,
       );
       const byId = new Map(found.contacts.map((c) => [c.id, c]));
-      const events = written.filter((w) => w.status === 'subscribed').map((w) => subscribedEvent(byId.get(w.contact_id)!, id));
-      await append(trx, accountId, events);
+      const joined = written.filter((w) => w.status === 'subscribed');
+      await append(
+        trx,
+        accountId,
+        joined.map((w) => subscribedEvent(byId.get(w.contact_id)!, id)),
+      );
+      await signal(
+        trx,
+        accountId,
+        joined.map((w) => ({ kind: 'list_joined', contactId: w.contact_id, key: id })),
+      );
       const added = written.filter((w) => w.added).length;
       return {
         written: written.length,
@@ -265,6 +295,7 @@ export class ListService {
         else if (member.status === 'unsubscribed') await listStore.setMemberStatus(trx, list.id, contact.id, 'subscribed');
         else return;
         await append(trx, list.account_id, [subscribedEvent(contact, list.id)]);
+        await signal(trx, list.account_id, [{ kind: 'list_joined', contactId: contact.id, key: list.id }]);
         return;
       }
       if (member && !confirmationMayBeAsked(member)) return;

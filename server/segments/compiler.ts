@@ -5,7 +5,7 @@ import { isCalendarDate } from '../fields/rules.ts';
 import { isStorableDateTime } from '../contract/timestamps.ts';
 import { validationFailed } from '../contract/problem.ts';
 import { MEMBER_STATUSES } from '../lists/entities.ts';
-import { MAX_CONDITIONS, MAX_DEPTH, MAX_LIST_VALUES, MAX_TEXT_VALUE, type SegmentOperator, type SegmentRule } from './rules.ts';
+import { MAX_CONDITIONS, MAX_DEPTH, MAX_LIST_VALUES, MAX_TEXT_VALUE, type EngagementKind, type SegmentOperator, type SegmentRule } from './rules.ts';
 import { likePrefix } from '../db/like.ts';
 
 /**
@@ -21,6 +21,11 @@ export interface CompileContext {
   fields: FieldSchema;
   /** When "the last N days" ends. */
   now: Date;
+  /**
+   * In an automation's condition: engagement with the email of an earlier step of the enrolment
+   * (`{"step_id", "engagement"}`), as a condition; answers null for a step that is not such a step.
+   */
+  stepEngagement?: (stepId: string, engagement: EngagementKind) => RawBuilder<SqlBool> | null;
 }
 
 type Condition = RawBuilder<SqlBool>;
@@ -63,6 +68,7 @@ const KEYS_OF_GROUP = new Set(['all', 'any']);
 const KEYS_OF_CONDITION = new Set(['field', 'operator', 'value']);
 const KEYS_OF_ENGAGEMENT = new Set(['engagement', 'campaign_id', 'within_days', 'at_least']);
 const KEYS_OF_MEMBERSHIP = new Set(['membership', 'list_id', 'list_status']);
+const ENGAGEMENT_KINDS = new Set<string>(['opened', 'not_opened', 'clicked', 'not_clicked', 'received']);
 
 /** What a field is read as. */
 type Kind = 'text' | 'status' | 'tags' | 'timestamp' | FieldType;
@@ -113,6 +119,7 @@ class Compiler {
     const keys = Object.keys(rule);
     if (keys.some((k) => KEYS_OF_GROUP.has(k))) return this.group(rule, keys, pointer, depth);
     if (++this.conditions > MAX_CONDITIONS) throw new RuleError(pointer, `a segment has at most ${MAX_CONDITIONS} conditions`);
+    if (rule.step_id !== undefined) return this.stepEngagement(rule, keys, pointer);
     if (rule.engagement !== undefined) {
       const stray = keys.find((k) => !KEYS_OF_ENGAGEMENT.has(k));
       if (stray) throw new RuleError(`${pointer}/${stray}`, 'is not part of an engagement condition');
@@ -399,6 +406,19 @@ class Compiler {
   }
 
   // ---- Engagement: the tracking tables and the messages sent
+
+  private stepEngagement(rule: SegmentRule, keys: string[], pointer: string): Condition {
+    const { stepEngagement } = this.context;
+    if (!stepEngagement) throw new RuleError(`${pointer}/step_id`, "is part of an automation's condition only");
+    const stray = keys.find((k) => k !== 'step_id' && k !== 'engagement');
+    if (stray) throw new RuleError(`${pointer}/${stray}`, 'is not part of a step engagement condition');
+    if (typeof rule.step_id !== 'string') throw new RuleError(`${pointer}/step_id`, 'must be a step id');
+    if (rule.engagement === undefined || !ENGAGEMENT_KINDS.has(rule.engagement))
+      throw new RuleError(`${pointer}/engagement`, 'must be opened, not_opened, clicked, not_clicked or received');
+    const condition = stepEngagement(rule.step_id, rule.engagement);
+    if (!condition) throw new RuleError(`${pointer}/step_id`, 'must name a send_email step of this automation');
+    return condition;
+  }
 
   private engagement(rule: SegmentRule, pointer: string): Condition {
     const { engagement, campaign_id: campaignId, within_days: withinDays, at_least: atLeast } = rule;

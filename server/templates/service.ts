@@ -136,6 +136,33 @@ export async function renderTemplate(
   }
 }
 
+/**
+ * Renders a template's published `version` for one automation email, with `subject` in place of
+ * the template's when given. Answers the parts, or why it cannot be rendered.
+ */
+export async function renderVersion(
+  db: Db,
+  thread: TemplateThread,
+  accountId: string,
+  templateId: string,
+  version: number,
+  subject: string | undefined,
+  data: Record<string, unknown>,
+): Promise<RenderedTemplate | { error: string }> {
+  try {
+    const { version: row, bundle } = await publishedBundle(db, accountId, templateId, version);
+    return await settled(thread.renderTemplate(subject === undefined ? bundle : { ...bundle, subject }, data, subject === undefined ? row.id : null));
+  } catch (error) {
+    if (error instanceof Problem) return { error: error.errors?.map((e) => e.detail).join('; ') || error.message };
+    throw error;
+  }
+}
+
+/** The number of a template's latest published version; null when it has none (or there is no such template). */
+export async function latestPublished(db: Db, accountId: string, templateId: string): Promise<number | null> {
+  return (await versions.resolve(db, accountId, templateId, null))?.version ?? null;
+}
+
 /** What a contact personalises with, as campaigns' messages have it. */
 function contactScope(c: { email: string; first_name: string | null; last_name: string | null; tags: string[]; attributes: Record<string, unknown> }) {
   return {

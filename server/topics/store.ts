@@ -71,6 +71,18 @@ export const topics = {
 };
 
 export const optouts = {
+  /** Which of the contacts left the topic. */
+  async among(db: Db, topicId: string, contactIds: readonly string[]): Promise<Set<string>> {
+    if (!contactIds.length) return new Set();
+    const rows = await db
+      .selectFrom('contact_topic_optouts')
+      .select('contact_id')
+      .where('topic_id', '=', topicId)
+      .where('contact_id', '=', sql<string>`any(${contactIds}::text[])`)
+      .execute();
+    return new Set(rows.map((r) => r.contact_id));
+  },
+
   async ofContact(db: Db, contactId: string): Promise<string[]> {
     const rows = await db.selectFrom('contact_topic_optouts').select('topic_id').where('contact_id', '=', contactId).orderBy('topic_id').execute();
     return rows.map((r) => r.topic_id);

@@ -28,6 +28,7 @@ import { Migration20261128100000PendingSignups } from './Migration20261128100000
 import { Migration20261129100000CampaignContentSource } from './Migration20261129100000CampaignContentSource.ts';
 import { Migration20261130100000SendingDomains } from './Migration20261130100000SendingDomains.ts';
 import { Migration20261130200000RelaySendSlots } from './Migration20261130200000RelaySendSlots.ts';
+import { Migration20261201100000Automations } from './Migration20261201100000Automations.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   Migration20261129100000CampaignContentSource,
   Migration20261130100000SendingDomains,
   Migration20261130200000RelaySendSlots,
+  Migration20261201100000Automations,
 ];

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sendline } from '../../server/start.ts';
+import { expectProblem, newAccount, uniqueEmail, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
+import { SmtpSink } from '../smtp-sink.ts';
+
+let sendline: Sendline;
+let sink: SmtpSink;
+let account: TestAccount;
+let other: TestAccount;
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  [account, other] = await Promise.all([newAccount(sendline.url, 'journeys'), newAccount(sendline.url, 'journeys-other')]);
+});
+afterAll(async () => {
+  await sendline?.stop();
+  await sink?.stop();
+});
+
+async function publishedTemplate(a: TestAccount, name: string, html: string, subject = 'Hello {{ first_name }}'): Promise<string> {
+  const created = await a.api('POST', '/api/templates', { body: { name, subject, html } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect((await a.api('POST', `/api/templates/${created.body.id}/publish`)).status).toBe(201);
+  return created.body.id;
+}
+
+async function contact(a: TestAccount, local: string, extra: Record<string, unknown> = {}): Promise<{ id: string; email: string }> {
+  const res = await a.api('POST', '/api/contacts', { body: { email: uniqueEmail(local), first_name: 'Ada', ...extra } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function activeAutomation(a: TestAccount, body: Record<string, unknown>): Promise<string> {
+  const created = await a.api('POST', '/api/automations', { body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const activated = await a.api('POST', `/api/automations/${created.body.id}/activate`);
+  expect(activated.status, JSON.stringify(activated.body)).toBe(200);
+  return created.body.id;
+}
+
+const enrollmentOf = (a: TestAccount, automationId: string, contactId: string, status?: string) =>
+  waitFor(async () => {
+    const res = await a.api('GET', `/api/automations/${automationId}/enrollments?contact_id=${contactId}`);
+    const found = res.body.data?.[0];
+    return found && (!status || found.status === status) ? found : undefined;
+  });
+
+const received = (email: string, n = 1) =>
+  waitFor(() => {
+    const got = sink.to(email);
+    return got.length >= n ? got : undefined;
+  });
+
+describe('automations', () => {
+  it('refuses a journey that is not a graph, at the pointer of the step at fault', async () => {
+    const unknownNext = await account.api('POST', '/api/automations', {
+      body: { name: 'Broken', trigger: { type: 'manual' }, steps: [{ id: 'a', type: 'wait', duration: 'P1D', next: 'b' }] },
+    });
+    expectProblem(unknownNext, 400, 'validation_failed');
+    expect(unknownNext.body.errors).toContainEqual({ pointer: '/steps/0/next', detail: 'no step has the id b' });
+
+    const loop = await account.api('POST', '/api/automations', {
+      body: {
+        name: 'Loop',
+        trigger: { type: 'manual' },
+        steps: [
+          { id: 'a', type: 'update_contact', add_tags: ['x'], next: 'b' },
+          { id: 'b', type: 'update_contact', remove_tags: ['x'], next: 'a' },
+        ],
+      },
+    });
+    expectProblem(loop, 400, 'validation_failed');
+    expect(loop.body.errors[0].pointer).toBe('/steps/0');
+
+    const unreachable = await account.api('POST', '/api/automations', {
+      body: {
+        name: 'Island',
+        trigger: { type: 'manual' },
+        steps: [
+          { id: 'a', type: 'exit' },
+          { id: 'b', type: 'exit' },
+        ],
+      },
+    });
+    expect(unreachable.body.errors).toContainEqual({ pointer: '/steps/1', detail: expect.stringContaining('reachable') });
+
+    const template = await account.api('POST', '/api/automations', {
+      body: { name: 'No template', trigger: { type: 'manual' }, steps: [{ id: 'a', type: 'send_email', template_id: 'tpl_nope', from_email: 'a@b.example' }] },
+    });
+    expect(template.body.errors).toContainEqual({ pointer: '/steps/0/template_id', detail: 'no template of this account has this id' });
+
+    const stray = await account.api('POST', '/api/automations', {
+      body: { name: 'Stray', trigger: { type: 'tag_added' }, steps: [{ id: 'a', type: 'exit', next: 'a' }] },
+    });
+    expect(stray.body.errors).toEqual(
+      expect.arrayContaining([
+        { pointer: '/trigger/tag', detail: 'is required for a tag_added trigger' },
+        { pointer: '/steps/0/next', detail: 'is not a field of a exit step' },
+      ]),
+    );
+  });
+
+  it('sends a welcome email when a contact joins a list, then branches on a tag', async () => {
+    const templateId = await publishedTemplate(account, 'welcome', '<p>Welcome {{ first_name }}</p>');
+    const list = await account.api('POST', '/api/lists', { body: { name: 'Newsletter' } });
+    const automationId = await activeAutomation(account, {
+      name: 'Welcome',
+      trigger: { type: 'list_joined', list_id: list.body.id },
+      steps: [
+        { id: 'welcome', type: 'send_email', template_id: templateId, from_email: 'hello@shop.example', from_name: 'Shop', next: 'vip' },
+        { id: 'vip', type: 'condition', rules: { all: [{ field: 'tags', operator: 'contains', value: 'vip' }] }, yes: 'tag-welcomed', no: null },
+        { id: 'tag-welcomed', type: 'update_contact', add_tags: ['welcomed'], set_fields: { source: 'journey' } },
+      ],
+    });
+    const [vip, plain] = await Promise.all([contact(account, 'vip', { tags: ['vip'] }), contact(account, 'plain')]);
+    const added = await account.api('POST', `/api/lists/${list.body.id}/members`, { body: { contact_ids: [vip.id, plain.id] } });
+    expect(added.status).toBe(200);
+
+    const [mail] = await received(vip.email);
+    expect(mail.mail.subject).toBe('Hello Ada');
+    expect(mail.mail.html).toContain('Welcome Ada');
+    await received(plain.email);
+
+    const done = await enrollmentOf(account, automationId, vip.id, 'completed');
+    expect(done.path.map((p: { step_id: string; branch: string | null }) => [p.step_id, p.branch])).toEqual([
+      ['welcome', null],
+      ['vip', 'yes'],
+      ['tag-welcomed', null],
+    ]);
+    expect(done.path[0].message_id).toMatch(/^em_/);
+    const updated = await account.api('GET', `/api/contacts/${vip.id}`);
+    expect(updated.body.tags).toEqual(['vip', 'welcomed']);
+    expect(updated.body.attributes).toMatchObject({ source: 'journey' });
+
+    const plainDone = await enrollmentOf(account, automationId, plain.id, 'completed');
+    expect(plainDone.path.map((p: { branch: string | null }) => p.branch)).toEqual([null, 'no']);
+
+    const email = await account.api('GET', `/api/emails/${done.path[0].message_id}`);
+    expect(email.body.status).toBe('delivered');
+
+    const figures = await waitFor(async () => {
+      const res = await account.api('GET', `/api/analytics/automations/${automationId}`);
+      return res.body.steps?.[0]?.emails?.delivered === 2 ? res.body : undefined;
+    });
+    expect(figures.enrollments).toMatchObject({ total: 2, completed: 2 });
+    expect(figures.steps.map((s: { step_id: string; entered: number }) => [s.step_id, s.entered])).toEqual([
+      ['welcome', 2],
+      ['vip', 2],
+      ['tag-welcomed', 1],
+    ]);
+  });
+
+  it('enrols on a custom event and resumes a journey waiting for another', async () => {
+    const templateId = await publishedTemplate(account, 'shipped', '<p>Order {{ event.order_id }} shipped</p>', 'Shipped');
+    const automationId = await activeAutomation(account, {
+      name: 'Orders',
+      trigger: { type: 'event', name: 'order.placed' },
+      steps: [
+        { id: 'wait-ship', type: 'wait_for_event', name: 'order.shipped', timeout: 'P7D', next: 'mail', timeout_next: null },
+        { id: 'mail', type: 'send_email', template_id: templateId, from_email: 'orders@shop.example' },
+      ],
+    });
+    const ada = await contact(account, 'orders');
+    const placed = await account.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'order.placed', properties: { order_id: 'A-1' } } });
+    expect(placed.status).toBe(202);
+    const waiting = await enrollmentOf(account, automationId, ada.id, 'waiting');
+    expect(waiting).toMatchObject({ step_id: 'wait-ship', waiting_for: 'order.shipped' });
+
+    await account.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'order.shipped', properties: { order_id: 'A-1' } } });
+    const [mail] = await received(ada.email);
+    expect(mail.mail.html).toContain('Order A-1 shipped');
+    const done = await enrollmentOf(account, automationId, ada.id, 'completed');
+    expect(done.path.map((p: { branch: string | null }) => p.branch)).toEqual(['event', null]);
+  });
+
+  it('enrols by hand under the re-entry rule, and cancels an enrolment', async () => {
+    const automationId = await activeAutomation(account, {
+      name: 'Manual',
+      trigger: { type: 'manual' },
+      steps: [{ id: 'wait', type: 'wait', duration: 'P1D' }],
+    });
+    const ada = await contact(account, 'manual');
+    const first = await account.api('POST', `/api/automations/${automationId}/enrollments`, {
+      body: { contact_ids: [ada.id], emails: ['nobody@nowhere.example'] },
+    });
+    expect(first.body).toEqual({ enrolled: 1, skipped: [{ contact: 'nobody@nowhere.example', reason: 'not_found' }] });
+    const again = await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { emails: [ada.email] } });
+    expect(again.body).toEqual({ enrolled: 0, skipped: [{ contact: ada.email, reason: 'reentry' }] });
+
+    const waiting = await enrollmentOf(account, automationId, ada.id, 'waiting');
+    const cancelled = await account.api('POST', `/api/automations/${automationId}/enrollments/${waiting.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'exited', exit_reason: 'cancelled', step_id: null });
+    expectProblem(await account.api('POST', `/api/automations/${automationId}/enrollments/${waiting.id}/cancel`), 409, 'enrollment_finished');
+
+    const mine = await account.api('GET', `/api/contacts/${ada.id}/automations`);
+    expect(mine.body.data.map((e: { id: string }) => e.id)).toEqual([waiting.id]);
+  });
+
+  it("shows nothing of one account's automations to another", async () => {
+    const automationId = await activeAutomation(account, { name: 'Mine', trigger: { type: 'manual' }, steps: [{ id: 'x', type: 'exit' }] });
+    const ada = await contact(account, 'isolated');
+    for (const [method, path] of [
+      ['GET', `/api/automations/${automationId}`],
+      ['PATCH', `/api/automations/${automationId}`],
+      ['DELETE', `/api/automations/${automationId}`],
+      ['POST', `/api/automations/${automationId}/pause`],
+      ['POST', `/api/automations/${automationId}/archive`],
+      ['POST', `/api/automations/${automationId}/activate`],
+      ['GET', `/api/automations/${automationId}/enrollments`],
+      ['GET', `/api/analytics/automations/${automationId}`],
+      ['GET', `/api/contacts/${ada.id}/automations`],
+    ] as const) {
+      const res = await other.api(method, path, method === 'PATCH' ? { body: { name: 'theirs' } } : undefined);
+      expectProblem(res, 404, 'not_found');
+    }
+    expectProblem(await other.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [ada.id] } }), 404, 'not_found');
+    expectProblem(await other.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'x' } }), 404, 'not_found');
+    expect((await other.api('GET', '/api/automations')).body.data).toEqual([]);
+  });
+});
