@@ -438,6 +438,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/automations/{id}/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation's webhook secret
+         * @description The secret that signs the posts of the automation's `webhook` steps; made with the automation, the same for all its steps.
+         */
+        get: operations["Automations_webhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -3142,6 +3162,14 @@ export interface components {
             weekday?: components["schemas"]["Weekday"];
             /** @description The local time, `HH:MM`. */
             at: string;
+        };
+        /** @description What signs the posts of the automation's `webhook` steps. */
+        AutomationWebhookSecret: {
+            /**
+             * @description A Standard Webhooks secret (`whsec_…`): each post carries `webhook-id`, `webhook-timestamp`
+             *     and `webhook-signature`, checked as a webhook endpoint's are (`Webhook(secret).verify`).
+             */
+            secret: string;
         };
         /** @description The request does not fit the contract, or carries more than one credential. */
         BadRequestResponse: {
@@ -11579,6 +11607,83 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_webhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationWebhookSecret"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

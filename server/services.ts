@@ -183,7 +183,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), transactions, runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
-    automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys),
+    automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys, runtime.secretBox),
   };
 }
 

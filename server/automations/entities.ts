@@ -21,6 +21,8 @@ export const Automation = defineEntity({
     settings: p.json<Schemas['AutomationSettings']>(),
     /** The version contacts enrol on now; 0 until first activated. */
     version: p.integer().default(0),
+    /** Signs its `webhook` steps' posts (Standard Webhooks), sealed with the key ring. */
+    webhookSecretSealed: p.text().hidden(),
     createdAt: p.datetime(3).defaultRaw('now()'),
     updatedAt: p.datetime(3).defaultRaw('now()'),
     activatedAt: p.datetime(3).nullable(),

@@ -16,6 +16,10 @@ export const automationHandlers = handlers<{ automations: AutomationService }>()
     await services.automations.delete(principal.accountId, params.id);
     return { status: 204 };
   },
+  Automations_webhookSecret: async ({ principal, params, services }) => ({
+    status: 200,
+    body: await services.automations.webhookSecret(principal.accountId, params.id),
+  }),
   Automations_activate: async ({ principal, params, services }) => ({ status: 200, body: await services.automations.activate(principal.accountId, params.id) }),
   Automations_pause: async ({ principal, params, services }) => ({ status: 200, body: await services.automations.pause(principal.accountId, params.id) }),
   Automations_archive: async ({ principal, params, services }) => ({ status: 200, body: await services.automations.archive(principal.accountId, params.id) }),

@@ -11,6 +11,8 @@ import { attributeErrors } from '../fields/rules.ts';
 import type { SegmentRule } from '../segments/rules.ts';
 import { declareInterests, signal, type SignalKind } from '../signals/store.ts';
 import { graphErrors } from './graph.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { newWebhookSecret } from '../webhooks/signing.ts';
 import type { JourneyContacts } from './journey-deps.ts';
 import { automationJson, enrollmentJson } from './json.ts';
 import type { JourneyRunner } from './runner.ts';
@@ -57,8 +59,17 @@ export class AutomationService {
   private readonly lookups: AutomationLookups;
   private readonly contacts: JourneyContacts;
   private readonly runner: Pick<JourneyRunner, 'enrol' | 'poke'>;
+  private readonly box: SecretBox;
 
-  constructor(db: Db, transactions: Transactions, lookups: AutomationLookups, contacts: JourneyContacts, runner: Pick<JourneyRunner, 'enrol' | 'poke'>) {
+  constructor(
+    db: Db,
+    transactions: Transactions,
+    lookups: AutomationLookups,
+    contacts: JourneyContacts,
+    runner: Pick<JourneyRunner, 'enrol' | 'poke'>,
+    box: SecretBox,
+  ) {
+    this.box = box;
     this.db = db;
     this.transactions = transactions;
     this.lookups = lookups;
@@ -77,8 +88,13 @@ export class AutomationService {
       trigger: body.trigger,
       steps: body.steps,
       settings,
+      webhook_secret_sealed: this.box.seal(newWebhookSecret()),
     });
     return automationJson(row);
+  }
+
+  async webhookSecret(accountId: string, id: string): Promise<Schemas['AutomationWebhookSecret']> {
+    return { secret: this.box.open((await this.load(this.db, accountId, id)).webhook_secret_sealed) };
   }
 
   async list(accountId: string, status: AutomationStatus | undefined, limit: number, cursor: string | undefined): Promise<Page<AutomationJson>> {

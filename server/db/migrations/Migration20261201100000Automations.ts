@@ -20,6 +20,7 @@ export class Migration20261201100000Automations extends Migration {
         steps jsonb not null,
         settings jsonb not null,
         version integer not null default 0,
+        webhook_secret_sealed text not null,
         created_at timestamptz(3) not null default now(),
         updated_at timestamptz(3) not null default now(),
         activated_at timestamptz(3),
