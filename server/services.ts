@@ -211,7 +211,14 @@ const journeyContacts: JourneyContacts = {
 };
 
 /** What the journey runner of a process is handed. */
-export function journeyDeps(parts: { transactions: Transactions; orm: Orm; templates: TemplateThread; log: Logger }): JourneyDeps {
+export function journeyDeps(parts: {
+  transactions: Transactions;
+  orm: Orm;
+  templates: TemplateThread;
+  log: Logger;
+  signer: TokenSigner;
+  publicUrl: string;
+}): JourneyDeps {
   const db = sqlOf(parts.orm.em.fork());
   return {
     transactions: parts.transactions,
@@ -222,6 +229,7 @@ export function journeyDeps(parts: { transactions: Transactions; orm: Orm; templ
     publishedVersion: latestPublished,
     queueEmails: queueJourneyEmails,
     emailsQueued: journeyEmailsQueued,
+    unsubscribeUrl: (messageId) => `${parts.publicUrl}/u/${parts.signer.sign({ kind: 'unsubscribe', messageId })}`,
   };
 }
 

@@ -104,7 +104,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
   const keyUsage = new KeyUsage(orm.em.fork(), log);
-  const journeys = new JourneyRunner(journeyDeps({ transactions, orm, templates, log }));
+  const journeys = new JourneyRunner(journeyDeps({ transactions, orm, templates, log, signer, publicUrl: config.publicUrl }));
   const runtime: Runtime = {
     config,
     databaseUrl: database.url,

@@ -51,6 +51,8 @@ export interface JourneyDeps {
   /** The latest published version of a template; null when it has none. */
   publishedVersion(db: Db, accountId: string, templateId: string): Promise<number | null>;
   queueEmails(tx: Db, items: readonly JourneyEmail[]): Promise<({ id: string } | { refused: string })[]>;
+  /** The signed unsubscribe link of an automation email. */
+  unsubscribeUrl(messageId: string): string;
   /** Wakes the email senders of this process once the queuing transaction has committed. */
   emailsQueued(): void;
 }

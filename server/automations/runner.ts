@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { sql, type SqlBool } from 'kysely';
 import type { components } from '../../generated/openapi.d.ts';
 import type { Db } from '../db/kysely.ts';
+import { newId } from '../db/ids.ts';
 import { compileRules } from '../segments/compiler.ts';
 import { fieldSchema } from '../fields/definitions.ts';
 import type { SegmentRule } from '../segments/rules.ts';
@@ -322,6 +323,8 @@ export class JourneyRunner {
       return { messageId: null, detail: 'opted_out' };
     const version = (context.templates as Record<string, number> | undefined)?.[step.id];
     if (version === undefined) return { messageId: null, detail: 'template_not_published' };
+    const messageId = newId('em');
+    const unsubscribe = this.deps.unsubscribeUrl(messageId);
     const data = {
       ...contact.attributes,
       email: contact.email,
@@ -331,25 +334,35 @@ export class JourneyRunner {
       attributes: contact.attributes,
       contact: { email: contact.email, first_name: contact.first_name, last_name: contact.last_name, tags: contact.tags, attributes: contact.attributes },
       event: (context.event as { properties?: unknown } | undefined)?.properties ?? {},
+      unsubscribe_url: unsubscribe,
     };
     const rendered = await this.deps.render(e.account_id, step.template_id!, version, step.subject, data);
     if ('error' in rendered) return { messageId: null, detail: `render_failed: ${rendered.error}` };
     const [queued] = await this.deps.queueEmails(tx, [
       {
+        id: messageId,
         accountId: e.account_id,
         email: contact.email,
         fromEmail: step.from_email!,
         fromName: step.from_name ?? null,
         subject: rendered.subject,
-        html: rendered.html || null,
-        text: rendered.text || null,
-        headers: {},
+        html: rendered.html ? withFooter(rendered.html, unsubscribe) : null,
+        text: rendered.text && !rendered.text.includes(unsubscribe) ? `${rendered.text}\n\n--\nUnsubscribe: ${unsubscribe}\n` : rendered.text || null,
+        headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
         journey: { automationId: e.automation_id, stepId: step.id, enrollmentId: e.id },
       },
     ]);
     if ('refused' in queued) return { messageId: null, detail: queued.refused };
     return { messageId: queued.id, detail: null };
   }
+}
+
+/** The HTML with an unsubscribe link at its end, unless the template placed `{{ unsubscribe_url }}` itself. */
+function withFooter(html: string, unsubscribe: string): string {
+  if (html.includes(unsubscribe)) return html;
+  const footer = `<p style="font-size:12px;color:#666"><a href="${unsubscribe}">Unsubscribe</a></p>`;
+  const end = html.toLowerCase().lastIndexOf('</body>');
+  return end < 0 ? html + footer : html.slice(0, end) + footer + html.slice(end);
 }
 
 function changeOf(e: EnrollmentRecord): EnrollmentChange {

@@ -6,6 +6,8 @@ import { announceQueued } from './wake.ts';
 
 /** One automation email, rendered for its contact. */
 export interface JourneyEmail {
+  /** The message's id (`em_…`), made beforehand: its unsubscribe link names it. */
+  id: string;
   accountId: string;
   email: string;
   fromEmail: string;
@@ -40,7 +42,7 @@ export async function queueJourneyEmails(tx: Db, items: readonly JourneyEmail[])
       headers: item.headers,
       attachments: [],
     },
-    recipients: [{ id: newId('em'), email: item.email, kind: 'to' as const }],
+    recipients: [{ id: item.id, email: item.email, kind: 'to' as const }],
     shared: { tags: [], metadata: {}, trackOpens: true, trackClicks: true, scheduledAt: null, journey: item.journey },
   }));
   const refused = await emails.insertMany({ db: tx }, requests);

@@ -52,6 +52,7 @@ export type EmailRef = Pick<
   | 'clicked_links'
   | 'bounced_at'
   | 'complained_at'
+  | 'unsubscribed_at'
   | 'automation_id'
   | 'automation_step_id'
   | 'enrollment_id'
@@ -117,6 +118,7 @@ const REF_COLUMNS = [
   'clicked_links',
   'bounced_at',
   'complained_at',
+  'unsubscribed_at',
   'automation_id',
   'automation_step_id',
   'enrollment_id',
@@ -259,6 +261,15 @@ export const emails = {
   },
 
   /** The messages' state for a batch of opens and clicks or a report, locked in id order. */
+  async refs(db: Db, ids: string[]): Promise<EmailRef[]> {
+    if (!ids.length) return [];
+    return db
+      .selectFrom('emails')
+      .select([...REF_COLUMNS])
+      .where('id', 'in', ids)
+      .execute();
+  },
+
   async lockRefs(db: Db, ids: string[]): Promise<EmailRef[]> {
     if (!ids.length) return [];
     return db
@@ -292,6 +303,18 @@ export const emails = {
   },
 
   /** True for the message's first complaint. */
+  /** True for the copy's first unsubscribe. */
+  async markUnsubscribed(db: Db, id: string, at: Date): Promise<boolean> {
+    const row = await db
+      .updateTable('emails')
+      .set({ unsubscribed_at: at })
+      .where('id', '=', id)
+      .where('unsubscribed_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   async markComplained(db: Db, id: string, at: Date): Promise<boolean> {
     const row = await db
       .updateTable('emails')

@@ -50,11 +50,18 @@ function trackedHtml(html: string, mail: TransactionalMail, publicUrl: string, s
     link(url) {
       if (!mail.trackClicks) return null;
       const normal = normalizedUrl(url);
-      return normal === null ? null : `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: mail.messageId, link: index++, url: normal })}`;
+      // An automation email's own unsubscribe link is not a click.
+      if (normal === null || isUnsubscribeLink(normal, signer)) return null;
+      return `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: mail.messageId, link: index++, url: normal })}`;
     },
     afterBodyStart: '',
     beforeBodyEnd: pixel,
   });
+}
+
+function isUnsubscribeLink(url: string, signer: TokenSigner): boolean {
+  const at = url.lastIndexOf('/u/');
+  return at >= 0 && signer.verify(url.slice(at + 3))?.kind === 'unsubscribe';
 }
 
 function part(contentType: string, text: string): string[] {

@@ -172,6 +172,7 @@ export class FeedbackService {
    * A campaign without a topic, or a message whose contact is gone, always leaves everything.
    */
   async unsubscribe(messageId: string, source: 'link' | 'one_click', scope: 'topic' | 'all'): Promise<UnsubscribeResult> {
+    if (isTransactionalId(messageId)) return this.unsubscribeCopy(messageId, source, scope);
     return this.transactions.run(async (db) => {
       const {
         rows: [message],
@@ -235,6 +236,52 @@ export class FeedbackService {
     });
   }
 
+  /**
+   * `unsubscribe` for an automation's email (a transactional copy; others carry no link): the
+   * automation's topic stands for the campaign's.
+   */
+  private unsubscribeCopy(messageId: string, source: 'link' | 'one_click', scope: 'topic' | 'all'): Promise<UnsubscribeResult> {
+    return this.transactions.run(async (db) => {
+      const copy = await transactionalFeedback.lock(db, messageId);
+      if (!copy?.automation_id || copy.email === '') return { outcome: 'not_found' };
+      const topic = scope === 'topic' && copy.contact_id ? await this.automationTopic(db, copy.account_id, copy.automation_id) : null;
+      const first = copy.unsubscribed_at === null;
+      const events: PendingEvent[] = [];
+      if (topic && copy.contact_id) {
+        if (await this.contacts.optOut(db, copy.account_id, topic.id, copy.contact_id)) {
+          const contact = await contactForEvent(db, copy.account_id, copy.contact_id);
+          if (contact) events.push({ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } });
+        } else if (!first) return { outcome: 'already', email: copy.email, topic: topic.name };
+      } else {
+        if (copy.contact_id)
+          events.push(
+            ...(await this.contacts.suppress(db, copy.account_id, [copy.contact_id], 'unsubscribed', `unsubscribed from automation ${copy.automation_id}`)),
+          );
+        const listed = await this.contacts.addSuppressions(db, copy.account_id, [
+          {
+            email: copy.email,
+            reason: 'unsubscribed',
+            source: source === 'link' ? 'unsubscribe_link' : 'one_click',
+            detail: `automation ${copy.automation_id}`,
+          },
+        ]);
+        if (!events.length && !listed.length) return { outcome: 'already', email: copy.email, topic: null };
+      }
+      if (first && (await transactionalFeedback.markUnsubscribed(db, copy.id, new Date())))
+        events.unshift({ type: 'email.unsubscribed', data: { ...transactionalEventData(copy), source } });
+      await append(db, copy.account_id, events);
+      return { outcome: 'unsubscribed', email: copy.email, topic: topic?.name ?? null };
+    });
+  }
+
+  /** The topic of an automation, if it has one. */
+  private async automationTopic(db: Db, accountId: string, automationId: string): Promise<{ id: string; name: string } | null> {
+    const { rows } = await sql<{ id: string; name: string }>`
+      select t.id, t.name from automations a join topics t on t.id = a.settings->>'topic_id'
+      where a.account_id = ${accountId} and a.id = ${automationId}`.execute(db);
+    return rows[0] ?? null;
+  }
+
   /** The topic of a campaign, if it has one. */
   private async campaignTopic(db: Db, campaignId: string): Promise<{ id: string; name: string } | null> {
     const row = await db
@@ -248,6 +295,12 @@ export class FeedbackService {
 
   /** The address of a message and its campaign's topic, for the confirmation page; null when unknown. */
   async unsubscribePage(messageId: string): Promise<{ email: string; topic: string | null } | null> {
+    if (isTransactionalId(messageId)) {
+      const copy = await transactionalFeedback.find(this.db, messageId);
+      if (!copy?.automation_id || copy.email === '') return null;
+      const topic = copy.contact_id ? await this.automationTopic(this.db, copy.account_id, copy.automation_id) : null;
+      return { email: copy.email, topic: topic?.name ?? null };
+    }
     const row = await this.db
       .selectFrom('messages')
       .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')

@@ -197,6 +197,49 @@ describe('automations', () => {
     expect(mine.body.data.map((e: { id: string }) => e.id)).toEqual([waiting.id]);
   });
 
+  it('carries an unsubscribe link that leaves the topic, and mails no one who left', async () => {
+    const templateId = await publishedTemplate(account, 'news-1', '<html><body><p>Issue one</p></body></html>', 'Issue one');
+    const topic = await account.api('POST', '/api/topics', { body: { name: 'Digest' } });
+    const automationId = await activeAutomation(account, {
+      name: 'Digest',
+      trigger: { type: 'manual' },
+      settings: { topic_id: topic.body.id },
+      steps: [
+        { id: 'one', type: 'send_email', template_id: templateId, from_email: 'digest@shop.example', next: 'hold' },
+        { id: 'hold', type: 'wait_for_event', name: 'next_issue', timeout: 'P1D', next: 'two' },
+        { id: 'two', type: 'send_email', template_id: templateId, from_email: 'digest@shop.example' },
+      ],
+    });
+    const ada = await contact(account, 'digest');
+    await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [ada.id] } });
+    const [mail] = await received(ada.email);
+    const link = mail.raw.match(/^List-Unsubscribe: <(https:[^>]+)>/m)![1];
+    expect(mail.raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
+    expect(mail.mail.html).toContain(link);
+    await enrollmentOf(account, automationId, ada.id, 'waiting');
+
+    const res = await fetch(link.replace('https://mail.example.test', sendline.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(res.status).toBe(200);
+    const optouts = await account.api('GET', `/api/contacts/${ada.id}/topic-optouts`);
+    expect(JSON.stringify(optouts.body)).toContain(topic.body.id);
+    expect((await account.api('GET', `/api/contacts/${ada.id}`)).body.status).toBe('subscribed');
+
+    await account.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'next_issue' } });
+    const done = await enrollmentOf(account, automationId, ada.id, 'completed');
+    expect(done.path.map((p: { step_id: string; detail: string | null }) => [p.step_id, p.detail])).toEqual([
+      ['one', null],
+      ['hold', null],
+      ['two', 'opted_out'],
+    ]);
+    expect(sink.to(ada.email)).toHaveLength(1);
+    const figures = await account.api('GET', `/api/analytics/automations/${automationId}`);
+    expect(figures.body.steps[0].emails.unsubscribed).toBe(1);
+  });
+
   it("shows nothing of one account's automations to another", async () => {
     const automationId = await activeAutomation(account, { name: 'Mine', trigger: { type: 'manual' }, steps: [{ id: 'x', type: 'exit' }] });
     const ada = await contact(account, 'isolated');
