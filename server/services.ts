@@ -63,6 +63,7 @@ import { deleteErrorRowsOf } from './imports/store.ts';
 import { optouts, topicExists } from './topics/store.ts';
 import { eraseTrackingRecords, insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
 import { deleteDeliveriesOf } from './webhooks/store.ts';
+import { attemptDelivery } from './webhooks/deliverer.ts';
 import type { OutcomeRecords } from './sending/records.ts';
 import { clearSoftBounces, countSoftBounce, suppress } from './contacts/suppression.ts';
 import type { CampaignLookups } from './campaigns/service.ts';
@@ -183,7 +184,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     topics: new TopicService(transactions, sqlOf(em)),
     exports: new ExportService(sqlOf(em), transactions, runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
-    automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys, runtime.secretBox),
+    automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys, runtime.secretBox, config.webhooks),
   };
 }
 
@@ -218,6 +219,8 @@ export function journeyDeps(parts: {
   log: Logger;
   signer: TokenSigner;
   publicUrl: string;
+  box: SecretBox;
+  webhooks: Config['webhooks'];
 }): JourneyDeps {
   const db = sqlOf(parts.orm.em.fork());
   return {
@@ -229,6 +232,8 @@ export function journeyDeps(parts: {
     publishedVersion: latestPublished,
     queueEmails: queueJourneyEmails,
     emailsQueued: journeyEmailsQueued,
+    postWebhook: (url, body, sealedSecret) => attemptDelivery(url, body, [parts.box.open(sealedSecret)], parts.webhooks),
+    webhookRetries: parts.webhooks.retrySchedule,
     unsubscribeUrl: (messageId) => `${parts.publicUrl}/u/${parts.signer.sign({ kind: 'unsubscribe', messageId })}`,
   };
 }

@@ -104,7 +104,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   await listener.start();
   const access = startAccess(orm, listener, { invalidKeysPerMinute: config.invalidApiKeysPerMinute }, log);
   const keyUsage = new KeyUsage(orm.em.fork(), log);
-  const journeys = new JourneyRunner(journeyDeps({ transactions, orm, templates, log, signer, publicUrl: config.publicUrl }));
+  const journeys = new JourneyRunner(
+    journeyDeps({ transactions, orm, templates, log, signer, publicUrl: config.publicUrl, box: secretBox, webhooks: config.webhooks }),
+  );
   const runtime: Runtime = {
     config,
     databaseUrl: database.url,

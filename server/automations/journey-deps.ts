@@ -51,6 +51,10 @@ export interface JourneyDeps {
   /** The latest published version of a template; null when it has none. */
   publishedVersion(db: Db, accountId: string, templateId: string): Promise<number | null>;
   queueEmails(tx: Db, items: readonly JourneyEmail[]): Promise<({ id: string } | { refused: string })[]>;
+  /** Posts a `webhook` step's body, signed with the automation's secret (sealed), through the webhooks' guard. */
+  postWebhook(url: string, body: { readonly id: string }, sealedSecret: string): Promise<{ success: boolean; error: string | null }>;
+  /** Seconds before each retry of a failing `webhook` step; after the last, the journey goes on without it. */
+  webhookRetries: readonly number[];
   /** The signed unsubscribe link of an automation email. */
   unsubscribeUrl(messageId: string): string;
   /** Wakes the email senders of this process once the queuing transaction has committed. */

@@ -6,7 +6,7 @@ import { newId } from '../db/ids.ts';
 import { compileRules } from '../segments/compiler.ts';
 import { fieldSchema } from '../fields/definitions.ts';
 import type { SegmentRule } from '../segments/rules.ts';
-import { takeSignals, type TakenSignal } from '../signals/store.ts';
+import { takeSignals, type TakenSignal } from '../signals/outbox.ts';
 import { durationMs, type AutomationStep } from './graph.ts';
 import type { JourneyContact, JourneyDeps } from './journey-deps.ts';
 import { waitEnd, windowOpening, zoneOf } from './schedule.ts';
@@ -34,6 +34,23 @@ const sleep = (ms: number, signal: AbortSignal) =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
+
+/** A `webhook` step's post under way: its id is the post's `webhook-id`, the same on every retry. */
+interface PendingWebhook {
+  step: string;
+  id: string;
+  attempt: number;
+}
+
+interface WebhookPost {
+  enrollment: EnrollmentRecord;
+  step: AutomationStep;
+  pending: PendingWebhook;
+  contact: JourneyContact;
+}
+
+/** How long an enrolment is held at a `webhook` step while its post is under way. */
+const WEBHOOK_LEASE_MS = 60_000;
 
 /** What an enrolment's processing wrote, to apply with the batch. */
 interface Processed {
@@ -170,6 +187,7 @@ export class JourneyRunner {
   /** Claims due enrolments and walks each as far as it goes now, in one transaction; answers how many. */
   async runDueSteps(): Promise<number> {
     let queued = false;
+    const webhooks: WebhookPost[] = [];
     const count = await this.deps.transactions.run(async (tx) => {
       const batch = await enrollments.claimDue(tx, PER_AUTOMATION, BATCH);
       if (!batch.length) return 0;
@@ -180,7 +198,7 @@ export class JourneyRunner {
       for (const [accountId, list] of byAccount) {
         const contacts = await this.deps.contacts.read(tx, accountId, [...new Set(list.map((e) => e.contact_id))]);
         for (const e of list) {
-          const done = await this.process(tx, e, contacts.get(e.contact_id) ?? null);
+          const done = await this.process(tx, e, contacts.get(e.contact_id) ?? null, webhooks);
           changes.push(done.change);
           path.push(...done.path);
           queued ||= done.queuedEmail;
@@ -191,11 +209,80 @@ export class JourneyRunner {
       return batch.length;
     });
     if (queued) this.deps.emailsQueued();
+    if (webhooks.length) await this.postWebhooks(webhooks);
     return count;
   }
 
+  /**
+   * Posts the batch's `webhook` steps, then moves each enrolment on (a success, or a failure after
+   * the last retry, noted on its path) or schedules its retry. Only an enrolment still holding the
+   * same post is moved: a cancel or an archive meanwhile wins.
+   */
+  private async postWebhooks(posts: WebhookPost[]): Promise<void> {
+    const secrets = new Map<string, Promise<string | null>>();
+    const secretOf = (accountId: string, automationId: string) => {
+      const key = `${accountId} ${automationId}`;
+      if (!secrets.has(key))
+        secrets.set(
+          key,
+          automations.get(this.deps.db, accountId, automationId).then((a) => a?.webhook_secret_sealed ?? null),
+        );
+      return secrets.get(key)!;
+    };
+    const outcomes = await Promise.all(
+      posts.map(async ({ enrollment: e, step, pending, contact }) => {
+        const sealed = await secretOf(e.account_id, e.automation_id);
+        if (sealed === null) return { success: false, error: 'the automation is gone' };
+        const body = {
+          id: pending.id,
+          type: 'automation.webhook',
+          created_at: new Date().toISOString(),
+          account_id: e.account_id,
+          data: {
+            ...(step.payload ?? {}),
+            automation_id: e.automation_id,
+            step_id: step.id,
+            enrollment_id: e.id,
+            contact: {
+              id: contact.id,
+              email: contact.email,
+              first_name: contact.first_name,
+              last_name: contact.last_name,
+              tags: contact.tags,
+              attributes: contact.attributes,
+            },
+            event: (e.context.event as Record<string, unknown> | undefined) ?? null,
+          },
+        };
+        return this.deps.postWebhook(step.url!, body, sealed);
+      }),
+    );
+    await this.deps.transactions.run(async (tx) => {
+      for (const [i, { enrollment, step, pending }] of posts.entries()) {
+        const current = await enrollments.get(tx, enrollment.account_id, enrollment.id, true);
+        const held = current?.context.webhook as PendingWebhook | undefined;
+        if (!current || current.status !== 'active' || held?.id !== pending.id) continue;
+        const { success, error } = outcomes[i];
+        const retries = this.deps.webhookRetries;
+        const change = changeOf(current);
+        if (!success && pending.attempt < retries.length) {
+          change.context = { ...current.context, webhook: { ...pending, attempt: pending.attempt + 1 } };
+          change.dueAt = new Date(Date.now() + retries[pending.attempt] * 1000);
+        } else {
+          if (!success) await enrollments.setLastOutcome(tx, current.account_id, current.id, { detail: `webhook_failed: ${error ?? 'unknown'}` });
+          const { webhook: _posted, ...context } = current.context;
+          change.context = context;
+          change.stepId = step.next ?? null;
+          change.dueAt = new Date();
+        }
+        await enrollments.apply(tx, [change]);
+      }
+    });
+    this.poke();
+  }
+
   /** Walks one enrolment from its step until it waits or ends. */
-  private async process(tx: Db, e: EnrollmentRecord, contact: JourneyContact | null): Promise<Processed> {
+  private async process(tx: Db, e: EnrollmentRecord, contact: JourneyContact | null, webhooks: WebhookPost[]): Promise<Processed> {
     const change = changeOf(e);
     const path: NewPathEntry[] = [];
     let queuedEmail = false;
@@ -282,12 +369,18 @@ export class JourneyRunner {
           enter(step);
           change.stepId = step.next ?? null;
           break;
-        case 'webhook':
-          // Posted after the commit by the webhook deliverer (see `postWebhooks`); the journey goes on.
-          enter(step, { detail: null });
-          change.context = { ...change.context, webhooks: [...((change.context.webhooks as string[] | undefined) ?? []), step.id] };
-          change.stepId = step.next ?? null;
-          break;
+        case 'webhook': {
+          // Posted once the batch has committed (`postWebhooks`); meanwhile the enrolment is held
+          // here for a lease. A retry, or a post lost with its process, posts the same id again.
+          let pending = change.context.webhook as PendingWebhook | undefined;
+          if (pending?.step !== step.id) {
+            enter(step);
+            pending = { step: step.id, id: newId('whm'), attempt: 0 };
+          }
+          change.context = { ...change.context, webhook: pending };
+          webhooks.push({ enrollment: e, step, pending, contact });
+          return { change: { ...change, status: 'active', dueAt: new Date(now.getTime() + WEBHOOK_LEASE_MS) }, path, queuedEmail };
+        }
         case 'exit':
           enter(step);
           return end('exited', 'exit_step');

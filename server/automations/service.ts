@@ -9,10 +9,11 @@ import { compileRules } from '../segments/compiler.ts';
 import { fieldSchema } from '../fields/definitions.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import type { SegmentRule } from '../segments/rules.ts';
-import { declareInterests, signal, type SignalKind } from '../signals/store.ts';
+import { declareInterests, signal, type SignalKind } from '../signals/outbox.ts';
 import { graphErrors } from './graph.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
+import { urlProblem, type GuardSettings } from '../webhooks/address-guard.ts';
 import type { JourneyContacts } from './journey-deps.ts';
 import { automationJson, enrollmentJson } from './json.ts';
 import type { JourneyRunner } from './runner.ts';
@@ -60,6 +61,7 @@ export class AutomationService {
   private readonly contacts: JourneyContacts;
   private readonly runner: Pick<JourneyRunner, 'enrol' | 'poke'>;
   private readonly box: SecretBox;
+  private readonly guard: GuardSettings;
 
   constructor(
     db: Db,
@@ -68,8 +70,10 @@ export class AutomationService {
     contacts: JourneyContacts,
     runner: Pick<JourneyRunner, 'enrol' | 'poke'>,
     box: SecretBox,
+    guard: GuardSettings,
   ) {
     this.box = box;
+    this.guard = guard;
     this.db = db;
     this.transactions = transactions;
     this.lookups = lookups;
@@ -361,6 +365,10 @@ export class AutomationService {
         }
       }
       if (step.type === 'condition' && step.rules) rulesErrors(step.rules, `${at}/rules`);
+      if (step.type === 'webhook' && step.url) {
+        const problem = urlProblem(step.url, this.guard);
+        if (problem) errors.push({ pointer: `${at}/url`, detail: problem.detail });
+      }
       if (step.type === 'update_contact') {
         const lists = [...(step.add_list_ids ?? []), ...(step.remove_list_ids ?? [])];
         const found = await this.lookups.listsExist(this.db, accountId, lists);

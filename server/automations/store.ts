@@ -238,9 +238,14 @@ export const enrollments = {
   },
 
   /** Sets the branch on an enrolment's last path entry (a `wait_for_event` that ended). */
-  async setLastBranch(tx: Db, accountId: string, enrollmentId: string, branch: string): Promise<void> {
+  setLastBranch(tx: Db, accountId: string, enrollmentId: string, branch: string): Promise<void> {
+    return enrollments.setLastOutcome(tx, accountId, enrollmentId, { branch });
+  },
+
+  /** Merges into the outcome of an enrolment's last path entry. */
+  async setLastOutcome(tx: Db, accountId: string, enrollmentId: string, outcome: { branch?: string; detail?: string }): Promise<void> {
     await sql`
-      update automation_path p set outcome = p.outcome || jsonb_build_object('branch', ${branch}::text)
+      update automation_path p set outcome = p.outcome || ${JSON.stringify(outcome)}::jsonb
       where p.account_id = ${accountId} and p.enrollment_id = ${enrollmentId}
         and p.seq = (select max(seq) from automation_path where account_id = ${accountId} and enrollment_id = ${enrollmentId})`.execute(tx);
   },

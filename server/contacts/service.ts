@@ -3,7 +3,7 @@ import { newId } from '../db/ids.ts';
 import { normaliseEmail } from '../email.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { PendingEvent } from '../events/types.ts';
-import { signal } from '../signals/store.ts';
+import { signal } from '../signals/outbox.ts';
 import { append } from '../events/outbox.ts';
 import { conflict, notFound, validationFailed } from '../contract/problem.ts';
 import { pageOf } from '../contract/pagination.ts';

@@ -4,7 +4,7 @@ import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
 import { appending, appendingEach } from '../events/outbox.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
 import { pendingSignup } from './pending-signups.ts';
-import { signalling } from '../signals/store.ts';
+import { signalling } from '../signals/outbox.ts';
 
 /**
  * The contacts' own statements outside the ORM's unit of work: creating one, tags across many,

@@ -58,7 +58,8 @@ export type IdPrefix =
   | 'emc'
   | 'aut'
   | 'enr'
-  | 'sig';
+  | 'sig'
+  | 'whm';
 
 let lastMs = -1;
 let lastTimePart = '';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
-import { signal } from '../signals/store.ts';
+import { signal } from '../signals/outbox.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import type { Logger } from '../logger.ts';

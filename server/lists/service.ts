@@ -4,7 +4,7 @@ import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
 import { analyzeSoon } from '../db/statistics.ts';
 import type { PendingEvent } from '../events/types.ts';
-import { signal } from '../signals/store.ts';
+import { signal } from '../signals/outbox.ts';
 import { append } from '../events/outbox.ts';
 import { escapeHtml } from '../formats/html.ts';
 import { decodeCursor, toPage, type Page } from '../contract/pagination.ts';

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
-/** Something that happened to a contact that may enrol it somewhere; written and taken by `store.ts`. */
+/** Something that happened to a contact that may enrol it somewhere; written and taken by `outbox.ts`. */
 export const ContactSignal = defineEntity({
   name: 'ContactSignal',
   tableName: 'contact_signals',

@@ -17,13 +17,13 @@ export interface AttemptOutcome {
 }
 
 /**
- * One POST of one event, signed with Standard Webhooks headers. Redirects are not followed (a
+ * One POST of one event (or an automation's `webhook` step), signed with Standard Webhooks headers. Redirects are not followed (a
  * 3xx is a failure), the connection goes only to an address the guard accepted, and the whole
  * attempt is bounded by `timeoutMs`.
  */
 export function attemptDelivery(
   url: string,
-  envelope: EventEnvelope,
+  envelope: EventEnvelope | { readonly id: string },
   secrets: string[],
   settings: GuardSettings & { timeoutMs: number },
 ): Promise<AttemptOutcome> {

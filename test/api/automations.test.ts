@@ -2,20 +2,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { expectProblem, newAccount, uniqueEmail, startTestServer, type TestAccount, waitFor } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { verifyStandardWebhook, WebhookReceiver } from '../webhook-receiver.ts';
 
 let sendline: Sendline;
 let sink: SmtpSink;
+let receiver: WebhookReceiver;
 let account: TestAccount;
 let other: TestAccount;
 
 beforeAll(async () => {
-  sink = await new SmtpSink().start();
-  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  [sink, receiver] = await Promise.all([new SmtpSink().start(), new WebhookReceiver().start()]);
+  sendline = await startTestServer({
+    SMTP_URL: sink.url,
+    PUBLIC_URL: 'https://mail.example.test',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '1,1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
   [account, other] = await Promise.all([newAccount(sendline.url, 'journeys'), newAccount(sendline.url, 'journeys-other')]);
 });
 afterAll(async () => {
   await sendline?.stop();
-  await sink?.stop();
+  await Promise.all([sink?.stop(), receiver?.stop()]);
 });
 
 async function publishedTemplate(a: TestAccount, name: string, html: string, subject = 'Hello {{ first_name }}'): Promise<string> {
@@ -238,6 +247,41 @@ describe('automations', () => {
     expect(sink.to(ada.email)).toHaveLength(1);
     const figures = await account.api('GET', `/api/analytics/automations/${automationId}`);
     expect(figures.body.steps[0].emails.unsubscribed).toBe(1);
+  });
+
+  it('posts a webhook step signed with the automation secret, retrying the same post until it is taken', async () => {
+    expectProblem(
+      await account.api('POST', '/api/automations', {
+        body: { name: 'Bad hook', trigger: { type: 'manual' }, steps: [{ id: 'h', type: 'webhook', url: 'ftp://crm.example/in' }] },
+      }),
+      400,
+      'validation_failed',
+    );
+    const automationId = await activeAutomation(account, {
+      name: 'CRM sync',
+      trigger: { type: 'manual' },
+      steps: [
+        { id: 'hook', type: 'webhook', url: receiver.url, payload: { source: 'crm' }, next: 'tag' },
+        { id: 'tag', type: 'update_contact', add_tags: ['synced'] },
+      ],
+    });
+    const { secret } = (await account.api('GET', `/api/automations/${automationId}/webhook-secret`)).body;
+    expect(secret).toMatch(/^whsec_/);
+    const ada = await contact(account, 'hooked');
+    receiver.script = [503];
+    const before = receiver.received.length;
+    await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [ada.id] } });
+    const done = await enrollmentOf(account, automationId, ada.id, 'completed');
+    const posts = receiver.received.slice(before);
+    expect(posts).toHaveLength(2);
+    expect(posts[0].headers['webhook-id']).toBe(posts[1].headers['webhook-id']);
+    expect(verifyStandardWebhook(secret, posts[1].headers, posts[1].body)).toBe(true);
+    expect(JSON.parse(posts[1].body)).toMatchObject({
+      type: 'automation.webhook',
+      data: { source: 'crm', automation_id: automationId, step_id: 'hook', enrollment_id: done.id, contact: { id: ada.id, email: ada.email } },
+    });
+    expect(done.path.map((p: { step_id: string }) => p.step_id)).toEqual(['hook', 'tag']);
+    expect((await account.api('GET', `/api/contacts/${ada.id}`)).body.tags).toEqual(['synced']);
   });
 
   it("shows nothing of one account's automations to another", async () => {
