@@ -147,6 +147,10 @@ export interface Config {
     /** Verified domains are looked up again once their last check is this old. */
     recheckSeconds: number;
   };
+  automations: {
+    /** How often segment and date triggers and goals are swept (at least every 5 minutes). */
+    sweepSeconds: number;
+  };
   websocket: {
     pingMs: number;
     /** A client that lets this much pile up unread is disconnected (close code 1013). */
@@ -543,6 +547,9 @@ export function loadConfig(env: Env = process.env): Config {
       policy: oneOf(env, 'SENDING_DOMAIN_POLICY', 'auto', ['auto', 'verified', 'any'] as const),
       perAccount: integer(env, 'DOMAINS_PER_ACCOUNT', 100, 1, 10_000),
       recheckSeconds: integer(env, 'DOMAIN_RECHECK_SECONDS', 86_400, 1, 30 * 86_400),
+    },
+    automations: {
+      sweepSeconds: integer(env, 'AUTOMATION_SWEEP_SECONDS', 60, 1, 300),
     },
     websocket: {
       pingMs: integer(env, 'WS_PING_MS', 30_000, 100, 600_000),

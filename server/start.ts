@@ -16,6 +16,7 @@ import { startSendingWorker, type SendingWorker } from './sending/job.ts';
 import { startCampaignSending } from './campaigns/send-job.ts';
 import { TransactionalSender } from './emails/sender.ts';
 import { JourneyRunner } from './automations/runner.ts';
+import { JourneySweeps } from './automations/sweeps.ts';
 import { startCaptureServer } from './sending/capture.ts';
 import { MailTransport } from './sending/transport.ts';
 import { DkimSigners, SigningTransport } from './sending/dkim.ts';
@@ -169,6 +170,8 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
+    const sweeps = new JourneySweeps(transactions, sqlOf(orm.em.fork()), journeys, log);
+    queue.every('automations.sweep', config.automations.sweepSeconds * 1000, () => sweeps.run());
     queue.every('domains.recheck', recheckEveryMs(config.domains.recheckSeconds), async () => {
       for (let round = 0; round < RECHECK_ROUNDS && !shutdown.signal.aborted; round++) {
         if (!(await createServices(runtime).domains.recheckDue(config.domains.recheckSeconds))) break;

@@ -11,6 +11,8 @@ import { attributeErrors } from '../fields/rules.ts';
 import type { SegmentRule } from '../segments/rules.ts';
 import { declareInterests, signal, type SignalKind } from '../signals/outbox.ts';
 import { graphErrors } from './graph.ts';
+import { markSegmentMembers } from './sweeps.ts';
+import { segmentsCondition } from '../segments/service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
 import { urlProblem, type GuardSettings } from '../webhooks/address-guard.ts';
@@ -155,6 +157,9 @@ export class AutomationService {
       const row = await automations.update(tx, accountId, id, { status: 'active', version, activated_at: new Date() });
       if (locked.version === 0) await automations.addVersion(tx, row, version);
       await this.listen(tx, row);
+      // Who is in the segment now is where "newly matching" counts from.
+      if (row.trigger.type === 'segment_entered')
+        await markSegmentMembers(tx, row, await segmentsCondition(tx, accountId, [row.trigger.segment_id!], '/trigger/segment_id'));
       return row;
     });
     this.runner.poke();
@@ -382,7 +387,14 @@ export class AutomationService {
             errors.push({ pointer: `${at}/set_fields${e.pointer.replace(/^\/attributes/, '')}`, detail: e.detail });
       }
     }
-    if (settings.goal) rulesErrors(settings.goal, '/settings/goal');
+    if (settings.goal) {
+      try {
+        compileRules(settings.goal as SegmentRule, { accountId, fields, now }, '/settings/goal');
+      } catch (error) {
+        if (error instanceof Problem && error.errors) errors.push(...error.errors);
+        else throw error;
+      }
+    }
     if (settings.topic_id && !(await this.lookups.topicExists(this.db, accountId, settings.topic_id)))
       errors.push({ pointer: '/settings/topic_id', detail: 'no topic of this account has this id' });
     if (settings.send_window && settings.send_window.from === settings.send_window.to % 24)

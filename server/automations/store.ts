@@ -127,6 +127,11 @@ export const automations = {
     return q.execute();
   },
 
+  /** Every account's active automations. */
+  allActive(db: Db): Promise<AutomationRecord[]> {
+    return db.selectFrom('automations').selectAll().where('status', '=', 'active').execute();
+  },
+
   /** Every account's active automations whose trigger is of `type`: the periodic triggers' work. */
   allActiveByTrigger(db: Db, type: string): Promise<AutomationRecord[]> {
     return db
@@ -150,7 +155,13 @@ export const enrollments = {
     contacts: readonly { contactId: string; context: Record<string, unknown> }[],
   ): Promise<{ id: string; contact_id: string }[]> {
     if (!contacts.length) return [];
-    const again = target.reentry === 'always' ? sql`true` : target.reentry === 'after_exit' ? sql`automation_contacts.live_enrollment_id is null` : sql`false`;
+    const again =
+      target.reentry === 'always'
+        ? sql`true`
+        : target.reentry === 'after_exit'
+          ? sql`automation_contacts.live_enrollment_id is null`
+          : // A row a segment or date sweep made before the contact ever entered.
+            sql`automation_contacts.entries = 0`;
     const { rows } = await sql<{ id: string; contact_id: string }>`
       with given as (
         select distinct on (x.contact_id) x.contact_id, x.context from unnest(${contacts.map((c) => c.contactId)}::text[], ${contacts.map((c) =>
@@ -158,7 +169,7 @@ export const enrollments = {
         )}::jsonb[]) as x(contact_id, context) order by x.contact_id
       ), entered as (
         insert into automation_contacts as automation_contacts (account_id, automation_id, contact_id, live_enrollment_id, entries)
-        select ${target.accountId}, ${target.automationId}, g.contact_id, sendline_id('enr'), 1 from given g
+        select ${target.accountId}, ${target.automationId}, g.contact_id, sendline_id('enr'), 1 from given g order by g.contact_id
         on conflict (account_id, automation_id, contact_id) do update
           set live_enrollment_id = excluded.live_enrollment_id, entries = automation_contacts.entries + 1
           where ${again}
