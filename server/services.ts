@@ -51,6 +51,7 @@ import { PersonalDataService, type PersonalData } from './exports/personal-data.
 import { contactsByIds, deleteContact, removeTag, renameTag, retagContacts, setAttributes, tagCount, tagCounts } from './contacts/store.ts';
 import { MAX_TAGS } from './contacts/rules.ts';
 import { AutomationService, type AutomationLookups } from './automations/service.ts';
+import { leaveJourneys } from './automations/erasure.ts';
 import type { JourneyContacts, JourneyDeps } from './automations/journey-deps.ts';
 import type { JourneyRunner } from './automations/runner.ts';
 import { queueJourneyEmails, journeyEmailsQueued } from './emails/journey-mail.ts';
@@ -127,6 +128,7 @@ const personalData: PersonalData = {
   deleteImportErrors: deleteErrorRowsOf,
   forgetIdempotentAnswers: (db, accountId, email) => idempotencyStore.forgetAnswersNaming(db, accountId, email),
   keepSuppressedAsHash: (db, accountId, email) => suppressionStore.keepOnlyHash(db, accountId, email),
+  leaveJourneys,
   deleteContact,
 };
 

@@ -389,7 +389,7 @@ export class AutomationService {
     }
     if (settings.goal) {
       try {
-        compileRules(settings.goal as SegmentRule, { accountId, fields, now }, '/settings/goal');
+        compileRules(settings.goal, { accountId, fields, now }, '/settings/goal');
       } catch (error) {
         if (error instanceof Problem && error.errors) errors.push(...error.errors);
         else throw error;

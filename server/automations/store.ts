@@ -331,6 +331,18 @@ export const enrollments = {
     return rows[0].n;
   },
 
+  /** Drops what the contact's finished enrolments kept of its events; answers how many. */
+  async forgetContexts(db: Db, accountId: string, contactId: string): Promise<number> {
+    const result = await db
+      .updateTable('automation_enrollments')
+      .set({ context: sql<Record<string, unknown>>`'{}'::jsonb` })
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .where(sql<boolean>`context <> '{}'::jsonb`)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
   async counts(db: Db, accountId: string, automationId: string): Promise<Record<EnrollmentStatus, number>> {
     const rows = await db
       .selectFrom('automation_enrollments')

@@ -40,6 +40,8 @@ export interface PersonalData {
   forgetIdempotentAnswers(db: Db, accountId: string, email: string): Promise<number>;
   /** The address stays on the suppression list as a hash only; answers the entry's id. */
   keepSuppressedAsHash(db: Db, accountId: string, email: string): Promise<string>;
+  /** The contact leaves every journey, which forget its events. */
+  leaveJourneys(db: Db, accountId: string, contactId: string): Promise<number>;
   deleteContact(db: Db, accountId: string, contactId: string): Promise<unknown>;
 }
 
@@ -149,6 +151,7 @@ export class PersonalDataService {
       const tracking = await data.eraseTracking(db, accountId, contactId, email);
       let anonymised = messages + emails + tracking;
       anonymised += await data.detachConversions(db, accountId, contactId);
+      anonymised += await data.leaveJourneys(db, accountId, contactId);
       const events = await data.deleteEvents(db, accountId, contactId, email);
       let deleted = events.length + (await data.deleteDeliveries(db, events));
       deleted += await data.deleteImportErrors(db, accountId, email);

@@ -83,3 +83,9 @@ export async function signalsWaiting(db: Db): Promise<boolean> {
   const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from contact_signals) as waiting`.execute(db);
   return rows[0].waiting;
 }
+
+/** Erasure: the contact's signals not acted on yet; answers how many. */
+export async function forgetSignals(db: Db, accountId: string, contactId: string): Promise<number> {
+  const result = await db.deleteFrom('contact_signals').where('account_id', '=', accountId).where('contact_id', '=', contactId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

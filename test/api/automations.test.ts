@@ -27,6 +27,8 @@ afterAll(async () => {
   await Promise.all([sink?.stop(), receiver?.stop()]);
 });
 
+const sql = (text: string, params: unknown[] = []) => sendline.pool.query(text, params).then((r) => r.rows);
+
 async function publishedTemplate(a: TestAccount, name: string, html: string, subject = 'Hello {{ first_name }}'): Promise<string> {
   const created = await a.api('POST', '/api/templates', { body: { name, subject, html } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -282,6 +284,22 @@ describe('automations', () => {
     });
     expect(done.path.map((p: { step_id: string }) => p.step_id)).toEqual(['hook', 'tag']);
     expect((await account.api('GET', `/api/contacts/${ada.id}`)).body.tags).toEqual(['synced']);
+  });
+
+  it('takes an erased contact out of every journey, with what it kept of their events', async () => {
+    const automationId = await activeAutomation(account, {
+      name: 'Abandoned cart',
+      trigger: { type: 'event', name: 'cart.abandoned' },
+      steps: [{ id: 'wait', type: 'wait', duration: 'P1D' }],
+    });
+    const ada = await contact(account, 'erased');
+    await account.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'cart.abandoned', properties: { card_last4: '4242' } } });
+    const waiting = await enrollmentOf(account, automationId, ada.id, 'waiting');
+    expect((await account.api('POST', `/api/contacts/${ada.id}/erase`)).status).toBe(200);
+    const after = await account.api('GET', `/api/automations/${automationId}/enrollments`);
+    expect(after.body.data).toEqual([expect.objectContaining({ id: waiting.id, status: 'exited', exit_reason: 'contact_erased', step_id: null })]);
+    const rows = await sql('select context from automation_enrollments where id = $1', [waiting.id]);
+    expect(JSON.stringify(rows)).not.toContain('4242');
   });
 
   it("shows nothing of one account's automations to another", async () => {
