@@ -111,6 +111,7 @@ export class TransactionalSender {
     );
     const mails: TransactionalMail[] = batch.map((m) => ({
       messageId: m.id,
+      stream: m.automation_id ? 'automation' : 'transactional',
       contentId: m.content_id,
       to: m.email,
       trackOpens: m.track_opens,

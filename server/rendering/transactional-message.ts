@@ -31,6 +31,8 @@ export interface TransactionalContent {
 /** One recipient's copy. */
 export interface TransactionalMail {
   messageId: string;
+  /** `automation` for an automation's copy: relays may be routed by stream. */
+  stream: 'transactional' | 'automation';
   contentId: string;
   to: string;
   trackOpens: boolean;

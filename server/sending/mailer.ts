@@ -32,6 +32,6 @@ export class Mailer {
 
   async sendTransactional(content: TransactionalContent, mail: TransactionalMail, identity: SendingIdentity | null): Promise<SendOutcome> {
     const { envelope, raw } = transactionalMessage(content, mail, this.addressing, identity);
-    return this.relays.sendMime('transactional', content.fromEmail, envelope, await this.signers.sign(raw, identity));
+    return this.relays.sendMime(mail.stream, content.fromEmail, envelope, await this.signers.sign(raw, identity));
   }
 }

@@ -56,6 +56,7 @@ describe('routes by stream and by sending domain', () => {
       SMTP_ROUTES: JSON.stringify([
         { stream: 'campaign', relays: ['bulk'] },
         { stream: 'transactional', relays: ['tx'] },
+        { stream: 'automation', relays: ['bulk'] },
         // The nearer domain wins over the stream: alerts' campaigns go out as its receipts do.
         { domain: 'alerts.shop.example', relays: ['tx'] },
         { domain: 'billing.example', stream: 'transactional', relays: ['bulk'] },
@@ -84,6 +85,20 @@ describe('routes by stream and by sending domain', () => {
     expect([bulk.to(receipt).length, transactional.to(receipt).length]).toEqual([0, 1]);
     expect([bulk.to(invoice).length, transactional.to(invoice).length]).toEqual([1, 0]);
     expect(bulk.peakConnections).toBeLessThanOrEqual(2);
+  });
+
+  it("sends automations' email through the automation stream's route", async () => {
+    const template = await account.api('POST', '/api/templates', { body: { name: 'journey', subject: 'Hi', html: '<p>Hi</p>' } });
+    await account.api('POST', `/api/templates/${template.body.id}/publish`);
+    const automation = await account.api('POST', '/api/automations', {
+      body: { name: 'Journey', trigger: { type: 'manual' }, steps: [{ id: 'mail', type: 'send_email', template_id: template.body.id, from_email: 'journeys@shop.example' }] },
+    });
+    await account.api('POST', `/api/automations/${automation.body.id}/activate`);
+    const reader = uniqueEmail('journey');
+    const created = await account.api('POST', '/api/contacts', { body: { email: reader } });
+    await account.api('POST', `/api/automations/${automation.body.id}/enrollments`, { body: { contact_ids: [created.body.id] } });
+    await waitFor(() => bulk.to(reader).length);
+    expect(transactional.to(reader)).toHaveLength(0);
   });
 });
 
