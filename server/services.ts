@@ -204,12 +204,13 @@ const journeyContacts: JourneyContacts = {
   read: async (db, accountId, ids) => new Map((await contactsByIds(db, accountId, ids)).map((c) => [c.id, c])),
   find: async (db, accountId, ids, emails) => (await listStore.findContacts(db, accountId, ids, emails)).contacts,
   optedOut: (db, _accountId, topicId, contactIds) => optouts.among(db, topicId, contactIds),
-  async change(tx, accountId, contactId, change) {
+  async change(tx, accountId, contactIds, change) {
+    const ids = sql<SqlBool>`c.id = any(${contactIds}::text[])`;
     if (change.addTags.length || change.removeTags.length)
-      await retagContacts(tx, accountId, sql<SqlBool>`c.id = ${contactId}`, { add: change.addTags, remove: change.removeTags, maxTags: MAX_TAGS });
-    if (Object.keys(change.setFields).length) await setAttributes(tx, accountId, contactId, change.setFields);
-    await joinLists(tx, accountId, contactId, change.addListIds);
-    await leaveLists(tx, accountId, contactId, change.removeListIds);
+      await retagContacts(tx, accountId, ids, { add: change.addTags, remove: change.removeTags, maxTags: MAX_TAGS });
+    if (Object.keys(change.setFields).length) await setAttributes(tx, accountId, contactIds, change.setFields);
+    await joinLists(tx, accountId, contactIds, change.addListIds);
+    await leaveLists(tx, accountId, contactIds, change.removeListIds);
   },
 };
 

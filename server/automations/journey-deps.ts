@@ -29,8 +29,8 @@ export interface JourneyContacts {
   find(db: Db, accountId: string, ids: readonly string[], emails: readonly string[]): Promise<{ id: string; email: string }[]>;
   /** Which of the contacts left the topic. */
   optedOut(db: Db, accountId: string, topicId: string, contactIds: readonly string[]): Promise<Set<string>>;
-  /** Applies an `update_contact` step, in the step's transaction. */
-  change(tx: Db, accountId: string, contactId: string, change: ContactChange): Promise<void>;
+  /** Applies an `update_contact` step to contacts of one account, in the step's transaction. */
+  change(tx: Db, accountId: string, contactIds: readonly string[], change: ContactChange): Promise<void>;
 }
 
 /** Renders a template's published `version` (with `subject` instead of its own, when given) for one contact. */

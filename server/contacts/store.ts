@@ -175,16 +175,16 @@ export async function retagContacts(
 }
 
 /**
- * Sets (a null removes) attributes of one contact, with its `contact.updated`, in one statement;
- * the caller checked them against the custom fields.
+ * Sets (a null removes) attributes of contacts, each changed one with its `contact.updated`, in
+ * one statement; the caller checked them against the custom fields.
  */
-export async function setAttributes(db: Db, accountId: string, contactId: string, attributes: Record<string, unknown>): Promise<void> {
+export async function setAttributes(db: Db, accountId: string, contactIds: readonly string[], attributes: Record<string, unknown>): Promise<void> {
   const set = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== null));
   const removed = Object.keys(attributes).filter((k) => attributes[k] === null);
   await sql`
     with changed as (
       update contacts c set attributes = (c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb, updated_at = now()
-      where c.account_id = ${accountId} and c.id = ${contactId} and c.attributes is distinct from ((c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb)
+      where c.account_id = ${accountId} and c.id = any(${contactIds}::text[]) and c.attributes is distinct from ((c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb)
       returning c.*
     ), appended as (${attributesChangedEvents(accountId)})
     select 1`.execute(db);

@@ -68,23 +68,34 @@ const subscribedEvent = (contact: FoundContact, listId: string): PendingEvent =>
 });
 
 /**
- * Adds a contact to lists of its account as a subscribed member, in the caller's transaction,
+ * Adds contacts to lists of their account as subscribed members, in the caller's transaction,
  * with the events and signals of a join (an automation's `update_contact` step).
  */
-export async function joinLists(tx: Db, accountId: string, contactId: string, listIds: readonly string[]): Promise<void> {
+export async function joinLists(tx: Db, accountId: string, contactIds: readonly string[], listIds: readonly string[]): Promise<void> {
+  if (!listIds.length || !contactIds.length) return;
+  const found = await listStore.findContacts(tx, accountId, contactIds, []);
+  const byId = new Map(found.contacts.map((c) => [c.id, c]));
   for (const listId of listIds) {
     if (!(await listStore.get(tx, accountId, listId))) continue;
-    const found = await listStore.findContacts(tx, accountId, [contactId], []);
-    const written = await listStore.addMembers(tx, { accountId, listId }, [contactId], 'subscribed', true);
-    if (!written.length || !found.contacts.length) continue;
-    await append(tx, accountId, [subscribedEvent(found.contacts[0], listId)]);
-    await signal(tx, accountId, [{ kind: 'list_joined', contactId, key: listId }]);
+    const joined = (await listStore.addMembers(tx, { accountId, listId }, [...byId.keys()].sort(), 'subscribed', true)).filter(
+      (w) => w.status === 'subscribed',
+    );
+    await append(
+      tx,
+      accountId,
+      joined.map((w) => subscribedEvent(byId.get(w.contact_id)!, listId)),
+    );
+    await signal(
+      tx,
+      accountId,
+      joined.map((w) => ({ kind: 'list_joined', contactId: w.contact_id, key: listId })),
+    );
   }
 }
 
-/** Takes a contact off lists of its account, in the caller's transaction. */
-export async function leaveLists(tx: Db, accountId: string, contactId: string, listIds: readonly string[]): Promise<void> {
-  for (const listId of listIds) if (await listStore.get(tx, accountId, listId)) await listStore.removeMembers(tx, listId, [contactId]);
+/** Takes contacts off lists of their account, in the caller's transaction. */
+export async function leaveLists(tx: Db, accountId: string, contactIds: readonly string[], listIds: readonly string[]): Promise<void> {
+  for (const listId of listIds) if (await listStore.get(tx, accountId, listId)) await listStore.removeMembers(tx, listId, contactIds);
 }
 
 /** Names in a bulk request, at most `MAX_MEMBERS_PER_CALL` in all. */
