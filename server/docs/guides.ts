@@ -33,6 +33,7 @@ export const TOPIC_FILES = [
   'personal-data.md',
   'campaigns.md',
   'templates.md',
+  'automations.md',
   'sending.md',
   'sending-domains.md',
   'transactional-email.md',
