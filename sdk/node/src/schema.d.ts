@@ -28,6 +28,27 @@ export interface paths {
         patch: operations["Accounts_update"];
         trace?: never;
     };
+    "/analytics/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get automation analytics
+         * @description An automation's figures: its enrolments by status, and per step how many entered, wait there
+         *     now and went on; for `send_email` steps, what became of their messages.
+         */
+        get: operations["Analytics_automation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/analytics/campaigns/{id}": {
         parameters: {
             query?: never;
@@ -250,6 +271,187 @@ export interface paths {
          *     `signup_disabled`); attempts per client address are limited by `SIGNUPS_PER_HOUR`.
          */
         post: operations["Auth_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List automations
+         * @description List the account's automations, oldest first.
+         */
+        get: operations["Automations_list"];
+        put?: never;
+        /**
+         * Create an automation
+         * @description Create a journey, as a draft. Its steps are checked as a graph: every `next` names a step,
+         *     every step is reachable from the first, a loop holds a `wait` or `wait_for_event`, and the
+         *     templates, lists, segments and topic it names are the account's. A fault answers 400 with the
+         *     pointer of the step at fault, e.g. `/steps/2/next`.
+         */
+        post: operations["Automations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation
+         * @description Fetch one automation.
+         */
+        get: operations["Automations_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an automation
+         * @description Delete an automation with its enrolments and figures. Its emails already sent stay in `GET /emails`.
+         */
+        delete: operations["Automations_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an automation
+         * @description Change an automation. New steps on an active or paused automation make a new version: contacts
+         *     enrolled from now on walk it, contacts in flight finish on the version they started on. An
+         *     archived automation cannot be changed.
+         */
+        patch: operations["Automations_update"];
+        trace?: never;
+    };
+    "/automations/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate an automation
+         * @description Start enrolling contacts (a draft or paused automation). Its steps are checked again, against the templates, lists and segments as they are now.
+         */
+        post: operations["Automations_activate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an automation
+         * @description End the automation for good: its enrolments in flight exit (`archived`); its figures stay.
+         */
+        post: operations["Automations_archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an automation's enrolments
+         * @description The automation's enrolments, newest first, each with its path.
+         */
+        get: operations["Automations_listEnrollments"];
+        put?: never;
+        /**
+         * Enrol contacts
+         * @description Enrol contacts by id or address into an active automation, whatever its trigger; its `reentry` setting applies.
+         */
+        post: operations["Automations_enroll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}/enrollments/{enrollment_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an enrolment
+         * @description Take a contact out of the journey now (`exited`, `cancelled`).
+         */
+        post: operations["Automations_cancelEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an automation
+         * @description Stop enrolling and hold every enrolment where it is; activating again goes on from there (waits that ended meanwhile go on at once).
+         */
+        post: operations["Automations_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{id}/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation's webhook secret
+         * @description The secret that signs the posts of the automation's `webhook` steps; made with the automation, the same for all its steps.
+         */
+        get: operations["Automations_webhookSecret"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -815,6 +1017,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a contact's enrolments
+         * @description The contact's enrolments in every automation, newest first, each with its path.
+         */
+        get: operations["ContactAutomations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{id}/erase": {
         parameters: {
             query?: never;
@@ -836,6 +1058,28 @@ export interface paths {
          *     `contact.deleted` (with the contact's id only).
          */
         post: operations["Contacts_erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a contact event
+         * @description Tell Sendline something the contact did. Automations triggered by the event enrol the contact,
+         *     and its enrolments waiting for it (`wait_for_event`) go on; the steps see `properties` as
+         *     `{{ event.… }}`. Accepted at once, acted on within a second.
+         */
+        post: operations["ContactEvents_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2551,6 +2795,382 @@ export interface components {
             /** @description `subscribed` members of at least one of these lists (`lst_…`); with `segment_ids`, a contact in any list or segment; the tag rules apply on top. */
             list_ids?: string[];
         };
+        /**
+         * @example {
+         *       "id": "aut_0Vbq2Lk8dQ3mVb7LkPq1xY",
+         *       "name": "Welcome series",
+         *       "status": "active",
+         *       "trigger": {
+         *         "type": "list_joined",
+         *         "list_id": "lst_0VbM4nR2s9gKskeBGlTSP9"
+         *       },
+         *       "steps": [
+         *         {
+         *           "id": "welcome",
+         *           "type": "send_email",
+         *           "template_id": "tpl_0VbN7xQ4t2hLmnoPQrsTU1",
+         *           "from_email": "hello@acme.example",
+         *           "from_name": "Acme",
+         *           "next": "wait-3d"
+         *         },
+         *         {
+         *           "id": "wait-3d",
+         *           "type": "wait",
+         *           "duration": "P3D",
+         *           "next": "opened"
+         *         },
+         *         {
+         *           "id": "opened",
+         *           "type": "condition",
+         *           "rules": {
+         *             "all": [
+         *               {
+         *                 "step_id": "welcome",
+         *                 "engagement": "opened"
+         *               }
+         *             ]
+         *           },
+         *           "yes": "tag-engaged",
+         *           "no": "nudge"
+         *         },
+         *         {
+         *           "id": "tag-engaged",
+         *           "type": "update_contact",
+         *           "add_tags": [
+         *             "engaged"
+         *           ],
+         *           "next": null
+         *         },
+         *         {
+         *           "id": "nudge",
+         *           "type": "send_email",
+         *           "template_id": "tpl_0VbN8aB2c3dEfgHIjkLM45",
+         *           "from_email": "hello@acme.example",
+         *           "subject": "Did you see this, {{ first_name }}?",
+         *           "next": null
+         *         }
+         *       ],
+         *       "settings": {
+         *         "reentry": "never",
+         *         "goal": null,
+         *         "topic_id": null,
+         *         "send_window": {
+         *           "from": 9,
+         *           "to": 18
+         *         }
+         *       },
+         *       "version": 1,
+         *       "created_at": "2026-11-28T09:00:00.000Z",
+         *       "updated_at": "2026-11-28T09:05:00.000Z",
+         *       "activated_at": "2026-11-28T09:05:00.000Z"
+         *     }
+         */
+        Automation: {
+            /** @description `aut_…` */
+            id: string;
+            name: string;
+            /** @description `draft → active ⇄ paused → archived`. */
+            status: components["schemas"]["AutomationStatus"];
+            /** @description What enrols contacts. */
+            trigger: components["schemas"]["AutomationTrigger"];
+            /** @description The journey's steps as last saved; the first is where contacts start. */
+            steps: components["schemas"]["AutomationStep"][];
+            /** @description How the journey treats contacts. */
+            settings: components["schemas"]["AutomationSettings"];
+            /**
+             * Format: int32
+             * @description The version contacts enrol on now: each activation, and each change of an active
+             *     automation's steps, makes a new one. Contacts in flight finish on the version they started
+             *     on. 0 until first activated.
+             */
+            version: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last activated; null if never.
+             */
+            activated_at: string | null;
+        };
+        AutomationAnalytics: {
+            /** @description The automation (`aut_…`). */
+            automation_id: string;
+            /** @description Enrolments of every version, by status. */
+            enrollments: components["schemas"]["EnrollmentCounts"];
+            /** @description Per step of the current steps, counted across versions by step `id`. */
+            steps: components["schemas"]["AutomationStepStats"][];
+        };
+        AutomationCreate: {
+            /** @description What the journey is called in the dashboard. */
+            name: string;
+            /** @description What enrols contacts. */
+            trigger: components["schemas"]["AutomationTrigger"];
+            /** @description Up to 100 steps; the first is where contacts start. */
+            steps: components["schemas"]["AutomationStep"][];
+            /** @description How the journey treats contacts. */
+            settings?: components["schemas"]["AutomationSettings"];
+        };
+        /** @description What became of one `send_email` step's messages. */
+        AutomationEmailStats: {
+            /** Format: int32 */
+            sent: number;
+            /** Format: int32 */
+            delivered: number;
+            /** Format: int32 */
+            opened: number;
+            /** Format: int32 */
+            clicked: number;
+            /** Format: int32 */
+            bounced: number;
+            /** Format: int32 */
+            unsubscribed: number;
+            /** Format: int32 */
+            complained: number;
+        };
+        /** @description The automation cannot be saved or activated as it is: a step's pointer says which and why. */
+        AutomationInvalidResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "invalid_idempotency_key" | "ambiguous_credentials";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @description One page of a list. */
+        AutomationPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["Automation"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /** @enum {string} */
+        AutomationReentry: "never" | "always" | "after_exit";
+        /** @description Local hours during which emails go out; an email due outside them waits for the next `from`. */
+        AutomationSendWindow: {
+            /**
+             * Format: int32
+             * @description The first hour (0–23), in the contact's time zone.
+             */
+            from: number;
+            /**
+             * Format: int32
+             * @description The hour the window closes (1–24); `to` below `from` spans midnight.
+             */
+            to: number;
+        };
+        /** @description How the journey treats contacts. */
+        AutomationSettings: {
+            /** @description Whether a contact may enrol again; `never` by default. */
+            reentry?: components["schemas"]["AutomationReentry"];
+            /** @description Segment rules: a contact who matches leaves the journey at once, counted as converted. */
+            goal?: components["schemas"]["SegmentRule"] | null;
+            /** @description The topic (`top_…`) its emails are about: contacts opted out of it get none, and its unsubscribe link leaves that topic only. */
+            topic_id?: string | null;
+            /** @description Local hours during which its emails go out. */
+            send_window?: components["schemas"]["AutomationSendWindow"] | null;
+        };
+        /** @description One way out of a `split`. */
+        AutomationSplitBranch: {
+            /**
+             * Format: int32
+             * @description The share of contacts sent this way; a split's shares sum to 100.
+             */
+            percent: number;
+            /** @description The step this branch goes to; null ends the journey. */
+            next: string | null;
+        };
+        /** @description The automation's status does not allow this. */
+        AutomationStateResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_state_transition" | "idempotency_key_in_use";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @enum {string} */
+        AutomationStatus: "draft" | "active" | "paused" | "archived";
+        /**
+         * @description A step of a journey. `id` names it (unique in the automation); `type` says what it does, and
+         *     only that type's fields are given. `next` (and `yes`, `no`, `timeout_next`, the branches'
+         *     `next`) name the step that follows; null or absent ends the journey.
+         */
+        AutomationStep: {
+            /** @description Unique in the automation: letters, digits, `_` and `-`. */
+            id: string;
+            /** @description What the step does. */
+            type: components["schemas"]["AutomationStepType"];
+            /** @description The step that follows; null or absent ends the journey. Not for `condition`, `split` and `exit`. */
+            next?: string | null;
+            /** @description For `send_email`: the template (`tpl_…`); its latest published version when the contact enrolled is sent. */
+            template_id?: string;
+            /** @description For `send_email`: the sender's address. */
+            from_email?: components["schemas"]["EmailAddress"];
+            /** @description For `send_email`: the sender's name. */
+            from_name?: string;
+            /** @description For `send_email`: a subject instead of the template's (Liquid, as the template's). */
+            subject?: string;
+            /** @description For `wait`: an ISO 8601 duration such as `P3D` or `PT2H30M` (`PT0S` goes on at once), up to a year. */
+            duration?: string;
+            /** @description For `wait`, instead of `duration`: until a weekday and local time. */
+            until?: components["schemas"]["AutomationWaitUntil"];
+            /** @description For `wait_for_event`: the event's name. */
+            name?: string;
+            /** @description For `wait_for_event`: how long to wait, an ISO 8601 duration up to a year. */
+            timeout?: string;
+            /** @description For `wait_for_event`: the step after a timeout; null ends the journey. */
+            timeout_next?: string | null;
+            /**
+             * @description For `condition`: segment rules (see `SegmentRule`), which here may also hold
+             *     `{"step_id": "…", "engagement": "opened"}`: what the contact did with the email of an earlier
+             *     `send_email` step of this enrolment (`opened`, `not_opened`, `clicked`, `not_clicked`, `received`).
+             */
+            rules?: components["schemas"]["SegmentRule"];
+            /** @description For `condition`: the step when the rules match; null ends the journey. */
+            yes?: string | null;
+            /** @description For `condition`: the step when they do not; null ends the journey. */
+            no?: string | null;
+            /** @description For `split`: 2 to 5 branches whose `percent` sum to 100. */
+            branches?: components["schemas"]["AutomationSplitBranch"][];
+            /** @description For `update_contact`: tags to add. */
+            add_tags?: string[];
+            /** @description For `update_contact`: tags to remove. */
+            remove_tags?: string[];
+            /** @description For `update_contact`: lists (`lst_…`) to add the contact to, as a subscribed member. */
+            add_list_ids?: string[];
+            /** @description For `update_contact`: lists to take the contact off. */
+            remove_list_ids?: string[];
+            /** @description For `update_contact`: custom attributes to set (a null removes one), checked against the custom fields. */
+            set_fields?: {
+                [key: string]: unknown;
+            };
+            /** @description For `webhook`: an `https` (or, on a development server, `http`) URL; private addresses are refused as for webhooks. */
+            url?: string;
+            /** @description For `webhook`: extra fields posted with the enrolment. */
+            payload?: {
+                [key: string]: unknown;
+            };
+        };
+        AutomationStepStats: {
+            /** @description The step's `id`. */
+            step_id: string;
+            /** @description The step's type. */
+            type: components["schemas"]["AutomationStepType"];
+            /**
+             * Format: int32
+             * @description Enrolments that entered the step (once per visit).
+             */
+            entered: number;
+            /**
+             * Format: int32
+             * @description Enrolments at the step now.
+             */
+            waiting: number;
+            /**
+             * Format: int32
+             * @description Visits that went on past the step.
+             */
+            completed: number;
+            /** @description For `send_email`: its messages' figures (unique per message); else null. */
+            emails: components["schemas"]["AutomationEmailStats"] | null;
+        };
+        /** @enum {string} */
+        AutomationStepType: "send_email" | "wait" | "wait_for_event" | "condition" | "split" | "update_contact" | "webhook" | "exit";
+        /** @description What enrols contacts. Give the fields of its `type` only. */
+        AutomationTrigger: {
+            /** @description What starts the journey. */
+            type: components["schemas"]["AutomationTriggerType"];
+            /** @description For `list_joined`: the list (`lst_…`). */
+            list_id?: string;
+            /** @description For `tag_added`: the tag. */
+            tag?: string;
+            /** @description For `event`: the event's name. */
+            name?: string;
+            /** @description For `segment_entered`: the segment (`seg_…`). */
+            segment_id?: string;
+            /** @description For `date`: `created_at`, or the key of a `date` custom field. */
+            field?: string;
+            /**
+             * Format: int32
+             * @description For `date`: days after (or, negative, before) the date; 0 by default.
+             */
+            offset_days?: number;
+            /** @description For `date`: the local time, `HH:MM`, in the contact's `timezone` field when set, else the account's time zone; `09:00` by default. */
+            at?: string;
+        };
+        /** @enum {string} */
+        AutomationTriggerType: "list_joined" | "tag_added" | "contact_created" | "event" | "segment_entered" | "date" | "manual";
+        AutomationUpdate: {
+            /** @description What the journey is called in the dashboard. */
+            name?: string;
+            /** @description What enrols contacts (from now on). */
+            trigger?: components["schemas"]["AutomationTrigger"];
+            /** @description Up to 100 steps. On an active automation, a new version: contacts in flight finish on theirs. */
+            steps?: components["schemas"]["AutomationStep"][];
+            /** @description How the journey treats contacts. */
+            settings?: components["schemas"]["AutomationSettings"];
+        };
+        /** @description A local time to wait for, in the contact's time zone. */
+        AutomationWaitUntil: {
+            /** @description The next such weekday (today counts while `at` is still ahead); any day when left out. */
+            weekday?: components["schemas"]["Weekday"];
+            /** @description The local time, `HH:MM`. */
+            at: string;
+        };
+        /** @description What signs the posts of the automation's `webhook` steps. */
+        AutomationWebhookSecret: {
+            /**
+             * @description A Standard Webhooks secret (`whsec_…`): each post carries `webhook-id`, `webhook-timestamp`
+             *     and `webhook-signature`, checked as a webhook endpoint's are (`Webhook(secret).verify`).
+             */
+            secret: string;
+        };
         /** @description The request does not fit the contract, or carries more than one credential. */
         BadRequestResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -3741,6 +4361,29 @@ export interface components {
              */
             records_deleted: number;
         };
+        ContactEvent: {
+            /** @description `sig_…` */
+            id: string;
+            /** @description The contact (`ct_…`). */
+            contact_id: string;
+            /** @description The event's name. */
+            name: string;
+            /** @description The event's properties. */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A custom event about a contact. */
+        ContactEventCreate: {
+            /** @description The event's name, e.g. `order.shipped`. */
+            name: string;
+            /** @description Up to 16 KB of JSON, available to the steps' templates as `{{ event.… }}`. */
+            properties?: {
+                [key: string]: unknown;
+            };
+        };
         /** @description A contact with this email exists in the account; `existing_id` names it. */
         ContactExistsResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -4704,10 +5347,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4783,10 +5432,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4829,10 +5484,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4871,10 +5532,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4924,10 +5591,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4967,10 +5640,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -4988,10 +5667,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -5044,10 +5729,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -5192,10 +5883,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -5285,10 +5982,16 @@ export interface components {
             /** @description The recipient's address. */
             email: string;
             /**
-             * @description `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+             * @description `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
              * @enum {string}
              */
-            stream?: "transactional";
+            stream?: "transactional" | "automation";
+            /** @description On an automation's email: the automation (`aut_…`). */
+            automation_id?: string;
+            /** @description On an automation's email: the `send_email` step's `id`. */
+            step_id?: string;
+            /** @description On an automation's email: the enrolment (`enr_…`). */
+            enrollment_id?: string;
             /** @description The transactional message's `tags`. */
             tags?: string[];
             /** @description The transactional message's `metadata`, as sent. */
@@ -5447,6 +6150,176 @@ export interface components {
          * @enum {string}
          */
         EngagementKind: "opened" | "not_opened" | "clicked" | "not_clicked" | "received";
+        /**
+         * @example {
+         *       "id": "enr_0VbrA9kLm2nOpQrStUvWx1",
+         *       "automation_id": "aut_0Vbq2Lk8dQ3mVb7LkPq1xY",
+         *       "contact_id": "ct_0VbM2kQ9r8sTuvWxyZab12",
+         *       "version": 1,
+         *       "status": "waiting",
+         *       "step_id": "wait-3d",
+         *       "next_step_at": "2026-12-01T09:05:02.000Z",
+         *       "waiting_for": null,
+         *       "exit_reason": null,
+         *       "created_at": "2026-11-28T09:05:01.000Z",
+         *       "finished_at": null,
+         *       "path": [
+         *         {
+         *           "step_id": "welcome",
+         *           "type": "send_email",
+         *           "entered_at": "2026-11-28T09:05:01.000Z",
+         *           "message_id": "em_0VbrA9kQ3mVb7LkPq1xYzA",
+         *           "branch": null,
+         *           "detail": null
+         *         },
+         *         {
+         *           "step_id": "wait-3d",
+         *           "type": "wait",
+         *           "entered_at": "2026-11-28T09:05:02.000Z",
+         *           "message_id": null,
+         *           "branch": null,
+         *           "detail": null
+         *         }
+         *       ]
+         *     }
+         */
+        Enrollment: {
+            /** @description `enr_…` */
+            id: string;
+            /** @description The automation (`aut_…`). */
+            automation_id: string;
+            /** @description The contact (`ct_…`). */
+            contact_id: string;
+            /**
+             * Format: int32
+             * @description The automation's version the contact walks.
+             */
+            version: number;
+            status: components["schemas"]["EnrollmentStatus"];
+            /** @description The step it is at; null once it has ended. */
+            step_id: string | null;
+            /**
+             * Format: date-time
+             * @description When its step runs next; null while it waits for an event only, or once it has ended.
+             */
+            next_step_at: string | null;
+            /** @description The event a `wait_for_event` step waits for; else null. */
+            waiting_for: string | null;
+            /** @description Why it ended early: `exit_step`, `cancelled`, `contact_deleted`, `archived`, `goal`, or what failed. */
+            exit_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the contact enrolled.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it ended; null while in flight.
+             */
+            finished_at: string | null;
+            /** @description Every step entered, in order. */
+            path: components["schemas"]["EnrollmentPathEntry"][];
+        };
+        /** @description How many enrolments are in each status. */
+        EnrollmentCounts: {
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            active: number;
+            /** Format: int32 */
+            waiting: number;
+            /** Format: int32 */
+            completed: number;
+            /** Format: int32 */
+            exited: number;
+            /** Format: int32 */
+            converted: number;
+            /** Format: int32 */
+            failed: number;
+        };
+        /** @description Contacts to enrol: `contact_ids` or `emails` (up to 10,000 in all). */
+        EnrollmentCreate: {
+            /** @description Contacts (`ct_…`). */
+            contact_ids?: string[];
+            /** @description Contacts by address. */
+            emails?: components["schemas"]["EmailAddress"][];
+        };
+        /** @description One page of a list. */
+        EnrollmentPage: {
+            /** @description The items of this page, at most `limit`. */
+            data: components["schemas"]["Enrollment"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+            /** @description Whether another page follows. */
+            has_more: boolean;
+        };
+        /** @description A step an enrolment entered, and what came of it. */
+        EnrollmentPathEntry: {
+            /** @description The step's `id`. */
+            step_id: string;
+            /** @description The step's type. */
+            type: components["schemas"]["AutomationStepType"];
+            /**
+             * Format: date-time
+             * @description When the enrolment entered the step.
+             */
+            entered_at: string;
+            /** @description For `send_email`: the message (`em_…`, see `GET /emails/{id}`); null when none was sent. */
+            message_id: string | null;
+            /** @description The way taken: `yes` or `no` (condition), the branch's index (split), `event` or `timeout` (wait_for_event); else null. */
+            branch: string | null;
+            /** @description Why nothing was sent, or why the step failed (e.g. `unsubscribed`, `opted_out`, `webhook_failed`); else null. */
+            detail: string | null;
+        };
+        EnrollmentResult: {
+            /**
+             * Format: int32
+             * @description How many contacts were enrolled.
+             */
+            enrolled: number;
+            /** @description The contacts that were not, and why. */
+            skipped: components["schemas"]["EnrollmentSkip"][];
+        };
+        /** @description A contact that was not enrolled. */
+        EnrollmentSkip: {
+            /** @description As given: the contact's id or address. */
+            contact: string;
+            reason: components["schemas"]["EnrollmentSkipReason"];
+        };
+        /** @enum {string} */
+        EnrollmentSkipReason: "not_found" | "reentry";
+        /** @description The enrolment has ended already. */
+        EnrollmentStateResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "enrollment_finished" | "idempotency_key_in_use";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
+        /** @enum {string} */
+        EnrollmentStatus: "active" | "waiting" | "completed" | "exited" | "converted" | "failed";
         /** @description Any event, told apart by `type`. */
         Event: components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailDeliveredEvent"] | components["schemas"]["EmailDeferredEvent"] | components["schemas"]["EmailOpenedEvent"] | components["schemas"]["EmailClickedEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["EmailComplainedEvent"] | components["schemas"]["EmailUnsubscribedEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CampaignScheduledEvent"] | components["schemas"]["CampaignStartedEvent"] | components["schemas"]["CampaignPausedEvent"] | components["schemas"]["CampaignResumedEvent"] | components["schemas"]["CampaignCompletedEvent"] | components["schemas"]["CampaignCancelledEvent"] | components["schemas"]["CampaignFailedEvent"] | components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactDeletedEvent"] | components["schemas"]["ContactSubscribedEvent"] | components["schemas"]["ContactSuppressedEvent"] | components["schemas"]["ImportCompletedEvent"] | components["schemas"]["ConversionCreatedEvent"] | components["schemas"]["AffiliateConversionEvent"] | components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["WebhookTestEvent"];
         /** @description One page of a list. */
@@ -6640,7 +7513,7 @@ export interface components {
          *     problem's `type` links). Each operation's error responses name the codes it can answer.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password" | "domain_exists" | "too_many_domains" | "domain_not_verified" | "dkim_rotation_in_progress" | "dkim_no_rotation" | "dkim_not_verified";
+        ProblemCode: "validation_failed" | "invalid_json" | "invalid_multipart" | "malformed_request" | "authentication_required" | "invalid_token" | "invalid_api_key" | "ambiguous_credentials" | "invalid_credentials" | "refresh_token_reused" | "insufficient_scope" | "insufficient_role" | "session_required" | "ip_not_allowed" | "signup_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "contact_exists" | "last_owner" | "invalid_state_transition" | "payload_too_large" | "too_many_rows" | "unsupported_media_type" | "contact_not_found" | "campaign_not_found" | "invalid_click_token" | "invalid_url" | "insecure_url" | "unsafe_url" | "rate_limited" | "too_many_login_attempts" | "too_many_signups" | "too_many_invalid_api_keys" | "too_many_imports" | "too_many_exports" | "headers_too_large" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_reused" | "template_error" | "template_name_taken" | "template_in_use" | "internal_error" | "not_implemented" | "field_exists" | "topic_exists" | "export_not_ready" | "wrong_password" | "domain_exists" | "too_many_domains" | "domain_not_verified" | "dkim_rotation_in_progress" | "dkim_no_rotation" | "dkim_not_verified" | "enrollment_finished";
         /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract (an operation that takes no credential). */
         PublicPostBodyResponse: {
             /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
@@ -6940,6 +7813,8 @@ export interface components {
             engagement?: components["schemas"]["EngagementKind"];
             /** @description Engagement with this campaign only (`cmp_…`). */
             campaign_id?: string;
+            /** @description In an automation's `condition` only: engagement with the email of this earlier `send_email` step of the enrolment. */
+            step_id?: string;
             /**
              * Format: int32
              * @description Engagement in the last this many days only.
@@ -8244,6 +9119,8 @@ export interface components {
             /** @description `whsec_…`: verify `webhook-signature` with it (Standard Webhooks). */
             secret: string;
         };
+        /** @enum {string} */
+        Weekday: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
     };
     responses: never;
     parameters: {
@@ -8434,6 +9311,83 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Analytics_automation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationAnalytics"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
@@ -9580,6 +10534,1166 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["TooManySignupsResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only automations in this status. */
+                status?: components["schemas"]["AutomationStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationPage"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The automation cannot be saved or activated as it is: a step's pointer says which and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationInvalidResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The request or its JSON body does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The automation's status does not allow this. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_activate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The automation's status does not allow this. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_archive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The automation's status does not allow this. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_listEnrollments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+                /** @description Only enrolments in this status. */
+                status?: components["schemas"]["EnrollmentStatus"];
+                /** @description Only this contact's (`ct_…`). */
+                contact_id?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentPage"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_enroll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentResult"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The automation's status does not allow this. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_cancelEnrollment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+                enrollment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The enrolment has ended already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["EnrollmentStateResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_pause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description The request or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The automation's status does not allow this. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Automations_webhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationWebhookSecret"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
                 };
             };
             /** @description The request line and headers are larger than 16 KB. */
@@ -12611,6 +14725,88 @@ export interface operations {
             };
         };
     };
+    ContactAutomations_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1–500). */
+                limit?: components["parameters"]["PageQuery.limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["PageQuery.cursor"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentPage"];
+                };
+            };
+            /** @description The request does not fit the contract, or carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
     Contacts_erase: {
         parameters: {
             query?: never;
@@ -12684,6 +14880,133 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    ContactEvents_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactEventCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactEvent"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description The `Idempotency-Key` was used for a different request. */

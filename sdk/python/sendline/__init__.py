@@ -22,6 +22,7 @@ __all__ = [
     "AnalyticsApi",
     "ApiKeysApi",
     "AuthApi",
+    "AutomationsApi",
     "CampaignsApi",
     "ContactExportsApi",
     "ContactImportsApi",
@@ -74,6 +75,26 @@ __all__ = [
     "ApiKeyWithSecret",
     "AttributionRefusedResponse",
     "Audience",
+    "Automation",
+    "AutomationAnalytics",
+    "AutomationCreate",
+    "AutomationEmailStats",
+    "AutomationInvalidResponse",
+    "AutomationPage",
+    "AutomationReentry",
+    "AutomationSendWindow",
+    "AutomationSettings",
+    "AutomationSplitBranch",
+    "AutomationStateResponse",
+    "AutomationStatus",
+    "AutomationStep",
+    "AutomationStepStats",
+    "AutomationStepType",
+    "AutomationTrigger",
+    "AutomationTriggerType",
+    "AutomationUpdate",
+    "AutomationWaitUntil",
+    "AutomationWebhookSecret",
     "BadRequestResponse",
     "BounceRecord",
     "BounceRecordPage",
@@ -125,6 +146,8 @@ __all__ = [
     "ContactDeletedEvent",
     "ContactEmail",
     "ContactErasure",
+    "ContactEvent",
+    "ContactEventCreate",
     "ContactExistsResponse",
     "ContactExport",
     "ContactExportFilters",
@@ -210,6 +233,16 @@ __all__ = [
     "EmailUnsubscribedEvent",
     "EngagementFigures",
     "EngagementKind",
+    "Enrollment",
+    "EnrollmentCounts",
+    "EnrollmentCreate",
+    "EnrollmentPage",
+    "EnrollmentPathEntry",
+    "EnrollmentResult",
+    "EnrollmentSkip",
+    "EnrollmentSkipReason",
+    "EnrollmentStateResponse",
+    "EnrollmentStatus",
     "Event",
     "EventPage",
     "EventType",
@@ -355,6 +388,7 @@ __all__ = [
     "WebhookTestResult",
     "WebhookUrlRefusedResponse",
     "WebhookWithSecret",
+    "Weekday",
 ]
 
 # import apis into sdk package
@@ -362,6 +396,7 @@ from sendline.api.accounts_api import AccountsApi as AccountsApi
 from sendline.api.analytics_api import AnalyticsApi as AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
+from sendline.api.automations_api import AutomationsApi as AutomationsApi
 from sendline.api.campaigns_api import CampaignsApi as CampaignsApi
 from sendline.api.contact_exports_api import ContactExportsApi as ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi as ContactImportsApi
@@ -418,6 +453,26 @@ from sendline.models.api_key_update import ApiKeyUpdate as ApiKeyUpdate
 from sendline.models.api_key_with_secret import ApiKeyWithSecret as ApiKeyWithSecret
 from sendline.models.attribution_refused_response import AttributionRefusedResponse as AttributionRefusedResponse
 from sendline.models.audience import Audience as Audience
+from sendline.models.automation import Automation as Automation
+from sendline.models.automation_analytics import AutomationAnalytics as AutomationAnalytics
+from sendline.models.automation_create import AutomationCreate as AutomationCreate
+from sendline.models.automation_email_stats import AutomationEmailStats as AutomationEmailStats
+from sendline.models.automation_invalid_response import AutomationInvalidResponse as AutomationInvalidResponse
+from sendline.models.automation_page import AutomationPage as AutomationPage
+from sendline.models.automation_reentry import AutomationReentry as AutomationReentry
+from sendline.models.automation_send_window import AutomationSendWindow as AutomationSendWindow
+from sendline.models.automation_settings import AutomationSettings as AutomationSettings
+from sendline.models.automation_split_branch import AutomationSplitBranch as AutomationSplitBranch
+from sendline.models.automation_state_response import AutomationStateResponse as AutomationStateResponse
+from sendline.models.automation_status import AutomationStatus as AutomationStatus
+from sendline.models.automation_step import AutomationStep as AutomationStep
+from sendline.models.automation_step_stats import AutomationStepStats as AutomationStepStats
+from sendline.models.automation_step_type import AutomationStepType as AutomationStepType
+from sendline.models.automation_trigger import AutomationTrigger as AutomationTrigger
+from sendline.models.automation_trigger_type import AutomationTriggerType as AutomationTriggerType
+from sendline.models.automation_update import AutomationUpdate as AutomationUpdate
+from sendline.models.automation_wait_until import AutomationWaitUntil as AutomationWaitUntil
+from sendline.models.automation_webhook_secret import AutomationWebhookSecret as AutomationWebhookSecret
 from sendline.models.bad_request_response import BadRequestResponse as BadRequestResponse
 from sendline.models.bounce_record import BounceRecord as BounceRecord
 from sendline.models.bounce_record_page import BounceRecordPage as BounceRecordPage
@@ -469,6 +524,8 @@ from sendline.models.contact_deleted_data import ContactDeletedData as ContactDe
 from sendline.models.contact_deleted_event import ContactDeletedEvent as ContactDeletedEvent
 from sendline.models.contact_email import ContactEmail as ContactEmail
 from sendline.models.contact_erasure import ContactErasure as ContactErasure
+from sendline.models.contact_event import ContactEvent as ContactEvent
+from sendline.models.contact_event_create import ContactEventCreate as ContactEventCreate
 from sendline.models.contact_exists_response import ContactExistsResponse as ContactExistsResponse
 from sendline.models.contact_export import ContactExport as ContactExport
 from sendline.models.contact_export_filters import ContactExportFilters as ContactExportFilters
@@ -554,6 +611,16 @@ from sendline.models.email_unsubscribed_data import EmailUnsubscribedData as Ema
 from sendline.models.email_unsubscribed_event import EmailUnsubscribedEvent as EmailUnsubscribedEvent
 from sendline.models.engagement_figures import EngagementFigures as EngagementFigures
 from sendline.models.engagement_kind import EngagementKind as EngagementKind
+from sendline.models.enrollment import Enrollment as Enrollment
+from sendline.models.enrollment_counts import EnrollmentCounts as EnrollmentCounts
+from sendline.models.enrollment_create import EnrollmentCreate as EnrollmentCreate
+from sendline.models.enrollment_page import EnrollmentPage as EnrollmentPage
+from sendline.models.enrollment_path_entry import EnrollmentPathEntry as EnrollmentPathEntry
+from sendline.models.enrollment_result import EnrollmentResult as EnrollmentResult
+from sendline.models.enrollment_skip import EnrollmentSkip as EnrollmentSkip
+from sendline.models.enrollment_skip_reason import EnrollmentSkipReason as EnrollmentSkipReason
+from sendline.models.enrollment_state_response import EnrollmentStateResponse as EnrollmentStateResponse
+from sendline.models.enrollment_status import EnrollmentStatus as EnrollmentStatus
 from sendline.models.event import Event as Event
 from sendline.models.event_page import EventPage as EventPage
 from sendline.models.event_type import EventType as EventType
@@ -699,6 +766,7 @@ from sendline.models.webhook_test_event import WebhookTestEvent as WebhookTestEv
 from sendline.models.webhook_test_result import WebhookTestResult as WebhookTestResult
 from sendline.models.webhook_url_refused_response import WebhookUrlRefusedResponse as WebhookUrlRefusedResponse
 from sendline.models.webhook_with_secret import WebhookWithSecret as WebhookWithSecret
+from sendline.models.weekday import Weekday as Weekday
 
 
 # Sendline: the hand-written client over the generated code (sendline/_client.py and the modules

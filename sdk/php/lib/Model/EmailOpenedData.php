@@ -62,6 +62,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'string',
         'email' => 'string',
         'stream' => 'string',
+        'automation_id' => 'string',
+        'step_id' => 'string',
+        'enrollment_id' => 'string',
         'tags' => 'string[]',
         'metadata' => 'array<string,string>',
         'first_open' => 'bool',
@@ -82,6 +85,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => null,
         'email' => null,
         'stream' => null,
+        'automation_id' => null,
+        'step_id' => null,
+        'enrollment_id' => null,
         'tags' => null,
         'metadata' => null,
         'first_open' => null,
@@ -100,6 +106,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => true,
         'email' => false,
         'stream' => false,
+        'automation_id' => false,
+        'step_id' => false,
+        'enrollment_id' => false,
         'tags' => false,
         'metadata' => false,
         'first_open' => false,
@@ -198,6 +207,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'contact_id',
         'email' => 'email',
         'stream' => 'stream',
+        'automation_id' => 'automation_id',
+        'step_id' => 'step_id',
+        'enrollment_id' => 'enrollment_id',
         'tags' => 'tags',
         'metadata' => 'metadata',
         'first_open' => 'first_open',
@@ -216,6 +228,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
         'stream' => 'setStream',
+        'automation_id' => 'setAutomationId',
+        'step_id' => 'setStepId',
+        'enrollment_id' => 'setEnrollmentId',
         'tags' => 'setTags',
         'metadata' => 'setMetadata',
         'first_open' => 'setFirstOpen',
@@ -234,6 +249,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
         'stream' => 'getStream',
+        'automation_id' => 'getAutomationId',
+        'step_id' => 'getStepId',
+        'enrollment_id' => 'getEnrollmentId',
         'tags' => 'getTags',
         'metadata' => 'getMetadata',
         'first_open' => 'getFirstOpen',
@@ -283,6 +301,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     }
 
     public const STREAM_TRANSACTIONAL = 'transactional';
+    public const STREAM_AUTOMATION = 'automation';
 
     /**
      * Gets allowable values of the enum
@@ -293,6 +312,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         return [
             self::STREAM_TRANSACTIONAL,
+            self::STREAM_AUTOMATION,
         ];
     }
 
@@ -316,6 +336,9 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('stream', $data ?? [], null);
+        $this->setIfExists('automation_id', $data ?? [], null);
+        $this->setIfExists('step_id', $data ?? [], null);
+        $this->setIfExists('enrollment_id', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
         $this->setIfExists('metadata', $data ?? [], null);
         $this->setIfExists('first_open', $data ?? [], null);
@@ -530,7 +553,7 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets stream
      *
-     * @param string|null $stream `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+     * @param string|null $stream `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
      *
      * @return self
      */
@@ -550,6 +573,87 @@ class EmailOpenedData implements ModelInterface, ArrayAccess, \JsonSerializable
             );
         }
         $this->container['stream'] = $stream;
+
+        return $this;
+    }
+
+    /**
+     * Gets automation_id
+     *
+     * @return string|null
+     */
+    public function getAutomationId()
+    {
+        return $this->container['automation_id'];
+    }
+
+    /**
+     * Sets automation_id
+     *
+     * @param string|null $automation_id On an automation's email: the automation (`aut_…`).
+     *
+     * @return self
+     */
+    public function setAutomationId($automation_id)
+    {
+        if (is_null($automation_id)) {
+            throw new \InvalidArgumentException('non-nullable automation_id cannot be null');
+        }
+        $this->container['automation_id'] = $automation_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets step_id
+     *
+     * @return string|null
+     */
+    public function getStepId()
+    {
+        return $this->container['step_id'];
+    }
+
+    /**
+     * Sets step_id
+     *
+     * @param string|null $step_id On an automation's email: the `send_email` step's `id`.
+     *
+     * @return self
+     */
+    public function setStepId($step_id)
+    {
+        if (is_null($step_id)) {
+            throw new \InvalidArgumentException('non-nullable step_id cannot be null');
+        }
+        $this->container['step_id'] = $step_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets enrollment_id
+     *
+     * @return string|null
+     */
+    public function getEnrollmentId()
+    {
+        return $this->container['enrollment_id'];
+    }
+
+    /**
+     * Sets enrollment_id
+     *
+     * @param string|null $enrollment_id On an automation's email: the enrolment (`enr_…`).
+     *
+     * @return self
+     */
+    public function setEnrollmentId($enrollment_id)
+    {
+        if (is_null($enrollment_id)) {
+            throw new \InvalidArgumentException('non-nullable enrollment_id cannot be null');
+        }
+        $this->container['enrollment_id'] = $enrollment_id;
 
         return $this;
     }

@@ -62,6 +62,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => 'string',
         'email' => 'string',
         'stream' => 'string',
+        'automation_id' => 'string',
+        'step_id' => 'string',
+        'enrollment_id' => 'string',
         'tags' => 'string[]',
         'metadata' => 'array<string,string>',
         'source' => 'string'
@@ -80,6 +83,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => null,
         'email' => null,
         'stream' => null,
+        'automation_id' => null,
+        'step_id' => null,
+        'enrollment_id' => null,
         'tags' => null,
         'metadata' => null,
         'source' => null
@@ -96,6 +102,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => true,
         'email' => false,
         'stream' => false,
+        'automation_id' => false,
+        'step_id' => false,
+        'enrollment_id' => false,
         'tags' => false,
         'metadata' => false,
         'source' => false
@@ -192,6 +201,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => 'contact_id',
         'email' => 'email',
         'stream' => 'stream',
+        'automation_id' => 'automation_id',
+        'step_id' => 'step_id',
+        'enrollment_id' => 'enrollment_id',
         'tags' => 'tags',
         'metadata' => 'metadata',
         'source' => 'source'
@@ -208,6 +220,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
         'stream' => 'setStream',
+        'automation_id' => 'setAutomationId',
+        'step_id' => 'setStepId',
+        'enrollment_id' => 'setEnrollmentId',
         'tags' => 'setTags',
         'metadata' => 'setMetadata',
         'source' => 'setSource'
@@ -224,6 +239,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
         'stream' => 'getStream',
+        'automation_id' => 'getAutomationId',
+        'step_id' => 'getStepId',
+        'enrollment_id' => 'getEnrollmentId',
         'tags' => 'getTags',
         'metadata' => 'getMetadata',
         'source' => 'getSource'
@@ -271,6 +289,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     }
 
     public const STREAM_TRANSACTIONAL = 'transactional';
+    public const STREAM_AUTOMATION = 'automation';
     public const SOURCE_LINK = 'link';
     public const SOURCE_ONE_CLICK = 'one_click';
     public const SOURCE_API = 'api';
@@ -284,6 +303,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     {
         return [
             self::STREAM_TRANSACTIONAL,
+            self::STREAM_AUTOMATION,
         ];
     }
 
@@ -321,6 +341,9 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('stream', $data ?? [], null);
+        $this->setIfExists('automation_id', $data ?? [], null);
+        $this->setIfExists('step_id', $data ?? [], null);
+        $this->setIfExists('enrollment_id', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
         $this->setIfExists('metadata', $data ?? [], null);
         $this->setIfExists('source', $data ?? [], null);
@@ -536,7 +559,7 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets stream
      *
-     * @param string|null $stream `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+     * @param string|null $stream `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
      *
      * @return self
      */
@@ -556,6 +579,87 @@ class EmailUnsubscribedData implements ModelInterface, ArrayAccess, \JsonSeriali
             );
         }
         $this->container['stream'] = $stream;
+
+        return $this;
+    }
+
+    /**
+     * Gets automation_id
+     *
+     * @return string|null
+     */
+    public function getAutomationId()
+    {
+        return $this->container['automation_id'];
+    }
+
+    /**
+     * Sets automation_id
+     *
+     * @param string|null $automation_id On an automation's email: the automation (`aut_…`).
+     *
+     * @return self
+     */
+    public function setAutomationId($automation_id)
+    {
+        if (is_null($automation_id)) {
+            throw new \InvalidArgumentException('non-nullable automation_id cannot be null');
+        }
+        $this->container['automation_id'] = $automation_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets step_id
+     *
+     * @return string|null
+     */
+    public function getStepId()
+    {
+        return $this->container['step_id'];
+    }
+
+    /**
+     * Sets step_id
+     *
+     * @param string|null $step_id On an automation's email: the `send_email` step's `id`.
+     *
+     * @return self
+     */
+    public function setStepId($step_id)
+    {
+        if (is_null($step_id)) {
+            throw new \InvalidArgumentException('non-nullable step_id cannot be null');
+        }
+        $this->container['step_id'] = $step_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets enrollment_id
+     *
+     * @return string|null
+     */
+    public function getEnrollmentId()
+    {
+        return $this->container['enrollment_id'];
+    }
+
+    /**
+     * Sets enrollment_id
+     *
+     * @param string|null $enrollment_id On an automation's email: the enrolment (`enr_…`).
+     *
+     * @return self
+     */
+    public function setEnrollmentId($enrollment_id)
+    {
+        if (is_null($enrollment_id)) {
+            throw new \InvalidArgumentException('non-nullable enrollment_id cannot be null');
+        }
+        $this->container['enrollment_id'] = $enrollment_id;
 
         return $this;
     }

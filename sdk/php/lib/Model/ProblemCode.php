@@ -324,6 +324,11 @@ class ProblemCode
     public const DKIM_NOT_VERIFIED = 'dkim_not_verified';
 
     /**
+     * The enrolment has ended already (completed, exited, converted or failed): there is nothing to cancel.
+     */
+    public const ENROLLMENT_FINISHED = 'enrollment_finished';
+
+    /**
      * Gets allowable values of the enum
      * @return string[]
      */
@@ -385,7 +390,8 @@ class ProblemCode
             self::DOMAIN_NOT_VERIFIED,
             self::DKIM_ROTATION_IN_PROGRESS,
             self::DKIM_NO_ROTATION,
-            self::DKIM_NOT_VERIFIED
+            self::DKIM_NOT_VERIFIED,
+            self::ENROLLMENT_FINISHED
         ];
     }
 }

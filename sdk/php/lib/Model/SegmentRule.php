@@ -65,6 +65,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => 'mixed',
         'engagement' => '\Sendline\Model\EngagementKind',
         'campaign_id' => 'string',
+        'step_id' => 'string',
         'within_days' => 'int',
         'at_least' => 'int',
         'membership' => '\Sendline\Model\MembershipKind',
@@ -87,6 +88,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => null,
         'engagement' => null,
         'campaign_id' => null,
+        'step_id' => null,
         'within_days' => 'int32',
         'at_least' => 'int32',
         'membership' => null,
@@ -107,6 +109,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => true,
         'engagement' => false,
         'campaign_id' => false,
+        'step_id' => false,
         'within_days' => false,
         'at_least' => false,
         'membership' => false,
@@ -207,6 +210,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => 'value',
         'engagement' => 'engagement',
         'campaign_id' => 'campaign_id',
+        'step_id' => 'step_id',
         'within_days' => 'within_days',
         'at_least' => 'at_least',
         'membership' => 'membership',
@@ -227,6 +231,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => 'setValue',
         'engagement' => 'setEngagement',
         'campaign_id' => 'setCampaignId',
+        'step_id' => 'setStepId',
         'within_days' => 'setWithinDays',
         'at_least' => 'setAtLeast',
         'membership' => 'setMembership',
@@ -247,6 +252,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         'value' => 'getValue',
         'engagement' => 'getEngagement',
         'campaign_id' => 'getCampaignId',
+        'step_id' => 'getStepId',
         'within_days' => 'getWithinDays',
         'at_least' => 'getAtLeast',
         'membership' => 'getMembership',
@@ -318,6 +324,7 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('value', $data ?? [], null);
         $this->setIfExists('engagement', $data ?? [], null);
         $this->setIfExists('campaign_id', $data ?? [], null);
+        $this->setIfExists('step_id', $data ?? [], null);
         $this->setIfExists('within_days', $data ?? [], null);
         $this->setIfExists('at_least', $data ?? [], null);
         $this->setIfExists('membership', $data ?? [], null);
@@ -378,6 +385,10 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['campaign_id']) && (mb_strlen($this->container['campaign_id']) > 64)) {
             $invalidProperties[] = "invalid value for 'campaign_id', the character length must be smaller than or equal to 64.";
+        }
+
+        if (!is_null($this->container['step_id']) && (mb_strlen($this->container['step_id']) > 64)) {
+            $invalidProperties[] = "invalid value for 'step_id', the character length must be smaller than or equal to 64.";
         }
 
         if (!is_null($this->container['within_days']) && ($this->container['within_days'] > 3650)) {
@@ -632,6 +643,37 @@ class SegmentRule implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['campaign_id'] = $campaign_id;
+
+        return $this;
+    }
+
+    /**
+     * Gets step_id
+     *
+     * @return string|null
+     */
+    public function getStepId()
+    {
+        return $this->container['step_id'];
+    }
+
+    /**
+     * Sets step_id
+     *
+     * @param string|null $step_id In an automation's `condition` only: engagement with the email of this earlier `send_email` step of the enrolment.
+     *
+     * @return self
+     */
+    public function setStepId($step_id)
+    {
+        if (is_null($step_id)) {
+            throw new \InvalidArgumentException('non-nullable step_id cannot be null');
+        }
+        if ((mb_strlen($step_id) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $step_id when calling SegmentRule., must be smaller than or equal to 64.');
+        }
+
+        $this->container['step_id'] = $step_id;
 
         return $this;
     }

@@ -5,6 +5,7 @@ from sendline.api.accounts_api import AccountsApi
 from sendline.api.analytics_api import AnalyticsApi
 from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
+from sendline.api.automations_api import AutomationsApi
 from sendline.api.campaigns_api import CampaignsApi
 from sendline.api.contact_exports_api import ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi

@@ -32,13 +32,16 @@ class EmailDeferredData(BaseModel):
     campaign_id: Optional[StrictStr] = Field(description="The campaign (`cmp_…`); null for a transactional message (`stream: \"transactional\"`).")
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
-    stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).")
+    stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.")
+    automation_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the automation (`aut_…`).")
+    step_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the `send_email` step's `id`.")
+    enrollment_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the enrolment (`enr_…`).")
     tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
     metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     reason: StrictStr = Field(description="The relay's temporary (4xx) answer.")
     attempt: StrictInt = Field(description="Which attempt was deferred (1 for the first).")
     next_attempt_at: Optional[datetime] = Field(description="When the next attempt is due.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "tags", "metadata", "reason", "attempt", "next_attempt_at"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "reason", "attempt", "next_attempt_at"]
 
     @field_validator('stream')
     def stream_validate_enum(cls, value):
@@ -46,8 +49,8 @@ class EmailDeferredData(BaseModel):
         if value is None:
             return value
 
-        if value not in set(['transactional']):
-            raise ValueError("must be one of enum values ('transactional')")
+        if value not in set(['transactional', 'automation']):
+            raise ValueError("must be one of enum values ('transactional', 'automation')")
         return value
 
     model_config = ConfigDict(
@@ -122,6 +125,9 @@ class EmailDeferredData(BaseModel):
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
             "stream": obj.get("stream"),
+            "automation_id": obj.get("automation_id"),
+            "step_id": obj.get("step_id"),
+            "enrollment_id": obj.get("enrollment_id"),
             "tags": obj.get("tags"),
             "metadata": obj.get("metadata"),
             "reason": obj.get("reason"),

@@ -82,6 +82,7 @@ class ProblemCode(str, Enum):
     DKIM_ROTATION_IN_PROGRESS = 'dkim_rotation_in_progress'
     DKIM_NO_ROTATION = 'dkim_no_rotation'
     DKIM_NOT_VERIFIED = 'dkim_not_verified'
+    ENROLLMENT_FINISHED = 'enrollment_finished'
 
     @classmethod
     def from_json(cls, json_str: str) -> Self:

@@ -39,12 +39,13 @@ class SegmentRule(BaseModel):
     value: Optional[Any] = Field(default=None, description="What a field condition compares with: a string (up to 1,000 characters), number or boolean; a list of 1–1,000 for `in` and `not_in`; `[low, high]` for `between`; a whole number of days (1–36,500) for `within_last_days`; left out for `is_set` and `is_not_set`.")
     engagement: Optional[EngagementKind] = Field(default=None, description="Makes the rule an engagement condition: what the contact did with the account's campaigns.")
     campaign_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="Engagement with this campaign only (`cmp_…`).")
+    step_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="In an automation's `condition` only: engagement with the email of this earlier `send_email` step of the enrolment.")
     within_days: Optional[Annotated[int, Field(le=3650, strict=True, ge=1)]] = Field(default=None, description="Engagement in the last this many days only.")
     at_least: Optional[Annotated[int, Field(le=100000, strict=True, ge=1)]] = Field(default=None, description="For `received`: at least this many messages.")
     membership: Optional[MembershipKind] = Field(default=None, description="A list membership condition: `member` matches the contacts on the list `list_id` (in `list_status` when given), `not_member` the others (contacts not on it, or not in that status).")
     list_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="With `membership`: one of the account's lists (`lst_…`); another answers 400 at this pointer.")
     list_status: Optional[ListMemberStatus] = Field(default=None, description="With `membership`: only members in this status on the list count (for `not_member`, a contact on the list in another status matches). Absent: any status.")
-    __properties: ClassVar[List[str]] = ["all", "any", "field", "operator", "value", "engagement", "campaign_id", "within_days", "at_least", "membership", "list_id", "list_status"]
+    __properties: ClassVar[List[str]] = ["all", "any", "field", "operator", "value", "engagement", "campaign_id", "step_id", "within_days", "at_least", "membership", "list_id", "list_status"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -110,6 +111,7 @@ class SegmentRule(BaseModel):
             "value": obj.get("value"),
             "engagement": obj.get("engagement"),
             "campaign_id": obj.get("campaign_id"),
+            "step_id": obj.get("step_id"),
             "within_days": obj.get("within_days"),
             "at_least": obj.get("at_least"),
             "membership": obj.get("membership"),

@@ -19,6 +19,69 @@ module Sendline
     def initialize(api_client = ApiClient.default)
       @api_client = api_client
     end
+    # Get automation analytics
+    # An automation's figures: its enrolments by status, and per step how many entered, wait there now and went on; for `send_email` steps, what became of their messages.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [AutomationAnalytics]
+    def automation(id, opts = {})
+      data, _status_code, _headers = automation_with_http_info(id, opts)
+      data
+    end
+
+    # Get automation analytics
+    # An automation&#39;s figures: its enrolments by status, and per step how many entered, wait there now and went on; for &#x60;send_email&#x60; steps, what became of their messages.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @return [Array<(AutomationAnalytics, Integer, Hash)>] AutomationAnalytics data, response status code and response headers
+    def automation_with_http_info(id, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: AnalyticsApi.automation ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling AnalyticsApi.automation"
+      end
+      # resource path
+      local_var_path = '/analytics/automations/{id}'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'AutomationAnalytics'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"AnalyticsApi.automation",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: AnalyticsApi#automation\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Get campaign analytics
     # One campaign's figures: engagement, rates and revenue, an hourly time series for the first 72 hours after the start (daily after that), the most clicked links and the figures per recipient domain. The same counts as the campaign's `stats`.
     # @param id [String] 

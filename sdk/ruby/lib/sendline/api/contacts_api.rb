@@ -355,6 +355,96 @@ module Sendline
       return data, status_code, headers
     end
 
+    # Post a contact event
+    # Tell Sendline something the contact did. Automations triggered by the event enrol the contact, and its enrolments waiting for it (`wait_for_event`) go on; the steps see `properties` as `{{ event.… }}`. Accepted at once, acted on within a second.
+    # @param id [String] 
+    # @param contact_event_create [ContactEventCreate] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [ContactEvent]
+    def create_0(id, contact_event_create, opts = {})
+      data, _status_code, _headers = create_0_with_http_info(id, contact_event_create, opts)
+      data
+    end
+
+    # Post a contact event
+    # Tell Sendline something the contact did. Automations triggered by the event enrol the contact, and its enrolments waiting for it (&#x60;wait_for_event&#x60;) go on; the steps see &#x60;properties&#x60; as &#x60;{{ event.… }}&#x60;. Accepted at once, acted on within a second.
+    # @param id [String] 
+    # @param contact_event_create [ContactEventCreate] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Array<(ContactEvent, Integer, Hash)>] ContactEvent data, response status code and response headers
+    def create_0_with_http_info(id, contact_event_create, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.create_0 ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling ContactsApi.create_0"
+      end
+      # verify the required parameter 'contact_event_create' is set
+      if @api_client.config.client_side_validation && contact_event_create.nil?
+        fail ArgumentError, "Missing the required parameter 'contact_event_create' when calling ContactsApi.create_0"
+      end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.create_0, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling ContactsApi.create_0, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling ContactsApi.create_0, must conform to the pattern #{pattern}."
+      end
+
+      # resource path
+      local_var_path = '/contacts/{id}/events'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      # HTTP header 'Content-Type'
+      content_type = @api_client.select_header_content_type(['application/json'])
+      if !content_type.nil?
+          header_params['Content-Type'] = content_type
+      end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(contact_event_create)
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'ContactEvent'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.create_0",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#create_0\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
     # Delete a contact
     # Delete a contact and its personal data. Campaign logs keep the address they sent to, and aggregate statistics keep their counts. Emits `contact.deleted` with the id only. Messages still queued for the contact are cancelled (`contact_deleted`).
     # @param id [String] 
@@ -727,6 +817,87 @@ module Sendline
       data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
       if @api_client.config.debugging
         @api_client.config.logger.debug "API called: ContactsApi#list\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
+
+    # List a contact's enrolments
+    # The contact's enrolments in every automation, newest first, each with its path.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
+    # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
+    # @return [EnrollmentPage]
+    def list_0(id, opts = {})
+      data, _status_code, _headers = list_0_with_http_info(id, opts)
+      data
+    end
+
+    # List a contact&#39;s enrolments
+    # The contact&#39;s enrolments in every automation, newest first, each with its path.
+    # @param id [String] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [Integer] :limit How many items to return (1–500). (default to 50)
+    # @option opts [String] :cursor The &#x60;next_cursor&#x60; of the previous page.
+    # @return [Array<(EnrollmentPage, Integer, Hash)>] EnrollmentPage data, response status code and response headers
+    def list_0_with_http_info(id, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: ContactsApi.list_0 ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling ContactsApi.list_0"
+      end
+      if @api_client.config.client_side_validation && !opts[:'limit'].nil? && opts[:'limit'] > 500
+        fail ArgumentError, 'invalid value for "opts[:"limit"]" when calling ContactsApi.list_0, must be smaller than or equal to 500.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'limit'].nil? && opts[:'limit'] < 1
+        fail ArgumentError, 'invalid value for "opts[:"limit"]" when calling ContactsApi.list_0, must be greater than or equal to 1.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'cursor'].nil? && opts[:'cursor'].to_s.length > 512
+        fail ArgumentError, 'invalid value for "opts[:"cursor"]" when calling ContactsApi.list_0, the character length must be smaller than or equal to 512.'
+      end
+
+      # resource path
+      local_var_path = '/contacts/{id}/automations'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+      query_params[:'limit'] = opts[:'limit'] if !opts[:'limit'].nil?
+      query_params[:'cursor'] = opts[:'cursor'] if !opts[:'cursor'].nil?
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body]
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'EnrollmentPage'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"ContactsApi.list_0",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:GET, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: ContactsApi#list_0\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
       end
       return data, status_code, headers
     end

@@ -27,8 +27,17 @@ module Sendline
     # The recipient's address.
     attr_accessor :email
 
-    # `transactional` on the events of `POST /emails` messages; absent on campaigns' (marketing).
+    # `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
     attr_accessor :stream
+
+    # On an automation's email: the automation (`aut_…`).
+    attr_accessor :automation_id
+
+    # On an automation's email: the `send_email` step's `id`.
+    attr_accessor :step_id
+
+    # On an automation's email: the enrolment (`enr_…`).
+    attr_accessor :enrollment_id
 
     # The transactional message's `tags`.
     attr_accessor :tags
@@ -75,6 +84,9 @@ module Sendline
         :'contact_id' => :'contact_id',
         :'email' => :'email',
         :'stream' => :'stream',
+        :'automation_id' => :'automation_id',
+        :'step_id' => :'step_id',
+        :'enrollment_id' => :'enrollment_id',
         :'tags' => :'tags',
         :'metadata' => :'metadata',
         :'first_open' => :'first_open',
@@ -101,6 +113,9 @@ module Sendline
         :'contact_id' => :'String',
         :'email' => :'String',
         :'stream' => :'String',
+        :'automation_id' => :'String',
+        :'step_id' => :'String',
+        :'enrollment_id' => :'String',
         :'tags' => :'Array<String>',
         :'metadata' => :'Hash<String, String>',
         :'first_open' => :'Boolean',
@@ -160,6 +175,18 @@ module Sendline
 
       if attributes.key?(:'stream')
         self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'automation_id')
+        self.automation_id = attributes[:'automation_id']
+      end
+
+      if attributes.key?(:'step_id')
+        self.step_id = attributes[:'step_id']
+      end
+
+      if attributes.key?(:'enrollment_id')
+        self.enrollment_id = attributes[:'enrollment_id']
       end
 
       if attributes.key?(:'tags')
@@ -223,7 +250,7 @@ module Sendline
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @message_id.nil?
       return false if @email.nil?
-      stream_validator = EnumAttributeValidator.new('String', ["transactional"])
+      stream_validator = EnumAttributeValidator.new('String', ["transactional", "automation"])
       return false unless stream_validator.valid?(@stream)
       return false if @first_open.nil?
       return false if @machine.nil?
@@ -253,7 +280,7 @@ module Sendline
     # Custom attribute writer method checking allowed values (enum).
     # @param [Object] stream Object to be assigned
     def stream=(stream)
-      validator = EnumAttributeValidator.new('String', ["transactional"])
+      validator = EnumAttributeValidator.new('String', ["transactional", "automation"])
       unless validator.valid?(stream)
         fail ArgumentError, "invalid value for \"stream\", must be one of #{validator.allowable_values}."
       end
@@ -290,6 +317,9 @@ module Sendline
           contact_id == o.contact_id &&
           email == o.email &&
           stream == o.stream &&
+          automation_id == o.automation_id &&
+          step_id == o.step_id &&
+          enrollment_id == o.enrollment_id &&
           tags == o.tags &&
           metadata == o.metadata &&
           first_open == o.first_open &&
@@ -306,7 +336,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, stream, tags, metadata, first_open, machine, user_agent].hash
+      [message_id, campaign_id, contact_id, email, stream, automation_id, step_id, enrollment_id, tags, metadata, first_open, machine, user_agent].hash
     end
 
     # Builds the object from hash

@@ -37,6 +37,9 @@ module Sendline
     # Engagement with this campaign only (`cmp_…`).
     attr_accessor :campaign_id
 
+    # In an automation's `condition` only: engagement with the email of this earlier `send_email` step of the enrolment.
+    attr_accessor :step_id
+
     # Engagement in the last this many days only.
     attr_accessor :within_days
 
@@ -84,6 +87,7 @@ module Sendline
         :'value' => :'value',
         :'engagement' => :'engagement',
         :'campaign_id' => :'campaign_id',
+        :'step_id' => :'step_id',
         :'within_days' => :'within_days',
         :'at_least' => :'at_least',
         :'membership' => :'membership',
@@ -112,6 +116,7 @@ module Sendline
         :'value' => :'Object',
         :'engagement' => :'EngagementKind',
         :'campaign_id' => :'String',
+        :'step_id' => :'String',
         :'within_days' => :'Integer',
         :'at_least' => :'Integer',
         :'membership' => :'MembershipKind',
@@ -175,6 +180,10 @@ module Sendline
         self.campaign_id = attributes[:'campaign_id']
       end
 
+      if attributes.key?(:'step_id')
+        self.step_id = attributes[:'step_id']
+      end
+
       if attributes.key?(:'within_days')
         self.within_days = attributes[:'within_days']
       end
@@ -229,6 +238,10 @@ module Sendline
         invalid_properties.push('invalid value for "campaign_id", the character length must be smaller than or equal to 64.')
       end
 
+      if !@step_id.nil? && @step_id.to_s.length > 64
+        invalid_properties.push('invalid value for "step_id", the character length must be smaller than or equal to 64.')
+      end
+
       if !@within_days.nil? && @within_days > 3650
         invalid_properties.push('invalid value for "within_days", must be smaller than or equal to 3650.')
       end
@@ -263,6 +276,7 @@ module Sendline
       return false if !@field.nil? && @field.to_s.length > 100
       return false if !@field.nil? && @field.to_s.length < 1
       return false if !@campaign_id.nil? && @campaign_id.to_s.length > 64
+      return false if !@step_id.nil? && @step_id.to_s.length > 64
       return false if !@within_days.nil? && @within_days > 3650
       return false if !@within_days.nil? && @within_days < 1
       return false if !@at_least.nil? && @at_least > 100000
@@ -340,6 +354,20 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] step_id Value to be assigned
+    def step_id=(step_id)
+      if step_id.nil?
+        fail ArgumentError, 'step_id cannot be nil'
+      end
+
+      if step_id.to_s.length > 64
+        fail ArgumentError, 'invalid value for "step_id", the character length must be smaller than or equal to 64.'
+      end
+
+      @step_id = step_id
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] within_days Value to be assigned
     def within_days=(within_days)
       if within_days.nil?
@@ -401,6 +429,7 @@ module Sendline
           value == o.value &&
           engagement == o.engagement &&
           campaign_id == o.campaign_id &&
+          step_id == o.step_id &&
           within_days == o.within_days &&
           at_least == o.at_least &&
           membership == o.membership &&
@@ -417,7 +446,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [all, any, field, operator, value, engagement, campaign_id, within_days, at_least, membership, list_id, list_status].hash
+      [all, any, field, operator, value, engagement, campaign_id, step_id, within_days, at_least, membership, list_id, list_status].hash
     end
 
     # Builds the object from hash
