@@ -24,7 +24,7 @@ export function waitEnd(step: Pick<Schemas['AutomationStep'], 'duration' | 'unti
   const local = DateTime.fromJSDate(now, { zone });
   let next = local.set({ ...hoursAndMinutes(until.at), second: 0, millisecond: 0 });
   if (next <= local) next = next.plus({ days: 1 });
-  if (until.weekday !== undefined) {
+  if (until.weekday) {
     const wanted = WEEKDAYS.indexOf(until.weekday) + 1;
     while (next.weekday !== wanted) next = next.plus({ days: 1 });
   }

@@ -39,6 +39,20 @@ export interface AutomationLookups {
   templateExists(db: Db, accountId: string, id: string): Promise<boolean>;
 }
 
+/** An object without its null members: some generated SDKs send every property of a model, null when not set. */
+function present<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as T;
+}
+
+/** The journey's parts as given, a null member read as one left out (`next: null` and no `next` both end the journey). */
+function journeyOf(body: Pick<Schemas['AutomationUpdate'], 'trigger' | 'steps' | 'settings'>) {
+  return {
+    ...(body.trigger ? { trigger: present(body.trigger) } : {}),
+    ...(body.steps ? { steps: body.steps.map(present) } : {}),
+    ...(body.settings ? { settings: present(body.settings) } : {}),
+  };
+}
+
 /** The signal a trigger listens for, if it is one signals carry. */
 function interestOf(trigger: Schemas['AutomationTrigger']): { kind: SignalKind; key: string } | null {
   switch (trigger.type) {
@@ -83,7 +97,8 @@ export class AutomationService {
     this.runner = runner;
   }
 
-  async create(accountId: string, body: Schemas['AutomationCreate']): Promise<AutomationJson> {
+  async create(accountId: string, given: Schemas['AutomationCreate']): Promise<AutomationJson> {
+    const body = { ...given, ...journeyOf(given) };
     const settings = body.settings ?? {};
     await this.check(accountId, body.trigger, body.steps, settings, false);
     const row = await automations.insert(this.db, {
@@ -119,7 +134,8 @@ export class AutomationService {
   }
 
   /** A change of an active or paused automation's journey is a new version, taken by contacts who enrol from now on. */
-  async update(accountId: string, id: string, body: Schemas['AutomationUpdate']): Promise<AutomationJson> {
+  async update(accountId: string, id: string, given: Schemas['AutomationUpdate']): Promise<AutomationJson> {
+    const body = { ...given, ...journeyOf(given) };
     const current = await this.load(this.db, accountId, id);
     if (current.status === 'archived')
       throw conflict('invalid_state_transition', 'An archived automation cannot be changed.', { current_status: current.status });

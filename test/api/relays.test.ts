@@ -91,7 +91,11 @@ describe('routes by stream and by sending domain', () => {
     const template = await account.api('POST', '/api/templates', { body: { name: 'journey', subject: 'Hi', html: '<p>Hi</p>' } });
     await account.api('POST', `/api/templates/${template.body.id}/publish`);
     const automation = await account.api('POST', '/api/automations', {
-      body: { name: 'Journey', trigger: { type: 'manual' }, steps: [{ id: 'mail', type: 'send_email', template_id: template.body.id, from_email: 'journeys@shop.example' }] },
+      body: {
+        name: 'Journey',
+        trigger: { type: 'manual' },
+        steps: [{ id: 'mail', type: 'send_email', template_id: template.body.id, from_email: 'journeys@shop.example' }],
+      },
     });
     await account.api('POST', `/api/automations/${automation.body.id}/activate`);
     const reader = uniqueEmail('journey');

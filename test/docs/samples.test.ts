@@ -230,6 +230,31 @@ async function fixtures(language: Language): Promise<Fixtures> {
   id('exp_0dXk3Qk1Mn5cWq8Ty2Jd6h', exported);
   id('ct_0dXk3Qa3Ez9kTm2Hq6Wu4b', (await ok(api, 'POST', '/api/contacts', { email: 'erase.me@example.com' })).id);
 
+  // Automations: one in flight with Grace waiting in it, and one for each sample that changes an automation's state.
+  const automation = async (name: string, active: boolean) => {
+    const made = await ok(api, 'POST', '/api/automations', { name, trigger: { type: 'manual' }, steps: [{ id: 'wait', type: 'wait', duration: 'P7D' }] });
+    if (active) await ok(api, 'POST', `/api/automations/${made.id}/activate`);
+    return made.id as string;
+  };
+  const journey = await automation('Onboarding', true);
+  id('aut_0dXk3Ql1Nq4vXs7Bt2Hy5c', journey);
+  id('aut_0dXk3Ql2Wp8kZr3Mc6Ju9d', await automation('Draft', false));
+  id('aut_0dXk3Ql3Fh5nYt1Ld4Qx7e', await automation('Old', true));
+  id('aut_0dXk3Ql4Bv9mGs2Ke8Pw3f', await automation('Gone', false));
+  id('aut_0dXk3Ql5Cx2pHt6Nf9Ry4g', await automation('Seasonal', true));
+  await ok(api, 'POST', `/api/automations/${journey}/enrollments`, { emails: ['grace@example.com', 'alan@example.com'] });
+  const waitingOf = async (email: string) => {
+    const contact = (await ok(api, 'GET', `/api/contacts?email=${encodeURIComponent(email)}`)).data[0].id as string;
+    for (let i = 0; i < 100; i++) {
+      const [enrollment] = (await ok(api, 'GET', `/api/automations/${journey}/enrollments?contact_id=${contact}`)).data as { id: string; status: string }[];
+      if (enrollment?.status === 'waiting') return enrollment.id;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${email} is not waiting in the journey`);
+  };
+  await waitingOf('grace@example.com');
+  id('enr_0dXk3Qm1Tz6cRx4Vn8Ha2j', await waitingOf('alan@example.com'));
+
   return {
     api,
     substitutions: s,

@@ -48,6 +48,9 @@ export class Sendline {
   };
   readonly accounts: Resources['accounts'];
   readonly domains: Resources['domains'];
+  readonly automations: Resources['automations'];
+  readonly contactAutomations: Resources['contactAutomations'];
+  readonly contactEvents: Resources['contactEvents'];
 
   constructor(options: ClientOptions = {}) {
     const transport = new Transport(options);
@@ -79,6 +82,9 @@ export class Sendline {
     this.contactExports = { ...all.contactExports, wait: (id, wait, callOptions) => waitUntilFinal(transport, 'ContactExports_get', id, wait, callOptions) };
     this.accounts = all.accounts;
     this.domains = all.domains;
+    this.automations = all.automations;
+    this.contactAutomations = all.contactAutomations;
+    this.contactEvents = all.contactEvents;
   }
 
   /** The normalised base URL requests go to (`https://host/api/v1`). */

@@ -50,6 +50,9 @@ final class Sendline
     public readonly Resources\ContactExports $contactExports;
     public readonly Resources\Accounts $accounts;
     public readonly Resources\Domains $domains;
+    public readonly Resources\Automations $automations;
+    public readonly Resources\ContactAutomations $contactAutomations;
+    public readonly Resources\ContactEvents $contactEvents;
     private readonly Transport $transport;
 
     /**
@@ -129,6 +132,9 @@ final class Sendline
         $this->contactExports = new Resources\ContactExports($transport);
         $this->accounts = new Resources\Accounts($transport);
         $this->domains = new Resources\Domains($transport);
+        $this->automations = new Resources\Automations($transport);
+        $this->contactAutomations = new Resources\ContactAutomations($transport);
+        $this->contactEvents = new Resources\ContactEvents($transport);
     }
 
     private static function env(string $name): ?string

@@ -24,6 +24,8 @@ __all__ = [
     "AuthApi",
     "AutomationsApi",
     "CampaignsApi",
+    "ContactAutomationsApi",
+    "ContactEventsApi",
     "ContactExportsApi",
     "ContactImportsApi",
     "ContactListsApi",
@@ -398,6 +400,8 @@ from sendline.api.api_keys_api import ApiKeysApi as ApiKeysApi
 from sendline.api.auth_api import AuthApi as AuthApi
 from sendline.api.automations_api import AutomationsApi as AutomationsApi
 from sendline.api.campaigns_api import CampaignsApi as CampaignsApi
+from sendline.api.contact_automations_api import ContactAutomationsApi as ContactAutomationsApi
+from sendline.api.contact_events_api import ContactEventsApi as ContactEventsApi
 from sendline.api.contact_exports_api import ContactExportsApi as ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi as ContactImportsApi
 from sendline.api.contact_lists_api import ContactListsApi as ContactListsApi

@@ -48,6 +48,7 @@ from sendline._resources import (
 from sendline._resources import ContactListsResource, ListsResource, PublicListsResource
 from sendline._resources import ContactExportsResource, ContactTopicsResource, SuppressionsResource, TopicsResource
 from sendline._resources import AccountsResource, DomainsResource
+from sendline._resources import AutomationsResource, ContactAutomationsResource, ContactEventsResource
 from sendline.api.auth_api import AuthApi
 from sendline.api_client import ApiClient
 from sendline.configuration import Configuration
@@ -271,6 +272,9 @@ class Sendline:
         self.contact_exports = ContactExportsResource(self)
         self.accounts = AccountsResource(self)
         self.domains = DomainsResource(self)
+        self.automations = AutomationsResource(self)
+        self.contact_automations = ContactAutomationsResource(self)
+        self.contact_events = ContactEventsResource(self)
 
     @classmethod
     def login(

@@ -59,6 +59,9 @@ from sendline.api.templates_api import TemplatesApi
 from sendline.api.users_api import UsersApi
 from sendline.api.webhooks_api import WebhooksApi
 from sendline.api.domains_api import DomainsApi
+from sendline.api.automations_api import AutomationsApi
+from sendline.api.contact_automations_api import ContactAutomationsApi
+from sendline.api.contact_events_api import ContactEventsApi
 from sendline.api.custom_fields_api import CustomFieldsApi
 from sendline.api.segments_api import SegmentsApi
 from sendline.api.tags_api import TagsApi
@@ -67,6 +70,16 @@ from sendline.api.lists_api import ListsApi
 from sendline.api.public_lists_api import PublicListsApi
 from sendline.models.contact_list_membership import ContactListMembership
 from sendline.models.list_form import ListForm
+from sendline.models.automation import Automation
+from sendline.models.automation_analytics import AutomationAnalytics
+from sendline.models.automation_create import AutomationCreate
+from sendline.models.automation_update import AutomationUpdate
+from sendline.models.automation_webhook_secret import AutomationWebhookSecret
+from sendline.models.contact_event import ContactEvent
+from sendline.models.contact_event_create import ContactEventCreate
+from sendline.models.enrollment import Enrollment
+from sendline.models.enrollment_create import EnrollmentCreate
+from sendline.models.enrollment_result import EnrollmentResult
 from sendline.models.list_member import ListMember
 from sendline.models.list_members_add import ListMembersAdd
 from sendline.models.list_members_add_result import ListMembersAddResult
@@ -654,6 +667,10 @@ class AnalyticsResource(_Resource):
     def campaign(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> CampaignAnalytics:
         return self._call("GET", self._api.campaign, id, timeout=timeout, max_retries=max_retries)
 
+    def automation(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> AutomationAnalytics:
+        """Enrolments by status, and per step how many entered, wait there and went on."""
+        return self._call("GET", self._api.automation, id, timeout=timeout, max_retries=max_retries)
+
 
 class ConversionsResource(_Resource):
     def __init__(self, client: "Sendline") -> None:
@@ -1212,3 +1229,133 @@ class DomainsResource(_Resource):
 
     def retire_dkim(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Domain:
         return self._call("POST", self._api.retire_dkim, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
+def _given(fields: Mapping[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+class AutomationsResource(_Resource):
+    """Journeys: `client.automations.create(name=…, trigger={…}, steps=[…])`, then `activate`."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = AutomationsApi(client.api_client)
+
+    def create(
+        self,
+        *,
+        name: str,
+        trigger: Mapping[str, Any],
+        steps: Sequence[Mapping[str, Any]],
+        settings: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Automation:
+        """Saves a draft; its steps are checked as a graph (400 at the step at fault)."""
+        body = _body(AutomationCreate, _given({"name": name, "trigger": trigger, "steps": list(steps), "settings": settings}))
+        return self._call("POST", self._api.create, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list(
+        self, *, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Paginator[Automation]:
+        return self._list(self._api.list, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, status=status)
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Automation:
+        return self._call("GET", self._api.get, id, timeout=timeout, max_retries=max_retries)
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Optional[str] = None,
+        trigger: Optional[Mapping[str, Any]] = None,
+        steps: Optional[Sequence[Mapping[str, Any]]] = None,
+        settings: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Automation:
+        """New steps on an active automation make a new version; contacts in flight finish on theirs."""
+        body = _body(AutomationUpdate, _given({"name": name, "trigger": trigger, "steps": None if steps is None else list(steps), "settings": settings}))
+        return self._call("PATCH", self._api.update, id, body, timeout=timeout, max_retries=max_retries)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> None:
+        self._call("DELETE", self._api.delete, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def activate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Automation:
+        return self._call("POST", self._api.activate, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def pause(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Automation:
+        return self._call("POST", self._api.pause, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def archive(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Automation:
+        return self._call("POST", self._api.archive, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def webhook_secret(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> AutomationWebhookSecret:
+        """The secret that signs its webhook steps' posts: `Webhook(secret).verify(...)`."""
+        return self._call("GET", self._api.webhook_secret, id, timeout=timeout, max_retries=max_retries)
+
+    def enroll(
+        self,
+        id: str,
+        *,
+        contact_ids: Optional[Sequence[str]] = None,
+        emails: Optional[Sequence[str]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EnrollmentResult:
+        """Enrols contacts by id or address (up to 10,000); the re-entry setting applies."""
+        body = _body(EnrollmentCreate, _given({"contact_ids": None if contact_ids is None else list(contact_ids), "emails": None if emails is None else list(emails)}))
+        return self._call("POST", self._api.enroll, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def list_enrollments(
+        self,
+        id: str,
+        *,
+        status: Optional[str] = None,
+        contact_id: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Paginator[Enrollment]:
+        return self._list(self._api.list_enrollments, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit, status=status, contact_id=contact_id)
+
+    def cancel_enrollment(
+        self, id: str, enrollment_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Enrollment:
+        return self._call("POST", self._api.cancel_enrollment, id, enrollment_id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+
+class ContactAutomationsResource(_Resource):
+    """A contact's enrolments in every automation (`client.contact_automations`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactAutomationsApi(client.api_client)
+
+    def list(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Paginator[Enrollment]:
+        return self._list(self._api.list, id, timeout=timeout, max_retries=max_retries, cursor=cursor, limit=limit)
+
+
+class ContactEventsResource(_Resource):
+    """Custom events about a contact, which trigger and resume journeys (`client.contact_events`)."""
+
+    def __init__(self, client: "Sendline") -> None:
+        super().__init__(client)
+        self._api = ContactEventsApi(client.api_client)
+
+    def create(
+        self,
+        id: str,
+        *,
+        name: str,
+        properties: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ContactEvent:
+        body = _body(ContactEventCreate, _given({"name": name, "properties": properties}))
+        return self._call("POST", self._api.create, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

@@ -7,6 +7,8 @@ from sendline.api.api_keys_api import ApiKeysApi
 from sendline.api.auth_api import AuthApi
 from sendline.api.automations_api import AutomationsApi
 from sendline.api.campaigns_api import CampaignsApi
+from sendline.api.contact_automations_api import ContactAutomationsApi
+from sendline.api.contact_events_api import ContactEventsApi
 from sendline.api.contact_exports_api import ContactExportsApi
 from sendline.api.contact_imports_api import ContactImportsApi
 from sendline.api.contact_lists_api import ContactListsApi

@@ -39,6 +39,9 @@ module Sendline
       contact_exports: Resources::ContactExports,
       accounts: Resources::Accounts,
       domains: Resources::Domains,
+      automations: Resources::Automations,
+      contact_automations: Resources::ContactAutomations,
+      contact_events: Resources::ContactEvents,
     }.freeze
 
     attr_reader :base_url, :timeout, :max_retries

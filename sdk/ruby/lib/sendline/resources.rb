@@ -342,5 +342,17 @@ module Sendline
     class Domains < Resource
       operations_of DomainsApi
     end
+
+    class Automations < Resource
+      operations_of AutomationsApi
+    end
+
+    class ContactAutomations < Resource
+      operations_of ContactAutomationsApi
+    end
+
+    class ContactEvents < Resource
+      operations_of ContactEventsApi
+    end
   end
 end
