@@ -32,7 +32,14 @@ export async function automationsBenchmark(): Promise<void> {
   const database = await startEmbeddedDatabase(dir, 'bench', createLogger('warn'));
   const db = benchPool(database.url);
   const server = await spawnServer(
-    { DATABASE_URL: database.url, DATA_DIR: dir, ALLOW_SIGNUP: 'true', SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_POOL_SIZE: String(POOL), ...serverTuning() },
+    {
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ALLOW_SIGNUP: 'true',
+      SMTP_URL: `smtp://127.0.0.1:${relay.port}`,
+      SMTP_POOL_SIZE: String(POOL),
+      ...serverTuning(),
+    },
     { keepOutput: !!process.env.BENCH_DEBUG },
   );
   try {
@@ -79,7 +86,8 @@ export async function automationsBenchmark(): Promise<void> {
     while ((await api('GET', `/api/contacts/import/${imp.id}`)).body.status !== 'completed') await sleep(200);
 
     const enrolAll = async (automationId: string) => {
-      for (let i = 0; i < emails.length; i += 10_000) await api('POST', `/api/automations/${automationId}/enrollments`, { body: { emails: emails.slice(i, i + 10_000) } });
+      for (let i = 0; i < emails.length; i += 10_000)
+        await api('POST', `/api/automations/${automationId}/enrollments`, { body: { emails: emails.slice(i, i + 10_000) } });
     };
     const until = async (query: string, params: unknown[], done: (n: number) => boolean) => {
       for (;;) {
@@ -108,7 +116,10 @@ export async function automationsBenchmark(): Promise<void> {
     const stepCpuUs = ((cpu() - before) * 1e6) / steps;
 
     // Emails: a journey's against a campaign's.
-    const mailing = await activate({ trigger: { type: 'manual' }, steps: [{ id: 'mail', type: 'send_email', template_id: template.body.id, from_email: 'news@shop.example' }] });
+    const mailing = await activate({
+      trigger: { type: 'manual' },
+      steps: [{ id: 'mail', type: 'send_email', template_id: template.body.id, from_email: 'news@shop.example' }],
+    });
     started = performance.now();
     before = cpu();
     await enrolAll(mailing);

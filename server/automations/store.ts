@@ -200,17 +200,6 @@ export const enrollments = {
     return rows;
   },
 
-  /** When the next step of an active automation is due; null when none is scheduled. */
-  async nextDue(db: Db): Promise<Date | null> {
-    const { rows } = await sql<{ next: Date | null }>`
-      select min(d.due_at) as next from automations a cross join lateral (
-        select e.due_at from automation_enrollments e
-        where e.account_id = a.account_id and e.automation_id = a.id and e.due_at is not null
-        order by e.due_at limit 1
-      ) d where a.status = 'active'`.execute(db);
-    return rows[0]?.next ?? null;
-  },
-
   /** Writes a batch of processed enrolments; the finished ones free their contact's entry. */
   async apply(tx: Db, changes: readonly EnrollmentChange[]): Promise<void> {
     if (!changes.length) return;
