@@ -162,7 +162,7 @@ export async function automationsBenchmark(): Promise<void> {
       '| measure | figure | target |',
       '|---|---|---|',
       `| scheduler, idle, server + PostgreSQL CPU: nothing waiting | ${pct(quiet)} of a core | |`,
-      `| scheduler, idle: ${WAITING.toLocaleString('en')} enrolments waiting, none due | ${pct(waiting)} of a core (${pct(waiting - quiet)} more) | under 1 % |`,
+      `| scheduler, idle: ${WAITING.toLocaleString('en')} enrolments waiting, none due | ${pct(waiting)} of a core (${waiting > quiet ? `${pct(waiting - quiet)} more` : 'no more'} than nothing waiting) | under 1 % |`,
       `| steps without email (wait PT0S, condition, update_contact, exit) | ${Math.round(steps / walkSeconds).toLocaleString('en')} steps/s, ${Math.round(stepCpuUs)} µs CPU a step | 5,000 steps/s |`,
       `| automation emails delivered ÷ campaign messages delivered, per second | ${(campaignSeconds / journeySeconds).toFixed(2)} (${Math.round(CONTACTS / journeySeconds)} against ${Math.round(CONTACTS / campaignSeconds)}/s) | 1 |`,
       `| CPU per email ÷ campaign's (server + PostgreSQL) | ${(journeyCpuUs / campaignCpuUs).toFixed(2)} | |`,

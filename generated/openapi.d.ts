@@ -2868,6 +2868,7 @@ export interface components {
         Automation: {
             /** @description `aut_…` */
             id: string;
+            /** @description What the journey is called in the dashboard. */
             name: string;
             /** @description `draft → active ⇄ paused → archived`. */
             status: components["schemas"]["AutomationStatus"];
@@ -2902,6 +2903,36 @@ export interface components {
             /** @description Per step of the current steps, counted across versions by step `id`. */
             steps: components["schemas"]["AutomationStepStats"][];
         };
+        /** @description The automation is archived: it cannot be changed. */
+        AutomationArchivedResponse: {
+            /** @description A URI reference that identifies the problem type: `/docs/errors#<code>`. */
+            type: string;
+            /** @description The HTTP status's reason phrase, e.g. `Not Found`. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code, repeated.
+             */
+            status: number;
+            /** @description What went wrong in this case, in words for people (do not parse it: branch on `code`). */
+            detail?: string;
+            /**
+             * @description A stable snake_case code for programs to branch on (`/docs/errors` lists them all).
+             * @enum {string}
+             */
+            code: "invalid_state_transition";
+            /**
+             * @description Always `false` on an error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The fields at fault, for validation errors. */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The current status of the resource, for invalid state transitions. */
+            current_status?: string;
+            /** @description The existing resource, for conflicts. */
+            existing_id?: string;
+        };
         AutomationCreate: {
             /** @description What the journey is called in the dashboard. */
             name: string;
@@ -2912,21 +2943,42 @@ export interface components {
             /** @description How the journey treats contacts. */
             settings?: components["schemas"]["AutomationSettings"];
         };
-        /** @description What became of one `send_email` step's messages. */
+        /** @description What became of one `send_email` step's messages, each counted once. */
         AutomationEmailStats: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages handed to the relay.
+             */
             sent: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages the relay accepted (or that were opened or clicked).
+             */
             delivered: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages opened at least once.
+             */
             opened: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages with at least one tracked link followed.
+             */
             clicked: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages that bounced.
+             */
             bounced: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages whose recipient unsubscribed through them.
+             */
             unsubscribed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Messages reported as spam.
+             */
             complained: number;
         };
         /** @description The automation cannot be saved or activated as it is: a step's pointer says which and why. */
@@ -6195,6 +6247,7 @@ export interface components {
              * @description The automation's version the contact walks.
              */
             version: number;
+            /** @description Where the enrolment stands. */
             status: components["schemas"]["EnrollmentStatus"];
             /** @description The step it is at; null once it has ended. */
             step_id: string | null;
@@ -6222,19 +6275,40 @@ export interface components {
         };
         /** @description How many enrolments are in each status. */
         EnrollmentCounts: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Every enrolment, whatever its status.
+             */
             total: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description A step is due or running.
+             */
             active: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description In a wait, a `wait_for_event` or a send window.
+             */
             waiting: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Reached the end of the journey.
+             */
             completed: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Left early.
+             */
             exited: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Met the goal.
+             */
             converted: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description A step could not run.
+             */
             failed: number;
         };
         /** @description Contacts to enrol: `contact_ids` or `emails` (up to 10,000 in all). */
@@ -6284,6 +6358,7 @@ export interface components {
         EnrollmentSkip: {
             /** @description As given: the contact's id or address. */
             contact: string;
+            /** @description Why it was not enrolled. */
             reason: components["schemas"]["EnrollmentSkipReason"];
         };
         /** @enum {string} */
@@ -10948,13 +11023,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotFoundResponse"];
                 };
             };
-            /** @description The automation's status does not allow this. */
+            /** @description The automation is archived: it cannot be changed. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["AutomationStateResponse"];
+                    "application/problem+json": components["schemas"]["AutomationArchivedResponse"];
                 };
             };
             /** @description The body is larger than allowed. */
@@ -11433,6 +11508,7 @@ export interface operations {
             };
             path: {
                 id: string;
+                /** @description The enrolment (`enr_…`). */
                 enrollment_id: string;
             };
             cookie?: never;

@@ -23,7 +23,7 @@ import { conversionHandlers } from './conversions/routes.ts';
 import { analyticsHandlers } from './analytics/routes.ts';
 import { webhookHandlers } from './webhooks/routes.ts';
 import { domainHandlers } from './domains/routes.ts';
-import { automationHandlers } from './automations/routes.ts';
+import { AUTOMATION_JSON_LIMITS, automationHandlers } from './automations/routes.ts';
 import { eventHandlers } from './events/routes.ts';
 import { fieldHandlers } from './fields/routes.ts';
 import { segmentHandlers } from './segments/routes.ts';
@@ -102,7 +102,13 @@ export function createApp(runtime: Runtime): Express {
       },
       implementedHandlers,
       {
-        jsonLimits: { ContactImports_create: 16 * 1024 * 1024, ...LIST_MEMBER_JSON_LIMITS, ...TAG_BULK_JSON_LIMITS, ...EMAIL_JSON_LIMITS },
+        jsonLimits: {
+          ContactImports_create: 16 * 1024 * 1024,
+          ...LIST_MEMBER_JSON_LIMITS,
+          ...TAG_BULK_JSON_LIMITS,
+          ...EMAIL_JSON_LIMITS,
+          ...AUTOMATION_JSON_LIMITS,
+        },
       },
     ),
   );

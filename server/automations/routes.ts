@@ -1,6 +1,9 @@
 import { handlers } from '../http/operations.ts';
 import type { AutomationService } from './service.ts';
 
+/** Up to 10,000 contacts by address (254 characters at most each) and as many ids. */
+export const AUTOMATION_JSON_LIMITS = { Automations_enroll: 4 * 1024 * 1024 };
+
 export const automationHandlers = handlers<{ automations: AutomationService }>()({
   Automations_create: async ({ principal, body, services }) => ({ status: 201, body: await services.automations.create(principal.accountId, body) }),
   Automations_list: async ({ principal, query, services }) => ({

@@ -5,8 +5,8 @@ import { automations, enrollments, type EnrollmentChange, type Reentry, type Ver
 import { BatchWalk, changeOf, type PendingWebhook, type Walked, type WebhookPost } from './walk.ts';
 
 /** Enrolments claimed per transaction, and of one automation among them. */
-const BATCH = 500;
-const PER_AUTOMATION = 500;
+const BATCH = 1000;
+const PER_AUTOMATION = 200;
 const SIGNALS_PER_BATCH = 500;
 const IDLE_POLL_MS = 250;
 /** Versions kept in memory: they never change once written. */
@@ -33,7 +33,8 @@ export class JourneyRunner {
   private readonly deps: JourneyDeps;
   private readonly versions = new Map<string, VersionRecord>();
   private running: Promise<void>[] = [];
-  private wake: (() => void) | null = null;
+  /** The loops waiting for work, each woken by a poke or its poll. */
+  private readonly idle = new Set<() => void>();
 
   constructor(deps: JourneyDeps) {
     this.deps = deps;
@@ -45,7 +46,7 @@ export class JourneyRunner {
 
   /** Something was signalled or enrolled in this process: look at once. */
   poke(): void {
-    this.wake?.();
+    for (const wake of this.idle) wake();
   }
 
   async stopped(): Promise<void> {
@@ -60,8 +61,12 @@ export class JourneyRunner {
         this.deps.log.error({ err }, 'running journeys failed; retrying');
       }
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        void sleep(IDLE_POLL_MS, signal).then(resolve);
+        const wake = () => {
+          this.idle.delete(wake);
+          resolve();
+        };
+        this.idle.add(wake);
+        void sleep(IDLE_POLL_MS, signal).then(wake);
       });
     }
   }

@@ -183,19 +183,19 @@ export const enrollments = {
   },
 
   /**
-   * Claims due enrolments of active automations, at most `perAutomation` of each, so that a
-   * journey with a large backlog (a manual enrolment of thousands) delays no other journey, of
-   * this account or another. The rows stay locked until the claiming transaction ends.
+   * Claims due enrolments of active automations, at most `perAutomation` of each and the
+   * automations taken in a random order, so that a journey with a large backlog (a manual
+   * enrolment of thousands) delays no other journey, of this account or another, by more than a
+   * batch. The rows stay locked until the claiming transaction ends.
    */
   async claimDue(tx: Db, perAutomation: number, limit: number): Promise<EnrollmentRecord[]> {
     const { rows } = await sql<EnrollmentRecord>`
-      select e.* from automations a cross join lateral (
+      select e.* from (select account_id, id from automations where status = 'active' order by random()) a cross join lateral (
         select * from automation_enrollments e
         where e.account_id = a.account_id and e.automation_id = a.id and e.due_at <= now()
         order by e.due_at limit ${perAutomation}
         for update skip locked
       ) e
-      where a.status = 'active'
       limit ${limit}`.execute(tx);
     return rows;
   },

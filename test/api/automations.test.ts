@@ -302,6 +302,130 @@ describe('automations', () => {
     expect(JSON.stringify(rows)).not.toContain('4242');
   });
 
+  it('enrols on contact_created and tag_added under each re-entry rule', async () => {
+    const created = await activeAutomation(account, { name: 'New contacts', trigger: { type: 'contact_created' }, steps: [{ id: 'bye', type: 'exit' }] });
+    const always = await activeAutomation(account, {
+      name: 'VIP, every time',
+      trigger: { type: 'tag_added', tag: 'vip' },
+      settings: { reentry: 'always' },
+      steps: [{ id: 'wait', type: 'wait', duration: 'P1D' }],
+    });
+    const afterExit = await activeAutomation(account, {
+      name: 'Gold, once at a time',
+      trigger: { type: 'tag_added', tag: 'gold' },
+      settings: { reentry: 'after_exit' },
+      steps: [{ id: 'hold', type: 'wait_for_event', name: 'done', timeout: 'P1D' }],
+    });
+    const ada = await contact(account, 'reentry');
+    const exited = await enrollmentOf(account, created, ada.id, 'exited');
+    expect(exited).toMatchObject({ exit_reason: 'exit_step', path: [expect.objectContaining({ step_id: 'bye', type: 'exit' })] });
+
+    const tag = async (tags: string[]) => expect((await account.api('PATCH', `/api/contacts/${ada.id}`, { body: { tags } })).status).toBe(200);
+    const count = async (automationId: string) =>
+      (await account.api('GET', `/api/automations/${automationId}/enrollments?contact_id=${ada.id}`)).body.data.length;
+    await tag(['vip', 'gold']);
+    await enrollmentOf(account, always, ada.id, 'waiting');
+    await enrollmentOf(account, afterExit, ada.id, 'waiting');
+    await tag([]);
+    await tag(['vip', 'gold']);
+    await waitFor(async () => ((await count(always)) === 2 ? true : undefined));
+    // Still in the gold journey: not again until it ends.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await count(afterExit)).toBe(1);
+    await account.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'done' } });
+    await enrollmentOf(account, afterExit, ada.id, 'completed');
+    await tag([]);
+    await tag(['gold']);
+    await waitFor(async () => ((await count(afterExit)) === 2 ? true : undefined));
+    // Contact created once: `never` enrolled it once.
+    expect(
+      (await account.api('GET', `/api/automations/${created}/enrollments`)).body.data.filter((e: { contact_id: string }) => e.contact_id === ada.id),
+    ).toHaveLength(1);
+  });
+
+  it('sends no email to an unsubscribed contact, and holds email outside the send window in the contact’s zone', async () => {
+    const templateId = await publishedTemplate(account, 'window', '<p>Hello</p>', 'Hello');
+    const hour = new Date().getUTCHours();
+    const automationId = await activeAutomation(account, {
+      name: 'Office hours',
+      trigger: { type: 'manual' },
+      // Open for one hour, two hours from now in UTC: open now where the clock is two hours ahead.
+      settings: { send_window: { from: (hour + 2) % 24, to: ((hour + 2) % 24) + 1 } },
+      steps: [{ id: 'mail', type: 'send_email', template_id: templateId, from_email: 'office@shop.example' }],
+    });
+    const [utc, ahead, gone] = await Promise.all([
+      contact(account, 'window-utc', { attributes: { timezone: 'UTC' } }),
+      contact(account, 'window-ahead', { attributes: { timezone: 'Etc/GMT-2' } }),
+      contact(account, 'window-gone', { attributes: { timezone: 'Etc/GMT-2' }, status: 'unsubscribed' }),
+    ]);
+    await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [utc.id, ahead.id, gone.id] } });
+    await received(ahead.email);
+    const held = await enrollmentOf(account, automationId, utc.id, 'waiting');
+    expect(held.step_id).toBe('mail');
+    expect(new Date(held.next_step_at).getUTCHours()).toBe((hour + 2) % 24);
+    expect(held.path).toEqual([]);
+    const skipped = await enrollmentOf(account, automationId, gone.id, 'completed');
+    expect(skipped.path).toEqual([expect.objectContaining({ step_id: 'mail', message_id: null, detail: 'unsubscribed' })]);
+    expect(sink.to(utc.email)).toHaveLength(0);
+    expect(sink.to(gone.email)).toHaveLength(0);
+  });
+
+  it('splits 10,000 contacts by the branches’ percents, and their backlog holds up no other account', async () => {
+    const emails = Array.from({ length: 10_000 }, (_, i) => `split${i}-${Date.now()}@split.example`);
+    for (let i = 0; i < emails.length; i += 5000) {
+      const imported = await account.api('POST', '/api/contacts/import', { body: { contacts: emails.slice(i, i + 5000).map((email) => ({ email })) } });
+      expect(imported.status).toBeLessThan(300);
+    }
+    const automationId = await activeAutomation(account, {
+      name: 'A/B/C',
+      trigger: { type: 'manual' },
+      steps: [
+        {
+          id: 'split',
+          type: 'split',
+          branches: [
+            { percent: 20, next: 'a' },
+            { percent: 30, next: 'b' },
+            { percent: 50, next: null },
+          ],
+        },
+        { id: 'a', type: 'exit' },
+        { id: 'b', type: 'exit' },
+      ],
+    });
+    for (let i = 0; i < emails.length; i += 10_000)
+      await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { emails: emails.slice(i, i + 10_000) } });
+    const figures = await waitFor(async () => {
+      const res = await account.api('GET', `/api/analytics/automations/${automationId}`);
+      return res.body.enrollments.exited + res.body.enrollments.completed === 10_000 ? res.body : undefined;
+    }, 60_000);
+    const entered = Object.fromEntries(figures.steps.map((s: { step_id: string; entered: number }) => [s.step_id, s.entered]));
+    // Binomial: three standard deviations of 10,000 draws at 20 % and 30 % are about 120 and 140.
+    expect(Math.abs(entered.a - 2000)).toBeLessThan(150);
+    expect(Math.abs(entered.b - 3000)).toBeLessThan(150);
+    expect(Math.abs(figures.enrollments.completed - 5000)).toBeLessThan(160);
+
+    // A backlog of 10,000 emails in this account's journey holds up no other account's journey.
+    const templateId = await publishedTemplate(account, 'backlog', '<p>Hi</p>', 'Hi');
+    const backlog = await activeAutomation(account, {
+      name: 'Backlog',
+      trigger: { type: 'manual' },
+      steps: [{ id: 'mail', type: 'send_email', template_id: templateId, from_email: 'bulk@shop.example' }],
+    });
+    const otherTemplate = await publishedTemplate(other, 'quick', '<p>Hi</p>', 'Hi');
+    const quick = await activeAutomation(other, {
+      name: 'Quick',
+      trigger: { type: 'manual' },
+      steps: [{ id: 'mail', type: 'send_email', template_id: otherTemplate, from_email: 'quick@other.example' }],
+    });
+    const theirs = await contact(other, 'quick');
+    await account.api('POST', `/api/automations/${backlog}/enrollments`, { body: { emails } });
+    await other.api('POST', `/api/automations/${quick}/enrollments`, { body: { contact_ids: [theirs.id] } });
+    await enrollmentOf(other, quick, theirs.id, 'completed');
+    const left = await sql("select count(*)::int as n from automation_enrollments where automation_id = $1 and status = 'active'", [backlog]);
+    expect(left[0].n).toBeGreaterThan(0);
+  }, 120_000);
+
   it("shows nothing of one account's automations to another", async () => {
     const automationId = await activeAutomation(account, { name: 'Mine', trigger: { type: 'manual' }, steps: [{ id: 'x', type: 'exit' }] });
     const ada = await contact(account, 'isolated');
@@ -321,6 +445,6 @@ describe('automations', () => {
     }
     expectProblem(await other.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [ada.id] } }), 404, 'not_found');
     expectProblem(await other.api('POST', `/api/contacts/${ada.id}/events`, { body: { name: 'x' } }), 404, 'not_found');
-    expect((await other.api('GET', '/api/automations')).body.data).toEqual([]);
+    expect((await other.api('GET', '/api/automations')).body.data.map((a: { id: string }) => a.id)).not.toContain(automationId);
   });
 });

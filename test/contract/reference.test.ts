@@ -14,7 +14,9 @@ const doc = referenceDocument();
 
 const SENDLINE_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 /** `*_id` fields that hold the caller's own ids, not Sendline's. */
-const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id', 'public_id']);
+const NOT_SENDLINE_IDS = new Set(['external_id', 'affiliate_id', 'public_id', 'step_id']);
+/** An automation's steps are named by the account (`welcome`, `wait-3d`): their `id` is theirs. */
+const STEP_TYPES = new Set(['send_email', 'wait', 'wait_for_event', 'condition', 'split', 'update_contact', 'webhook', 'exit']);
 
 /**
  * Properties whose name and type say all there is: a resource's own `id` (its prefix is in its
@@ -50,11 +52,12 @@ describe('the reference', () => {
   it('has realistic example values, not placeholders', () => {
     const placeholders = contractExamples(doc).flatMap((example) => {
       const found: string[] = [];
-      JSON.stringify(example.value, (key, value: unknown) => {
+      JSON.stringify(example.value, function (this: Record<string, unknown>, key, value: unknown) {
         if (value === 'string' || value === '' || (typeof value === 'string' && /^(foo|bar|test|example|xxx)$/i.test(value)))
           found.push(`${key}: ${JSON.stringify(value)}`);
         // Ids look like the server's (server/db/ids.ts): a type prefix, 8 characters of time, 14 random.
-        if ((key === 'id' || (key.endsWith('_id') && !NOT_SENDLINE_IDS.has(key))) && typeof value === 'string' && !SENDLINE_ID.test(value))
+        const named = key === 'id' && typeof this.type === 'string' && STEP_TYPES.has(this.type);
+        if (((key === 'id' && !named) || (key.endsWith('_id') && !NOT_SENDLINE_IDS.has(key))) && typeof value === 'string' && !SENDLINE_ID.test(value))
           found.push(`${key}: ${JSON.stringify(value)}`);
         return value;
       });

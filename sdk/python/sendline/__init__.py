@@ -79,6 +79,7 @@ __all__ = [
     "Audience",
     "Automation",
     "AutomationAnalytics",
+    "AutomationArchivedResponse",
     "AutomationCreate",
     "AutomationEmailStats",
     "AutomationInvalidResponse",
@@ -459,6 +460,7 @@ from sendline.models.attribution_refused_response import AttributionRefusedRespo
 from sendline.models.audience import Audience as Audience
 from sendline.models.automation import Automation as Automation
 from sendline.models.automation_analytics import AutomationAnalytics as AutomationAnalytics
+from sendline.models.automation_archived_response import AutomationArchivedResponse as AutomationArchivedResponse
 from sendline.models.automation_create import AutomationCreate as AutomationCreate
 from sendline.models.automation_email_stats import AutomationEmailStats as AutomationEmailStats
 from sendline.models.automation_invalid_response import AutomationInvalidResponse as AutomationInvalidResponse

@@ -1361,7 +1361,7 @@ class AutomationsApi
      * Cancel an enrolment
      *
      * @param  string $id id (required)
-     * @param  string $enrollment_id enrollment_id (required)
+     * @param  string $enrollment_id The enrolment (&#x60;enr_…&#x60;). (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelEnrollment'] to see the possible values for this operation
      *
@@ -1381,7 +1381,7 @@ class AutomationsApi
      * Cancel an enrolment
      *
      * @param  string $id (required)
-     * @param  string $enrollment_id (required)
+     * @param  string $enrollment_id The enrolment (&#x60;enr_…&#x60;). (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelEnrollment'] to see the possible values for this operation
      *
@@ -1580,7 +1580,7 @@ class AutomationsApi
      * Cancel an enrolment
      *
      * @param  string $id (required)
-     * @param  string $enrollment_id (required)
+     * @param  string $enrollment_id The enrolment (&#x60;enr_…&#x60;). (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelEnrollment'] to see the possible values for this operation
      *
@@ -1603,7 +1603,7 @@ class AutomationsApi
      * Cancel an enrolment
      *
      * @param  string $id (required)
-     * @param  string $enrollment_id (required)
+     * @param  string $enrollment_id The enrolment (&#x60;enr_…&#x60;). (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelEnrollment'] to see the possible values for this operation
      *
@@ -1655,7 +1655,7 @@ class AutomationsApi
      * Create request for operation 'cancelEnrollment'
      *
      * @param  string $id (required)
-     * @param  string $enrollment_id (required)
+     * @param  string $enrollment_id The enrolment (&#x60;enr_…&#x60;). (required)
      * @param  string|null $idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelEnrollment'] to see the possible values for this operation
      *
@@ -4144,7 +4144,7 @@ class AutomationsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Automation|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\AutomationStateResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Automation|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\AutomationArchivedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function update($id, $automation_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -4163,7 +4163,7 @@ class AutomationsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Automation|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\AutomationStateResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Automation|\Sendline\Model\InvalidBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\AutomationArchivedResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function updateWithHttpInfo($id, $automation_update, string $contentType = self::contentTypes['update'][0])
     {
@@ -4225,7 +4225,7 @@ class AutomationsApi
                     );
                 case 409:
                     return $this->handleResponseWithDataType(
-                        '\Sendline\Model\AutomationStateResponse',
+                        '\Sendline\Model\AutomationArchivedResponse',
                         $request,
                         $response,
                     );
@@ -4320,7 +4320,7 @@ class AutomationsApi
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Sendline\Model\AutomationStateResponse',
+                        '\Sendline\Model\AutomationArchivedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -422,7 +422,7 @@ class Automation implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets name
      *
-     * @param string $name name
+     * @param string $name What the journey is called in the dashboard.
      *
      * @return self
      */

@@ -35,7 +35,7 @@ use \Sendline\ObjectSerializer;
  * AutomationEmailStats Class Doc Comment
  *
  * @category Class
- * @description What became of one &#x60;send_email&#x60; step&#39;s messages.
+ * @description What became of one &#x60;send_email&#x60; step&#39;s messages, each counted once.
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -366,7 +366,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets sent
      *
-     * @param int $sent sent
+     * @param int $sent Messages handed to the relay.
      *
      * @return self
      */
@@ -393,7 +393,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets delivered
      *
-     * @param int $delivered delivered
+     * @param int $delivered Messages the relay accepted (or that were opened or clicked).
      *
      * @return self
      */
@@ -420,7 +420,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets opened
      *
-     * @param int $opened opened
+     * @param int $opened Messages opened at least once.
      *
      * @return self
      */
@@ -447,7 +447,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets clicked
      *
-     * @param int $clicked clicked
+     * @param int $clicked Messages with at least one tracked link followed.
      *
      * @return self
      */
@@ -474,7 +474,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets bounced
      *
-     * @param int $bounced bounced
+     * @param int $bounced Messages that bounced.
      *
      * @return self
      */
@@ -501,7 +501,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets unsubscribed
      *
-     * @param int $unsubscribed unsubscribed
+     * @param int $unsubscribed Messages whose recipient unsubscribed through them.
      *
      * @return self
      */
@@ -528,7 +528,7 @@ class AutomationEmailStats implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets complained
      *
-     * @param int $complained complained
+     * @param int $complained Messages reported as spam.
      *
      * @return self
      */

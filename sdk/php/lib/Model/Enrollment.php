@@ -523,7 +523,7 @@ class Enrollment implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets status
      *
-     * @param \Sendline\Model\EnrollmentStatus $status status
+     * @param \Sendline\Model\EnrollmentStatus $status Where the enrolment stands.
      *
      * @return self
      */

@@ -366,7 +366,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets total
      *
-     * @param int $total total
+     * @param int $total Every enrolment, whatever its status.
      *
      * @return self
      */
@@ -393,7 +393,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets active
      *
-     * @param int $active active
+     * @param int $active A step is due or running.
      *
      * @return self
      */
@@ -420,7 +420,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets waiting
      *
-     * @param int $waiting waiting
+     * @param int $waiting In a wait, a `wait_for_event` or a send window.
      *
      * @return self
      */
@@ -447,7 +447,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets completed
      *
-     * @param int $completed completed
+     * @param int $completed Reached the end of the journey.
      *
      * @return self
      */
@@ -474,7 +474,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets exited
      *
-     * @param int $exited exited
+     * @param int $exited Left early.
      *
      * @return self
      */
@@ -501,7 +501,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets converted
      *
-     * @param int $converted converted
+     * @param int $converted Met the goal.
      *
      * @return self
      */
@@ -528,7 +528,7 @@ class EnrollmentCounts implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets failed
      *
-     * @param int $failed failed
+     * @param int $failed A step could not run.
      *
      * @return self
      */

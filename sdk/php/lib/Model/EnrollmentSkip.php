@@ -343,7 +343,7 @@ class EnrollmentSkip implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param \Sendline\Model\EnrollmentSkipReason $reason reason
+     * @param \Sendline\Model\EnrollmentSkipReason $reason Why it was not enrolled.
      *
      * @return self
      */

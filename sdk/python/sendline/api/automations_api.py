@@ -657,7 +657,7 @@ class AutomationsApi:
     def cancel_enrollment(
         self,
         id: StrictStr,
-        enrollment_id: StrictStr,
+        enrollment_id: Annotated[StrictStr, Field(description="The enrolment (`enr_…`).")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -678,7 +678,7 @@ class AutomationsApi:
 
         :param id: (required)
         :type id: str
-        :param enrollment_id: (required)
+        :param enrollment_id: The enrolment (`enr_…`). (required)
         :type enrollment_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -740,7 +740,7 @@ class AutomationsApi:
     def cancel_enrollment_with_http_info(
         self,
         id: StrictStr,
-        enrollment_id: StrictStr,
+        enrollment_id: Annotated[StrictStr, Field(description="The enrolment (`enr_…`).")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -761,7 +761,7 @@ class AutomationsApi:
 
         :param id: (required)
         :type id: str
-        :param enrollment_id: (required)
+        :param enrollment_id: The enrolment (`enr_…`). (required)
         :type enrollment_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -823,7 +823,7 @@ class AutomationsApi:
     def cancel_enrollment_without_preload_content(
         self,
         id: StrictStr,
-        enrollment_id: StrictStr,
+        enrollment_id: Annotated[StrictStr, Field(description="The enrolment (`enr_…`).")],
         idempotency_key: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=255)]], Field(description="Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.")] = None,
         _request_timeout: Union[
             None,
@@ -844,7 +844,7 @@ class AutomationsApi:
 
         :param id: (required)
         :type id: str
-        :param enrollment_id: (required)
+        :param enrollment_id: The enrolment (`enr_…`). (required)
         :type enrollment_id: str
         :param idempotency_key: Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one's answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
         :type idempotency_key: str
@@ -3213,7 +3213,7 @@ class AutomationsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "AutomationStateResponse",
+            '409': "AutomationArchivedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3293,7 +3293,7 @@ class AutomationsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "AutomationStateResponse",
+            '409': "AutomationArchivedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",
@@ -3373,7 +3373,7 @@ class AutomationsApi:
             '401': "UnauthorizedResponse",
             '403': "ForbiddenResponse",
             '404': "NotFoundResponse",
-            '409': "AutomationStateResponse",
+            '409': "AutomationArchivedResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
             '429': "RateLimitedResponse",

@@ -36,6 +36,7 @@ from sendline.models.attribution_refused_response import AttributionRefusedRespo
 from sendline.models.audience import Audience
 from sendline.models.automation import Automation
 from sendline.models.automation_analytics import AutomationAnalytics
+from sendline.models.automation_archived_response import AutomationArchivedResponse
 from sendline.models.automation_create import AutomationCreate
 from sendline.models.automation_email_stats import AutomationEmailStats
 from sendline.models.automation_invalid_response import AutomationInvalidResponse

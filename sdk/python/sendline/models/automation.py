@@ -33,7 +33,7 @@ class Automation(BaseModel):
     Automation
     """ # noqa: E501
     id: StrictStr = Field(description="`aut_…`")
-    name: StrictStr
+    name: StrictStr = Field(description="What the journey is called in the dashboard.")
     status: AutomationStatus = Field(description="`draft → active ⇄ paused → archived`.")
     trigger: AutomationTrigger = Field(description="What enrols contacts.")
     steps: List[AutomationStep] = Field(description="The journey's steps as last saved; the first is where contacts start.")

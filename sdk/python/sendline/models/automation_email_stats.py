@@ -18,22 +18,22 @@ import re  # noqa: F401
 import json
 
 from pydantic_core import to_jsonable_python
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
 
 class AutomationEmailStats(BaseModel):
     """
-    What became of one `send_email` step's messages.
+    What became of one `send_email` step's messages, each counted once.
     """ # noqa: E501
-    sent: StrictInt
-    delivered: StrictInt
-    opened: StrictInt
-    clicked: StrictInt
-    bounced: StrictInt
-    unsubscribed: StrictInt
-    complained: StrictInt
+    sent: StrictInt = Field(description="Messages handed to the relay.")
+    delivered: StrictInt = Field(description="Messages the relay accepted (or that were opened or clicked).")
+    opened: StrictInt = Field(description="Messages opened at least once.")
+    clicked: StrictInt = Field(description="Messages with at least one tracked link followed.")
+    bounced: StrictInt = Field(description="Messages that bounced.")
+    unsubscribed: StrictInt = Field(description="Messages whose recipient unsubscribed through them.")
+    complained: StrictInt = Field(description="Messages reported as spam.")
     __properties: ClassVar[List[str]] = ["sent", "delivered", "opened", "clicked", "bounced", "unsubscribed", "complained"]
 
     model_config = ConfigDict(

@@ -34,7 +34,7 @@ class Enrollment(BaseModel):
     automation_id: StrictStr = Field(description="The automation (`aut_…`).")
     contact_id: StrictStr = Field(description="The contact (`ct_…`).")
     version: StrictInt = Field(description="The automation's version the contact walks.")
-    status: EnrollmentStatus
+    status: EnrollmentStatus = Field(description="Where the enrolment stands.")
     step_id: Optional[StrictStr] = Field(description="The step it is at; null once it has ended.")
     next_step_at: Optional[datetime] = Field(description="When its step runs next; null while it waits for an event only, or once it has ended.")
     waiting_for: Optional[StrictStr] = Field(description="The event a `wait_for_event` step waits for; else null.")

@@ -18,7 +18,7 @@ import re  # noqa: F401
 import json
 
 from pydantic_core import to_jsonable_python
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from typing import Any, ClassVar, Dict, List
 from typing import Optional, Set
 from typing_extensions import Self
@@ -27,13 +27,13 @@ class EnrollmentCounts(BaseModel):
     """
     How many enrolments are in each status.
     """ # noqa: E501
-    total: StrictInt
-    active: StrictInt
-    waiting: StrictInt
-    completed: StrictInt
-    exited: StrictInt
-    converted: StrictInt
-    failed: StrictInt
+    total: StrictInt = Field(description="Every enrolment, whatever its status.")
+    active: StrictInt = Field(description="A step is due or running.")
+    waiting: StrictInt = Field(description="In a wait, a `wait_for_event` or a send window.")
+    completed: StrictInt = Field(description="Reached the end of the journey.")
+    exited: StrictInt = Field(description="Left early.")
+    converted: StrictInt = Field(description="Met the goal.")
+    failed: StrictInt = Field(description="A step could not run.")
     __properties: ClassVar[List[str]] = ["total", "active", "waiting", "completed", "exited", "converted", "failed"]
 
     model_config = ConfigDict(

@@ -29,7 +29,7 @@ class EnrollmentSkip(BaseModel):
     A contact that was not enrolled.
     """ # noqa: E501
     contact: StrictStr = Field(description="As given: the contact's id or address.")
-    reason: EnrollmentSkipReason
+    reason: EnrollmentSkipReason = Field(description="Why it was not enrolled.")
     __properties: ClassVar[List[str]] = ["contact", "reason"]
 
     model_config = ConfigDict(

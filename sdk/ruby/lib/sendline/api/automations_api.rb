@@ -180,7 +180,7 @@ module Sendline
     # Cancel an enrolment
     # Take a contact out of the journey now (`exited`, `cancelled`).
     # @param id [String] 
-    # @param enrollment_id [String] 
+    # @param enrollment_id [String] The enrolment (&#x60;enr_…&#x60;).
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Enrollment]
@@ -192,7 +192,7 @@ module Sendline
     # Cancel an enrolment
     # Take a contact out of the journey now (&#x60;exited&#x60;, &#x60;cancelled&#x60;).
     # @param id [String] 
-    # @param enrollment_id [String] 
+    # @param enrollment_id [String] The enrolment (&#x60;enr_…&#x60;).
     # @param [Hash] opts the optional parameters
     # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
     # @return [Array<(Enrollment, Integer, Hash)>] Enrollment data, response status code and response headers

@@ -18,6 +18,7 @@ module Sendline
     # `aut_…`
     attr_accessor :id
 
+    # What the journey is called in the dashboard.
     attr_accessor :name
 
     # `draft → active ⇄ paused → archived`.

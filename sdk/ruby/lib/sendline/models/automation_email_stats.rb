@@ -14,20 +14,27 @@ require 'date'
 require 'time'
 
 module Sendline
-  # What became of one `send_email` step's messages.
+  # What became of one `send_email` step's messages, each counted once.
   class AutomationEmailStats < ApiModelBase
+    # Messages handed to the relay.
     attr_accessor :sent
 
+    # Messages the relay accepted (or that were opened or clicked).
     attr_accessor :delivered
 
+    # Messages opened at least once.
     attr_accessor :opened
 
+    # Messages with at least one tracked link followed.
     attr_accessor :clicked
 
+    # Messages that bounced.
     attr_accessor :bounced
 
+    # Messages whose recipient unsubscribed through them.
     attr_accessor :unsubscribed
 
+    # Messages reported as spam.
     attr_accessor :complained
 
     # Attribute mapping from ruby-style variable name to JSON key.

@@ -27,6 +27,7 @@ module Sendline
     # The automation's version the contact walks.
     attr_accessor :version
 
+    # Where the enrolment stands.
     attr_accessor :status
 
     # The step it is at; null once it has ended.

@@ -16,18 +16,25 @@ require 'time'
 module Sendline
   # How many enrolments are in each status.
   class EnrollmentCounts < ApiModelBase
+    # Every enrolment, whatever its status.
     attr_accessor :total
 
+    # A step is due or running.
     attr_accessor :active
 
+    # In a wait, a `wait_for_event` or a send window.
     attr_accessor :waiting
 
+    # Reached the end of the journey.
     attr_accessor :completed
 
+    # Left early.
     attr_accessor :exited
 
+    # Met the goal.
     attr_accessor :converted
 
+    # A step could not run.
     attr_accessor :failed
 
     # Attribute mapping from ruby-style variable name to JSON key.

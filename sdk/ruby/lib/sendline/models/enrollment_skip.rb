@@ -19,6 +19,7 @@ module Sendline
     # As given: the contact's id or address.
     attr_accessor :contact
 
+    # Why it was not enrolled.
     attr_accessor :reason
 
     class EnumAttributeValidator
