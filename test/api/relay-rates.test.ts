@@ -43,11 +43,14 @@ describe("a relay's rate_per_second", () => {
     // process instead, two processes sent these 40 within 2.3 s).
     const seconds = (times.at(-1)! - times[0]) / 1000;
     expect(seconds).toBeGreaterThan(MESSAGES / RATE - 2);
-    // And no two seconds of the clock carry more than twice the rate (a message granted at the
-    // end of one second may reach the sink in the next, so one second alone may show more).
+    // And no four seconds of the clock carry more than five seconds' worth: messages granted in
+    // those four seconds, and those granted in the second before that reached the sink late (on
+    // a loaded machine a message takes up to a second from its grant to the sink, so a pair of
+    // seconds alone may show three seconds' grants). Two limits, one per process, would put all
+    // 40 in such a window.
     const perSecond = new Map<number, number>();
     for (const at of times) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
-    const pairs = [...perSecond.keys()].map((second) => (perSecond.get(second) ?? 0) + (perSecond.get(second + 1) ?? 0));
-    expect(Math.max(...pairs)).toBeLessThanOrEqual(2 * RATE + 2);
+    const windows = [...perSecond.keys()].map((second) => [0, 1, 2, 3].reduce((sum, k) => sum + (perSecond.get(second + k) ?? 0), 0));
+    expect(Math.max(...windows)).toBeLessThanOrEqual(5 * RATE);
   });
 });
