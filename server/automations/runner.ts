@@ -1,7 +1,7 @@
 import type { Db } from '../db/kysely.ts';
 import { takeSignals, type TakenSignal } from '../signals/outbox.ts';
 import type { JourneyContact, JourneyDeps } from './journey-deps.ts';
-import { automations, enrollments, type EnrollmentChange, type Reentry, type VersionRecord } from './store.ts';
+import { automations, enrollments, type AutomationRecord, type EnrollmentChange, type Reentry, type VersionRecord } from './store.ts';
 import { BatchWalk, changeOf, type PendingWebhook, type Walked, type WebhookPost } from './walk.ts';
 
 /** Enrolments claimed per transaction, and of one automation among them. */
@@ -85,27 +85,41 @@ export class JourneyRunner {
 
   // ---- Signals: enrolments, and the events waits are waiting for
 
-  /** Takes a batch of signals and acts on them in one transaction; answers how many. */
+  /**
+   * Takes a batch of signals and acts on them in one transaction: waits for an event go on, and
+   * the contacts each automation's trigger names enrol in one statement per automation (a contact
+   * signalled twice enrols in a second one, as `always` re-entry wants). Answers how many.
+   */
   async enrolFromSignals(): Promise<number> {
-    let enrolled = 0;
+    let moved = 0;
     const taken = await this.deps.transactions.run(async (tx) => {
       const signals = await takeSignals(tx, SIGNALS_PER_BATCH);
-      for (const s of signals) enrolled += await this.actOn(tx, s);
+      const triggered = new Map<string, Promise<AutomationRecord[]>>();
+      const joining = new Map<string, { automation: AutomationRecord; rounds: Map<string, Record<string, unknown>>[] }>();
+      for (const s of signals) {
+        if (s.kind === 'event') moved += await this.resumeWaiting(tx, s);
+        const key = s.kind === 'contact_created' ? undefined : s.key;
+        const lookup = `${s.account_id} ${s.kind} ${key ?? ''}`;
+        if (!triggered.has(lookup)) triggered.set(lookup, automations.activeByTrigger(tx, s.account_id, s.kind, key));
+        const context = s.kind === 'event' ? { event: { name: s.key, properties: s.data ?? {} } } : {};
+        for (const automation of await triggered.get(lookup)!) {
+          const entry = joining.get(automation.id) ?? { automation, rounds: [] };
+          joining.set(automation.id, entry);
+          let round = entry.rounds.find((r) => !r.has(s.contact_id));
+          if (!round) entry.rounds.push((round = new Map<string, Record<string, unknown>>()));
+          round.set(s.contact_id, context);
+        }
+      }
+      for (const { automation, rounds } of joining.values()) {
+        for (const round of rounds) {
+          const contacts = [...round].map(([contactId, context]) => ({ contactId, context }));
+          moved += (await this.enrol(tx, automation.account_id, automation.id, automation.version, contacts)).length;
+        }
+      }
       return signals.length;
     });
-    if (enrolled) this.poke();
+    if (moved) this.poke();
     return taken;
-  }
-
-  private async actOn(tx: Db, s: TakenSignal): Promise<number> {
-    let moved = 0;
-    if (s.kind === 'event') moved += await this.resumeWaiting(tx, s);
-    const key = s.kind === 'contact_created' ? undefined : s.key;
-    const context = s.kind === 'event' ? { event: { name: s.key, properties: s.data ?? {} } } : {};
-    for (const automation of await automations.activeByTrigger(tx, s.account_id, s.kind, key)) {
-      moved += (await this.enrol(tx, automation.account_id, automation.id, automation.version, [{ contactId: s.contact_id, context }])).length;
-    }
-    return moved;
   }
 
   /** Enrols contacts on a version of an automation; answers the enrolments made. */
@@ -136,7 +150,6 @@ export class JourneyRunner {
       const version = await this.version(tx, e.account_id, e.automation_id, e.version);
       const step = version?.steps.find((x) => x.id === e.step_id);
       if (!step) continue;
-      await enrollments.setLastBranch(tx, e.account_id, e.id, 'event');
       changes.push({
         ...changeOf(e),
         status: 'active',
@@ -146,6 +159,12 @@ export class JourneyRunner {
         context: { ...e.context, event: { name: s.key, properties: s.data ?? {} } },
       });
     }
+    await enrollments.setLastOutcome(
+      tx,
+      s.account_id,
+      changes.map((c) => c.id),
+      { branch: 'event' },
+    );
     // A `next` of null ends the journey: it is processed as due now, and completes there.
     await enrollments.apply(tx, changes);
     return changes.length;
@@ -191,7 +210,9 @@ export class JourneyRunner {
       const reason = entry.messageId === null ? undefined : refused.get(entry.messageId);
       return reason === undefined ? entry : { ...entry, messageId: null, outcome: { ...entry.outcome, detail: reason } };
     });
-    for (const e of walked.timedOut) await enrollments.setLastBranch(tx, e.account_id, e.id, 'timeout');
+    const timedOut = new Map<string, string[]>();
+    for (const e of walked.timedOut) timedOut.set(e.account_id, [...(timedOut.get(e.account_id) ?? []), e.id]);
+    for (const [accountId, ids] of timedOut) await enrollments.setLastOutcome(tx, accountId, ids, { branch: 'timeout' });
     await enrollments.addPath(tx, path);
     await enrollments.apply(tx, walked.changes);
   }
@@ -252,7 +273,7 @@ export class JourneyRunner {
           change.context = { ...current.context, webhook: { ...pending, attempt: pending.attempt + 1 } };
           change.dueAt = new Date(Date.now() + retries[pending.attempt] * 1000);
         } else {
-          if (!success) await enrollments.setLastOutcome(tx, current.account_id, current.id, { detail: `webhook_failed: ${error ?? 'unknown'}` });
+          if (!success) await enrollments.setLastOutcome(tx, current.account_id, [current.id], { detail: `webhook_failed: ${error ?? 'unknown'}` });
           const { webhook: _posted, ...context } = current.context;
           change.context = context;
           change.stepId = step.next ?? null;

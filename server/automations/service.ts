@@ -357,13 +357,11 @@ export class AutomationService {
     const fields = await fieldSchema(this.db, accountId);
     const now = new Date();
     const emailSteps = new Set(steps.filter((s) => s.type === 'send_email').map((s) => s.id));
-    const rulesErrors = (rules: unknown, pointer: string) => {
+    /** A condition's rules may read its enrolment's emails; a goal's are on the contact alone. */
+    const rulesErrors = (rules: unknown, pointer: string, ofSteps: boolean) => {
+      const stepEngagement = (stepId: string) => (emailSteps.has(stepId) ? sql<SqlBool>`true` : null);
       try {
-        compileRules(
-          rules as SegmentRule,
-          { accountId, fields, now, stepEngagement: (stepId) => (emailSteps.has(stepId) ? sql<SqlBool>`true` : null) },
-          pointer,
-        );
+        compileRules(rules as SegmentRule, { accountId, fields, now, ...(ofSteps ? { stepEngagement } : {}) }, pointer);
       } catch (error) {
         if (error instanceof Problem && error.errors) errors.push(...error.errors);
         else throw error;
@@ -385,7 +383,7 @@ export class AutomationService {
           else if (activating) errors.push({ pointer: `${at}/template_id`, detail: 'the template has no published version: publish it first' });
         }
       }
-      if (step.type === 'condition' && step.rules) rulesErrors(step.rules, `${at}/rules`);
+      if (step.type === 'condition' && step.rules) rulesErrors(step.rules, `${at}/rules`, true);
       if (step.type === 'webhook' && step.url) {
         const problem = urlProblem(step.url, this.guard);
         if (problem) errors.push({ pointer: `${at}/url`, detail: problem.detail });
@@ -403,14 +401,7 @@ export class AutomationService {
             errors.push({ pointer: `${at}/set_fields${e.pointer.replace(/^\/attributes/, '')}`, detail: e.detail });
       }
     }
-    if (settings.goal) {
-      try {
-        compileRules(settings.goal, { accountId, fields, now }, '/settings/goal');
-      } catch (error) {
-        if (error instanceof Problem && error.errors) errors.push(...error.errors);
-        else throw error;
-      }
-    }
+    if (settings.goal) rulesErrors(settings.goal, '/settings/goal', false);
     if (settings.topic_id && !(await this.lookups.topicExists(this.db, accountId, settings.topic_id)))
       errors.push({ pointer: '/settings/topic_id', detail: 'no topic of this account has this id' });
     if (settings.send_window && settings.send_window.from === settings.send_window.to % 24)

@@ -237,17 +237,16 @@ export const enrollments = {
         with ordinality as x(account_id, enrollment_id, automation_id, step_id, step_type, outcome, message_id, n)`.execute(tx);
   },
 
-  /** Sets the branch on an enrolment's last path entry (a `wait_for_event` that ended). */
-  setLastBranch(tx: Db, accountId: string, enrollmentId: string, branch: string): Promise<void> {
-    return enrollments.setLastOutcome(tx, accountId, enrollmentId, { branch });
-  },
-
-  /** Merges into the outcome of an enrolment's last path entry. */
-  async setLastOutcome(tx: Db, accountId: string, enrollmentId: string, outcome: { branch?: string; detail?: string }): Promise<void> {
+  /** Merges into the outcome of each enrolment's last path entry (a `wait_for_event` that ended, a webhook that failed). */
+  async setLastOutcome(tx: Db, accountId: string, enrollmentIds: readonly string[], outcome: { branch?: string; detail?: string }): Promise<void> {
+    if (!enrollmentIds.length) return;
     await sql`
       update automation_path p set outcome = p.outcome || ${JSON.stringify(outcome)}::jsonb
-      where p.account_id = ${accountId} and p.enrollment_id = ${enrollmentId}
-        and p.seq = (select max(seq) from automation_path where account_id = ${accountId} and enrollment_id = ${enrollmentId})`.execute(tx);
+      from (
+        select enrollment_id, max(seq) as seq from automation_path
+        where account_id = ${accountId} and enrollment_id = any(${enrollmentIds}::text[]) group by enrollment_id
+      ) last
+      where p.account_id = ${accountId} and p.enrollment_id = last.enrollment_id and p.seq = last.seq`.execute(tx);
   },
 
   /** The contact's enrolments waiting for the event `name`, locked. */

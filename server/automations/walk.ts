@@ -8,6 +8,7 @@ import { fieldSchema } from '../fields/definitions.ts';
 import type { FieldSchema } from '../fields/rules.ts';
 import type { SegmentRule } from '../segments/rules.ts';
 import type { JourneyEmail } from '../emails/journey-mail.ts';
+import { contactScope } from '../rendering/contact-scope.ts';
 import { durationMs, type AutomationStep } from './graph.ts';
 import type { JourneyContact, JourneyDeps } from './journey-deps.ts';
 import { waitEnd, windowOpening, zoneOf } from './schedule.ts';
@@ -16,7 +17,7 @@ import type { EnrollmentChange, EnrollmentRecord, NewPathEntry, VersionRecord } 
 type Settings = components['schemas']['AutomationSettings'];
 
 /** Steps one enrolment may enter in all: a loop through waits ends here rather than never. */
-export const MAX_VISITS = 1000;
+const MAX_VISITS = 1000;
 /** Rounds of one batch: each moves every enrolment one step, and no journey without a wait is longer. */
 const MAX_ROUNDS = 100;
 /** How long an enrolment is held at a `webhook` step while its post is under way. */
@@ -336,7 +337,7 @@ export class BatchWalk {
     const rendered = await Promise.all(
       sending.map(({ w, unsubscribe, version }) =>
         this.deps.render(accountId, step.template_id!, version, step.subject, {
-          ...scopeOf(w.contact),
+          ...contactScope(w.contact),
           event: (w.change.context.event as { properties?: unknown } | undefined)?.properties ?? {},
           unsubscribe_url: unsubscribe,
         }),
@@ -363,12 +364,6 @@ export class BatchWalk {
       });
     }
   }
-}
-
-/** What a template sees of the contact, as campaigns' messages have it. */
-function scopeOf(contact: JourneyContact) {
-  const { email, first_name, last_name, tags, attributes } = contact;
-  return { ...attributes, email, first_name, last_name, tags, attributes, contact: { email, first_name, last_name, tags, attributes } };
 }
 
 /** The HTML with an unsubscribe link at its end, unless the template placed `{{ unsubscribe_url }}` itself. */

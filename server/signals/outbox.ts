@@ -78,12 +78,6 @@ export async function takeSignals(tx: Db, limit: number): Promise<TakenSignal[]>
   return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
 }
 
-/** Whether any signal is waiting to be taken. */
-export async function signalsWaiting(db: Db): Promise<boolean> {
-  const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from contact_signals) as waiting`.execute(db);
-  return rows[0].waiting;
-}
-
 /** Erasure: the contact's signals not acted on yet; answers how many. */
 export async function forgetSignals(db: Db, accountId: string, contactId: string): Promise<number> {
   const result = await db.deleteFrom('contact_signals').where('account_id', '=', accountId).where('contact_id', '=', contactId).executeTakeFirst();

@@ -6,6 +6,7 @@ import type { Transactions } from '../db/transactions.ts';
 import { decodeCursor, toPage } from '../contract/pagination.ts';
 import { conflict, notFound, Problem, validationFailed } from '../contract/problem.ts';
 import type { TemplateOutcome, TemplateThread } from '../rendering/template-thread.ts';
+import { contactScope } from '../rendering/contact-scope.ts';
 import { sendTests, type TestContacts, type TestSending } from '../sending/test-sends.ts';
 import {
   MAX_PARTIAL_DEPTH,
@@ -161,19 +162,6 @@ export async function renderVersion(
 /** The number of a template's latest published version; null when it has none (or there is no such template). */
 export async function latestPublished(db: Db, accountId: string, templateId: string): Promise<number | null> {
   return (await versions.resolve(db, accountId, templateId, null))?.version ?? null;
-}
-
-/** What a contact personalises with, as campaigns' messages have it. */
-function contactScope(c: { email: string; first_name: string | null; last_name: string | null; tags: string[]; attributes: Record<string, unknown> }) {
-  return {
-    ...c.attributes,
-    email: c.email,
-    first_name: c.first_name,
-    last_name: c.last_name,
-    tags: c.tags,
-    attributes: c.attributes,
-    contact: { email: c.email, first_name: c.first_name, last_name: c.last_name, tags: c.tags, attributes: c.attributes },
-  };
 }
 
 /** Control characters are refused here: a pattern that says so would need escapes some SDKs' generators mangle. */

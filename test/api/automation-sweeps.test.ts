@@ -55,7 +55,8 @@ describe('automation sweeps', () => {
     const segment = await account.api('POST', '/api/segments', {
       body: { name: 'Hot', rules: { all: [{ field: 'tags', operator: 'contains', value: 'hot' }] } },
     });
-    const before = await contact({ tags: ['hot'] });
+    // In the segment before activation: never enrolled (the list below holds `later` alone).
+    await contact({ tags: ['hot'] });
     const automationId = await activeAutomation({
       name: 'Hot leads',
       trigger: { type: 'segment_entered', segment_id: segment.body.id },
@@ -66,7 +67,6 @@ describe('automation sweeps', () => {
     await waitFor(async () => ((await enrolled(automationId)).includes(later) ? true : undefined));
     await afterSweeps();
     expect(await enrolled(automationId)).toEqual([later]);
-    expect(before).toBeTruthy();
   });
 
   it("enrols on a date field's anniversary in each contact's time zone, once", async () => {
@@ -76,7 +76,8 @@ describe('automation sweeps', () => {
     const kiritimatiToday = DateTime.now().setZone('Pacific/Kiritimati');
     const born = kiritimatiToday.minus({ years: 30 }).toISODate()!;
     const there = await contact({ attributes: { birthday: born, timezone: 'Pacific/Kiritimati' } });
-    const elsewhere = await contact({ attributes: { birthday: born, timezone: 'Pacific/Pago_Pago' } });
+    // The same date in Pago Pago is not today there: never enrolled (the list below holds `there` alone).
+    await contact({ attributes: { birthday: born, timezone: 'Pacific/Pago_Pago' } });
     const automationId = await activeAutomation({
       name: 'Birthdays',
       trigger: { type: 'date', field: 'birthday', at: '00:00' },
@@ -86,7 +87,6 @@ describe('automation sweeps', () => {
     await waitFor(async () => ((await enrolled(automationId)).includes(there) ? true : undefined));
     await afterSweeps();
     expect(await enrolled(automationId)).toEqual([there]);
-    expect(elsewhere).toBeTruthy();
   });
 
   it('lets a contact who reaches the goal leave at once, converted', async () => {
