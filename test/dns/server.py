@@ -64,12 +64,28 @@ class QuietLogger:
         return lambda *args, **kwargs: None
 
 
+def bind_pair(resolver, port):
+    """Binds UDP and TCP on one port. A free UDP port may be taken for TCP by another process's
+    socket, so with port 0 another free port is tried."""
+    for _ in range(50):
+        udp = DNSServer(resolver, port=port, address="127.0.0.1", logger=QuietLogger())
+        try:
+            tcp = DNSServer(
+                resolver, port=udp.server.server_address[1], address="127.0.0.1", tcp=True, logger=QuietLogger()
+            )
+            return udp, tcp
+        except OSError:
+            udp.server.server_close()
+            if port != 0:
+                raise
+    raise OSError("no port free for both UDP and TCP")
+
+
 def main():
     zone_file, port = sys.argv[1], int(sys.argv[2])
     resolver = ZoneResolver(zone_file)
-    udp = DNSServer(resolver, port=port, address="127.0.0.1", logger=QuietLogger())
+    udp, tcp = bind_pair(resolver, port)
     port = udp.server.server_address[1]
-    tcp = DNSServer(resolver, port=port, address="127.0.0.1", tcp=True, logger=QuietLogger())
     udp.start_thread()
     tcp.start_thread()
     print(f"listening on {port}", flush=True)
