@@ -69,6 +69,7 @@ import type { OutcomeRecords } from './sending/records.ts';
 import { clearSoftBounces, countSoftBounce, suppress } from './contacts/suppression.ts';
 import type { CampaignLookups } from './campaigns/service.ts';
 import type { CampaignRecords } from './tracking/campaign-records.ts';
+import { accountTimeZone } from './auth/time-zone.ts';
 import type { ContactRecords } from './tracking/contact-records.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
@@ -201,7 +202,10 @@ const automationLookups: AutomationLookups = {
 
 /** What journeys read and change of contacts, lists and topics. */
 const journeyContacts: JourneyContacts = {
-  read: async (db, accountId, ids) => new Map((await contactsByIds(db, accountId, ids)).map((c) => [c.id, c])),
+  async read(db, accountId, ids) {
+    const [contacts, accountZone] = await Promise.all([contactsByIds(db, accountId, ids), accountTimeZone(db, accountId)]);
+    return new Map(contacts.map((c) => [c.id, { ...c, timezone: c.timezone ?? accountZone }]));
+  },
   find: async (db, accountId, ids, emails) => (await listStore.findContacts(db, accountId, ids, emails)).contacts,
   optedOut: (db, _accountId, topicId, contactIds) => optouts.among(db, topicId, contactIds),
   async change(tx, accountId, contactIds, change) {
@@ -289,4 +293,4 @@ export const outcomeRecords: OutcomeRecords = {
 };
 
 /** What campaigns check of lists and topics. */
-const campaignLookups: CampaignLookups = { existingLists: (db, accountId, ids) => listStore.existing(db, accountId, ids), topicExists };
+const campaignLookups: CampaignLookups = { existingLists: (db, accountId, ids) => listStore.existing(db, accountId, ids), topicExists, accountTimeZone };

@@ -38,6 +38,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
+import { accountTimeZone } from './auth/time-zone.ts';
 import { KeyUsage } from './api-keys/usage.ts';
 import { attachEventSocket } from './events/socket-routes.ts';
 import { campaignRecords, contactRecords, createServices, journeyDeps, outcomeRecords, sendingIdentities, type Runtime } from './services.ts';
@@ -170,7 +171,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     queue.every('idempotency-keys.prune', PRUNE_EVERY_MS, async () => void (await idempotencyStore.prune(sqlOf(orm.em.fork()))));
     // Deliveries whose retry came due: events wake the webhook worker of every process themselves.
     queue.every('webhooks.tick', WEBHOOK_TICK_MS, () => Promise.resolve(webhooks!.wake()));
-    const sweeps = new JourneySweeps(transactions, sqlOf(orm.em.fork()), journeys, log);
+    const sweeps = new JourneySweeps(transactions, sqlOf(orm.em.fork()), journeys, log, accountTimeZone);
     queue.every('automations.sweep', config.automations.sweepSeconds * 1000, () => sweeps.run());
     queue.every('domains.recheck', recheckEveryMs(config.domains.recheckSeconds), async () => {
       for (let round = 0; round < RECHECK_ROUNDS && !shutdown.signal.aborted; round++) {

@@ -10,4 +10,9 @@ export const userJson = (u: UserRow): components['schemas']['User'] => ({
   created_at: u.createdAt.toISOString(),
 });
 
-export const accountJson = (a: AccountRow): components['schemas']['Account'] => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() });
+export const accountJson = (a: AccountRow): components['schemas']['Account'] => ({
+  id: a.id,
+  name: a.name,
+  timezone: a.timezone,
+  created_at: a.createdAt.toISOString(),
+});

@@ -97,9 +97,10 @@ export class AuthRepository {
     this.credentials?.evict(`user:${userId}`);
   }
 
-  async renameAccount(id: string, name: string): Promise<AccountRow> {
+  async updateAccount(id: string, change: Partial<Pick<AccountRow, 'name' | 'timezone'>>): Promise<AccountRow> {
     const account = await this.account(id);
-    account.name = name;
+    if (change.name !== undefined) account.name = change.name;
+    if (change.timezone !== undefined) account.timezone = change.timezone;
     await this.em.flush();
     return account;
   }

@@ -2,7 +2,8 @@ import type { components } from '../../generated/openapi.d.ts';
 import type { Config } from '../config.ts';
 import { normaliseEmail } from '../email.ts';
 import { newId } from '../db/ids.ts';
-import { Problem, conflict, forbidden } from '../contract/problem.ts';
+import { Problem, conflict, forbidden, validationFailed } from '../contract/problem.ts';
+import { timeZoneName } from '../formats/timezone.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitStore, type WindowCount } from '../rate-limits/limiter.ts';
 import type { Access } from './access.ts';
 import type { CachedSession } from './credential-cache.ts';
@@ -169,8 +170,10 @@ export class AuthService {
   }
 
   async updateAccount(principal: Principal, input: components['schemas']['AccountUpdate']): Promise<components['schemas']['Account']> {
-    if (input.name === undefined) return this.account(principal);
-    return accountJson(await this.repo.renameAccount(principal.accountId, input.name));
+    if (input.name === undefined && input.timezone === undefined) return this.account(principal);
+    const timezone = input.timezone === undefined ? undefined : timeZoneName(input.timezone);
+    if (timezone === null) throw validationFailed([{ pointer: '/timezone', detail: 'is not an IANA time zone name such as Europe/Paris' }]);
+    return accountJson(await this.repo.updateAccount(principal.accountId, { name: input.name, timezone }));
   }
 
   /**

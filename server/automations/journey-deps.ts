@@ -12,6 +12,8 @@ export interface JourneyContact {
   status: string;
   tags: string[];
   attributes: Record<string, unknown>;
+  /** The contact's time zone, or its account's when it has none. */
+  timezone: string | null;
 }
 
 export interface ContactChange {

@@ -4,10 +4,10 @@ import { waitEnd, windowOpening, zoneOf } from './schedule.ts';
 const at = (iso: string) => new Date(iso);
 
 describe('journey schedules', () => {
-  it("reads the contact's zone from its timezone attribute, falling back when it names none", () => {
+  it("reads the contact's zone, UTC when it names none", () => {
     expect(zoneOf({ timezone: 'Europe/Paris' })).toBe('Europe/Paris');
     expect(zoneOf({ timezone: 'Mars/Olympus' })).toBe('UTC');
-    expect(zoneOf({ timezone: 42 }, 'America/New_York')).toBe('America/New_York');
+    expect(zoneOf({ timezone: null })).toBe('UTC');
   });
 
   it('ends a duration wait that long after it starts, and PT0S at once', () => {

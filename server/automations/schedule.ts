@@ -6,10 +6,10 @@ type Schemas = components['schemas'];
 
 const WEEKDAYS: Schemas['Weekday'][] = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
-/** The contact's time zone: its `timezone` attribute when it names an IANA zone, else the fallback. */
-export function zoneOf(attributes: Record<string, unknown>, fallback = 'UTC'): string {
-  const given = attributes.timezone;
-  return typeof given === 'string' && IANAZone.isValidZone(given) ? given : fallback;
+/** The zone a journey reads a contact's local times in: its own or its account's (`JourneyContact.timezone`), UTC when unknown. */
+export function zoneOf(contact: { timezone: string | null }): string {
+  const given = contact.timezone;
+  return given !== null && IANAZone.isValidZone(given) ? given : 'UTC';
 }
 
 const hoursAndMinutes = (at: string) => {

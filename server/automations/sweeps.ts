@@ -20,12 +20,21 @@ export class JourneySweeps {
   private readonly db: Db;
   private readonly runner: Pick<JourneyRunner, 'enrol' | 'poke'>;
   private readonly log: Logger;
+  /** The zone of an account's contacts without their own. */
+  private readonly accountTimeZone: (db: Db, accountId: string) => Promise<string>;
 
-  constructor(transactions: Transactions, db: Db, runner: Pick<JourneyRunner, 'enrol' | 'poke'>, log: Logger) {
+  constructor(
+    transactions: Transactions,
+    db: Db,
+    runner: Pick<JourneyRunner, 'enrol' | 'poke'>,
+    log: Logger,
+    accountTimeZone: (db: Db, accountId: string) => Promise<string>,
+  ) {
     this.transactions = transactions;
     this.db = db;
     this.runner = runner;
     this.log = log;
+    this.accountTimeZone = accountTimeZone;
   }
 
   async run(): Promise<void> {
@@ -71,13 +80,14 @@ export class JourneySweeps {
     const { field = 'created_at', offset_days: offset = 0, at = '09:00' } = automation.trigger;
     const base = field === 'created_at' ? sql`(c.created_at at time zone z.zone)::date` : sql`(c.attributes->>${field})::date`;
     const present = field === 'created_at' ? sql<SqlBool>`true` : sql<SqlBool>`pg_input_is_valid(c.attributes->>${field}, 'date')`;
+    const accountZone = await this.accountTimeZone(this.db, automation.account_id);
     return this.transactions.run(async (tx) => {
       const { rows } = await sql<{ id: string }>`
-        with zones as materialized (select name from pg_timezone_names),
+        with zones as materialized (select name from pg_timezone_names where name !~ '^(posix|right)/'),
         local as (
           select c.id, (now() at time zone z.zone) as local_now, ${base} + ${offset}::int as day
           from contacts c
-          cross join lateral (select coalesce((select name from zones where name = c.attributes->>'timezone'), 'UTC') as zone) z
+          cross join lateral (select coalesce((select name from zones where name = coalesce(c.timezone, ${accountZone})), 'UTC') as zone) z
           where c.account_id = ${automation.account_id} and ${present}
         ), due as (
           select id, local_now::date as today from local

@@ -218,7 +218,7 @@ export class BatchWalk {
       case 'wait':
         for (const w of group) {
           this.enter(w, step);
-          const until = waitEnd(step, this.now, zoneOf(w.contact.attributes));
+          const until = waitEnd(step, this.now, zoneOf(w.contact));
           if (until > this.now) park(w, until);
           else w.change.stepId = step.next ?? null;
         }
@@ -311,7 +311,7 @@ export class BatchWalk {
       : new Set<string>();
     const sending: { w: Walker; id: string; unsubscribe: string; version: number }[] = [];
     for (const w of group) {
-      const opening = windowOpening(settings.send_window, this.now, zoneOf(w.contact.attributes));
+      const opening = windowOpening(settings.send_window, this.now, zoneOf(w.contact));
       if (opening) {
         park(w, opening);
         continue;

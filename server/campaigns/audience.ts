@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import { freezeSegments, frozenSegmentsCondition } from '../segments/service.ts';
 import type { AudienceDefinition, CampaignRow } from './entities.ts';
+import { LOCAL_TIME_PASSED, type CampaignSendTime } from './send-time.ts';
 
 /**
  * A campaign's audience: the contacts created before it started that are subscribed, not on the
@@ -128,18 +129,57 @@ async function countOf(db: Db, accountId: string, definition: AudienceDefinition
   return rows[0].n;
 }
 
+/**
+ * A campaign sent in each contact's time zone writes all its messages at its start, each
+ * `queued` until its contact's local time (`next_attempt_at`; the claim waits for it), or
+ * `cancelled` when that time came before the campaign was scheduled and late contacts are
+ * skipped. A zone PostgreSQL does not know falls back to the account's, then to UTC. Answers how
+ * many messages it wrote.
+ */
+async function writeTimedMessages(
+  tx: Db,
+  campaign: CampaignRow,
+  definition: AudienceDefinition,
+  timing: { sendTime: CampaignSendTime; accountZone: string; setAt: Date },
+): Promise<number> {
+  const { sendTime, accountZone, setAt } = timing;
+  const skipLate = sendTime.late_policy === 'skip';
+  const { rows } = await sql<{ n: number }>`
+    with zones as materialized (select name from pg_timezone_names where name !~ '^(posix|right)/'),
+    fallback as (select coalesce((select name from zones where name = ${accountZone}), 'UTC') as zone),
+    timed as (
+      select c.id, c.email, (${sendTime.local_time}::timestamp at time zone coalesce(z.name, f.zone)) as send_at
+      from contacts c cross join fallback f left join zones z on z.name = c.timezone
+      where c.created_at <= now() and ${audienceCondition(campaign.accountId, definition)}
+    ),
+    written as (
+      insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, next_attempt_at)
+      select sendline_id('msg'), ${campaign.accountId}, ${campaign.id}, t.id, t.email,
+        case when ${skipLate} and t.send_at < ${setAt} then 'cancelled' else 'queued' end,
+        case when ${skipLate} and t.send_at < ${setAt} then ${LOCAL_TIME_PASSED} end,
+        case when t.send_at > now() then t.send_at end
+      from timed t
+      returning 1
+    )
+    select count(*)::int as n from written`.execute(tx);
+  return rows[0].n;
+}
+
 export const audiences = {
   /**
    * Freezes the campaign's audience at its start, in the start's transaction: what chooses it,
    * and the time that bounds it. Answers how many contacts it has now (the campaign's
    * `recipients` until it completes).
    */
-  async start(tx: Db, campaign: CampaignRow): Promise<number> {
+  async start(tx: Db, campaign: CampaignRow, accountZone: string): Promise<number> {
     const definition = await definitionOf(tx, campaign);
+    const { sendTime } = campaign;
+    const timed = sendTime?.by_contact_timezone === true;
     const { rows } = await sql<{ frozen_at: Date }>`
-      insert into campaign_audiences (campaign_id, account_id, definition, frozen_at)
-      values (${campaign.id}, ${campaign.accountId}, ${JSON.stringify(definition)}::jsonb, now())
+      insert into campaign_audiences (campaign_id, account_id, definition, frozen_at, done_at)
+      values (${campaign.id}, ${campaign.accountId}, ${JSON.stringify(definition)}::jsonb, now(), ${timed ? sql`now()` : null})
       returning frozen_at`.execute(tx);
+    if (timed) return writeTimedMessages(tx, campaign, definition, { sendTime, accountZone, setAt: campaign.sendTimeSetAt ?? new Date() });
     return countOf(tx, campaign.accountId, definition, rows[0].frozen_at);
   },
 

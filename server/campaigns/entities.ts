@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { components } from '../../generated/openapi.d.ts';
 import { CAMPAIGN_STATUSES } from './state.ts';
 import type { FrozenSegments } from '../segments/service.ts';
+import type { CampaignSendTime } from './send-time.ts';
 
 export type AudienceFilter = components['schemas']['Audience'];
 
@@ -36,6 +37,10 @@ export const Campaign = defineEntity({
     status: p.enum([...CAMPAIGN_STATUSES]),
     failureReason: p.string().strictNullable(),
     scheduledAt: p.datetime().strictNullable(),
+    /** The wall-clock time it was scheduled for, when it was (`send-time.ts`). */
+    sendTime: p.json<CampaignSendTime>().strictNullable(),
+    /** When `sendTime` was set: a contact whose local time came before it is late. */
+    sendTimeSetAt: p.datetime().strictNullable(),
     startedAt: p.datetime().strictNullable(),
     completedAt: p.datetime().strictNullable(),
     recipients: p.integer().default(0),

@@ -23,6 +23,7 @@ export const campaignJson = (c: CampaignRow): CampaignJson => ({
   track_clicks: c.trackClicks,
   status: c.status,
   scheduled_at: iso(c.scheduledAt),
+  send_time: c.sendTime ?? null,
   started_at: iso(c.startedAt),
   completed_at: iso(c.completedAt),
   created_at: c.createdAt.toISOString(),

@@ -29,7 +29,7 @@ export const campaignHandlers = handlers<{ campaigns: CampaignService }>()({
   }),
   Campaigns_schedule: async ({ principal, params, body, services }) => ({
     status: 200,
-    body: campaignJson(await services.campaigns.schedule(principal.accountId, params.id, body.scheduled_at)),
+    body: campaignJson(await services.campaigns.schedule(principal.accountId, params.id, body)),
   }),
   Campaigns_unschedule: async ({ principal, params, services }) => ({
     status: 200,

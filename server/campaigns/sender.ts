@@ -128,6 +128,8 @@ export class CampaignSender {
       if (!batch.length) {
         if (piece) await this.transactions.run((tx) => audiences.finish(tx, piece.id));
         else if (await this.tryComplete(campaignId)) return 'done';
+        // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
+        else if (campaign.sendTime?.by_contact_timezone && (await messages.allWaiting(db, campaignId))) return 'done';
         else await sleep(250);
         continue;
       }

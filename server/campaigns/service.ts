@@ -20,9 +20,11 @@ import { assertDeletable, assertEditable, transition as statusAfter, type Campai
 import { campaigns, type CampaignOrder, type ListedMessage, type TransitionDetails } from './store.ts';
 import type { TemplateThread } from '../rendering/template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
+import { schedulePlan } from './send-time.ts';
 
 /** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
 type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];
+type ScheduleRequest = components['schemas']['CampaignScheduleRequest'];
 
 export const messageJson = (m: ListedMessage) => ({
   id: m.id,
@@ -89,6 +91,8 @@ export interface CampaignLookups {
   /** Of `ids`, those that are lists of the account. */
   existingLists(db: Db, accountId: string, ids: readonly string[]): Promise<Set<string>>;
   topicExists(db: Db, accountId: string, id: string): Promise<boolean>;
+  /** The zone of the account's contacts without their own. */
+  accountTimeZone(db: Db, accountId: string): Promise<string>;
 }
 
 /** An audience names only lists of the account. */
@@ -210,23 +214,23 @@ export class CampaignService {
     });
   }
 
+  /** Sends now, or schedules for `scheduledAt`; sending now forgets a schedule's wall-clock time. */
   async send(accountId: string, id: string, scheduledAt?: string): Promise<CampaignRow> {
-    if (scheduledAt) return this.schedule(accountId, id, scheduledAt);
+    if (scheduledAt) return this.schedule(accountId, id, { scheduled_at: scheduledAt });
     await this.requireSendable(accountId, id);
-    return this.start(accountId, id);
+    return this.start(accountId, id, { now: true });
   }
 
-  async schedule(accountId: string, id: string, at: string): Promise<CampaignRow> {
+  async schedule(accountId: string, id: string, request: ScheduleRequest): Promise<CampaignRow> {
     await this.requireSendable(accountId, id);
-    const when = new Date(at);
-    if (when.getTime() <= Date.now()) throw validationFailed([{ pointer: '/scheduled_at', detail: 'must be in the future' }]);
+    const plan = schedulePlan(request, await this.lookups.accountTimeZone(sqlOf(this.em), accountId), new Date());
     return this.locked(accountId, id, async (campaign, em) => {
       // Refused now rather than failing at its time: the template must have a version to send.
       if (campaign.templateId !== null) {
         await shareTemplate(sqlOf(em), accountId, campaign.templateId);
         await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
       }
-      await campaigns.transition(em, campaign, 'schedule', { scheduledAt: when });
+      await campaigns.transition(em, campaign, 'schedule', { scheduledAt: plan.startAt, sendTime: plan.sendTime });
     });
   }
 
@@ -249,15 +253,17 @@ export class CampaignService {
    * and a template's version is frozen (the latest published one when none was named), its
    * template locked meanwhile so that it cannot be deleted under the campaign.
    */
-  async start(accountId: string, id: string): Promise<CampaignRow> {
+  async start(accountId: string, id: string, options: { now?: boolean } = {}): Promise<CampaignRow> {
+    const accountTimeZone = await this.lookups.accountTimeZone(sqlOf(this.em), accountId);
     const campaign = await this.locked(accountId, id, async (campaign, em) => {
       this.sendingSoon(campaign, 'start');
+      if (options.now) campaign.sendTime = null;
       if (campaign.templateId !== null && campaign.status !== 'sending') {
         await shareTemplate(sqlOf(em), accountId, campaign.templateId);
         const { version } = await publishedBundle(sqlOf(em), accountId, campaign.templateId, campaign.templateVersion ?? undefined);
         campaign.templateVersion = version.version;
       }
-      await campaigns.transition(em, campaign, 'start');
+      await campaigns.transition(em, campaign, 'start', { accountTimeZone });
     });
     await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
     return campaign;

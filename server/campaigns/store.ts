@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
 import type { Transactions } from '../db/transactions.ts';
 import { sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
@@ -10,6 +10,7 @@ import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
 import { audiences } from './audience.ts';
+import type { CampaignSendTime } from './send-time.ts';
 import type { CampaignCounts, EngagementFirsts } from '../tracking/campaign-records.ts';
 
 /**
@@ -75,6 +76,10 @@ export interface SendCounts {
 /** Per-action details a transition records. */
 export interface TransitionDetails {
   scheduledAt?: Date;
+  /** A schedule's wall-clock time, if it has one. */
+  sendTime?: CampaignSendTime | null;
+  /** On start: the zone of contacts without one, for a campaign sent in each contact's time zone. */
+  accountTimeZone?: string;
   /** Why a campaign failed. */
   reason?: string;
 }
@@ -119,6 +124,8 @@ export const campaigns = {
         'status',
         'failure_reason as failureReason',
         'scheduled_at as scheduledAt',
+        'send_time as sendTime',
+        'send_time_set_at as sendTimeSetAt',
         'started_at as startedAt',
         'completed_at as completedAt',
         'recipients',
@@ -163,15 +170,19 @@ export const campaigns = {
       case 'schedule':
         if (!details.scheduledAt) throw new Error('scheduling needs a time');
         campaign.scheduledAt = details.scheduledAt;
+        campaign.sendTime = details.sendTime ?? null;
+        campaign.sendTimeSetAt = details.sendTime ? new Date() : null;
         await append(tx, campaign.accountId, [{ type: 'campaign.scheduled', data: { ...data(), scheduled_at: details.scheduledAt.toISOString() } }]);
         break;
       case 'unschedule':
         campaign.scheduledAt = null;
+        campaign.sendTime = null;
+        campaign.sendTimeSetAt = null;
         break;
       case 'start':
         campaign.startedAt = new Date();
         await tx.flush();
-        campaign.recipients = await audiences.start(sqlOf(tx), campaign);
+        campaign.recipients = await audiences.start(sqlOf(tx), campaign, details.accountTimeZone ?? 'UTC');
         await append(tx, campaign.accountId, [{ type: 'campaign.started', data: data() }]);
         break;
       case 'pause':
@@ -223,8 +234,17 @@ export const campaigns = {
       .execute();
   },
 
+  /**
+   * Campaigns that need send jobs: every `sending` one, except those sent in each contact's time
+   * zone while all their messages wait for a local time more than a minute away.
+   */
   async sendingIds(db: Db): Promise<string[]> {
-    const rows = await db.selectFrom('campaigns').select('id').where('status', '=', 'sending').execute();
+    const { rows } = await sql<{ id: string }>`
+      select c.id from campaigns c
+      where c.status = 'sending' and (
+        not coalesce((c.send_time->>'by_contact_timezone')::boolean, false)
+        or ${messageDueSoon(sql`c.id`)}
+        or not exists (select 1 from messages m where m.campaign_id = c.id and m.status in ('queued', 'deferred', 'sending')))`.execute(db);
     return rows.map((r) => r.id);
   },
 
@@ -241,7 +261,20 @@ export const campaigns = {
   },
 };
 
+/** Whether a message of the campaign is due within a minute (one seek in `messages_due`). */
+const messageDueSoon = (campaignId: RawBuilder<unknown>) => sql<SqlBool>`exists (
+  select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
+    and coalesce(m.next_attempt_at, '-infinity') <= now() + interval '1 minute')`;
+
 export const messages = {
+  /** Whether every message still to send waits for a local time more than a minute away (and there is one). */
+  async allWaiting(db: Db, campaignId: string): Promise<boolean> {
+    const { rows } = await sql<{ waiting: boolean }>`
+      select not ${messageDueSoon(sql`${campaignId}`)}
+        and exists (select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')) as waiting`.execute(db);
+    return rows[0].waiting;
+  },
+
   async cancelPending(tx: Db, campaignId: string): Promise<void> {
     await tx
       .updateTable('messages')
@@ -273,7 +306,7 @@ export const messages = {
         where m.id = any(array(
           select id from messages
           where campaign_id = ${campaignId} and id > ${cursor} and (
-            status = 'queued'
+            (status = 'queued' and (next_attempt_at is null or next_attempt_at <= now()))
             or (status = 'deferred' and next_attempt_at <= now())
             or (status = 'sending' and claimed_at < now() - make_interval(secs => ${leaseSeconds}))
           )

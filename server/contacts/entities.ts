@@ -12,6 +12,8 @@ export const Contact = defineEntity({
     lastName: p.string().nullable(),
     attributes: p.json<Record<string, unknown>>(),
     tags: p.array().columnType('text[]'),
+    /** An IANA name; null: the account's applies. */
+    timezone: p.string().nullable(),
     status: p.enum([...CONTACT_STATUSES]),
     statusReason: p.string().nullable(),
     statusChangedAt: p.datetime().nullable(),

@@ -11,11 +11,11 @@ import { pendingSignup } from './pending-signups.ts';
  * The columns of an import batch's COPY text, in order: one line per address, `tags` as an array
  * literal, `attributes` as JSON text, `status` empty (`\N`) when the row gave none.
  */
-export const IMPORT_STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes';
+export const IMPORT_STAGING_COLUMNS = 'row, id, email, first_name, last_name, tags, status, attributes, timezone';
 
 /** Set first in the batch's transaction, in one round trip, before the COPY. */
 const PREPARE_STAGING = sql.raw(`${PER_ROW_LOOKUPS}; create temp table if not exists import_staging (
-  row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb
+  row integer, id text, email text, first_name text, last_name text, tags text[], status text, attributes jsonb, timezone text
 ) on commit delete rows`);
 
 /** One row per address, the last one: rows that only PostgreSQL's lower() makes equal are merged by this. */
@@ -32,6 +32,7 @@ const merge = (m: 'excluded' | 'm', importId: string) => {
   return sql`
     first_name = coalesce(${row}.first_name, c.first_name),
     last_name = coalesce(${row}.last_name, c.last_name),
+    timezone = coalesce(${row}.timezone, c.timezone),
     attributes = c.attributes || ${row}.attributes,
     tags = array(select distinct t from unnest(c.tags || ${row}.tags) t order by t),
     status = case when ${pendingSignup('c')} or ${row}.status <> 'subscribed' then ${row}.status else c.status end,
@@ -59,8 +60,8 @@ export interface Written {
  */
 const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): RawBuilder<Written> => sql<Written>`
   with written as (
-    insert into contacts as c (id, account_id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, last_import_id)
-    select s.id, ${accountId}, s.email, s.first_name, s.last_name, s.attributes, s.tags, coalesce(s.status, 'subscribed'),
+    insert into contacts as c (id, account_id, email, first_name, last_name, timezone, attributes, tags, status, status_reason, status_changed_at, last_import_id)
+    select s.id, ${accountId}, s.email, s.first_name, s.last_name, s.timezone, s.attributes, s.tags, coalesce(s.status, 'subscribed'),
            case when s.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
            case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, ${importId}
     from (${DISTINCT_STAGED}) s
@@ -74,7 +75,7 @@ const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): R
 const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => sql<Written>`
   with written as (
     update contacts c set ${merge('m', importId)}
-    from (select row, email, first_name, last_name, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
+    from (select row, email, first_name, last_name, timezone, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
     where c.account_id = ${accountId} and lower(c.email) = lower(m.email) and not ${pendingSignup('c')}
     returning old.last_import_id is not distinct from ${importId} as repeat
   )

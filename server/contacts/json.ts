@@ -6,7 +6,7 @@ export type ContactJson = components['schemas']['Contact'];
 /** What of a contact the API shows. */
 export type ShownContact = Pick<
   ContactRow,
-  'id' | 'email' | 'firstName' | 'lastName' | 'attributes' | 'tags' | 'status' | 'statusReason' | 'statusChangedAt' | 'createdAt' | 'updatedAt'
+  'id' | 'email' | 'firstName' | 'lastName' | 'attributes' | 'tags' | 'timezone' | 'status' | 'statusReason' | 'statusChangedAt' | 'createdAt' | 'updatedAt'
 >;
 
 /** A contact as the API and its events show it. */
@@ -17,6 +17,7 @@ export const contactJson = (c: ShownContact): ContactJson => ({
   last_name: c.lastName ?? null,
   attributes: c.attributes,
   tags: c.tags,
+  timezone: c.timezone ?? null,
   status: c.status,
   status_reason: c.statusReason ?? null,
   status_changed_at: c.statusChangedAt?.toISOString() ?? null,

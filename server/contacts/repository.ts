@@ -40,6 +40,7 @@ export const SHOWN_CONTACT_COLUMNS = [
   'last_name as lastName',
   'attributes',
   'tags',
+  'timezone',
   'status',
   'status_reason as statusReason',
   'status_changed_at as statusChangedAt',

@@ -20,6 +20,7 @@ import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from
 import { sqlOf, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
 import { fieldSchema } from '../fields/definitions.ts';
+import { timeZoneName } from '../formats/timezone.ts';
 
 type ContactCreate = components['schemas']['ContactCreate'];
 type ContactReplace = components['schemas']['ContactReplace'];
@@ -29,6 +30,14 @@ function checkAttributes(attributes: Record<string, unknown>): void {
   if (attributesTooLarge(attributes)) {
     throw validationFailed([{ pointer: '/attributes', detail: `must be at most ${MAX_ATTRIBUTES_BYTES} bytes as JSON` }]);
   }
+}
+
+/** A time zone as given (null clears it), or a 400 at `/timezone` for a name that is no IANA zone. */
+function checkedTimeZone(name: string | null): string | null {
+  if (name === null) return null;
+  const zone = timeZoneName(name);
+  if (zone === null) throw validationFailed([{ pointer: '/timezone', detail: 'is not an IANA time zone name such as Europe/Paris' }]);
+  return zone;
 }
 
 const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
@@ -118,7 +127,7 @@ export class ContactService {
    * is followed, so that no campaign reaches an address anyone could type, and kept off the
    * suppression list, so that it keeps no one from subscribing or from the account's imports.
    */
-  createPendingSignup(accountId: string, input: Pick<ContactCreate, 'email' | 'first_name' | 'last_name'>): Promise<ContactJson> {
+  createPendingSignup(accountId: string, input: Pick<ContactCreate, 'email' | 'first_name' | 'last_name' | 'timezone'>): Promise<ContactJson> {
     return this.insert(accountId, { ...input, status: 'unsubscribed', status_reason: PENDING_SIGNUP_REASON }, true);
   }
 
@@ -134,6 +143,7 @@ export class ContactService {
       lastName: input.last_name ?? null,
       attributes: input.attributes ?? {},
       tags: uniqueTags(input.tags ?? []),
+      timezone: checkedTimeZone(input.timezone ?? null),
       status,
       statusReason: input.status_reason ?? null,
       statusChangedAt: isSuppressed(status) ? now : null,
@@ -149,6 +159,7 @@ export class ContactService {
       last_name: contact.lastName,
       attributes: contact.attributes,
       tags: contact.tags,
+      timezone: contact.timezone,
       status,
       status_reason: contact.statusReason,
       status_changed_at: contact.statusChangedAt,
@@ -177,7 +188,7 @@ export class ContactService {
       if (!kept) return null;
       const json = contactJson({ ...contact, id: kept.id, createdAt: kept.created_at });
       // Every field is the account's now, as if the contact were new.
-      const changed = ['email', 'first_name', 'last_name', 'attributes', 'tags', 'status', 'status_reason', 'status_changed_at', 'updated_at'];
+      const changed = ['email', 'first_name', 'last_name', 'attributes', 'tags', 'timezone', 'status', 'status_reason', 'status_changed_at', 'updated_at'];
       await append(db, accountId, [{ type: 'contact.updated', data: { contact: json, changed } }]);
       if (isSuppressed(contact.status)) await keepListInStep(this.suppressionList, db, accountId, contact.email, contact);
       return json;
@@ -215,6 +226,7 @@ export class ContactService {
         last_name: input.last_name ?? null,
         attributes: input.attributes ?? {},
         tags: input.tags ?? [],
+        timezone: input.timezone ?? null,
         ...(input.status !== undefined ? { status: input.status, status_reason: input.status_reason } : {}),
       },
       false,
@@ -245,6 +257,7 @@ export class ContactService {
     if (input.first_name !== undefined) contact.firstName = input.first_name;
     if (input.last_name !== undefined) contact.lastName = input.last_name;
     if (input.tags !== undefined) contact.tags = uniqueTags(input.tags);
+    if (input.timezone !== undefined) contact.timezone = checkedTimeZone(input.timezone);
     if (input.attributes !== undefined) {
       const merged = mergeAttributes ? { ...contact.attributes, ...input.attributes } : { ...input.attributes };
       for (const [key, value] of Object.entries(merged)) if (value === null && mergeAttributes) delete merged[key];

@@ -53,7 +53,7 @@ export async function insertContact(
 export async function takeOverPendingSignup(db: Db, contact: NewContact): Promise<{ id: string; created_at: Date } | null> {
   const { rows } = await sql<{ id: string; created_at: Date }>`
     update contacts c set email = ${contact.email}, first_name = ${contact.first_name}, last_name = ${contact.last_name},
-      attributes = ${JSON.stringify(contact.attributes)}::jsonb, tags = ${contact.tags}::text[], status = ${contact.status},
+      timezone = ${contact.timezone ?? null}, attributes = ${JSON.stringify(contact.attributes)}::jsonb, tags = ${contact.tags}::text[], status = ${contact.status},
       status_reason = ${contact.status_reason}, status_changed_at = ${contact.status_changed_at}, updated_at = ${contact.updated_at}
     where c.account_id = ${contact.account_id} and lower(c.email) = lower(${contact.email}) and ${pendingSignup('c')}
     returning c.id, c.created_at`.execute(db);
@@ -96,7 +96,7 @@ const tagsChangedEvents = (accountId: string) =>
     'contact.updated',
     sql<{ data: EventData<'contact.updated'> }>`select json_build_object(
       'contact', json_build_object('id', u.id, 'email', u.email, 'first_name', u.first_name, 'last_name', u.last_name,
-        'attributes', u.attributes, 'tags', u.tags, 'status', u.status, 'status_reason', u.status_reason,
+        'attributes', u.attributes, 'tags', u.tags, 'timezone', u.timezone, 'status', u.status, 'status_reason', u.status_reason,
         'status_changed_at', ${isoTime('u.status_changed_at')}, 'created_at', ${isoTime('u.created_at')}, 'updated_at', ${isoTime('u.updated_at')}),
       'changed', json_build_array('tags')) as data
     from changed u order by u.id`,
@@ -108,7 +108,7 @@ const attributesChangedEvents = (accountId: string) =>
     'contact.updated',
     sql<{ data: EventData<'contact.updated'> }>`select json_build_object(
       'contact', json_build_object('id', u.id, 'email', u.email, 'first_name', u.first_name, 'last_name', u.last_name,
-        'attributes', u.attributes, 'tags', u.tags, 'status', u.status, 'status_reason', u.status_reason,
+        'attributes', u.attributes, 'tags', u.tags, 'timezone', u.timezone, 'status', u.status, 'status_reason', u.status_reason,
         'status_changed_at', ${isoTime('u.status_changed_at')}, 'created_at', ${isoTime('u.created_at')}, 'updated_at', ${isoTime('u.updated_at')}),
       'changed', json_build_array('attributes')) as data
     from changed u order by u.id`,
@@ -195,7 +195,7 @@ export async function contactsByIds(db: Db, accountId: string, ids: readonly str
   if (!ids.length) return [];
   return db
     .selectFrom('contacts')
-    .select(['id', 'email', 'first_name', 'last_name', 'status', 'tags', 'attributes'])
+    .select(['id', 'email', 'first_name', 'last_name', 'status', 'tags', 'attributes', 'timezone'])
     .where('account_id', '=', accountId)
     .where('id', '=', sql<string>`any(${ids}::text[])`)
     .execute();

@@ -8,7 +8,7 @@ import { filtersOf, matching, type ContactFilters } from '../contacts/repository
 /** The filters of `GET /contacts` and the ticked contacts, as an export stores them. */
 export type ExportFilters = components['schemas']['ContactExportFilters'];
 
-export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created_at', 'updated_at'];
+export const FIXED_COLUMNS = ['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'timezone', 'created_at', 'updated_at'];
 
 /** Attribute keys beyond this many are left out of the columns (a header of thousands of columns helps nobody). */
 export const MAX_ATTRIBUTE_COLUMNS = 500;
@@ -94,7 +94,7 @@ export function exportCopySql(db: Db, plan: ExportPlan): string {
   const page = matching(
     db
       .selectFrom('contacts')
-      .select(['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason'])
+      .select(['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'timezone'])
       .select([sql<string>`array_to_string(tags, ';')`.as('tags'), utcIso('created_at').as('created'), utcIso('updated_at').as('updated')])
       .select('attributes'),
     plan.accountId,
@@ -103,14 +103,16 @@ export function exportCopySql(db: Db, plan: ExportPlan): string {
     .orderBy('created_at')
     .orderBy('id');
   const texts = [
-    ...['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created', 'updated'].map((name) => sql.ref(name)),
+    ...['created_at', 'id', 'email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'timezone', 'created', 'updated'].map((name) =>
+      sql.ref(name),
+    ),
     ...plan.keys.map((key, i) => sql`${attributeText(key)} as ${sql.ref(`t${i}`)}`),
   ];
   const cells = [
     ...['email', 'first_name', 'last_name'].map(guarded),
     // The status is one of a few lower-case words and the times are ISO 8601: nothing to guard.
     sql`status`,
-    ...['status_reason', 'tags'].map(guarded),
+    ...['status_reason', 'tags', 'timezone'].map(guarded),
     sql`created`,
     sql`updated`,
     ...plan.keys.map((_, i) => guarded(`t${i}`)),

@@ -14,10 +14,10 @@ const fromCopyText = (field: string): string | null => (field === '\\N' ? null :
 
 /** A row as a line of COPY text in the contacts' `IMPORT_STAGING_COLUMNS` (contacts/import-batch.ts). */
 const stagingLine = (r: ImportRow): string =>
-  `${r.row}\t${r.id}\t${copyText(r.email)}\t${copyText(r.firstName)}\t${copyText(r.lastName)}\t${copyText(arrayLiteral(r.tags))}\t${copyText(r.status)}\t${copyText(r.attributes)}\n`;
+  `${r.row}\t${r.id}\t${copyText(r.email)}\t${copyText(r.firstName)}\t${copyText(r.lastName)}\t${copyText(arrayLiteral(r.tags))}\t${copyText(r.status)}\t${copyText(r.attributes)}\t${copyText(r.timezone)}\n`;
 
 function parseStagingLine(line: string): ImportRow {
-  const [row, id, email, firstName, lastName, tags, status, attributes] = line.slice(0, -1).split('\t').map(fromCopyText);
+  const [row, id, email, firstName, lastName, tags, status, attributes, timezone] = line.slice(0, -1).split('\t').map(fromCopyText);
   return {
     row: Number(row),
     id: id!,
@@ -27,6 +27,7 @@ function parseStagingLine(line: string): ImportRow {
     tags: parseArrayLiteral(tags!),
     status: status as ImportRow['status'],
     attributes: attributes!,
+    timezone,
   };
 }
 
@@ -39,6 +40,7 @@ function mergeRows(earlier: ImportRow, later: ImportRow): ImportRow {
     firstName: later.firstName ?? earlier.firstName,
     lastName: later.lastName ?? earlier.lastName,
     status: later.status ?? earlier.status,
+    timezone: later.timezone ?? earlier.timezone,
     tags: [...new Set([...earlier.tags, ...later.tags])],
     attributes: JSON.stringify({ ...JSON.parse(earlier.attributes), ...JSON.parse(later.attributes) }),
   };

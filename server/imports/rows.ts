@@ -3,6 +3,7 @@ import { isValidEmail, normaliseEmail } from '../email.ts';
 import { CONTACT_STATUSES, MAX_NAME_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, attributesJsonTooLarge, type ContactStatus } from '../contacts/rules.ts';
 import type { RowError } from './errors.ts';
 import { importedValue, type FieldSchema } from '../fields/rules.ts';
+import { timeZoneName } from '../formats/timezone.ts';
 
 /** One valid row, ready for the staging table. */
 export interface ImportRow {
@@ -13,6 +14,7 @@ export interface ImportRow {
   lastName: string | null;
   tags: string[];
   status: ContactStatus | null;
+  timezone: string | null;
   /** As JSON text: written once to check its size and once to the staging table. */
   attributes: string;
 }
@@ -24,10 +26,11 @@ export interface RawRow {
   last_name?: unknown;
   tags?: unknown;
   status?: unknown;
+  timezone?: unknown;
   attributes?: Record<string, unknown>;
 }
 
-const KNOWN_COLUMNS = new Set(['email', 'first_name', 'last_name', 'tags', 'status']);
+const KNOWN_COLUMNS = new Set(['email', 'first_name', 'last_name', 'tags', 'status', 'timezone']);
 
 const text = (value: unknown): string | null => {
   if (value === undefined || value === null) return null;
@@ -42,7 +45,7 @@ const text = (value: unknown): string | null => {
  */
 export function csvRowReader(columns: string[]): (fields: string[]) => RawRow {
   const at = (name: string) => columns.lastIndexOf(name);
-  const [email, firstName, lastName, tags, status] = [at('email'), at('first_name'), at('last_name'), at('tags'), at('status')];
+  const [email, firstName, lastName, tags, status, timezone] = [at('email'), at('first_name'), at('last_name'), at('tags'), at('status'), at('timezone')];
   const attributeColumns = columns.flatMap((name, i) => (name && !KNOWN_COLUMNS.has(name) ? [[name, i] as const] : []));
   const cell = (fields: string[], i: number) => (i === -1 ? undefined : fields[i]);
   return (fields) => {
@@ -57,6 +60,7 @@ export function csvRowReader(columns: string[]): (fields: string[]) => RawRow {
       last_name: cell(fields, lastName),
       tags: cell(fields, tags),
       status: cell(fields, status),
+      timezone: cell(fields, timezone),
       attributes,
     };
   };
@@ -123,6 +127,7 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[], fiel
     holdsNul(raw.last_name) ||
     holdsNul(raw.tags) ||
     holdsNul(raw.status) ||
+    holdsNul(raw.timezone) ||
     (attributes.includes('\\u0000') && holdsNul(raw.attributes))
   ) {
     return { row, email: given.replaceAll('\0', ''), code: 'invalid_text', detail: 'The row contains a NUL character (U+0000), which cannot be stored.' };
@@ -147,6 +152,10 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[], fiel
   const lastName = text(raw.last_name);
   const tooLong = (firstName?.length ?? 0) > MAX_NAME_LENGTH ? 'first_name' : (lastName?.length ?? 0) > MAX_NAME_LENGTH ? 'last_name' : null;
   if (tooLong) return { row, email, code: 'name_too_long', detail: `${tooLong} is longer than ${MAX_NAME_LENGTH} characters.` };
+  const zoneText = text(raw.timezone);
+  const timezone = zoneText === null ? null : timeZoneName(zoneText);
+  if (zoneText !== null && timezone === null)
+    return { row, email, code: 'invalid_timezone', detail: `"${zoneText.slice(0, 100)}" is not an IANA time zone name.` };
   return {
     row,
     id: newId('ct'),
@@ -155,6 +164,7 @@ export function toImportRow(row: number, raw: RawRow, importTags: string[], fiel
     lastName,
     tags,
     status: statusText as ContactStatus | null,
+    timezone,
     attributes,
   };
 }

@@ -14,6 +14,7 @@ import type { ContactService } from '../contacts/service.ts';
 import { PENDING_SIGNUP_REASON } from '../contacts/rules.ts';
 import type { MemberStatus } from './entities.ts';
 import { thankYouPath } from './links.ts';
+import { timeZoneName } from '../formats/timezone.ts';
 import { listStore, type FoundContact, type ListRecord, type ListedMember, type MemberCounts, type Membership } from './store.ts';
 
 type ListJson = components['schemas']['MailingList'];
@@ -328,7 +329,9 @@ export class ListService {
    * `ContactService.createPendingSignup`).
    */
   private async findOrCreateContact(accountId: string, input: SubscribeRequest, pending: boolean): Promise<FoundContact> {
-    const fields = { email: input.email, first_name: input.first_name || null, last_name: input.last_name || null };
+    // A form filling the zone from the browser must not fail on one the server does not know.
+    const timezone = input.timezone ? timeZoneName(input.timezone) : null;
+    const fields = { email: input.email, first_name: input.first_name || null, last_name: input.last_name || null, timezone };
     try {
       const created = pending ? await this.contacts.createPendingSignup(accountId, fields) : await this.contacts.create(accountId, fields);
       return { id: created.id, email: created.email, status: created.status };

@@ -93,6 +93,7 @@ export const members = {
         'c.last_name as lastName',
         'c.attributes',
         'c.tags',
+        'c.timezone',
         'c.status',
         'c.status_reason as statusReason',
         'c.status_changed_at as statusChangedAt',

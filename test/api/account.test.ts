@@ -30,7 +30,7 @@ describe('the account', () => {
   it('is read by any credential of the account', async () => {
     const answer = await owner.api('GET', '/api/account');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ id: owner.accountId, name: 'account Ltd', created_at: expect.any(String) });
+    expect(answer.body).toEqual({ id: owner.accountId, name: 'account Ltd', timezone: 'UTC', created_at: expect.any(String) });
     const { api: keyed } = await newApiKey(owner, sendline.url, { scopes: ['read'] });
     expect((await keyed('GET', '/api/account')).body.id).toBe(owner.accountId);
     const member = await addUser(owner.api, 'member');
@@ -51,6 +51,21 @@ describe('the account', () => {
     const { api: keyed } = await newApiKey(owner, sendline.url, { scopes: ['read', 'write'] });
     expectProblem(await keyed('PATCH', '/api/account', { body: { name: 'By a key' } }), 403, 'session_required');
     expect((await owner.api('GET', '/api/account')).body.name).toBe('By the admin');
+  });
+
+  it('keeps a default time zone, in its canonical case, and refuses a name that is no zone', async () => {
+    const set = await owner.api('PATCH', '/api/account', { body: { timezone: 'america/new_york' } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.timezone).toBe('America/New_York');
+    for (const timezone of ['Mars/Olympus', '+02:00', '']) {
+      const res = await owner.api('PATCH', '/api/account', { body: { timezone } });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors[0].pointer).toBe('/timezone');
+    }
+    expect((await owner.api('GET', '/api/account')).body.timezone).toBe('America/New_York');
+    const member = await addUser(owner.api, 'member');
+    expectProblem(await member.api('PATCH', '/api/account', { body: { timezone: 'Europe/Paris' } }), 403, 'insufficient_role');
+    await owner.api('PATCH', '/api/account', { body: { timezone: 'UTC' } });
   });
 
   it('refuses a bad name with the field at fault, and changes nothing', async () => {

@@ -75,9 +75,9 @@ describe('automation sweeps', () => {
     // Kiritimati (UTC+14) and Pago Pago (UTC-11) are never on the same date.
     const kiritimatiToday = DateTime.now().setZone('Pacific/Kiritimati');
     const born = kiritimatiToday.minus({ years: 30 }).toISODate()!;
-    const there = await contact({ attributes: { birthday: born, timezone: 'Pacific/Kiritimati' } });
+    const there = await contact({ attributes: { birthday: born }, timezone: 'Pacific/Kiritimati' });
     // The same date in Pago Pago is not today there: never enrolled (the list below holds `there` alone).
-    await contact({ attributes: { birthday: born, timezone: 'Pacific/Pago_Pago' } });
+    await contact({ attributes: { birthday: born }, timezone: 'Pacific/Pago_Pago' });
     const automationId = await activeAutomation({
       name: 'Birthdays',
       trigger: { type: 'date', field: 'birthday', at: '00:00' },

@@ -354,9 +354,9 @@ describe('automations', () => {
       steps: [{ id: 'mail', type: 'send_email', template_id: templateId, from_email: 'office@shop.example' }],
     });
     const [utc, ahead, gone] = await Promise.all([
-      contact(account, 'window-utc', { attributes: { timezone: 'UTC' } }),
-      contact(account, 'window-ahead', { attributes: { timezone: 'Etc/GMT-2' } }),
-      contact(account, 'window-gone', { attributes: { timezone: 'Etc/GMT-2' }, status: 'unsubscribed' }),
+      contact(account, 'window-utc', { timezone: 'UTC' }),
+      contact(account, 'window-ahead', { timezone: 'Etc/GMT-2' }),
+      contact(account, 'window-gone', { timezone: 'Etc/GMT-2', status: 'unsubscribed' }),
     ]);
     await account.api('POST', `/api/automations/${automationId}/enrollments`, { body: { contact_ids: [utc.id, ahead.id, gone.id] } });
     await received(ahead.email);

@@ -42,9 +42,9 @@ async function expectedCsv(accountId: string, where = 'true', params: unknown[] 
   const keys: string[] = (
     await sql(`select distinct jsonb_object_keys(attributes) as key from contacts where account_id = $1 and ${where} order by key`, [accountId, ...params])
   ).map((r) => r.key);
-  let csv = csvLine(['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'created_at', 'updated_at', ...keys]);
+  let csv = csvLine(['email', 'first_name', 'last_name', 'status', 'status_reason', 'tags', 'timezone', 'created_at', 'updated_at', ...keys]);
   const contacts = await sql(
-    `select email, first_name, last_name, status, status_reason, tags, attributes, created_at, updated_at
+    `select email, first_name, last_name, status, status_reason, tags, timezone, attributes, created_at, updated_at
      from contacts where account_id = $1 and ${where} order by created_at, id`,
     [accountId, ...params],
   );
@@ -60,6 +60,7 @@ async function expectedCsv(accountId: string, where = 'true', params: unknown[] 
       c.status,
       c.status_reason,
       c.tags.join(';'),
+      c.timezone,
       c.created_at.toISOString(),
       c.updated_at.toISOString(),
       ...attributes,
@@ -128,7 +129,7 @@ describe('contact exports written by PostgreSQL', () => {
     expect(bytes).toBe(Buffer.byteLength(csv));
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(
-      'email,first_name,last_name,status,status_reason,tags,created_at,updated_at,"\'=key","a,b",big,city,crlf,e15,emoji,empty,huge,list,looks_like_json,nested,none,note,plain,ratio,seats,small,tiny,vip',
+      'email,first_name,last_name,status,status_reason,tags,timezone,created_at,updated_at,"\'=key","a,b",big,city,crlf,e15,emoji,empty,huge,list,looks_like_json,nested,none,note,plain,ratio,seats,small,tiny,vip',
     );
     expect(csv).toContain('unicode@example.com,Zoë 李 ✉️,"שלום, ""world""",subscribed,,vip;ünï,');
     expect(csv).toContain(',Saint-Étienne,"a\r\nb",,😀,,,,,,,"line one\nline two",,,,,,\r\n');
@@ -188,12 +189,12 @@ describe('contact exports written by PostgreSQL', () => {
     const tagged = await exportOf(account, { tag: 'vip' });
     expect(tagged.csv).toBe(await expectedCsv(account.accountId, 'tags @> array[$2]::text[]', ['vip']));
     expect(tagged.rows).toBe(2);
-    expect(tagged.csv.split('\r\n')[0]).toBe('email,first_name,last_name,status,status_reason,tags,created_at,updated_at,city,crlf,emoji,note,plain');
+    expect(tagged.csv.split('\r\n')[0]).toBe('email,first_name,last_name,status,status_reason,tags,timezone,created_at,updated_at,city,crlf,emoji,note,plain');
     const searched = await exportOf(account, { q: 'JSON', status: 'subscribed' });
     expect(searched.csv).toBe(await expectedCsv(account.accountId, "lower(email) like 'json%'"));
     expect(searched.rows).toBe(1);
     const none = await exportOf(account, { tag: 'nobody' });
-    expect(none.csv).toBe('email,first_name,last_name,status,status_reason,tags,created_at,updated_at\r\n');
+    expect(none.csv).toBe('email,first_name,last_name,status,status_reason,tags,timezone,created_at,updated_at\r\n');
     expect(none.rows).toBe(0);
   });
 });

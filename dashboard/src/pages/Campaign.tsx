@@ -9,6 +9,7 @@ import { SendButton } from '../authoring/SendButton.tsx';
 import { TemplatePicker } from '../authoring/TemplatePicker.tsx';
 import { Link } from '../router.tsx';
 import { api } from '../session.ts';
+import { browserTimeZone } from '../TimeZoneInput.tsx';
 import { ConfirmButton, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
 
 type Campaign = components['schemas']['Campaign'];
@@ -171,11 +172,18 @@ function TestSend({ campaign }: { campaign: Campaign }) {
 function Actions({ campaign }: { campaign: Campaign }) {
   const client = useQueryClient();
   const [when, setWhen] = useState('');
+  const [zone, setZone] = useState<'browser' | 'contact'>('browser');
+  const [late, setLate] = useState<'send' | 'skip'>('send');
   const act = useMutation({
     mutationFn: (action: 'send' | 'pause' | 'resume' | 'cancel' | 'schedule' | 'unschedule') => {
       const campaigns = api().campaigns;
       if (action === 'send') return campaigns.send(campaign.id, {});
-      if (action === 'schedule') return campaigns.schedule(campaign.id, { scheduled_at: new Date(when) });
+      if (action === 'schedule')
+        return campaigns.schedule(
+          campaign.id,
+          // A datetime-local input gives `YYYY-MM-DDTHH:MM`, the wall-clock time the API takes.
+          zone === 'contact' ? { local_time: when.slice(0, 16), by_contact_timezone: true, late_policy: late } : { scheduled_at: new Date(when) },
+        );
       return campaigns[action](campaign.id);
     },
     onSuccess: (updated) => {
@@ -215,6 +223,22 @@ function Actions({ campaign }: { campaign: Campaign }) {
             Send later, at
             <input type="datetime-local" value={when} onChange={(event) => setWhen(event.target.value)} required />
           </label>
+          <label>
+            Time zone
+            <select value={zone} onChange={(event) => setZone(event.target.value as 'browser' | 'contact')}>
+              <option value="browser">yours ({browserTimeZone()})</option>
+              <option value="contact">each contact's</option>
+            </select>
+          </label>
+          {zone === 'contact' && (
+            <label>
+              Contacts whose time has passed
+              <select value={late} onChange={(event) => setLate(event.target.value as 'send' | 'skip')}>
+                <option value="send">get it at once</option>
+                <option value="skip">are skipped</option>
+              </select>
+            </label>
+          )}
           <button type="submit">Schedule</button>
         </form>
       )}
@@ -276,6 +300,13 @@ export default function CampaignPage({ params }: { params: Record<string, string
       <p>
         <Link to="/campaigns">← Campaigns</Link>
         {c.scheduled_at && <span className="muted"> · scheduled for {formatDate(c.scheduled_at)}</span>}
+        {c.send_time?.by_contact_timezone && (
+          <span className="muted" data-testid="campaign-send-time">
+            {' '}
+            · at {c.send_time.local_time.replace('T', ' ')} in each contact's time zone
+            {c.send_time.late_policy === 'skip' ? ', skipping those already past it' : ''}
+          </span>
+        )}
       </p>
       <Actions campaign={c} />
       {c.status !== 'draft' && <Progress campaign={c} />}

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, navigate } from '../router.tsx';
 import { api } from '../session.ts';
 import { ConfirmButton, Empty, ErrorMessage, Loading, PageHeader, Status, field, formatDate } from '../ui.tsx';
+import { TimeZoneInput } from '../TimeZoneInput.tsx';
 
 type Contact = components['schemas']['Contact'];
 type ContactStatus = components['schemas']['ContactStatus'];
@@ -49,6 +50,34 @@ function Tags({ contact }: { contact: Contact }) {
       </form>
       <ErrorMessage error={save.error} />
     </section>
+  );
+}
+
+function TimeZone({ contact }: { contact: Contact }) {
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: (timezone: string | null) => api().contacts.update(contact.id, { timezone }),
+    onSuccess: (updated) => client.setQueryData(['contact', contact.id], updated),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    save.mutate(field(new FormData(event.currentTarget), 'timezone').trim() || null);
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="time-zone">
+      <h2 id="time-zone">Time zone</h2>
+      <p className="muted">Campaigns sent at a local time and automations use it; left empty, the account's applies.</p>
+      <div className="row">
+        <label>
+          Contact's time zone
+          <TimeZoneInput name="timezone" defaultValue={contact.timezone ?? ''} key={contact.timezone ?? ''} />
+        </label>
+        <button type="submit" disabled={save.isPending}>
+          Save time zone
+        </button>
+      </div>
+      <ErrorMessage error={save.error} />
+    </form>
   );
 }
 
@@ -135,6 +164,8 @@ export default function ContactPage({ params }: { params: Record<string, string>
           <dd>{[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</dd>
           <dt>Added</dt>
           <dd>{formatDate(c.created_at)}</dd>
+          <dt>Time zone</dt>
+          <dd>{c.timezone ?? "The account's"}</dd>
           {attributes.map(([key, value]) => (
             <div key={key} className="contents">
               <dt>{key}</dt>
@@ -144,6 +175,7 @@ export default function ContactPage({ params }: { params: Record<string, string>
         </dl>
       </section>
       <Tags contact={c} />
+      <TimeZone contact={c} />
       <StatusChange contact={c} />
       <section className="card" aria-labelledby="activity">
         <h2 id="activity">Activity</h2>

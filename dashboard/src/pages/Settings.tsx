@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../session.ts';
 import { ErrorMessage, Loading, PageHeader, field, formatDate } from '../ui.tsx';
 import { useMe } from './Users.tsx';
+import { TimeZoneInput } from '../TimeZoneInput.tsx';
 
 function AccountName({ canEdit }: { canEdit: boolean }) {
   const client = useQueryClient();
@@ -38,6 +39,39 @@ function AccountName({ canEdit }: { canEdit: boolean }) {
             Rename account
           </button>
           <span role="status">{rename.isSuccess && 'Saved.'}</span>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function AccountTimeZone({ canEdit }: { canEdit: boolean }) {
+  const client = useQueryClient();
+  const account = useQuery({ queryKey: ['account'], queryFn: () => api().accounts.get() });
+  const save = useMutation({
+    mutationFn: (timezone: string) => api().accounts.update({ timezone }),
+    onSuccess: (updated) => client.setQueryData(['account'], updated),
+  });
+  if (!account.data) return null;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    save.mutate(field(new FormData(event.currentTarget), 'timezone').trim());
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="account-time-zone">
+      <h2 id="account-time-zone">Time zone</h2>
+      <p className="muted">Contacts without a time zone of their own are in this one: for campaigns sent at a local time, and for automations.</p>
+      <label>
+        Default time zone
+        <TimeZoneInput name="timezone" required defaultValue={account.data.timezone} key={account.data.timezone} disabled={!canEdit} />
+      </label>
+      <ErrorMessage error={save.error} />
+      {canEdit && (
+        <div className="row">
+          <button type="submit" disabled={save.isPending}>
+            Save time zone
+          </button>
+          <span role="status">{save.isSuccess && 'Saved.'}</span>
         </div>
       )}
     </form>
@@ -104,6 +138,7 @@ export default function Settings() {
       ) : (
         <>
           <AccountName canEdit={role === 'owner' || role === 'admin'} />
+          <AccountTimeZone canEdit={role === 'owner' || role === 'admin'} />
           <Password />
         </>
       )}

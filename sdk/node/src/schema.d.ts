@@ -23,7 +23,7 @@ export interface paths {
         head?: never;
         /**
          * Update the account
-         * @description Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+         * @description Rename the account or set its default time zone (an unknown zone answers 400 at `/timezone`). Takes a logged-in owner or admin; members and API keys are refused (403).
          */
         patch: operations["Accounts_update"];
         trace?: never;
@@ -656,6 +656,15 @@ export interface paths {
          * Schedule a campaign
          * @description Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the
          *     future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+         *
+         *     Or give a wall-clock `local_time` instead: in the account's time zone, or, with
+         *     `by_contact_timezone`, in each contact's, so that everyone gets it at, say, 9:00 where they
+         *     are. Such a campaign starts when the first time zone reaches that time (its audience is
+         *     counted then) and sends to each contact at their time; it completes after the last zone.
+         *     A local time that does not exist in a zone (a daylight-saving gap) is read as the time after
+         *     the gap's shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign
+         *     was scheduled get it at once (`late_policy: "send"`) or not at all (`"skip"`). A local time
+         *     passed in every zone answers 400.
          */
         post: operations["Campaigns_schedule"];
         delete?: never;
@@ -900,8 +909,8 @@ export interface paths {
          *
          *     A CSV body or file is stored as it streams in and read by a background job: the answer is the
          *     `queued` import; follow it with `GET /contacts/import/{id}` or the `import.completed` event.
-         *     CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated) and
-         *     `status`; other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span
+         *     CSV: a header row with `email`, `first_name`, `last_name`, `tags` (`;` or `|` separated),
+         *     `status` and `timezone` (an IANA name); other columns become attributes; UTF-8, `,` or `;` separated, quoted fields may span
          *     lines. At most `IMPORT_MAX_BYTES` (100 MiB) and `IMPORT_MAX_ROWS` (1,000,000) rows, and
          *     `IMPORT_MAX_CONCURRENT` (2) imports queued or running per account.
          *
@@ -2390,6 +2399,8 @@ export interface components {
             id: string;
             /** @description The account's (organisation's) name. */
             name: string;
+            /** @description The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time. */
+            timezone: string;
             /**
              * Format: date-time
              * @description When the account was created.
@@ -2399,6 +2410,8 @@ export interface components {
         AccountUpdate: {
             /** @description The account's (organisation's) new name, 1–200 characters. */
             name?: string;
+            /** @description The default IANA time zone for contacts without one, e.g. `Europe/Berlin`; stored as its canonical name. */
+            timezone?: string;
         };
         /** @enum {string} */
         ActivityType: "sent" | "delivered" | "deferred" | "failed" | "opened" | "clicked" | "bounced" | "complained" | "unsubscribed" | "conversion" | "payment";
@@ -3326,6 +3339,7 @@ export interface components {
          *       "template_data": null,
          *       "topic_id": null,
          *       "content_source": null,
+         *       "send_time": null,
          *       "name": "November product update",
          *       "subject": "{{ first_name | default: \"Hello\" }}, here is what shipped in November",
          *       "from_email": "news@acme.example",
@@ -3404,9 +3418,11 @@ export interface components {
             status: components["schemas"]["CampaignStatus"];
             /**
              * Format: date-time
-             * @description When a scheduled campaign starts sending (within a second or two).
+             * @description When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.
              */
             scheduled_at: string | null;
+            /** @description The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null. */
+            send_time: components["schemas"]["CampaignSendTime"] | null;
             /**
              * Format: date-time
              * @description When sending started.
@@ -3738,6 +3754,11 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["CampaignFailedData"];
         };
+        /**
+         * @description What becomes of contacts whose local time had already passed when the campaign was scheduled.
+         * @enum {string}
+         */
+        CampaignLatePolicy: "send" | "skip";
         /** @description One recipient of a campaign. */
         CampaignMessage: {
             /** @description `msg_…` */
@@ -3880,12 +3901,19 @@ export interface components {
             /** @description The payload of this type. */
             data: components["schemas"]["CampaignEventData"];
         };
+        /** @description Either `scheduled_at`, or `local_time` (with `by_contact_timezone` and `late_policy`). */
         CampaignScheduleRequest: {
             /**
              * Format: date-time
              * @description When to start sending; must be in the future.
              */
-            scheduled_at: string;
+            scheduled_at?: string;
+            /** @description A wall-clock time, `YYYY-MM-DDTHH:MM`, instead of `scheduled_at`: in the account's time zone, or in each contact's with `by_contact_timezone`. */
+            local_time?: string;
+            /** @description With `local_time`: send at that time in each contact's time zone; false by default. */
+            by_contact_timezone?: boolean;
+            /** @description With `by_contact_timezone`: what becomes of contacts whose local time has already passed; `send` by default. */
+            late_policy?: components["schemas"]["CampaignLatePolicy"];
         };
         CampaignScheduledData: {
             /** @description The campaign (`cmp_…`). */
@@ -3925,6 +3953,15 @@ export interface components {
              * @description Schedule for this time (in the future) instead of sending now.
              */
             scheduled_at?: string;
+        };
+        /** @description A campaign sent at a wall-clock time rather than an instant. */
+        CampaignSendTime: {
+            /** @description The wall-clock time, `YYYY-MM-DDTHH:MM`. */
+            local_time: string;
+            /** @description True: each contact gets the campaign at `local_time` in their `timezone` (the account's when they have none). False: at `local_time` in the account's time zone. */
+            by_contact_timezone: boolean;
+            /** @description What becomes of contacts whose local time had passed when the campaign was scheduled. */
+            late_policy: components["schemas"]["CampaignLatePolicy"];
         };
         /** @description `campaign.started`: A campaign started sending. */
         CampaignStartedEvent: {
@@ -4065,6 +4102,7 @@ export interface components {
          *         "newsletter",
          *         "beta"
          *       ],
+         *       "timezone": "Europe/London",
          *       "status": "subscribed",
          *       "status_reason": null,
          *       "status_changed_at": null,
@@ -4087,6 +4125,8 @@ export interface components {
             };
             /** @description Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates. */
             tags: string[];
+            /** @description The contact's IANA time zone, e.g. `Europe/Paris`; null: the account's `timezone` applies (local-time campaigns, automations). */
+            timezone: string | null;
             /** @description Whether campaigns send to the contact: only `subscribed` contacts receive them. */
             status: components["schemas"]["ContactStatus"];
             /** @description Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API. */
@@ -4182,6 +4222,8 @@ export interface components {
             };
             /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's. */
+            timezone?: string | null;
             /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
             /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
@@ -4772,6 +4814,8 @@ export interface components {
             };
             /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's. */
+            timezone?: string | null;
             /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
             /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
@@ -4884,6 +4928,8 @@ export interface components {
             };
             /** @description Up to 100 tags of 1–100 characters; trimmed, duplicates dropped. */
             tags?: components["schemas"]["Tag"][];
+            /** @description An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's. */
+            timezone?: string | null;
             /** @description Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`. */
             status?: components["schemas"]["ContactStatus"];
             /** @description Why the status is set, up to 500 characters; required to resubscribe a suppressed contact. */
@@ -6771,6 +6817,8 @@ export interface components {
             tags?: string[];
             /** @description `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes. */
             status?: string;
+            /** @description An IANA time zone name such as `Europe/Paris`; another value fails the row (`invalid_timezone`). */
+            timezone?: string | null;
         };
         /** @enum {string} */
         ImportMode: "upsert" | "create_only" | "update_only";
@@ -7657,6 +7705,8 @@ export interface components {
             first_name?: string;
             /** @description Family name, up to 200 characters; kept only when the address becomes a new contact. */
             last_name?: string;
+            /** @description The subscriber's IANA time zone (a form can fill it from the browser); kept only when the address becomes a new contact, ignored when not a known zone. */
+            timezone?: string;
             /** @description The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty. */
             website?: string;
         };

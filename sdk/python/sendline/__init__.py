@@ -114,6 +114,7 @@ __all__ = [
     "CampaignEventData",
     "CampaignFailedData",
     "CampaignFailedEvent",
+    "CampaignLatePolicy",
     "CampaignMessage",
     "CampaignMessagePage",
     "CampaignPage",
@@ -124,6 +125,7 @@ __all__ = [
     "CampaignScheduledData",
     "CampaignScheduledEvent",
     "CampaignSendRequest",
+    "CampaignSendTime",
     "CampaignStartedEvent",
     "CampaignStats",
     "CampaignStatus",
@@ -495,6 +497,7 @@ from sendline.models.campaign_create import CampaignCreate as CampaignCreate
 from sendline.models.campaign_event_data import CampaignEventData as CampaignEventData
 from sendline.models.campaign_failed_data import CampaignFailedData as CampaignFailedData
 from sendline.models.campaign_failed_event import CampaignFailedEvent as CampaignFailedEvent
+from sendline.models.campaign_late_policy import CampaignLatePolicy as CampaignLatePolicy
 from sendline.models.campaign_message import CampaignMessage as CampaignMessage
 from sendline.models.campaign_message_page import CampaignMessagePage as CampaignMessagePage
 from sendline.models.campaign_page import CampaignPage as CampaignPage
@@ -505,6 +508,7 @@ from sendline.models.campaign_schedule_request import CampaignScheduleRequest as
 from sendline.models.campaign_scheduled_data import CampaignScheduledData as CampaignScheduledData
 from sendline.models.campaign_scheduled_event import CampaignScheduledEvent as CampaignScheduledEvent
 from sendline.models.campaign_send_request import CampaignSendRequest as CampaignSendRequest
+from sendline.models.campaign_send_time import CampaignSendTime as CampaignSendTime
 from sendline.models.campaign_started_event import CampaignStartedEvent as CampaignStartedEvent
 from sendline.models.campaign_stats import CampaignStats as CampaignStats
 from sendline.models.campaign_status import CampaignStatus as CampaignStatus

@@ -21,6 +21,7 @@ class _ContactFields(TypedDict, total=False):
     last_name: Optional[str]
     attributes: Optional[Mapping[str, Any]]
     tags: Optional[Sequence[str]]
+    timezone: Optional[str]
     status: str
     status_reason: Optional[str]
 
@@ -226,6 +227,7 @@ class PublicSubscribeParams(TypedDict, total=False):
     email: Required[str]
     first_name: str
     last_name: str
+    timezone: str
 
 
 class EmailAddressParams(TypedDict, total=False):

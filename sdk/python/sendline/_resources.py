@@ -515,8 +515,21 @@ class CampaignsResource(_Resource):
         body = _validated(CampaignSendRequest, {"scheduled_at": _utc(scheduled_at)}) if scheduled_at is not None else None
         return self._call("POST", self._api.send, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
-    def schedule(self, id: str, *, scheduled_at: DateTime, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
-        body = _validated(CampaignScheduleRequest, {"scheduled_at": _utc(scheduled_at)})
+    def schedule(
+        self,
+        id: str,
+        *,
+        scheduled_at: Optional[DateTime] = None,
+        local_time: Optional[str] = None,
+        by_contact_timezone: Optional[bool] = None,
+        late_policy: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Campaign:
+        """Starts at `scheduled_at`, or at the wall-clock `local_time` (`YYYY-MM-DDTHH:MM`) in the account's zone or, with `by_contact_timezone`, in each contact's."""
+        given = {"scheduled_at": _utc(scheduled_at) if scheduled_at is not None else None, "local_time": local_time, "by_contact_timezone": by_contact_timezone, "late_policy": late_policy}
+        body = _validated(CampaignScheduleRequest, {name: value for name, value in given.items() if value is not None})
         return self._call("POST", self._api.schedule, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def unschedule(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
@@ -1185,7 +1198,7 @@ class ContactExportsResource(_Resource):
 
 
 class AccountsResource(_Resource):
-    """The caller's account: `client.accounts.get()`, `client.accounts.update(name=…)`."""
+    """The caller's account: `client.accounts.get()`, `client.accounts.update(name=…, timezone=…)`."""
 
     def __init__(self, client: "Sendline") -> None:
         super().__init__(client)
@@ -1194,9 +1207,10 @@ class AccountsResource(_Resource):
     def get(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
         return self._call("GET", self._api.get, timeout=timeout, max_retries=max_retries)
 
-    def update(self, *, name: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
-        """A new `name` (owners and admins, in a logged-in session)."""
-        body = _body(AccountUpdate, {"name": name} if name is not None else {})
+    def update(self, *, name: Optional[str] = None, timezone: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Account:
+        """A new `name` or default `timezone` (owners and admins, in a logged-in session)."""
+        given = {"name": name, "timezone": timezone}
+        body = _body(AccountUpdate, {key: value for key, value in given.items() if value is not None})
         return self._call("PATCH", self._api.update, body, timeout=timeout, max_retries=max_retries)
 
 

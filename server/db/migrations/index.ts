@@ -29,6 +29,7 @@ import { Migration20261129100000CampaignContentSource } from './Migration2026112
 import { Migration20261130100000SendingDomains } from './Migration20261130100000SendingDomains.ts';
 import { Migration20261130200000RelaySendSlots } from './Migration20261130200000RelaySendSlots.ts';
 import { Migration20261201100000Automations } from './Migration20261201100000Automations.ts';
+import { Migration20261202100000TimeZones } from './Migration20261202100000TimeZones.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   Migration20261130100000SendingDomains,
   Migration20261130200000RelaySendSlots,
   Migration20261201100000Automations,
+  Migration20261202100000TimeZones,
 ];

@@ -59,6 +59,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPITypes = [
         'id' => 'string',
         'name' => 'string',
+        'timezone' => 'string',
         'created_at' => '\DateTime'
     ];
 
@@ -72,6 +73,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPIFormats = [
         'id' => null,
         'name' => null,
+        'timezone' => null,
         'created_at' => 'date-time'
     ];
 
@@ -83,6 +85,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static array $openAPINullables = [
         'id' => false,
         'name' => false,
+        'timezone' => false,
         'created_at' => false
     ];
 
@@ -174,6 +177,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $attributeMap = [
         'id' => 'id',
         'name' => 'name',
+        'timezone' => 'timezone',
         'created_at' => 'created_at'
     ];
 
@@ -185,6 +189,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $setters = [
         'id' => 'setId',
         'name' => 'setName',
+        'timezone' => 'setTimezone',
         'created_at' => 'setCreatedAt'
     ];
 
@@ -196,6 +201,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $getters = [
         'id' => 'getId',
         'name' => 'getName',
+        'timezone' => 'getTimezone',
         'created_at' => 'getCreatedAt'
     ];
 
@@ -258,6 +264,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         $this->setIfExists('id', $data ?? [], null);
         $this->setIfExists('name', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
         $this->setIfExists('created_at', $data ?? [], null);
     }
 
@@ -293,6 +300,9 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['name'] === null) {
             $invalidProperties[] = "'name' can't be null";
+        }
+        if ($this->container['timezone'] === null) {
+            $invalidProperties[] = "'timezone' can't be null";
         }
         if ($this->container['created_at'] === null) {
             $invalidProperties[] = "'created_at' can't be null";
@@ -362,6 +372,33 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable name cannot be null');
         }
         $this->container['name'] = $name;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string $timezone The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time.
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            throw new \InvalidArgumentException('non-nullable timezone cannot be null');
+        }
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

@@ -57,7 +57,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var string[]
       */
     protected static $openAPITypes = [
-        'name' => 'string'
+        'name' => 'string',
+        'timezone' => 'string'
     ];
 
     /**
@@ -68,7 +69,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
       * @psalm-var array<string, string|null>
       */
     protected static $openAPIFormats = [
-        'name' => null
+        'name' => null,
+        'timezone' => null
     ];
 
     /**
@@ -77,7 +79,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
       * @var boolean[]
       */
     protected static array $openAPINullables = [
-        'name' => false
+        'name' => false,
+        'timezone' => false
     ];
 
     /**
@@ -166,7 +169,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $attributeMap = [
-        'name' => 'name'
+        'name' => 'name',
+        'timezone' => 'timezone'
     ];
 
     /**
@@ -175,7 +179,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $setters = [
-        'name' => 'setName'
+        'name' => 'setName',
+        'timezone' => 'setTimezone'
     ];
 
     /**
@@ -184,7 +189,8 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
      * @var string[]
      */
     protected static $getters = [
-        'name' => 'getName'
+        'name' => 'getName',
+        'timezone' => 'getTimezone'
     ];
 
     /**
@@ -245,6 +251,7 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     public function __construct(?array $data = null)
     {
         $this->setIfExists('name', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
     }
 
     /**
@@ -280,6 +287,14 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['name']) && (mb_strlen($this->container['name']) < 1)) {
             $invalidProperties[] = "invalid value for 'name', the character length must be bigger than or equal to 1.";
+        }
+
+        if (!is_null($this->container['timezone']) && (mb_strlen($this->container['timezone']) > 64)) {
+            $invalidProperties[] = "invalid value for 'timezone', the character length must be smaller than or equal to 64.";
+        }
+
+        if (!is_null($this->container['timezone']) && (mb_strlen($this->container['timezone']) < 1)) {
+            $invalidProperties[] = "invalid value for 'timezone', the character length must be bigger than or equal to 1.";
         }
 
         return $invalidProperties;
@@ -327,6 +342,40 @@ class AccountUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
         }
 
         $this->container['name'] = $name;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string|null
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string|null $timezone The default IANA time zone for contacts without one, e.g. `Europe/Berlin`; stored as its canonical name.
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            throw new \InvalidArgumentException('non-nullable timezone cannot be null');
+        }
+        if ((mb_strlen($timezone) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $timezone when calling AccountUpdate., must be smaller than or equal to 64.');
+        }
+        if ((mb_strlen($timezone) < 1)) {
+            throw new \InvalidArgumentException('invalid length for $timezone when calling AccountUpdate., must be bigger than or equal to 1.');
+        }
+
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

@@ -73,6 +73,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => 'bool',
         'status' => '\Sendline\Model\CampaignStatus',
         'scheduled_at' => '\DateTime',
+        'send_time' => '\Sendline\Model\CampaignSendTime',
         'started_at' => '\DateTime',
         'completed_at' => '\DateTime',
         'created_at' => '\DateTime',
@@ -107,6 +108,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => null,
         'status' => null,
         'scheduled_at' => 'date-time',
+        'send_time' => null,
         'started_at' => 'date-time',
         'completed_at' => 'date-time',
         'created_at' => 'date-time',
@@ -139,6 +141,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => false,
         'status' => false,
         'scheduled_at' => true,
+        'send_time' => true,
         'started_at' => true,
         'completed_at' => true,
         'created_at' => false,
@@ -251,6 +254,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => 'track_clicks',
         'status' => 'status',
         'scheduled_at' => 'scheduled_at',
+        'send_time' => 'send_time',
         'started_at' => 'started_at',
         'completed_at' => 'completed_at',
         'created_at' => 'created_at',
@@ -283,6 +287,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => 'setTrackClicks',
         'status' => 'setStatus',
         'scheduled_at' => 'setScheduledAt',
+        'send_time' => 'setSendTime',
         'started_at' => 'setStartedAt',
         'completed_at' => 'setCompletedAt',
         'created_at' => 'setCreatedAt',
@@ -315,6 +320,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_clicks' => 'getTrackClicks',
         'status' => 'getStatus',
         'scheduled_at' => 'getScheduledAt',
+        'send_time' => 'getSendTime',
         'started_at' => 'getStartedAt',
         'completed_at' => 'getCompletedAt',
         'created_at' => 'getCreatedAt',
@@ -398,6 +404,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('track_clicks', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
         $this->setIfExists('scheduled_at', $data ?? [], null);
+        $this->setIfExists('send_time', $data ?? [], null);
         $this->setIfExists('started_at', $data ?? [], null);
         $this->setIfExists('completed_at', $data ?? [], null);
         $this->setIfExists('created_at', $data ?? [], null);
@@ -490,6 +497,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['scheduled_at'] === null) {
             $invalidProperties[] = "'scheduled_at' can't be null";
+        }
+        if ($this->container['send_time'] === null) {
+            $invalidProperties[] = "'send_time' can't be null";
         }
         if ($this->container['started_at'] === null) {
             $invalidProperties[] = "'started_at' can't be null";
@@ -998,7 +1008,7 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at When a scheduled campaign starts sending (within a second or two).
+     * @param \DateTime $scheduled_at When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.
      *
      * @return self
      */
@@ -1015,6 +1025,40 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             }
         }
         $this->container['scheduled_at'] = $scheduled_at;
+
+        return $this;
+    }
+
+    /**
+     * Gets send_time
+     *
+     * @return \Sendline\Model\CampaignSendTime
+     */
+    public function getSendTime()
+    {
+        return $this->container['send_time'];
+    }
+
+    /**
+     * Sets send_time
+     *
+     * @param \Sendline\Model\CampaignSendTime $send_time The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.
+     *
+     * @return self
+     */
+    public function setSendTime($send_time)
+    {
+        if (is_null($send_time)) {
+            array_push($this->openAPINullablesSetToNull, 'send_time');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('send_time', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['send_time'] = $send_time;
 
         return $this;
     }

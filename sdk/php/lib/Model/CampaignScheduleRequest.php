@@ -35,6 +35,7 @@ use \Sendline\ObjectSerializer;
  * CampaignScheduleRequest Class Doc Comment
  *
  * @category Class
+ * @description Either &#x60;scheduled_at&#x60;, or &#x60;local_time&#x60; (with &#x60;by_contact_timezone&#x60; and &#x60;late_policy&#x60;).
  * @package  Sendline
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -57,7 +58,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
       * @var string[]
       */
     protected static $openAPITypes = [
-        'scheduled_at' => '\DateTime'
+        'scheduled_at' => '\DateTime',
+        'local_time' => 'string',
+        'by_contact_timezone' => 'bool',
+        'late_policy' => '\Sendline\Model\CampaignLatePolicy'
     ];
 
     /**
@@ -68,7 +72,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
       * @psalm-var array<string, string|null>
       */
     protected static $openAPIFormats = [
-        'scheduled_at' => 'date-time'
+        'scheduled_at' => 'date-time',
+        'local_time' => null,
+        'by_contact_timezone' => null,
+        'late_policy' => null
     ];
 
     /**
@@ -77,7 +84,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
       * @var boolean[]
       */
     protected static array $openAPINullables = [
-        'scheduled_at' => false
+        'scheduled_at' => false,
+        'local_time' => false,
+        'by_contact_timezone' => false,
+        'late_policy' => false
     ];
 
     /**
@@ -166,7 +176,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
      * @var string[]
      */
     protected static $attributeMap = [
-        'scheduled_at' => 'scheduled_at'
+        'scheduled_at' => 'scheduled_at',
+        'local_time' => 'local_time',
+        'by_contact_timezone' => 'by_contact_timezone',
+        'late_policy' => 'late_policy'
     ];
 
     /**
@@ -175,7 +188,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
      * @var string[]
      */
     protected static $setters = [
-        'scheduled_at' => 'setScheduledAt'
+        'scheduled_at' => 'setScheduledAt',
+        'local_time' => 'setLocalTime',
+        'by_contact_timezone' => 'setByContactTimezone',
+        'late_policy' => 'setLatePolicy'
     ];
 
     /**
@@ -184,7 +200,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
      * @var string[]
      */
     protected static $getters = [
-        'scheduled_at' => 'getScheduledAt'
+        'scheduled_at' => 'getScheduledAt',
+        'local_time' => 'getLocalTime',
+        'by_contact_timezone' => 'getByContactTimezone',
+        'late_policy' => 'getLatePolicy'
     ];
 
     /**
@@ -245,6 +264,9 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
     public function __construct(?array $data = null)
     {
         $this->setIfExists('scheduled_at', $data ?? [], null);
+        $this->setIfExists('local_time', $data ?? [], null);
+        $this->setIfExists('by_contact_timezone', $data ?? [], null);
+        $this->setIfExists('late_policy', $data ?? [], null);
     }
 
     /**
@@ -274,9 +296,10 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
     {
         $invalidProperties = [];
 
-        if ($this->container['scheduled_at'] === null) {
-            $invalidProperties[] = "'scheduled_at' can't be null";
+        if (!is_null($this->container['local_time']) && !preg_match("/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/", $this->container['local_time'])) {
+            $invalidProperties[] = "invalid value for 'local_time', must be conform to the pattern /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/.";
         }
+
         return $invalidProperties;
     }
 
@@ -295,7 +318,7 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Gets scheduled_at
      *
-     * @return \DateTime
+     * @return \DateTime|null
      */
     public function getScheduledAt()
     {
@@ -305,7 +328,7 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets scheduled_at
      *
-     * @param \DateTime $scheduled_at When to start sending; must be in the future.
+     * @param \DateTime|null $scheduled_at When to start sending; must be in the future.
      *
      * @return self
      */
@@ -315,6 +338,92 @@ class CampaignScheduleRequest implements ModelInterface, ArrayAccess, \JsonSeria
             throw new \InvalidArgumentException('non-nullable scheduled_at cannot be null');
         }
         $this->container['scheduled_at'] = $scheduled_at;
+
+        return $this;
+    }
+
+    /**
+     * Gets local_time
+     *
+     * @return string|null
+     */
+    public function getLocalTime()
+    {
+        return $this->container['local_time'];
+    }
+
+    /**
+     * Sets local_time
+     *
+     * @param string|null $local_time A wall-clock time, `YYYY-MM-DDTHH:MM`, instead of `scheduled_at`: in the account's time zone, or in each contact's with `by_contact_timezone`.
+     *
+     * @return self
+     */
+    public function setLocalTime($local_time)
+    {
+        if (is_null($local_time)) {
+            throw new \InvalidArgumentException('non-nullable local_time cannot be null');
+        }
+
+        if ((!preg_match("/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/", ObjectSerializer::toString($local_time)))) {
+            throw new \InvalidArgumentException("invalid value for \$local_time when calling CampaignScheduleRequest., must conform to the pattern /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/.");
+        }
+
+        $this->container['local_time'] = $local_time;
+
+        return $this;
+    }
+
+    /**
+     * Gets by_contact_timezone
+     *
+     * @return bool|null
+     */
+    public function getByContactTimezone()
+    {
+        return $this->container['by_contact_timezone'];
+    }
+
+    /**
+     * Sets by_contact_timezone
+     *
+     * @param bool|null $by_contact_timezone With `local_time`: send at that time in each contact's time zone; false by default.
+     *
+     * @return self
+     */
+    public function setByContactTimezone($by_contact_timezone)
+    {
+        if (is_null($by_contact_timezone)) {
+            throw new \InvalidArgumentException('non-nullable by_contact_timezone cannot be null');
+        }
+        $this->container['by_contact_timezone'] = $by_contact_timezone;
+
+        return $this;
+    }
+
+    /**
+     * Gets late_policy
+     *
+     * @return \Sendline\Model\CampaignLatePolicy|null
+     */
+    public function getLatePolicy()
+    {
+        return $this->container['late_policy'];
+    }
+
+    /**
+     * Sets late_policy
+     *
+     * @param \Sendline\Model\CampaignLatePolicy|null $late_policy With `by_contact_timezone`: what becomes of contacts whose local time has already passed; `send` by default.
+     *
+     * @return self
+     */
+    public function setLatePolicy($late_policy)
+    {
+        if (is_null($late_policy)) {
+            throw new \InvalidArgumentException('non-nullable late_policy cannot be null');
+        }
+        $this->container['late_policy'] = $late_policy;
 
         return $this;
     }

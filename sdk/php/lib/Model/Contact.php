@@ -63,6 +63,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'string',
         'attributes' => 'array<string,mixed>',
         'tags' => 'string[]',
+        'timezone' => 'string',
         'status' => '\Sendline\Model\ContactStatus',
         'status_reason' => 'string',
         'status_changed_at' => '\DateTime',
@@ -84,6 +85,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => null,
         'attributes' => null,
         'tags' => null,
+        'timezone' => null,
         'status' => null,
         'status_reason' => null,
         'status_changed_at' => 'date-time',
@@ -103,6 +105,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => true,
         'attributes' => false,
         'tags' => false,
+        'timezone' => true,
         'status' => false,
         'status_reason' => true,
         'status_changed_at' => true,
@@ -202,6 +205,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'last_name',
         'attributes' => 'attributes',
         'tags' => 'tags',
+        'timezone' => 'timezone',
         'status' => 'status',
         'status_reason' => 'status_reason',
         'status_changed_at' => 'status_changed_at',
@@ -221,6 +225,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'setLastName',
         'attributes' => 'setAttributes',
         'tags' => 'setTags',
+        'timezone' => 'setTimezone',
         'status' => 'setStatus',
         'status_reason' => 'setStatusReason',
         'status_changed_at' => 'setStatusChangedAt',
@@ -240,6 +245,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'getLastName',
         'attributes' => 'getAttributes',
         'tags' => 'getTags',
+        'timezone' => 'getTimezone',
         'status' => 'getStatus',
         'status_reason' => 'getStatusReason',
         'status_changed_at' => 'getStatusChangedAt',
@@ -310,6 +316,7 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('last_name', $data ?? [], null);
         $this->setIfExists('attributes', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
         $this->setIfExists('status_reason', $data ?? [], null);
         $this->setIfExists('status_changed_at', $data ?? [], null);
@@ -365,6 +372,9 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['tags'] === null) {
             $invalidProperties[] = "'tags' can't be null";
+        }
+        if ($this->container['timezone'] === null) {
+            $invalidProperties[] = "'timezone' can't be null";
         }
         if ($this->container['status'] === null) {
             $invalidProperties[] = "'status' can't be null";
@@ -572,6 +582,40 @@ class Contact implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable tags cannot be null');
         }
         $this->container['tags'] = $tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string $timezone The contact's IANA time zone, e.g. `Europe/Paris`; null: the account's `timezone` applies (local-time campaigns, automations).
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            array_push($this->openAPINullablesSetToNull, 'timezone');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('timezone', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

@@ -62,6 +62,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'string',
         'attributes' => 'array<string,mixed>',
         'tags' => 'string[]',
+        'timezone' => 'string',
         'status' => '\Sendline\Model\ContactStatus',
         'status_reason' => 'string'
     ];
@@ -79,6 +80,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => null,
         'attributes' => null,
         'tags' => null,
+        'timezone' => null,
         'status' => null,
         'status_reason' => null
     ];
@@ -94,6 +96,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => true,
         'attributes' => false,
         'tags' => false,
+        'timezone' => true,
         'status' => false,
         'status_reason' => true
     ];
@@ -189,6 +192,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'last_name',
         'attributes' => 'attributes',
         'tags' => 'tags',
+        'timezone' => 'timezone',
         'status' => 'status',
         'status_reason' => 'status_reason'
     ];
@@ -204,6 +208,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'setLastName',
         'attributes' => 'setAttributes',
         'tags' => 'setTags',
+        'timezone' => 'setTimezone',
         'status' => 'setStatus',
         'status_reason' => 'setStatusReason'
     ];
@@ -219,6 +224,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'getLastName',
         'attributes' => 'getAttributes',
         'tags' => 'getTags',
+        'timezone' => 'getTimezone',
         'status' => 'getStatus',
         'status_reason' => 'getStatusReason'
     ];
@@ -285,6 +291,7 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('last_name', $data ?? [], null);
         $this->setIfExists('attributes', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
         $this->setIfExists('status_reason', $data ?? [], null);
     }
@@ -333,6 +340,10 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['tags']) && (count($this->container['tags']) > 100)) {
             $invalidProperties[] = "invalid value for 'tags', number of items must be less than or equal to 100.";
+        }
+
+        if (!is_null($this->container['timezone']) && (mb_strlen($this->container['timezone']) > 64)) {
+            $invalidProperties[] = "invalid value for 'timezone', the character length must be smaller than or equal to 64.";
         }
 
         if (!is_null($this->container['status_reason']) && (mb_strlen($this->container['status_reason']) > 500)) {
@@ -515,6 +526,44 @@ class ContactCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('invalid value for $tags when calling ContactCreate., number of items must be less than or equal to 100.');
         }
         $this->container['tags'] = $tags;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string|null
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string|null $timezone An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's.
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            array_push($this->openAPINullablesSetToNull, 'timezone');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('timezone', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        if (!is_null($timezone) && (mb_strlen($timezone) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $timezone when calling ContactCreate., must be smaller than or equal to 64.');
+        }
+
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

@@ -62,7 +62,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'string',
         'attributes' => 'array<string,mixed>',
         'tags' => 'string[]',
-        'status' => 'string'
+        'status' => 'string',
+        'timezone' => 'string'
     ];
 
     /**
@@ -78,7 +79,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => null,
         'attributes' => null,
         'tags' => null,
-        'status' => null
+        'status' => null,
+        'timezone' => null
     ];
 
     /**
@@ -92,7 +94,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => true,
         'attributes' => false,
         'tags' => false,
-        'status' => false
+        'status' => false,
+        'timezone' => true
     ];
 
     /**
@@ -186,7 +189,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'last_name',
         'attributes' => 'attributes',
         'tags' => 'tags',
-        'status' => 'status'
+        'status' => 'status',
+        'timezone' => 'timezone'
     ];
 
     /**
@@ -200,7 +204,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'setLastName',
         'attributes' => 'setAttributes',
         'tags' => 'setTags',
-        'status' => 'setStatus'
+        'status' => 'setStatus',
+        'timezone' => 'setTimezone'
     ];
 
     /**
@@ -214,7 +219,8 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         'last_name' => 'getLastName',
         'attributes' => 'getAttributes',
         'tags' => 'getTags',
-        'status' => 'getStatus'
+        'status' => 'getStatus',
+        'timezone' => 'getTimezone'
     ];
 
     /**
@@ -280,6 +286,7 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('attributes', $data ?? [], null);
         $this->setIfExists('tags', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
     }
 
     /**
@@ -499,6 +506,40 @@ class ImportContactRow implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable status cannot be null');
         }
         $this->container['status'] = $status;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string|null
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string|null $timezone An IANA time zone name such as `Europe/Paris`; another value fails the row (`invalid_timezone`).
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            array_push($this->openAPINullablesSetToNull, 'timezone');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('timezone', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

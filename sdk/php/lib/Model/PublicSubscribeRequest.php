@@ -61,6 +61,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => 'string',
         'first_name' => 'string',
         'last_name' => 'string',
+        'timezone' => 'string',
         'website' => 'string'
     ];
 
@@ -75,6 +76,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => 'email',
         'first_name' => null,
         'last_name' => null,
+        'timezone' => null,
         'website' => null
     ];
 
@@ -87,6 +89,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => false,
         'first_name' => false,
         'last_name' => false,
+        'timezone' => false,
         'website' => false
     ];
 
@@ -179,6 +182,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => 'email',
         'first_name' => 'first_name',
         'last_name' => 'last_name',
+        'timezone' => 'timezone',
         'website' => 'website'
     ];
 
@@ -191,6 +195,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => 'setEmail',
         'first_name' => 'setFirstName',
         'last_name' => 'setLastName',
+        'timezone' => 'setTimezone',
         'website' => 'setWebsite'
     ];
 
@@ -203,6 +208,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         'email' => 'getEmail',
         'first_name' => 'getFirstName',
         'last_name' => 'getLastName',
+        'timezone' => 'getTimezone',
         'website' => 'getWebsite'
     ];
 
@@ -266,6 +272,7 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('first_name', $data ?? [], null);
         $this->setIfExists('last_name', $data ?? [], null);
+        $this->setIfExists('timezone', $data ?? [], null);
         $this->setIfExists('website', $data ?? [], null);
     }
 
@@ -309,6 +316,10 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
 
         if (!is_null($this->container['last_name']) && (mb_strlen($this->container['last_name']) > 200)) {
             $invalidProperties[] = "invalid value for 'last_name', the character length must be smaller than or equal to 200.";
+        }
+
+        if (!is_null($this->container['timezone']) && (mb_strlen($this->container['timezone']) > 64)) {
+            $invalidProperties[] = "invalid value for 'timezone', the character length must be smaller than or equal to 64.";
         }
 
         if (!is_null($this->container['website']) && (mb_strlen($this->container['website']) > 1000)) {
@@ -419,6 +430,37 @@ class PublicSubscribeRequest implements ModelInterface, ArrayAccess, \JsonSerial
         }
 
         $this->container['last_name'] = $last_name;
+
+        return $this;
+    }
+
+    /**
+     * Gets timezone
+     *
+     * @return string|null
+     */
+    public function getTimezone()
+    {
+        return $this->container['timezone'];
+    }
+
+    /**
+     * Sets timezone
+     *
+     * @param string|null $timezone The subscriber's IANA time zone (a form can fill it from the browser); kept only when the address becomes a new contact, ignored when not a known zone.
+     *
+     * @return self
+     */
+    public function setTimezone($timezone)
+    {
+        if (is_null($timezone)) {
+            throw new \InvalidArgumentException('non-nullable timezone cannot be null');
+        }
+        if ((mb_strlen($timezone) > 64)) {
+            throw new \InvalidArgumentException('invalid length for $timezone when calling PublicSubscribeRequest., must be smaller than or equal to 64.');
+        }
+
+        $this->container['timezone'] = $timezone;
 
         return $this;
     }

@@ -319,7 +319,7 @@ class AccountsApi:
     ) -> Account:
         """Update the account
 
-        Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+        Rename the account or set its default time zone (an unknown zone answers 400 at `/timezone`). Takes a logged-in owner or admin; members and API keys are refused (403).
 
         :param account_update: (required)
         :type account_update: AccountUpdate
@@ -393,7 +393,7 @@ class AccountsApi:
     ) -> ApiResponse[Account]:
         """Update the account
 
-        Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+        Rename the account or set its default time zone (an unknown zone answers 400 at `/timezone`). Takes a logged-in owner or admin; members and API keys are refused (403).
 
         :param account_update: (required)
         :type account_update: AccountUpdate
@@ -467,7 +467,7 @@ class AccountsApi:
     ) -> RESTResponseType:
         """Update the account
 
-        Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+        Rename the account or set its default time zone (an unknown zone answers 400 at `/timezone`). Takes a logged-in owner or admin; members and API keys are refused (403).
 
         :param account_update: (required)
         :type account_update: AccountUpdate

@@ -3105,7 +3105,7 @@ class CampaignsApi:
     ) -> Campaign:
         """Schedule a campaign
 
-        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.  Or give a wall-clock `local_time` instead: in the account's time zone, or, with `by_contact_timezone`, in each contact's, so that everyone gets it at, say, 9:00 where they are. Such a campaign starts when the first time zone reaches that time (its audience is counted then) and sends to each contact at their time; it completes after the last zone. A local time that does not exist in a zone (a daylight-saving gap) is read as the time after the gap's shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign was scheduled get it at once (`late_policy: \"send\"`) or not at all (`\"skip\"`). A local time passed in every zone answers 400.
 
         :param id: (required)
         :type id: str
@@ -3190,7 +3190,7 @@ class CampaignsApi:
     ) -> ApiResponse[Campaign]:
         """Schedule a campaign
 
-        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.  Or give a wall-clock `local_time` instead: in the account's time zone, or, with `by_contact_timezone`, in each contact's, so that everyone gets it at, say, 9:00 where they are. Such a campaign starts when the first time zone reaches that time (its audience is counted then) and sends to each contact at their time; it completes after the last zone. A local time that does not exist in a zone (a daylight-saving gap) is read as the time after the gap's shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign was scheduled get it at once (`late_policy: \"send\"`) or not at all (`\"skip\"`). A local time passed in every zone answers 400.
 
         :param id: (required)
         :type id: str
@@ -3275,7 +3275,7 @@ class CampaignsApi:
     ) -> RESTResponseType:
         """Schedule a campaign
 
-        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+        Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.  Or give a wall-clock `local_time` instead: in the account's time zone, or, with `by_contact_timezone`, in each contact's, so that everyone gets it at, say, 9:00 where they are. Such a campaign starts when the first time zone reaches that time (its audience is counted then) and sends to each contact at their time; it completes after the last zone. A local time that does not exist in a zone (a daylight-saving gap) is read as the time after the gap's shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign was scheduled get it at once (`late_policy: \"send\"`) or not at all (`\"skip\"`). A local time passed in every zone answers 400.
 
         :param id: (required)
         :type id: str

@@ -71,6 +71,7 @@ from sendline.models.campaign_create import CampaignCreate
 from sendline.models.campaign_event_data import CampaignEventData
 from sendline.models.campaign_failed_data import CampaignFailedData
 from sendline.models.campaign_failed_event import CampaignFailedEvent
+from sendline.models.campaign_late_policy import CampaignLatePolicy
 from sendline.models.campaign_message import CampaignMessage
 from sendline.models.campaign_message_page import CampaignMessagePage
 from sendline.models.campaign_page import CampaignPage
@@ -81,6 +82,7 @@ from sendline.models.campaign_schedule_request import CampaignScheduleRequest
 from sendline.models.campaign_scheduled_data import CampaignScheduledData
 from sendline.models.campaign_scheduled_event import CampaignScheduledEvent
 from sendline.models.campaign_send_request import CampaignSendRequest
+from sendline.models.campaign_send_time import CampaignSendTime
 from sendline.models.campaign_started_event import CampaignStartedEvent
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus

@@ -30,8 +30,9 @@ class Account(BaseModel):
     """ # noqa: E501
     id: StrictStr = Field(description="`acc_…`")
     name: StrictStr = Field(description="The account's (organisation's) name.")
+    timezone: StrictStr = Field(description="The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time.")
     created_at: datetime = Field(description="When the account was created.")
-    __properties: ClassVar[List[str]] = ["id", "name", "created_at"]
+    __properties: ClassVar[List[str]] = ["id", "name", "timezone", "created_at"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -87,6 +88,7 @@ class Account(BaseModel):
         _obj = cls.model_validate({
             "id": obj.get("id"),
             "name": obj.get("name"),
+            "timezone": obj.get("timezone"),
             "created_at": obj.get("created_at")
         })
         return _obj

@@ -29,7 +29,8 @@ class AccountUpdate(BaseModel):
     AccountUpdate
     """ # noqa: E501
     name: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=200)]] = Field(default=None, description="The account's (organisation's) new name, 1–200 characters.")
-    __properties: ClassVar[List[str]] = ["name"]
+    timezone: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=64)]] = Field(default=None, description="The default IANA time zone for contacts without one, e.g. `Europe/Berlin`; stored as its canonical name.")
+    __properties: ClassVar[List[str]] = ["name", "timezone"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -83,7 +84,8 @@ class AccountUpdate(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "name": obj.get("name")
+            "name": obj.get("name"),
+            "timezone": obj.get("timezone")
         })
         return _obj
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
+from sendline.models.campaign_send_time import CampaignSendTime
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus
 from sendline.models.content_source import ContentSource
@@ -48,7 +49,8 @@ class Campaign(BaseModel):
     track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
     track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")
     status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")
-    scheduled_at: Optional[datetime] = Field(description="When a scheduled campaign starts sending (within a second or two).")
+    scheduled_at: Optional[datetime] = Field(description="When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.")
+    send_time: Optional[CampaignSendTime] = Field(description="The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.")
     started_at: Optional[datetime] = Field(description="When sending started.")
     completed_at: Optional[datetime] = Field(description="When every message had its outcome.")
     created_at: datetime = Field(description="When the campaign was created.")
@@ -57,7 +59,7 @@ class Campaign(BaseModel):
     template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
     template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
     template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "send_time", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -105,6 +107,9 @@ class Campaign(BaseModel):
         # override the default output from pydantic by calling `to_dict()` of audience
         if self.audience:
             _dict['audience'] = self.audience.to_dict()
+        # override the default output from pydantic by calling `to_dict()` of send_time
+        if self.send_time:
+            _dict['send_time'] = self.send_time.to_dict()
         # override the default output from pydantic by calling `to_dict()` of stats
         if self.stats:
             _dict['stats'] = self.stats.to_dict()
@@ -142,6 +147,11 @@ class Campaign(BaseModel):
         # and model_fields_set contains the field
         if self.scheduled_at is None and "scheduled_at" in self.model_fields_set:
             _dict['scheduled_at'] = None
+
+        # set to None if send_time (nullable) is None
+        # and model_fields_set contains the field
+        if self.send_time is None and "send_time" in self.model_fields_set:
+            _dict['send_time'] = None
 
         # set to None if started_at (nullable) is None
         # and model_fields_set contains the field
@@ -196,6 +206,7 @@ class Campaign(BaseModel):
             "track_clicks": obj.get("track_clicks"),
             "status": obj.get("status"),
             "scheduled_at": obj.get("scheduled_at"),
+            "send_time": CampaignSendTime.from_dict(obj["send_time"]) if obj.get("send_time") is not None else None,
             "started_at": obj.get("started_at"),
             "completed_at": obj.get("completed_at"),
             "created_at": obj.get("created_at"),

@@ -19,17 +19,32 @@ import json
 
 from pydantic_core import to_jsonable_python
 from datetime import datetime
-from pydantic import BaseModel, ConfigDict, Field
-from typing import Any, ClassVar, Dict, List
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from typing import Any, ClassVar, Dict, List, Optional
+from typing_extensions import Annotated
+from sendline.models.campaign_late_policy import CampaignLatePolicy
 from typing import Optional, Set
 from typing_extensions import Self
 
 class CampaignScheduleRequest(BaseModel):
     """
-    CampaignScheduleRequest
+    Either `scheduled_at`, or `local_time` (with `by_contact_timezone` and `late_policy`).
     """ # noqa: E501
-    scheduled_at: datetime = Field(description="When to start sending; must be in the future.")
-    __properties: ClassVar[List[str]] = ["scheduled_at"]
+    scheduled_at: Optional[datetime] = Field(default=None, description="When to start sending; must be in the future.")
+    local_time: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A wall-clock time, `YYYY-MM-DDTHH:MM`, instead of `scheduled_at`: in the account's time zone, or in each contact's with `by_contact_timezone`.")
+    by_contact_timezone: Optional[StrictBool] = Field(default=None, description="With `local_time`: send at that time in each contact's time zone; false by default.")
+    late_policy: Optional[CampaignLatePolicy] = Field(default=None, description="With `by_contact_timezone`: what becomes of contacts whose local time has already passed; `send` by default.")
+    __properties: ClassVar[List[str]] = ["scheduled_at", "local_time", "by_contact_timezone", "late_policy"]
+
+    @field_validator('local_time')
+    def local_time_validate_regular_expression(cls, value):
+        """Validates the regular expression"""
+        if value is None:
+            return value
+
+        if not re.match(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$", value):
+            raise ValueError(r"must validate the regular expression /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/")
+        return value
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -83,7 +98,10 @@ class CampaignScheduleRequest(BaseModel):
             return cls.model_validate(obj)
 
         _obj = cls.model_validate({
-            "scheduled_at": obj.get("scheduled_at")
+            "scheduled_at": obj.get("scheduled_at"),
+            "local_time": obj.get("local_time"),
+            "by_contact_timezone": obj.get("by_contact_timezone"),
+            "late_policy": obj.get("late_policy")
         })
         return _obj
 

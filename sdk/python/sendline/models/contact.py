@@ -36,12 +36,13 @@ class Contact(BaseModel):
     last_name: Optional[StrictStr] = Field(description="Family name, up to 200 characters; null when unknown.")
     attributes: Dict[str, Any] = Field(description="Custom fields (at most 16 KB as JSON), usable in templates as `{{ plan }}`.")
     tags: List[StrictStr] = Field(description="Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates.")
+    timezone: Optional[StrictStr] = Field(description="The contact's IANA time zone, e.g. `Europe/Paris`; null: the account's `timezone` applies (local-time campaigns, automations).")
     status: ContactStatus = Field(description="Whether campaigns send to the contact: only `subscribed` contacts receive them.")
     status_reason: Optional[StrictStr] = Field(description="Why the status last changed: the bounce, complaint or unsubscribe that suppressed the contact, or the reason given through the API.")
     status_changed_at: Optional[datetime] = Field(description="When the status last changed; null if it never did.")
     created_at: datetime = Field(description="When the contact was created.")
     updated_at: datetime = Field(description="When any field last changed.")
-    __properties: ClassVar[List[str]] = ["id", "email", "first_name", "last_name", "attributes", "tags", "status", "status_reason", "status_changed_at", "created_at", "updated_at"]
+    __properties: ClassVar[List[str]] = ["id", "email", "first_name", "last_name", "attributes", "tags", "timezone", "status", "status_reason", "status_changed_at", "created_at", "updated_at"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -93,6 +94,11 @@ class Contact(BaseModel):
         if self.last_name is None and "last_name" in self.model_fields_set:
             _dict['last_name'] = None
 
+        # set to None if timezone (nullable) is None
+        # and model_fields_set contains the field
+        if self.timezone is None and "timezone" in self.model_fields_set:
+            _dict['timezone'] = None
+
         # set to None if status_reason (nullable) is None
         # and model_fields_set contains the field
         if self.status_reason is None and "status_reason" in self.model_fields_set:
@@ -121,6 +127,7 @@ class Contact(BaseModel):
             "last_name": obj.get("last_name"),
             "attributes": obj.get("attributes"),
             "tags": obj.get("tags"),
+            "timezone": obj.get("timezone"),
             "status": obj.get("status"),
             "status_reason": obj.get("status_reason"),
             "status_changed_at": obj.get("status_changed_at"),

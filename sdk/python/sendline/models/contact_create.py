@@ -34,9 +34,10 @@ class ContactCreate(BaseModel):
     last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Family name, up to 200 characters.")
     attributes: Optional[Dict[str, Any]] = Field(default=None, description="Custom fields: any JSON object up to 16 KB; each key becomes a Liquid variable in campaigns.")
     tags: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=100)]] = Field(default=None, description="Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.")
+    timezone: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's.")
     status: Optional[ContactStatus] = Field(default=None, description="Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.")
     status_reason: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Why the status is set, up to 500 characters; required to resubscribe a suppressed contact.")
-    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "status", "status_reason"]
+    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "timezone", "status", "status_reason"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -88,6 +89,11 @@ class ContactCreate(BaseModel):
         if self.last_name is None and "last_name" in self.model_fields_set:
             _dict['last_name'] = None
 
+        # set to None if timezone (nullable) is None
+        # and model_fields_set contains the field
+        if self.timezone is None and "timezone" in self.model_fields_set:
+            _dict['timezone'] = None
+
         # set to None if status_reason (nullable) is None
         # and model_fields_set contains the field
         if self.status_reason is None and "status_reason" in self.model_fields_set:
@@ -110,6 +116,7 @@ class ContactCreate(BaseModel):
             "last_name": obj.get("last_name"),
             "attributes": obj.get("attributes"),
             "tags": obj.get("tags"),
+            "timezone": obj.get("timezone"),
             "status": obj.get("status"),
             "status_reason": obj.get("status_reason")
         })

@@ -33,7 +33,8 @@ class ImportContactRow(BaseModel):
     attributes: Optional[Dict[str, Any]] = Field(default=None, description="Custom fields, merged into the contact's.")
     tags: Optional[List[StrictStr]] = Field(default=None, description="Tags added to the contact.")
     status: Optional[StrictStr] = Field(default=None, description="`subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes.")
-    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "status"]
+    timezone: Optional[StrictStr] = Field(default=None, description="An IANA time zone name such as `Europe/Paris`; another value fails the row (`invalid_timezone`).")
+    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "attributes", "tags", "status", "timezone"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -85,6 +86,11 @@ class ImportContactRow(BaseModel):
         if self.last_name is None and "last_name" in self.model_fields_set:
             _dict['last_name'] = None
 
+        # set to None if timezone (nullable) is None
+        # and model_fields_set contains the field
+        if self.timezone is None and "timezone" in self.model_fields_set:
+            _dict['timezone'] = None
+
         return _dict
 
     @classmethod
@@ -102,7 +108,8 @@ class ImportContactRow(BaseModel):
             "last_name": obj.get("last_name"),
             "attributes": obj.get("attributes"),
             "tags": obj.get("tags"),
-            "status": obj.get("status")
+            "status": obj.get("status"),
+            "timezone": obj.get("timezone")
         })
         return _obj
 

@@ -31,8 +31,9 @@ class PublicSubscribeRequest(BaseModel):
     email: Annotated[str, Field(strict=True, max_length=254)] = Field(description="The address to subscribe; one that is no contact of the account yet becomes one.")
     first_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Given name, up to 200 characters; kept only when the address becomes a new contact.")
     last_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="Family name, up to 200 characters; kept only when the address becomes a new contact.")
+    timezone: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The subscriber's IANA time zone (a form can fill it from the browser); kept only when the address becomes a new contact, ignored when not a known zone.")
     website: Optional[Annotated[str, Field(strict=True, max_length=1000)]] = Field(default=None, description="The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty.")
-    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "website"]
+    __properties: ClassVar[List[str]] = ["email", "first_name", "last_name", "timezone", "website"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -89,6 +90,7 @@ class PublicSubscribeRequest(BaseModel):
             "email": obj.get("email"),
             "first_name": obj.get("first_name"),
             "last_name": obj.get("last_name"),
+            "timezone": obj.get("timezone"),
             "website": obj.get("website")
         })
         return _obj

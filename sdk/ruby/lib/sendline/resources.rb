@@ -334,7 +334,7 @@ module Sendline
       end
     end
 
-    # The caller's account: `client.accounts.get`, `client.accounts.update(name: …)` (owners and admins).
+    # The caller's account: `client.accounts.get`, `client.accounts.update(name: …, timezone: …)` (owners and admins).
     class Accounts < Resource
       operations_of AccountsApi
     end

@@ -77,7 +77,7 @@ module Sendline
     end
 
     # Update the account
-    # Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+    # Rename the account or set its default time zone (an unknown zone answers 400 at `/timezone`). Takes a logged-in owner or admin; members and API keys are refused (403).
     # @param account_update [AccountUpdate] 
     # @param [Hash] opts the optional parameters
     # @return [Account]
@@ -87,7 +87,7 @@ module Sendline
     end
 
     # Update the account
-    # Rename the account. Takes a logged-in owner or admin; members and API keys are refused (403).
+    # Rename the account or set its default time zone (an unknown zone answers 400 at &#x60;/timezone&#x60;). Takes a logged-in owner or admin; members and API keys are refused (403).
     # @param account_update [AccountUpdate] 
     # @param [Hash] opts the optional parameters
     # @return [Array<(Account, Integer, Hash)>] Account data, response status code and response headers

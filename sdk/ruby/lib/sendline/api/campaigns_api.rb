@@ -864,7 +864,7 @@ module Sendline
     end
 
     # Schedule a campaign
-    # Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.
+    # Schedule a `draft` campaign, or move a `scheduled` one, to start at `scheduled_at` (in the future); it starts within a second or two of that time. Emits `campaign.scheduled`.  Or give a wall-clock `local_time` instead: in the account's time zone, or, with `by_contact_timezone`, in each contact's, so that everyone gets it at, say, 9:00 where they are. Such a campaign starts when the first time zone reaches that time (its audience is counted then) and sends to each contact at their time; it completes after the last zone. A local time that does not exist in a zone (a daylight-saving gap) is read as the time after the gap's shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign was scheduled get it at once (`late_policy: \"send\"`) or not at all (`\"skip\"`). A local time passed in every zone answers 400.
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters
@@ -876,7 +876,7 @@ module Sendline
     end
 
     # Schedule a campaign
-    # Schedule a &#x60;draft&#x60; campaign, or move a &#x60;scheduled&#x60; one, to start at &#x60;scheduled_at&#x60; (in the future); it starts within a second or two of that time. Emits &#x60;campaign.scheduled&#x60;.
+    # Schedule a &#x60;draft&#x60; campaign, or move a &#x60;scheduled&#x60; one, to start at &#x60;scheduled_at&#x60; (in the future); it starts within a second or two of that time. Emits &#x60;campaign.scheduled&#x60;.  Or give a wall-clock &#x60;local_time&#x60; instead: in the account&#39;s time zone, or, with &#x60;by_contact_timezone&#x60;, in each contact&#39;s, so that everyone gets it at, say, 9:00 where they are. Such a campaign starts when the first time zone reaches that time (its audience is counted then) and sends to each contact at their time; it completes after the last zone. A local time that does not exist in a zone (a daylight-saving gap) is read as the time after the gap&#39;s shift, e.g. 02:30 as 03:30. Contacts whose local time had passed when the campaign was scheduled get it at once (&#x60;late_policy: \&quot;send\&quot;&#x60;) or not at all (&#x60;\&quot;skip\&quot;&#x60;). A local time passed in every zone answers 400.
     # @param id [String] 
     # @param campaign_schedule_request [CampaignScheduleRequest] 
     # @param [Hash] opts the optional parameters

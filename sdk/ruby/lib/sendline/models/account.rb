@@ -21,6 +21,9 @@ module Sendline
     # The account's (organisation's) name.
     attr_accessor :name
 
+    # The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time.
+    attr_accessor :timezone
+
     # When the account was created.
     attr_accessor :created_at
 
@@ -29,6 +32,7 @@ module Sendline
       {
         :'id' => :'id',
         :'name' => :'name',
+        :'timezone' => :'timezone',
         :'created_at' => :'created_at'
       }
     end
@@ -48,6 +52,7 @@ module Sendline
       {
         :'id' => :'String',
         :'name' => :'String',
+        :'timezone' => :'String',
         :'created_at' => :'Time'
       }
     end
@@ -86,6 +91,12 @@ module Sendline
         self.name = nil
       end
 
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      else
+        self.timezone = nil
+      end
+
       if attributes.key?(:'created_at')
         self.created_at = attributes[:'created_at']
       else
@@ -106,6 +117,10 @@ module Sendline
         invalid_properties.push('invalid value for "name", name cannot be nil.')
       end
 
+      if @timezone.nil?
+        invalid_properties.push('invalid value for "timezone", timezone cannot be nil.')
+      end
+
       if @created_at.nil?
         invalid_properties.push('invalid value for "created_at", created_at cannot be nil.')
       end
@@ -119,6 +134,7 @@ module Sendline
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @id.nil?
       return false if @name.nil?
+      return false if @timezone.nil?
       return false if @created_at.nil?
       true
     end
@@ -144,6 +160,16 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] timezone Value to be assigned
+    def timezone=(timezone)
+      if timezone.nil?
+        fail ArgumentError, 'timezone cannot be nil'
+      end
+
+      @timezone = timezone
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] created_at Value to be assigned
     def created_at=(created_at)
       if created_at.nil?
@@ -160,6 +186,7 @@ module Sendline
       self.class == o.class &&
           id == o.id &&
           name == o.name &&
+          timezone == o.timezone &&
           created_at == o.created_at
     end
 
@@ -172,7 +199,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, created_at].hash
+      [id, name, timezone, created_at].hash
     end
 
     # Builds the object from hash

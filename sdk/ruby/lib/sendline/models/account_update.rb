@@ -18,10 +18,14 @@ module Sendline
     # The account's (organisation's) new name, 1–200 characters.
     attr_accessor :name
 
+    # The default IANA time zone for contacts without one, e.g. `Europe/Berlin`; stored as its canonical name.
+    attr_accessor :timezone
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
-        :'name' => :'name'
+        :'name' => :'name',
+        :'timezone' => :'timezone'
       }
     end
 
@@ -38,7 +42,8 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'name' => :'String'
+        :'name' => :'String',
+        :'timezone' => :'String'
       }
     end
 
@@ -67,6 +72,10 @@ module Sendline
       if attributes.key?(:'name')
         self.name = attributes[:'name']
       end
+
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -82,6 +91,14 @@ module Sendline
         invalid_properties.push('invalid value for "name", the character length must be greater than or equal to 1.')
       end
 
+      if !@timezone.nil? && @timezone.to_s.length > 64
+        invalid_properties.push('invalid value for "timezone", the character length must be smaller than or equal to 64.')
+      end
+
+      if !@timezone.nil? && @timezone.to_s.length < 1
+        invalid_properties.push('invalid value for "timezone", the character length must be greater than or equal to 1.')
+      end
+
       invalid_properties
     end
 
@@ -91,6 +108,8 @@ module Sendline
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if !@name.nil? && @name.to_s.length > 200
       return false if !@name.nil? && @name.to_s.length < 1
+      return false if !@timezone.nil? && @timezone.to_s.length > 64
+      return false if !@timezone.nil? && @timezone.to_s.length < 1
       true
     end
 
@@ -112,12 +131,31 @@ module Sendline
       @name = name
     end
 
+    # Custom attribute writer method with validation
+    # @param [Object] timezone Value to be assigned
+    def timezone=(timezone)
+      if timezone.nil?
+        fail ArgumentError, 'timezone cannot be nil'
+      end
+
+      if timezone.to_s.length > 64
+        fail ArgumentError, 'invalid value for "timezone", the character length must be smaller than or equal to 64.'
+      end
+
+      if timezone.to_s.length < 1
+        fail ArgumentError, 'invalid value for "timezone", the character length must be greater than or equal to 1.'
+      end
+
+      @timezone = timezone
+    end
+
     # Checks equality by comparing each attribute.
     # @param [Object] Object to be compared
     def ==(o)
       return true if self.equal?(o)
       self.class == o.class &&
-          name == o.name
+          name == o.name &&
+          timezone == o.timezone
     end
 
     # @see the `==` method
@@ -129,7 +167,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name].hash
+      [name, timezone].hash
     end
 
     # Builds the object from hash

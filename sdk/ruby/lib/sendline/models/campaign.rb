@@ -60,8 +60,11 @@ module Sendline
     # Where the campaign is in its life cycle.
     attr_accessor :status
 
-    # When a scheduled campaign starts sending (within a second or two).
+    # When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.
     attr_accessor :scheduled_at
+
+    # The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.
+    attr_accessor :send_time
 
     # When sending started.
     attr_accessor :started_at
@@ -128,6 +131,7 @@ module Sendline
         :'track_clicks' => :'track_clicks',
         :'status' => :'status',
         :'scheduled_at' => :'scheduled_at',
+        :'send_time' => :'send_time',
         :'started_at' => :'started_at',
         :'completed_at' => :'completed_at',
         :'created_at' => :'created_at',
@@ -168,6 +172,7 @@ module Sendline
         :'track_clicks' => :'Boolean',
         :'status' => :'CampaignStatus',
         :'scheduled_at' => :'Time',
+        :'send_time' => :'CampaignSendTime',
         :'started_at' => :'Time',
         :'completed_at' => :'Time',
         :'created_at' => :'Time',
@@ -189,6 +194,7 @@ module Sendline
         :'preheader',
         :'topic_id',
         :'scheduled_at',
+        :'send_time',
         :'started_at',
         :'completed_at',
         :'template_id',
@@ -307,6 +313,12 @@ module Sendline
         self.scheduled_at = attributes[:'scheduled_at']
       else
         self.scheduled_at = nil
+      end
+
+      if attributes.key?(:'send_time')
+        self.send_time = attributes[:'send_time']
+      else
+        self.send_time = nil
       end
 
       if attributes.key?(:'started_at')
@@ -600,6 +612,7 @@ module Sendline
           track_clicks == o.track_clicks &&
           status == o.status &&
           scheduled_at == o.scheduled_at &&
+          send_time == o.send_time &&
           started_at == o.started_at &&
           completed_at == o.completed_at &&
           created_at == o.created_at &&
@@ -619,7 +632,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, send_time, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

@@ -14,14 +14,49 @@ require 'date'
 require 'time'
 
 module Sendline
+  # Either `scheduled_at`, or `local_time` (with `by_contact_timezone` and `late_policy`).
   class CampaignScheduleRequest < ApiModelBase
     # When to start sending; must be in the future.
     attr_accessor :scheduled_at
 
+    # A wall-clock time, `YYYY-MM-DDTHH:MM`, instead of `scheduled_at`: in the account's time zone, or in each contact's with `by_contact_timezone`.
+    attr_accessor :local_time
+
+    # With `local_time`: send at that time in each contact's time zone; false by default.
+    attr_accessor :by_contact_timezone
+
+    # With `by_contact_timezone`: what becomes of contacts whose local time has already passed; `send` by default.
+    attr_accessor :late_policy
+
+    class EnumAttributeValidator
+      attr_reader :datatype
+      attr_reader :allowable_values
+
+      def initialize(datatype, allowable_values)
+        @allowable_values = allowable_values.map do |value|
+          case datatype.to_s
+          when /Integer/i
+            value.to_i
+          when /Float/i
+            value.to_f
+          else
+            value
+          end
+        end
+      end
+
+      def valid?(value)
+        !value || allowable_values.include?(value)
+      end
+    end
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
-        :'scheduled_at' => :'scheduled_at'
+        :'scheduled_at' => :'scheduled_at',
+        :'local_time' => :'local_time',
+        :'by_contact_timezone' => :'by_contact_timezone',
+        :'late_policy' => :'late_policy'
       }
     end
 
@@ -38,7 +73,10 @@ module Sendline
     # Attribute type mapping.
     def self.openapi_types
       {
-        :'scheduled_at' => :'Time'
+        :'scheduled_at' => :'Time',
+        :'local_time' => :'String',
+        :'by_contact_timezone' => :'Boolean',
+        :'late_policy' => :'CampaignLatePolicy'
       }
     end
 
@@ -66,8 +104,18 @@ module Sendline
 
       if attributes.key?(:'scheduled_at')
         self.scheduled_at = attributes[:'scheduled_at']
-      else
-        self.scheduled_at = nil
+      end
+
+      if attributes.key?(:'local_time')
+        self.local_time = attributes[:'local_time']
+      end
+
+      if attributes.key?(:'by_contact_timezone')
+        self.by_contact_timezone = attributes[:'by_contact_timezone']
+      end
+
+      if attributes.key?(:'late_policy')
+        self.late_policy = attributes[:'late_policy']
       end
     end
 
@@ -76,8 +124,9 @@ module Sendline
     def list_invalid_properties
       warn '[DEPRECATED] the `list_invalid_properties` method is obsolete'
       invalid_properties = Array.new
-      if @scheduled_at.nil?
-        invalid_properties.push('invalid value for "scheduled_at", scheduled_at cannot be nil.')
+      pattern = Regexp.new(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/)
+      if !@local_time.nil? && @local_time !~ pattern
+        invalid_properties.push("invalid value for \"local_time\", must conform to the pattern #{pattern}.")
       end
 
       invalid_properties
@@ -87,18 +136,23 @@ module Sendline
     # @return true if the model is valid
     def valid?
       warn '[DEPRECATED] the `valid?` method is obsolete'
-      return false if @scheduled_at.nil?
+      return false if !@local_time.nil? && @local_time !~ Regexp.new(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/)
       true
     end
 
     # Custom attribute writer method with validation
-    # @param [Object] scheduled_at Value to be assigned
-    def scheduled_at=(scheduled_at)
-      if scheduled_at.nil?
-        fail ArgumentError, 'scheduled_at cannot be nil'
+    # @param [Object] local_time Value to be assigned
+    def local_time=(local_time)
+      if local_time.nil?
+        fail ArgumentError, 'local_time cannot be nil'
       end
 
-      @scheduled_at = scheduled_at
+      pattern = Regexp.new(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$/)
+      if local_time !~ pattern
+        fail ArgumentError, "invalid value for \"local_time\", must conform to the pattern #{pattern}."
+      end
+
+      @local_time = local_time
     end
 
     # Checks equality by comparing each attribute.
@@ -106,7 +160,10 @@ module Sendline
     def ==(o)
       return true if self.equal?(o)
       self.class == o.class &&
-          scheduled_at == o.scheduled_at
+          scheduled_at == o.scheduled_at &&
+          local_time == o.local_time &&
+          by_contact_timezone == o.by_contact_timezone &&
+          late_policy == o.late_policy
     end
 
     # @see the `==` method
@@ -118,7 +175,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [scheduled_at].hash
+      [scheduled_at, local_time, by_contact_timezone, late_policy].hash
     end
 
     # Builds the object from hash

@@ -33,6 +33,9 @@ module Sendline
     # Labels for audiences (`tags_any`, `tags_all`, `exclude_tags`), trimmed and without duplicates.
     attr_accessor :tags
 
+    # The contact's IANA time zone, e.g. `Europe/Paris`; null: the account's `timezone` applies (local-time campaigns, automations).
+    attr_accessor :timezone
+
     # Whether campaigns send to the contact: only `subscribed` contacts receive them.
     attr_accessor :status
 
@@ -79,6 +82,7 @@ module Sendline
         :'last_name' => :'last_name',
         :'attributes' => :'attributes',
         :'tags' => :'tags',
+        :'timezone' => :'timezone',
         :'status' => :'status',
         :'status_reason' => :'status_reason',
         :'status_changed_at' => :'status_changed_at',
@@ -106,6 +110,7 @@ module Sendline
         :'last_name' => :'String',
         :'attributes' => :'Hash<String, Object>',
         :'tags' => :'Array<String>',
+        :'timezone' => :'String',
         :'status' => :'ContactStatus',
         :'status_reason' => :'String',
         :'status_changed_at' => :'Time',
@@ -119,6 +124,7 @@ module Sendline
       Set.new([
         :'first_name',
         :'last_name',
+        :'timezone',
         :'status_reason',
         :'status_changed_at',
       ])
@@ -178,6 +184,12 @@ module Sendline
         end
       else
         self.tags = nil
+      end
+
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      else
+        self.timezone = nil
       end
 
       if attributes.key?(:'status')
@@ -351,6 +363,7 @@ module Sendline
           last_name == o.last_name &&
           attributes == o.attributes &&
           tags == o.tags &&
+          timezone == o.timezone &&
           status == o.status &&
           status_reason == o.status_reason &&
           status_changed_at == o.status_changed_at &&
@@ -367,7 +380,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, email, first_name, last_name, attributes, tags, status, status_reason, status_changed_at, created_at, updated_at].hash
+      [id, email, first_name, last_name, attributes, tags, timezone, status, status_reason, status_changed_at, created_at, updated_at].hash
     end
 
     # Builds the object from hash

@@ -31,6 +31,9 @@ module Sendline
     # Up to 100 tags of 1–100 characters; trimmed, duplicates dropped.
     attr_accessor :tags
 
+    # An IANA time zone name such as `America/New_York` (stored as its canonical name), or null for the account's.
+    attr_accessor :timezone
+
     # Defaults to `subscribed` on creation. Bringing a suppressed contact back to `subscribed` takes a `status_reason`.
     attr_accessor :status
 
@@ -67,6 +70,7 @@ module Sendline
         :'last_name' => :'last_name',
         :'attributes' => :'attributes',
         :'tags' => :'tags',
+        :'timezone' => :'timezone',
         :'status' => :'status',
         :'status_reason' => :'status_reason'
       }
@@ -90,6 +94,7 @@ module Sendline
         :'last_name' => :'String',
         :'attributes' => :'Hash<String, Object>',
         :'tags' => :'Array<String>',
+        :'timezone' => :'String',
         :'status' => :'ContactStatus',
         :'status_reason' => :'String'
       }
@@ -100,6 +105,7 @@ module Sendline
       Set.new([
         :'first_name',
         :'last_name',
+        :'timezone',
         :'status_reason'
       ])
     end
@@ -144,6 +150,10 @@ module Sendline
         end
       end
 
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      end
+
       if attributes.key?(:'status')
         self.status = attributes[:'status']
       end
@@ -174,6 +184,10 @@ module Sendline
         invalid_properties.push('invalid value for "tags", number of items must be less than or equal to 100.')
       end
 
+      if !@timezone.nil? && @timezone.to_s.length > 64
+        invalid_properties.push('invalid value for "timezone", the character length must be smaller than or equal to 64.')
+      end
+
       if !@status_reason.nil? && @status_reason.to_s.length > 500
         invalid_properties.push('invalid value for "status_reason", the character length must be smaller than or equal to 500.')
       end
@@ -189,6 +203,7 @@ module Sendline
       return false if !@first_name.nil? && @first_name.to_s.length > 200
       return false if !@last_name.nil? && @last_name.to_s.length > 200
       return false if !@tags.nil? && @tags.length > 100
+      return false if !@timezone.nil? && @timezone.to_s.length > 64
       return false if !@status_reason.nil? && @status_reason.to_s.length > 500
       true
     end
@@ -242,6 +257,16 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] timezone Value to be assigned
+    def timezone=(timezone)
+      if !timezone.nil? && timezone.to_s.length > 64
+        fail ArgumentError, 'invalid value for "timezone", the character length must be smaller than or equal to 64.'
+      end
+
+      @timezone = timezone
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] status_reason Value to be assigned
     def status_reason=(status_reason)
       if !status_reason.nil? && status_reason.to_s.length > 500
@@ -261,6 +286,7 @@ module Sendline
           last_name == o.last_name &&
           attributes == o.attributes &&
           tags == o.tags &&
+          timezone == o.timezone &&
           status == o.status &&
           status_reason == o.status_reason
     end
@@ -274,7 +300,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [email, first_name, last_name, attributes, tags, status, status_reason].hash
+      [email, first_name, last_name, attributes, tags, timezone, status, status_reason].hash
     end
 
     # Builds the object from hash

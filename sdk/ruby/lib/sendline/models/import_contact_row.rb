@@ -33,6 +33,9 @@ module Sendline
     # `subscribed`, `unsubscribed`, `bounced` or `complained`; an import suppresses but never resubscribes.
     attr_accessor :status
 
+    # An IANA time zone name such as `Europe/Paris`; another value fails the row (`invalid_timezone`).
+    attr_accessor :timezone
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -41,7 +44,8 @@ module Sendline
         :'last_name' => :'last_name',
         :'attributes' => :'attributes',
         :'tags' => :'tags',
-        :'status' => :'status'
+        :'status' => :'status',
+        :'timezone' => :'timezone'
       }
     end
 
@@ -63,7 +67,8 @@ module Sendline
         :'last_name' => :'String',
         :'attributes' => :'Hash<String, Object>',
         :'tags' => :'Array<String>',
-        :'status' => :'String'
+        :'status' => :'String',
+        :'timezone' => :'String'
       }
     end
 
@@ -72,6 +77,7 @@ module Sendline
       Set.new([
         :'first_name',
         :'last_name',
+        :'timezone'
       ])
     end
 
@@ -120,6 +126,10 @@ module Sendline
       if attributes.key?(:'status')
         self.status = attributes[:'status']
       end
+
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      end
     end
 
     # Show invalid properties with the reasons. Usually used together with valid?
@@ -162,7 +172,8 @@ module Sendline
           last_name == o.last_name &&
           attributes == o.attributes &&
           tags == o.tags &&
-          status == o.status
+          status == o.status &&
+          timezone == o.timezone
     end
 
     # @see the `==` method
@@ -174,7 +185,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [email, first_name, last_name, attributes, tags, status].hash
+      [email, first_name, last_name, attributes, tags, status, timezone].hash
     end
 
     # Builds the object from hash

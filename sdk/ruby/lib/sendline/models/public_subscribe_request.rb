@@ -25,6 +25,9 @@ module Sendline
     # Family name, up to 200 characters; kept only when the address becomes a new contact.
     attr_accessor :last_name
 
+    # The subscriber's IANA time zone (a form can fill it from the browser); kept only when the address becomes a new contact, ignored when not a known zone.
+    attr_accessor :timezone
+
     # The honeypot: hidden from people, so a value means a robot filled the form. Leave it out or empty.
     attr_accessor :website
 
@@ -34,6 +37,7 @@ module Sendline
         :'email' => :'email',
         :'first_name' => :'first_name',
         :'last_name' => :'last_name',
+        :'timezone' => :'timezone',
         :'website' => :'website'
       }
     end
@@ -54,6 +58,7 @@ module Sendline
         :'email' => :'String',
         :'first_name' => :'String',
         :'last_name' => :'String',
+        :'timezone' => :'String',
         :'website' => :'String'
       }
     end
@@ -94,6 +99,10 @@ module Sendline
         self.last_name = attributes[:'last_name']
       end
 
+      if attributes.key?(:'timezone')
+        self.timezone = attributes[:'timezone']
+      end
+
       if attributes.key?(:'website')
         self.website = attributes[:'website']
       end
@@ -120,6 +129,10 @@ module Sendline
         invalid_properties.push('invalid value for "last_name", the character length must be smaller than or equal to 200.')
       end
 
+      if !@timezone.nil? && @timezone.to_s.length > 64
+        invalid_properties.push('invalid value for "timezone", the character length must be smaller than or equal to 64.')
+      end
+
       if !@website.nil? && @website.to_s.length > 1000
         invalid_properties.push('invalid value for "website", the character length must be smaller than or equal to 1000.')
       end
@@ -135,6 +148,7 @@ module Sendline
       return false if @email.to_s.length > 254
       return false if !@first_name.nil? && @first_name.to_s.length > 200
       return false if !@last_name.nil? && @last_name.to_s.length > 200
+      return false if !@timezone.nil? && @timezone.to_s.length > 64
       return false if !@website.nil? && @website.to_s.length > 1000
       true
     end
@@ -182,6 +196,20 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] timezone Value to be assigned
+    def timezone=(timezone)
+      if timezone.nil?
+        fail ArgumentError, 'timezone cannot be nil'
+      end
+
+      if timezone.to_s.length > 64
+        fail ArgumentError, 'invalid value for "timezone", the character length must be smaller than or equal to 64.'
+      end
+
+      @timezone = timezone
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] website Value to be assigned
     def website=(website)
       if website.nil?
@@ -203,6 +231,7 @@ module Sendline
           email == o.email &&
           first_name == o.first_name &&
           last_name == o.last_name &&
+          timezone == o.timezone &&
           website == o.website
     end
 
@@ -215,7 +244,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [email, first_name, last_name, website].hash
+      [email, first_name, last_name, timezone, website].hash
     end
 
     # Builds the object from hash
