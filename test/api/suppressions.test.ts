@@ -358,8 +358,8 @@ describe('contact exports', () => {
     const csv = await exportOf({ tag: 'vip' });
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe('email,first_name,last_name,status,status_reason,tags,timezone,created_at,updated_at,note,plan,seats');
-    expect(lines[1]).toMatch(/^a@example\.com,"'=HYPERLINK\(""https:\/\/evil\.example"",""x""\)",,subscribed,,vip;b,[^,]+,[^,]+,,pro,3$/);
-    expect(lines[2]).toMatch(/^b@example\.com,,"'\+1 ""quoted"", name",subscribed,,vip,[^,]+,[^,]+,"'@SUM\(A1\)",,$/);
+    expect(lines[1]).toMatch(/^a@example\.com,"'=HYPERLINK\(""https:\/\/evil\.example"",""x""\)",,subscribed,,vip;b,,[^,]+,[^,]+,,pro,3$/);
+    expect(lines[2]).toMatch(/^b@example\.com,,"'\+1 ""quoted"", name",subscribed,,vip,,[^,]+,[^,]+,"'@SUM\(A1\)",,$/);
     expect(lines.slice(3)).toEqual(['']);
   });
 

@@ -101,7 +101,7 @@ final class WebhookTest extends TestCase
 
     public function testAKnownTypeWithAllItsFieldsIsTyped(): void
     {
-        $contact = ['id' => 'ct_1', 'email' => 'ada@example.com', 'first_name' => null, 'last_name' => 'Lovelace', 'attributes' => ['plan' => 'pro'], 'tags' => [], 'status' => 'subscribed', 'status_reason' => null, 'status_changed_at' => null, 'created_at' => '2026-11-23T06:00:00.000Z', 'updated_at' => '2026-11-23T06:00:00.000Z'];
+        $contact = ['id' => 'ct_1', 'email' => 'ada@example.com', 'first_name' => null, 'last_name' => 'Lovelace', 'attributes' => ['plan' => 'pro'], 'tags' => [], 'timezone' => null, 'status' => 'subscribed', 'status_reason' => null, 'status_changed_at' => null, 'created_at' => '2026-11-23T06:00:00.000Z', 'updated_at' => '2026-11-23T06:00:00.000Z'];
         $body = self::event('contact.created', ['contact' => $contact]);
         $event = (new Webhook(self::SECRET))->verify($body, self::headers($body));
         $this->assertInstanceOf(Sendline\Model\ContactCreatedEvent::class, $event);

@@ -119,6 +119,7 @@ def contact(id: str = "ct_1", email: str = "ada@example.com", **extra: object) -
         "last_name": None,
         "attributes": {},
         "tags": [],
+        "timezone": None,
         "status": "subscribed",
         "status_reason": None,
         "created_at": "2026-11-23T06:00:00.000Z",
