@@ -69,7 +69,8 @@ import type { OutcomeRecords } from './sending/records.ts';
 import { clearSoftBounces, countSoftBounce, suppress } from './contacts/suppression.ts';
 import type { CampaignLookups } from './campaigns/service.ts';
 import type { CampaignRecords } from './tracking/campaign-records.ts';
-import { accountTimeZone } from './auth/time-zone.ts';
+import { accountByPublicId, accountTimeZone } from './auth/account-lookups.ts';
+import type { CampaignPageLookups } from './campaigns/pages.ts';
 import type { ContactRecords } from './tracking/contact-records.ts';
 
 /** What lives as long as the process: configuration, connections, the queue. */
@@ -293,4 +294,14 @@ export const outcomeRecords: OutcomeRecords = {
 };
 
 /** What campaigns check of lists and topics. */
+/** What the campaigns' public pages read of contacts and accounts. */
+export const campaignPageLookups: CampaignPageLookups = {
+  async recipient(db, accountId, contactId, messageId) {
+    const [contact] = await contactsByIds(db, accountId, [contactId]);
+    if (!contact) return null;
+    return { messageId, email: contact.email, firstName: contact.first_name, lastName: contact.last_name, tags: contact.tags, attributes: contact.attributes };
+  },
+  accountByPublicId,
+};
+
 const campaignLookups: CampaignLookups = { existingLists: (db, accountId, ids) => listStore.existing(db, accountId, ids), topicExists, accountTimeZone };

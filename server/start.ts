@@ -38,14 +38,24 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { resealWebhookSecrets } from './webhooks/reseal.ts';
 import { EventListener } from './events/listener.ts';
 import { startAccess } from './auth/access.ts';
-import { accountTimeZone } from './auth/time-zone.ts';
+import { accountTimeZone } from './auth/account-lookups.ts';
 import { KeyUsage } from './api-keys/usage.ts';
 import { attachEventSocket } from './events/socket-routes.ts';
-import { campaignRecords, contactRecords, createServices, journeyDeps, outcomeRecords, sendingIdentities, type Runtime } from './services.ts';
+import {
+  campaignPageLookups,
+  campaignRecords,
+  contactRecords,
+  createServices,
+  journeyDeps,
+  outcomeRecords,
+  sendingIdentities,
+  type Runtime,
+} from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
 import { confirmationPages } from './lists/pages.ts';
+import { campaignPages } from './campaigns/pages.ts';
 import { ConfirmationSigner } from './lists/tokens.ts';
 import { startConfirmationSender } from './lists/confirmations.ts';
 
@@ -214,9 +224,10 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     page,
     log,
   });
+  const campaignPagesOf = campaignPages({ orm, signer, templates, publicUrl: config.publicUrl, lookups: campaignPageLookups, page, log });
   const server = createServer((req, res) => {
     setSecurityHeaders(res);
-    if (!tracking(req, res) && !confirmations(req, res)) app(req, res);
+    if (!tracking(req, res) && !confirmations(req, res) && !campaignPagesOf(req, res)) app(req, res);
   }).listen(config.port, config.host);
   answerClientErrors(server);
   const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });

@@ -11,6 +11,8 @@ export const Account = defineEntity({
   properties: {
     id: p.string().primary(),
     name: p.string(),
+    /** Names the account's public pages (its campaign archive). */
+    publicId: p.string(),
     /** Contacts without a zone of their own are in this one. */
     timezone: p.string().default('UTC'),
     createdAt: p.datetime().onCreate(() => new Date()),

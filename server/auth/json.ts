@@ -12,6 +12,7 @@ export const userJson = (u: UserRow): components['schemas']['User'] => ({
 
 export const accountJson = (a: AccountRow): components['schemas']['Account'] => ({
   id: a.id,
+  public_id: a.publicId,
   name: a.name,
   timezone: a.timezone,
   created_at: a.createdAt.toISOString(),

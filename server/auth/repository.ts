@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
+import { randomToken } from '../db/ids.ts';
 import type { CachedSession, CredentialCache } from './credential-cache.ts';
 import { Account, Session, User, type AccountRow, type SessionRow, type UserRow } from './entities.ts';
 
@@ -36,7 +37,7 @@ export class AuthRepository {
   }
 
   createAccount(id: string, name: string) {
-    return this.em.create(Account, { id, name });
+    return this.em.create(Account, { id, name, publicId: randomToken(22) });
   }
 
   createUser(data: { id: string; accountId: string; email: string; name: string; role: UserRow['role']; passwordHash: string }) {

@@ -34,6 +34,10 @@ export const Campaign = defineEntity({
     audience: p.json<AudienceFilter>(),
     trackOpens: p.boolean(),
     trackClicks: p.boolean(),
+    webVersionLink: p.boolean().default(true),
+    archive: p.boolean().default(false),
+    /** What the archive renders the campaign with, in place of a contact's fields. */
+    archiveMeta: p.json<Record<string, unknown>>().strictNullable(),
     status: p.enum([...CAMPAIGN_STATUSES]),
     failureReason: p.string().strictNullable(),
     scheduledAt: p.datetime().strictNullable(),

@@ -48,6 +48,14 @@ async function checkTemplates(templates: TemplateThread, input: Partial<Campaign
   if (errors.length) throw validationFailed(errors, 'A template does not parse.');
 }
 
+/** At most this much `archive_meta` (as JSON): the archive renders with it. */
+const MAX_ARCHIVE_META_BYTES = 16 * 1024;
+
+function checkArchiveMeta(input: CampaignInput): void {
+  if (input.archive_meta != null && Buffer.byteLength(JSON.stringify(input.archive_meta)) > MAX_ARCHIVE_META_BYTES)
+    throw validationFailed([{ pointer: '/archive_meta', detail: `is larger than ${MAX_ARCHIVE_META_BYTES / 1024} KB as JSON` }]);
+}
+
 /** At most this much `template_data` (as JSON): it is copied into every message's variables. */
 const MAX_TEMPLATE_DATA_BYTES = 64 * 1024;
 
@@ -121,6 +129,9 @@ function fields(input: CampaignInput) {
     topicId: input.topic_id ?? null,
     trackOpens: input.track_opens ?? true,
     trackClicks: input.track_clicks ?? true,
+    webVersionLink: input.web_version_link ?? true,
+    archive: input.archive ?? false,
+    archiveMeta: input.archive_meta ?? null,
   };
 }
 
@@ -156,6 +167,7 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     checkEditorSource(input.content_source);
+    checkArchiveMeta(input);
     await checkTemplates(this.templates, input);
     await this.checkTopic(accountId, input.topic_id);
     return this.em.transactional(async (em) => {
@@ -191,6 +203,7 @@ export class CampaignService {
 
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
     checkEditorSource(input.content_source);
+    checkArchiveMeta(input);
     return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
       await checkContentSource(sqlOf(em), accountId, input);
@@ -307,6 +320,9 @@ export class CampaignService {
         topic_id: source.topicId,
         track_opens: source.trackOpens,
         track_clicks: source.trackClicks,
+        web_version_link: source.webVersionLink,
+        archive: source.archive,
+        archive_meta: source.archiveMeta,
         template_id: source.templateId,
         template_version: source.templateVersion,
         template_data: source.templateData,

@@ -121,6 +121,9 @@ export const campaigns = {
         'audience',
         'track_opens as trackOpens',
         'track_clicks as trackClicks',
+        'web_version_link as webVersionLink',
+        'archive',
+        'archive_meta as archiveMeta',
         'status',
         'failure_reason as failureReason',
         'scheduled_at as scheduledAt',
@@ -445,3 +448,27 @@ export async function eraseRecipient(db: Db, accountId: string, contactId: strin
     .execute();
   return rows.length;
 }
+
+// ---- The public pages: a message's web version and the account's archive.
+
+export const archive = {
+  /** A campaign message, as its web version finds it. */
+  async messageOf(db: Db, id: string): Promise<{ id: string; account_id: string; campaign_id: string; contact_id: string | null } | null> {
+    const row = await db.selectFrom('messages').select(['id', 'account_id', 'campaign_id', 'contact_id']).where('id', '=', id).executeTakeFirst();
+    return row ?? null;
+  },
+
+  /** The account's campaigns published to its archive and sent, newest first. */
+  published(db: Db, accountId: string, limit: number): Promise<{ id: string }[]> {
+    return db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('archive', '=', true)
+      .where('started_at', 'is not', null)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  },
+};

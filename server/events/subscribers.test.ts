@@ -20,7 +20,7 @@ describe('event subscribers', () => {
     await (await openDatabase(url, entities, createLogger('warn'), 1)).close();
     client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query("insert into accounts (id, name) select unnest($1::text[]), 'subscribers'", [accounts]);
+    await client.query("insert into accounts (id, name, public_id) select a, 'subscribers', a from unnest($1::text[]) a", [accounts]);
   });
   afterAll(() => client?.end());
 

@@ -23,6 +23,8 @@ export interface CampaignForRender {
   replyTo: string | null;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** Whether messages end with a "View in browser" link (unless their content has `{{ web_version_url }}`). */
+  webVersionLink: boolean;
   /** A template campaign's `template_data`: every recipient's variables start from it. */
   data: Record<string, unknown> | null;
   compiled: CompiledCampaign;
@@ -45,13 +47,16 @@ export interface CampaignContent {
   replyTo: string | null;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** True when left out (test sends of older callers). */
+  webVersionLink?: boolean;
   template?: TemplateBundle | null;
   templateData?: Record<string, unknown> | null;
 }
 
 export function campaignContent(c: CampaignContent): CampaignContent {
-  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, template, templateData } = c;
-  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, template, templateData };
+  const { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, webVersionLink, template, templateData } =
+    c;
+  return { id, name, subject, content, textContent, preheader, fromEmail, fromName, replyTo, trackOpens, trackClicks, webVersionLink, template, templateData };
 }
 
 /** Compiles a campaign's templates once for all its messages. */
@@ -64,6 +69,7 @@ export function prepareCampaign(c: CampaignContent): CampaignForRender {
     replyTo: c.replyTo,
     trackOpens: c.trackOpens,
     trackClicks: c.trackClicks,
+    webVersionLink: c.webVersionLink ?? true,
     data: c.templateData ?? null,
     compiled: compileCampaign(c),
   };
@@ -79,23 +85,25 @@ export interface RenderedMessage {
   returnPath: string;
 }
 
-/** The unsubscribe link, the open pixel and click tracking for one message's HTML. */
+/** The unsubscribe link, the web version's link, the open pixel and click tracking for one message's HTML. */
 function decorate(
   source: string,
   campaign: CampaignForRender,
-  links: { unsubscribe: string; pixel: string | null; click: (url: string, index: number) => string },
+  links: { unsubscribe: string; webVersion: string; footerWebVersion: boolean; pixel: string | null; click: (url: string, index: number) => string },
   preheader: string | null,
 ): string {
   let index = 0;
-  const footer = campaign.compiled.hasUnsubscribeLink
+  const view = !links.footerWebVersion ? '' : `<a href="${escapeAttribute(links.webVersion)}">View in browser</a>`;
+  const unsubscribe = campaign.compiled.hasUnsubscribeLink
     ? ''
-    : `<p style="font-size:12px;color:#888;text-align:center">You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a></p>`;
+    : `You receive this email because you subscribed. <a href="${escapeAttribute(links.unsubscribe)}">Unsubscribe</a>`;
+  const footer = view || unsubscribe ? `<p style="font-size:12px;color:#888;text-align:center">${[unsubscribe, view].filter(Boolean).join(' · ')}</p>` : '';
   const pixel = links.pixel
     ? `<img src="${escapeAttribute(links.pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`
     : '';
   return decorateHtml(source, {
     link(url) {
-      if (!campaign.trackClicks || url === links.unsubscribe) return null;
+      if (!campaign.trackClicks || url === links.unsubscribe || url === links.webVersion) return null;
       // Signed normalised: the click's redirect must be a valid header. A link that is no URL stays as written.
       const normal = normalizedUrl(url);
       return normal === null || normal === links.unsubscribe ? null : links.click(normal, index++);
@@ -105,16 +113,10 @@ function decorate(
   });
 }
 
-/**
- * Renders one campaign message for one recipient: personalised, tracked, unsubscribable; its
- * links and return path under its sending domain when it has one.
- */
-export function renderMessage(campaign: CampaignForRender, recipient: Recipient, addressing: Addressing, sender: SenderDomain): RenderedMessage {
-  const { signer } = addressing;
-  const publicUrl = linkBase(addressing, sender);
-  const unsubscribe = `${publicUrl}/u/${signer.sign({ kind: 'unsubscribe', messageId: recipient.messageId })}`;
+/** The variables of one recipient's message: the template data, the contact's fields and the message's links. */
+function messageScope(campaign: CampaignForRender, recipient: Recipient, links: { unsubscribe: string; webVersion: string }): Record<string, unknown> {
   const data = campaign.data;
-  const scope = {
+  return {
     ...data,
     ...recipient.attributes,
     email: recipient.email,
@@ -125,8 +127,75 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     attributes: recipient.attributes,
     contact: { email: recipient.email, first_name: recipient.firstName, last_name: recipient.lastName, tags: recipient.tags, attributes: recipient.attributes },
     campaign: { id: campaign.id, name: campaign.name },
-    unsubscribe_url: unsubscribe,
+    unsubscribe_url: links.unsubscribe,
+    web_version_url: links.webVersion,
   };
+}
+
+/** A message's signed public links: its unsubscribe page and its web version. */
+function messageLinks(base: string, addressing: Addressing, messageId: string) {
+  return {
+    unsubscribe: `${base}/u/${addressing.signer.sign({ kind: 'unsubscribe', messageId })}`,
+    webVersion: `${base}/v/${addressing.signer.sign({ kind: 'view', messageId })}`,
+  };
+}
+
+/** A page of a campaign's HTML: its subject and body as a browser shows them, no link tracked. */
+export interface CampaignPage {
+  subject: string;
+  html: string;
+}
+
+/**
+ * A message's web version: the recipient's message as it was mailed, personalised, with its
+ * unsubscribe link but no open pixel and no tracked link.
+ */
+export function renderWebVersion(campaign: CampaignForRender, recipient: Recipient, addressing: Addressing): CampaignPage {
+  const links = messageLinks(addressing.publicUrl, addressing, recipient.messageId);
+  return renderPage(campaign, messageScope(campaign, recipient, links));
+}
+
+/**
+ * A campaign as its public archive shows it: personalised with `meta` (the campaign's
+ * `archive_meta`) instead of any contact, its unsubscribe and web version links going nowhere.
+ */
+export function renderArchived(campaign: CampaignForRender, meta: Record<string, unknown>): CampaignPage {
+  const data = campaign.data;
+  return renderPage(campaign, {
+    ...data,
+    ...meta,
+    email: meta.email ?? '',
+    first_name: meta.first_name ?? data?.first_name ?? null,
+    last_name: meta.last_name ?? data?.last_name ?? null,
+    tags: [],
+    attributes: meta,
+    contact: { email: meta.email ?? '', first_name: meta.first_name ?? null, last_name: meta.last_name ?? null, tags: [], attributes: meta },
+    campaign: { id: campaign.id, name: campaign.name },
+    unsubscribe_url: '#',
+    web_version_url: '#',
+  });
+}
+
+function renderPage(campaign: CampaignForRender, scope: Record<string, unknown>): CampaignPage {
+  const { compiled } = campaign;
+  return {
+    subject: compiled.render
+      .plain(compiled.subject, scope)
+      .replace(/[\r\n]+/g, ' ')
+      .trim(),
+    html: compiled.render.html(compiled.html, scope),
+  };
+}
+
+/**
+ * Renders one campaign message for one recipient: personalised, tracked, unsubscribable, with a
+ * link to its web version; its links and return path under its sending domain when it has one.
+ */
+export function renderMessage(campaign: CampaignForRender, recipient: Recipient, addressing: Addressing, sender: SenderDomain): RenderedMessage {
+  const { signer } = addressing;
+  const publicUrl = linkBase(addressing, sender);
+  const { unsubscribe, webVersion } = messageLinks(publicUrl, addressing, recipient.messageId);
+  const scope = messageScope(campaign, recipient, { unsubscribe, webVersion });
   const { compiled } = campaign;
   const subject = compiled.render
     .plain(compiled.subject, scope)
@@ -134,18 +203,25 @@ export function renderMessage(campaign: CampaignForRender, recipient: Recipient,
     .trim();
   const preheader = compiled.preheader ? compiled.render.plain(compiled.preheader, scope) : null;
   const personal = compiled.render.html(compiled.html, scope);
+  // The default link unless the content places its own.
+  const viewLink = campaign.webVersionLink && !personal.includes(webVersion);
   const html = decorate(
     personal,
     campaign,
     {
       unsubscribe,
+      webVersion,
+      footerWebVersion: viewLink,
       pixel: campaign.trackOpens ? `${publicUrl}/t/o/${signer.sign({ kind: 'open', messageId: recipient.messageId })}.gif` : null,
       click: (url, link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', messageId: recipient.messageId, link, url })}`,
     },
     preheader,
   );
   let text = compiled.render.plain(compiled.text, scope);
-  if (!text.includes(unsubscribe)) text += `\n\n--\nUnsubscribe: ${unsubscribe}\n`;
+  const footer = [];
+  if (!text.includes(unsubscribe)) footer.push(`Unsubscribe: ${unsubscribe}`);
+  if (campaign.webVersionLink && !text.includes(webVersion)) footer.push(`View in browser: ${webVersion}`);
+  if (footer.length) text += `\n\n--\n${footer.join('\n')}\n`;
   const domain = domainOf(campaign.fromEmail);
   return {
     subject,

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { FieldError } from '../contract/problem.ts';
 import type { SecretKey } from '../secrets/key-ring.ts';
 import type { SenderDomain } from './addressing.ts';
-import type { CampaignContent, Recipient } from './campaign-message.ts';
+import type { CampaignContent, CampaignPage, Recipient } from './campaign-message.ts';
 import type { TemplateFields } from './campaign-template.ts';
 import type { RenderedTemplate, TemplateBundle, TemplateFieldError, TemplateSources } from './liquid.ts';
 import type { FrozenPartials } from './liquid.ts';
@@ -19,6 +19,8 @@ export type TemplateJob =
   | { kind: 'errors'; fields: TemplateFields }
   | { kind: 'compile'; campaign: CampaignContent }
   | { kind: 'test'; campaign: CampaignContent; recipients: Recipient[]; sender: SenderDomain }
+  | { kind: 'web-version'; campaign: CampaignContent; recipient: Recipient }
+  | { kind: 'archived'; campaign: CampaignContent; meta: Record<string, unknown> }
   | { kind: 'template-check'; sources: TemplateSources }
   | { kind: 'template-freeze'; bundle: TemplateBundle }
   | { kind: 'template-render'; bundle: TemplateBundle; scope: Record<string, unknown>; cacheKey: string | null };
@@ -81,6 +83,16 @@ export class TemplateThread {
   /** The campaign's test message for each recipient, compiled once; links and return path under `sender`'s domain. */
   testMessages(campaign: CampaignContent, recipients: Recipient[], sender: SenderDomain): Promise<TestMessageOrFailure[]> {
     return this.run({ kind: 'test', campaign, recipients, sender }) as Promise<TestMessageOrFailure[]>;
+  }
+
+  /** A message's web version: its recipient's message as a page. */
+  webVersion(campaign: CampaignContent, recipient: Recipient): Promise<CampaignPage> {
+    return this.run({ kind: 'web-version', campaign, recipient }) as Promise<CampaignPage>;
+  }
+
+  /** A campaign as its public archive shows it, personalised with `meta` alone. */
+  archived(campaign: CampaignContent, meta: Record<string, unknown>): Promise<CampaignPage> {
+    return this.run({ kind: 'archived', campaign, meta }) as Promise<CampaignPage>;
   }
 
   /** Whether a template's draft parses, and the partials and layouts it calls. */

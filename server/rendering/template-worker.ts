@@ -1,7 +1,7 @@
 /** The template thread: checks, compiles and renders campaign templates off the thread that answers requests. */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepareCampaign, testMessage } from './campaign-message.ts';
+import { prepareCampaign, renderArchived, renderWebVersion, testMessage } from './campaign-message.ts';
 import { TokenSigner } from '../tracked-links/tokens.ts';
 import { VerpTokens } from '../tracked-links/verp.ts';
 import type { Addressing } from './addressing.ts';
@@ -55,6 +55,8 @@ function run(job: TemplateJob): unknown {
       return (error as Error).message;
     }
   }
+  if (job.kind === 'web-version') return renderWebVersion(prepareCampaign(job.campaign), job.recipient, addressing);
+  if (job.kind === 'archived') return renderArchived(prepareCampaign(job.campaign), job.meta);
   const campaign = prepareCampaign(job.campaign);
   return job.recipients.map((recipient): TestMessageOrFailure => {
     try {

@@ -8,9 +8,12 @@ import { DerivedKeys, LEGACY_KEY_ID, type SecretKey } from '../secrets/key-ring.
  * no open redirect, no stepping to another message or account.
  */
 export type TrackingToken =
-  { kind: 'open'; messageId: string } | { kind: 'click'; messageId: string; link: number; url: string } | { kind: 'unsubscribe'; messageId: string };
+  | { kind: 'open'; messageId: string }
+  | { kind: 'click'; messageId: string; link: number; url: string }
+  | { kind: 'unsubscribe'; messageId: string }
+  | { kind: 'view'; messageId: string };
 
-const KINDS = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
+const KINDS = { open: 'o', click: 'c', unsubscribe: 'u', view: 'v' } as const;
 
 export class TokenSigner {
   /** KeyObjects made once: with a Buffer, every MAC would import the key again (several times the cost). */
@@ -63,6 +66,7 @@ export class TokenSigner {
       if (!Array.isArray(parts) || typeof parts[1] !== 'string') return null;
       if (parts[0] === KINDS.open) return { kind: 'open', messageId: parts[1] };
       if (parts[0] === KINDS.unsubscribe) return { kind: 'unsubscribe', messageId: parts[1] };
+      if (parts[0] === KINDS.view) return { kind: 'view', messageId: parts[1] };
       if (parts[0] === KINDS.click && typeof parts[3] === 'string') return { kind: 'click', messageId: parts[1], link: Number(parts[2]), url: parts[3] };
       return null;
     } catch {

@@ -147,4 +147,34 @@ describe('migrations', () => {
       ]);
     });
   });
+
+  it("carry a contact's timezone attribute into its field, and give every account a public id of its own", async () => {
+    const url = await freshDatabase('migrate_time_zones');
+    const orm = await openDatabase(url, entities, createLogger('silent'), 2, { migrate: false });
+    await orm.migrator.up({ to: 'Migration20261201100000Automations' });
+    await orm.close();
+    await withClient(url, async (db) => {
+      await db.query(`insert into accounts (id, name) values ('acc_a', 'A'), ('acc_b', 'B')`);
+      await db.query(
+        `insert into contacts (id, account_id, email, attributes) values
+          ('ct_paris', 'acc_a', 'paris@x.example', '{"timezone": "Europe/Paris", "plan": "pro"}'),
+          ('ct_mars', 'acc_a', 'mars@x.example', '{"timezone": "Mars/Olympus"}'),
+          ('ct_posix', 'acc_a', 'posix@x.example', '{"timezone": "posix/Europe/Paris"}'),
+          ('ct_none', 'acc_b', 'none@x.example', '{}')`,
+      );
+    });
+    expect((await runSendline(['migrate'], envFor(url))).code).toBe(0);
+    await withClient(url, async (db) => {
+      expect((await db.query('select id, timezone, attributes from contacts order by id')).rows).toEqual([
+        { id: 'ct_mars', timezone: null, attributes: { timezone: 'Mars/Olympus' } },
+        { id: 'ct_none', timezone: null, attributes: {} },
+        { id: 'ct_paris', timezone: 'Europe/Paris', attributes: { timezone: 'Europe/Paris', plan: 'pro' } },
+        { id: 'ct_posix', timezone: null, attributes: { timezone: 'posix/Europe/Paris' } },
+      ]);
+      const accounts = (await db.query('select public_id, timezone from accounts order by id')).rows;
+      expect(accounts.map((a) => a.timezone)).toEqual(['UTC', 'UTC']);
+      expect(accounts[0].public_id).toMatch(/^[0-9a-f]{22}$/);
+      expect(accounts[0].public_id).not.toBe(accounts[1].public_id);
+    });
+  });
 });

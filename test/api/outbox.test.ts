@@ -28,7 +28,7 @@ describe('the transactional outbox', () => {
   it('writes the event with the change, in one transaction', async () => {
     const em = sendline.orm.em.fork();
     const accountId = newId('acc');
-    em.create(Account, { id: accountId, name: 'outbox' });
+    em.create(Account, { id: accountId, name: 'outbox', publicId: accountId });
     const [eventId] = await append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } }]);
     await em.flush();
     const stored = await sendline.orm.em.fork().findOneOrFail(Event, { id: eventId });
@@ -41,7 +41,7 @@ describe('the transactional outbox', () => {
     let eventId = '';
     await expect(
       sendline.orm.em.fork().transactional(async (em) => {
-        em.create(Account, { id: accountId, name: 'rolled back' });
+        em.create(Account, { id: accountId, name: 'rolled back', publicId: accountId });
         [eventId] = await append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'never' } }]);
         await em.flush();
         throw new Error('abort');
@@ -63,7 +63,7 @@ describe('the dispatched flag', () => {
   async function accountWatching(...webhooks: { events: string[]; active: boolean }[]): Promise<string> {
     const em = sendline.orm.em.fork();
     const accountId = newId('acc');
-    em.create(Account, { id: accountId, name: 'dispatch' });
+    em.create(Account, { id: accountId, name: 'dispatch', publicId: accountId });
     await em.flush();
     const pool = await nativePool(sendline.orm);
     for (const webhook of webhooks) {

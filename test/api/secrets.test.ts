@@ -40,6 +40,7 @@ interface Links {
   click: string;
   pixel: string;
   unsubscribe: string;
+  view: string;
 }
 
 describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () => {
@@ -80,6 +81,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
       click: local(/href="([^"]+\/t\/c\/[^"]+)"/.exec(html)![1]),
       pixel: local(/src="([^"]+\/t\/o\/[^"]+)"/.exec(html)![1]),
       unsubscribe: local(/href="([^"]+\/u\/[^"]+)"/.exec(html)![1]),
+      view: local(/href="([^"]+\/v\/[^"]+)"/.exec(html)![1]),
     };
   };
   const tokenOf = (link: string) => link.split('/').at(-1)!;
@@ -87,6 +89,11 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
   const unsubscribes = async (links: Links) => {
     const page = await follow(links.unsubscribe);
     return page.status === 200 && (await page.text()).includes('List-Unsubscribe');
+  };
+  /** The mail's web version: its page shows the campaign's content. */
+  const viewable = async (links: Links) => {
+    const page = await follow(links.view);
+    return page.status === 200 && /Rotation \d+|shop\.example\/\d+/.test(await page.text());
   };
   const clicksThrough = async (links: Links) => {
     const res = await follow(links.click);
@@ -154,6 +161,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     await restart({ JWT_SECRET: J1, SECRET_KEYS: keyRing(['k1', K1], ['legacy', legacy]) });
     expect(await clicksThrough(legacyLinks)).toBe(true);
     expect(await unsubscribes(legacyLinks)).toBe(true);
+    expect(await viewable(legacyLinks)).toBe(true);
     expect(await signsWithHandedOutSecret()).toBe(true);
     k1Links = await mailLinks();
     for (const link of Object.values(k1Links)) expect(tokenOf(link)).toMatch(/^k1\./);
@@ -165,6 +173,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     expect(await jwtAccepted()).toBe(true);
     for (const links of [legacyLinks, k1Links]) {
       expect(await clicksThrough(links)).toBe(true);
+      expect(await viewable(links)).toBe(true);
       expect((await follow(links.pixel)).headers.get('content-type')).toBe('image/gif');
     }
     expect(await signsWithHandedOutSecret()).toBe(true);
@@ -189,6 +198,7 @@ describe('rotating the key ring and the JWT secret', { timeout: 120_000 }, () =>
     for (const links of [legacyLinks, k1Links, k2Links]) {
       expect(await clicksThrough(links)).toBe(true);
       expect(await unsubscribes(links)).toBe(true);
+      expect(await viewable(links)).toBe(true);
     }
     owner = await (async () => {
       const login = await client(server.url)('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password } });

@@ -1,7 +1,7 @@
 /**
- * Time zones in a real browser against a real server: the account's default zone in Settings, a
- * contact's own zone on its page, and a campaign scheduled at a wall-clock time in each contact's
- * zone.
+ * A campaign's sending options in a real browser against a real server: the account's default
+ * time zone in Settings, a contact's own zone on its page, a campaign scheduled at a wall-clock
+ * time in each contact's zone, its web version link and its place in the public archive.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const api = async (path: string) => (await owner.api('GET', path)).body;
 
-describe('time zones in the dashboard', () => {
+describe('sending options in the dashboard', () => {
   it("sets the account's default zone in Settings, and says which name is no zone", async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     const form = page.getByRole('form', { name: 'Time zone' });
@@ -80,6 +80,26 @@ describe('time zones in the dashboard', () => {
       send_time: { local_time: '2031-05-04T09:00', by_contact_timezone: true, late_policy: 'skip' },
     });
     await expectAccessible(page, 'campaign (scheduled by local time)');
+  });
+
+  it('turns the web version link off and publishes a campaign to the archive, which Settings links', async () => {
+    const campaign = (
+      await owner.api('POST', '/api/campaigns', { body: { name: 'Archived news', subject: 'News', from_email: 'news@zones.example', content: '<p>Hi</p>' } })
+    ).body;
+    await page.goto(`${sendline.url}/app/campaigns/${campaign.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Archived news' }).waitFor();
+    await page.getByLabel('End each message with a “View in browser” link').uncheck();
+    await page.getByLabel('Publish to the public archive once sent').check();
+    await page.getByLabel(/In the archive, .* reads/).fill('reader');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect(await api(`/api/campaigns/${campaign.id}`)).toMatchObject({ web_version_link: false, archive: true, archive_meta: { first_name: 'reader' } });
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const { public_id: publicId } = await api('/api/account');
+    await page.getByRole('link', { name: `/archive/${publicId}` }).click();
+    await page.getByRole('heading', { name: 'zones Ltd: past campaigns' }).waitFor();
+    await page.getByText('No campaigns yet.').waitFor();
   });
 
   it('threw no script error', () => {

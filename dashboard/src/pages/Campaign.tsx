@@ -37,6 +37,9 @@ function toReplace(campaign: Campaign): Replace {
     topic_id: campaign.topic_id,
     track_opens: campaign.track_opens,
     track_clicks: campaign.track_clicks,
+    web_version_link: campaign.web_version_link,
+    archive: campaign.archive,
+    archive_meta: campaign.archive_meta,
     template_id: campaign.template_id,
     template_version: campaign.template_version,
     template_data: campaign.template_data,
@@ -117,6 +120,23 @@ function Editor({ campaign }: { campaign: Campaign }) {
                 <textarea rows={6} value={draft.text_content ?? ''} onChange={setOptional('text_content')} />
               </label>
             </>
+          )}
+          <label className="inline">
+            <input type="checkbox" checked={draft.web_version_link ?? true} onChange={(event) => patch({ web_version_link: event.target.checked })} />
+            End each message with a “View in browser” link
+          </label>
+          <label className="inline">
+            <input type="checkbox" checked={draft.archive ?? false} onChange={(event) => patch({ archive: event.target.checked })} />
+            Publish to the public archive once sent
+          </label>
+          {draft.archive && (
+            <label>
+              In the archive, <code>{'{{ first_name }}'}</code> reads <span className="muted">(no contact's data is ever shown there)</span>
+              <input
+                value={typeof draft.archive_meta?.first_name === 'string' ? draft.archive_meta.first_name : ''}
+                onChange={(event) => patch({ archive_meta: { ...draft.archive_meta, first_name: event.target.value } })}
+              />
+            </label>
           )}
         </fieldset>
         <ErrorMessage error={save.error} />

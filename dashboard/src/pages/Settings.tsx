@@ -27,6 +27,9 @@ function AccountName({ canEdit }: { canEdit: boolean }) {
       <p className="muted">
         <code>{account.data.id}</code>, created {formatDate(account.data.created_at)}.
       </p>
+      <p>
+        Public archive of the campaigns you publish: <a href={`/archive/${account.data.public_id}`}>{`/archive/${account.data.public_id}`}</a>
+      </p>
       <label>
         Account name
         <input name="name" required maxLength={200} defaultValue={account.data.name} key={account.data.name} disabled={!canEdit} />

@@ -2399,6 +2399,8 @@ export interface components {
             id: string;
             /** @description The account's (organisation's) name. */
             name: string;
+            /** @description Names the account's public pages: its archive of campaigns at `/archive/{public_id}`, with an Atom feed at `/archive/{public_id}/feed.xml`. */
+            public_id: string;
             /** @description The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time. */
             timezone: string;
             /**
@@ -3340,6 +3342,9 @@ export interface components {
          *       "topic_id": null,
          *       "content_source": null,
          *       "send_time": null,
+         *       "web_version_link": true,
+         *       "archive": false,
+         *       "archive_meta": null,
          *       "name": "November product update",
          *       "subject": "{{ first_name | default: \"Hello\" }}, here is what shipped in November",
          *       "from_email": "news@acme.example",
@@ -3414,6 +3419,14 @@ export interface components {
             track_opens: boolean;
             /** @description Whether `http(s)` links go through signed click URLs that record clicks. */
             track_clicks: boolean;
+            /** @description Whether each message ends with a "View in browser" link to its web version, a page that shows that recipient's message from a signed link. `{{ web_version_url }}` works either way. */
+            web_version_link: boolean;
+            /** @description Whether the campaign, once sent, is in the account's public archive. */
+            archive: boolean;
+            /** @description The variables the archive renders the campaign with instead of a contact's; null for none. */
+            archive_meta: {
+                [key: string]: unknown;
+            } | null;
             /** @description Where the campaign is in its life cycle. */
             status: components["schemas"]["CampaignStatus"];
             /**
@@ -3704,6 +3717,20 @@ export interface components {
              * @default true
              */
             track_clicks?: boolean;
+            /**
+             * @description End each message with a "View in browser" link to its web version (unless the content places `{{ web_version_url }}` itself).
+             * @default true
+             */
+            web_version_link?: boolean;
+            /**
+             * @description Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
+             * @default false
+             */
+            archive?: boolean;
+            /** @description The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them. */
+            archive_meta?: {
+                [key: string]: unknown;
+            } | null;
             /** @description Send this template (`tpl_…`) of the account instead of `subject` and `content`. */
             template_id?: string | null;
             /**
@@ -3870,6 +3897,20 @@ export interface components {
              * @default true
              */
             track_clicks?: boolean;
+            /**
+             * @description End each message with a "View in browser" link to its web version (unless the content places `{{ web_version_url }}` itself).
+             * @default true
+             */
+            web_version_link?: boolean;
+            /**
+             * @description Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
+             * @default false
+             */
+            archive?: boolean;
+            /** @description The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them. */
+            archive_meta?: {
+                [key: string]: unknown;
+            } | null;
             /** @description Send this template (`tpl_…`) of the account instead of `subject` and `content`. */
             template_id?: string | null;
             /**

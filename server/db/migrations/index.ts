@@ -30,6 +30,7 @@ import { Migration20261130100000SendingDomains } from './Migration20261130100000
 import { Migration20261130200000RelaySendSlots } from './Migration20261130200000RelaySendSlots.ts';
 import { Migration20261201100000Automations } from './Migration20261201100000Automations.ts';
 import { Migration20261202100000TimeZones } from './Migration20261202100000TimeZones.ts';
+import { Migration20261202200000CampaignArchive } from './Migration20261202200000CampaignArchive.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   Migration20261130200000RelaySendSlots,
   Migration20261201100000Automations,
   Migration20261202100000TimeZones,
+  Migration20261202200000CampaignArchive,
 ];

@@ -59,6 +59,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPITypes = [
         'id' => 'string',
         'name' => 'string',
+        'public_id' => 'string',
         'timezone' => 'string',
         'created_at' => '\DateTime'
     ];
@@ -73,6 +74,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $openAPIFormats = [
         'id' => null,
         'name' => null,
+        'public_id' => null,
         'timezone' => null,
         'created_at' => 'date-time'
     ];
@@ -85,6 +87,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static array $openAPINullables = [
         'id' => false,
         'name' => false,
+        'public_id' => false,
         'timezone' => false,
         'created_at' => false
     ];
@@ -177,6 +180,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $attributeMap = [
         'id' => 'id',
         'name' => 'name',
+        'public_id' => 'public_id',
         'timezone' => 'timezone',
         'created_at' => 'created_at'
     ];
@@ -189,6 +193,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $setters = [
         'id' => 'setId',
         'name' => 'setName',
+        'public_id' => 'setPublicId',
         'timezone' => 'setTimezone',
         'created_at' => 'setCreatedAt'
     ];
@@ -201,6 +206,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     protected static $getters = [
         'id' => 'getId',
         'name' => 'getName',
+        'public_id' => 'getPublicId',
         'timezone' => 'getTimezone',
         'created_at' => 'getCreatedAt'
     ];
@@ -264,6 +270,7 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
     {
         $this->setIfExists('id', $data ?? [], null);
         $this->setIfExists('name', $data ?? [], null);
+        $this->setIfExists('public_id', $data ?? [], null);
         $this->setIfExists('timezone', $data ?? [], null);
         $this->setIfExists('created_at', $data ?? [], null);
     }
@@ -300,6 +307,9 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['name'] === null) {
             $invalidProperties[] = "'name' can't be null";
+        }
+        if ($this->container['public_id'] === null) {
+            $invalidProperties[] = "'public_id' can't be null";
         }
         if ($this->container['timezone'] === null) {
             $invalidProperties[] = "'timezone' can't be null";
@@ -372,6 +382,33 @@ class Account implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable name cannot be null');
         }
         $this->container['name'] = $name;
+
+        return $this;
+    }
+
+    /**
+     * Gets public_id
+     *
+     * @return string
+     */
+    public function getPublicId()
+    {
+        return $this->container['public_id'];
+    }
+
+    /**
+     * Sets public_id
+     *
+     * @param string $public_id Names the account's public pages: its archive of campaigns at `/archive/{public_id}`, with an Atom feed at `/archive/{public_id}/feed.xml`.
+     *
+     * @return self
+     */
+    public function setPublicId($public_id)
+    {
+        if (is_null($public_id)) {
+            throw new \InvalidArgumentException('non-nullable public_id cannot be null');
+        }
+        $this->container['public_id'] = $public_id;
 
         return $this;
     }

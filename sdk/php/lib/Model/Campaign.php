@@ -71,6 +71,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'string',
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
+        'web_version_link' => 'bool',
+        'archive' => 'bool',
+        'archive_meta' => 'array<string,mixed>',
         'status' => '\Sendline\Model\CampaignStatus',
         'scheduled_at' => '\DateTime',
         'send_time' => '\Sendline\Model\CampaignSendTime',
@@ -106,6 +109,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => null,
         'track_opens' => null,
         'track_clicks' => null,
+        'web_version_link' => null,
+        'archive' => null,
+        'archive_meta' => null,
         'status' => null,
         'scheduled_at' => 'date-time',
         'send_time' => null,
@@ -139,6 +145,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => true,
         'track_opens' => false,
         'track_clicks' => false,
+        'web_version_link' => false,
+        'archive' => false,
+        'archive_meta' => true,
         'status' => false,
         'scheduled_at' => true,
         'send_time' => true,
@@ -252,6 +261,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'topic_id',
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
+        'web_version_link' => 'web_version_link',
+        'archive' => 'archive',
+        'archive_meta' => 'archive_meta',
         'status' => 'status',
         'scheduled_at' => 'scheduled_at',
         'send_time' => 'send_time',
@@ -285,6 +297,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'setTopicId',
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
+        'web_version_link' => 'setWebVersionLink',
+        'archive' => 'setArchive',
+        'archive_meta' => 'setArchiveMeta',
         'status' => 'setStatus',
         'scheduled_at' => 'setScheduledAt',
         'send_time' => 'setSendTime',
@@ -318,6 +333,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'getTopicId',
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
+        'web_version_link' => 'getWebVersionLink',
+        'archive' => 'getArchive',
+        'archive_meta' => 'getArchiveMeta',
         'status' => 'getStatus',
         'scheduled_at' => 'getScheduledAt',
         'send_time' => 'getSendTime',
@@ -402,6 +420,9 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('topic_id', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], null);
         $this->setIfExists('track_clicks', $data ?? [], null);
+        $this->setIfExists('web_version_link', $data ?? [], null);
+        $this->setIfExists('archive', $data ?? [], null);
+        $this->setIfExists('archive_meta', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
         $this->setIfExists('scheduled_at', $data ?? [], null);
         $this->setIfExists('send_time', $data ?? [], null);
@@ -491,6 +512,15 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['track_clicks'] === null) {
             $invalidProperties[] = "'track_clicks' can't be null";
+        }
+        if ($this->container['web_version_link'] === null) {
+            $invalidProperties[] = "'web_version_link' can't be null";
+        }
+        if ($this->container['archive'] === null) {
+            $invalidProperties[] = "'archive' can't be null";
+        }
+        if ($this->container['archive_meta'] === null) {
+            $invalidProperties[] = "'archive_meta' can't be null";
         }
         if ($this->container['status'] === null) {
             $invalidProperties[] = "'status' can't be null";
@@ -964,6 +994,94 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable track_clicks cannot be null');
         }
         $this->container['track_clicks'] = $track_clicks;
+
+        return $this;
+    }
+
+    /**
+     * Gets web_version_link
+     *
+     * @return bool
+     */
+    public function getWebVersionLink()
+    {
+        return $this->container['web_version_link'];
+    }
+
+    /**
+     * Sets web_version_link
+     *
+     * @param bool $web_version_link Whether each message ends with a \"View in browser\" link to its web version, a page that shows that recipient's message from a signed link. `{{ web_version_url }}` works either way.
+     *
+     * @return self
+     */
+    public function setWebVersionLink($web_version_link)
+    {
+        if (is_null($web_version_link)) {
+            throw new \InvalidArgumentException('non-nullable web_version_link cannot be null');
+        }
+        $this->container['web_version_link'] = $web_version_link;
+
+        return $this;
+    }
+
+    /**
+     * Gets archive
+     *
+     * @return bool
+     */
+    public function getArchive()
+    {
+        return $this->container['archive'];
+    }
+
+    /**
+     * Sets archive
+     *
+     * @param bool $archive Whether the campaign, once sent, is in the account's public archive.
+     *
+     * @return self
+     */
+    public function setArchive($archive)
+    {
+        if (is_null($archive)) {
+            throw new \InvalidArgumentException('non-nullable archive cannot be null');
+        }
+        $this->container['archive'] = $archive;
+
+        return $this;
+    }
+
+    /**
+     * Gets archive_meta
+     *
+     * @return array<string,mixed>
+     */
+    public function getArchiveMeta()
+    {
+        return $this->container['archive_meta'];
+    }
+
+    /**
+     * Sets archive_meta
+     *
+     * @param array<string,mixed> $archive_meta The variables the archive renders the campaign with instead of a contact's; null for none.
+     *
+     * @return self
+     */
+    public function setArchiveMeta($archive_meta)
+    {
+        if (is_null($archive_meta)) {
+            array_push($this->openAPINullablesSetToNull, 'archive_meta');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('archive_meta', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['archive_meta'] = $archive_meta;
 
         return $this;
     }

@@ -71,6 +71,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'string',
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
+        'web_version_link' => 'bool',
+        'archive' => 'bool',
+        'archive_meta' => 'array<string,mixed>',
         'template_id' => 'string',
         'template_version' => 'int',
         'template_data' => 'array<string,mixed>'
@@ -97,6 +100,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => null,
         'track_opens' => null,
         'track_clicks' => null,
+        'web_version_link' => null,
+        'archive' => null,
+        'archive_meta' => null,
         'template_id' => null,
         'template_version' => 'int32',
         'template_data' => null
@@ -121,6 +127,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => true,
         'track_opens' => false,
         'track_clicks' => false,
+        'web_version_link' => false,
+        'archive' => false,
+        'archive_meta' => true,
         'template_id' => true,
         'template_version' => true,
         'template_data' => true
@@ -225,6 +234,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'topic_id',
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
+        'web_version_link' => 'web_version_link',
+        'archive' => 'archive',
+        'archive_meta' => 'archive_meta',
         'template_id' => 'template_id',
         'template_version' => 'template_version',
         'template_data' => 'template_data'
@@ -249,6 +261,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'setTopicId',
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
+        'web_version_link' => 'setWebVersionLink',
+        'archive' => 'setArchive',
+        'archive_meta' => 'setArchiveMeta',
         'template_id' => 'setTemplateId',
         'template_version' => 'setTemplateVersion',
         'template_data' => 'setTemplateData'
@@ -273,6 +288,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'topic_id' => 'getTopicId',
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
+        'web_version_link' => 'getWebVersionLink',
+        'archive' => 'getArchive',
+        'archive_meta' => 'getArchiveMeta',
         'template_id' => 'getTemplateId',
         'template_version' => 'getTemplateVersion',
         'template_data' => 'getTemplateData'
@@ -348,6 +366,9 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('topic_id', $data ?? [], null);
         $this->setIfExists('track_opens', $data ?? [], true);
         $this->setIfExists('track_clicks', $data ?? [], true);
+        $this->setIfExists('web_version_link', $data ?? [], true);
+        $this->setIfExists('archive', $data ?? [], false);
+        $this->setIfExists('archive_meta', $data ?? [], null);
         $this->setIfExists('template_id', $data ?? [], null);
         $this->setIfExists('template_version', $data ?? [], null);
         $this->setIfExists('template_data', $data ?? [], null);
@@ -887,6 +908,94 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable track_clicks cannot be null');
         }
         $this->container['track_clicks'] = $track_clicks;
+
+        return $this;
+    }
+
+    /**
+     * Gets web_version_link
+     *
+     * @return bool|null
+     */
+    public function getWebVersionLink()
+    {
+        return $this->container['web_version_link'];
+    }
+
+    /**
+     * Sets web_version_link
+     *
+     * @param bool|null $web_version_link End each message with a \"View in browser\" link to its web version (unless the content places `{{ web_version_url }}` itself).
+     *
+     * @return self
+     */
+    public function setWebVersionLink($web_version_link)
+    {
+        if (is_null($web_version_link)) {
+            throw new \InvalidArgumentException('non-nullable web_version_link cannot be null');
+        }
+        $this->container['web_version_link'] = $web_version_link;
+
+        return $this;
+    }
+
+    /**
+     * Gets archive
+     *
+     * @return bool|null
+     */
+    public function getArchive()
+    {
+        return $this->container['archive'];
+    }
+
+    /**
+     * Sets archive
+     *
+     * @param bool|null $archive Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
+     *
+     * @return self
+     */
+    public function setArchive($archive)
+    {
+        if (is_null($archive)) {
+            throw new \InvalidArgumentException('non-nullable archive cannot be null');
+        }
+        $this->container['archive'] = $archive;
+
+        return $this;
+    }
+
+    /**
+     * Gets archive_meta
+     *
+     * @return array<string,mixed>|null
+     */
+    public function getArchiveMeta()
+    {
+        return $this->container['archive_meta'];
+    }
+
+    /**
+     * Sets archive_meta
+     *
+     * @param array<string,mixed>|null $archive_meta The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them.
+     *
+     * @return self
+     */
+    public function setArchiveMeta($archive_meta)
+    {
+        if (is_null($archive_meta)) {
+            array_push($this->openAPINullablesSetToNull, 'archive_meta');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('archive_meta', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['archive_meta'] = $archive_meta;
 
         return $this;
     }

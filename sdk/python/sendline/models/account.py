@@ -30,9 +30,10 @@ class Account(BaseModel):
     """ # noqa: E501
     id: StrictStr = Field(description="`acc_…`")
     name: StrictStr = Field(description="The account's (organisation's) name.")
+    public_id: StrictStr = Field(description="Names the account's public pages: its archive of campaigns at `/archive/{public_id}`, with an Atom feed at `/archive/{public_id}/feed.xml`.")
     timezone: StrictStr = Field(description="The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time.")
     created_at: datetime = Field(description="When the account was created.")
-    __properties: ClassVar[List[str]] = ["id", "name", "timezone", "created_at"]
+    __properties: ClassVar[List[str]] = ["id", "name", "public_id", "timezone", "created_at"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -88,6 +89,7 @@ class Account(BaseModel):
         _obj = cls.model_validate({
             "id": obj.get("id"),
             "name": obj.get("name"),
+            "public_id": obj.get("public_id"),
             "timezone": obj.get("timezone"),
             "created_at": obj.get("created_at")
         })

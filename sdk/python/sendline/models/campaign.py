@@ -48,6 +48,9 @@ class Campaign(BaseModel):
     topic_id: Optional[StrictStr] = Field(description="The unsubscribe topic (`top_…`), or null. The audience leaves out contacts who left it; the unsubscribe page offers to leave the topic only or everything, and an RFC 8058 one-click unsubscribe leaves the topic only (the contact stays `subscribed`).")
     track_opens: StrictBool = Field(description="Whether a 1×1 pixel records opens.")
     track_clicks: StrictBool = Field(description="Whether `http(s)` links go through signed click URLs that record clicks.")
+    web_version_link: StrictBool = Field(description="Whether each message ends with a \"View in browser\" link to its web version, a page that shows that recipient's message from a signed link. `{{ web_version_url }}` works either way.")
+    archive: StrictBool = Field(description="Whether the campaign, once sent, is in the account's public archive.")
+    archive_meta: Optional[Dict[str, Any]] = Field(description="The variables the archive renders the campaign with instead of a contact's; null for none.")
     status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")
     scheduled_at: Optional[datetime] = Field(description="When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.")
     send_time: Optional[CampaignSendTime] = Field(description="The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.")
@@ -59,7 +62,7 @@ class Campaign(BaseModel):
     template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
     template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
     template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "status", "scheduled_at", "send_time", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "archive", "archive_meta", "status", "scheduled_at", "send_time", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -143,6 +146,11 @@ class Campaign(BaseModel):
         if self.topic_id is None and "topic_id" in self.model_fields_set:
             _dict['topic_id'] = None
 
+        # set to None if archive_meta (nullable) is None
+        # and model_fields_set contains the field
+        if self.archive_meta is None and "archive_meta" in self.model_fields_set:
+            _dict['archive_meta'] = None
+
         # set to None if scheduled_at (nullable) is None
         # and model_fields_set contains the field
         if self.scheduled_at is None and "scheduled_at" in self.model_fields_set:
@@ -204,6 +212,9 @@ class Campaign(BaseModel):
             "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens"),
             "track_clicks": obj.get("track_clicks"),
+            "web_version_link": obj.get("web_version_link"),
+            "archive": obj.get("archive"),
+            "archive_meta": obj.get("archive_meta"),
             "status": obj.get("status"),
             "scheduled_at": obj.get("scheduled_at"),
             "send_time": CampaignSendTime.from_dict(obj["send_time"]) if obj.get("send_time") is not None else None,

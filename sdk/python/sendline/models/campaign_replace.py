@@ -43,10 +43,13 @@ class CampaignReplace(BaseModel):
     topic_id: Optional[Annotated[str, Field(strict=True, max_length=64)]] = Field(default=None, description="The unsubscribe topic (`top_…`) of the account the campaign belongs to; null for none. Another account's topic answers 400 at `/topic_id`.")
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
     track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
+    web_version_link: Optional[StrictBool] = Field(default=True, description="End each message with a \"View in browser\" link to its web version (unless the content places `{{ web_version_url }}` itself).")
+    archive: Optional[StrictBool] = Field(default=False, description="Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).")
+    archive_meta: Optional[Dict[str, Any]] = Field(default=None, description="The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them.")
     template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")
     template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to send; the latest when sending starts if omitted.")
     template_data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, the same for every recipient (at most 64 KB as JSON).")
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "content_source", "audience", "topic_id", "track_opens", "track_clicks", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "content_source", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "archive", "archive_meta", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -124,6 +127,11 @@ class CampaignReplace(BaseModel):
         if self.topic_id is None and "topic_id" in self.model_fields_set:
             _dict['topic_id'] = None
 
+        # set to None if archive_meta (nullable) is None
+        # and model_fields_set contains the field
+        if self.archive_meta is None and "archive_meta" in self.model_fields_set:
+            _dict['archive_meta'] = None
+
         # set to None if template_id (nullable) is None
         # and model_fields_set contains the field
         if self.template_id is None and "template_id" in self.model_fields_set:
@@ -164,6 +172,9 @@ class CampaignReplace(BaseModel):
             "topic_id": obj.get("topic_id"),
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,
             "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True,
+            "web_version_link": obj.get("web_version_link") if obj.get("web_version_link") is not None else True,
+            "archive": obj.get("archive") if obj.get("archive") is not None else False,
+            "archive_meta": obj.get("archive_meta"),
             "template_id": obj.get("template_id"),
             "template_version": obj.get("template_version"),
             "template_data": obj.get("template_data")

@@ -21,6 +21,9 @@ module Sendline
     # The account's (organisation's) name.
     attr_accessor :name
 
+    # Names the account's public pages: its archive of campaigns at `/archive/{public_id}`, with an Atom feed at `/archive/{public_id}/feed.xml`.
+    attr_accessor :public_id
+
     # The IANA time zone of contacts without one of their own (`UTC` until set), e.g. for campaigns scheduled by local time.
     attr_accessor :timezone
 
@@ -32,6 +35,7 @@ module Sendline
       {
         :'id' => :'id',
         :'name' => :'name',
+        :'public_id' => :'public_id',
         :'timezone' => :'timezone',
         :'created_at' => :'created_at'
       }
@@ -52,6 +56,7 @@ module Sendline
       {
         :'id' => :'String',
         :'name' => :'String',
+        :'public_id' => :'String',
         :'timezone' => :'String',
         :'created_at' => :'Time'
       }
@@ -91,6 +96,12 @@ module Sendline
         self.name = nil
       end
 
+      if attributes.key?(:'public_id')
+        self.public_id = attributes[:'public_id']
+      else
+        self.public_id = nil
+      end
+
       if attributes.key?(:'timezone')
         self.timezone = attributes[:'timezone']
       else
@@ -117,6 +128,10 @@ module Sendline
         invalid_properties.push('invalid value for "name", name cannot be nil.')
       end
 
+      if @public_id.nil?
+        invalid_properties.push('invalid value for "public_id", public_id cannot be nil.')
+      end
+
       if @timezone.nil?
         invalid_properties.push('invalid value for "timezone", timezone cannot be nil.')
       end
@@ -134,6 +149,7 @@ module Sendline
       warn '[DEPRECATED] the `valid?` method is obsolete'
       return false if @id.nil?
       return false if @name.nil?
+      return false if @public_id.nil?
       return false if @timezone.nil?
       return false if @created_at.nil?
       true
@@ -157,6 +173,16 @@ module Sendline
       end
 
       @name = name
+    end
+
+    # Custom attribute writer method with validation
+    # @param [Object] public_id Value to be assigned
+    def public_id=(public_id)
+      if public_id.nil?
+        fail ArgumentError, 'public_id cannot be nil'
+      end
+
+      @public_id = public_id
     end
 
     # Custom attribute writer method with validation
@@ -186,6 +212,7 @@ module Sendline
       self.class == o.class &&
           id == o.id &&
           name == o.name &&
+          public_id == o.public_id &&
           timezone == o.timezone &&
           created_at == o.created_at
     end
@@ -199,7 +226,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, timezone, created_at].hash
+      [id, name, public_id, timezone, created_at].hash
     end
 
     # Builds the object from hash

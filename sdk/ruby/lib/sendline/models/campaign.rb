@@ -57,6 +57,15 @@ module Sendline
     # Whether `http(s)` links go through signed click URLs that record clicks.
     attr_accessor :track_clicks
 
+    # Whether each message ends with a \"View in browser\" link to its web version, a page that shows that recipient's message from a signed link. `{{ web_version_url }}` works either way.
+    attr_accessor :web_version_link
+
+    # Whether the campaign, once sent, is in the account's public archive.
+    attr_accessor :archive
+
+    # The variables the archive renders the campaign with instead of a contact's; null for none.
+    attr_accessor :archive_meta
+
     # Where the campaign is in its life cycle.
     attr_accessor :status
 
@@ -129,6 +138,9 @@ module Sendline
         :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
+        :'web_version_link' => :'web_version_link',
+        :'archive' => :'archive',
+        :'archive_meta' => :'archive_meta',
         :'status' => :'status',
         :'scheduled_at' => :'scheduled_at',
         :'send_time' => :'send_time',
@@ -170,6 +182,9 @@ module Sendline
         :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
+        :'web_version_link' => :'Boolean',
+        :'archive' => :'Boolean',
+        :'archive_meta' => :'Hash<String, Object>',
         :'status' => :'CampaignStatus',
         :'scheduled_at' => :'Time',
         :'send_time' => :'CampaignSendTime',
@@ -193,6 +208,7 @@ module Sendline
         :'content_source',
         :'preheader',
         :'topic_id',
+        :'archive_meta',
         :'scheduled_at',
         :'send_time',
         :'started_at',
@@ -301,6 +317,26 @@ module Sendline
         self.track_clicks = attributes[:'track_clicks']
       else
         self.track_clicks = nil
+      end
+
+      if attributes.key?(:'web_version_link')
+        self.web_version_link = attributes[:'web_version_link']
+      else
+        self.web_version_link = nil
+      end
+
+      if attributes.key?(:'archive')
+        self.archive = attributes[:'archive']
+      else
+        self.archive = nil
+      end
+
+      if attributes.key?(:'archive_meta')
+        if (value = attributes[:'archive_meta']).is_a?(Hash)
+          self.archive_meta = value
+        end
+      else
+        self.archive_meta = nil
       end
 
       if attributes.key?(:'status')
@@ -417,6 +453,14 @@ module Sendline
         invalid_properties.push('invalid value for "track_clicks", track_clicks cannot be nil.')
       end
 
+      if @web_version_link.nil?
+        invalid_properties.push('invalid value for "web_version_link", web_version_link cannot be nil.')
+      end
+
+      if @archive.nil?
+        invalid_properties.push('invalid value for "archive", archive cannot be nil.')
+      end
+
       if @status.nil?
         invalid_properties.push('invalid value for "status", status cannot be nil.')
       end
@@ -450,6 +494,8 @@ module Sendline
       return false if @audience.nil?
       return false if @track_opens.nil?
       return false if @track_clicks.nil?
+      return false if @web_version_link.nil?
+      return false if @archive.nil?
       return false if @status.nil?
       return false if @created_at.nil?
       return false if @updated_at.nil?
@@ -552,6 +598,26 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] web_version_link Value to be assigned
+    def web_version_link=(web_version_link)
+      if web_version_link.nil?
+        fail ArgumentError, 'web_version_link cannot be nil'
+      end
+
+      @web_version_link = web_version_link
+    end
+
+    # Custom attribute writer method with validation
+    # @param [Object] archive Value to be assigned
+    def archive=(archive)
+      if archive.nil?
+        fail ArgumentError, 'archive cannot be nil'
+      end
+
+      @archive = archive
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] status Value to be assigned
     def status=(status)
       if status.nil?
@@ -610,6 +676,9 @@ module Sendline
           topic_id == o.topic_id &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
+          web_version_link == o.web_version_link &&
+          archive == o.archive &&
+          archive_meta == o.archive_meta &&
           status == o.status &&
           scheduled_at == o.scheduled_at &&
           send_time == o.send_time &&
@@ -632,7 +701,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, status, scheduled_at, send_time, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, web_version_link, archive, archive_meta, status, scheduled_at, send_time, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

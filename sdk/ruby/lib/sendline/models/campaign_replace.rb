@@ -55,6 +55,15 @@ module Sendline
     # Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).
     attr_accessor :track_clicks
 
+    # End each message with a \"View in browser\" link to its web version (unless the content places `{{ web_version_url }}` itself).
+    attr_accessor :web_version_link
+
+    # Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
+    attr_accessor :archive
+
+    # The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them.
+    attr_accessor :archive_meta
+
     # Send this template (`tpl_…`) of the account instead of `subject` and `content`.
     attr_accessor :template_id
 
@@ -80,6 +89,9 @@ module Sendline
         :'topic_id' => :'topic_id',
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
+        :'web_version_link' => :'web_version_link',
+        :'archive' => :'archive',
+        :'archive_meta' => :'archive_meta',
         :'template_id' => :'template_id',
         :'template_version' => :'template_version',
         :'template_data' => :'template_data'
@@ -112,6 +124,9 @@ module Sendline
         :'topic_id' => :'String',
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
+        :'web_version_link' => :'Boolean',
+        :'archive' => :'Boolean',
+        :'archive_meta' => :'Hash<String, Object>',
         :'template_id' => :'String',
         :'template_version' => :'Integer',
         :'template_data' => :'Hash<String, Object>'
@@ -127,6 +142,7 @@ module Sendline
         :'preheader',
         :'content_source',
         :'topic_id',
+        :'archive_meta',
         :'template_id',
         :'template_version',
         :'template_data'
@@ -207,6 +223,24 @@ module Sendline
         self.track_clicks = attributes[:'track_clicks']
       else
         self.track_clicks = true
+      end
+
+      if attributes.key?(:'web_version_link')
+        self.web_version_link = attributes[:'web_version_link']
+      else
+        self.web_version_link = true
+      end
+
+      if attributes.key?(:'archive')
+        self.archive = attributes[:'archive']
+      else
+        self.archive = false
+      end
+
+      if attributes.key?(:'archive_meta')
+        if (value = attributes[:'archive_meta']).is_a?(Hash)
+          self.archive_meta = value
+        end
       end
 
       if attributes.key?(:'template_id')
@@ -460,6 +494,9 @@ module Sendline
           topic_id == o.topic_id &&
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
+          web_version_link == o.web_version_link &&
+          archive == o.archive &&
+          archive_meta == o.archive_meta &&
           template_id == o.template_id &&
           template_version == o.template_version &&
           template_data == o.template_data
@@ -474,7 +511,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, content_source, audience, topic_id, track_opens, track_clicks, template_id, template_version, template_data].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, content_source, audience, topic_id, track_opens, track_clicks, web_version_link, archive, archive_meta, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash
