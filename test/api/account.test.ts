@@ -30,7 +30,7 @@ describe('the account', () => {
   it('is read by any credential of the account', async () => {
     const answer = await owner.api('GET', '/api/account');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ id: owner.accountId, name: 'account Ltd', timezone: 'UTC', created_at: expect.any(String) });
+    expect(answer.body).toEqual({ id: owner.accountId, name: 'account Ltd', public_id: expect.any(String), timezone: 'UTC', created_at: expect.any(String) });
     const { api: keyed } = await newApiKey(owner, sendline.url, { scopes: ['read'] });
     expect((await keyed('GET', '/api/account')).body.id).toBe(owner.accountId);
     const member = await addUser(owner.api, 'member');
