@@ -4,6 +4,7 @@ import { decimalText } from '../db/decimal.ts';
 import type { Db } from '../db/kysely.ts';
 import { notFound } from '../contract/problem.ts';
 import { CAMPAIGN_STATUSES } from '../campaigns/state.ts';
+import { variantFigures } from '../campaigns/ab-test.ts';
 import { CONTACT_STATUSES } from '../contacts/rules.ts';
 
 export type AnalyticsOverview = components['schemas']['AnalyticsOverview'];
@@ -130,13 +131,13 @@ export class AnalyticsService {
   async campaign(accountId: string, campaignId: string): Promise<CampaignAnalytics> {
     const campaign = await this.db
       .selectFrom('campaigns')
-      .select(['id', 'started_at', 'created_at'])
+      .select(['id', 'started_at', 'created_at', 'variants', 'winner'])
       .where('id', '=', campaignId)
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (!campaign) throw notFound('campaign');
     const dailyFrom = new Date((campaign.started_at ?? campaign.created_at).getTime() + HOURLY_FOR_MS);
-    const [sums, revenue, series, links, domains] = await Promise.all([
+    const [sums, revenue, series, links, domains, variants] = await Promise.all([
       this.db.selectFrom('campaign_hourly').select(SUMS).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow(),
       this.db
         .selectFrom('revenue_hourly')
@@ -168,6 +169,7 @@ export class AnalyticsService {
         .orderBy('domain')
         .limit(20)
         .execute(),
+      campaign.variants ? variantFigures(this.db, campaignId, campaign.variants) : null,
     ]);
     return {
       campaign_id: campaignId,
@@ -175,6 +177,8 @@ export class AnalyticsService {
       time_series: series.rows.map((p) => ({ ...p, at: p.at.toISOString() })),
       top_links: links,
       domains,
+      variants,
+      winner: campaign.winner,
     };
   }
 }

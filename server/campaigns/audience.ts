@@ -105,7 +105,7 @@ async function contactsOf(
     where c.created_at <= ${audience.frozenAt} and ${after(range.from)}
       and ${range.last ? sql<SqlBool>`(c.created_at, c.id) <= (${range.last.createdAt}, ${range.last.id})` : sql<SqlBool>`true`}
       and ${audienceCondition(audience.accountId, audience.definition)}
-      and ${range.unsent ? sql<SqlBool>`not exists (select 1 from messages m where m.contact_id = c.id and m.campaign_id = ${audience.campaignId})` : sql<SqlBool>`true`}
+      and ${range.unsent || audience.definition.afterTest ? sql<SqlBool>`not exists (select 1 from messages m where m.contact_id = c.id and m.campaign_id = ${audience.campaignId})` : sql<SqlBool>`true`}
     order by c.created_at, c.id
     limit ${size ?? sql`all`}`.execute(tx);
   return rows;
@@ -165,6 +165,29 @@ async function writeTimedMessages(
   return rows[0].n;
 }
 
+/**
+ * An A/B test's test group: `test_percent` of the audience, drawn in an order random but fixed
+ * for the campaign (the hash of its id and the contact's), written `queued` with the variants
+ * in turn, so each gets an even share. Answers how many contacts the whole audience has.
+ */
+async function writeTestGroup(tx: Db, campaign: CampaignRow, definition: AudienceDefinition): Promise<number> {
+  const names = campaign.variants!.map((v) => v.name);
+  const { rows } = await sql<{ total: number }>`
+    with drawn as (
+      select c.id, c.email, row_number() over (order by md5(${campaign.id} || c.id), c.id) as n, count(*) over () as total
+      from contacts c
+      where c.created_at <= now() and ${audienceCondition(campaign.accountId, definition)}
+    ),
+    written as (
+      insert into messages (id, account_id, campaign_id, contact_id, email, status, variant)
+      select sendline_id('msg'), ${campaign.accountId}, ${campaign.id}, d.id, d.email, 'queued', (${names}::text[])[((d.n - 1) % ${names.length}) + 1]
+      from drawn d where d.n <= round(d.total * ${campaign.abTest!.test_percent} / 100.0)
+      returning 1
+    )
+    select coalesce((select max(total) from drawn), 0)::int as total, (select count(*) from written) as written`.execute(tx);
+  return rows[0].total;
+}
+
 export const audiences = {
   /**
    * Freezes the campaign's audience at its start, in the start's transaction: what chooses it,
@@ -175,11 +198,14 @@ export const audiences = {
     const definition = await definitionOf(tx, campaign);
     const { sendTime } = campaign;
     const timed = sendTime?.by_contact_timezone === true;
+    // Both write their messages now: every one of a timed campaign, an A/B test's test group (the rest waits for the winner).
+    const writtenNow = timed || campaign.variants !== null;
     const { rows } = await sql<{ frozen_at: Date }>`
       insert into campaign_audiences (campaign_id, account_id, definition, frozen_at, done_at)
-      values (${campaign.id}, ${campaign.accountId}, ${JSON.stringify(definition)}::jsonb, now(), ${timed ? sql`now()` : null})
+      values (${campaign.id}, ${campaign.accountId}, ${JSON.stringify(definition)}::jsonb, now(), ${writtenNow ? sql`now()` : null})
       returning frozen_at`.execute(tx);
     if (timed) return writeTimedMessages(tx, campaign, definition, { sendTime, accountZone, setAt: campaign.sendTimeSetAt ?? new Date() });
+    if (campaign.variants) return writeTestGroup(tx, campaign, definition);
     return countOf(tx, campaign.accountId, definition, rows[0].frozen_at);
   },
 
@@ -255,6 +281,15 @@ export const audiences = {
     const last = { createdAt: row.last_created_at, id: row.last_id };
     // All of its range: a piece was at most the batch size of the worker that took it.
     return { id: row.piece_id, contacts: await contactsOf(tx, audienceOf(row), { from, last, unsent: true }, null) };
+  },
+
+  /** Takes the audience up again from its start for the contacts without a message: the rest of an A/B test. */
+  async reopen(tx: Db, campaignId: string): Promise<void> {
+    await tx
+      .updateTable('campaign_audiences')
+      .set({ done_at: null, after_created_at: null, after_id: null, definition: sql`definition || '{"afterTest": true}'::jsonb` })
+      .where('campaign_id', '=', campaignId)
+      .execute();
   },
 
   /** The piece's messages are recorded (in `tx`, with them). */

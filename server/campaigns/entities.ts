@@ -11,9 +11,15 @@ export interface AudienceDefinition {
   filter: AudienceFilter;
   topicId: string | null;
   segments: FrozenSegments | null;
+  /** The rest of an A/B test: contacts of the test group, who have their message, are passed over. */
+  afterTest?: boolean;
 }
 
 export type ContentSource = components['schemas']['ContentSource'];
+export type CampaignVariant = components['schemas']['CampaignVariant'];
+export type CampaignAbTest = components['schemas']['CampaignAbTest'];
+export type CampaignWinner = components['schemas']['CampaignWinner'];
+export const TEST_PHASES = ['testing', 'waiting', 'decided'] as const satisfies readonly components['schemas']['CampaignTestPhase'][];
 
 export const Campaign = defineEntity({
   name: 'Campaign',
@@ -38,6 +44,12 @@ export const Campaign = defineEntity({
     archive: p.boolean().default(false),
     /** What the archive renders the campaign with, in place of a contact's fields. */
     archiveMeta: p.json<Record<string, unknown>>().strictNullable(),
+    /** An A/B test's variants and rules (`ab-test.ts`). */
+    variants: p.json<CampaignVariant[]>().strictNullable(),
+    abTest: p.json<CampaignAbTest>().strictNullable(),
+    testPhase: p.enum([...TEST_PHASES]).strictNullable(),
+    testDecidesAt: p.datetime().strictNullable(),
+    winner: p.json<CampaignWinner>().strictNullable(),
     status: p.enum([...CAMPAIGN_STATUSES]),
     failureReason: p.string().strictNullable(),
     scheduledAt: p.datetime().strictNullable(),
@@ -95,6 +107,8 @@ export const Message = defineEntity({
     contactId: p.string().strictNullable(),
     email: p.string(),
     status: p.enum([...MESSAGE_STATUSES]),
+    /** The A/B test's variant it carries. */
+    variant: p.string().strictNullable(),
     reason: p.string().strictNullable(),
     attempts: p.integer().default(0),
     nextAttemptAt: p.datetime().strictNullable(),

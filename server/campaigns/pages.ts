@@ -9,6 +9,7 @@ import { isTestMessageId } from '../tracked-links/test-message.ts';
 import type { TokenSigner } from '../tracked-links/tokens.ts';
 import { Campaign, type CampaignRow } from './entities.ts';
 import { resolvedContent } from './service.ts';
+import { variantContent } from './ab-test.ts';
 import { archive } from './store.ts';
 
 /** What the public pages read of contacts and accounts: their owners' functions, handed in by start.ts. */
@@ -82,7 +83,10 @@ export function campaignPages(deps: CampaignPageDeps): (req: IncomingMessage, re
     const recipient = message?.contact_id ? await lookups.recipient(db, message.account_id, message.contact_id, message.id) : null;
     const campaign = message && recipient ? await campaignOf(message.account_id, message.campaign_id) : null;
     if (!campaign || !recipient) return page(res, 404, 'Message not available', '<p>This message is no longer available.</p>');
-    const shown = await templates.webVersion(await resolvedContent(db, campaign), recipient);
+    // An A/B test's message shows the variant it carried.
+    const content = await resolvedContent(db, campaign);
+    const variant = campaign.variants?.find((v) => v.name === message!.variant);
+    const shown = await templates.webVersion(variant ? variantContent(content, variant) : content, recipient);
     emailPage(req, res, shown.html);
   };
 

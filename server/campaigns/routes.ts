@@ -35,6 +35,10 @@ export const campaignHandlers = handlers<{ campaigns: CampaignService }>()({
     status: 200,
     body: campaignJson(await services.campaigns.unschedule(principal.accountId, params.id)),
   }),
+  Campaigns_winner: async ({ principal, params, body, services }) => ({
+    status: 200,
+    body: campaignJson(await services.campaigns.winner(principal.accountId, params.id, body.variant)),
+  }),
   Campaigns_pause: async ({ principal, params, services }) => ({
     status: 200,
     body: campaignJson(await services.campaigns.pause(principal.accountId, params.id)),

@@ -13,6 +13,7 @@ import { sendJobs } from '../sending/send-jobs.ts';
 import { runAgain, type Queue } from '../jobs/queue.ts';
 import { Problem } from '../contract/problem.ts';
 import { CampaignSender } from './sender.ts';
+import { chooseWinner } from './winner.ts';
 import type { EventListener } from '../events/listener.ts';
 
 /** Starts due scheduled campaigns and keeps sending ones staffed; one process at a time runs it. */
@@ -69,6 +70,13 @@ export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSig
       await deps.startCampaign(campaign.account_id, campaign.id).catch((err: unknown) => {
         if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
       });
+    }
+    for (const { id } of await campaigns.testsDue(db, 20)) {
+      // Another process's tick may have chosen first (409): it staffs the rest itself.
+      const decided = await chooseWinner(orm.em.fork(), id, undefined, null).catch((err: unknown) => {
+        if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: id }, 'choosing an A/B test winner failed');
+      });
+      if (decided) log.info({ campaignId: id, winner: decided.winner }, 'an A/B test chose its winner');
     }
     for (const id of await campaigns.sendingIds(db)) await sendJobs(queue, id, config.sending.workersPerCampaign);
   });

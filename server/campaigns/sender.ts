@@ -14,6 +14,7 @@ import { TemplateThreadStopped, type TemplateThread } from '../rendering/templat
 import { recordCampaignBounces, type OutcomeRecords, type SmtpBounce } from '../sending/records.ts';
 import type { CampaignContent } from '../rendering/campaign-message.ts';
 import { resolvedContent } from './service.ts';
+import { variantContent } from './ab-test.ts';
 import { Problem } from '../contract/problem.ts';
 import { newId } from '../db/ids.ts';
 import type { SendThreads, ThreadOutcome } from '../sending/send-threads.ts';
@@ -99,20 +100,27 @@ export class CampaignSender {
       await this.fail(campaignId, content);
       return 'done';
     }
+    // An A/B test's messages carry their variant's content; the others, the campaign's.
+    const contents = new Map<string | null, CampaignContent>([[null, content]]);
+    for (const variant of campaign.variants ?? []) contents.set(variant.name, variantContent(content, variant));
     // Templates are checked when saved; should one still not compile, stop rather than loop.
     // Compiled in the template thread: this thread also answers requests.
-    const error = await this.templates.compileError(content).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
-    // Stopping with the process: the campaign goes on after the restart.
-    if (error instanceof TemplateThreadStopped) return 'interrupted';
-    if (error !== null) {
-      await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
-      return 'done';
+    for (const each of contents.values()) {
+      const error = await this.templates.compileError(each).catch((e: Error) => (e instanceof TemplateThreadStopped ? e : e.message));
+      // Stopping with the process: the campaign goes on after the restart.
+      if (error instanceof TemplateThreadStopped) return 'interrupted';
+      if (error !== null) {
+        await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
+        return 'done';
+      }
     }
+    // A run that started before its test's winner was chosen sends the test group only: the rest is the next run's.
+    const beforeWinner = campaign.variants !== null && campaign.winner === null;
     let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
       if (halt.aborted || (await campaigns.status(db, campaignId)) !== 'sending') return 'done';
-      const piece = await this.takePiece(campaign.accountId, campaignId);
+      const piece = beforeWinner ? null : await this.takePiece(campaign.accountId, campaignId, campaign.winner?.variant ?? null);
       if (typeof piece === 'string') {
         await this.fail(campaignId, piece);
         return 'done';
@@ -127,15 +135,21 @@ export class CampaignSender {
       }
       if (!batch.length) {
         if (piece) await this.transactions.run((tx) => audiences.finish(tx, piece.id));
-        else if (await this.tryComplete(campaignId)) return 'done';
-        // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
-        else if (campaign.sendTime?.by_contact_timezone && (await messages.allWaiting(db, campaignId))) return 'done';
-        else await sleep(250);
+        else {
+          const state = await this.tryComplete(campaignId);
+          // Waiting for a test's results holds no job: the tick picks the winner and staffs the rest.
+          if (state !== 'busy') return 'done';
+          // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
+          if (campaign.sendTime?.by_contact_timezone && (await messages.allWaiting(db, campaignId))) return 'done';
+          // The winner came meanwhile: a run again takes the rest with it.
+          if (beforeWinner && (await campaigns.testPhase(db, campaignId)) === 'decided') return 'interrupted';
+          await sleep(250);
+        }
         continue;
       }
       // Per batch, not per message: a key rotated or a domain lost meanwhile applies from the next batch.
       const identity = await this.identities.forAddress(campaign.accountId, content.fromEmail);
-      const results = await this.deliver(content, batch, identity, halt);
+      const results = await this.deliverVariants(contents, batch, identity, halt);
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
         if (piece) await audiences.release(db, piece.id);
@@ -158,7 +172,7 @@ export class CampaignSender {
       failingSince = null;
       // A halt follows the pause's or cancel's commit: what it kept from the relay waits for a resume, or is cancelled.
       const haltedAs = halt.aborted && (await campaigns.status(db, campaignId)) === 'cancelled' ? 'cancelled' : 'queued';
-      await this.record(campaign.accountId, campaignId, results, piece?.id ?? null, haltedAs);
+      await this.record(campaign.accountId, campaignId, results, piece ? { id: piece.id, variant: campaign.winner?.variant ?? null } : null, haltedAs);
     }
     return 'interrupted';
   }
@@ -168,7 +182,7 @@ export class CampaignSender {
    * get their ids now and are written once, with their outcomes (`record`). Null once the
    * audience is all taken and recorded; a string says why the campaign cannot go on.
    */
-  private takePiece(accountId: string, campaignId: string): Promise<{ id: string; batch: ClaimedMessage[] } | null | string> {
+  private takePiece(accountId: string, campaignId: string, variant: string | null): Promise<{ id: string; batch: ClaimedMessage[] } | null | string> {
     const size = this.settings.batchSize;
     return this.transactions
       .run(async (tx) => {
@@ -178,6 +192,7 @@ export class CampaignSender {
           id: newId('msg'),
           contact_id: c.id,
           email: c.email,
+          variant,
           attempts: 1,
           first_name: c.first_name,
           last_name: c.last_name,
@@ -191,6 +206,30 @@ export class CampaignSender {
         if (e instanceof Problem) return `The campaign's audience cannot be read: ${e.errors?.map((f) => f.detail).join('; ') ?? e.message}`;
         throw e;
       });
+  }
+
+  /** A batch whose messages carry variants, each group with its variant's content; the results in the batch's order. */
+  private async deliverVariants(
+    contents: Map<string | null, CampaignContent>,
+    batch: ClaimedMessage[],
+    identity: SendingIdentity | null,
+    halt: AbortSignal,
+  ): Promise<Result[]> {
+    const groups = Map.groupBy(batch.keys(), (i) => batch[i].variant ?? null);
+    if (groups.size === 1) return this.deliver(contents.get(batch[0].variant ?? null) ?? contents.get(null)!, batch, identity, halt);
+    const results = new Array<Result>(batch.length);
+    await Promise.all(
+      [...groups].map(async ([variant, indexes]) => {
+        const sent = await this.deliver(
+          contents.get(variant) ?? contents.get(null)!,
+          indexes.map((i) => batch[i]),
+          identity,
+          halt,
+        );
+        indexes.forEach((i, n) => (results[i] = sent[n]));
+      }),
+    );
+    return results;
   }
 
   /** Renders and sends a batch in the sending threads; contacts deleted or suppressed since the snapshot are skipped. */
@@ -226,7 +265,14 @@ export class CampaignSender {
    * Writes a batch's outcomes, counters, rollups, events and suppressions in one transaction: a
    * piece's messages are written there (and the piece let go), claimed ones updated.
    */
-  private async record(accountId: string, campaignId: string, results: Result[], pieceId: string | null, haltedAs: 'queued' | 'cancelled'): Promise<void> {
+  private async record(
+    accountId: string,
+    campaignId: string,
+    results: Result[],
+    piece: { id: string; variant: string | null } | null,
+    haltedAs: 'queued' | 'cancelled',
+  ): Promise<void> {
+    const pieceId = piece?.id ?? null;
     const outcomes: MessageOutcome[] = [];
     const events: PendingEvent[] = [];
     const bounced: SmtpBounce[] = [];
@@ -267,6 +313,7 @@ export class CampaignSender {
           accountId,
           campaignId,
           outcomes.map((o) => ({ ...o, contactId: written.get(o.id)!.contact_id!, email: written.get(o.id)!.email })),
+          piece!.variant,
         );
       }
       // The campaign's row before the piece's, the order a cancel takes them in: the other is a deadlock.
@@ -281,17 +328,24 @@ export class CampaignSender {
 
   /**
    * Completes the campaign when nothing is left to send, through the state machine: the ORM's
-   * unit of work, since the transition changes the campaign's entity.
+   * unit of work, since the transition changes the campaign's entity. An A/B test whose test
+   * group is all sent waits for its results instead (`waiting`).
    */
-  private tryComplete(campaignId: string): Promise<boolean> {
+  private tryComplete(campaignId: string): Promise<'completed' | 'waiting' | 'busy'> {
     return this.orm.em.fork().transactional(async (tx) => {
       const campaign = await campaigns.lock(tx, campaignId);
       const db = sqlOf(tx);
-      if (campaign?.status !== 'sending' || (await audiences.hasWork(db, campaignId)) || (await messages.hasPending(db, campaignId))) return false;
+      if (campaign?.status !== 'sending') return 'busy';
+      if (campaign.testPhase === 'waiting') return 'waiting';
+      if ((await audiences.hasWork(db, campaignId)) || (await messages.hasPending(db, campaignId))) return 'busy';
+      if (campaign.testPhase === 'testing') {
+        campaigns.startWaiting(campaign);
+        return 'waiting';
+      }
       // Counted at the start; contacts who left the audience while it was sent got no message.
       if (await audiences.exists(db, campaignId)) campaign.recipients = await messages.count(db, campaignId);
       await campaigns.transition(tx, campaign, 'complete');
-      return true;
+      return 'completed';
     });
   }
 

@@ -21,6 +21,8 @@ import { campaigns, type CampaignOrder, type ListedMessage, type TransitionDetai
 import type { TemplateThread } from '../rendering/template-thread.ts';
 import { checkSegmentIds } from '../segments/service.ts';
 import { schedulePlan } from './send-time.ts';
+import { abTestErrors } from './ab-test.ts';
+import { chooseWinner } from './winner.ts';
 
 /** A campaign's fields as the API takes them (`POST` and `PUT` take the same). */
 type CampaignInput = components['schemas']['CampaignCreate'] | components['schemas']['CampaignReplace'];
@@ -32,6 +34,7 @@ export const messageJson = (m: ListedMessage) => ({
   contact_id: m.contact_id,
   email: m.email,
   status: m.status,
+  variant: m.variant,
   reason: m.reason,
   attempts: m.attempts,
   sent_at: m.sent_at?.toISOString() ?? null,
@@ -50,6 +53,19 @@ async function checkTemplates(templates: TemplateThread, input: Partial<Campaign
 
 /** At most this much `archive_meta` (as JSON): the archive renders with it. */
 const MAX_ARCHIVE_META_BYTES = 16 * 1024;
+
+/** Variants and their test, each variant's Liquid parsed in the template thread. */
+async function checkVariants(templates: TemplateThread, input: CampaignInput): Promise<void> {
+  const parsed = await Promise.all(
+    (input.variants ?? []).map((v) =>
+      templates
+        .errors({ subject: v.subject, content: v.content, text_content: v.text_content ?? undefined })
+        .catch((error: Error) => [{ pointer: '/content', detail: `could not be checked: ${error.message}` }]),
+    ),
+  );
+  const errors = abTestErrors(input, parsed);
+  if (errors.length) throw validationFailed(errors);
+}
 
 function checkArchiveMeta(input: CampaignInput): void {
   if (input.archive_meta != null && Buffer.byteLength(JSON.stringify(input.archive_meta)) > MAX_ARCHIVE_META_BYTES)
@@ -132,6 +148,8 @@ function fields(input: CampaignInput) {
     webVersionLink: input.web_version_link ?? true,
     archive: input.archive ?? false,
     archiveMeta: input.archive_meta ?? null,
+    variants: input.variants ?? null,
+    abTest: input.ab_test ?? null,
   };
 }
 
@@ -169,6 +187,7 @@ export class CampaignService {
     checkEditorSource(input.content_source);
     checkArchiveMeta(input);
     await checkTemplates(this.templates, input);
+    await checkVariants(this.templates, input);
     await this.checkTopic(accountId, input.topic_id);
     return this.em.transactional(async (em) => {
       await checkContentSource(sqlOf(em), accountId, input);
@@ -208,6 +227,7 @@ export class CampaignService {
       assertEditable(campaign.status);
       await checkContentSource(sqlOf(em), accountId, input);
       await checkTemplates(this.templates, input);
+      await checkVariants(this.templates, input);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       await checkLists(this.lookups, em, accountId, input);
       await this.checkTopic(accountId, input.topic_id);
@@ -238,6 +258,8 @@ export class CampaignService {
     await this.requireSendable(accountId, id);
     const plan = schedulePlan(request, await this.lookups.accountTimeZone(sqlOf(this.em), accountId), new Date());
     return this.locked(accountId, id, async (campaign, em) => {
+      if (campaign.variants && plan.sendTime?.by_contact_timezone)
+        throw validationFailed([{ pointer: '/by_contact_timezone', detail: 'cannot send an A/B test, which sends its test group at one time' }]);
       // Refused now rather than failing at its time: the template must have a version to send.
       if (campaign.templateId !== null) {
         await shareTemplate(sqlOf(em), accountId, campaign.templateId);
@@ -300,6 +322,13 @@ export class CampaignService {
     return this.move(accountId, id, 'cancel');
   }
 
+  /** Chooses the A/B test's winner by hand; a sending campaign's rest goes out with it at once. */
+  async winner(accountId: string, id: string, variant: string): Promise<CampaignRow> {
+    const campaign = await chooseWinner(this.em, id, accountId, variant);
+    if (campaign.status === 'sending') await sendJobs(this.queue, campaign.id, this.workersPerCampaign);
+    return campaign;
+  }
+
   async duplicate(accountId: string, id: string): Promise<CampaignRow> {
     const source = await this.get(accountId, id);
     const copy = this.repo.create({
@@ -323,6 +352,8 @@ export class CampaignService {
         web_version_link: source.webVersionLink,
         archive: source.archive,
         archive_meta: source.archiveMeta,
+        variants: source.variants,
+        ab_test: source.abTest,
         template_id: source.templateId,
         template_version: source.templateVersion,
         template_data: source.templateData,

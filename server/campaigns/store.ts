@@ -6,11 +6,12 @@ import { sqlOf, statement, type Database, type Db } from '../db/kysely.ts';
 import { keysetPage, OLDEST_FIRST } from '../db/keyset.ts';
 import { append } from '../events/outbox.ts';
 import type { Cursor } from '../contract/pagination.ts';
-import { Campaign, type CampaignRow, type MessageStatus } from './entities.ts';
+import { Campaign, type CampaignRow, type CampaignWinner, type MessageStatus } from './entities.ts';
 import { campaignEventData, campaignStats } from './json.ts';
 import { transition as nextStatus, type CampaignAction, type CampaignStatus } from './state.ts';
 import { audiences } from './audience.ts';
 import type { CampaignSendTime } from './send-time.ts';
+import { waitMs } from './ab-test.ts';
 import type { CampaignCounts, EngagementFirsts } from '../tracking/campaign-records.ts';
 
 /**
@@ -32,7 +33,7 @@ async function announceHalt(tx: EntityManager, campaignId: string): Promise<void
 }
 
 /** A claimed message, with what rendering needs of its contact (null: the contact was deleted). */
-export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' | 'attempts'> & {
+export type ClaimedMessage = Pick<MessageColumns, 'id' | 'contact_id' | 'email' | 'attempts' | 'variant'> & {
   first_name: ContactColumns['first_name'];
   last_name: ContactColumns['last_name'];
   tags: ContactColumns['tags'] | null;
@@ -46,7 +47,7 @@ export type CampaignOrder = 'oldest' | 'newest';
 /** A message as `GET /campaigns/{id}/messages` lists it. */
 export type ListedMessage = Pick<
   MessageColumns,
-  'id' | 'campaign_id' | 'contact_id' | 'email' | 'status' | 'reason' | 'attempts' | 'sent_at' | 'opened_at' | 'clicked_at' | 'created_at'
+  'id' | 'campaign_id' | 'contact_id' | 'email' | 'status' | 'variant' | 'reason' | 'attempts' | 'sent_at' | 'opened_at' | 'clicked_at' | 'created_at'
 >;
 
 /** What became of one message of a batch. */
@@ -124,6 +125,11 @@ export const campaigns = {
         'web_version_link as webVersionLink',
         'archive',
         'archive_meta as archiveMeta',
+        'variants',
+        'ab_test as abTest',
+        'test_phase as testPhase',
+        'test_decides_at as testDecidesAt',
+        'winner',
         'status',
         'failure_reason as failureReason',
         'scheduled_at as scheduledAt',
@@ -184,6 +190,7 @@ export const campaigns = {
         break;
       case 'start':
         campaign.startedAt = new Date();
+        if (campaign.variants) campaign.testPhase = 'testing';
         await tx.flush();
         campaign.recipients = await audiences.start(sqlOf(tx), campaign, details.accountTimeZone ?? 'UTC');
         await append(tx, campaign.accountId, [{ type: 'campaign.started', data: data() }]);
@@ -244,11 +251,48 @@ export const campaigns = {
   async sendingIds(db: Db): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
       select c.id from campaigns c
-      where c.status = 'sending' and (
+      where c.status = 'sending' and c.test_phase is distinct from 'waiting' and (
         not coalesce((c.send_time->>'by_contact_timezone')::boolean, false)
         or ${messageDueSoon(sql`c.id`)}
         or not exists (select 1 from messages m where m.campaign_id = c.id and m.status in ('queued', 'deferred', 'sending')))`.execute(db);
     return rows.map((r) => r.id);
+  },
+
+  /** Where the campaign's A/B test is (null: none, or not started). */
+  async testPhase(db: Db, id: string): Promise<CampaignRow['testPhase']> {
+    const row = await db.selectFrom('campaigns').select('test_phase').where('id', '=', id).executeTakeFirst();
+    return row?.test_phase ?? null;
+  },
+
+  /** The test group is all sent: the test waits for its results until `ab_test.wait` from now. */
+  startWaiting(campaign: CampaignRow): void {
+    campaign.testPhase = 'waiting';
+    campaign.testDecidesAt = new Date(Date.now() + waitMs(campaign.abTest!));
+  },
+
+  /**
+   * The winner is chosen (in `tx`, the campaign locked): the rest of the audience, if any, is
+   * sent that variant from now.
+   */
+  async decide(tx: EntityManager, campaign: CampaignRow, winner: CampaignWinner): Promise<void> {
+    campaign.winner = winner;
+    campaign.testPhase = 'decided';
+    campaign.testDecidesAt = null;
+    if (campaign.abTest!.test_percent < 100) await audiences.reopen(sqlOf(tx), campaign.id);
+  },
+
+  /** Sending campaigns whose test waited long enough to pick its winner by itself (a split of the whole audience always does). */
+  testsDue(db: Db, limit: number): Promise<{ id: string }[]> {
+    return db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('test_phase', '=', 'waiting')
+      .where('status', '=', 'sending')
+      .where('test_decides_at', '<=', sql<Date>`now()`)
+      .where(sql<SqlBool>`((ab_test->>'auto_send_winner')::boolean or (ab_test->>'test_percent')::int = 100)`)
+      .orderBy('test_decides_at')
+      .limit(limit)
+      .execute();
   },
 
   /** Scheduled campaigns whose time has come, earliest first. */
@@ -290,7 +334,7 @@ export const messages = {
   page(db: Db, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
     let query = db
       .selectFrom('messages')
-      .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
+      .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'variant', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
       .where('campaign_id', '=', campaignId);
     if (status) query = query.where('status', '=', status);
     return keysetPage(query, OLDEST_FIRST, after, limit).execute();
@@ -316,7 +360,7 @@ export const messages = {
           order by id limit ${size}
           for update skip locked
         ))
-        returning m.id, m.contact_id, m.email, m.attempts
+        returning m.id, m.contact_id, m.email, m.attempts, m.variant
       )
       select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
       from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
@@ -352,17 +396,17 @@ export const messages = {
    * deleted while its message was out is no longer named (as deleting does to its other
    * messages), and one erased meanwhile leaves no address either (as erasing does).
    */
-  async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[]): Promise<void> {
+  async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[], variant: string | null): Promise<void> {
     if (!batch.length) return;
     await sql`
-      insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at)
+      insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at, variant)
       select u.id, ${accountId}, ${campaignId}, c.id,
         case when c.id is null and exists (
           -- An erased address is kept as its hash alone; an entry there before it keeps its own source.
           select 1 from suppressions s
           where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.email is null) then '' else u.email end,
         u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
-        case when u.sent then now() end, case when u.status = 'bounced' then now() end
+        case when u.sent then now() end, case when u.status = 'bounced' then now() end, ${variant}::text
       from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
                   ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[],
                   ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)
@@ -453,8 +497,11 @@ export async function eraseRecipient(db: Db, accountId: string, contactId: strin
 
 export const archive = {
   /** A campaign message, as its web version finds it. */
-  async messageOf(db: Db, id: string): Promise<{ id: string; account_id: string; campaign_id: string; contact_id: string | null } | null> {
-    const row = await db.selectFrom('messages').select(['id', 'account_id', 'campaign_id', 'contact_id']).where('id', '=', id).executeTakeFirst();
+  async messageOf(
+    db: Db,
+    id: string,
+  ): Promise<{ id: string; account_id: string; campaign_id: string; contact_id: string | null; variant: string | null } | null> {
+    const row = await db.selectFrom('messages').select(['id', 'account_id', 'campaign_id', 'contact_id', 'variant']).where('id', '=', id).executeTakeFirst();
     return row ?? null;
   },
 

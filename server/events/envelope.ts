@@ -21,7 +21,8 @@ function current(data: unknown): unknown {
   return { ...(data as object), contact: { ...contact, timezone: null } };
 }
 
-/** The fields every `email.*` event starts with. */
-export function emailEventData(message: { id: string; campaign_id: string; contact_id: string | null; email: string }) {
-  return { message_id: message.id, campaign_id: message.campaign_id, contact_id: message.contact_id, email: message.email };
+/** The fields every `email.*` event starts with; an A/B test's message names its variant. */
+export function emailEventData(message: { id: string; campaign_id: string; contact_id: string | null; email: string; variant?: string | null }) {
+  const data = { message_id: message.id, campaign_id: message.campaign_id, contact_id: message.contact_id, email: message.email };
+  return message.variant ? { ...data, variant: message.variant } : data;
 }

@@ -68,7 +68,7 @@ export class PersonalDataService {
       this.data.suppression(db, accountId, contact.email),
       db
         .selectFrom('messages')
-        .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
+        .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'variant', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
         .where('account_id', '=', accountId)
         .where(person)
         .orderBy('created_at')

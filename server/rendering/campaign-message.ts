@@ -49,6 +49,8 @@ export interface CampaignContent {
   trackClicks: boolean;
   /** True when left out (test sends of older callers). */
   webVersionLink?: boolean;
+  /** The A/B test's variant this content is (its overrides applied); null for a campaign sent as one. */
+  variant?: string | null;
   template?: TemplateBundle | null;
   templateData?: Record<string, unknown> | null;
 }

@@ -7,6 +7,9 @@ import type { TransactionalContent, TransactionalMail } from '../rendering/trans
 import type { SendOutcome } from './transport.ts';
 import { ConnectionSlots } from './relay-limits.ts';
 import { relayPlan, type RelayPlan } from './relays.ts';
+
+/** What names a campaign's compiled content in a thread: each A/B variant is content of its own. */
+const contentKey = (campaign: CampaignContent) => (campaign.variant ? `${campaign.id}/${campaign.variant}` : campaign.id);
 import type { SendingIdentity } from './identity.ts';
 
 /** Compiled campaigns a thread keeps; one it dropped is asked for again. */
@@ -158,7 +161,7 @@ export class SendThreads {
     if (halt?.aborted) return recipients.map((): ThreadOutcome => ({ kind: 'halted' }));
     const thread = this.leastBusy();
     // A campaign's content is frozen once it starts sending: its id names one compiled version.
-    const handed = thread.campaigns.has(campaign.id);
+    const handed = thread.campaigns.has(contentKey(campaign));
     let reply = await this.request(thread, campaign, recipients, identity, !handed, halt);
     if (reply.kind === 'campaign_needed') reply = await this.request(thread, campaign, recipients, identity, true, halt);
     // Only possible if the thread dropped the campaign between the two requests: 32 others came.
@@ -202,8 +205,9 @@ export class SendThreads {
     withCampaign: boolean,
     halt?: AbortSignal,
   ): Promise<ThreadReply> {
-    const request: SendRequest = { id: this.nextId++, campaignId: campaign.id, recipients, identity, ...(withCampaign ? { campaign } : {}) };
-    if (withCampaign) thread.campaigns.add(campaign.id);
+    const key = contentKey(campaign);
+    const request: SendRequest = { id: this.nextId++, campaignId: key, recipients, identity, ...(withCampaign ? { campaign } : {}) };
+    if (withCampaign) thread.campaigns.add(key);
     const onHalt = () => thread.worker.postMessage({ halt: request.id } satisfies HaltRequest);
     halt?.addEventListener('abort', onHalt, { once: true });
     try {

@@ -36,11 +36,12 @@ interface MessageRef {
   campaign_id: string;
   contact_id: string | null;
   email: string;
+  variant: string | null;
   bounced_at: Date | null;
   unsubscribed_at: Date | null;
 }
 
-const MESSAGE_COLUMNS = sql.raw('id, account_id, campaign_id, contact_id, email, bounced_at, unsubscribed_at');
+const MESSAGE_COLUMNS = sql.raw('id, account_id, campaign_id, contact_id, email, variant, bounced_at, unsubscribed_at');
 
 /** `topic`: the name of the topic left, when only a topic was. */
 export type UnsubscribeResult = { outcome: 'unsubscribed' | 'already'; email: string; topic: string | null } | { outcome: 'not_found' };

@@ -43,6 +43,8 @@ interface MessageState {
   campaign_id: string;
   contact_id: string | null;
   email: string;
+  /** The A/B test's variant the message carries. */
+  variant: string | null;
   /** Milliseconds since the epoch. */
   sent_ms: number | null;
   opened: boolean;
@@ -136,7 +138,8 @@ export class TrackingRecorder {
       // Row locks in id order: flushes of several processes never deadlock on each other. Times
       // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
       // A message whose recipient was erased (no address) records no more hits.
-      const { rows } = await sql<MessageState>`select id, account_id, campaign_id, contact_id, email, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
+      const { rows } =
+        await sql<MessageState>`select id, account_id, campaign_id, contact_id, email, variant, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
            opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
          from messages where id = any(${ids}::text[]) and email <> '' order by id for update`.execute(db);
       const messages = new Map(rows.map((m) => [m.id, m]));

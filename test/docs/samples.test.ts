@@ -19,7 +19,7 @@ import { loadContract } from '../../server/contract/document.ts';
 import { contractCalls, loadSampleSpecs, renderSamples, type Language } from '../../server/docs/samples.ts';
 import { freshDatabase } from '../databases.ts';
 import { startDnsServer, type DnsRecord, type DnsServer } from '../dns-server.ts';
-import { client, newAccount, startTestServer, type Client } from '../helpers.ts';
+import { client, newAccount, startTestServer, waitFor, type Client } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { WebhookReceiver } from '../webhook-receiver.ts';
 
@@ -137,6 +137,23 @@ async function fixtures(language: Language): Promise<Fixtures> {
   await ok(api, 'POST', `/api/campaigns/${paused}/pause`);
   id('cmp_0dXk3Qb8Do4kYw2Bs6Ng9f', paused);
   id('cmp_0dXk3Qb9Vn7qIt3Fe1Rh4y', await campaign(['news']));
+  const tested = (
+    await ok(api, 'POST', '/api/campaigns', {
+      name: 'A/B fixture',
+      subject: 'Hello',
+      from_email: 'news@example.com',
+      content: '<p>Hello</p>',
+      audience: { tags_any: ['news'] },
+      variants: [
+        { name: 'Short subject', subject: 'New: exports' },
+        { name: 'Long subject', subject: 'Scheduled exports, faster search and a new API' },
+      ],
+      ab_test: { test_percent: 50, metric: 'opens', wait: 'PT1H', auto_send_winner: false },
+    })
+  ).id as string;
+  await ok(api, 'POST', `/api/campaigns/${tested}/send`, {});
+  await waitFor(async () => (await ok(api, 'GET', `/api/campaigns/${tested}`)).test_phase === 'waiting');
+  id('cmp_0dXk3QbA5Wn8rTy2Bc6Hd9', tested);
 
   const webhook = async () => (await ok(api, 'POST', '/api/webhooks', { url: receiver.url, events: ['webhook.test'] })).id as string;
   const hook = await webhook();

@@ -10,6 +10,8 @@ import { TemplatePicker } from '../authoring/TemplatePicker.tsx';
 import { Link } from '../router.tsx';
 import { api } from '../session.ts';
 import { browserTimeZone } from '../TimeZoneInput.tsx';
+import { TestResults } from '../ab/TestResults.tsx';
+import { VariantsEditor } from '../ab/VariantsEditor.tsx';
 import { ConfirmButton, ErrorMessage, Loading, PageHeader, Status, field, formatDate, formatNumber } from '../ui.tsx';
 
 type Campaign = components['schemas']['Campaign'];
@@ -40,6 +42,8 @@ function toReplace(campaign: Campaign): Replace {
     web_version_link: campaign.web_version_link,
     archive: campaign.archive,
     archive_meta: campaign.archive_meta,
+    variants: campaign.variants,
+    ab_test: campaign.ab_test,
     template_id: campaign.template_id,
     template_version: campaign.template_version,
     template_data: campaign.template_data,
@@ -121,6 +125,7 @@ function Editor({ campaign }: { campaign: Campaign }) {
               </label>
             </>
           )}
+          <VariantsEditor variants={draft.variants ?? null} abTest={draft.ab_test ?? null} templated={!ownContent} onChange={patch} />
           <label className="inline">
             <input type="checkbox" checked={draft.web_version_link ?? true} onChange={(event) => patch({ web_version_link: event.target.checked })} />
             End each message with a “View in browser” link
@@ -330,6 +335,7 @@ export default function CampaignPage({ params }: { params: Record<string, string
       </p>
       <Actions campaign={c} />
       {c.status !== 'draft' && <Progress campaign={c} />}
+      {c.variants && c.status !== 'draft' && c.status !== 'scheduled' && <TestResults campaign={c} />}
       {c.status !== 'draft' && c.status !== 'scheduled' && <CampaignCharts id={c.id} />}
       <Editor key={c.id} campaign={c} />
       <TestSend campaign={c} />

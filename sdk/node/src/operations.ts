@@ -44,6 +44,7 @@ export const operations = {
   Campaigns_test: { method: 'POST', path: '/campaigns/{id}/test', query: [], body: true, dates: [], text: false },
   Campaigns_unschedule: { method: 'POST', path: '/campaigns/{id}/unschedule', query: [], body: false, dates: [], text: false },
   Campaigns_update: { method: 'PUT', path: '/campaigns/{id}', query: [], body: true, dates: [], text: false },
+  Campaigns_winner: { method: 'POST', path: '/campaigns/{id}/winner', query: [], body: true, dates: [], text: false },
   ContactAutomations_list: { method: 'GET', path: '/contacts/{id}/automations', query: ['limit', 'cursor'], body: false, dates: [], text: false },
   ContactEvents_create: { method: 'POST', path: '/contacts/{id}/events', query: [], body: true, dates: [], text: false },
   ContactExports_create: { method: 'POST', path: '/contacts/exports', query: [], body: true, dates: ['created_after', 'created_before'], text: false },

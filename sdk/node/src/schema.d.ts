@@ -740,6 +740,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/{id}/winner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose an A/B test's winner
+         * @description Choose the winner of an A/B test waiting for its results (`test_phase: "waiting"`, with
+         *     `auto_send_winner` false or before the wait ends): the rest of the audience gets that variant.
+         *     A campaign not waiting answers 409 `invalid_state_transition`; a variant it lacks, 400.
+         */
+        post: operations["Campaigns_winner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts": {
         parameters: {
             query?: never;
@@ -3336,6 +3358,11 @@ export interface components {
         /**
          * @example {
          *       "id": "cmp_0Vbp7Rz2KvxcKPNWSgNbKy",
+         *       "variants": null,
+         *       "ab_test": null,
+         *       "test_phase": null,
+         *       "test_decides_at": null,
+         *       "winner": null,
          *       "template_id": null,
          *       "template_version": null,
          *       "template_data": null,
@@ -3436,6 +3463,19 @@ export interface components {
             scheduled_at: string | null;
             /** @description The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null. */
             send_time: components["schemas"]["CampaignSendTime"] | null;
+            /** @description The A/B test's variants, 2–5; null for a campaign sent as one. */
+            variants: components["schemas"]["CampaignVariant"][] | null;
+            /** @description How the A/B test runs; null without variants. */
+            ab_test: components["schemas"]["CampaignAbTest"] | null;
+            /** @description Where the A/B test is once the campaign started; null before, and without variants. */
+            test_phase: components["schemas"]["CampaignTestPhase"] | null;
+            /**
+             * Format: date-time
+             * @description When the wait ends and the winner is picked (`waiting`); null otherwise.
+             */
+            test_decides_at: string | null;
+            /** @description The variant chosen; null until then. */
+            winner: components["schemas"]["CampaignWinner"] | null;
             /**
              * Format: date-time
              * @description When sending started.
@@ -3469,6 +3509,20 @@ export interface components {
             template_data: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description How an A/B test runs. */
+        CampaignAbTest: {
+            /**
+             * Format: int32
+             * @description The share of the audience, drawn at random (fixed per campaign), split evenly across the variants; 100 is a plain split test with no rest.
+             */
+            test_percent: number;
+            /** @description What picks the winner: the highest unique rate per recipient delivered; a tie goes to the first variant. */
+            metric: components["schemas"]["CampaignTestMetric"];
+            /** @description How long after the test messages are out the winner is picked, ISO 8601 (`PT4H`; `PT0S` for at once). */
+            wait: string;
+            /** @description Send the winner to the rest at the end of the wait; false: `POST /campaigns/{id}/winner` sends it. */
+            auto_send_winner: boolean;
         };
         /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
         CampaignActionConflictResponse: {
@@ -3626,6 +3680,10 @@ export interface components {
             top_links: components["schemas"]["LinkStats"][];
             /** @description The 20 recipient domains with the most messages sent. */
             domains: components["schemas"]["DomainStats"][];
+            /** @description An A/B test's figures by variant, in the campaign's order; null without variants. */
+            variants: components["schemas"]["VariantFigures"][] | null;
+            /** @description The A/B test's winner, and what picked it; null until chosen. */
+            winner: components["schemas"]["CampaignWinner"] | null;
         };
         /** @description How many contacts the campaign's audience has now. */
         CampaignAudienceCount: {
@@ -3722,6 +3780,10 @@ export interface components {
              * @default true
              */
             web_version_link?: boolean;
+            /** @description 2–5 variants for an A/B test, each overriding any of `subject`, `from_name`, `content`, `text_content`; `ab_test` is then required. */
+            variants?: components["schemas"]["CampaignVariant"][] | null;
+            /** @description How the A/B test runs; required with `variants`, refused without. */
+            ab_test?: components["schemas"]["CampaignAbTest"] | null;
             /**
              * @description Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
              * @default false
@@ -3798,6 +3860,8 @@ export interface components {
             email: string;
             /** @description Where the message is in its delivery. */
             status: components["schemas"]["MessageStatus"];
+            /** @description The A/B test's variant it carries; null for a campaign without variants. */
+            variant: string | null;
             /** @description Why the message failed, bounced or was deferred. */
             reason: string | null;
             /**
@@ -3902,6 +3966,10 @@ export interface components {
              * @default true
              */
             web_version_link?: boolean;
+            /** @description 2–5 variants for an A/B test, each overriding any of `subject`, `from_name`, `content`, `text_content`; `ab_test` is then required. */
+            variants?: components["schemas"]["CampaignVariant"][] | null;
+            /** @description How the A/B test runs; required with `variants`, refused without. */
+            ab_test?: components["schemas"]["CampaignAbTest"] | null;
             /**
              * @description Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
              * @default false
@@ -4084,6 +4152,16 @@ export interface components {
          * @enum {string}
          */
         CampaignStatus: "draft" | "scheduled" | "sending" | "paused" | "completed" | "cancelled" | "failed";
+        /**
+         * @description How the winner of an A/B test is measured: unique opens, clicks or conversions per recipient delivered.
+         * @enum {string}
+         */
+        CampaignTestMetric: "opens" | "clicks" | "conversions";
+        /**
+         * @description Where an A/B test is: sending to the test group, waiting for the results, or the winner chosen.
+         * @enum {string}
+         */
+        CampaignTestPhase: "testing" | "waiting" | "decided";
         CampaignTestRequest: {
             /** @description 1–10 addresses; a contact with the address personalises its copy, others get empty fields. */
             emails: components["schemas"]["EmailAddress"][];
@@ -4098,6 +4176,38 @@ export interface components {
                 /** @description The relay's answer or the rendering error. */
                 reason: string;
             }[];
+        };
+        /** @description One version of an A/B-tested campaign: what it changes of the campaign's content. */
+        CampaignVariant: {
+            /** @description Unique in the campaign, 1–100 characters; messages and their events name it. */
+            name: string;
+            /** @description The subject instead of the campaign's (Liquid). */
+            subject?: string;
+            /** @description The sender's display name instead of the campaign's. */
+            from_name?: string | null;
+            /** @description The HTML instead of the campaign's (Liquid); not with `template_id`. */
+            content?: string;
+            /** @description The plain-text part instead of the campaign's; not with `template_id`. */
+            text_content?: string | null;
+        };
+        /** @description The variant chosen, and how. */
+        CampaignWinner: {
+            /** @description The variant's `name`. */
+            variant: string;
+            /**
+             * @description `metric` when the test picked it at the end of the wait; `manual` when `POST /campaigns/{id}/winner` did.
+             * @enum {string}
+             */
+            picked_by: "opens" | "clicks" | "conversions" | "manual";
+            /**
+             * Format: date-time
+             * @description When it was chosen.
+             */
+            picked_at: string;
+        };
+        CampaignWinnerRequest: {
+            /** @description The `name` of the variant the rest of the audience gets. */
+            variant: string;
         };
         ClickRecord: {
             /** @description `opn_…`, `clk_…` or `bnc_…`. */
@@ -5490,6 +5600,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5575,6 +5687,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5627,6 +5741,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5675,6 +5791,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5734,6 +5852,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5783,6 +5903,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5810,6 +5932,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -5872,6 +5996,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -6026,6 +6152,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -6125,6 +6253,8 @@ export interface components {
              * @enum {string}
              */
             stream?: "transactional" | "automation";
+            /** @description On a campaign's message of an A/B test: the variant's `name`. */
+            variant?: string;
             /** @description On an automation's email: the automation (`aut_…`). */
             automation_id?: string;
             /** @description On an automation's email: the `send_email` step's `id`. */
@@ -8949,6 +9079,56 @@ export interface components {
             role?: components["schemas"]["UserRole"];
             /** @description A new password, 10–1024 characters; ends every session of the user. */
             password?: string;
+        };
+        /** @description One variant's messages and unique engagement; rates per message delivered. */
+        VariantFigures: {
+            /** @description The variant's `name`. */
+            name: string;
+            /**
+             * Format: int32
+             * @description Its messages written so far (the test group's share, plus the rest once it won).
+             */
+            recipients: number;
+            /**
+             * Format: int32
+             * @description Accepted by the relay.
+             */
+            sent: number;
+            /**
+             * Format: int32
+             * @description Delivered.
+             */
+            delivered: number;
+            /**
+             * Format: int32
+             * @description Recipients who opened at least once.
+             */
+            opened: number;
+            /**
+             * Format: int32
+             * @description Recipients who clicked at least once.
+             */
+            clicked: number;
+            /**
+             * Format: int32
+             * @description Recipients with a conversion attributed to the campaign.
+             */
+            converted: number;
+            /**
+             * Format: double
+             * @description `opened / delivered`.
+             */
+            open_rate: number;
+            /**
+             * Format: double
+             * @description `clicked / delivered`.
+             */
+            click_rate: number;
+            /**
+             * Format: double
+             * @description `converted / delivered`.
+             */
+            conversion_rate: number;
         };
         /**
          * @example {
@@ -13378,6 +13558,124 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description More requests than the key or session may make, or too many unknown API keys from this address. */
+            429: {
+                headers: {
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeaderFieldsTooLargeResponse"];
+                };
+            };
+        };
+    };
+    Campaigns_winner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per
+                 *     distinct request. The same request with the same key within 24 hours gets the first one's
+                 *     answer again (`Idempotent-Replayed: true`) and does not run twice. Checked, and otherwise
+                 *     ignored, by `/auth/login`, `/auth/register` and `/auth/refresh`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignWinnerRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description The request, its JSON body or its `Idempotency-Key` header does not fit the contract, or the request carries more than one credential. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPostBodyResponse"];
+                };
+            };
+            /** @description No valid credential: none, an unknown or revoked API key, or an ended session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description The API key lacks the scope, or is used from an address it does not allow. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description No such resource in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description The campaign's status does not allow the action, or a request with the same `Idempotency-Key` is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CampaignActionConflictResponse"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description The body is of a media type or encoding the operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -104,6 +104,7 @@ __all__ = [
     "BounceReport",
     "BounceType",
     "Campaign",
+    "CampaignAbTest",
     "CampaignActionConflictResponse",
     "CampaignAnalytics",
     "CampaignAudienceCount",
@@ -129,9 +130,14 @@ __all__ = [
     "CampaignStartedEvent",
     "CampaignStats",
     "CampaignStatus",
+    "CampaignTestMetric",
+    "CampaignTestPhase",
     "CampaignTestRequest",
     "CampaignTestResult",
     "CampaignTestResultRejectedInner",
+    "CampaignVariant",
+    "CampaignWinner",
+    "CampaignWinnerRequest",
     "ClickRecord",
     "ClickRecordPage",
     "Contact",
@@ -378,6 +384,7 @@ __all__ = [
     "UserPage",
     "UserRole",
     "UserUpdate",
+    "VariantFigures",
     "Webhook",
     "WebhookCreate",
     "WebhookCreateRefusedResponse",
@@ -487,6 +494,7 @@ from sendline.models.bounce_record_page import BounceRecordPage as BounceRecordP
 from sendline.models.bounce_report import BounceReport as BounceReport
 from sendline.models.bounce_type import BounceType as BounceType
 from sendline.models.campaign import Campaign as Campaign
+from sendline.models.campaign_ab_test import CampaignAbTest as CampaignAbTest
 from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse as CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics as CampaignAnalytics
 from sendline.models.campaign_audience_count import CampaignAudienceCount as CampaignAudienceCount
@@ -512,9 +520,14 @@ from sendline.models.campaign_send_time import CampaignSendTime as CampaignSendT
 from sendline.models.campaign_started_event import CampaignStartedEvent as CampaignStartedEvent
 from sendline.models.campaign_stats import CampaignStats as CampaignStats
 from sendline.models.campaign_status import CampaignStatus as CampaignStatus
+from sendline.models.campaign_test_metric import CampaignTestMetric as CampaignTestMetric
+from sendline.models.campaign_test_phase import CampaignTestPhase as CampaignTestPhase
 from sendline.models.campaign_test_request import CampaignTestRequest as CampaignTestRequest
 from sendline.models.campaign_test_result import CampaignTestResult as CampaignTestResult
 from sendline.models.campaign_test_result_rejected_inner import CampaignTestResultRejectedInner as CampaignTestResultRejectedInner
+from sendline.models.campaign_variant import CampaignVariant as CampaignVariant
+from sendline.models.campaign_winner import CampaignWinner as CampaignWinner
+from sendline.models.campaign_winner_request import CampaignWinnerRequest as CampaignWinnerRequest
 from sendline.models.click_record import ClickRecord as ClickRecord
 from sendline.models.click_record_page import ClickRecordPage as ClickRecordPage
 from sendline.models.contact import Contact as Contact
@@ -761,6 +774,7 @@ from sendline.models.user_create_conflict_response import UserCreateConflictResp
 from sendline.models.user_page import UserPage as UserPage
 from sendline.models.user_role import UserRole as UserRole
 from sendline.models.user_update import UserUpdate as UserUpdate
+from sendline.models.variant_figures import VariantFigures as VariantFigures
 from sendline.models.webhook import Webhook as Webhook
 from sendline.models.webhook_create import WebhookCreate as WebhookCreate
 from sendline.models.webhook_create_refused_response import WebhookCreateRefusedResponse as WebhookCreateRefusedResponse

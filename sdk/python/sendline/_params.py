@@ -61,6 +61,11 @@ class CampaignParams(TypedDict, total=False):
     template_id: Optional[str]
     template_version: Optional[int]
     template_data: Optional[Mapping[str, Any]]
+    web_version_link: bool
+    archive: bool
+    archive_meta: Optional[Mapping[str, Any]]
+    variants: Optional[Sequence[Mapping[str, Any]]]
+    ab_test: Optional[Mapping[str, Any]]
 
 
 class ContactImportParams(TypedDict, total=False):

@@ -118,6 +118,7 @@ from sendline.models.campaign_audience_count import CampaignAudienceCount
 from sendline.models.campaign_message import CampaignMessage
 from sendline.models.campaign_replace import CampaignReplace
 from sendline.models.campaign_schedule_request import CampaignScheduleRequest
+from sendline.models.campaign_winner_request import CampaignWinnerRequest
 from sendline.models.campaign_send_request import CampaignSendRequest
 from sendline.models.campaign_test_request import CampaignTestRequest
 from sendline.models.campaign_test_result import CampaignTestResult
@@ -543,6 +544,11 @@ class CampaignsResource(_Resource):
 
     def cancel(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
         return self._call("POST", self._api.cancel, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
+
+    def winner(self, id: str, *, variant: str, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
+        """Chooses the A/B test's winning `variant` (by name): the rest of the audience gets it."""
+        body = _validated(CampaignWinnerRequest, {"variant": variant})
+        return self._call("POST", self._api.winner, id, body, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)
 
     def duplicate(self, id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Campaign:
         return self._call("POST", self._api.duplicate, id, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries)

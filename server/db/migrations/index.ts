@@ -31,6 +31,7 @@ import { Migration20261130200000RelaySendSlots } from './Migration20261130200000
 import { Migration20261201100000Automations } from './Migration20261201100000Automations.ts';
 import { Migration20261202100000TimeZones } from './Migration20261202100000TimeZones.ts';
 import { Migration20261202200000CampaignArchive } from './Migration20261202200000CampaignArchive.ts';
+import { Migration20261202300000AbTests } from './Migration20261202300000AbTests.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   Migration20261201100000Automations,
   Migration20261202100000TimeZones,
   Migration20261202200000CampaignArchive,
+  Migration20261202300000AbTests,
 ];

@@ -77,6 +77,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => '\Sendline\Model\CampaignStatus',
         'scheduled_at' => '\DateTime',
         'send_time' => '\Sendline\Model\CampaignSendTime',
+        'variants' => '\Sendline\Model\CampaignVariant[]',
+        'ab_test' => '\Sendline\Model\CampaignAbTest',
+        'test_phase' => '\Sendline\Model\CampaignTestPhase',
+        'test_decides_at' => '\DateTime',
+        'winner' => '\Sendline\Model\CampaignWinner',
         'started_at' => '\DateTime',
         'completed_at' => '\DateTime',
         'created_at' => '\DateTime',
@@ -115,6 +120,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => null,
         'scheduled_at' => 'date-time',
         'send_time' => null,
+        'variants' => null,
+        'ab_test' => null,
+        'test_phase' => null,
+        'test_decides_at' => 'date-time',
+        'winner' => null,
         'started_at' => 'date-time',
         'completed_at' => 'date-time',
         'created_at' => 'date-time',
@@ -151,6 +161,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => false,
         'scheduled_at' => true,
         'send_time' => true,
+        'variants' => true,
+        'ab_test' => true,
+        'test_phase' => true,
+        'test_decides_at' => true,
+        'winner' => true,
         'started_at' => true,
         'completed_at' => true,
         'created_at' => false,
@@ -267,6 +282,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => 'status',
         'scheduled_at' => 'scheduled_at',
         'send_time' => 'send_time',
+        'variants' => 'variants',
+        'ab_test' => 'ab_test',
+        'test_phase' => 'test_phase',
+        'test_decides_at' => 'test_decides_at',
+        'winner' => 'winner',
         'started_at' => 'started_at',
         'completed_at' => 'completed_at',
         'created_at' => 'created_at',
@@ -303,6 +323,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => 'setStatus',
         'scheduled_at' => 'setScheduledAt',
         'send_time' => 'setSendTime',
+        'variants' => 'setVariants',
+        'ab_test' => 'setAbTest',
+        'test_phase' => 'setTestPhase',
+        'test_decides_at' => 'setTestDecidesAt',
+        'winner' => 'setWinner',
         'started_at' => 'setStartedAt',
         'completed_at' => 'setCompletedAt',
         'created_at' => 'setCreatedAt',
@@ -339,6 +364,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         'status' => 'getStatus',
         'scheduled_at' => 'getScheduledAt',
         'send_time' => 'getSendTime',
+        'variants' => 'getVariants',
+        'ab_test' => 'getAbTest',
+        'test_phase' => 'getTestPhase',
+        'test_decides_at' => 'getTestDecidesAt',
+        'winner' => 'getWinner',
         'started_at' => 'getStartedAt',
         'completed_at' => 'getCompletedAt',
         'created_at' => 'getCreatedAt',
@@ -426,6 +456,11 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('status', $data ?? [], null);
         $this->setIfExists('scheduled_at', $data ?? [], null);
         $this->setIfExists('send_time', $data ?? [], null);
+        $this->setIfExists('variants', $data ?? [], null);
+        $this->setIfExists('ab_test', $data ?? [], null);
+        $this->setIfExists('test_phase', $data ?? [], null);
+        $this->setIfExists('test_decides_at', $data ?? [], null);
+        $this->setIfExists('winner', $data ?? [], null);
         $this->setIfExists('started_at', $data ?? [], null);
         $this->setIfExists('completed_at', $data ?? [], null);
         $this->setIfExists('created_at', $data ?? [], null);
@@ -530,6 +565,21 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['send_time'] === null) {
             $invalidProperties[] = "'send_time' can't be null";
+        }
+        if ($this->container['variants'] === null) {
+            $invalidProperties[] = "'variants' can't be null";
+        }
+        if ($this->container['ab_test'] === null) {
+            $invalidProperties[] = "'ab_test' can't be null";
+        }
+        if ($this->container['test_phase'] === null) {
+            $invalidProperties[] = "'test_phase' can't be null";
+        }
+        if ($this->container['test_decides_at'] === null) {
+            $invalidProperties[] = "'test_decides_at' can't be null";
+        }
+        if ($this->container['winner'] === null) {
+            $invalidProperties[] = "'winner' can't be null";
         }
         if ($this->container['started_at'] === null) {
             $invalidProperties[] = "'started_at' can't be null";
@@ -1177,6 +1227,176 @@ class Campaign implements ModelInterface, ArrayAccess, \JsonSerializable
             }
         }
         $this->container['send_time'] = $send_time;
+
+        return $this;
+    }
+
+    /**
+     * Gets variants
+     *
+     * @return \Sendline\Model\CampaignVariant[]
+     */
+    public function getVariants()
+    {
+        return $this->container['variants'];
+    }
+
+    /**
+     * Sets variants
+     *
+     * @param \Sendline\Model\CampaignVariant[] $variants The A/B test's variants, 2–5; null for a campaign sent as one.
+     *
+     * @return self
+     */
+    public function setVariants($variants)
+    {
+        if (is_null($variants)) {
+            array_push($this->openAPINullablesSetToNull, 'variants');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('variants', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['variants'] = $variants;
+
+        return $this;
+    }
+
+    /**
+     * Gets ab_test
+     *
+     * @return \Sendline\Model\CampaignAbTest
+     */
+    public function getAbTest()
+    {
+        return $this->container['ab_test'];
+    }
+
+    /**
+     * Sets ab_test
+     *
+     * @param \Sendline\Model\CampaignAbTest $ab_test How the A/B test runs; null without variants.
+     *
+     * @return self
+     */
+    public function setAbTest($ab_test)
+    {
+        if (is_null($ab_test)) {
+            array_push($this->openAPINullablesSetToNull, 'ab_test');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('ab_test', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['ab_test'] = $ab_test;
+
+        return $this;
+    }
+
+    /**
+     * Gets test_phase
+     *
+     * @return \Sendline\Model\CampaignTestPhase
+     */
+    public function getTestPhase()
+    {
+        return $this->container['test_phase'];
+    }
+
+    /**
+     * Sets test_phase
+     *
+     * @param \Sendline\Model\CampaignTestPhase $test_phase Where the A/B test is once the campaign started; null before, and without variants.
+     *
+     * @return self
+     */
+    public function setTestPhase($test_phase)
+    {
+        if (is_null($test_phase)) {
+            array_push($this->openAPINullablesSetToNull, 'test_phase');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('test_phase', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['test_phase'] = $test_phase;
+
+        return $this;
+    }
+
+    /**
+     * Gets test_decides_at
+     *
+     * @return \DateTime
+     */
+    public function getTestDecidesAt()
+    {
+        return $this->container['test_decides_at'];
+    }
+
+    /**
+     * Sets test_decides_at
+     *
+     * @param \DateTime $test_decides_at When the wait ends and the winner is picked (`waiting`); null otherwise.
+     *
+     * @return self
+     */
+    public function setTestDecidesAt($test_decides_at)
+    {
+        if (is_null($test_decides_at)) {
+            array_push($this->openAPINullablesSetToNull, 'test_decides_at');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('test_decides_at', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['test_decides_at'] = $test_decides_at;
+
+        return $this;
+    }
+
+    /**
+     * Gets winner
+     *
+     * @return \Sendline\Model\CampaignWinner
+     */
+    public function getWinner()
+    {
+        return $this->container['winner'];
+    }
+
+    /**
+     * Sets winner
+     *
+     * @param \Sendline\Model\CampaignWinner $winner The variant chosen; null until then.
+     *
+     * @return self
+     */
+    public function setWinner($winner)
+    {
+        if (is_null($winner)) {
+            array_push($this->openAPINullablesSetToNull, 'winner');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('winner', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['winner'] = $winner;
 
         return $this;
     }

@@ -71,7 +71,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => '\Sendline\Model\AnalyticsOverviewRates',
         'time_series' => '\Sendline\Model\TimeSeriesPoint[]',
         'top_links' => '\Sendline\Model\LinkStats[]',
-        'domains' => '\Sendline\Model\DomainStats[]'
+        'domains' => '\Sendline\Model\DomainStats[]',
+        'variants' => '\Sendline\Model\VariantFigures[]',
+        'winner' => '\Sendline\Model\CampaignWinner'
     ];
 
     /**
@@ -96,7 +98,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => null,
         'time_series' => null,
         'top_links' => null,
-        'domains' => null
+        'domains' => null,
+        'variants' => null,
+        'winner' => null
     ];
 
     /**
@@ -119,7 +123,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => false,
         'time_series' => false,
         'top_links' => false,
-        'domains' => false
+        'domains' => false,
+        'variants' => true,
+        'winner' => true
     ];
 
     /**
@@ -222,7 +228,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => 'rates',
         'time_series' => 'time_series',
         'top_links' => 'top_links',
-        'domains' => 'domains'
+        'domains' => 'domains',
+        'variants' => 'variants',
+        'winner' => 'winner'
     ];
 
     /**
@@ -245,7 +253,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => 'setRates',
         'time_series' => 'setTimeSeries',
         'top_links' => 'setTopLinks',
-        'domains' => 'setDomains'
+        'domains' => 'setDomains',
+        'variants' => 'setVariants',
+        'winner' => 'setWinner'
     ];
 
     /**
@@ -268,7 +278,9 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         'rates' => 'getRates',
         'time_series' => 'getTimeSeries',
         'top_links' => 'getTopLinks',
-        'domains' => 'getDomains'
+        'domains' => 'getDomains',
+        'variants' => 'getVariants',
+        'winner' => 'getWinner'
     ];
 
     /**
@@ -343,6 +355,8 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         $this->setIfExists('time_series', $data ?? [], null);
         $this->setIfExists('top_links', $data ?? [], null);
         $this->setIfExists('domains', $data ?? [], null);
+        $this->setIfExists('variants', $data ?? [], null);
+        $this->setIfExists('winner', $data ?? [], null);
     }
 
     /**
@@ -416,6 +430,12 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
         }
         if ($this->container['domains'] === null) {
             $invalidProperties[] = "'domains' can't be null";
+        }
+        if ($this->container['variants'] === null) {
+            $invalidProperties[] = "'variants' can't be null";
+        }
+        if ($this->container['winner'] === null) {
+            $invalidProperties[] = "'winner' can't be null";
         }
         return $invalidProperties;
     }
@@ -833,6 +853,74 @@ class CampaignAnalytics implements ModelInterface, ArrayAccess, \JsonSerializabl
             throw new \InvalidArgumentException('non-nullable domains cannot be null');
         }
         $this->container['domains'] = $domains;
+
+        return $this;
+    }
+
+    /**
+     * Gets variants
+     *
+     * @return \Sendline\Model\VariantFigures[]
+     */
+    public function getVariants()
+    {
+        return $this->container['variants'];
+    }
+
+    /**
+     * Sets variants
+     *
+     * @param \Sendline\Model\VariantFigures[] $variants An A/B test's figures by variant, in the campaign's order; null without variants.
+     *
+     * @return self
+     */
+    public function setVariants($variants)
+    {
+        if (is_null($variants)) {
+            array_push($this->openAPINullablesSetToNull, 'variants');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('variants', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['variants'] = $variants;
+
+        return $this;
+    }
+
+    /**
+     * Gets winner
+     *
+     * @return \Sendline\Model\CampaignWinner
+     */
+    public function getWinner()
+    {
+        return $this->container['winner'];
+    }
+
+    /**
+     * Sets winner
+     *
+     * @param \Sendline\Model\CampaignWinner $winner The A/B test's winner, and what picked it; null until chosen.
+     *
+     * @return self
+     */
+    public function setWinner($winner)
+    {
+        if (is_null($winner)) {
+            array_push($this->openAPINullablesSetToNull, 'winner');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('winner', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['winner'] = $winner;
 
         return $this;
     }

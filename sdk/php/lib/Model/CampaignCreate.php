@@ -72,6 +72,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => 'bool',
         'track_clicks' => 'bool',
         'web_version_link' => 'bool',
+        'variants' => '\Sendline\Model\CampaignVariant[]',
+        'ab_test' => '\Sendline\Model\CampaignAbTest',
         'archive' => 'bool',
         'archive_meta' => 'array<string,mixed>',
         'template_id' => 'string',
@@ -101,6 +103,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => null,
         'track_clicks' => null,
         'web_version_link' => null,
+        'variants' => null,
+        'ab_test' => null,
         'archive' => null,
         'archive_meta' => null,
         'template_id' => null,
@@ -128,6 +132,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => false,
         'track_clicks' => false,
         'web_version_link' => false,
+        'variants' => true,
+        'ab_test' => true,
         'archive' => false,
         'archive_meta' => true,
         'template_id' => true,
@@ -235,6 +241,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => 'track_opens',
         'track_clicks' => 'track_clicks',
         'web_version_link' => 'web_version_link',
+        'variants' => 'variants',
+        'ab_test' => 'ab_test',
         'archive' => 'archive',
         'archive_meta' => 'archive_meta',
         'template_id' => 'template_id',
@@ -262,6 +270,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => 'setTrackOpens',
         'track_clicks' => 'setTrackClicks',
         'web_version_link' => 'setWebVersionLink',
+        'variants' => 'setVariants',
+        'ab_test' => 'setAbTest',
         'archive' => 'setArchive',
         'archive_meta' => 'setArchiveMeta',
         'template_id' => 'setTemplateId',
@@ -289,6 +299,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         'track_opens' => 'getTrackOpens',
         'track_clicks' => 'getTrackClicks',
         'web_version_link' => 'getWebVersionLink',
+        'variants' => 'getVariants',
+        'ab_test' => 'getAbTest',
         'archive' => 'getArchive',
         'archive_meta' => 'getArchiveMeta',
         'template_id' => 'getTemplateId',
@@ -367,6 +379,8 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('track_opens', $data ?? [], true);
         $this->setIfExists('track_clicks', $data ?? [], true);
         $this->setIfExists('web_version_link', $data ?? [], true);
+        $this->setIfExists('variants', $data ?? [], null);
+        $this->setIfExists('ab_test', $data ?? [], null);
         $this->setIfExists('archive', $data ?? [], false);
         $this->setIfExists('archive_meta', $data ?? [], null);
         $this->setIfExists('template_id', $data ?? [], null);
@@ -453,6 +467,14 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
 
         if (!is_null($this->container['topic_id']) && (mb_strlen($this->container['topic_id']) > 64)) {
             $invalidProperties[] = "invalid value for 'topic_id', the character length must be smaller than or equal to 64.";
+        }
+
+        if (!is_null($this->container['variants']) && (count($this->container['variants']) > 5)) {
+            $invalidProperties[] = "invalid value for 'variants', number of items must be less than or equal to 5.";
+        }
+
+        if (!is_null($this->container['variants']) && (count($this->container['variants']) < 2)) {
+            $invalidProperties[] = "invalid value for 'variants', number of items must be greater than or equal to 2.";
         }
 
         if (!is_null($this->container['template_version']) && ($this->container['template_version'] < 1)) {
@@ -935,6 +957,81 @@ class CampaignCreate implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable web_version_link cannot be null');
         }
         $this->container['web_version_link'] = $web_version_link;
+
+        return $this;
+    }
+
+    /**
+     * Gets variants
+     *
+     * @return \Sendline\Model\CampaignVariant[]|null
+     */
+    public function getVariants()
+    {
+        return $this->container['variants'];
+    }
+
+    /**
+     * Sets variants
+     *
+     * @param \Sendline\Model\CampaignVariant[]|null $variants 2–5 variants for an A/B test, each overriding any of `subject`, `from_name`, `content`, `text_content`; `ab_test` is then required.
+     *
+     * @return self
+     */
+    public function setVariants($variants)
+    {
+        if (is_null($variants)) {
+            array_push($this->openAPINullablesSetToNull, 'variants');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('variants', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+
+        if (!is_null($variants) && (count($variants) > 5)) {
+            throw new \InvalidArgumentException('invalid value for $variants when calling CampaignCreate., number of items must be less than or equal to 5.');
+        }
+        if (!is_null($variants) && (count($variants) < 2)) {
+            throw new \InvalidArgumentException('invalid length for $variants when calling CampaignCreate., number of items must be greater than or equal to 2.');
+        }
+        $this->container['variants'] = $variants;
+
+        return $this;
+    }
+
+    /**
+     * Gets ab_test
+     *
+     * @return \Sendline\Model\CampaignAbTest|null
+     */
+    public function getAbTest()
+    {
+        return $this->container['ab_test'];
+    }
+
+    /**
+     * Sets ab_test
+     *
+     * @param \Sendline\Model\CampaignAbTest|null $ab_test How the A/B test runs; required with `variants`, refused without.
+     *
+     * @return self
+     */
+    public function setAbTest($ab_test)
+    {
+        if (is_null($ab_test)) {
+            array_push($this->openAPINullablesSetToNull, 'ab_test');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('ab_test', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['ab_test'] = $ab_test;
 
         return $this;
     }

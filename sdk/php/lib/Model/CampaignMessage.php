@@ -63,6 +63,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'string',
         'email' => 'string',
         'status' => '\Sendline\Model\MessageStatus',
+        'variant' => 'string',
         'reason' => 'string',
         'attempts' => 'int',
         'sent_at' => '\DateTime',
@@ -84,6 +85,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => null,
         'email' => null,
         'status' => null,
+        'variant' => null,
         'reason' => null,
         'attempts' => 'int32',
         'sent_at' => 'date-time',
@@ -103,6 +105,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => true,
         'email' => false,
         'status' => false,
+        'variant' => true,
         'reason' => true,
         'attempts' => false,
         'sent_at' => true,
@@ -202,6 +205,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'contact_id',
         'email' => 'email',
         'status' => 'status',
+        'variant' => 'variant',
         'reason' => 'reason',
         'attempts' => 'attempts',
         'sent_at' => 'sent_at',
@@ -221,6 +225,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
         'status' => 'setStatus',
+        'variant' => 'setVariant',
         'reason' => 'setReason',
         'attempts' => 'setAttempts',
         'sent_at' => 'setSentAt',
@@ -240,6 +245,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
         'status' => 'getStatus',
+        'variant' => 'getVariant',
         'reason' => 'getReason',
         'attempts' => 'getAttempts',
         'sent_at' => 'getSentAt',
@@ -310,6 +316,7 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('status', $data ?? [], null);
+        $this->setIfExists('variant', $data ?? [], null);
         $this->setIfExists('reason', $data ?? [], null);
         $this->setIfExists('attempts', $data ?? [], null);
         $this->setIfExists('sent_at', $data ?? [], null);
@@ -359,6 +366,9 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['status'] === null) {
             $invalidProperties[] = "'status' can't be null";
+        }
+        if ($this->container['variant'] === null) {
+            $invalidProperties[] = "'variant' can't be null";
         }
         if ($this->container['reason'] === null) {
             $invalidProperties[] = "'reason' can't be null";
@@ -531,6 +541,40 @@ class CampaignMessage implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable status cannot be null');
         }
         $this->container['status'] = $status;
+
+        return $this;
+    }
+
+    /**
+     * Gets variant
+     *
+     * @return string
+     */
+    public function getVariant()
+    {
+        return $this->container['variant'];
+    }
+
+    /**
+     * Sets variant
+     *
+     * @param string $variant The A/B test's variant it carries; null for a campaign without variants.
+     *
+     * @return self
+     */
+    public function setVariant($variant)
+    {
+        if (is_null($variant)) {
+            array_push($this->openAPINullablesSetToNull, 'variant');
+        } else {
+            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
+            $index = array_search('variant', $nullablesSetToNull);
+            if ($index !== FALSE) {
+                unset($nullablesSetToNull[$index]);
+                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
+            }
+        }
+        $this->container['variant'] = $variant;
 
         return $this;
     }

@@ -62,6 +62,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'string',
         'email' => 'string',
         'stream' => 'string',
+        'variant' => 'string',
         'automation_id' => 'string',
         'step_id' => 'string',
         'enrollment_id' => 'string',
@@ -83,6 +84,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => null,
         'email' => null,
         'stream' => null,
+        'variant' => null,
         'automation_id' => null,
         'step_id' => null,
         'enrollment_id' => null,
@@ -102,6 +104,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => true,
         'email' => false,
         'stream' => false,
+        'variant' => false,
         'automation_id' => false,
         'step_id' => false,
         'enrollment_id' => false,
@@ -201,6 +204,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'contact_id',
         'email' => 'email',
         'stream' => 'stream',
+        'variant' => 'variant',
         'automation_id' => 'automation_id',
         'step_id' => 'step_id',
         'enrollment_id' => 'enrollment_id',
@@ -220,6 +224,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'setContactId',
         'email' => 'setEmail',
         'stream' => 'setStream',
+        'variant' => 'setVariant',
         'automation_id' => 'setAutomationId',
         'step_id' => 'setStepId',
         'enrollment_id' => 'setEnrollmentId',
@@ -239,6 +244,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         'contact_id' => 'getContactId',
         'email' => 'getEmail',
         'stream' => 'getStream',
+        'variant' => 'getVariant',
         'automation_id' => 'getAutomationId',
         'step_id' => 'getStepId',
         'enrollment_id' => 'getEnrollmentId',
@@ -324,6 +330,7 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('contact_id', $data ?? [], null);
         $this->setIfExists('email', $data ?? [], null);
         $this->setIfExists('stream', $data ?? [], null);
+        $this->setIfExists('variant', $data ?? [], null);
         $this->setIfExists('automation_id', $data ?? [], null);
         $this->setIfExists('step_id', $data ?? [], null);
         $this->setIfExists('enrollment_id', $data ?? [], null);
@@ -553,6 +560,33 @@ class EmailFailedData implements ModelInterface, ArrayAccess, \JsonSerializable
             );
         }
         $this->container['stream'] = $stream;
+
+        return $this;
+    }
+
+    /**
+     * Gets variant
+     *
+     * @return string|null
+     */
+    public function getVariant()
+    {
+        return $this->container['variant'];
+    }
+
+    /**
+     * Sets variant
+     *
+     * @param string|null $variant On a campaign's message of an A/B test: the variant's `name`.
+     *
+     * @return self
+     */
+    public function setVariant($variant)
+    {
+        if (is_null($variant)) {
+            throw new \InvalidArgumentException('non-nullable variant cannot be null');
+        }
+        $this->container['variant'] = $variant;
 
         return $this;
     }

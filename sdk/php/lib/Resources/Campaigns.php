@@ -17,6 +17,7 @@ use Sendline\Model\CampaignScheduleRequest;
 use Sendline\Model\CampaignSendRequest;
 use Sendline\Model\CampaignTestRequest;
 use Sendline\Model\CampaignTestResult;
+use Sendline\Model\CampaignWinnerRequest;
 
 /** Campaigns: drafts, scheduling, sending and their messages. */
 class Campaigns extends Resource
@@ -94,6 +95,12 @@ class Campaigns extends Resource
     public function cancel(?string $id, mixed ...$options): Campaign
     {
         return $this->call('cancelRequest', Campaign::class, ['id' => $id], self::merge([], $options));
+    }
+
+    /** Chooses the A/B test's winning variant (`variant: 'B'`): the rest of the audience gets it. */
+    public function winner(?string $id, array $params = [], mixed ...$named): Campaign
+    {
+        return $this->call('winnerRequest', Campaign::class, ['id' => $id], self::merge($params, $named), CampaignWinnerRequest::class);
     }
 
     /**

@@ -61,6 +61,7 @@ from sendline.models.bounce_record_page import BounceRecordPage
 from sendline.models.bounce_report import BounceReport
 from sendline.models.bounce_type import BounceType
 from sendline.models.campaign import Campaign
+from sendline.models.campaign_ab_test import CampaignAbTest
 from sendline.models.campaign_action_conflict_response import CampaignActionConflictResponse
 from sendline.models.campaign_analytics import CampaignAnalytics
 from sendline.models.campaign_audience_count import CampaignAudienceCount
@@ -86,9 +87,14 @@ from sendline.models.campaign_send_time import CampaignSendTime
 from sendline.models.campaign_started_event import CampaignStartedEvent
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus
+from sendline.models.campaign_test_metric import CampaignTestMetric
+from sendline.models.campaign_test_phase import CampaignTestPhase
 from sendline.models.campaign_test_request import CampaignTestRequest
 from sendline.models.campaign_test_result import CampaignTestResult
 from sendline.models.campaign_test_result_rejected_inner import CampaignTestResultRejectedInner
+from sendline.models.campaign_variant import CampaignVariant
+from sendline.models.campaign_winner import CampaignWinner
+from sendline.models.campaign_winner_request import CampaignWinnerRequest
 from sendline.models.click_record import ClickRecord
 from sendline.models.click_record_page import ClickRecordPage
 from sendline.models.contact import Contact
@@ -335,6 +341,7 @@ from sendline.models.user_create_conflict_response import UserCreateConflictResp
 from sendline.models.user_page import UserPage
 from sendline.models.user_role import UserRole
 from sendline.models.user_update import UserUpdate
+from sendline.models.variant_figures import VariantFigures
 from sendline.models.webhook import Webhook
 from sendline.models.webhook_create import WebhookCreate
 from sendline.models.webhook_create_refused_response import WebhookCreateRefusedResponse

@@ -23,9 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
+from sendline.models.campaign_ab_test import CampaignAbTest
 from sendline.models.campaign_send_time import CampaignSendTime
 from sendline.models.campaign_stats import CampaignStats
 from sendline.models.campaign_status import CampaignStatus
+from sendline.models.campaign_test_phase import CampaignTestPhase
+from sendline.models.campaign_variant import CampaignVariant
+from sendline.models.campaign_winner import CampaignWinner
 from sendline.models.content_source import ContentSource
 from typing import Optional, Set
 from typing_extensions import Self
@@ -54,6 +58,11 @@ class Campaign(BaseModel):
     status: CampaignStatus = Field(description="Where the campaign is in its life cycle.")
     scheduled_at: Optional[datetime] = Field(description="When a scheduled campaign starts sending (within a second or two). With `send_time.by_contact_timezone`, when the first time zone reaches `local_time`.")
     send_time: Optional[CampaignSendTime] = Field(description="The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.")
+    variants: Optional[List[CampaignVariant]] = Field(description="The A/B test's variants, 2–5; null for a campaign sent as one.")
+    ab_test: Optional[CampaignAbTest] = Field(description="How the A/B test runs; null without variants.")
+    test_phase: Optional[CampaignTestPhase] = Field(description="Where the A/B test is once the campaign started; null before, and without variants.")
+    test_decides_at: Optional[datetime] = Field(description="When the wait ends and the winner is picked (`waiting`); null otherwise.")
+    winner: Optional[CampaignWinner] = Field(description="The variant chosen; null until then.")
     started_at: Optional[datetime] = Field(description="When sending started.")
     completed_at: Optional[datetime] = Field(description="When every message had its outcome.")
     created_at: datetime = Field(description="When the campaign was created.")
@@ -62,7 +71,7 @@ class Campaign(BaseModel):
     template_id: Optional[StrictStr] = Field(description="The template whose version is sent instead of `subject`, `content` and `text_content`; null for inline content.")
     template_version: Optional[StrictInt] = Field(description="The version sent: as given, or, once sending started, the latest published one it resolved to; null means the latest.")
     template_data: Optional[Dict[str, Any]] = Field(description="Variables for the template, the same for every recipient; the contact's variables win over them.")
-    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "archive", "archive_meta", "status", "scheduled_at", "send_time", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["id", "name", "subject", "from_email", "from_name", "reply_to", "content", "text_content", "content_source", "preheader", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "archive", "archive_meta", "status", "scheduled_at", "send_time", "variants", "ab_test", "test_phase", "test_decides_at", "winner", "started_at", "completed_at", "created_at", "updated_at", "stats", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -113,6 +122,19 @@ class Campaign(BaseModel):
         # override the default output from pydantic by calling `to_dict()` of send_time
         if self.send_time:
             _dict['send_time'] = self.send_time.to_dict()
+        # override the default output from pydantic by calling `to_dict()` of each item in variants (list)
+        _items = []
+        if self.variants:
+            for _item_variants in self.variants:
+                if _item_variants:
+                    _items.append(_item_variants.to_dict())
+            _dict['variants'] = _items
+        # override the default output from pydantic by calling `to_dict()` of ab_test
+        if self.ab_test:
+            _dict['ab_test'] = self.ab_test.to_dict()
+        # override the default output from pydantic by calling `to_dict()` of winner
+        if self.winner:
+            _dict['winner'] = self.winner.to_dict()
         # override the default output from pydantic by calling `to_dict()` of stats
         if self.stats:
             _dict['stats'] = self.stats.to_dict()
@@ -160,6 +182,31 @@ class Campaign(BaseModel):
         # and model_fields_set contains the field
         if self.send_time is None and "send_time" in self.model_fields_set:
             _dict['send_time'] = None
+
+        # set to None if variants (nullable) is None
+        # and model_fields_set contains the field
+        if self.variants is None and "variants" in self.model_fields_set:
+            _dict['variants'] = None
+
+        # set to None if ab_test (nullable) is None
+        # and model_fields_set contains the field
+        if self.ab_test is None and "ab_test" in self.model_fields_set:
+            _dict['ab_test'] = None
+
+        # set to None if test_phase (nullable) is None
+        # and model_fields_set contains the field
+        if self.test_phase is None and "test_phase" in self.model_fields_set:
+            _dict['test_phase'] = None
+
+        # set to None if test_decides_at (nullable) is None
+        # and model_fields_set contains the field
+        if self.test_decides_at is None and "test_decides_at" in self.model_fields_set:
+            _dict['test_decides_at'] = None
+
+        # set to None if winner (nullable) is None
+        # and model_fields_set contains the field
+        if self.winner is None and "winner" in self.model_fields_set:
+            _dict['winner'] = None
 
         # set to None if started_at (nullable) is None
         # and model_fields_set contains the field
@@ -218,6 +265,11 @@ class Campaign(BaseModel):
             "status": obj.get("status"),
             "scheduled_at": obj.get("scheduled_at"),
             "send_time": CampaignSendTime.from_dict(obj["send_time"]) if obj.get("send_time") is not None else None,
+            "variants": [CampaignVariant.from_dict(_item) for _item in obj["variants"]] if obj.get("variants") is not None else None,
+            "ab_test": CampaignAbTest.from_dict(obj["ab_test"]) if obj.get("ab_test") is not None else None,
+            "test_phase": obj.get("test_phase"),
+            "test_decides_at": obj.get("test_decides_at"),
+            "winner": CampaignWinner.from_dict(obj["winner"]) if obj.get("winner") is not None else None,
             "started_at": obj.get("started_at"),
             "completed_at": obj.get("completed_at"),
             "created_at": obj.get("created_at"),

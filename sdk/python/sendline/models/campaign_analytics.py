@@ -19,15 +19,17 @@ import json
 
 from pydantic_core import to_jsonable_python
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
-from typing import Any, ClassVar, Dict, List
+from typing import Any, ClassVar, Dict, List, Optional
 from sendline.models.analytics_overview_bounces import AnalyticsOverviewBounces
 from sendline.models.analytics_overview_clicks import AnalyticsOverviewClicks
 from sendline.models.analytics_overview_conversions import AnalyticsOverviewConversions
 from sendline.models.analytics_overview_opens import AnalyticsOverviewOpens
 from sendline.models.analytics_overview_rates import AnalyticsOverviewRates
+from sendline.models.campaign_winner import CampaignWinner
 from sendline.models.domain_stats import DomainStats
 from sendline.models.link_stats import LinkStats
 from sendline.models.time_series_point import TimeSeriesPoint
+from sendline.models.variant_figures import VariantFigures
 from typing import Optional, Set
 from typing_extensions import Self
 
@@ -50,7 +52,9 @@ class CampaignAnalytics(BaseModel):
     time_series: List[TimeSeriesPoint] = Field(description="Hourly for the first 72 hours after the start, daily after that.")
     top_links: List[LinkStats] = Field(description="The 20 most clicked links.")
     domains: List[DomainStats] = Field(description="The 20 recipient domains with the most messages sent.")
-    __properties: ClassVar[List[str]] = ["campaign_id", "sent", "delivered", "deferred", "failed", "opens", "clicks", "bounces", "complaints", "unsubscribes", "conversions", "rates", "time_series", "top_links", "domains"]
+    variants: Optional[List[VariantFigures]] = Field(description="An A/B test's figures by variant, in the campaign's order; null without variants.")
+    winner: Optional[CampaignWinner] = Field(description="The A/B test's winner, and what picked it; null until chosen.")
+    __properties: ClassVar[List[str]] = ["campaign_id", "sent", "delivered", "deferred", "failed", "opens", "clicks", "bounces", "complaints", "unsubscribes", "conversions", "rates", "time_series", "top_links", "domains", "variants", "winner"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -128,6 +132,26 @@ class CampaignAnalytics(BaseModel):
                 if _item_domains:
                     _items.append(_item_domains.to_dict())
             _dict['domains'] = _items
+        # override the default output from pydantic by calling `to_dict()` of each item in variants (list)
+        _items = []
+        if self.variants:
+            for _item_variants in self.variants:
+                if _item_variants:
+                    _items.append(_item_variants.to_dict())
+            _dict['variants'] = _items
+        # override the default output from pydantic by calling `to_dict()` of winner
+        if self.winner:
+            _dict['winner'] = self.winner.to_dict()
+        # set to None if variants (nullable) is None
+        # and model_fields_set contains the field
+        if self.variants is None and "variants" in self.model_fields_set:
+            _dict['variants'] = None
+
+        # set to None if winner (nullable) is None
+        # and model_fields_set contains the field
+        if self.winner is None and "winner" in self.model_fields_set:
+            _dict['winner'] = None
+
         return _dict
 
     @classmethod
@@ -154,7 +178,9 @@ class CampaignAnalytics(BaseModel):
             "rates": AnalyticsOverviewRates.from_dict(obj["rates"]) if obj.get("rates") is not None else None,
             "time_series": [TimeSeriesPoint.from_dict(_item) for _item in obj["time_series"]] if obj.get("time_series") is not None else None,
             "top_links": [LinkStats.from_dict(_item) for _item in obj["top_links"]] if obj.get("top_links") is not None else None,
-            "domains": [DomainStats.from_dict(_item) for _item in obj["domains"]] if obj.get("domains") is not None else None
+            "domains": [DomainStats.from_dict(_item) for _item in obj["domains"]] if obj.get("domains") is not None else None,
+            "variants": [VariantFigures.from_dict(_item) for _item in obj["variants"]] if obj.get("variants") is not None else None,
+            "winner": CampaignWinner.from_dict(obj["winner"]) if obj.get("winner") is not None else None
         })
         return _obj
 

@@ -34,13 +34,14 @@ class CampaignMessage(BaseModel):
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once the contact is deleted.")
     email: StrictStr = Field(description="The address the message went to (kept after the contact is deleted).")
     status: MessageStatus = Field(description="Where the message is in its delivery.")
+    variant: Optional[StrictStr] = Field(description="The A/B test's variant it carries; null for a campaign without variants.")
     reason: Optional[StrictStr] = Field(description="Why the message failed, bounced or was deferred.")
     attempts: StrictInt = Field(description="SMTP attempts so far (temporary refusals are retried with backoff).")
     sent_at: Optional[datetime] = Field(description="When the relay accepted it.")
     opened_at: Optional[datetime] = Field(description="The first open.")
     clicked_at: Optional[datetime] = Field(description="The first tracked click.")
     created_at: datetime = Field(description="When the campaign started and the message was queued.")
-    __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "status", "reason", "attempts", "sent_at", "opened_at", "clicked_at", "created_at"]
+    __properties: ClassVar[List[str]] = ["id", "campaign_id", "contact_id", "email", "status", "variant", "reason", "attempts", "sent_at", "opened_at", "clicked_at", "created_at"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -87,6 +88,11 @@ class CampaignMessage(BaseModel):
         if self.contact_id is None and "contact_id" in self.model_fields_set:
             _dict['contact_id'] = None
 
+        # set to None if variant (nullable) is None
+        # and model_fields_set contains the field
+        if self.variant is None and "variant" in self.model_fields_set:
+            _dict['variant'] = None
+
         # set to None if reason (nullable) is None
         # and model_fields_set contains the field
         if self.reason is None and "reason" in self.model_fields_set:
@@ -124,6 +130,7 @@ class CampaignMessage(BaseModel):
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
             "status": obj.get("status"),
+            "variant": obj.get("variant"),
             "reason": obj.get("reason"),
             "attempts": obj.get("attempts"),
             "sent_at": obj.get("sent_at"),

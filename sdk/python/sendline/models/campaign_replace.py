@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional
 from typing_extensions import Annotated
 from sendline.models.audience import Audience
+from sendline.models.campaign_ab_test import CampaignAbTest
+from sendline.models.campaign_variant import CampaignVariant
 from sendline.models.content_source import ContentSource
 from typing import Optional, Set
 from typing_extensions import Self
@@ -44,12 +46,14 @@ class CampaignReplace(BaseModel):
     track_opens: Optional[StrictBool] = Field(default=True, description="Add an open-tracking pixel.")
     track_clicks: Optional[StrictBool] = Field(default=True, description="Rewrite `http(s)` links to tracked click URLs (never `mailto:` or the unsubscribe link).")
     web_version_link: Optional[StrictBool] = Field(default=True, description="End each message with a \"View in browser\" link to its web version (unless the content places `{{ web_version_url }}` itself).")
+    variants: Optional[Annotated[List[CampaignVariant], Field(min_length=2, max_length=5)]] = Field(default=None, description="2–5 variants for an A/B test, each overriding any of `subject`, `from_name`, `content`, `text_content`; `ab_test` is then required.")
+    ab_test: Optional[CampaignAbTest] = Field(default=None, description="How the A/B test runs; required with `variants`, refused without.")
     archive: Optional[StrictBool] = Field(default=False, description="Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).")
     archive_meta: Optional[Dict[str, Any]] = Field(default=None, description="The variables the archive renders the campaign with, in place of any contact's (at most 16 KB as JSON); personal fields are empty without them.")
     template_id: Optional[StrictStr] = Field(default=None, description="Send this template (`tpl_…`) of the account instead of `subject` and `content`.")
     template_version: Optional[Annotated[int, Field(strict=True, ge=1)]] = Field(default=None, description="The published version to send; the latest when sending starts if omitted.")
     template_data: Optional[Dict[str, Any]] = Field(default=None, description="Variables for the template, the same for every recipient (at most 64 KB as JSON).")
-    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "content_source", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "archive", "archive_meta", "template_id", "template_version", "template_data"]
+    __properties: ClassVar[List[str]] = ["name", "subject", "from_email", "content", "from_name", "reply_to", "text_content", "preheader", "content_source", "audience", "topic_id", "track_opens", "track_clicks", "web_version_link", "variants", "ab_test", "archive", "archive_meta", "template_id", "template_version", "template_data"]
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -97,6 +101,16 @@ class CampaignReplace(BaseModel):
         # override the default output from pydantic by calling `to_dict()` of audience
         if self.audience:
             _dict['audience'] = self.audience.to_dict()
+        # override the default output from pydantic by calling `to_dict()` of each item in variants (list)
+        _items = []
+        if self.variants:
+            for _item_variants in self.variants:
+                if _item_variants:
+                    _items.append(_item_variants.to_dict())
+            _dict['variants'] = _items
+        # override the default output from pydantic by calling `to_dict()` of ab_test
+        if self.ab_test:
+            _dict['ab_test'] = self.ab_test.to_dict()
         # set to None if from_name (nullable) is None
         # and model_fields_set contains the field
         if self.from_name is None and "from_name" in self.model_fields_set:
@@ -126,6 +140,16 @@ class CampaignReplace(BaseModel):
         # and model_fields_set contains the field
         if self.topic_id is None and "topic_id" in self.model_fields_set:
             _dict['topic_id'] = None
+
+        # set to None if variants (nullable) is None
+        # and model_fields_set contains the field
+        if self.variants is None and "variants" in self.model_fields_set:
+            _dict['variants'] = None
+
+        # set to None if ab_test (nullable) is None
+        # and model_fields_set contains the field
+        if self.ab_test is None and "ab_test" in self.model_fields_set:
+            _dict['ab_test'] = None
 
         # set to None if archive_meta (nullable) is None
         # and model_fields_set contains the field
@@ -173,6 +197,8 @@ class CampaignReplace(BaseModel):
             "track_opens": obj.get("track_opens") if obj.get("track_opens") is not None else True,
             "track_clicks": obj.get("track_clicks") if obj.get("track_clicks") is not None else True,
             "web_version_link": obj.get("web_version_link") if obj.get("web_version_link") is not None else True,
+            "variants": [CampaignVariant.from_dict(_item) for _item in obj["variants"]] if obj.get("variants") is not None else None,
+            "ab_test": CampaignAbTest.from_dict(obj["ab_test"]) if obj.get("ab_test") is not None else None,
             "archive": obj.get("archive") if obj.get("archive") is not None else False,
             "archive_meta": obj.get("archive_meta"),
             "template_id": obj.get("template_id"),

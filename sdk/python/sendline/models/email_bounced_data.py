@@ -32,6 +32,7 @@ class EmailBouncedData(BaseModel):
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
     stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.")
+    variant: Optional[StrictStr] = Field(default=None, description="On a campaign's message of an A/B test: the variant's `name`.")
     automation_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the automation (`aut_…`).")
     step_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the `send_email` step's `id`.")
     enrollment_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the enrolment (`enr_…`).")
@@ -40,7 +41,7 @@ class EmailBouncedData(BaseModel):
     bounce_type: StrictStr = Field(description="`hard` (permanent) or `soft` (temporary).")
     reason: Optional[StrictStr] = Field(description="Why, as reported.")
     diagnostic_code: Optional[StrictStr] = Field(description="The SMTP or DSN diagnostic, e.g. `smtp; 550`.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "bounce_type", "reason", "diagnostic_code"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "variant", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "bounce_type", "reason", "diagnostic_code"]
 
     @field_validator('stream')
     def stream_validate_enum(cls, value):
@@ -136,6 +137,7 @@ class EmailBouncedData(BaseModel):
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
             "stream": obj.get("stream"),
+            "variant": obj.get("variant"),
             "automation_id": obj.get("automation_id"),
             "step_id": obj.get("step_id"),
             "enrollment_id": obj.get("enrollment_id"),

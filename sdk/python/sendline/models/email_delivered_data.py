@@ -32,13 +32,14 @@ class EmailDeliveredData(BaseModel):
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
     stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.")
+    variant: Optional[StrictStr] = Field(default=None, description="On a campaign's message of an A/B test: the variant's `name`.")
     automation_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the automation (`aut_…`).")
     step_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the `send_email` step's `id`.")
     enrollment_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the enrolment (`enr_…`).")
     tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
     metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     smtp_response: Optional[StrictStr] = Field(description="The relay's answer, e.g. `250 2.0.0 Ok: queued as 4Jx9sT2kQpz`.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "smtp_response"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "variant", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "smtp_response"]
 
     @field_validator('stream')
     def stream_validate_enum(cls, value):
@@ -122,6 +123,7 @@ class EmailDeliveredData(BaseModel):
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
             "stream": obj.get("stream"),
+            "variant": obj.get("variant"),
             "automation_id": obj.get("automation_id"),
             "step_id": obj.get("step_id"),
             "enrollment_id": obj.get("enrollment_id"),

@@ -32,13 +32,14 @@ class EmailFailedData(BaseModel):
     contact_id: Optional[StrictStr] = Field(description="The contact (`ct_…`); null once deleted.")
     email: StrictStr = Field(description="The recipient's address.")
     stream: Optional[StrictStr] = Field(default=None, description="`transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.")
+    variant: Optional[StrictStr] = Field(default=None, description="On a campaign's message of an A/B test: the variant's `name`.")
     automation_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the automation (`aut_…`).")
     step_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the `send_email` step's `id`.")
     enrollment_id: Optional[StrictStr] = Field(default=None, description="On an automation's email: the enrolment (`enr_…`).")
     tags: Optional[List[StrictStr]] = Field(default=None, description="The transactional message's `tags`.")
     metadata: Optional[Dict[str, StrictStr]] = Field(default=None, description="The transactional message's `metadata`, as sent.")
     reason: StrictStr = Field(description="Why: the relay's last answer, or `rendering failed: …`.")
-    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "reason"]
+    __properties: ClassVar[List[str]] = ["message_id", "campaign_id", "contact_id", "email", "stream", "variant", "automation_id", "step_id", "enrollment_id", "tags", "metadata", "reason"]
 
     @field_validator('stream')
     def stream_validate_enum(cls, value):
@@ -117,6 +118,7 @@ class EmailFailedData(BaseModel):
             "contact_id": obj.get("contact_id"),
             "email": obj.get("email"),
             "stream": obj.get("stream"),
+            "variant": obj.get("variant"),
             "automation_id": obj.get("automation_id"),
             "step_id": obj.get("step_id"),
             "enrollment_id": obj.get("enrollment_id"),

@@ -1195,5 +1195,95 @@ module Sendline
       end
       return data, status_code, headers
     end
+
+    # Choose an A/B test's winner
+    # Choose the winner of an A/B test waiting for its results (`test_phase: \"waiting\"`, with `auto_send_winner` false or before the wait ends): the rest of the audience gets that variant. A campaign not waiting answers 409 `invalid_state_transition`; a variant it lacks, 400.
+    # @param id [String] 
+    # @param campaign_winner_request [CampaignWinnerRequest] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Campaign]
+    def winner(id, campaign_winner_request, opts = {})
+      data, _status_code, _headers = winner_with_http_info(id, campaign_winner_request, opts)
+      data
+    end
+
+    # Choose an A/B test&#39;s winner
+    # Choose the winner of an A/B test waiting for its results (&#x60;test_phase: \&quot;waiting\&quot;&#x60;, with &#x60;auto_send_winner&#x60; false or before the wait ends): the rest of the audience gets that variant. A campaign not waiting answers 409 &#x60;invalid_state_transition&#x60;; a variant it lacks, 400.
+    # @param id [String] 
+    # @param campaign_winner_request [CampaignWinnerRequest] 
+    # @param [Hash] opts the optional parameters
+    # @option opts [String] :idempotency_key Makes the POST safe to retry: 1–255 printable ASCII characters (a UUID v4, say), one per distinct request. The same request with the same key within 24 hours gets the first one&#39;s answer again (&#x60;Idempotent-Replayed: true&#x60;) and does not run twice. Checked, and otherwise ignored, by &#x60;/auth/login&#x60;, &#x60;/auth/register&#x60; and &#x60;/auth/refresh&#x60;.
+    # @return [Array<(Campaign, Integer, Hash)>] Campaign data, response status code and response headers
+    def winner_with_http_info(id, campaign_winner_request, opts = {})
+      if @api_client.config.debugging
+        @api_client.config.logger.debug 'Calling API: CampaignsApi.winner ...'
+      end
+      # verify the required parameter 'id' is set
+      if @api_client.config.client_side_validation && id.nil?
+        fail ArgumentError, "Missing the required parameter 'id' when calling CampaignsApi.winner"
+      end
+      # verify the required parameter 'campaign_winner_request' is set
+      if @api_client.config.client_side_validation && campaign_winner_request.nil?
+        fail ArgumentError, "Missing the required parameter 'campaign_winner_request' when calling CampaignsApi.winner"
+      end
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length > 255
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.winner, the character length must be smaller than or equal to 255.'
+      end
+
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'].to_s.length < 1
+        fail ArgumentError, 'invalid value for "opts[:"idempotency_key"]" when calling CampaignsApi.winner, the character length must be greater than or equal to 1.'
+      end
+
+      pattern = Regexp.new(/^[!-~]([ -~]*[!-~])?$/)
+      if @api_client.config.client_side_validation && !opts[:'idempotency_key'].nil? && opts[:'idempotency_key'] !~ pattern
+        fail ArgumentError, "invalid value for 'opts[:\"idempotency_key\"]' when calling CampaignsApi.winner, must conform to the pattern #{pattern}."
+      end
+
+      # resource path
+      local_var_path = '/campaigns/{id}/winner'.sub('{' + 'id' + '}', CGI.escape(id.to_s))
+
+      # query parameters
+      query_params = opts[:query_params] || {}
+
+      # header parameters
+      header_params = opts[:header_params] || {}
+      # HTTP header 'Accept' (if needed)
+      header_params['Accept'] = @api_client.select_header_accept(['application/json', 'application/problem+json']) unless header_params['Accept']
+      # HTTP header 'Content-Type'
+      content_type = @api_client.select_header_content_type(['application/json'])
+      if !content_type.nil?
+          header_params['Content-Type'] = content_type
+      end
+      header_params[:'Idempotency-Key'] = opts[:'idempotency_key'] if !opts[:'idempotency_key'].nil?
+
+      # form parameters
+      form_params = opts[:form_params] || {}
+
+      # http body (model)
+      post_body = opts[:debug_body] || @api_client.object_to_http_body(campaign_winner_request)
+
+      # return_type
+      return_type = opts[:debug_return_type] || 'Campaign'
+
+      # auth_names
+      auth_names = opts[:debug_auth_names] || ['ApiKeyAuth', 'BearerAuth']
+
+      new_options = opts.merge(
+        :operation => :"CampaignsApi.winner",
+        :header_params => header_params,
+        :query_params => query_params,
+        :form_params => form_params,
+        :body => post_body,
+        :auth_names => auth_names,
+        :return_type => return_type
+      )
+
+      data, status_code, headers = @api_client.call_api(:POST, local_var_path, new_options)
+      if @api_client.config.debugging
+        @api_client.config.logger.debug "API called: CampaignsApi#winner\nData: #{data.inspect}\nStatus code: #{status_code}\nHeaders: #{headers}"
+      end
+      return data, status_code, headers
+    end
   end
 end

@@ -75,6 +75,21 @@ module Sendline
     # The wall-clock time the campaign was scheduled for, when scheduled by `local_time`; else null.
     attr_accessor :send_time
 
+    # The A/B test's variants, 2–5; null for a campaign sent as one.
+    attr_accessor :variants
+
+    # How the A/B test runs; null without variants.
+    attr_accessor :ab_test
+
+    # Where the A/B test is once the campaign started; null before, and without variants.
+    attr_accessor :test_phase
+
+    # When the wait ends and the winner is picked (`waiting`); null otherwise.
+    attr_accessor :test_decides_at
+
+    # The variant chosen; null until then.
+    attr_accessor :winner
+
     # When sending started.
     attr_accessor :started_at
 
@@ -144,6 +159,11 @@ module Sendline
         :'status' => :'status',
         :'scheduled_at' => :'scheduled_at',
         :'send_time' => :'send_time',
+        :'variants' => :'variants',
+        :'ab_test' => :'ab_test',
+        :'test_phase' => :'test_phase',
+        :'test_decides_at' => :'test_decides_at',
+        :'winner' => :'winner',
         :'started_at' => :'started_at',
         :'completed_at' => :'completed_at',
         :'created_at' => :'created_at',
@@ -188,6 +208,11 @@ module Sendline
         :'status' => :'CampaignStatus',
         :'scheduled_at' => :'Time',
         :'send_time' => :'CampaignSendTime',
+        :'variants' => :'Array<CampaignVariant>',
+        :'ab_test' => :'CampaignAbTest',
+        :'test_phase' => :'CampaignTestPhase',
+        :'test_decides_at' => :'Time',
+        :'winner' => :'CampaignWinner',
         :'started_at' => :'Time',
         :'completed_at' => :'Time',
         :'created_at' => :'Time',
@@ -211,6 +236,11 @@ module Sendline
         :'archive_meta',
         :'scheduled_at',
         :'send_time',
+        :'variants',
+        :'ab_test',
+        :'test_phase',
+        :'test_decides_at',
+        :'winner',
         :'started_at',
         :'completed_at',
         :'template_id',
@@ -355,6 +385,38 @@ module Sendline
         self.send_time = attributes[:'send_time']
       else
         self.send_time = nil
+      end
+
+      if attributes.key?(:'variants')
+        if (value = attributes[:'variants']).is_a?(Array)
+          self.variants = value
+        end
+      else
+        self.variants = nil
+      end
+
+      if attributes.key?(:'ab_test')
+        self.ab_test = attributes[:'ab_test']
+      else
+        self.ab_test = nil
+      end
+
+      if attributes.key?(:'test_phase')
+        self.test_phase = attributes[:'test_phase']
+      else
+        self.test_phase = nil
+      end
+
+      if attributes.key?(:'test_decides_at')
+        self.test_decides_at = attributes[:'test_decides_at']
+      else
+        self.test_decides_at = nil
+      end
+
+      if attributes.key?(:'winner')
+        self.winner = attributes[:'winner']
+      else
+        self.winner = nil
       end
 
       if attributes.key?(:'started_at')
@@ -682,6 +744,11 @@ module Sendline
           status == o.status &&
           scheduled_at == o.scheduled_at &&
           send_time == o.send_time &&
+          variants == o.variants &&
+          ab_test == o.ab_test &&
+          test_phase == o.test_phase &&
+          test_decides_at == o.test_decides_at &&
+          winner == o.winner &&
           started_at == o.started_at &&
           completed_at == o.completed_at &&
           created_at == o.created_at &&
@@ -701,7 +768,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, web_version_link, archive, archive_meta, status, scheduled_at, send_time, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
+      [id, name, subject, from_email, from_name, reply_to, content, text_content, content_source, preheader, audience, topic_id, track_opens, track_clicks, web_version_link, archive, archive_meta, status, scheduled_at, send_time, variants, ab_test, test_phase, test_decides_at, winner, started_at, completed_at, created_at, updated_at, stats, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

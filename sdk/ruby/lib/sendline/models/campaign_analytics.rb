@@ -55,6 +55,12 @@ module Sendline
     # The 20 recipient domains with the most messages sent.
     attr_accessor :domains
 
+    # An A/B test's figures by variant, in the campaign's order; null without variants.
+    attr_accessor :variants
+
+    # The A/B test's winner, and what picked it; null until chosen.
+    attr_accessor :winner
+
     # Attribute mapping from ruby-style variable name to JSON key.
     def self.attribute_map
       {
@@ -72,7 +78,9 @@ module Sendline
         :'rates' => :'rates',
         :'time_series' => :'time_series',
         :'top_links' => :'top_links',
-        :'domains' => :'domains'
+        :'domains' => :'domains',
+        :'variants' => :'variants',
+        :'winner' => :'winner'
       }
     end
 
@@ -103,13 +111,17 @@ module Sendline
         :'rates' => :'AnalyticsOverviewRates',
         :'time_series' => :'Array<TimeSeriesPoint>',
         :'top_links' => :'Array<LinkStats>',
-        :'domains' => :'Array<DomainStats>'
+        :'domains' => :'Array<DomainStats>',
+        :'variants' => :'Array<VariantFigures>',
+        :'winner' => :'CampaignWinner'
       }
     end
 
     # List of attributes with nullable: true
     def self.openapi_nullable
       Set.new([
+        :'variants',
+        :'winner'
       ])
     end
 
@@ -223,6 +235,20 @@ module Sendline
         end
       else
         self.domains = nil
+      end
+
+      if attributes.key?(:'variants')
+        if (value = attributes[:'variants']).is_a?(Array)
+          self.variants = value
+        end
+      else
+        self.variants = nil
+      end
+
+      if attributes.key?(:'winner')
+        self.winner = attributes[:'winner']
+      else
+        self.winner = nil
       end
     end
 
@@ -485,7 +511,9 @@ module Sendline
           rates == o.rates &&
           time_series == o.time_series &&
           top_links == o.top_links &&
-          domains == o.domains
+          domains == o.domains &&
+          variants == o.variants &&
+          winner == o.winner
     end
 
     # @see the `==` method
@@ -497,7 +525,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [campaign_id, sent, delivered, deferred, failed, opens, clicks, bounces, complaints, unsubscribes, conversions, rates, time_series, top_links, domains].hash
+      [campaign_id, sent, delivered, deferred, failed, opens, clicks, bounces, complaints, unsubscribes, conversions, rates, time_series, top_links, domains, variants, winner].hash
     end
 
     # Builds the object from hash

@@ -31,6 +31,9 @@ module Sendline
     # Where the message is in its delivery.
     attr_accessor :status
 
+    # The A/B test's variant it carries; null for a campaign without variants.
+    attr_accessor :variant
+
     # Why the message failed, bounced or was deferred.
     attr_accessor :reason
 
@@ -79,6 +82,7 @@ module Sendline
         :'contact_id' => :'contact_id',
         :'email' => :'email',
         :'status' => :'status',
+        :'variant' => :'variant',
         :'reason' => :'reason',
         :'attempts' => :'attempts',
         :'sent_at' => :'sent_at',
@@ -106,6 +110,7 @@ module Sendline
         :'contact_id' => :'String',
         :'email' => :'String',
         :'status' => :'MessageStatus',
+        :'variant' => :'String',
         :'reason' => :'String',
         :'attempts' => :'Integer',
         :'sent_at' => :'Time',
@@ -119,6 +124,7 @@ module Sendline
     def self.openapi_nullable
       Set.new([
         :'contact_id',
+        :'variant',
         :'reason',
         :'sent_at',
         :'opened_at',
@@ -170,6 +176,12 @@ module Sendline
         self.status = attributes[:'status']
       else
         self.status = nil
+      end
+
+      if attributes.key?(:'variant')
+        self.variant = attributes[:'variant']
+      else
+        self.variant = nil
       end
 
       if attributes.key?(:'reason')
@@ -324,6 +336,7 @@ module Sendline
           contact_id == o.contact_id &&
           email == o.email &&
           status == o.status &&
+          variant == o.variant &&
           reason == o.reason &&
           attempts == o.attempts &&
           sent_at == o.sent_at &&
@@ -341,7 +354,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [id, campaign_id, contact_id, email, status, reason, attempts, sent_at, opened_at, clicked_at, created_at].hash
+      [id, campaign_id, contact_id, email, status, variant, reason, attempts, sent_at, opened_at, clicked_at, created_at].hash
     end
 
     # Builds the object from hash

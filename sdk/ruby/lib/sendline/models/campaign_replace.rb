@@ -58,6 +58,12 @@ module Sendline
     # End each message with a \"View in browser\" link to its web version (unless the content places `{{ web_version_url }}` itself).
     attr_accessor :web_version_link
 
+    # 2–5 variants for an A/B test, each overriding any of `subject`, `from_name`, `content`, `text_content`; `ab_test` is then required.
+    attr_accessor :variants
+
+    # How the A/B test runs; required with `variants`, refused without.
+    attr_accessor :ab_test
+
     # Publish the campaign, once sent, to the account's public archive (`/archive/{public_id}` of the account).
     attr_accessor :archive
 
@@ -90,6 +96,8 @@ module Sendline
         :'track_opens' => :'track_opens',
         :'track_clicks' => :'track_clicks',
         :'web_version_link' => :'web_version_link',
+        :'variants' => :'variants',
+        :'ab_test' => :'ab_test',
         :'archive' => :'archive',
         :'archive_meta' => :'archive_meta',
         :'template_id' => :'template_id',
@@ -125,6 +133,8 @@ module Sendline
         :'track_opens' => :'Boolean',
         :'track_clicks' => :'Boolean',
         :'web_version_link' => :'Boolean',
+        :'variants' => :'Array<CampaignVariant>',
+        :'ab_test' => :'CampaignAbTest',
         :'archive' => :'Boolean',
         :'archive_meta' => :'Hash<String, Object>',
         :'template_id' => :'String',
@@ -142,6 +152,8 @@ module Sendline
         :'preheader',
         :'content_source',
         :'topic_id',
+        :'variants',
+        :'ab_test',
         :'archive_meta',
         :'template_id',
         :'template_version',
@@ -229,6 +241,16 @@ module Sendline
         self.web_version_link = attributes[:'web_version_link']
       else
         self.web_version_link = true
+      end
+
+      if attributes.key?(:'variants')
+        if (value = attributes[:'variants']).is_a?(Array)
+          self.variants = value
+        end
+      end
+
+      if attributes.key?(:'ab_test')
+        self.ab_test = attributes[:'ab_test']
       end
 
       if attributes.key?(:'archive')
@@ -319,6 +341,14 @@ module Sendline
         invalid_properties.push('invalid value for "topic_id", the character length must be smaller than or equal to 64.')
       end
 
+      if !@variants.nil? && @variants.length > 5
+        invalid_properties.push('invalid value for "variants", number of items must be less than or equal to 5.')
+      end
+
+      if !@variants.nil? && @variants.length < 2
+        invalid_properties.push('invalid value for "variants", number of items must be greater than or equal to 2.')
+      end
+
       if !@template_version.nil? && @template_version < 1
         invalid_properties.push('invalid value for "template_version", must be greater than or equal to 1.')
       end
@@ -344,6 +374,8 @@ module Sendline
       return false if !@text_content.nil? && @text_content.to_s.length > 1000000
       return false if !@preheader.nil? && @preheader.to_s.length > 500
       return false if !@topic_id.nil? && @topic_id.to_s.length > 64
+      return false if !@variants.nil? && @variants.length > 5
+      return false if !@variants.nil? && @variants.length < 2
       return false if !@template_version.nil? && @template_version < 1
       true
     end
@@ -467,6 +499,20 @@ module Sendline
     end
 
     # Custom attribute writer method with validation
+    # @param [Object] variants Value to be assigned
+    def variants=(variants)
+      if !variants.nil? && variants.length > 5
+        fail ArgumentError, 'invalid value for "variants", number of items must be less than or equal to 5.'
+      end
+
+      if !variants.nil? && variants.length < 2
+        fail ArgumentError, 'invalid value for "variants", number of items must be greater than or equal to 2.'
+      end
+
+      @variants = variants
+    end
+
+    # Custom attribute writer method with validation
     # @param [Object] template_version Value to be assigned
     def template_version=(template_version)
       if !template_version.nil? && template_version < 1
@@ -495,6 +541,8 @@ module Sendline
           track_opens == o.track_opens &&
           track_clicks == o.track_clicks &&
           web_version_link == o.web_version_link &&
+          variants == o.variants &&
+          ab_test == o.ab_test &&
           archive == o.archive &&
           archive_meta == o.archive_meta &&
           template_id == o.template_id &&
@@ -511,7 +559,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, content_source, audience, topic_id, track_opens, track_clicks, web_version_link, archive, archive_meta, template_id, template_version, template_data].hash
+      [name, subject, from_email, content, from_name, reply_to, text_content, preheader, content_source, audience, topic_id, track_opens, track_clicks, web_version_link, variants, ab_test, archive, archive_meta, template_id, template_version, template_data].hash
     end
 
     # Builds the object from hash

@@ -31,6 +31,9 @@ module Sendline
     # `transactional` on the events of `POST /emails` messages, `automation` on those of automations' emails; absent on campaigns'.
     attr_accessor :stream
 
+    # On a campaign's message of an A/B test: the variant's `name`.
+    attr_accessor :variant
+
     # On an automation's email: the automation (`aut_…`).
     attr_accessor :automation_id
 
@@ -76,6 +79,7 @@ module Sendline
         :'contact_id' => :'contact_id',
         :'email' => :'email',
         :'stream' => :'stream',
+        :'variant' => :'variant',
         :'automation_id' => :'automation_id',
         :'step_id' => :'step_id',
         :'enrollment_id' => :'enrollment_id',
@@ -102,6 +106,7 @@ module Sendline
         :'contact_id' => :'String',
         :'email' => :'String',
         :'stream' => :'String',
+        :'variant' => :'String',
         :'automation_id' => :'String',
         :'step_id' => :'String',
         :'enrollment_id' => :'String',
@@ -160,6 +165,10 @@ module Sendline
 
       if attributes.key?(:'stream')
         self.stream = attributes[:'stream']
+      end
+
+      if attributes.key?(:'variant')
+        self.variant = attributes[:'variant']
       end
 
       if attributes.key?(:'automation_id')
@@ -254,6 +263,7 @@ module Sendline
           contact_id == o.contact_id &&
           email == o.email &&
           stream == o.stream &&
+          variant == o.variant &&
           automation_id == o.automation_id &&
           step_id == o.step_id &&
           enrollment_id == o.enrollment_id &&
@@ -270,7 +280,7 @@ module Sendline
     # Calculates hash code according to all attributes.
     # @return [Integer] Hash code
     def hash
-      [message_id, campaign_id, contact_id, email, stream, automation_id, step_id, enrollment_id, tags, metadata].hash
+      [message_id, campaign_id, contact_id, email, stream, variant, automation_id, step_id, enrollment_id, tags, metadata].hash
     end
 
     # Builds the object from hash
