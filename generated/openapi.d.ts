@@ -4181,7 +4181,7 @@ export interface components {
         CampaignVariant: {
             /** @description Unique in the campaign, 1–100 characters; messages and their events name it. */
             name: string;
-            /** @description The subject instead of the campaign's (Liquid). */
+            /** @description The subject instead of the campaign's (Liquid); not with `template_id`. */
             subject?: string;
             /** @description The sender's display name instead of the campaign's. */
             from_name?: string | null;
@@ -9096,22 +9096,22 @@ export interface components {
             sent: number;
             /**
              * Format: int32
-             * @description Delivered.
+             * @description Accepted by the relay and not bounced since.
              */
             delivered: number;
             /**
              * Format: int32
-             * @description Recipients who opened at least once.
+             * @description Of those delivered, recipients who opened at least once, opens a mail client made by itself (such as Apple Mail's prefetch) left out.
              */
             opened: number;
             /**
              * Format: int32
-             * @description Recipients who clicked at least once.
+             * @description Of those delivered, recipients who clicked at least once.
              */
             clicked: number;
             /**
              * Format: int32
-             * @description Recipients with a conversion attributed to the campaign.
+             * @description Of those delivered, recipients with a conversion attributed to the campaign.
              */
             converted: number;
             /**
@@ -13676,6 +13676,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description More requests than the key or session may make, or too many unknown API keys from this address. */

@@ -83,11 +83,11 @@ export class JourneySweeps {
     const accountZone = await this.accountTimeZone(this.db, automation.account_id);
     return this.transactions.run(async (tx) => {
       const { rows } = await sql<{ id: string }>`
-        with zones as materialized (select name from pg_timezone_names where name !~ '^(posix|right)/'),
+        with zones as materialized (select distinct on (lower(name)) name, lower(name) as key from pg_timezone_names where name !~ '^(posix|right)/' order by lower(name), name),
         local as (
           select c.id, (now() at time zone z.zone) as local_now, ${base} + ${offset}::int as day
           from contacts c
-          cross join lateral (select coalesce((select name from zones where name = coalesce(c.timezone, ${accountZone})), 'UTC') as zone) z
+          cross join lateral (select coalesce((select name from zones where key = lower(coalesce(c.timezone, ${accountZone}))), 'UTC') as zone) z
           where c.account_id = ${automation.account_id} and ${present}
         ), due as (
           select id, local_now::date as today from local

@@ -32,7 +32,7 @@ export function abTestErrors(
     if (seen.has(variant.name)) errors.push({ pointer: `/variants/${i}/name`, detail: 'is the name of another variant' });
     seen.add(variant.name);
     if (input.template_id != null)
-      for (const field of ['content', 'text_content'] as const)
+      for (const field of ['subject', 'content', 'text_content'] as const)
         if (variant[field] != null) errors.push({ pointer: `/variants/${i}/${field}`, detail: 'cannot change a template campaign' });
     errors.push(...(templateErrors[i] ?? []).map((e) => ({ ...e, pointer: `/variants/${i}${e.pointer}` })));
   });
@@ -59,13 +59,18 @@ export function variantContent(content: CampaignContent, variant: CampaignVarian
 
 /** Each variant's messages and unique engagement, in the campaign's order of variants. */
 export async function variantFigures(db: Db, campaignId: string, variants: CampaignVariant[]): Promise<VariantFigures[]> {
+  // Delivered: accepted and not bounced since; engagement counts within those, opens by people
+  // (a mail client's prefetch is no reader's choice).
   const { rows } = await sql<{ name: string; recipients: number; sent: number; delivered: number; opened: number; clicked: number; converted: number }>`
     select m.variant as name, count(*)::int as recipients, count(m.sent_at)::int as sent,
-      count(*) filter (where m.status = 'delivered')::int as delivered,
-      count(m.opened_at)::int as opened, count(m.clicked_at)::int as clicked,
-      count(*) filter (where exists (
-        select 1 from conversions v where v.campaign_id = m.campaign_id and v.contact_id = m.contact_id))::int as converted
-    from messages m where m.campaign_id = ${campaignId} and m.variant is not null
+      count(*) filter (where d.delivered)::int as delivered,
+      count(*) filter (where d.delivered and m.human_opened_at is not null)::int as opened,
+      count(*) filter (where d.delivered and m.clicked_at is not null)::int as clicked,
+      count(*) filter (where d.delivered and v.contact_id is not null)::int as converted
+    from messages m
+    cross join lateral (select m.sent_at is not null and m.bounced_at is null and m.status <> 'bounced' as delivered) d
+    left join (select distinct contact_id from conversions where campaign_id = ${campaignId} and contact_id is not null) v on v.contact_id = m.contact_id
+    where m.campaign_id = ${campaignId} and m.variant is not null
     group by m.variant`.execute(db);
   const byName = new Map(rows.map((r) => [r.name, r]));
   return variants.map(({ name }) => {

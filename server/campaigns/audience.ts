@@ -145,11 +145,11 @@ async function writeTimedMessages(
   const { sendTime, accountZone, setAt } = timing;
   const skipLate = sendTime.late_policy === 'skip';
   const { rows } = await sql<{ n: number }>`
-    with zones as materialized (select name from pg_timezone_names where name !~ '^(posix|right)/'),
-    fallback as (select coalesce((select name from zones where name = ${accountZone}), 'UTC') as zone),
+    with zones as materialized (select distinct on (lower(name)) name, lower(name) as key from pg_timezone_names where name !~ '^(posix|right)/' order by lower(name), name),
+    fallback as (select coalesce((select name from zones where key = lower(${accountZone})), 'UTC') as zone),
     timed as (
       select c.id, c.email, (${sendTime.local_time}::timestamp at time zone coalesce(z.name, f.zone)) as send_at
-      from contacts c cross join fallback f left join zones z on z.name = c.timezone
+      from contacts c cross join fallback f left join zones z on z.key = lower(c.timezone)
       where c.created_at <= now() and ${audienceCondition(campaign.accountId, definition)}
     ),
     written as (

@@ -95,7 +95,10 @@ export function campaignPages(deps: CampaignPageDeps): (req: IncomingMessage, re
     const key = `${campaign.id}:${campaign.updatedAt.getTime()}`;
     const cached = rendered.get(key);
     if (cached) return cached;
-    const shown = await templates.archived(await resolvedContent(db, campaign), campaign.archiveMeta ?? {});
+    // An A/B test is archived as its winner (the campaign's own content until there is one).
+    const content = await resolvedContent(db, campaign);
+    const winner = campaign.variants?.find((v) => v.name === campaign.winner?.variant);
+    const shown = await templates.archived(winner ? variantContent(content, winner) : content, campaign.archiveMeta ?? {});
     if (rendered.size >= RENDERED_ARCHIVES) rendered.delete(rendered.keys().next().value!);
     rendered.set(key, shown);
     return shown;

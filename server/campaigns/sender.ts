@@ -116,6 +116,7 @@ export class CampaignSender {
     }
     // A run that started before its test's winner was chosen sends the test group only: the rest is the next run's.
     const beforeWinner = campaign.variants !== null && campaign.winner === null;
+    const timed = campaign.sendTime?.by_contact_timezone === true;
     let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
@@ -128,9 +129,11 @@ export class CampaignSender {
       let batch: ClaimedMessage[];
       if (piece) batch = piece.batch;
       else {
-        // The audience is all sent: retries due, and messages given back by the relay.
-        batch = await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds);
-        if (!batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
+        // The audience is all sent: retries due, and messages given back by the relay. A campaign
+        // sent in each contact's time zone claims only when a message is due.
+        const claimable = !timed || (await messages.dueNow(db, campaignId));
+        batch = claimable ? await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds) : [];
+        if (claimable && !batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
         cursor = batch.at(-1)?.id ?? '';
       }
       if (!batch.length) {
@@ -140,7 +143,7 @@ export class CampaignSender {
           // Waiting for a test's results holds no job: the tick picks the winner and staffs the rest.
           if (state !== 'busy') return 'done';
           // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
-          if (campaign.sendTime?.by_contact_timezone && (await messages.allWaiting(db, campaignId))) return 'done';
+          if (timed && (await messages.allWaiting(db, campaignId))) return 'done';
           // The winner came meanwhile: a run again takes the rest with it.
           if (beforeWinner && (await campaigns.testPhase(db, campaignId)) === 'decided') return 'interrupted';
           await sleep(250);

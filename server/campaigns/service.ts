@@ -228,6 +228,8 @@ export class CampaignService {
       await checkContentSource(sqlOf(em), accountId, input);
       await checkTemplates(this.templates, input);
       await checkVariants(this.templates, input);
+      if (input.variants && campaign.sendTime?.by_contact_timezone)
+        throw validationFailed([{ pointer: '/variants', detail: "cannot test a campaign scheduled in each contact's time zone: unschedule it first" }]);
       await checkSegmentIds(sqlOf(em), accountId, input.audience?.segment_ids, '/audience/segment_ids');
       await checkLists(this.lookups, em, accountId, input);
       await this.checkTopic(accountId, input.topic_id);

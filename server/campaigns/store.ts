@@ -314,6 +314,14 @@ const messageDueSoon = (campaignId: RawBuilder<unknown>) => sql<SqlBool>`exists 
     and coalesce(m.next_attempt_at, '-infinity') <= now() + interval '1 minute')`;
 
 export const messages = {
+  /** Whether a message of the campaign is due now (one seek in `messages_due`): a claim otherwise walks every message waiting. */
+  async dueNow(db: Db, campaignId: string): Promise<boolean> {
+    const { rows } = await sql<{ due: boolean }>`
+      select exists (select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
+        and coalesce(m.next_attempt_at, '-infinity') <= now()) as due`.execute(db);
+    return rows[0].due;
+  },
+
   /** Whether every message still to send waits for a local time more than a minute away (and there is one). */
   async allWaiting(db: Db, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ waiting: boolean }>`

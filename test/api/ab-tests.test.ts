@@ -18,7 +18,8 @@ let sendline: Sendline;
 let sink: SmtpSink;
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, TRACKING_FLUSH_MS: '50' });
+  // Opens seconds after the send count as a reader's: the test's readers are quick.
+  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, TRACKING_FLUSH_MS: '50', TRACKING_MACHINE_OPEN_SECONDS: '0' });
 });
 afterAll(async () => {
   await sendline.stop();
@@ -93,6 +94,16 @@ describe('an A/B test', () => {
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors[0].pointer, JSON.stringify(fields)).toBe(pointer);
     }
+    // A test goes out at one time: not with a schedule in each contact's zone, whichever comes first.
+    const zoned = (await account.api('POST', '/api/campaigns', { body: base })).body.id;
+    await account.api('POST', `/api/campaigns/${zoned}/schedule`, { body: { local_time: '2031-01-01T09:00', by_contact_timezone: true } });
+    const replaced = await account.api('PUT', `/api/campaigns/${zoned}`, { body: { ...base, variants: VARIANTS, ab_test: test } });
+    expectProblem(replaced, 400, 'validation_failed');
+    expect(replaced.body.errors[0].pointer).toBe('/variants');
+    const tested = (await account.api('POST', '/api/campaigns', { body: { ...base, variants: VARIANTS, ab_test: test } })).body.id;
+    const scheduled = await account.api('POST', `/api/campaigns/${tested}/schedule`, { body: { local_time: '2031-01-01T09:00', by_contact_timezone: true } });
+    expectProblem(scheduled, 400, 'validation_failed');
+    expect(scheduled.body.errors[0].pointer).toBe('/by_contact_timezone');
   });
 
   it('splits a random test group of 10,000 evenly, waits, and sends the winner chosen by hand to the rest', async () => {
@@ -149,7 +160,10 @@ describe('an A/B test', () => {
   /** Engagement with variant B's test messages: its opens, its clicks or its contacts' conversions. */
   const engage: Record<string, (account: TestAccount, id: string, bMails: string[]) => Promise<void>> = {
     opens: async (_account, _id, bMails) => {
-      for (const email of bMails) await fetch(sendline.url + /src="http:\/\/mail\.ab\.test(\/t\/o\/[^"]+)"/.exec(String(sink.to(email)[0].mail.html))![1]);
+      // A reader's mail client, not a scanner or a privacy proxy: machine opens do not count.
+      const headers = { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15' };
+      for (const email of bMails)
+        await fetch(sendline.url + /src="http:\/\/mail\.ab\.test(\/t\/o\/[^"]+)"/.exec(String(sink.to(email)[0].mail.html))![1], { headers });
     },
     clicks: async (_account, _id, bMails) => {
       for (const email of bMails)

@@ -6240,7 +6240,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
+     * @return \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse
      */
     public function winner($id, $campaign_winner_request, $idempotency_key = null, string $contentType = self::contentTypes['winner'][0])
     {
@@ -6260,7 +6260,7 @@ class CampaignsApi
      *
      * @throws \Sendline\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Sendline\Model\Campaign|\Sendline\Model\InvalidPostBodyResponse|\Sendline\Model\UnauthorizedResponse|\Sendline\Model\ForbiddenResponse|\Sendline\Model\NotFoundResponse|\Sendline\Model\CampaignActionConflictResponse|\Sendline\Model\PayloadTooLargeResponse|\Sendline\Model\UnsupportedMediaTypeResponse|\Sendline\Model\IdempotencyKeyReusedResponse|\Sendline\Model\RateLimitedResponse|\Sendline\Model\HeaderFieldsTooLargeResponse, HTTP status code, HTTP response headers (array of strings)
      */
     public function winnerWithHttpInfo($id, $campaign_winner_request, $idempotency_key = null, string $contentType = self::contentTypes['winner'][0])
     {
@@ -6335,6 +6335,12 @@ class CampaignsApi
                 case 415:
                     return $this->handleResponseWithDataType(
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $request,
                         $response,
                     );
@@ -6434,6 +6440,14 @@ class CampaignsApi
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Sendline\Model\UnsupportedMediaTypeResponse',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Sendline\Model\IdempotencyKeyReusedResponse',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -400,7 +400,7 @@ class CampaignVariant implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets subject
      *
-     * @param string|null $subject The subject instead of the campaign's (Liquid).
+     * @param string|null $subject The subject instead of the campaign's (Liquid); not with `template_id`.
      *
      * @return self
      */

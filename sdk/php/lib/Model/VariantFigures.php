@@ -477,7 +477,7 @@ class VariantFigures implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets delivered
      *
-     * @param int $delivered Delivered.
+     * @param int $delivered Accepted by the relay and not bounced since.
      *
      * @return self
      */
@@ -504,7 +504,7 @@ class VariantFigures implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets opened
      *
-     * @param int $opened Recipients who opened at least once.
+     * @param int $opened Of those delivered, recipients who opened at least once, opens a mail client made by itself (such as Apple Mail's prefetch) left out.
      *
      * @return self
      */
@@ -531,7 +531,7 @@ class VariantFigures implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets clicked
      *
-     * @param int $clicked Recipients who clicked at least once.
+     * @param int $clicked Of those delivered, recipients who clicked at least once.
      *
      * @return self
      */
@@ -558,7 +558,7 @@ class VariantFigures implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets converted
      *
-     * @param int $converted Recipients with a conversion attributed to the campaign.
+     * @param int $converted Of those delivered, recipients with a conversion attributed to the campaign.
      *
      * @return self
      */

@@ -4783,6 +4783,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -4867,6 +4868,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }
@@ -4951,6 +4953,7 @@ class CampaignsApi:
             '409': "CampaignActionConflictResponse",
             '413': "PayloadTooLargeResponse",
             '415': "UnsupportedMediaTypeResponse",
+            '422': "IdempotencyKeyReusedResponse",
             '429': "RateLimitedResponse",
             '431': "HeaderFieldsTooLargeResponse",
         }

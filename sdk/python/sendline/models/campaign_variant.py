@@ -29,7 +29,7 @@ class CampaignVariant(BaseModel):
     One version of an A/B-tested campaign: what it changes of the campaign's content.
     """ # noqa: E501
     name: Annotated[str, Field(min_length=1, strict=True, max_length=100)] = Field(description="Unique in the campaign, 1–100 characters; messages and their events name it.")
-    subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="The subject instead of the campaign's (Liquid).")
+    subject: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=998)]] = Field(default=None, description="The subject instead of the campaign's (Liquid); not with `template_id`.")
     from_name: Optional[Annotated[str, Field(strict=True, max_length=200)]] = Field(default=None, description="The sender's display name instead of the campaign's.")
     content: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=1000000)]] = Field(default=None, description="The HTML instead of the campaign's (Liquid); not with `template_id`.")
     text_content: Optional[Annotated[str, Field(strict=True, max_length=1000000)]] = Field(default=None, description="The plain-text part instead of the campaign's; not with `template_id`.")

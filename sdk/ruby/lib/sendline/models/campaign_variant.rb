@@ -19,7 +19,7 @@ module Sendline
     # Unique in the campaign, 1–100 characters; messages and their events name it.
     attr_accessor :name
 
-    # The subject instead of the campaign's (Liquid).
+    # The subject instead of the campaign's (Liquid); not with `template_id`.
     attr_accessor :subject
 
     # The sender's display name instead of the campaign's.

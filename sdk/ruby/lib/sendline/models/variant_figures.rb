@@ -25,16 +25,16 @@ module Sendline
     # Accepted by the relay.
     attr_accessor :sent
 
-    # Delivered.
+    # Accepted by the relay and not bounced since.
     attr_accessor :delivered
 
-    # Recipients who opened at least once.
+    # Of those delivered, recipients who opened at least once, opens a mail client made by itself (such as Apple Mail's prefetch) left out.
     attr_accessor :opened
 
-    # Recipients who clicked at least once.
+    # Of those delivered, recipients who clicked at least once.
     attr_accessor :clicked
 
-    # Recipients with a conversion attributed to the campaign.
+    # Of those delivered, recipients with a conversion attributed to the campaign.
     attr_accessor :converted
 
     # `opened / delivered`.
