@@ -172,6 +172,7 @@ async function writeTimedMessages(
  */
 async function writeTestGroup(tx: Db, campaign: CampaignRow, definition: AudienceDefinition): Promise<number> {
   const names = campaign.variants!.map((v) => v.name);
+  // A data-modifying CTE runs whether or not the statement reads it.
   const { rows } = await sql<{ total: number }>`
     with drawn as (
       select c.id, c.email, row_number() over (order by md5(${campaign.id} || c.id), c.id) as n, count(*) over () as total
@@ -182,9 +183,8 @@ async function writeTestGroup(tx: Db, campaign: CampaignRow, definition: Audienc
       insert into messages (id, account_id, campaign_id, contact_id, email, status, variant)
       select sendline_id('msg'), ${campaign.accountId}, ${campaign.id}, d.id, d.email, 'queued', (${names}::text[])[((d.n - 1) % ${names.length}) + 1]
       from drawn d where d.n <= round(d.total * ${campaign.abTest!.test_percent} / 100.0)
-      returning 1
     )
-    select coalesce((select max(total) from drawn), 0)::int as total, (select count(*) from written) as written`.execute(tx);
+    select coalesce(max(total), 0)::int as total from drawn`.execute(tx);
   return rows[0].total;
 }
 

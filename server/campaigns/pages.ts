@@ -114,12 +114,9 @@ export function campaignPages(deps: CampaignPageDeps): (req: IncomingMessage, re
       if (!campaign || !campaign.archive || !campaign.startedAt) return gone(res);
       return emailPage(req, res, (await archived(db, campaign)).html);
     }
-    const campaigns = await archive.published(db, account.id, rest === 'feed.xml' ? FEED_SIZE : ARCHIVE_PAGE_SIZE);
     const entries = [];
-    for (const row of campaigns) {
-      const campaign = await campaignOf(account.id, row.id);
-      if (campaign) entries.push({ campaign, shown: await archived(db, campaign) });
-    }
+    for (const campaign of await archive.published(orm.em.fork(), account.id, rest === 'feed.xml' ? FEED_SIZE : ARCHIVE_PAGE_SIZE))
+      entries.push({ campaign, shown: await archived(db, campaign) });
     if (rest === 'feed.xml') {
       res.writeHead(200, {
         'Content-Type': 'application/atom+xml; charset=utf-8',

@@ -19,7 +19,7 @@ export interface SchedulePlan {
 }
 
 /** `local_time` in `zone` as an instant; a time in a daylight-saving gap moves forward by the gap, as PostgreSQL reads it. */
-export function localInstant(localTime: string, zone: string): Date {
+function localInstant(localTime: string, zone: string): Date {
   return DateTime.fromISO(localTime, { zone }).toJSDate();
 }
 

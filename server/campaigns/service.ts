@@ -54,6 +54,12 @@ async function checkTemplates(templates: TemplateThread, input: Partial<Campaign
 /** At most this much `archive_meta` (as JSON): the archive renders with it. */
 const MAX_ARCHIVE_META_BYTES = 16 * 1024;
 
+/** A 400 at `pointer` for a JSON value larger than `maxBytes`. */
+function checkJsonSize(value: unknown, maxBytes: number, pointer: string): void {
+  if (value != null && Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+    throw validationFailed([{ pointer, detail: `is larger than ${maxBytes / 1024} KB as JSON` }]);
+}
+
 /** Variants and their test, each variant's Liquid parsed in the template thread. */
 async function checkVariants(templates: TemplateThread, input: CampaignInput): Promise<void> {
   const parsed = await Promise.all(
@@ -65,11 +71,6 @@ async function checkVariants(templates: TemplateThread, input: CampaignInput): P
   );
   const errors = abTestErrors(input, parsed);
   if (errors.length) throw validationFailed(errors);
-}
-
-function checkArchiveMeta(input: CampaignInput): void {
-  if (input.archive_meta != null && Buffer.byteLength(JSON.stringify(input.archive_meta)) > MAX_ARCHIVE_META_BYTES)
-    throw validationFailed([{ pointer: '/archive_meta', detail: `is larger than ${MAX_ARCHIVE_META_BYTES / 1024} KB as JSON` }]);
 }
 
 /** At most this much `template_data` (as JSON): it is copied into every message's variables. */
@@ -89,8 +90,7 @@ async function checkContentSource(db: Db, accountId: string, input: CampaignInpu
       throw validationFailed([{ pointer: input.template_version != null ? '/template_version' : '/template_data', detail: 'needs template_id' }]);
     return;
   }
-  if (input.template_data != null && Buffer.byteLength(JSON.stringify(input.template_data)) > MAX_TEMPLATE_DATA_BYTES)
-    throw validationFailed([{ pointer: '/template_data', detail: `is larger than ${MAX_TEMPLATE_DATA_BYTES / 1024} KB as JSON` }]);
+  checkJsonSize(input.template_data, MAX_TEMPLATE_DATA_BYTES, '/template_data');
   if (!(await shareTemplate(db, accountId, input.template_id)))
     throw validationFailed([{ pointer: '/template_id', detail: 'no template of this account has this id' }]);
   if (input.template_version != null) await publishedBundle(db, accountId, input.template_id, input.template_version);
@@ -185,7 +185,7 @@ export class CampaignService {
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
     checkEditorSource(input.content_source);
-    checkArchiveMeta(input);
+    checkJsonSize(input.archive_meta, MAX_ARCHIVE_META_BYTES, '/archive_meta');
     await checkTemplates(this.templates, input);
     await checkVariants(this.templates, input);
     await this.checkTopic(accountId, input.topic_id);
@@ -222,7 +222,7 @@ export class CampaignService {
 
   async update(accountId: string, id: string, input: CampaignInput): Promise<CampaignRow> {
     checkEditorSource(input.content_source);
-    checkArchiveMeta(input);
+    checkJsonSize(input.archive_meta, MAX_ARCHIVE_META_BYTES, '/archive_meta');
     return this.locked(accountId, id, async (campaign, em) => {
       assertEditable(campaign.status);
       await checkContentSource(sqlOf(em), accountId, input);

@@ -253,8 +253,8 @@ export const campaigns = {
       select c.id from campaigns c
       where c.status = 'sending' and c.test_phase is distinct from 'waiting' and (
         not coalesce((c.send_time->>'by_contact_timezone')::boolean, false)
-        or ${messageDueSoon(sql`c.id`)}
-        or not exists (select 1 from messages m where m.campaign_id = c.id and m.status in ('queued', 'deferred', 'sending')))`.execute(db);
+        or ${pendingMessage(sql`c.id`, '1 minute')}
+        or not ${pendingMessage(sql`c.id`, null)})`.execute(db);
     return rows.map((r) => r.id);
   },
 
@@ -308,25 +308,22 @@ export const campaigns = {
   },
 };
 
-/** Whether a message of the campaign is due within a minute (one seek in `messages_due`). */
-const messageDueSoon = (campaignId: RawBuilder<unknown>) => sql<SqlBool>`exists (
+/** Whether the campaign has a message still to send, due within `within` (null: whenever); one seek in `messages_due`. */
+const pendingMessage = (campaignId: RawBuilder<unknown>, within: string | null) => sql<SqlBool>`exists (
   select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
-    and coalesce(m.next_attempt_at, '-infinity') <= now() + interval '1 minute')`;
+    ${within === null ? sql`` : sql`and coalesce(m.next_attempt_at, '-infinity') <= now() + ${within}::interval`})`;
 
 export const messages = {
   /** Whether a message of the campaign is due now (one seek in `messages_due`): a claim otherwise walks every message waiting. */
   async dueNow(db: Db, campaignId: string): Promise<boolean> {
-    const { rows } = await sql<{ due: boolean }>`
-      select exists (select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
-        and coalesce(m.next_attempt_at, '-infinity') <= now()) as due`.execute(db);
+    const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(sql`${campaignId}`, '0 seconds')} as due`.execute(db);
     return rows[0].due;
   },
 
   /** Whether every message still to send waits for a local time more than a minute away (and there is one). */
   async allWaiting(db: Db, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ waiting: boolean }>`
-      select not ${messageDueSoon(sql`${campaignId}`)}
-        and exists (select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')) as waiting`.execute(db);
+      select not ${pendingMessage(sql`${campaignId}`, '1 minute')} and ${pendingMessage(sql`${campaignId}`, null)} as waiting`.execute(db);
     return rows[0].waiting;
   },
 
@@ -513,17 +510,8 @@ export const archive = {
     return row ?? null;
   },
 
-  /** The account's campaigns published to its archive and sent, newest first. */
-  published(db: Db, accountId: string, limit: number): Promise<{ id: string }[]> {
-    return db
-      .selectFrom('campaigns')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('archive', '=', true)
-      .where('started_at', 'is not', null)
-      .orderBy('started_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+  /** The account's campaigns published to its archive and sent, newest first (`campaigns_archive`). */
+  published(em: EntityManager, accountId: string, limit: number): Promise<CampaignRow[]> {
+    return em.find(Campaign, { accountId, archive: true, startedAt: { $ne: null } }, { orderBy: { startedAt: 'desc', id: 'desc' }, limit });
   },
 };
