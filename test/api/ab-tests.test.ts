@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
-import { fileDatabaseUrl } from '../databases.ts';
+import { fileDatabaseUrl, freshDatabase } from '../databases.ts';
 import { client, expectProblem, newAccount, startTestServer, waitFor, type TestAccount } from '../helpers.ts';
 import { spawnServer } from '../process.ts';
 import { SmtpSink } from '../smtp-sink.ts';
@@ -19,7 +19,14 @@ let sink: SmtpSink;
 beforeAll(async () => {
   sink = await new SmtpSink().start();
   // Opens seconds after the send count as a reader's: the test's readers are quick.
-  sendline = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, TRACKING_FLUSH_MS: '50', TRACKING_MACHINE_OPEN_SECONDS: '0' });
+  // A database of its own: the tests wait on the campaigns' tick, which a stopped server of another file could hold.
+  sendline = await startTestServer({
+    DATABASE_URL: await freshDatabase('ab_tests'),
+    SMTP_URL: sink.url,
+    PUBLIC_URL,
+    TRACKING_FLUSH_MS: '50',
+    TRACKING_MACHINE_OPEN_SECONDS: '0',
+  });
 });
 afterAll(async () => {
   await sendline.stop();

@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sendline } from '../../server/start.ts';
 import { client, expectProblem, newAccount, startTestServer, uniqueEmail, waitFor, type TestAccount } from '../helpers.ts';
 import { SmtpSink } from '../smtp-sink.ts';
+import { freshDatabase } from '../databases.ts';
 
 let sendline: Sendline;
 let sink: SmtpSink;
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  sendline = await startTestServer({ SMTP_URL: sink.url, TRUST_PROXY: 'true' });
+  // A database of its own: scheduled starts wait on the campaigns' tick, which a stopped server of another file could hold.
+  sendline = await startTestServer({ DATABASE_URL: await freshDatabase('time_zones'), SMTP_URL: sink.url, TRUST_PROXY: 'true' });
 });
 afterAll(async () => {
   await sendline.stop();
