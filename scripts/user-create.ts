@@ -41,7 +41,7 @@ const config = loadConfig();
 const log = createLogger('warn');
 const database = config.databaseUrl
   ? { url: config.databaseUrl, stop: async () => {} }
-  : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
+  : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log, config.profile);
 const orm = await openDatabase(database.url, entities, log);
 try {
   const services = createAccountServices(orm.em.fork(), config);

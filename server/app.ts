@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import { createServices, type Runtime, type Services } from './services.ts';
 import { sqlOf } from './db/kysely.ts';
-import { VERSION } from './version.ts';
 import { apiRouter } from './http/api-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { AnswerBox } from './idempotency/sealing.ts';
@@ -75,16 +74,6 @@ export function createApp(runtime: Runtime): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(log));
   app.use(apiVersionHeader);
-  // Which release answers, and the schema it found: what an upgrade (or a mixed fleet) is at.
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', version: VERSION, ...runtime.schema }));
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-      res.json({ status: 'ready' });
-    } catch {
-      res.status(503).json({ status: 'database unreachable' });
-    }
-  });
   app.use(canonicalApiPath);
   app.use(docsRouter(doc, config.publicUrl));
   app.use(dashboardRouter());

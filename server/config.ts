@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { isIP } from 'node:net';
 import { LEGACY_KEY_ID, legacyKey, type SecretKey } from './secrets/key-ring.ts';
 import { ConfigError } from './config-error.ts';
@@ -31,11 +31,20 @@ export interface RelayRoute {
   relays: string[];
 }
 
+/** `SENDLINE_PROFILE`: `small` fits server and embedded PostgreSQL in 1 GB (bench/README.md, profiles). */
+export type Profile = 'default' | 'small';
+
+/** Below this much memory the small profile is the default. */
+const SMALL_MACHINE_BYTES = 2 * 1024 ** 3;
+
 export interface Config {
+  profile: Profile;
   port: number;
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Connections the process's pool opens at most. */
+  databasePoolSize: number;
   publicUrl: string;
   /** Signs session JWTs, and nothing else. */
   jwtSecret: string;
@@ -151,6 +160,17 @@ export interface Config {
     /** How often segment and date triggers and goals are swept (at least every 5 minutes). */
     sweepSeconds: number;
   };
+  metrics: {
+    /** `METRICS_TOKEN`: `/metrics` on the API's port answers this bearer token; null: not served there. */
+    token: string | null;
+    /** `METRICS_PORT`: a listener of its own serving `/metrics` without a token; null: none. */
+    port: number | null;
+    host: string;
+  };
+  /** OTLP/HTTP collector traces are exported to; null: tracing is off. */
+  tracing: { endpoint: string; serviceName: string } | null;
+  /** Seconds `/readyz` answers 503 before a stop closes the listener, for load balancers to notice. */
+  shutdownDelaySeconds: number;
   websocket: {
     pingMs: number;
     /** A client that lets this much pile up unread is disconnected (close code 1013). */
@@ -444,7 +464,22 @@ function secretKeys(env: Env, dataDir: string, jwtSecret: string, generated: Gen
 /** The data folder, resolved: `DATA_DIR`, else `./.data`. */
 export const dataDirOf = (env: Env): string => path.resolve(env.DATA_DIR || './.data');
 
-export function loadConfig(env: Env = process.env): Config {
+function metricsToken(env: Env): string | null {
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && !/^[\x21-\x7e]{16,200}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 200 printable characters without spaces');
+  }
+  return token;
+}
+
+function tracing(env: Env): Config['tracing'] {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
+  return { endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ''), serviceName: env.OTEL_SERVICE_NAME || 'sendline' };
+}
+
+export function loadConfig(env: Env = process.env, totalMemory = totalmem()): Config {
+  const profile = oneOf(env, 'SENDLINE_PROFILE', totalMemory < SMALL_MACHINE_BYTES ? 'small' : 'default', ['default', 'small'] as const);
+  const small = profile === 'small';
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const dataDir = dataDirOf(env);
   mkdirSync(dataDir, { recursive: true });
@@ -472,10 +507,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
   return {
+    profile,
     port,
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', small ? 8 : 20, 4, 500),
     publicUrl,
     jwtSecret,
     secretKeys: secretKeys(env, dataDir, jwtSecret, generatedSecrets),
@@ -499,7 +536,7 @@ export function loadConfig(env: Env = process.env): Config {
       smtpUrl: smtpUrl(env.SMTP_URL),
       relays: relays(env, integer(env, 'SMTP_POOL_SIZE', 5, 1, 100)),
       poolSize: integer(env, 'SMTP_POOL_SIZE', 5, 1, 100),
-      threads: integer(env, 'SEND_THREADS', availableParallelism(), 1, 64),
+      threads: integer(env, 'SEND_THREADS', small ? 1 : availableParallelism(), 1, 64),
       ratePerSecond: integer(env, 'SEND_RATE_PER_SECOND', 0, 0, 1_000_000),
       batchSize: integer(env, 'SEND_BATCH_SIZE', 100, 1, 10_000),
       workersPerCampaign: integer(env, 'SEND_WORKERS_PER_CAMPAIGN', 2, 1, 64),
@@ -514,9 +551,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
       maxConcurrentPerAccount: integer(env, 'IMPORT_MAX_CONCURRENT', 2, 1, 100),
       batchRows: integer(env, 'IMPORT_BATCH_ROWS', 5000, 1, 100_000),
-      writers: integer(env, 'IMPORT_WRITERS', 2, 1, 8),
+      writers: integer(env, 'IMPORT_WRITERS', small ? 1 : 2, 1, 8),
       lockSeconds: integer(env, 'IMPORT_LOCK_SECONDS', 60, 1, 3600),
-      threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', 256, 8, 16_384),
+      threadHeapMb: integer(env, 'IMPORT_THREAD_HEAP_MB', small ? 128 : 256, 8, 16_384),
     },
     exports: {
       maxConcurrentPerAccount: integer(env, 'EXPORT_MAX_CONCURRENT', 2, 1, 100),
@@ -539,7 +576,7 @@ export function loadConfig(env: Env = process.env): Config {
       retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18000, 36000, 36000]),
       disableAfterSeconds: integer(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400),
       concurrencyPerEndpoint: integer(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 100),
-      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', small ? 16 : 64, 1, 1000),
     },
     domains: {
       bounceDomain: hostName(env, 'BOUNCE_DOMAIN', `bounces.${new URL(publicUrl).hostname}`),
@@ -551,6 +588,13 @@ export function loadConfig(env: Env = process.env): Config {
     automations: {
       sweepSeconds: integer(env, 'AUTOMATION_SWEEP_SECONDS', 60, 1, 300),
     },
+    metrics: {
+      token: metricsToken(env),
+      port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null,
+      host: env.METRICS_HOST || '127.0.0.1',
+    },
+    tracing: tracing(env),
+    shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
     websocket: {
       pingMs: integer(env, 'WS_PING_MS', 30_000, 100, 600_000),
       maxBufferedBytes: integer(env, 'WS_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

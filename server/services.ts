@@ -1,3 +1,4 @@
+import type { Metrics } from './metrics/metrics.ts';
 import type { Config } from './config.ts';
 import type { EntityManager, Orm } from './db/orm.ts';
 import type { Pool } from './db/pool.ts';
@@ -100,6 +101,7 @@ export interface Runtime {
   journeys: JourneyRunner;
   /** When API keys were last used, marked in batches. */
   keyUsage: KeyUsage;
+  metrics: Metrics;
 }
 
 /** Accounts, users and their throttles: all that tools such as `user:create` need. */
@@ -156,7 +158,7 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
     }),
     contacts,
     imports: new ImportService(em, transactions, runtime.queue, config.imports, listStore),
-    feedback: new FeedbackService(transactions, sqlOf(em), campaignRecords, contactRecords),
+    feedback: new FeedbackService(transactions, sqlOf(em), campaignRecords, contactRecords, runtime.metrics),
     tracking: new TrackingService(sqlOf(em)),
     attribution: new AttributionService(transactions, sqlOf(em), runtime.signer, config.tracking.attributionDays),
     analytics: new AnalyticsService(sqlOf(em)),

@@ -1,13 +1,17 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { nativePool, openDatabase, withSchemaLock } from './db/orm.ts';
 import { entities } from './entities.ts';
 import { sqlOf } from './db/kysely.ts';
 import { Transactions } from './db/transactions.ts';
 import { readSchemaState } from './db/schema.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { observeRequest } from './metrics/http.ts';
+import { Probes, startMetricsListener } from './probes/probes.ts';
+import { registerGauges } from './gauges.ts';
 import { analysesSettled, logAnalysesTo } from './db/statistics.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
@@ -81,6 +85,44 @@ const recheckEveryMs = (recheckSeconds: number) => Math.min(3_600_000, Math.max(
 export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const probes = new Probes(metrics, config.metrics.token);
+  // The port opens first: probes answer while the database starts and migrates; the rest waits.
+  let handle: RequestListener = (req, res) => {
+    setSecurityHeaders(res);
+    if (!probes.handle(req, res)) unavailable(res);
+  };
+  const server = createServer((req, res) => handle(req, res));
+  answerClientErrors(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.port, config.host);
+  });
+  try {
+    return await startOn(server, config, log, metrics, probes, (serve) => (handle = serve));
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+}
+
+/** A request before the server is ready for it. */
+function unavailable(res: ServerResponse): void {
+  res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '5' });
+  res.end(
+    JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'Sendline is starting.', code: 'starting', success: false }),
+  );
+}
+
+async function startOn(
+  server: Server,
+  config: Config,
+  log: Logger,
+  metrics: Metrics,
+  probes: Probes,
+  serve: (handler: RequestListener) => void,
+): Promise<Sendline> {
   logAnalysesTo(log);
   const { allowHttp, allowPrivateNetworks } = config.webhooks;
   if (allowHttp || allowPrivateNetworks) {
@@ -89,8 +131,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   }
   const database = config.databaseUrl
     ? { url: config.databaseUrl, stop: async () => {} }
-    : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log);
-  const orm = await openDatabase(database.url, entities, log);
+    : await startEmbeddedDatabase(config.dataDir, config.embeddedDatabasePassword, log, config.profile);
+  probes.phase = 'migrating';
+  const orm = await openDatabase(database.url, entities, log, config.databasePoolSize);
   await checkSharedSecrets(config, orm, log).catch(async (error: unknown) => {
     await orm.close();
     await database.stop();
@@ -100,6 +143,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
   const transactions = new Transactions(pool);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
+  probes.phase = 'starting';
   const capture = config.sending.smtpUrl || config.sending.relays ? null : await startCaptureServer(config.dataDir, log);
   // Under SMTP_RELAYS, the first relay: test sends and confirmations take no route.
   const relayUrl = config.sending.relays?.relays[0].url ?? config.sending.smtpUrl ?? capture!.url;
@@ -136,10 +180,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     access,
     keyUsage,
     journeys,
+    metrics,
   };
-  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), transactions, secretBox, config.webhooks, log);
+  const webhooks = config.role === 'api' ? null : new WebhookWorker(sqlOf(orm.em.fork()), transactions, secretBox, config.webhooks, log, metrics);
   if (webhooks) listener.onEvents(() => webhooks.wake());
-  const feedback = new FeedbackService(transactions, sqlOf(orm.em), campaignRecords, contactRecords);
+  const feedback = new FeedbackService(transactions, sqlOf(orm.em), campaignRecords, contactRecords, metrics);
   const bounces =
     config.tracking.bounceSmtpPort === null
       ? null
@@ -159,6 +204,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         db: sqlOf(orm.em.fork()),
         transactions,
         log,
+        metrics,
         thread: { databaseUrl: database.url, limits: config.imports, logLevel: config.logLevel },
       },
       shutdown.signal,
@@ -168,11 +214,11 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       const startCampaign = (accountId: string, campaignId: string) => createServices(runtime).campaigns.start(accountId, campaignId);
       const identities = sendingIdentities(runtime);
       startCampaignSending(
-        { orm, transactions, queue, config, templates, threads, records: outcomeRecords, identities, log, startCampaign },
+        { orm, transactions, queue, config, templates, threads, records: outcomeRecords, identities, metrics, log, startCampaign },
         shutdown.signal,
         listener,
       );
-      const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords, identities);
+      const transactional = new TransactionalSender(transactions, sqlOf(orm.em.fork()), threads, config.sending, log, outcomeRecords, identities, metrics);
       transactional.start(shutdown.signal);
       journeys.start(shutdown.signal);
       return [transactional, journeys];
@@ -214,7 +260,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     log,
     campaigns: campaignRecords,
     contacts: contactRecords,
+    metrics,
   });
+  registerGauges(metrics, { db: sqlOf(orm.em.fork()), pool, queue, recorder, probes });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),
@@ -225,23 +273,26 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     log,
   });
   const campaignPagesOf = campaignPages({ orm, signer, templates, publicUrl: config.publicUrl, lookups: campaignPageLookups, page, log });
-  const server = createServer((req, res) => {
+  serve((req, res) => {
+    observeRequest(metrics, req, res);
     setSecurityHeaders(res);
-    if (!tracking(req, res) && !confirmations(req, res) && !campaignPagesOf(req, res)) app(req, res);
-  }).listen(config.port, config.host);
-  answerClientErrors(server);
-  const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
+    if (!probes.handle(req, res) && !tracking(req, res) && !confirmations(req, res) && !campaignPagesOf(req, res)) app(req, res);
   });
+  const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });
+  const metricsListener = config.metrics.port === null ? null : await startMetricsListener(metrics, config.metrics.port, config.metrics.host);
+  probes.serve(pool, runtime.schema);
   const { port } = server.address() as { port: number };
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  log.info({ url, docs: `${url}/docs`, role: config.role }, 'Sendline is listening');
+  const metricsUrl = metricsListener && `http://${config.metrics.host}:${(metricsListener.address() as { port: number }).port}/metrics`;
+  log.info({ url, docs: `${url}/docs`, role: config.role, profile: config.profile, ...(metricsUrl ? { metrics: metricsUrl } : {}) }, 'Sendline is listening');
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      const started = Date.now();
+      // Load balancers see /readyz fail, and stop sending work, before the listener closes.
+      probes.phase = 'stopping';
+      if (config.shutdownDelaySeconds) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
       shutdown.abort();
       await Promise.all([
         sockets.close(),
@@ -258,6 +309,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
         queue.stop(),
         bounces?.stop(),
         submission?.stop(),
+        new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(null))),
       ]);
       await sending?.close();
       // Analyses that requests started, before the pool they run on closes.
@@ -270,7 +322,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
       await capture?.stop();
       await orm.close();
       await database.stop();
-      log.info('Sendline stopped');
+      log.info({ ms: Date.now() - started }, 'Sendline stopped');
     })());
   return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, submissionPort: submission?.port ?? null, stop };
 }

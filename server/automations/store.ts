@@ -331,6 +331,12 @@ export const enrollments = {
     return Number(result.numUpdatedRows);
   },
 
+  /** Steps due now, of every journey whatever its status (a paused one's wait for its resume). */
+  async dueCount(db: Db): Promise<number> {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from automation_enrollments where due_at <= now()`.execute(db);
+    return rows[0].n;
+  },
+
   async counts(db: Db, accountId: string, automationId: string): Promise<Record<EnrollmentStatus, number>> {
     const rows = await db
       .selectFrom('automation_enrollments')

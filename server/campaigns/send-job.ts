@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Transactions } from '../db/transactions.ts';
@@ -32,6 +33,7 @@ export interface CampaignSendingDeps {
   records: OutcomeRecords;
   /** Each campaign's From address's sending identity: its DKIM key, return path and link host. */
   identities: SendingIdentities;
+  metrics: Metrics;
   log: Logger;
   /** Starts a scheduled campaign through its state machine (a 409 when another start came first). */
   startCampaign: (accountId: string, campaignId: string) => Promise<unknown>;
@@ -46,7 +48,7 @@ export interface CampaignSendingDeps {
  */
 export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSignal, halts: Pick<EventListener, 'onCampaignHalted'>): void {
   const { orm, transactions, queue, config, threads, log } = deps;
-  const sender = new CampaignSender(orm, transactions, threads, deps.templates, config.sending, log, deps.records, deps.identities);
+  const sender = new CampaignSender(orm, transactions, threads, deps.templates, config.sending, log, deps.records, deps.identities, deps.metrics);
   halts.onCampaignHalted((campaignId) => sender.halt(campaignId));
   queue.define(
     SEND_JOB,

@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
@@ -41,6 +42,7 @@ export class CampaignSender {
   private readonly log: Logger;
   private readonly records: OutcomeRecords;
   private readonly identities: SendingIdentities;
+  private readonly metrics: Metrics;
   /** Each run's halt, by campaign: a pause or cancel stops the run's batch in flight. */
   private readonly halts = new Map<string, Set<AbortController>>();
 
@@ -53,6 +55,7 @@ export class CampaignSender {
     log: Logger,
     records: OutcomeRecords,
     identities: SendingIdentities,
+    metrics: Metrics,
   ) {
     this.orm = orm;
     this.transactions = transactions;
@@ -62,6 +65,7 @@ export class CampaignSender {
     this.log = log;
     this.records = records;
     this.identities = identities;
+    this.metrics = metrics;
   }
 
   /**
@@ -281,6 +285,7 @@ export class CampaignSender {
     const bounced: SmtpBounce[] = [];
     const sentTo: string[] = [];
     const counts: SendCounts = { sent: 0, delivered: 0, deferred: 0, failed: 0, bounced: 0 };
+    const attempts: { relay?: string; status: string }[] = [];
     const now = new Date();
     for (const { message, outcome } of results) {
       if (outcome.kind === 'skipped') {
@@ -296,6 +301,7 @@ export class CampaignSender {
       const base = emailEventData({ ...message, campaign_id: campaignId });
       const meaning = meaningOf(outcome, { attempts: message.attempts, base, now, requeueAt: null }, this.settings);
       outcomes.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
+      attempts.push({ relay: 'relay' in outcome ? outcome.relay : undefined, status: meaning.status });
       events.push(...meaning.events);
       if (meaning.status !== 'queued') counts[meaning.status]++;
       if (meaning.sent) {
@@ -327,6 +333,7 @@ export class CampaignSender {
       await recordCampaignBounces(tx, this.records, accountId, campaignId, bounced, events);
       await append(tx, accountId, events);
     });
+    this.metrics.countMessages('campaign', attempts);
   }
 
   /**

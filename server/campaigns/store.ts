@@ -314,6 +314,13 @@ const pendingMessage = (campaignId: RawBuilder<unknown>, within: string | null) 
     ${within === null ? sql`` : sql`and coalesce(m.next_attempt_at, '-infinity') <= now() + ${within}::interval`})`;
 
 export const messages = {
+  /** Messages of every campaign due to be sent now: a walk of the `messages_due` index. */
+  async dueCount(db: Db): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from messages where status in ('queued', 'deferred') and coalesce(next_attempt_at, '-infinity') <= now()`.execute(db);
+    return rows[0].n;
+  },
+
   /** Whether a message of the campaign is due now (one seek in `messages_due`): a claim otherwise walks every message waiting. */
   async dueNow(db: Db, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(sql`${campaignId}`, '0 seconds')} as due`.execute(db);

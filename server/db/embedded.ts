@@ -68,6 +68,19 @@ async function loadEmbeddedPostgres() {
   return { EmbeddedPostgres, binaries: (await import(binaries)) as { postgres: string } };
 }
 
+/**
+ * The server's settings by profile. By default: a million-contact account's indexes outgrow
+ * PostgreSQL's default 128 MB of buffers, and importing it writes 1.5 GB of WAL, past the default
+ * 1 GB between checkpoints (each one makes the next change to every page log the whole page):
+ * with both raised, PostgreSQL spent 27 CPU µs per imported row instead of 34; with 2 GB of WAL,
+ * 33 (bench/README.md). The small profile keeps PostgreSQL's own defaults for a 1 GB machine,
+ * and fewer connections (each backend holds its own memory).
+ */
+const SETTINGS = {
+  default: { max_connections: '200', shared_buffers: '512MB', max_wal_size: '4GB' },
+  small: { max_connections: '60', shared_buffers: '128MB', max_wal_size: '1GB', effective_cache_size: '512MB', autovacuum_max_workers: '2' },
+} satisfies Record<string, Record<string, string>>;
+
 const USER = 'sendline';
 const DATABASE = 'sendline';
 
@@ -130,7 +143,12 @@ async function stopPostmaster(pid: number): Promise<void> {
 }
 
 /** Starts (or joins) the PostgreSQL server kept in `dataDir/pg`. */
-export async function startEmbeddedDatabase(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(
+  dataDir: string,
+  password: string,
+  log: Logger,
+  profile: keyof typeof SETTINGS = 'default',
+): Promise<EmbeddedDatabase> {
   const pgDir = path.join(dataDir, 'pg');
   const urlFor = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
   const existing = runningServer(pgDir);
@@ -170,12 +188,8 @@ export async function startEmbeddedDatabase(dataDir: string, password: string, l
     binaries.postgres,
     [
       ...['-D', pgDir, '-p', String(port)],
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      // A million-contact account's indexes outgrow PostgreSQL's default 128 MB of buffers, and
-      // importing it writes 1.5 GB of WAL, past the default 1 GB between checkpoints (each one
-      // makes the next change to every page log the whole page): with both raised, PostgreSQL
-      // spent 27 CPU µs per imported row instead of 34; with 2 GB of WAL, 33 (bench/README).
-      ...['-c', 'shared_buffers=512MB', '-c', 'max_wal_size=4GB'],
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      ...Object.entries(SETTINGS[profile]).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     (message) => log.debug({ postgres: message.trim() }),
   );

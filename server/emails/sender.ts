@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
@@ -42,6 +43,7 @@ export class TransactionalSender {
   private readonly log: Logger;
   private readonly records: OutcomeRecords;
   private readonly identities: SendingIdentities;
+  private readonly metrics: Metrics;
   private running: Promise<void>[] = [];
 
   constructor(
@@ -52,6 +54,7 @@ export class TransactionalSender {
     log: Logger,
     records: OutcomeRecords,
     identities: SendingIdentities,
+    metrics: Metrics,
   ) {
     this.transactions = transactions;
     this.db = db;
@@ -60,6 +63,7 @@ export class TransactionalSender {
     this.log = log;
     this.records = records;
     this.identities = identities;
+    this.metrics = metrics;
   }
 
   start(signal: AbortSignal): void {
@@ -152,6 +156,7 @@ export class TransactionalSender {
     /** Per copy, its events: recorded only if its outcome is (see `recordOutcomes`). */
     const events = new Map<string, PendingEvent[]>();
     const bounced: { message: ClaimedEmail; reason: string; code: number }[] = [];
+    const [transactional, automation]: { relay?: string; status: string }[][] = [[], []];
     const now = new Date();
     for (const [i, message] of batch.entries()) {
       const outcome = outcomes[i];
@@ -159,6 +164,7 @@ export class TransactionalSender {
       // A relay failure mixed with successes: back to the queue, due again at once.
       const meaning = meaningOf(outcome, { attempts: message.attempts, base: transactionalEventData(message), now, requeueAt: now }, this.settings);
       results.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
+      (message.automation_id ? automation : transactional).push({ relay: 'relay' in outcome ? outcome.relay : undefined, status: meaning.status });
       if (meaning.events.length) events.set(message.id, meaning.events);
       if (meaning.bounce) bounced.push({ message, ...meaning.bounce });
     }
@@ -178,5 +184,7 @@ export class TransactionalSender {
       }
       for (const [accountId, list] of byAccount) await append(tx, accountId, list);
     });
+    this.metrics.countMessages('transactional', transactional);
+    this.metrics.countMessages('automation', automation);
   }
 }

@@ -261,6 +261,14 @@ export const emails = {
   },
 
   /** The messages' state for a batch of opens and clicks or a report, locked in id order. */
+  /** Copies due to be sent now, by stream (an automation's step's or a transactional request's). */
+  async dueByStream(db: Db): Promise<{ transactional: number; automation: number }> {
+    const { rows } = await sql<{ transactional: number; automation: number }>`
+      select (count(*) filter (where automation_id is null))::int as transactional, (count(*) filter (where automation_id is not null))::int as automation
+      from emails where status in ('scheduled', 'queued', 'deferred') and next_attempt_at <= now()`.execute(db);
+    return rows[0];
+  },
+
   async refs(db: Db, ids: string[]): Promise<EmailRef[]> {
     if (!ids.length) return [];
     return db

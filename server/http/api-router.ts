@@ -12,6 +12,7 @@ import { declaredProblemCodes } from '../contract/problem-codes.ts';
 import { isValidEmail } from '../email.ts';
 import { applyRateLimit, type WindowCount } from '../rate-limits/limiter.ts';
 import { rememberRoutePatterns } from './route-patterns.ts';
+import { labelRoute } from '../metrics/http.ts';
 import { isStorableDateTime, toUtc } from '../contract/timestamps.ts';
 import { checkIdempotencyKey, hashJsonBody, idempotent, type IdempotencyKeys } from './idempotency.ts';
 
@@ -166,7 +167,13 @@ export function apiRouter<S>(doc: OpenApiDocument, deps: ApiDeps<S>, implemented
     // Every POST takes an Idempotency-Key; without a caller to scope it to, it is checked and ignored.
     const keyCheck = post ? [checkIdempotencyKey] : [];
     const once = post && op.authenticated ? [idempotent(idempotency, op.takesBody)] : [];
+    // The contract's template, e.g. `/api/v1/contacts/{id}`: the metrics' route label.
+    const route = (req: Request, res: Response, next: NextFunction) => {
+      labelRoute(res, `${req.baseUrl}${op.path}`);
+      next();
+    };
     const chain = [
+      route,
       ...(op.authenticated ? [guard(op, deps.authentication)] : []),
       ...keyCheck,
       ...body,

@@ -29,7 +29,7 @@ const send = (message: ImportThreadMessage) => port.postMessage(message);
 try {
   const outcome = await new ImportProcessor({ transactions: new Transactions(pool), db }, data.limits, log).process(data.importId, {
     signal: abort.signal,
-    touch: () => send({ kind: 'touch' }),
+    touch: (counts) => send({ kind: 'touch', counts }),
   });
   send({ kind: 'outcome', outcome });
 } finally {

@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
@@ -6,7 +7,7 @@ import type { Queue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 import { finishImport, type ImportOutcome } from './processor.ts';
 import { IMPORT_JOB } from '../jobs/payloads.ts';
-import { importStore } from './store.ts';
+import { importStore, type BatchCounts } from './store.ts';
 import { runImportThread, type ImportThreadData } from './threads.ts';
 
 /**
@@ -33,7 +34,11 @@ async function withImportLock(db: Db, id: string, work: () => Promise<ImportOutc
  * thread did not end it with) ends as failed instead of staying `running`: resumed, it would
  * fail again. It keeps the batches it committed.
  */
-async function importInThread(deps: ImportWorkerDeps, thread: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
+async function importInThread(
+  deps: ImportWorkerDeps,
+  thread: ImportThreadData,
+  control: { signal: AbortSignal; touch: (counts: BatchCounts) => void },
+): Promise<ImportOutcome> {
   try {
     return await runImportThread(thread, control);
   } catch (error) {
@@ -51,6 +56,7 @@ export interface ImportWorkerDeps {
   /** For the transaction that ends a failed import with its `import.completed` event. */
   transactions: Transactions;
   log: Logger;
+  metrics: Metrics;
   /** What the import threads connect to and run with. */
   thread: { databaseUrl: string; limits: Config['imports']; logLevel: Config['logLevel'] };
 }
@@ -61,7 +67,11 @@ export async function startImportWorker(deps: ImportWorkerDeps, signal: AbortSig
   queue.define(
     IMPORT_JOB,
     async ({ importId }, job) => {
-      const touch = () => void job.touch().catch((err: unknown) => log.warn({ err, importId }, 'renewing the import job lock failed'));
+      const touch = (counts: BatchCounts) => {
+        for (const outcome of ['created', 'updated', 'skipped', 'failed'] as const)
+          if (counts[outcome]) deps.metrics.importRows.inc({ outcome }, counts[outcome]);
+        void job.touch().catch((err: unknown) => log.warn({ err, importId }, 'renewing the import job lock failed'));
+      };
       const thread = { importId, ...deps.thread };
       const outcome = await withImportLock(db, importId, () => importInThread(deps, thread, { signal, touch }));
       // Shutting down: the checkpoints are committed; any live worker picks up from there.

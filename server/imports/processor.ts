@@ -6,7 +6,7 @@ import { append } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { readCsv } from './csv-records.ts';
 import { ImportFileError } from './errors.ts';
-import { importStore, type ImportOutcomeRecord, type ImportRecord } from './store.ts';
+import { importStore, type BatchCounts, type ImportOutcomeRecord, type ImportRecord } from './store.ts';
 import { StagingBatch } from './batch.ts';
 import { csvRowReader, toImportRow } from './rows.ts';
 import { writeBatch, writerFor } from './writer.ts';
@@ -26,8 +26,8 @@ const YIELD_EVERY_ROWS = 100;
 export interface ImportControl {
   /** Aborted on shutdown: the import stops after committing its batches in flight. */
   signal: AbortSignal;
-  /** Called after each committed batch: the job is alive. */
-  touch: () => void;
+  /** Called after each committed batch, with its counts: the job is alive. */
+  touch: (counts: BatchCounts) => void;
 }
 
 /** `interrupted`: stopped by the signal with its checkpoints committed; it must be queued again. */
@@ -117,10 +117,11 @@ export class ImportProcessor {
           await sql`set local synchronous_commit = off`.execute(db);
           const counts = await writeBatch(db, target, batch);
           await importStore.advance(db, id, index, upTo, counts);
+          return counts;
         })
-        .then(() => {
+        .then((counts) => {
           writer.spare = batch.memory;
-          control.touch();
+          control.touch(counts);
         });
       // Awaited at the writer's next batch; a failure must not go unhandled until then.
       writer.writing.catch(() => {});

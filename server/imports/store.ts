@@ -67,6 +67,16 @@ export const importStore = {
     return n;
   },
 
+  /** Imports running now, of every account. */
+  async runningCount(db: Db): Promise<number> {
+    const { n } = await db
+      .selectFrom('contact_imports')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
+    return n;
+  },
+
   /** Imports queued or running: after a restart, each is queued again. */
   async unfinished(db: Db): Promise<string[]> {
     const rows = await db.selectFrom('contact_imports').select('id').where('status', 'in', ['queued', 'running']).execute();

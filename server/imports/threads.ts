@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import type { ImportOutcome } from './processor.ts';
+import type { BatchCounts } from './store.ts';
 
 export interface ImportThreadData {
   importId: string;
@@ -9,10 +10,10 @@ export interface ImportThreadData {
   logLevel: string;
 }
 
-export type ImportThreadMessage = { kind: 'touch' } | { kind: 'outcome'; outcome: ImportOutcome };
+export type ImportThreadMessage = { kind: 'touch'; counts: BatchCounts } | { kind: 'outcome'; outcome: ImportOutcome };
 
 /** Runs one import in a thread of its own; `signal` asks it to stop at its next batch. */
-export function runImportThread(data: ImportThreadData, control: { signal: AbortSignal; touch: () => void }): Promise<ImportOutcome> {
+export function runImportThread(data: ImportThreadData, control: { signal: AbortSignal; touch: (counts: BatchCounts) => void }): Promise<ImportOutcome> {
   return new Promise((resolve, reject) => {
     // An import's live data is a few batches (tens of MB); without caps V8 would let the thread's
     // heap grow to hundreds of MB before collecting, as it does on the main thread.
@@ -25,7 +26,7 @@ export function runImportThread(data: ImportThreadData, control: { signal: Abort
     let outcome: ImportOutcome | null = null;
     let failure: Error | null = null;
     worker.on('message', (message: ImportThreadMessage) => {
-      if (message.kind === 'touch') control.touch();
+      if (message.kind === 'touch') control.touch(message.counts);
       else outcome = message.outcome;
     });
     worker.on('error', (err: Error) => {

@@ -36,8 +36,11 @@ export class Queue<Jobs extends { [name: string]: JobData } = JobPayloads> {
   private readonly onComing = new Map<string, () => void>();
   private started = false;
 
-  private constructor(agenda: Agenda, log: Logger) {
+  private readonly pool: Pool;
+
+  private constructor(agenda: Agenda, pool: Pool, log: Logger) {
     this.agenda = agenda;
+    this.pool = pool;
     this.log = log;
   }
 
@@ -52,7 +55,15 @@ export class Queue<Jobs extends { [name: string]: JobData } = JobPayloads> {
     const agenda = new Agenda({ backend, processEvery: 1000 });
     agenda.on('error', (err) => log.error({ err }, 'job queue error'));
     await agenda.ready;
-    return new Queue<Jobs>(agenda, log);
+    return new Queue<Jobs>(agenda, pool, log);
+  }
+
+  /** Jobs due and not taken by any process: more than a moment's worth means the workers fall behind. */
+  async dueCount(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      'select count(*)::int as n from agenda_jobs where next_run_at <= now() and locked_at is null and not disabled',
+    );
+    return rows[0].n;
   }
 
   define<N extends keyof Jobs & string>(name: N, handler: (data: Jobs[N], job: Job<Jobs[N]>) => Promise<void>, options: JobOptions): void {

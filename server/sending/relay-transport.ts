@@ -41,8 +41,8 @@ export class RelayTransport {
         return { kind: 'transport_error', error: `claiming a send of relay ${name} failed: ${(error as Error).message}` };
       }
       const { outcome, unsent } = await relay.transport.attempt(envelope, raw);
-      if (!unsent) return outcome;
-      last = outcome;
+      if (!unsent) return { ...outcome, relay: name };
+      last = { ...outcome, relay: name };
     }
     return last!;
   }

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { ConnectionSlots } from './relay-limits.ts';
 import { isUnsent, SmtpPool } from './smtp-pool.ts';
 
-export type SendOutcome =
+export type SendOutcome = (
   | { kind: 'accepted'; response: string }
   /** 5xx for the recipient: a hard bounce. */
   | { kind: 'rejected'; code: number; response: string }
@@ -11,7 +11,11 @@ export type SendOutcome =
   /** 4xx: try again later. */
   | { kind: 'deferred'; code: number; response: string }
   /** The relay itself failed (refused connection, authentication, timeout): not the recipient's fault. */
-  | { kind: 'transport_error'; error: string };
+  | { kind: 'transport_error'; error: string }
+) & {
+  /** The relay that answered, under `SMTP_RELAYS` routing (its name: a metrics label). */
+  relay?: string;
+};
 
 const SYNTAX_CODES = new Set([500, 501, 502, 503, 504, 555]);
 const SYNTAX_STATUS = /^\d{3}[ -]5\.(?:5\.\d{1,3}|1\.[37])\b/;

@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import { sql } from 'kysely';
 import type { Transactions } from '../db/transactions.ts';
 import { newId } from '../db/ids.ts';
@@ -62,7 +63,9 @@ export class FeedbackService {
    * `db` reads on the ORM's connection; `transactions` gives a report its own transaction, in
    * which its events may be COPYed.
    */
-  constructor(transactions: Transactions, db: Db, campaigns: CampaignRecords, contacts: ContactRecords) {
+  private readonly metrics: Metrics;
+  constructor(transactions: Transactions, db: Db, campaigns: CampaignRecords, contacts: ContactRecords, metrics: Metrics) {
+    this.metrics = metrics;
     this.transactions = transactions;
     this.db = db;
     this.campaigns = campaigns;
@@ -71,6 +74,12 @@ export class FeedbackService {
 
   /** Null when neither the message nor the address is known (to this account, when given). */
   async recordBounce(input: BounceInput): Promise<BounceRecord | null> {
+    const record = await this.record(input);
+    if (record) this.metrics.feedbackReports.inc({ type: input.type === 'complaint' ? 'complaint' : 'bounce' });
+    return record;
+  }
+
+  private async record(input: BounceInput): Promise<BounceRecord | null> {
     if (input.messageId && isTransactionalId(input.messageId)) return this.recordTransactionalBounce({ ...input, messageId: input.messageId });
     return this.transactions.run(async (db) => {
       const message = await this.findMessage(db, input);

@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
@@ -34,6 +35,7 @@ export interface RecorderDeps {
   log: Logger;
   campaigns: CampaignRecords;
   contacts: ContactRecords;
+  metrics: Metrics;
 }
 
 /** A message as a batch reads it (locked), and what the batch sets on it. */
@@ -64,6 +66,7 @@ interface MessageState {
  */
 export class TrackingRecorder {
   private readonly pending = new PendingRequests();
+  private readonly metrics: Metrics;
   private flushing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly transactions: Transactions;
@@ -82,6 +85,7 @@ export class TrackingRecorder {
     this.log = deps.log;
     this.campaigns = deps.campaigns;
     this.contacts = deps.contacts;
+    this.metrics = deps.metrics;
     this.timer = setInterval(() => void this.flush(), this.settings.flushMs);
     this.timer.unref();
   }
@@ -96,6 +100,7 @@ export class TrackingRecorder {
     if (!this.pending.length) return;
     const batch = this.pending.take();
     this.flushing = this.write(batch)
+      .then(() => this.metrics.trackingHitsWritten.inc(batch.length))
       .catch((err) => {
         this.log.error({ err, hits: batch.length }, 'writing tracking hits failed; they will be retried');
         this.pending.putBack(batch);
@@ -106,6 +111,11 @@ export class TrackingRecorder {
     await this.flushing;
     const dropped = this.pending.takeDropped();
     if (dropped) this.log.error({ dropped }, 'tracking hits dropped: more were waiting to be written than the buffer holds');
+  }
+
+  /** Hits answered and not written yet. */
+  get buffered(): number {
+    return this.pending.length;
   }
 
   /** Final flush on shutdown: no hit answered before this is lost. */

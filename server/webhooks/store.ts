@@ -332,3 +332,11 @@ export async function deleteDeliveriesOf(db: Db, eventIds: readonly string[]): P
   const rows = await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).returning('id').execute();
   return rows.length;
 }
+
+/** Deliveries waiting to be sent (`pending`), and of them those that failed at least once (`failing`). */
+export async function deliveryBacklog(db: Db): Promise<{ pending: number; failing: number }> {
+  const { rows } = await sql<{ pending: number; failing: number }>`
+    select count(*)::int as pending, (count(*) filter (where attempts > 0))::int as failing
+    from webhook_deliveries where status = 'pending'`.execute(db);
+  return rows[0];
+}

@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
 import type { Transactions } from '../db/transactions.ts';
@@ -32,6 +33,7 @@ export class WebhookWorker {
   private readonly inFlight = new Map<string, number>();
   private readonly queued = new Map<string, Claimed[]>();
   private outcomes: { delivery: Claimed; outcome: AttemptOutcome }[] = [];
+  private readonly metrics: Metrics;
   private recording: Promise<void> | null = null;
   private recordTimer: NodeJS.Timeout | null = null;
   private readonly running = new Set<Promise<void>>();
@@ -46,7 +48,8 @@ export class WebhookWorker {
   private readonly settings: Config['webhooks'];
   private readonly log: Logger;
 
-  constructor(db: Db, transactions: Transactions, box: SecretBox, settings: Config['webhooks'], log: Logger) {
+  constructor(db: Db, transactions: Transactions, box: SecretBox, settings: Config['webhooks'], log: Logger, metrics: Metrics) {
+    this.metrics = metrics;
     this.db = db;
     this.transactions = transactions;
     this.box = box;
@@ -187,6 +190,7 @@ export class WebhookWorker {
   private async deliver(delivery: Claimed): Promise<void> {
     const outcome = await attemptDelivery(delivery.url, delivery.envelope, delivery.secrets, this.settings);
     this.outcomes.push({ delivery, outcome });
+    this.metrics.webhookDeliveries.observe({ outcome: outcome.success ? 'success' : 'failure' }, outcome.latencyMs / 1000);
     this.recordTimer ??= setTimeout(() => void this.recordOutcomes(), RECORD_EVERY_MS);
   }
 
