@@ -2,9 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dataDirOf, loadConfig } from './config.ts';
 import { ConfigError } from './config-error.ts';
 import { createLogger } from './logger.ts';
-import { startSendline } from './start.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { backupCommand, restoreCommand } from './commands/backup.ts';
+
+// The server and the commands are imported once tracing (when configured) has started: its
+// instrumentations patch http, Express and pg as they are first imported.
 
 const USAGE = `usage: bin/sendline                      serve (the default)
        bin/sendline migrate [--dry-run]    apply the pending migrations, or list them
@@ -15,24 +15,30 @@ const USAGE = `usage: bin/sendline                      serve (the default)
 const commandLogger = (level: string) => createLogger(process.env.LOG_LEVEL ? level : 'warn');
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
-  migrate: (args) => {
+  migrate: async (args) => {
     const config = loadConfig();
+    const { migrateCommand } = await import('./commands/migrate.ts');
     return migrateCommand(args, config, commandLogger(config.logLevel));
   },
-  backup: (args) => {
+  backup: async (args) => {
     const config = loadConfig();
+    const { backupCommand } = await import('./commands/backup.ts');
     return backupCommand(args, config, commandLogger(config.logLevel));
   },
-  restore: (args) => {
+  restore: async (args) => {
     const dataDir = dataDirOf(process.env);
     const before = new Set(existsSync(dataDir) ? readdirSync(dataDir) : []);
     const config = loadConfig();
+    const { restoreCommand } = await import('./commands/backup.ts');
     return restoreCommand(args, config, commandLogger(config.logLevel), before);
   },
 };
 
 async function serve() {
-  const starting = startSendline();
+  const config = loadConfig();
+  const tracing = config.tracing && (await (await import('./tracing/sdk.ts')).startTracing(config.tracing));
+  const { startSendline } = await import('./start.ts');
+  const starting = startSendline(process.env, { config, tracing });
   // Listening before the server starts: a signal that comes while it starts stops it once it has.
   // A Ctrl-C under `npm start` comes twice (from the terminal, and forwarded by npm): a signal
   // while stopping changes nothing.

@@ -12,6 +12,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { observeRequest } from './metrics/http.ts';
 import { Probes, startMetricsListener } from './probes/probes.ts';
 import { registerGauges } from './gauges.ts';
+import type { Tracing } from './tracing/sdk.ts';
 import { analysesSettled, logAnalysesTo } from './db/statistics.ts';
 import { Queue } from './jobs/queue.ts';
 import { startImportWorker } from './imports/job.ts';
@@ -82,8 +83,15 @@ const RECHECK_ROUNDS = 20;
 /** Re-checks run four times per `DOMAIN_RECHECK_SECONDS`, and at least hourly. */
 const recheckEveryMs = (recheckSeconds: number) => Math.min(3_600_000, Math.max(250, recheckSeconds * 250));
 
-export async function startSendline(env: Record<string, string | undefined> = process.env): Promise<Sendline> {
-  const config = loadConfig(env);
+export interface StartOptions {
+  /** Read from `env` when not given. */
+  config?: Config;
+  /** Tracing started before the server was imported (main.ts): stopped, its spans exported, at the end of `stop`. */
+  tracing?: Tracing | null;
+}
+
+export async function startSendline(env: Record<string, string | undefined> = process.env, options: StartOptions = {}): Promise<Sendline> {
+  const config = options.config ?? loadConfig(env);
   const log = createLogger(config.logLevel);
   const metrics = new Metrics();
   const probes = new Probes(metrics, config.metrics.token);
@@ -100,7 +108,7 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     server.listen(config.port, config.host);
   });
   try {
-    return await startOn(server, config, log, metrics, probes, (serve) => (handle = serve));
+    return await startOn(server, config, log, { metrics, probes, tracing: options.tracing ?? null }, (serve) => (handle = serve));
   } catch (error) {
     server.close();
     throw error;
@@ -119,8 +127,7 @@ async function startOn(
   server: Server,
   config: Config,
   log: Logger,
-  metrics: Metrics,
-  probes: Probes,
+  { metrics, probes, tracing }: { metrics: Metrics; probes: Probes; tracing: Tracing | null },
   serve: (handler: RequestListener) => void,
 ): Promise<Sendline> {
   logAnalysesTo(log);
@@ -322,6 +329,7 @@ async function startOn(
       await capture?.stop();
       await orm.close();
       await database.stop();
+      await tracing?.shutdown();
       log.info({ ms: Date.now() - started }, 'Sendline stopped');
     })());
   return { ...runtime, server, url, bounceSmtpPort: bounces?.port ?? null, submissionPort: submission?.port ?? null, stop };

@@ -1,3 +1,4 @@
+import { traced } from '../tracing/spans.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
@@ -156,7 +157,9 @@ export class CampaignSender {
       }
       // Per batch, not per message: a key rotated or a domain lost meanwhile applies from the next batch.
       const identity = await this.identities.forAddress(campaign.accountId, content.fromEmail);
-      const results = await this.deliverVariants(contents, batch, identity, halt);
+      const results = await traced('campaign batch send', { 'sendline.campaign_id': campaignId, 'sendline.messages': batch.length }, () =>
+        this.deliverVariants(contents, batch, identity, halt),
+      );
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
         if (piece) await audiences.release(db, piece.id);
@@ -179,7 +182,9 @@ export class CampaignSender {
       failingSince = null;
       // A halt follows the pause's or cancel's commit: what it kept from the relay waits for a resume, or is cancelled.
       const haltedAs = halt.aborted && (await campaigns.status(db, campaignId)) === 'cancelled' ? 'cancelled' : 'queued';
-      await this.record(campaign.accountId, campaignId, results, piece ? { id: piece.id, variant: campaign.winner?.variant ?? null } : null, haltedAs);
+      await traced('campaign batch record', { 'sendline.campaign_id': campaignId, 'sendline.messages': batch.length }, () =>
+        this.record(campaign.accountId, campaignId, results, piece ? { id: piece.id, variant: campaign.winner?.variant ?? null } : null, haltedAs),
+      );
     }
     return 'interrupted';
   }

@@ -1,3 +1,4 @@
+import { traced } from '../tracing/spans.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
@@ -83,7 +84,7 @@ export class TransactionalSender {
           if (await onQueued(POLL_MS, signal)) await sleep(GATHER_MS);
           continue;
         }
-        await this.send(batch);
+        await traced('email batch send', { 'sendline.messages': batch.length }, () => this.send(batch));
         // The queue is drained: let the next batch gather rather than claim what trickles in one by one.
         if (batch.length < this.settings.batchSize) await sleep(GATHER_MS);
       } catch (err) {

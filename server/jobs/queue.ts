@@ -1,3 +1,4 @@
+import { traced } from '../tracing/spans.ts';
 import { Agenda, type Job } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { Pool } from '../db/pool.ts';
@@ -68,7 +69,9 @@ export class Queue<Jobs extends { [name: string]: JobData } = JobPayloads> {
 
   define<N extends keyof Jobs & string>(name: N, handler: (data: Jobs[N], job: Job<Jobs[N]>) => Promise<void>, options: JobOptions): void {
     if (options.onComing) this.onComing.set(name, options.onComing);
-    this.agenda.define<Jobs[N]>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => handler(job.attrs.data, job)), {
+    // One-off jobs are traced; the periodic ones (ticks of a second or so) would be most of the spans.
+    const traceable = (job: Job<Jobs[N]>) => traced(`job ${name}`, { 'sendline.job': name }, () => handler(job.attrs.data, job));
+    this.agenda.define<Jobs[N]>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => traceable(job)), {
       lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.
       concurrency: options.concurrency,

@@ -1,3 +1,4 @@
+import { traced } from '../tracing/spans.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/kysely.ts';
@@ -188,7 +189,9 @@ export class WebhookWorker {
   }
 
   private async deliver(delivery: Claimed): Promise<void> {
-    const outcome = await attemptDelivery(delivery.url, delivery.envelope, delivery.secrets, this.settings);
+    const outcome = await traced('webhook delivery', { 'sendline.webhook_id': delivery.webhook_id }, () =>
+      attemptDelivery(delivery.url, delivery.envelope, delivery.secrets, this.settings),
+    );
     this.outcomes.push({ delivery, outcome });
     this.metrics.webhookDeliveries.observe({ outcome: outcome.success ? 'success' : 'failure' }, outcome.latencyMs / 1000);
     this.recordTimer ??= setTimeout(() => void this.recordOutcomes(), RECORD_EVERY_MS);
