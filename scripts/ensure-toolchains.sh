@@ -16,7 +16,9 @@ PYTHON_WHEELS=.cache/python-wheels
 
 # chromium: the browser the dashboard's tests (test/browser) drive through playwright-core.
 # php-zip: Composer reads the PHP SDK's zip (npm run sdk:pack) from an artifact repository with it.
-apt_packages=(php-cli php-curl php-mbstring php-xml php-zip php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec chromium)
+# prometheus: scrapes a live server (test/api/metrics.test.ts); its promtool checks deploy/'s configuration and alerts.
+# systemd: its systemd-analyze verifies deploy/sendline.service; Debian's container images lack it.
+apt_packages=(php-cli php-curl php-mbstring php-xml php-zip php-guzzlehttp-guzzle php-guzzlehttp-psr7 phpunit composer ruby ruby-typhoeus ruby-rspec chromium prometheus systemd)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

@@ -1,4 +1,3 @@
-import { traceFields } from '../tracing/spans.ts';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
@@ -19,11 +18,10 @@ export function requestLog(log: Logger) {
     req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
-    // Taken now, inside the request's span: 'finish' may come outside it.
-    const trace = traceFields();
     res.on('finish', () => {
+      // A router strips its mount from `req.path` while it runs, and the answer may end inside it.
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ reqId: req.id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, ...trace }, 'request');
+      log.info({ reqId: req.id, method: req.method, path: req.baseUrl + req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };
