@@ -14,6 +14,7 @@ import { exportBenchmark } from './export.ts';
 import { audienceBenchmark } from './audience.ts';
 import { dashboardBenchmark } from './dashboard.ts';
 import { automationsBenchmark } from './automations.ts';
+import { profilesBenchmark } from './profiles.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -31,6 +32,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   audience: audienceBenchmark,
   dashboard: dashboardBenchmark,
   automations: automationsBenchmark,
+  profiles: profilesBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);

@@ -183,3 +183,40 @@ describe('the sending domains of the configuration', () => {
     }
   });
 });
+
+describe('the operations settings', () => {
+  const GB = 1024 ** 3;
+
+  it('choose the small profile under 2 GB of memory unless SENDLINE_PROFILE says otherwise', () => {
+    const small = loadConfig({ DATA_DIR: freshDir() }, 1 * GB);
+    expect(small.profile).toBe('small');
+    expect(small).toMatchObject({ databasePoolSize: 8, sending: { threads: 1 }, imports: { writers: 1, threadHeapMb: 128 }, webhooks: { concurrency: 16 } });
+    expect(loadConfig({ DATA_DIR: freshDir() }, 4 * GB)).toMatchObject({ profile: 'default', databasePoolSize: 20, imports: { writers: 2 } });
+    expect(loadConfig({ DATA_DIR: freshDir(), SENDLINE_PROFILE: 'default' }, 1 * GB).profile).toBe('default');
+    // A setting given wins over its profile's default.
+    expect(loadConfig({ DATA_DIR: freshDir(), SEND_THREADS: '2' }, 1 * GB).sending.threads).toBe(2);
+    expect(() => loadConfig({ DATA_DIR: freshDir(), SENDLINE_PROFILE: 'tiny' })).toThrow('SENDLINE_PROFILE must be one of default, small, got "tiny"');
+  });
+
+  it('serve metrics only when asked, behind a token of some length', () => {
+    expect(loadConfig({ DATA_DIR: freshDir() }).metrics).toEqual({ token: null, port: null, host: '127.0.0.1' });
+    expect(loadConfig({ DATA_DIR: freshDir(), METRICS_PORT: '9464', METRICS_TOKEN: 'x'.repeat(16) }).metrics).toEqual({
+      token: 'x'.repeat(16),
+      port: 9464,
+      host: '127.0.0.1',
+    });
+    expect(() => loadConfig({ DATA_DIR: freshDir(), METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN must be 16 to 200 printable characters');
+    expect(() => loadConfig({ DATA_DIR: freshDir(), METRICS_TOKEN: 'has a space in it here' })).toThrow('METRICS_TOKEN');
+  });
+
+  it('trace only to an http(s) collector', () => {
+    expect(loadConfig({ DATA_DIR: freshDir() }).tracing).toBeNull();
+    expect(loadConfig({ DATA_DIR: freshDir(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      endpoint: 'http://collector:4318',
+      serviceName: 'sendline',
+    });
+    expect(() => loadConfig({ DATA_DIR: freshDir(), OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' })).toThrow(
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL',
+    );
+  });
+});

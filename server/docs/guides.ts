@@ -47,6 +47,7 @@ export const TOPIC_FILES = [
   'configuration.md',
   'secrets.md',
   'processes.md',
+  'operations.md',
   'background-work.md',
   'upgrades-and-backups.md',
   'layout.md',
