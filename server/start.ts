@@ -57,6 +57,7 @@ import {
   type Runtime,
 } from './services.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
+import { Problem } from './contract/problem.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { TrustProxy } from './net/client-address.ts';
 import { confirmationPages } from './lists/pages.ts';
@@ -117,10 +118,9 @@ export async function startSendline(env: Record<string, string | undefined> = pr
 
 /** A request before the server is ready for it. */
 function unavailable(res: ServerResponse): void {
+  const problem = new Problem(503, 'starting', 'Sendline is starting; try again shortly.');
   res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '5' });
-  res.end(
-    JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'Sendline is starting.', code: 'starting', success: false }),
-  );
+  res.end(JSON.stringify(problem.toJSON()));
 }
 
 async function startOn(

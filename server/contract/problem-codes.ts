@@ -55,6 +55,7 @@ export const PROBLEM_STATUS = {
   template_in_use: 409,
   internal_error: 500,
   not_implemented: 501,
+  starting: 503,
   field_exists: 409,
   topic_exists: 409,
   export_not_ready: 409,

@@ -274,6 +274,11 @@ class ProblemCode
     public const NOT_IMPLEMENTED = 'not_implemented';
 
     /**
+     * The server is starting (its database starting or migrating): try again after &#x60;Retry-After&#x60; seconds.
+     */
+    public const STARTING = 'starting';
+
+    /**
      * The account has a custom field with this key.
      */
     public const FIELD_EXISTS = 'field_exists';
@@ -381,6 +386,7 @@ class ProblemCode
             self::TEMPLATE_IN_USE,
             self::INTERNAL_ERROR,
             self::NOT_IMPLEMENTED,
+            self::STARTING,
             self::FIELD_EXISTS,
             self::TOPIC_EXISTS,
             self::EXPORT_NOT_READY,

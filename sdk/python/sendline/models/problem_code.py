@@ -72,6 +72,7 @@ class ProblemCode(str, Enum):
     TEMPLATE_IN_USE = 'template_in_use'
     INTERNAL_ERROR = 'internal_error'
     NOT_IMPLEMENTED = 'not_implemented'
+    STARTING = 'starting'
     FIELD_EXISTS = 'field_exists'
     TOPIC_EXISTS = 'topic_exists'
     EXPORT_NOT_READY = 'export_not_ready'
