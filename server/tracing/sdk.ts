@@ -1,6 +1,9 @@
 import { register } from 'node:module';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 
+/** SQL with its string literals (and `E''` escapes) replaced by `?`. */
+export const withoutLiterals = (text: string): string => text.replace(/(?:\bE)?'(?:[^']|'')*'/g, '?');
+
 export interface Tracing {
   /** Exports the spans still buffered, then stops. */
   shutdown(): Promise<void>;
@@ -26,11 +29,26 @@ export async function startTracing(settings: { endpoint: string; serviceName: st
     traceExporter: new OTLPTraceExporter({ url: `${settings.endpoint}/v1/traces` }),
     metricReaders: [],
     instrumentations: [
-      new HttpInstrumentation(),
+      new HttpInstrumentation({
+        // The API only: tracking pixels, links and public pages carry signed tokens in their
+        // paths and come by the thousand a second; probes come every few seconds.
+        ignoreIncomingRequestHook: (req) => !(req.url ?? '').startsWith('/api/'),
+        // Webhook deliveries have spans of their own; a client span would name the endpoint's URL
+        // (paths often hold its secret) and send it a traceparent header.
+        ignoreOutgoingRequestHook: () => true,
+        // A query string may hold addresses (`?email=`).
+        requestHook: (span, request) => {
+          if ('url' in request && request.url?.includes('?')) span.setAttribute('url.query', '[redacted]');
+        },
+      }),
       // Route handlers and routers only: a span per middleware (body parsing, validation, …) is noise.
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-      // Queries inside a request, job, batch or delivery only: the queues' polling would be most spans.
-      new PgInstrumentation({ requireParentSpan: true }),
+      new PgInstrumentation({
+        // Queries inside a request, job, batch or delivery only: the queues' polling would be most spans.
+        requireParentSpan: true,
+        // The ORM writes values into the SQL text: addresses, hashes, sealed secrets.
+        requestHook: (span, { query }) => span.setAttribute('db.query.text', withoutLiterals(query.text)),
+      }),
     ],
   });
   sdk.start();

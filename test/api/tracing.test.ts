@@ -61,6 +61,12 @@ describe('tracing over OTLP/HTTP', () => {
     });
     for (const query of queries) expect(descends(query, request)).toBe(true);
     expect(queries.some((q) => JSON.stringify(q.attributes).includes('contacts'))).toBe(true);
+    // Nothing a request carried reaches the collector: the query string, nor the values the ORM
+    // writes into its SQL (the sign-up inserted the address).
+    expect(request.attributes.find((a) => a.key === 'url.query')?.value).toEqual({ stringValue: '[redacted]' });
+    await waitFor(() => spans.some((s) => s.name === 'POST /api/v1/auth/register'));
+    expect(JSON.stringify(spans)).not.toContain(account.email);
+    expect(JSON.stringify(spans)).not.toContain(account.token);
 
     const line = server
       .output()
