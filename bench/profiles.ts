@@ -143,7 +143,13 @@ async function profileRun(profile: string, csv: string, relayPort: number): Prom
     const created = await fetch(`${server.url}/api/campaigns`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench', subject: 'Hi {{ first_name }}', from_email: 'news@shop.example', content: '<p>Hi {{ first_name }}</p>', audience: { tags_any: ['send'] } }),
+      body: JSON.stringify({
+        name: 'Bench',
+        subject: 'Hi {{ first_name }}',
+        from_email: 'news@shop.example',
+        content: '<p>Hi {{ first_name }}</p>',
+        audience: { tags_any: ['send'] },
+      }),
     });
     const campaign = (await created.json()) as { id: string };
     memory = sampleMemory(server.proc.pid!);
