@@ -60,6 +60,8 @@ export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSig
       lockSeconds: Math.min(config.sending.leaseSeconds, SEND_JOB_LOCK_SECONDS),
       concurrency: 4,
       leased: true,
+      // A campaign's send runs for as long as it sends: each batch is a trace of its own.
+      traced: false,
       // A thread loads its modules in about 200 ms: started as the `send` request begins rather
       // than when its job is picked up, that load overlaps the request and the pickup.
       onComing: () => threads.warm(),

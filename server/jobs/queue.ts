@@ -16,6 +16,8 @@ export interface JobOptions {
   leased?: boolean;
   /** Called when this process is told such a job is coming (`coming`): time to get ready for it. */
   onComing?: () => void;
+  /** False for a job that runs for hours: its work is traced in spans of its own instead of one trace. */
+  traced?: boolean;
 }
 
 /** Runs the job again as soon as a worker is free (e.g. when this process stops mid-way). */
@@ -70,7 +72,8 @@ export class Queue<Jobs extends { [name: string]: JobData } = JobPayloads> {
   define<N extends keyof Jobs & string>(name: N, handler: (data: Jobs[N], job: Job<Jobs[N]>) => Promise<void>, options: JobOptions): void {
     if (options.onComing) this.onComing.set(name, options.onComing);
     // One-off jobs are traced; the periodic ones (ticks of a second or so) would be most of the spans.
-    const traceable = (job: Job<Jobs[N]>) => traced(`job ${name}`, { 'sendline.job': name }, () => handler(job.attrs.data, job));
+    const traceable = (job: Job<Jobs[N]>) =>
+      options.traced === false ? handler(job.attrs.data, job) : traced(`job ${name}`, { 'sendline.job': name }, () => handler(job.attrs.data, job));
     this.agenda.define<Jobs[N]>(name, (job) => this.run(name, job, options.leased ? options.lockSeconds * 1000 : 0, () => traceable(job)), {
       lockLifetime: options.lockSeconds * 1000,
       // A process locks no more jobs than it runs, so the others get theirs.

@@ -1,8 +1,6 @@
 import { register } from 'node:module';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-
-/** SQL with its string literals (and `E''` escapes) replaced by `?`. */
-export const withoutLiterals = (text: string): string => text.replace(/(?:\bE)?'(?:[^']|'')*'/g, '?');
+import { scrubbed, withoutLiterals } from './redaction.ts';
 
 export interface Tracing {
   /** Exports the spans still buffered, then stops. */
@@ -24,9 +22,14 @@ export async function startTracing(settings: { endpoint: string; serviceName: st
     import('@opentelemetry/instrumentation-express'),
     import('@opentelemetry/instrumentation-pg'),
   ]);
+  class ScrubbingExporter extends OTLPTraceExporter {
+    override export(...[spans, done]: Parameters<InstanceType<typeof OTLPTraceExporter>['export']>): void {
+      super.export(spans.map(scrubbed), done);
+    }
+  }
   const sdk = new NodeSDK({
     serviceName: settings.serviceName,
-    traceExporter: new OTLPTraceExporter({ url: `${settings.endpoint}/v1/traces` }),
+    traceExporter: new ScrubbingExporter({ url: `${settings.endpoint}/v1/traces` }),
     metricReaders: [],
     instrumentations: [
       new HttpInstrumentation({

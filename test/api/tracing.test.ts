@@ -64,7 +64,13 @@ describe('tracing over OTLP/HTTP', () => {
     // Nothing a request carried reaches the collector: the query string, nor the values the ORM
     // writes into its SQL (the sign-up inserted the address).
     expect(request.attributes.find((a) => a.key === 'url.query')?.value).toEqual({ stringValue: '[redacted]' });
+    // A refusal's message quotes the address: the span keeps the error's type only.
+    const contact = { email: 'twice@traced.example' };
+    expect((await account.api('POST', '/api/contacts', { body: contact })).status).toBe(201);
+    expect((await account.api('POST', '/api/contacts', { body: contact })).status).toBe(409);
+    await waitFor(() => spans.filter((s) => s.name === 'POST /api/v1/contacts').length === 2);
     await waitFor(() => spans.some((s) => s.name === 'POST /api/v1/auth/register'));
+    expect(JSON.stringify(spans)).not.toContain(contact.email);
     expect(JSON.stringify(spans)).not.toContain(account.email);
     expect(JSON.stringify(spans)).not.toContain(account.token);
 
