@@ -7,11 +7,10 @@
  * buffers many times over) and of their PSS (each shared page split among its processes: what the
  * machine gives them in all).
  */
-import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createReadStream } from 'node:fs';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
 import { recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';

@@ -207,6 +207,7 @@ describe('the operations settings', () => {
     });
     expect(() => loadConfig({ DATA_DIR: freshDir(), METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN must be 16 to 200 printable characters');
     expect(() => loadConfig({ DATA_DIR: freshDir(), METRICS_TOKEN: 'has a space in it here' })).toThrow('METRICS_TOKEN');
+    expect(() => loadConfig({ DATA_DIR: freshDir(), PORT: '9000', METRICS_PORT: '9000' })).toThrow('METRICS_PORT must differ from PORT');
   });
 
   it('trace only to an http(s) collector', () => {

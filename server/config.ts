@@ -472,6 +472,12 @@ function metricsToken(env: Env): string | null {
   return token;
 }
 
+function metricsSettings(env: Env, apiPort: number): Config['metrics'] {
+  const port = env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null;
+  if (port !== null && port !== 0 && port === apiPort) throw new ConfigError('METRICS_PORT must differ from PORT (METRICS_TOKEN serves /metrics on PORT)');
+  return { token: metricsToken(env), port, host: env.METRICS_HOST || '127.0.0.1' };
+}
+
 function tracing(env: Env): Config['tracing'] {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
   return { endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ''), serviceName: env.OTEL_SERVICE_NAME || 'sendline' };
@@ -588,11 +594,7 @@ export function loadConfig(env: Env = process.env, totalMemory = totalmem()): Co
     automations: {
       sweepSeconds: integer(env, 'AUTOMATION_SWEEP_SECONDS', 60, 1, 300),
     },
-    metrics: {
-      token: metricsToken(env),
-      port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : null,
-      host: env.METRICS_HOST || '127.0.0.1',
-    },
+    metrics: metricsSettings(env, port),
     tracing: tracing(env),
     shutdownDelaySeconds: integer(env, 'SHUTDOWN_DELAY_SECONDS', 0, 0, 300),
     websocket: {

@@ -3,7 +3,6 @@ import type { Db } from './db/kysely.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { TrackingRecorder } from './tracking/recorder.ts';
-import type { Probes } from './probes/probes.ts';
 import { messages } from './campaigns/store.ts';
 import { emails } from './emails/store.ts';
 import { deliveryBacklog } from './webhooks/store.ts';
@@ -14,8 +13,8 @@ import { enrollments } from './automations/store.ts';
  * The gauges read as `/metrics` is scraped: the queues' depths (of the whole database: every
  * process answers the same), the tracking buffer and the pool (this process's).
  */
-export function registerGauges(metrics: Metrics, parts: { db: Db; pool: Pool; queue: Queue; recorder: TrackingRecorder; probes: Probes }): void {
-  const { db, pool, queue, recorder, probes } = parts;
+export function registerGauges(metrics: Metrics, parts: { db: Db; pool: Pool; queue: Queue; recorder: TrackingRecorder }): void {
+  const { db, pool, queue, recorder } = parts;
   // Read first, as the scrape starts: its own queries below queue for connections as they start.
   metrics.gauge(
     'sendline_db_pool_connections',
@@ -27,7 +26,6 @@ export function registerGauges(metrics: Metrics, parts: { db: Db; pool: Pool; qu
     ['state'],
   );
   metrics.gauge('sendline_db_pool_waiting', 'Queries waiting for a connection of the pool.', () => pool.waitingCount);
-  metrics.gauge('sendline_ready', '1 while /readyz answers 200.', async () => ((await probes.readiness()).ready ? 1 : 0));
   metrics.gauge(
     'sendline_messages_queued',
     'Messages due to be sent now and not sent yet, by stream.',

@@ -108,10 +108,13 @@ export async function startSendline(env: Record<string, string | undefined> = pr
     server.once('error', reject);
     server.listen(config.port, config.host);
   });
+  let metricsListener: Server | null = null;
   try {
-    return await startOn(server, config, log, { metrics, probes, tracing: options.tracing ?? null }, (serve) => (handle = serve));
+    if (config.metrics.port !== null) metricsListener = await startMetricsListener(metrics, config.metrics.port, config.metrics.host);
+    return await startOn(server, config, log, { metrics, probes, metricsListener, tracing: options.tracing ?? null }, (serve) => (handle = serve));
   } catch (error) {
     server.close();
+    metricsListener?.close();
     throw error;
   }
 }
@@ -127,7 +130,7 @@ async function startOn(
   server: Server,
   config: Config,
   log: Logger,
-  { metrics, probes, tracing }: { metrics: Metrics; probes: Probes; tracing: Tracing | null },
+  { metrics, probes, metricsListener, tracing }: { metrics: Metrics; probes: Probes; metricsListener: Server | null; tracing: Tracing | null },
   serve: (handler: RequestListener) => void,
 ): Promise<Sendline> {
   logAnalysesTo(log);
@@ -269,7 +272,7 @@ async function startOn(
     contacts: contactRecords,
     metrics,
   });
-  registerGauges(metrics, { db: sqlOf(orm.em.fork()), pool, queue, recorder, probes });
+  registerGauges(metrics, { db: sqlOf(orm.em.fork()), pool, queue, recorder });
   const tracking = publicRoutes({ signer, recorder, feedback, log });
   const confirmations = confirmationPages({
     db: sqlOf(orm.em.fork()),
@@ -286,7 +289,6 @@ async function startOn(
     if (!probes.handle(req, res) && !tracking(req, res) && !confirmations(req, res) && !campaignPagesOf(req, res)) app(req, res);
   });
   const sockets = attachEventSocket(server, { db: sqlOf(orm.em.fork()), listener, services: () => createServices(runtime), config, trustProxy, log });
-  const metricsListener = config.metrics.port === null ? null : await startMetricsListener(metrics, config.metrics.port, config.metrics.host);
   probes.serve(pool, runtime.schema);
   const { port } = server.address() as { port: number };
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

@@ -157,7 +157,6 @@ export class TransactionalSender {
     /** Per copy, its events: recorded only if its outcome is (see `recordOutcomes`). */
     const events = new Map<string, PendingEvent[]>();
     const bounced: { message: ClaimedEmail; reason: string; code: number }[] = [];
-    const [transactional, automation]: { relay?: string; status: string }[][] = [[], []];
     const now = new Date();
     for (const [i, message] of batch.entries()) {
       const outcome = outcomes[i];
@@ -165,11 +164,10 @@ export class TransactionalSender {
       // A relay failure mixed with successes: back to the queue, due again at once.
       const meaning = meaningOf(outcome, { attempts: message.attempts, base: transactionalEventData(message), now, requeueAt: now }, this.settings);
       results.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
-      (message.automation_id ? automation : transactional).push({ relay: 'relay' in outcome ? outcome.relay : undefined, status: meaning.status });
       if (meaning.events.length) events.set(message.id, meaning.events);
       if (meaning.bounce) bounced.push({ message, ...meaning.bounce });
     }
-    await this.transactions.run(async (tx) => {
+    const written = await this.transactions.run(async (tx) => {
       // A copy erased while it was out is not written: nothing of it may name the person again.
       const written = await emails.recordOutcomes(tx, results);
       for (const { message, reason, code } of bounced) {
@@ -184,8 +182,18 @@ export class TransactionalSender {
         byAccount.set(message.account_id, [...(byAccount.get(message.account_id) ?? []), ...list]);
       }
       for (const [accountId, list] of byAccount) await append(tx, accountId, list);
+      return written;
     });
-    this.metrics.countMessages('transactional', transactional);
-    this.metrics.countMessages('automation', automation);
+    const attempts = { transactional: [] as { relay?: string; status: string }[], automation: [] as { relay?: string; status: string }[] };
+    for (const [i, message] of batch.entries()) {
+      const outcome = outcomes[i];
+      if (written.has(message.id))
+        attempts[message.automation_id ? 'automation' : 'transactional'].push({
+          relay: 'relay' in outcome ? outcome.relay : undefined,
+          status: results[i].status,
+        });
+    }
+    this.metrics.countMessages('transactional', attempts.transactional);
+    this.metrics.countMessages('automation', attempts.automation);
   }
 }

@@ -260,7 +260,6 @@ export const emails = {
     return keysetPage(query, { at: 'e.created_at', id: 'e.id', direction: 'desc' }, after, limit).execute();
   },
 
-  /** The messages' state for a batch of opens and clicks or a report, locked in id order. */
   /** Copies due to be sent now, by stream (an automation's step's or a transactional request's). */
   async dueByStream(db: Db): Promise<{ transactional: number; automation: number }> {
     const { rows } = await sql<{ transactional: number; automation: number }>`
@@ -269,6 +268,7 @@ export const emails = {
     return rows[0];
   },
 
+  /** The messages' state for a batch of opens and clicks or a report, locked in id order. */
   async refs(db: Db, ids: string[]): Promise<EmailRef[]> {
     if (!ids.length) return [];
     return db

@@ -5,6 +5,18 @@ import { VERSION } from '../version.ts';
 /** A message's recorded status after an attempt, as counted: a relay failure alone (requeued) is none. */
 const OUTCOMES: Record<string, string | undefined> = { delivered: 'sent', deferred: 'deferred', failed: 'failed', bounced: 'bounced' };
 
+/** How long a scrape waits for a gauge's reading. */
+const READ_TIMEOUT_MS = 3000;
+
+/** `promise`, or a rejection after `ms`. */
+export function withinTime<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** A gauge's value, or its values by label. */
 type Reading<L extends string> = number | [Partial<Record<L, string>>, number][];
 
@@ -47,7 +59,7 @@ export class Metrics {
   });
   readonly trackingHitsWritten = new Counter({
     name: 'sendline_tracking_hits_written_total',
-    help: 'Opens, clicks and unsubscribes written to the database.',
+    help: 'Opens and clicks written to the database.',
     registers: [this.registry],
   });
   readonly webhookDeliveries = new Histogram({
@@ -69,7 +81,8 @@ export class Metrics {
   countMessages(stream: Stream, attempts: { relay?: string; status: string }[]): void {
     for (const { relay, status } of attempts) {
       const outcome = OUTCOMES[status];
-      if (outcome) this.messages.inc({ stream, relay: relay ?? 'default', outcome });
+      // No relay: the message failed to render before any relay had it.
+      if (outcome) this.messages.inc({ stream, relay: relay ?? 'none', outcome });
     }
   }
 
@@ -81,10 +94,13 @@ export class Metrics {
       labelNames,
       registers: [this.registry],
       async collect() {
-        const value = await read();
-        if (typeof value === 'number') return void this.set(value);
+        // Read at once (not a tick later): the pool's gauges see it before the scrape's queries.
+        // A reading that fails or hangs (the database down) is NaN, or no samples by label,
+        // and leaves the rest of the scrape intact.
+        const value = await withinTime(Promise.resolve(read()), READ_TIMEOUT_MS).catch((): Reading<L> => (labelNames.length ? [] : NaN));
         this.reset();
-        for (const [labels, count] of value) this.set(labels, count);
+        if (typeof value === 'number') this.set(value);
+        else for (const [labels, count] of value) this.set(labels, count);
       },
     });
   }

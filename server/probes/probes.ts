@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Pool } from '../db/pool.ts';
 import { readSchemaState } from '../db/schema.ts';
-import type { Metrics } from '../metrics/metrics.ts';
+import { withinTime, type Metrics } from '../metrics/metrics.ts';
 import { VERSION } from '../version.ts';
 
 /** Where the process is: `migrating` covers waiting for another process's migrations too. */
@@ -12,6 +12,9 @@ export interface Readiness {
   ready: boolean;
   status: string;
 }
+
+/** A database that does not answer this soon is as good as unreachable, for a probe. */
+const READINESS_TIMEOUT_MS = 2000;
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -36,6 +39,12 @@ export class Probes {
   constructor(metrics: Metrics, metricsToken: string | null) {
     this.metrics = metrics;
     this.token = metricsToken === null ? null : digest(metricsToken);
+    // From the first scrape on, starting included. Its query waits for the other gauges' reading
+    // of the pool to have been taken, so that it is not counted as waiting.
+    metrics.gauge('sendline_ready', '1 while /readyz answers 200.', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return (await this.readiness()).ready ? 1 : 0;
+    });
   }
 
   serve(pool: Pool, schema: { migration: string | null; migrations: number }): void {
@@ -46,7 +55,7 @@ export class Probes {
   async readiness(): Promise<Readiness> {
     if (this.phase !== 'serving' || !this.serving) return { ready: false, status: this.phase };
     try {
-      const state = await readSchemaState(this.serving.pool);
+      const state = await withinTime(readSchemaState(this.serving.pool), READINESS_TIMEOUT_MS);
       if (state.pending.length) return { ready: false, status: 'migrations pending' };
       if (state.unknown.length) return { ready: false, status: 'database migrated by a newer release' };
     } catch {
@@ -79,7 +88,7 @@ export class Probes {
 }
 
 /** The metrics in Prometheus' text format. */
-export async function exposition(metrics: Metrics, res: ServerResponse): Promise<void> {
+async function exposition(metrics: Metrics, res: ServerResponse): Promise<void> {
   try {
     const text = await metrics.registry.metrics();
     res.writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' });

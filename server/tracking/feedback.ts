@@ -58,12 +58,12 @@ export class FeedbackService {
   private readonly db: Db;
   private readonly campaigns: CampaignRecords;
   private readonly contacts: ContactRecords;
+  private readonly metrics: Metrics;
 
   /**
    * `db` reads on the ORM's connection; `transactions` gives a report its own transaction, in
    * which its events may be COPYed.
    */
-  private readonly metrics: Metrics;
   constructor(transactions: Transactions, db: Db, campaigns: CampaignRecords, contacts: ContactRecords, metrics: Metrics) {
     this.metrics = metrics;
     this.transactions = transactions;

@@ -53,6 +53,8 @@ beforeAll(async () => {
     SEND_BATCH_SIZE: '10',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // One attempt while the test runs: the next an hour later.
+    WEBHOOK_RETRY_SCHEDULE: '3600',
   });
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const dir = mkdtempSync(path.join(tmpdir(), 'sendline-prometheus-'));

@@ -37,7 +37,7 @@ describe('a stop under load', () => {
     const audience = await owner.api('POST', '/api/contacts/import', { body: { contacts: recipients.map((email) => ({ email, tags: ['readers'] })) } });
     expect(audience.body.created).toBe(RECIPIENTS);
 
-    sink.delayMs = 20;
+    sink.delayMs = 30;
     const { body: campaign } = await owner.api('POST', '/api/campaigns', {
       body: { name: 'Load', subject: 'Hi', from_email: 'news@shop.example', content: '<p>Hi</p>', audience: { tags_any: ['readers'] } },
     });
