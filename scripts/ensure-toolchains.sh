@@ -47,6 +47,8 @@ if ! cmp -s sdk/python/requirements.txt "$PYTHON_WHEELS/.requirements"; then
 fi
 
 bash scripts/ensure-pg-tools.sh
+# Citus, built into a PostgreSQL of its own outside the checkout, for test/citus.
+bash scripts/ensure-citus.sh >/dev/null
 
 if [ ! -f "$JAR" ]; then
   echo "ensure-toolchains: fetching openapi-generator $GENERATOR_VERSION" >&2
