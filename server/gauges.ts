@@ -8,6 +8,7 @@ import { emails } from './emails/store.ts';
 import { deliveryBacklog } from './webhooks/store.ts';
 import { importStore } from './imports/store.ts';
 import { enrollments } from './automations/store.ts';
+import { undispatchedCount } from './events/dispatch.ts';
 
 /**
  * The gauges read as `/metrics` is scraped: the queues' depths (of the whole database: every
@@ -39,6 +40,7 @@ export function registerGauges(metrics: Metrics, parts: { db: Db; pool: Pool; qu
     },
     ['stream'],
   );
+  metrics.gauge('sendline_outbox_events_pending', 'Events committed and not yet dispatched to webhook endpoints.', () => undispatchedCount(db));
   metrics.gauge('sendline_jobs_due', 'Background jobs due and not taken by any process.', () => queue.dueCount());
   // One query for both: the scrape reads them one after the other.
   let backlog: ReturnType<typeof deliveryBacklog> | null = null;

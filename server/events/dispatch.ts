@@ -15,6 +15,12 @@ const ENVELOPE = ['id', 'type', 'created_at', 'account_id', 'data'] as const;
 // Webhook dispatch: the outbox as the webhook worker reads and marks it.
 // ---------------------------------------------------------------------------------------------
 
+/** Events not yet fanned out to webhooks: the outbox's backlog (one walk of `events_undispatched`). */
+export async function undispatchedCount(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where not dispatched`.execute(db);
+  return rows[0].n;
+}
+
 /**
  * Locks up to `limit` events not yet fanned out to webhooks, oldest first; events another
  * dispatcher holds are skipped. Mark them with `markDispatched` in the same transaction.

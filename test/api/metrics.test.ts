@@ -124,6 +124,7 @@ describe('metrics', () => {
     await scraped('sendline_webhook_deliveries_failing', 1);
     await scraped('sum(sendline_webhook_delivery_duration_seconds_count{outcome="failure"})', 1);
     await scraped('sum(sendline_messages_queued)', 0);
+    await scraped('sendline_outbox_events_pending', 0);
     await scraped('sendline_ready', 1);
     expect(await valueOf('up{job="sendline"}')).toBe(1);
   }, 120_000);

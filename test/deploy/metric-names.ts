@@ -12,6 +12,7 @@ export const METRIC_TYPES: Readonly<Record<string, MetricType>> = {
   sendline_messages_total: 'counter',
   sendline_feedback_reports_total: 'counter',
   sendline_messages_queued: 'gauge',
+  sendline_outbox_events_pending: 'gauge',
   sendline_jobs_due: 'gauge',
   sendline_webhook_deliveries_pending: 'gauge',
   sendline_webhook_deliveries_failing: 'gauge',
