@@ -70,7 +70,7 @@ export function peakRssMb(pid: number): number {
 }
 
 /** A process's fields from /proc/<pid>/stat, numbered as in proc(5) (1 = pid), or null once it is gone. */
-function procStat(pid: number): string[] | null {
+export function procStat(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces; the fields after it may not.

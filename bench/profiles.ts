@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { newAccount } from '../test/client.ts';
 import { spawnServer } from '../test/process.ts';
-import { recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
+import { procStat, recordSection, runContext, scratchDir, serverTuning, spawnListening } from './lib.ts';
 
 const ROWS = Number(process.env.BENCH_PROFILE_ROWS ?? 1_000_000);
 const RECIPIENTS = Number(process.env.BENCH_PROFILE_RECIPIENTS ?? 100_000);
@@ -48,13 +48,8 @@ function kb(file: string, field: string): number {
 function tree(root: number): number[] {
   const parent = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // ended while listed
-    }
+    const fields = /^\d+$/.test(entry) ? procStat(Number(entry)) : null;
+    if (fields) parent.set(Number(entry), Number(fields[3]));
   }
   const found = [root];
   for (let i = 0; i < found.length; i++) for (const [pid, ppid] of parent) if (ppid === found[i]) found.push(pid);

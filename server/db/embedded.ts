@@ -84,7 +84,8 @@ const SETTINGS = {
 const USER = 'sendline';
 const DATABASE = 'sendline';
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

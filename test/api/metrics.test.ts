@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccount, spawnTestServer, waitFor, type TestAccount } from '../helpers.ts';
 import type { ServerProcess } from '../process.ts';
+import { freePort } from '../../server/db/embedded.ts';
 import { SmtpSink } from '../smtp-sink.ts';
 import { METRIC_TYPES } from '../deploy/metric-names.ts';
 
@@ -16,17 +16,6 @@ let server: ServerProcess;
 let prometheus: ChildProcess;
 let prometheusUrl: string;
 let metricsUrl: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
   const res = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);

