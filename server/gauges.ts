@@ -42,7 +42,7 @@ export function registerGauges(metrics: Metrics, parts: { db: Db; pool: Pool; qu
   );
   metrics.gauge('sendline_outbox_events_pending', 'Events committed and not yet dispatched to webhook endpoints.', () => undispatchedCount(db));
   metrics.gauge('sendline_jobs_due', 'Background jobs due and not taken by any process.', () => queue.dueCount());
-  // One query for both: the scrape reads them one after the other.
+  // Both are read at the same moment of a scrape: they share one query, forgotten once it has answered.
   let backlog: ReturnType<typeof deliveryBacklog> | null = null;
   const deliveries = () => (backlog ??= deliveryBacklog(db).finally(() => setImmediate(() => (backlog = null))));
   metrics.gauge('sendline_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent.', async () => (await deliveries()).pending);
