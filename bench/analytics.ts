@@ -83,15 +83,15 @@ async function rollUp(pool: pg.Pool): Promise<void> {
       union all select campaign_id, date_trunc('hour', occurred_at, 'UTC'), account_id, 0, 0, 0, 0, 0, 0, 0, 0, 1 from unsubscribes
     ) hits group by 1, 2`);
   await pool.query(`
-    insert into campaign_links (campaign_id, url, total_clicks, unique_clicks)
-    select campaign_id, url, count(*), count(*) filter (where is_first_for_link) from clicks group by 1, 2`);
+    insert into campaign_links (account_id, campaign_id, url, total_clicks, unique_clicks)
+    select account_id, campaign_id, url, count(*), count(*) filter (where is_first_for_link) from clicks group by 1, 2, 3`);
   await pool.query(`
-    insert into campaign_domains (campaign_id, domain, opens, clicks, bounces)
-    select campaign_id, domain, sum(opens), sum(clicks), sum(bounces) from (
-      select campaign_id, lower(split_part(email, '@', 2)) as domain, 1 as opens, 0 as clicks, 0 as bounces from opens where is_first
-      union all select campaign_id, lower(split_part(email, '@', 2)), 0, 1, 0 from clicks where is_first
-      union all select campaign_id, lower(split_part(email, '@', 2)), 0, 0, 1 from bounces where type <> 'complaint'
-    ) hits group by 1, 2`);
+    insert into campaign_domains (account_id, campaign_id, domain, opens, clicks, bounces)
+    select account_id, campaign_id, domain, sum(opens), sum(clicks), sum(bounces) from (
+      select account_id, campaign_id, lower(split_part(email, '@', 2)) as domain, 1 as opens, 0 as clicks, 0 as bounces from opens where is_first
+      union all select account_id, campaign_id, lower(split_part(email, '@', 2)), 0, 1, 0 from clicks where is_first
+      union all select account_id, campaign_id, lower(split_part(email, '@', 2)), 0, 0, 1 from bounces where type <> 'complaint'
+    ) hits group by 1, 2, 3`);
 }
 
 async function timeRequests(url: string, headers: Record<string, string>): Promise<{ p50: number; p95: number; max: number }> {

@@ -15,11 +15,11 @@ import { UserRepository } from './users/repository.ts';
 import { UserService } from './users/service.ts';
 import { RateLimitStore } from './rate-limits/limiter.ts';
 import { ContactRepository } from './contacts/repository.ts';
-import { ContactService } from './contacts/service.ts';
+import { ContactService, type ReleaseContacts } from './contacts/service.ts';
 import { ContactBulkService } from './contacts/bulk.ts';
 import { ImportService } from './imports/service.ts';
 import { CampaignRepository } from './campaigns/repository.ts';
-import { CampaignService } from './campaigns/service.ts';
+import { CampaignService, type ForgetCampaign } from './campaigns/service.ts';
 import type { SigningTransport } from './sending/dkim.ts';
 import type { SendingIdentities } from './sending/identity.ts';
 import type { TemplateThread } from './rendering/template-thread.ts';
@@ -56,14 +56,24 @@ import { leaveJourneys } from './automations/erasure.ts';
 import type { JourneyContacts, JourneyDeps } from './automations/journey-deps.ts';
 import type { JourneyRunner } from './automations/runner.ts';
 import { queueJourneyEmails, journeyEmailsQueued } from './emails/journey-mail.ts';
-import { addEngagementCounts, eraseRecipient, markBounced, markComplained, markEngaged, markUnsubscribed } from './campaigns/store.ts';
-import { detachContact } from './conversions/store.ts';
-import { emailsOfPerson, eraseEmailsOfPerson } from './emails/store.ts';
+import {
+  addEngagementCounts,
+  clearTopic,
+  deleteMessagesOf,
+  eraseRecipient,
+  markBounced,
+  markComplained,
+  markEngaged,
+  markUnsubscribed,
+  releaseMessagesOf,
+} from './campaigns/store.ts';
+import { detachCampaign, detachContact } from './conversions/store.ts';
+import { emailsOfPerson, eraseEmailsOfPerson, releaseEmailsOf } from './emails/store.ts';
 import { deleteNaming } from './events/store.ts';
 import { idempotencyStore } from './idempotency/store.ts';
 import { deleteErrorRowsOf } from './imports/store.ts';
 import { optouts, topicExists } from './topics/store.ts';
-import { eraseTrackingRecords, insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
+import { deleteHitsOf, eraseTrackingRecords, insertBounce, recordSendBounces, Rollups, writeRollups } from './tracking/store.ts';
 import { deleteDeliveriesOf } from './webhooks/store.ts';
 import { attemptDelivery } from './webhooks/deliverer.ts';
 import type { OutcomeRecords } from './sending/records.ts';
@@ -136,12 +146,23 @@ const personalData: PersonalData = {
   deleteContact,
 };
 
+/** What other features keep pointing at deleted contacts, campaigns and topics, where no foreign key reaches. */
+const releaseContacts: ReleaseContacts = async (db, accountId, contactIds) => {
+  await releaseMessagesOf(db, accountId, contactIds);
+  await releaseEmailsOf(db, accountId, contactIds);
+};
+const forgetCampaign: ForgetCampaign = async (db, accountId, campaignId) => {
+  await deleteMessagesOf(db, accountId, campaignId);
+  await deleteHitsOf(db, accountId, campaignId);
+  await detachCampaign(db, accountId, campaignId);
+};
+
 /** The composition root: every service, wired to one unit of work. */
 export function createServices(runtime: Runtime, em: EntityManager = runtime.orm.em.fork()) {
   const { config } = runtime;
   const accounts = createAccountServices(em, config, runtime.access);
   const transactions = runtime.transactions;
-  const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore);
+  const contacts = new ContactService(new ContactRepository(em), em, transactions, suppressionStore, releaseContacts);
   const lists = new ListService(sqlOf(em), transactions, contacts, accounts.rateLimits, {
     publicUrl: config.publicUrl,
     perMinute: config.publicSubscribesPerMinute,
@@ -179,15 +200,16 @@ export function createServices(runtime: Runtime, em: EntityManager = runtime.orm
       config.sending.workersPerCampaign,
       campaignLookups,
       domains,
+      forgetCampaign,
     ),
     fields: new FieldService(sqlOf(em)),
     segments: new SegmentService(sqlOf(em), listStore),
     tags: new TagService(sqlOf(em), transactions, contactTags, { lists: listStore, segments: segmentStore }),
     templates: new TemplateService(em, transactions, runtime.templates, testSending, new CampaignRepository(em, transactions)),
     lists,
-    contactBulk: new ContactBulkService(sqlOf(em), transactions, lists),
+    contactBulk: new ContactBulkService(sqlOf(em), transactions, lists, releaseContacts),
     suppressions: new SuppressionService(transactions, sqlOf(em), config.imports),
-    topics: new TopicService(transactions, sqlOf(em)),
+    topics: new TopicService(transactions, sqlOf(em), clearTopic),
     exports: new ExportService(sqlOf(em), transactions, runtime.queue, runtime.pool, config.exports),
     personalData: new PersonalDataService(transactions, sqlOf(em), personalData),
     automations: new AutomationService(sqlOf(em), transactions, automationLookups, journeyContacts, runtime.journeys, runtime.secretBox, config.webhooks),
@@ -282,7 +304,7 @@ export const outcomeRecords: OutcomeRecords = {
   insertBounce: async (tx, row) => void (await insertBounce(tx, row)),
   addSendRollups: async (tx, accountId, campaignId, at, counts, sentTo) => {
     const rollups = new Rollups();
-    for (const email of sentTo) rollups.domain(campaignId, email, { sent: 1, delivered: 1 });
+    for (const email of sentTo) rollups.domain(campaignId, accountId, email, { sent: 1, delivered: 1 });
     rollups.hour(campaignId, accountId, at, counts);
     await writeRollups(tx, rollups, campaignRecords);
   },

@@ -242,6 +242,7 @@ export const audiences = {
     const piece = await tx
       .insertInto('campaign_audience_pieces')
       .values({
+        account_id: row.account_id,
         campaign_id: campaignId,
         after_created_at: audience.after?.createdAt ?? null,
         after_id: audience.after?.id ?? null,

@@ -148,6 +148,7 @@ export const CampaignAudiencePiece = defineEntity({
   tableName: 'campaign_audience_pieces',
   properties: {
     id: p.bigint('string').primary().autoincrement(),
+    accountId: p.string(),
     campaignId: p.string(),
     afterCreatedAt: p.datetime().strictNullable(),
     afterId: p.string().strictNullable(),

@@ -119,6 +119,12 @@ export interface CampaignLookups {
   accountTimeZone(db: Db, accountId: string): Promise<string>;
 }
 
+/**
+ * Deletes or detaches, in the deleting transaction, what other features keep of a campaign
+ * being deleted and no foreign key reaches: its messages, opens and clicks; its conversions.
+ */
+export type ForgetCampaign = (db: Db, accountId: string, campaignId: string) => Promise<void>;
+
 /** An audience names only lists of the account. */
 async function checkLists(lookups: CampaignLookups, em: EntityManager, accountId: string, input: CampaignInput): Promise<void> {
   const ids = input.audience?.list_ids ?? [];
@@ -162,6 +168,7 @@ export class CampaignService {
   private readonly workersPerCampaign: number;
   private readonly lookups: CampaignLookups;
   private readonly policy: SendingPolicy;
+  private readonly forgetCampaign: ForgetCampaign;
 
   constructor(
     repo: CampaignRepository,
@@ -172,6 +179,7 @@ export class CampaignService {
     workersPerCampaign: number,
     lookups: CampaignLookups,
     policy: SendingPolicy,
+    forgetCampaign: ForgetCampaign,
   ) {
     this.repo = repo;
     this.em = em;
@@ -181,6 +189,7 @@ export class CampaignService {
     this.workersPerCampaign = workersPerCampaign;
     this.lookups = lookups;
     this.policy = policy;
+    this.forgetCampaign = forgetCampaign;
   }
 
   async create(accountId: string, input: CampaignInput): Promise<CampaignRow> {
@@ -243,8 +252,9 @@ export class CampaignService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    await this.locked(accountId, id, (campaign, em) => {
+    await this.locked(accountId, id, async (campaign, em) => {
       assertDeletable(campaign.status);
+      await this.forgetCampaign(sqlOf(em), accountId, id);
       campaigns.remove(em, campaign);
     });
   }

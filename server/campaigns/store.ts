@@ -17,8 +17,8 @@ import type { CampaignCounts, EngagementFirsts } from '../tracking/campaign-reco
 /**
  * The campaigns aggregate's store: the only code that writes `campaigns` and `messages`.
  * Counters: `sent`, `delivered`, `deferred`, `failed` and `bounced` change here only
- * (`campaigns.addSendCounts`); `opened`, `clicked`, `unsubscribed` and `complained` only in the
- * tracking tables' statement triggers (migrations).
+ * (`campaigns.addSendCounts`); `opened`, `clicked`, `unsubscribed` and `complained` only in
+ * `addEngagementCounts`, which tracking calls as it records hits and feedback.
  */
 
 type MessageColumns = Selectable<Database['messages']>;
@@ -503,6 +503,26 @@ export async function eraseRecipient(db: Db, accountId: string, contactId: strin
     .returning('id')
     .execute();
   return rows.length;
+}
+
+/** Messages to contacts being deleted keep their address, no longer tied to the contact. */
+export async function releaseMessagesOf(db: Db, accountId: string, contactIds: readonly string[]): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ contact_id: null })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', sql<string>`any(${contactIds}::text[])`)
+    .execute();
+}
+
+/** Campaigns of a topic being deleted keep no topic. */
+export async function clearTopic(db: Db, accountId: string, topicId: string): Promise<void> {
+  await db.updateTable('campaigns').set({ topic_id: null }).where('account_id', '=', accountId).where('topic_id', '=', topicId).execute();
+}
+
+/** The messages of a campaign being deleted (the rest of its rows go by foreign keys). */
+export async function deleteMessagesOf(db: Db, accountId: string, campaignId: string): Promise<void> {
+  await db.deleteFrom('messages').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
 }
 
 // ---- The public pages: a message's web version and the account's archive.

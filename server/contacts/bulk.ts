@@ -8,6 +8,7 @@ import { filtersOf, matchingIds, type ContactFilters } from './repository.ts';
 import { MAX_TAGS } from './rules.ts';
 import { positionOf, type SortPosition } from './sort.ts';
 import { deleteContacts, retagContacts } from './store.ts';
+import type { ReleaseContacts } from './service.ts';
 
 type BulkRequest = components['schemas']['ContactBulkRequest'];
 type BulkResult = components['schemas']['ContactBulkResult'];
@@ -48,11 +49,13 @@ export class ContactBulkService {
   private readonly db: Db;
   private readonly transactions: Transactions;
   private readonly lists: ListMembership;
+  private readonly releaseContacts: ReleaseContacts;
 
-  constructor(db: Db, transactions: Transactions, lists: ListMembership) {
+  constructor(db: Db, transactions: Transactions, lists: ListMembership, releaseContacts: ReleaseContacts) {
     this.db = db;
     this.transactions = transactions;
     this.lists = lists;
+    this.releaseContacts = releaseContacts;
   }
 
   async run(accountId: string, input: BulkRequest): Promise<BulkResult> {
@@ -98,7 +101,12 @@ export class ContactBulkService {
       case 'remove_from_list':
         return async (ids) => (await this.lists.removeMembers(accountId, listId!, { contact_ids: ids })).removed;
       case 'delete':
-        return (ids) => deleteContacts(this.db, accountId, ids);
+        return (ids) =>
+          this.transactions.run(async (trx) => {
+            const deleted = await deleteContacts(trx, accountId, ids);
+            await this.releaseContacts(trx, accountId, deleted);
+            return deleted.length;
+          });
     }
   }
 }

@@ -13,16 +13,17 @@ export const pendingSignup = (alias: 'c' | 'old') =>
 
 /**
  * Deletes those of `contactIds` that an unconfirmed sign-up made and that have nothing else: no
- * list membership, campaign message, topic opt-out, tag or attribute. Answers those deleted.
+ * list membership, campaign message, email, topic opt-out, tag or attribute. Answers those deleted.
  */
 export async function deletePendingSignups(db: Db, contactIds: readonly string[]): Promise<{ id: string; account_id: string }[]> {
   if (!contactIds.length) return [];
   const { rows } = await sql<{ id: string; account_id: string }>`
     delete from contacts c
     where c.id = any(${contactIds}::text[]) and ${pendingSignup('c')} and c.tags = '{}' and c.attributes = '{}'::jsonb
-      and not exists (select 1 from list_members m where m.contact_id = c.id)
-      and not exists (select 1 from messages cm where cm.contact_id = c.id)
-      and not exists (select 1 from contact_topic_optouts o where o.contact_id = c.id)
+      and not exists (select 1 from list_members m where m.account_id = c.account_id and m.contact_id = c.id)
+      and not exists (select 1 from messages cm where cm.account_id = c.account_id and cm.contact_id = c.id)
+      and not exists (select 1 from emails e where e.account_id = c.account_id and e.contact_id = c.id)
+      and not exists (select 1 from contact_topic_optouts o where o.account_id = c.account_id and o.contact_id = c.id)
     returning c.id, c.account_id`.execute(db);
   return rows;
 }

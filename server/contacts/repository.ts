@@ -110,8 +110,4 @@ export class ContactRepository {
       .limit(limit + 1)
       .execute();
   }
-
-  remove(contact: ContactRow): void {
-    this.em.remove(contact);
-  }
 }

@@ -10,7 +10,7 @@ import { pageOf } from '../contract/pagination.ts';
 import type { ContactRow } from './entities.ts';
 import { MAX_ATTRIBUTES_BYTES, PENDING_SIGNUP_REASON, attributesTooLarge, isSuppressed, type ContactStatus } from './rules.ts';
 import { contactJson, type ContactJson, type ShownContact } from './json.ts';
-import { insertContact, takeOverPendingSignup, type NewContact } from './store.ts';
+import { deleteContact, insertContact, takeOverPendingSignup, type NewContact } from './store.ts';
 import { suppressedEvent, type SuppressedStatus } from './suppression.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Transactions } from '../db/transactions.ts';
@@ -90,6 +90,12 @@ async function keepListInStep(
 const conflictWith = (email: string, existingId: string) =>
   conflict('contact_exists', `A contact with the email ${email} exists.`, { existing_id: existingId });
 
+/**
+ * Clears, in the deleting transaction, what other features keep pointing at contacts being
+ * deleted: their messages and emails stay, tied to no contact.
+ */
+export type ReleaseContacts = (db: Db, accountId: string, contactIds: readonly string[]) => Promise<void>;
+
 export class ContactService {
   private readonly repo: ContactRepository;
   private readonly em: EntityManager;
@@ -98,12 +104,14 @@ export class ContactService {
   private readonly transactions: Transactions;
 
   private readonly suppressionList: SuppressionList;
+  private readonly releaseContacts: ReleaseContacts;
 
-  constructor(repo: ContactRepository, em: EntityManager, transactions: Transactions, suppressionList: SuppressionList) {
+  constructor(repo: ContactRepository, em: EntityManager, transactions: Transactions, suppressionList: SuppressionList, releaseContacts: ReleaseContacts) {
     this.repo = repo;
     this.em = em;
     this.transactions = transactions;
     this.suppressionList = suppressionList;
+    this.releaseContacts = releaseContacts;
   }
 
   /** Values under a custom field's key must be of its type (read only when there are attributes). */
@@ -239,10 +247,11 @@ export class ContactService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    const contact = await this.load(accountId, id);
-    this.repo.remove(contact);
-    await append(this.em, accountId, [{ type: 'contact.deleted', data: { contact_id: contact.id } }]);
-    await this.em.flush();
+    await this.transactions.run(async (db) => {
+      if ((await deleteContact(db, accountId, id)) === null) throw notFound('contact');
+      await this.releaseContacts(db, accountId, [id]);
+      await append(db, accountId, [{ type: 'contact.deleted', data: { contact_id: id } }]);
+    });
   }
 
   /**

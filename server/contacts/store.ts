@@ -209,15 +209,15 @@ export async function deleteContact(db: Db, accountId: string, contactId: string
 
 /**
  * Deletes the account's contacts among `contactIds` as `DELETE /contacts/{id}` deletes one, each
- * with its `contact.deleted`, in one statement that locks them in id order. Answers how many.
+ * with its `contact.deleted`, in one statement that locks them in id order. Answers those deleted.
  */
-export async function deleteContacts(db: Db, accountId: string, contactIds: readonly string[]): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
+export async function deleteContacts(db: Db, accountId: string, contactIds: readonly string[]): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
     with locked as (
       select id from contacts where account_id = ${accountId} and id = any(${contactIds}::text[]) order by id for update
     ), deleted as (
       delete from contacts c using locked l where c.id = l.id returning c.id
     ), appended as (${appendingEach(accountId, 'contact.deleted', sql<{ data: EventData<'contact.deleted'> }>`select json_build_object('contact_id', d.id) as data from deleted d order by d.id`)})
-    select count(*)::int as n from deleted`.execute(db);
-  return rows[0].n;
+    select id from deleted`.execute(db);
+  return rows.map((r) => r.id);
 }

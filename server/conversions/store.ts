@@ -58,6 +58,13 @@ async function addRevenue(
     .execute();
 }
 
+/** Conversions and payments of a campaign being deleted stay counted for the account, no longer tied to it. */
+export async function detachCampaign(db: Db, accountId: string, campaignId: string): Promise<void> {
+  for (const table of ['conversions', 'payments'] as const) {
+    await db.updateTable(table).set({ campaign_id: null }).where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
+  }
+}
+
 /** Erasure (GDPR): conversions and payments stay counted, no longer tied to the contact. */
 export async function detachContact(db: Db, accountId: string, contactId: string): Promise<number> {
   const conversions = await db

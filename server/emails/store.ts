@@ -408,6 +408,16 @@ export function emailsOfPerson(db: Db, accountId: string, contactId: string, ema
   );
 }
 
+/** Emails to contacts being deleted keep their address, no longer tied to the contact. */
+export async function releaseEmailsOf(db: Db, accountId: string, contactIds: readonly string[]): Promise<void> {
+  await db
+    .updateTable('emails')
+    .set({ contact_id: null })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', sql<string>`any(${contactIds}::text[])`)
+    .execute();
+}
+
 /**
  * Erases the person from transactional email, in the caller's transaction, ERASE_BATCH copies a
  * statement. Their copies stay for the counts (status, tags, times) without address, contact,

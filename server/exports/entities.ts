@@ -28,6 +28,7 @@ export const ContactExportChunk = defineEntity({
   name: 'ContactExportChunk',
   tableName: 'contact_export_chunks',
   properties: {
+    accountId: p.string(),
     exportId: p.string().primary(),
     seq: p.integer().primary(),
     data: p.blob(),

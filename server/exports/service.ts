@@ -106,8 +106,8 @@ export class ExportService {
     if (!found || !(await exportsStore.start(this.transactions, exportId))) return;
     try {
       const plan = await planExport(this.db, found.account_id, found.filters);
-      await exportsStore.appendChunk(this.db, exportId, 0, Buffer.from(headerLine(plan)), 0);
-      await this.copyRecords(exportId, exportCopySql(this.db, plan));
+      await exportsStore.appendChunk(this.db, found.account_id, exportId, 0, Buffer.from(headerLine(plan)), 0);
+      await this.copyRecords(found.account_id, exportId, exportCopySql(this.db, plan));
       await exportsStore.finish(this.db, exportId, { status: 'completed' });
     } catch (error) {
       await exportsStore.finish(this.db, exportId, { status: 'failed', error: 'The export stopped on an unexpected error; it has been logged.' });
@@ -117,7 +117,7 @@ export class ExportService {
     }
   }
 
-  private async copyRecords(exportId: string, copySql: string): Promise<void> {
+  private async copyRecords(accountId: string, exportId: string, copySql: string): Promise<void> {
     const client = await this.pool.connect();
     const copied = client.query(copyTo(copySql));
     const writer = new CopyCsvWriter();
@@ -136,7 +136,7 @@ export class ExportService {
       size += bytes.length;
     };
     const store = async () => {
-      await exportsStore.appendChunk(this.db, exportId, seq++, chunk.subarray(0, size), records);
+      await exportsStore.appendChunk(this.db, accountId, exportId, seq++, chunk.subarray(0, size), records);
       size = 0;
       records = 0;
     };

@@ -81,9 +81,9 @@ export const exportsStore = {
   },
 
   /** One chunk of the CSV and the progress it brings, in one statement. */
-  async appendChunk(db: Db, id: string, seq: number, data: Buffer, rows: number): Promise<void> {
-    await sql`with chunk as (insert into contact_export_chunks (export_id, seq, data) values (${id}, ${seq}, ${data}))
-      update contact_exports set rows = rows + ${rows}, bytes = bytes + ${data.length} where id = ${id}`.execute(db);
+  async appendChunk(db: Db, accountId: string, id: string, seq: number, data: Buffer, rows: number): Promise<void> {
+    await sql`with chunk as (insert into contact_export_chunks (account_id, export_id, seq, data) values (${accountId}, ${id}, ${seq}, ${data}))
+      update contact_exports set rows = rows + ${rows}, bytes = bytes + ${data.length} where account_id = ${accountId} and id = ${id}`.execute(db);
   },
 
   async finish(db: Db, id: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }): Promise<void> {

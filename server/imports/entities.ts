@@ -44,6 +44,7 @@ export const ContactImportChunk = defineEntity({
   name: 'ContactImportChunk',
   tableName: 'contact_import_chunks',
   properties: {
+    accountId: p.string(),
     importId: p.string().primary(),
     seq: p.integer().primary(),
     data: p.blob(),
@@ -55,6 +56,7 @@ export const ContactImportError = defineEntity({
   name: 'ContactImportError',
   tableName: 'contact_import_errors',
   properties: {
+    accountId: p.string(),
     importId: p.string().primary(),
     row: p.integer().primary(),
     email: p.string().nullable(),

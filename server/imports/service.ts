@@ -143,7 +143,7 @@ export class ImportService {
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       const store = async () => {
-        await importStore.addChunk(trx, id, seq++, Buffer.concat(pending));
+        await importStore.addChunk(trx, accountId, id, seq++, Buffer.concat(pending));
         pending = [];
         pendingBytes = 0;
       };

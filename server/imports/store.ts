@@ -83,8 +83,8 @@ export const importStore = {
     return rows.map((r) => r.id);
   },
 
-  async addChunk(db: Db, id: string, seq: number, data: Buffer): Promise<void> {
-    await db.insertInto('contact_import_chunks').values({ import_id: id, seq, data }).execute();
+  async addChunk(db: Db, accountId: string, id: string, seq: number, data: Buffer): Promise<void> {
+    await db.insertInto('contact_import_chunks').values({ account_id: accountId, import_id: id, seq, data }).execute();
   },
 
   /** What is known once the upload has ended: its options, size and line count. */
@@ -141,14 +141,14 @@ export const importStore = {
   },
 
   /** Rows the import could not take; a row already recorded (a batch written again on resume) is kept. */
-  async recordErrors(db: Db, id: string, errors: RowError[]): Promise<void> {
+  async recordErrors(db: Db, accountId: string, id: string, errors: RowError[]): Promise<void> {
     if (!errors.length) return;
     // One statement whatever the batch size (a VALUES list would need five parameters a row).
     await db
       .insertInto('contact_import_errors')
-      .columns(['import_id', 'row', 'email', 'code', 'detail'])
+      .columns(['account_id', 'import_id', 'row', 'email', 'code', 'detail'])
       .expression(
-        sql`select ${id}, * from unnest(${errors.map((e) => e.row)}::int[], ${errors.map((e) => e.email)}::text[], ${errors.map((e) => e.code)}::text[], ${errors.map((e) => e.detail)}::text[])`,
+        sql`select ${accountId}, ${id}, * from unnest(${errors.map((e) => e.row)}::int[], ${errors.map((e) => e.email)}::text[], ${errors.map((e) => e.code)}::text[], ${errors.map((e) => e.detail)}::text[])`,
       )
       .onConflict((oc) => oc.doNothing())
       .execute();

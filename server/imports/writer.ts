@@ -41,6 +41,6 @@ export async function writeBatch(
   if (batch.rows && target.listIds?.length) await addImportedMembers(db, target.accountId, target.listIds);
   // Rows that suppress their contact put the address on the suppression list, as a PATCH would.
   if (batch.rows) await addImportedSuppressions(db, target.accountId);
-  await importStore.recordErrors(db, target.importId, batch.errors);
+  await importStore.recordErrors(db, target.accountId, target.importId, batch.errors);
   return { created, updated, skipped: batch.rows - created - updated, failed: batch.errors.length };
 }

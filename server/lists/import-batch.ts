@@ -19,5 +19,5 @@ export async function addImportedMembers(db: Db, accountId: string, listIds: rea
     join lists l on l.account_id = ${accountId} and l.id = any(${listIds}::text[])
     order by l.id, c.id
     for key share of l
-    on conflict (list_id, contact_id) do nothing`.execute(db);
+    on conflict (account_id, list_id, contact_id) do nothing`.execute(db);
 }

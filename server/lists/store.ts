@@ -165,7 +165,7 @@ export const listStore = {
              case when ${status} = 'unconfirmed' then now() end, null
       from unnest(${contactIds}::text[]) as i(id)
       order by i.id
-      on conflict (list_id, contact_id) do update set
+      on conflict (account_id, list_id, contact_id) do update set
         status = excluded.status, confirmation_due_at = excluded.confirmation_due_at, updated_at = now()
       where ${overwrite} and m.status <> excluded.status
       returning m.contact_id, old.contact_id is null as added, m.status`.execute(db);

@@ -30,14 +30,19 @@ export async function contactForEvent(db: Db, accountId: string, contactId: stri
   return row ? contactJson(row) : null;
 }
 
+/** Clears, in the deleting transaction, the topic of the campaigns that name one being deleted. */
+export type ClearTopic = (db: Db, accountId: string, topicId: string) => Promise<void>;
+
 /** Unsubscribe topics and contacts' opt-outs through the API. */
 export class TopicService {
   private readonly transactions: Transactions;
   private readonly db: Db;
+  private readonly clearTopic: ClearTopic;
 
-  constructor(transactions: Transactions, db: Db) {
+  constructor(transactions: Transactions, db: Db, clearTopic: ClearTopic) {
     this.transactions = transactions;
     this.db = db;
+    this.clearTopic = clearTopic;
   }
 
   private async exists(accountId: string, name: string): Promise<Error> {
@@ -81,7 +86,10 @@ export class TopicService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    if (!(await topics.remove(this.db, accountId, id))) throw notFound('topic');
+    await this.transactions.run(async (db) => {
+      if (!(await topics.remove(db, accountId, id))) throw notFound('topic');
+      await this.clearTopic(db, accountId, id);
+    });
   }
 
   async contactOptouts(accountId: string, contactId: string): Promise<ContactTopicOptouts> {

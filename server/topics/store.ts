@@ -93,7 +93,7 @@ export const optouts = {
     const row = await db
       .insertInto('contact_topic_optouts')
       .values({ topic_id: topicId, contact_id: contactId, account_id: accountId })
-      .onConflict((oc) => oc.columns(['topic_id', 'contact_id']).doNothing())
+      .onConflict((oc) => oc.columns(['account_id', 'topic_id', 'contact_id']).doNothing())
       .returning('topic_id')
       .executeTakeFirst();
     return row !== undefined;

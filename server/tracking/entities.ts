@@ -107,6 +107,7 @@ export const CampaignLink = defineEntity({
   name: 'CampaignLink',
   tableName: 'campaign_links',
   properties: {
+    accountId: p.string(),
     campaignId: p.string().primary(),
     url: p.text().primary(),
     totalClicks: p.integer().default(0),
@@ -118,6 +119,7 @@ export const CampaignDomain = defineEntity({
   name: 'CampaignDomain',
   tableName: 'campaign_domains',
   properties: {
+    accountId: p.string(),
     campaignId: p.string().primary(),
     domain: p.string().primary(),
     sent: p.integer().default(0),

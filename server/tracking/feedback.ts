@@ -112,13 +112,13 @@ export class FeedbackService {
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
         } else {
           if (input.type === 'soft') {
-            rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, email, { bounces: 1 });
+            rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, accountId, email, { bounces: 1 });
           } else if (message.bounced_at === null) {
             await this.campaigns.markBounced(db, message.id, input.reason, input.occurredAt);
             rollups
               .campaign(message.campaign_id, { bounced: 1 })
               .hour(message.campaign_id, accountId, input.occurredAt, { bounces_hard: 1 })
-              .domain(message.campaign_id, email, { bounces: 1 });
+              .domain(message.campaign_id, accountId, email, { bounces: 1 });
           }
           events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
         }

@@ -170,7 +170,7 @@ export class TrackingRecorder {
         if (first) {
           m.opened = true;
           m.opened_at = hit.at;
-          rollups.campaign(m.campaign_id, { opened: 1 }).domain(m.campaign_id, m.email, { opens: 1 });
+          rollups.campaign(m.campaign_id, { opened: 1 }).domain(m.campaign_id, m.account_id, m.email, { opens: 1 });
         }
         if (firstHuman) {
           m.human_opened = true;
@@ -195,12 +195,12 @@ export class TrackingRecorder {
         if (first) {
           m.clicked = true;
           m.clicked_at = hit.at;
-          rollups.campaign(m.campaign_id, { clicked: 1 }).domain(m.campaign_id, m.email, { clicks: 1 });
+          rollups.campaign(m.campaign_id, { clicked: 1 }).domain(m.campaign_id, m.account_id, m.email, { clicks: 1 });
         }
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
         if (first || firstForLink) changed.add(m);
         rollups.hour(m.campaign_id, m.account_id, hit.at, { clicks: 1, unique_clicks: first ? 1 : 0 });
-        rollups.link(m.campaign_id, hit.click.url, { total_clicks: 1, unique_clicks: firstForLink ? 1 : 0 });
+        rollups.link(m.campaign_id, m.account_id, hit.click.url, { total_clicks: 1, unique_clicks: firstForLink ? 1 : 0 });
         clicks.push([
           newId('clk'),
           m.account_id,

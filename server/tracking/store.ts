@@ -38,8 +38,8 @@ export async function insertUnsubscribe(db: Db, row: Insertable<Database['unsubs
 
 type Counters<Table extends keyof Database, Keys extends string> = { [K in Exclude<keyof Database[Table] & string, Keys>]?: number };
 type HourlyCounts = Counters<'campaign_hourly', 'campaign_id' | 'bucket' | 'account_id'>;
-type DomainCounts = Counters<'campaign_domains', 'campaign_id' | 'domain'>;
-type LinkCounts = Counters<'campaign_links', 'campaign_id' | 'url'>;
+type DomainCounts = Counters<'campaign_domains', 'campaign_id' | 'domain' | 'account_id'>;
+type LinkCounts = Counters<'campaign_links', 'campaign_id' | 'url' | 'account_id'>;
 
 const HOUR_MS = 3600_000;
 const domainOf = (email: string) => (email.split('@')[1] ?? '').toLowerCase();
@@ -56,8 +56,8 @@ function bump<T extends Record<string, number | undefined>>(counts: T, add: T): 
  */
 export class Rollups {
   private readonly hourly = new Map<string, { campaignId: string; bucket: Date; accountId: string; counts: HourlyCounts }>();
-  private readonly domains = new Map<string, { campaignId: string; domain: string; counts: DomainCounts }>();
-  private readonly links = new Map<string, { campaignId: string; url: string; counts: LinkCounts }>();
+  private readonly domains = new Map<string, { campaignId: string; accountId: string; domain: string; counts: DomainCounts }>();
+  private readonly links = new Map<string, { campaignId: string; accountId: string; url: string; counts: LinkCounts }>();
   private readonly campaigns = new Map<string, CampaignCounts>();
 
   /** Counts in the campaign's whole UTC hour of `at`. */
@@ -71,19 +71,19 @@ export class Rollups {
   }
 
   /** Counts for the domain of `email`. */
-  domain(campaignId: string, email: string, add: DomainCounts): this {
+  domain(campaignId: string, accountId: string, email: string, add: DomainCounts): this {
     const domain = domainOf(email);
     const key = `${campaignId} ${domain}`;
     let entry = this.domains.get(key);
-    if (!entry) this.domains.set(key, (entry = { campaignId, domain, counts: {} }));
+    if (!entry) this.domains.set(key, (entry = { campaignId, accountId, domain, counts: {} }));
     bump(entry.counts, add);
     return this;
   }
 
-  link(campaignId: string, url: string, add: LinkCounts): this {
+  link(campaignId: string, accountId: string, url: string, add: LinkCounts): this {
     const key = `${campaignId} ${url}`;
     let entry = this.links.get(key);
-    if (!entry) this.links.set(key, (entry = { campaignId, url, counts: {} }));
+    if (!entry) this.links.set(key, (entry = { campaignId, accountId, url, counts: {} }));
     bump(entry.counts, add);
     return this;
   }
@@ -116,7 +116,7 @@ export async function writeRollups(db: Db, rollups: Rollups, campaignRecords: Pi
       .insertInto('campaign_hourly')
       .values(part.map((h) => ({ campaign_id: h.campaignId, bucket: h.bucket, account_id: h.accountId, ...h.counts })))
       .onConflict((oc) =>
-        oc.columns(['campaign_id', 'bucket']).doUpdateSet((eb) => ({
+        oc.columns(['account_id', 'campaign_id', 'bucket']).doUpdateSet((eb) => ({
           sent: eb('campaign_hourly.sent', '+', eb.ref('excluded.sent')),
           delivered: eb('campaign_hourly.delivered', '+', eb.ref('excluded.delivered')),
           deferred: eb('campaign_hourly.deferred', '+', eb.ref('excluded.deferred')),
@@ -137,9 +137,9 @@ export async function writeRollups(db: Db, rollups: Rollups, campaignRecords: Pi
   for (const part of chunks(domains)) {
     await db
       .insertInto('campaign_domains')
-      .values(part.map((d) => ({ campaign_id: d.campaignId, domain: d.domain, ...d.counts })))
+      .values(part.map((d) => ({ account_id: d.accountId, campaign_id: d.campaignId, domain: d.domain, ...d.counts })))
       .onConflict((oc) =>
-        oc.columns(['campaign_id', 'domain']).doUpdateSet((eb) => ({
+        oc.columns(['account_id', 'campaign_id', 'domain']).doUpdateSet((eb) => ({
           sent: eb('campaign_domains.sent', '+', eb.ref('excluded.sent')),
           delivered: eb('campaign_domains.delivered', '+', eb.ref('excluded.delivered')),
           opens: eb('campaign_domains.opens', '+', eb.ref('excluded.opens')),
@@ -152,9 +152,9 @@ export async function writeRollups(db: Db, rollups: Rollups, campaignRecords: Pi
   for (const part of chunks(links)) {
     await db
       .insertInto('campaign_links')
-      .values(part.map((l) => ({ campaign_id: l.campaignId, url: l.url, ...l.counts })))
+      .values(part.map((l) => ({ account_id: l.accountId, campaign_id: l.campaignId, url: l.url, ...l.counts })))
       .onConflict((oc) =>
-        oc.columns(['campaign_id', 'url']).doUpdateSet((eb) => ({
+        oc.columns(['account_id', 'campaign_id', 'url']).doUpdateSet((eb) => ({
           total_clicks: eb('campaign_links.total_clicks', '+', eb.ref('excluded.total_clicks')),
           unique_clicks: eb('campaign_links.unique_clicks', '+', eb.ref('excluded.unique_clicks')),
         })),
@@ -197,11 +197,18 @@ export async function recordSendBounces(
     )
     .execute();
   const rollups = new Rollups().hour(campaignId, accountId, at, { bounces_hard: bounces.length });
-  for (const b of bounces) rollups.domain(campaignId, b.email, { bounces: 1 });
+  for (const b of bounces) rollups.domain(campaignId, accountId, b.email, { bounces: 1 });
   await writeRollups(db, rollups, campaignRecords);
 }
 
 // ---- Erasure (GDPR): records stay for the counts, without address, IP, user agent or the texts that may quote the address.
+
+/** The opens and clicks of a campaign being deleted (its other records go by foreign keys). */
+export async function deleteHitsOf(db: Db, accountId: string, campaignId: string): Promise<void> {
+  for (const table of ['opens', 'clicks'] as const) {
+    await db.deleteFrom(table).where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
+  }
+}
 
 /** Anonymises the contact's opens, clicks, bounces and unsubscribes; answers how many records. */
 export async function eraseTrackingRecords(db: Db, accountId: string, contactId: string, email: string): Promise<number> {

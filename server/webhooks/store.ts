@@ -210,7 +210,7 @@ export async function fanOut(tx: Tx, events: readonly { id: string; account_id: 
     select sendline_id('whd'), w.id, e.account_id, e.id, e.type, 'pending', now()
     from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.account_id)}::text[], ${events.map((e) => e.type)}::text[]) as e(id, account_id, type)
     join webhooks w on w.account_id = e.account_id and w.active and e.type <> 'webhook.test' and ${sql.raw(MATCHES_SQL('w.events', 'e.type'))}
-    on conflict (webhook_id, event_id) do nothing`.execute(tx);
+    on conflict (account_id, webhook_id, event_id) do nothing`.execute(tx);
 }
 
 export type ClaimedDelivery = Pick<DeliveryRecord, 'id' | 'webhook_id' | 'event_id' | 'attempts'>;

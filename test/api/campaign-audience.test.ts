@@ -137,9 +137,9 @@ describe('a campaign audience written as it sends', () => {
       [account.accountId, c.id, first.id, first.email],
     );
     await sql(
-      `insert into campaign_audience_pieces (campaign_id, after_created_at, after_id, last_created_at, last_id, taken_at)
-       values ($1, null, null, $2, $3, now() - interval '1 hour')`,
-      [c.id, last.created_at, last.id],
+      `insert into campaign_audience_pieces (account_id, campaign_id, after_created_at, after_id, last_created_at, last_id, taken_at)
+       values ($1, $2, null, null, $3, $4, now() - interval '1 hour')`,
+      [account.accountId, c.id, last.created_at, last.id],
     );
     const done = await finished(account, c.id);
     expect(done.stats).toMatchObject({ recipients: 10, sent: 9 });

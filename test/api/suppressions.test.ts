@@ -244,7 +244,7 @@ describe('topics and the preference centre', () => {
     account = await newAccount(sendline.url, 'topics');
   });
 
-  it('creates, lists, renames and refuses duplicate topics', async () => {
+  it('creates, lists, renames, deletes and refuses duplicate topics', async () => {
     const created = await account.api('POST', '/api/topics', { body: { name: 'Newsletter', description: 'Monthly' } });
     expect(created.status).toBe(201);
     news = created.body.id;
@@ -258,8 +258,14 @@ describe('topics and the preference centre', () => {
     expect(renamed.body.name).toBe('Product news');
     expect((await account.api('GET', '/api/topics')).body.data.map((t: { name: string }) => t.name)).toEqual(['Newsletter', 'Product news']);
     const temp = (await account.api('POST', '/api/topics', { body: { name: 'Temporary' } })).body.id;
+    const campaign = await account.api('POST', '/api/campaigns', {
+      body: { name: 'On a topic', subject: 'x', from_email: 'n@shop.example', content: '<p>x</p>', topic_id: temp },
+    });
+    expect(campaign.body.topic_id).toBe(temp);
     expect((await account.api('DELETE', `/api/topics/${temp}`)).status).toBe(204);
     expectProblem(await account.api('GET', `/api/topics/${temp}`), 404, 'not_found');
+    // Its campaigns keep no topic.
+    expect((await account.api('GET', `/api/campaigns/${campaign.body.id}`)).body.topic_id).toBeNull();
   });
 
   it('a campaign takes a topic of its own account only', async () => {

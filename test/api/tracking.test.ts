@@ -206,17 +206,27 @@ describe('open pixel and clicks', () => {
 
   // The bulk tables have no foreign keys (a per-row check cost a quarter of their writes); the
   // parents' delete triggers cascade instead.
-  it('deleting a contact keeps its messages without it; deleting a campaign removes its messages, opens and clicks', async () => {
+  it('deleting a contact keeps its messages and emails without it; deleting a campaign removes its messages, opens and clicks, and keeps its conversions', async () => {
     const other = await newAccount(sendline.url, 'cascade');
     const { campaign, sent: mine } = await sendCampaign(other, ['cascade-1@example.com', 'cascade-2@example.com'], 'cascade');
     await hit(mine[0].pixel);
     await hit(mine[0].clicks[0]);
     await waitFor(async () => (await sql('select 1 from clicks where campaign_id = $1', [campaign.id])).length === 1);
 
+    const email = await other.api('POST', '/api/emails', {
+      body: { from: { email: 'shop@example.com' }, to: [{ email: 'cascade-2@example.com' }], subject: 'Receipt', text: 'Thanks' },
+    });
+    const emailContact = () => sql('select contact_id from emails where id = $1', [email.body.data[0].id]);
+    expect(await emailContact()).toEqual([{ contact_id: mine[1].contactId }]);
+    const conversion = await other.api('POST', '/api/conversions', { body: { contact_id: mine[0].contactId, type: 'signup', campaign_id: campaign.id } });
+    expect(conversion.body.campaign_id).toBe(campaign.id);
+
     expect((await other.api('DELETE', `/api/contacts/${mine[1].contactId}`)).status).toBe(204);
     expect(await sql('select contact_id from messages where id = $1', [mine[1].messageId])).toEqual([{ contact_id: null }]);
+    expect(await emailContact()).toEqual([{ contact_id: null }]);
 
     expect((await other.api('DELETE', `/api/campaigns/${campaign.id}`)).status).toBe(204);
+    expect(await sql('select campaign_id from conversions where id = $1', [conversion.body.id])).toEqual([{ campaign_id: null }]);
     const left = await sql(
       'select (select count(*) from messages where campaign_id = $1)::int as messages, (select count(*) from opens where campaign_id = $1)::int as opens, (select count(*) from clicks where campaign_id = $1)::int as clicks',
       [campaign.id],

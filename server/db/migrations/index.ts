@@ -32,6 +32,7 @@ import { Migration20261201100000Automations } from './Migration20261201100000Aut
 import { Migration20261202100000TimeZones } from './Migration20261202100000TimeZones.ts';
 import { Migration20261202200000CampaignArchive } from './Migration20261202200000CampaignArchive.ts';
 import { Migration20261202300000AbTests } from './Migration20261202300000AbTests.ts';
+import { Migration20261203100000KeysByAccount } from './Migration20261203100000KeysByAccount.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   Migration20261202100000TimeZones,
   Migration20261202200000CampaignArchive,
   Migration20261202300000AbTests,
+  Migration20261203100000KeysByAccount,
 ];
