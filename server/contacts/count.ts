@@ -11,7 +11,7 @@ const QUERY_CANCELED = '57014';
 
 /**
  * How many of the account's contacts `filters` match. With no filter but `status`, the counters
- * the `contacts` triggers keep per account and status answer exactly at any size. Otherwise the
+ * the statements that write contacts keep per account and status answer exactly at any size. Otherwise the
  * contacts are counted, within COUNT_TIMEOUT_MS; past it, the planner's estimate answers
  * (`exact: false`), so that a count never holds a connection longer than that.
  */

@@ -4,6 +4,7 @@ import { copyBytes } from '../db/copy.ts';
 import type { Db } from '../db/kysely.ts';
 import { PER_ROW_LOOKUPS } from '../db/pool.ts';
 import { pendingSignup } from './pending-signups.ts';
+import { countingChanges, type StatusChange } from './status-counts.ts';
 
 /** What an import's batch writes of the contacts: the contacts' public write for imports. */
 
@@ -67,8 +68,9 @@ const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): R
     from (${DISTINCT_STAGED}) s
     on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId)}
     where ${mode} = 'upsert' or c.last_import_id = ${importId} or ${pendingSignup('c')}
-    returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat
-  )
+    returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat,
+      c.account_id, old.status as before, c.status as after
+  ), counted as (${countingChanges(sql<StatusChange>`select account_id, before, after from written`)})
   select count(*) filter (where created)::int as created, count(*) filter (where not created and not repeat)::int as updated from written`;
 
 /** `update_only`: rows whose address is not a contact yet (or only an unconfirmed sign-up's) are skipped. */
@@ -77,8 +79,8 @@ const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => 
     update contacts c set ${merge('m', importId)}
     from (select row, email, first_name, last_name, timezone, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
     where c.account_id = ${accountId} and lower(c.email) = lower(m.email) and not ${pendingSignup('c')}
-    returning old.last_import_id is not distinct from ${importId} as repeat
-  )
+    returning old.last_import_id is not distinct from ${importId} as repeat, c.account_id, old.status as before, c.status as after
+  ), counted as (${countingChanges(sql<StatusChange>`select account_id, before, after from written`)})
   select 0 as created, count(*) filter (where not repeat)::int as updated from written`;
 
 /**

@@ -16,6 +16,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Transactions } from '../db/transactions.ts';
 import type { ContactFilters, ContactRepository } from './repository.ts';
 import { countContacts } from './count.ts';
+import { countStatusChange, lockedStatus } from './status-counts.ts';
 import { decodeSortCursor, encodeSortCursor, positionOf, type ContactSort } from './sort.ts';
 import { sqlOf, type Db } from '../db/kysely.ts';
 import { attributeErrors } from '../fields/rules.ts';
@@ -298,8 +299,10 @@ export class ContactService {
     }
     try {
       await this.em.transactional(async (tx) => {
+        const stored = contact.status !== previousStatus ? await lockedStatus(sqlOf(tx), accountId, contact.id) : null;
         await append(tx, accountId, events);
         await tx.flush();
+        if (stored !== null) await countStatusChange(sqlOf(tx), accountId, stored, contact.status);
         const added = contact.tags.filter((tag) => !before.tags.includes(tag));
         await signal(
           sqlOf(tx),

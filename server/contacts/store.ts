@@ -5,6 +5,7 @@ import { appending, appendingEach } from '../events/outbox.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
 import { pendingSignup } from './pending-signups.ts';
 import { signalling } from '../signals/outbox.ts';
+import { countingChanges, type StatusChange } from './status-counts.ts';
 
 /**
  * The contacts' own statements outside the ORM's unit of work: creating one, tags across many,
@@ -32,7 +33,7 @@ export async function insertContact(
     .insertInto('contacts')
     .values(contact)
     .onConflict((oc) => oc.doNothing())
-    .returning(['id', 'tags']);
+    .returning(['id', 'tags', 'account_id', 'status']);
   const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
   // Journeys start from the contacts the account makes, not from a public sign-up still unconfirmed.
   const signalled = signals
@@ -41,7 +42,9 @@ export async function insertContact(
     : sql``;
   const create = sql<{
     created: boolean;
-  }>`with inserted as (${inserted}), appended as (${insert})${signalled} select exists (select 1 from inserted) as created`;
+  }>`with inserted as (${inserted}), appended as (${insert}),
+    counted as (${countingChanges(sql<StatusChange>`select account_id, null as before, status as after from inserted`)})${signalled}
+    select exists (select 1 from inserted) as created`;
   const [row] = on instanceof Transactions ? await on.prepared(create) : await prepared(on, create);
   return row.created;
 }
@@ -52,11 +55,14 @@ export async function insertContact(
  */
 export async function takeOverPendingSignup(db: Db, contact: NewContact): Promise<{ id: string; created_at: Date } | null> {
   const { rows } = await sql<{ id: string; created_at: Date }>`
-    update contacts c set email = ${contact.email}, first_name = ${contact.first_name}, last_name = ${contact.last_name},
-      timezone = ${contact.timezone ?? null}, attributes = ${JSON.stringify(contact.attributes)}::jsonb, tags = ${contact.tags}::text[], status = ${contact.status},
-      status_reason = ${contact.status_reason}, status_changed_at = ${contact.status_changed_at}, updated_at = ${contact.updated_at}
-    where c.account_id = ${contact.account_id} and lower(c.email) = lower(${contact.email}) and ${pendingSignup('c')}
-    returning c.id, c.created_at`.execute(db);
+    with taken as (
+      update contacts c set email = ${contact.email}, first_name = ${contact.first_name}, last_name = ${contact.last_name},
+        timezone = ${contact.timezone ?? null}, attributes = ${JSON.stringify(contact.attributes)}::jsonb, tags = ${contact.tags}::text[], status = ${contact.status},
+        status_reason = ${contact.status_reason}, status_changed_at = ${contact.status_changed_at}, updated_at = ${contact.updated_at}
+      where c.account_id = ${contact.account_id} and lower(c.email) = lower(${contact.email}) and ${pendingSignup('c')}
+      returning c.id, c.created_at, c.account_id, old.status as before, c.status as after
+    ), counted as (${countingChanges(sql<StatusChange>`select account_id, before, after from taken`)})
+    select id, created_at from taken`.execute(db);
   return rows[0] ?? null;
 }
 
@@ -203,8 +209,11 @@ export async function contactsByIds(db: Db, accountId: string, ids: readonly str
 
 /** Erasure (GDPR): deletes the contact (its topic opt-outs go with it); answers its address, or null when the account has no such contact. */
 export async function deleteContact(db: Db, accountId: string, contactId: string): Promise<string | null> {
-  const row = await db.deleteFrom('contacts').where('account_id', '=', accountId).where('id', '=', contactId).returning('email').executeTakeFirst();
-  return row?.email ?? null;
+  const { rows } = await sql<{ email: string }>`
+    with deleted as (delete from contacts where account_id = ${accountId} and id = ${contactId} returning account_id, email, status),
+      counted as (${countingChanges(sql<StatusChange>`select account_id, status as before, null as after from deleted`)})
+    select email from deleted`.execute(db);
+  return rows[0]?.email ?? null;
 }
 
 /**
@@ -216,8 +225,8 @@ export async function deleteContacts(db: Db, accountId: string, contactIds: read
     with locked as (
       select id from contacts where account_id = ${accountId} and id = any(${contactIds}::text[]) order by id for update
     ), deleted as (
-      delete from contacts c using locked l where c.id = l.id returning c.id
-    ), appended as (${appendingEach(accountId, 'contact.deleted', sql<{ data: EventData<'contact.deleted'> }>`select json_build_object('contact_id', d.id) as data from deleted d order by d.id`)})
+      delete from contacts c using locked l where c.account_id = ${accountId} and c.id = l.id returning c.id, c.account_id, c.status
+    ), counted as (${countingChanges(sql<StatusChange>`select account_id, status as before, null as after from deleted`)}), appended as (${appendingEach(accountId, 'contact.deleted', sql<{ data: EventData<'contact.deleted'> }>`select json_build_object('contact_id', d.id) as data from deleted d order by d.id`)})
     select id from deleted`.execute(db);
   return rows.map((r) => r.id);
 }

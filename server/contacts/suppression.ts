@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
 import type { ContactStatus } from './rules.ts';
+import { countingChanges, type StatusChange } from './status-counts.ts';
 
 /**
  * The contacts' public writes of deliverability: how feedback, sending, transactional email and
@@ -47,14 +48,13 @@ export async function suppress(
   const ids = [...new Set(contactIds)].sort();
   const from =
     options.over === 'any' ? (['subscribed', 'unsubscribed', 'bounced', 'complained'] as const).filter((s) => s !== status) : FEEDBACK_REPLACES[status];
-  const rows = await db
-    .updateTable('contacts')
-    .set({ status, status_reason: reason, status_changed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .where('status', 'in', from)
-    .returning(['id', 'email'])
-    .execute();
+  const { rows } = await sql<{ id: string; email: string }>`
+    with suppressed as (
+      update contacts set status = ${status}, status_reason = ${reason}, status_changed_at = now(), updated_at = now()
+      where account_id = ${accountId} and id = any(${ids}::text[]) and status = any(${from}::text[])
+      returning id, email, account_id, old.status as before, status as after
+    ), counted as (${countingChanges(sql<StatusChange>`select account_id, before, after from suppressed`)})
+    select id, email from suppressed`.execute(db);
   return rows.map((r) => suppressedEvent(r.id, r.email, status, reason));
 }
 
@@ -117,9 +117,12 @@ export async function idsByEmails(db: Db, accountId: string, emails: readonly st
  */
 export async function resubscribeEmail(db: Db, accountId: string, email: string, reason: string): Promise<PendingEvent[]> {
   const rows = await sql<{ id: string; email: string; previous: ContactStatus }>`
-    update contacts c set status = 'subscribed', status_reason = ${reason}, status_changed_at = now(), updated_at = now()
-    from (select id, status from contacts where account_id = ${accountId} and lower(email) = lower(${email}) and status <> 'subscribed' for update) p
-    where c.id = p.id
-    returning c.id, c.email, p.status as previous`.execute(db);
+    with resubscribed as (
+      update contacts c set status = 'subscribed', status_reason = ${reason}, status_changed_at = now(), updated_at = now()
+      from (select id, status from contacts where account_id = ${accountId} and lower(email) = lower(${email}) and status <> 'subscribed' for update) p
+      where c.account_id = ${accountId} and c.id = p.id
+      returning c.id, c.email, c.account_id, p.status as previous, c.status as after
+    ), counted as (${countingChanges(sql<StatusChange>`select account_id, previous as before, after from resubscribed`)})
+    select id, email, previous from resubscribed`.execute(db);
   return rows.rows.map((r) => ({ type: 'contact.subscribed', data: { contact_id: r.id, email: r.email, previous_status: r.previous } }));
 }

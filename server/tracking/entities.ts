@@ -131,7 +131,7 @@ export const CampaignDomain = defineEntity({
 });
 
 /**
- * Contacts by status, kept by statement triggers on `contacts` (every writer, COPY included), in
+ * Contacts by status, kept by the statements that write contacts (contacts/status-counts.ts), in
  * shards chosen by the writing connection so that concurrent writers do not queue on one row:
  * a status's count is the sum of its shards.
  */

@@ -47,6 +47,51 @@ describe('contact counts under concurrent writers', () => {
   });
 });
 
+describe('contact counts by writer', () => {
+  it('agree with the contacts after every statement that writes them', async () => {
+    const account = await newAccount(sendline.url, 'writers');
+    const counted = async () => {
+      const rows = await query<{ status: string; n: number }>(
+        'select status, sum(count)::int as n from contact_status_counts where account_id = ? group by 1 having sum(count) <> 0 order by 1',
+        [account.accountId],
+      );
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    };
+    const stored = async () => {
+      const rows = await query<{ status: string; n: number }>('select status, count(*)::int as n from contacts where account_id = ? group by 1 order by 1', [
+        account.accountId,
+      ]);
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    };
+    const agree = async (step: string) => expect(await counted(), step).toEqual(await stored());
+    const imported = async (csv: string, query = '') => {
+      const res = await account.api('POST', `/api/contacts/import${query}`, { raw: csv, headers: { 'content-type': 'text/csv' } });
+      expect(res.status).toBe(202);
+      await waitFor(async () => ['completed', 'failed'].includes((await account.api('GET', `/api/contacts/import/${res.body.id}`)).body.status));
+    };
+
+    const ids: string[] = [];
+    for (const i of [1, 2, 3, 4]) ids.push((await account.api('POST', '/api/contacts', { body: { email: `w${i}@writers.example` } })).body.id);
+    await agree('created one by one');
+    await imported('email,status\nw1@writers.example,unsubscribed\nw5@writers.example,subscribed\nw6@writers.example,bounced\n');
+    await agree('imported, merging');
+    await imported('email,status\nw5@writers.example,complained\nw9@writers.example,subscribed\n', '?mode=update_only');
+    await agree('imported, updating only');
+    expect((await account.api('PATCH', `/api/contacts/${ids[1]}`, { body: { status: 'unsubscribed' } })).status).toBe(200);
+    await agree('changed through the API');
+    expect((await account.api('POST', '/api/suppressions', { body: { emails: ['w3@writers.example'] } })).status).toBeLessThan(300);
+    await agree('suppressed');
+    const entry = (await account.api('GET', '/api/suppressions')).body.data.find((e: { email: string }) => e.email === 'w3@writers.example');
+    expect((await account.api('DELETE', `/api/suppressions/${entry.id}?reason=asked`)).status).toBe(204);
+    await agree('resubscribed');
+    expect((await account.api('DELETE', `/api/contacts/${ids[0]}`)).status).toBe(204);
+    await agree('deleted');
+    expect((await account.api('POST', '/api/contacts/bulk', { body: { action: 'delete', contact_ids: [ids[1], ids[2]] } })).status).toBe(200);
+    await agree('deleted in bulk');
+    expect(await stored()).toEqual({ bounced: 1, complained: 1, subscribed: 1 });
+  });
+});
+
 describe('event announcements', () => {
   let listener: pg.Client;
   const heard: string[] = [];

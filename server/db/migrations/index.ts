@@ -33,6 +33,7 @@ import { Migration20261202100000TimeZones } from './Migration20261202100000TimeZ
 import { Migration20261202200000CampaignArchive } from './Migration20261202200000CampaignArchive.ts';
 import { Migration20261202300000AbTests } from './Migration20261202300000AbTests.ts';
 import { Migration20261203100000KeysByAccount } from './Migration20261203100000KeysByAccount.ts';
+import { Migration20261203110000StatusCountsByWriters } from './Migration20261203110000StatusCountsByWriters.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -71,4 +72,5 @@ export const migrations = [
   Migration20261202200000CampaignArchive,
   Migration20261202300000AbTests,
   Migration20261203100000KeysByAccount,
+  Migration20261203110000StatusCountsByWriters,
 ];
