@@ -3,6 +3,7 @@ import type { Cursor } from '../contract/pagination.ts';
 import { afterCursor, createdPageOptions } from '../db/keyset.ts';
 import { sql, type Selectable } from 'kysely';
 import { sqlOf, type Database } from '../db/kysely.ts';
+import { announceRevoked } from '../events/listener.ts';
 import { ApiKey, type ApiKeyRow } from './entities.ts';
 
 /** The columns a request needs of its key. */
@@ -35,9 +36,14 @@ export class ApiKeyRepository {
     return key.id === null ? null : key;
   }
 
-  /** Tells every process that the key's scopes or limit changed (see `CredentialCache`). */
-  async announceChanged(id: string): Promise<void> {
-    await sql`select pg_notify('sendline_revocations', ${`key-changed:${id}`})`.execute(sqlOf(this.em));
+  /** Tells every process that the key's scopes or limit changed (see `CredentialCache`), and its allow-list when `restricted`. */
+  async announceChanged(id: string, restricted: boolean): Promise<void> {
+    await announceRevoked(sqlOf(this.em), [`key-changed:${id}`, ...(restricted ? [`key-restricted:${id}`] : [])]);
+  }
+
+  /** The key was deleted: the processes close the WebSocket clients it authenticated. */
+  async announceRevoked(id: string): Promise<void> {
+    await announceRevoked(sqlOf(this.em), [`key:${id}`]);
   }
 
   byId(accountId: string, id: string): Promise<ApiKeyRow | null> {

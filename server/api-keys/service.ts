@@ -8,6 +8,8 @@ import type { ApiKeyRow } from './entities.ts';
 import { apiKeyJson } from './json.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore } from '../rate-limits/limiter.ts';
 import type { ApiKeyRepository, KeyFound } from './repository.ts';
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
 import { compileAllowList, ipAllowed, parseCidr } from '../net/cidr.ts';
 import { badKeyBucket, type Access } from '../auth/access.ts';
 import type { CachedKey } from '../auth/credential-cache.ts';
@@ -107,11 +109,12 @@ export class ApiKeyService {
     checkCidrs(input.allowed_ips);
     if (input.name !== undefined) key.name = input.name;
     if (input.scopes !== undefined) key.scopes = normaliseScopes(input.scopes);
+    const restricted = input.allowed_ips !== undefined && !sameList(key.allowedIps, input.allowed_ips);
     if (input.allowed_ips !== undefined) key.allowedIps = input.allowed_ips;
     if (input.rate_limit_per_minute !== undefined) key.rateLimitPerMinute = input.rate_limit_per_minute;
     await this.repo.flush();
-    // Scopes and limits changed elsewhere reach every process's cache this way (an allow-list's change has its trigger).
-    await this.repo.announceChanged(id);
+    // Scopes and limits changed elsewhere reach every process's cache this way; a changed allow-list has its clients checked again.
+    await this.repo.announceChanged(id, restricted);
     this.access.credentials.evict(`key:${id}`);
     return this.json(key);
   }
@@ -119,6 +122,7 @@ export class ApiKeyService {
   async revoke(accountId: string, id: string): Promise<void> {
     this.repo.remove(await this.load(accountId, id));
     await this.repo.flush();
+    await this.repo.announceRevoked(id);
     this.access.credentials.evict(`key:${id}`);
   }
 

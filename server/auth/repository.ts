@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
+import { announceRevoked } from '../events/listener.ts';
 import { randomToken } from '../db/ids.ts';
 import type { CachedSession, CredentialCache } from './credential-cache.ts';
 import { Account, Session, User, type AccountRow, type SessionRow, type UserRow } from './entities.ts';
@@ -44,7 +45,9 @@ export class AuthRepository {
     return this.em.create(User, data);
   }
 
-  removeUser(user: UserRow): void {
+  /** Deletes the user, its sessions ended first (announced: they go with it). */
+  async removeUser(user: UserRow): Promise<void> {
+    await this.endSessions(user.id);
     this.em.remove(user);
   }
 
@@ -77,13 +80,42 @@ export class AuthRepository {
   }
 
   async revokeSession(sessionId: string): Promise<void> {
-    await this.em.nativeUpdate(Session, { id: sessionId, revokedAt: null }, { revokedAt: new Date() });
+    const ended = await sqlOf(this.em)
+      .updateTable('sessions')
+      .set({ revoked_at: new Date() })
+      .where('id', '=', sessionId)
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .execute();
+    await announceRevoked(
+      sqlOf(this.em),
+      ended.map((s) => `session:${s.id}`),
+    );
     this.credentials?.evict(`session:${sessionId}`);
   }
 
   async revokeSessionsOf(userId: string): Promise<void> {
-    await this.em.nativeUpdate(Session, { userId, revokedAt: null }, { revokedAt: new Date() });
+    await this.endSessions(userId);
     this.credentials?.evict(`user:${userId}`);
+  }
+
+  /**
+   * Ends the user's live sessions but `keep`, each announced as `session:<id>` so that every
+   * process closes the WebSocket clients that authenticated with it.
+   */
+  private async endSessions(userId: string, keep: string | null = null): Promise<void> {
+    const ended = await sqlOf(this.em)
+      .updateTable('sessions')
+      .set({ revoked_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .$if(keep !== null, (q) => q.where('id', '<>', keep!))
+      .returning('id')
+      .execute();
+    await announceRevoked(
+      sqlOf(this.em),
+      ended.map((s) => `session:${s.id}`),
+    );
   }
 
   /**
@@ -93,7 +125,7 @@ export class AuthRepository {
   async replacePassword(userId: string, passwordHash: string, keepSessionId: string): Promise<void> {
     await this.em.transactional(async (tx) => {
       await tx.nativeUpdate(User, { id: userId }, { passwordHash });
-      await tx.nativeUpdate(Session, { userId, revokedAt: null, id: { $ne: keepSessionId } }, { revokedAt: new Date() });
+      await new AuthRepository(tx).endSessions(userId, keepSessionId);
     });
     this.credentials?.evict(`user:${userId}`);
   }

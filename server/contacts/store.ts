@@ -1,7 +1,7 @@
 import { sql, type Insertable, type RawBuilder, type SqlBool } from 'kysely';
 import { Transactions } from '../db/transactions.ts';
 import { prepared, statement, type Database, type Db } from '../db/kysely.ts';
-import { appending, appendingEach } from '../events/outbox.ts';
+import { announce, announcement, appendedBy, appending, appendingEach, type Appended } from '../events/outbox.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
 import { pendingSignup } from './pending-signups.ts';
 import { signalling } from '../signals/outbox.ts';
@@ -42,10 +42,13 @@ export async function insertContact(
     : sql``;
   const create = sql<{
     created: boolean;
+    appended: Appended | null;
   }>`with inserted as (${inserted}), appended as (${insert}),
     counted as (${countingChanges(sql<StatusChange>`select account_id, null as before, status as after from inserted`)})${signalled}
-    select exists (select 1 from inserted) as created`;
+    select exists (select 1 from inserted) as created, ${appendedBy(contact.account_id)} as appended`;
   const [row] = on instanceof Transactions ? await on.prepared(create) : await prepared(on, create);
+  const announcing = announcement(contact.account_id, row.appended);
+  if (announcing) await (on instanceof Transactions ? on.prepared(announcing) : prepared(on, announcing));
   return row.created;
 }
 
@@ -130,26 +133,28 @@ const retagged = (add: readonly string[], remove: readonly string[]) =>
  * Answers how many contacts changed.
  */
 export async function renameTag(db: Db, accountId: string, from: string, to: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
+  const { rows } = await sql<{ n: number; appended: Appended }>`
     with changed as (
       update contacts c set tags = array(select t from unnest(array_replace(c.tags, ${from}, ${to})) with ordinality u(t, i) group by t order by min(i)),
         updated_at = now()
       where c.account_id = ${accountId} and c.tags @> array[${from}]::text[]
       returning c.*
     ), appended as (${tagsChangedEvents(accountId)})
-    select count(*)::int as n from changed`.execute(db);
+    select count(*)::int as n, ${appendedBy(accountId)} as appended from changed`.execute(db);
+  await announce(db, accountId, rows[0].appended);
   return rows[0].n;
 }
 
 /** Removes a tag from every contact of the account, each with its `contact.updated`; answers how many carried it. */
 export async function removeTag(db: Db, accountId: string, tag: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
+  const { rows } = await sql<{ n: number; appended: Appended }>`
     with changed as (
       update contacts c set tags = array_remove(c.tags, ${tag}), updated_at = now()
       where c.account_id = ${accountId} and c.tags @> array[${tag}]::text[]
       returning c.*
     ), appended as (${tagsChangedEvents(accountId)})
-    select count(*)::int as n from changed`.execute(db);
+    select count(*)::int as n, ${appendedBy(accountId)} as appended from changed`.execute(db);
+  await announce(db, accountId, rows[0].appended);
   return rows[0].n;
 }
 
@@ -166,7 +171,7 @@ export async function retagContacts(
   change: { add: readonly string[]; remove: readonly string[]; maxTags: number },
 ): Promise<{ matched: number; changed: number }> {
   const next = retagged(change.add, change.remove);
-  const { rows } = await sql<{ matched: number; changed: number }>`
+  const { rows } = await sql<{ matched: number; changed: number; appended: Appended }>`
     with matched as (
       select c.id from contacts c where c.account_id = ${accountId} and ${selector} order by c.id for update
     ), changed as (
@@ -176,8 +181,9 @@ export async function retagContacts(
       returning c.*, old.tags as previous_tags
     ), appended as (${tagsChangedEvents(accountId)}),
     signalled as (${signalling(accountId, 'tag_added', sql`select u.id as contact_id, t as key from changed u, unnest(u.tags) t where t <> all(u.previous_tags)`)})
-    select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed`.execute(db);
-  return rows[0];
+    select (select count(*)::int from matched) as matched, (select count(*)::int from changed) as changed, ${appendedBy(accountId)} as appended`.execute(db);
+  await announce(db, accountId, rows[0].appended);
+  return { matched: rows[0].matched, changed: rows[0].changed };
 }
 
 /**
@@ -187,13 +193,14 @@ export async function retagContacts(
 export async function setAttributes(db: Db, accountId: string, contactIds: readonly string[], attributes: Record<string, unknown>): Promise<void> {
   const set = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== null));
   const removed = Object.keys(attributes).filter((k) => attributes[k] === null);
-  await sql`
+  const { rows } = await sql<{ appended: Appended }>`
     with changed as (
       update contacts c set attributes = (c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb, updated_at = now()
       where c.account_id = ${accountId} and c.id = any(${contactIds}::text[]) and c.attributes is distinct from ((c.attributes - ${removed}::text[]) || ${JSON.stringify(set)}::jsonb)
       returning c.*
     ), appended as (${attributesChangedEvents(accountId)})
-    select 1`.execute(db);
+    select ${appendedBy(accountId)} as appended`.execute(db);
+  await announce(db, accountId, rows[0].appended);
 }
 
 /** The account's contacts by id, as journeys read them. */
@@ -221,12 +228,13 @@ export async function deleteContact(db: Db, accountId: string, contactId: string
  * with its `contact.deleted`, in one statement that locks them in id order. Answers those deleted.
  */
 export async function deleteContacts(db: Db, accountId: string, contactIds: readonly string[]): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+  const { rows } = await sql<{ ids: string[]; appended: Appended }>`
     with locked as (
       select id from contacts where account_id = ${accountId} and id = any(${contactIds}::text[]) order by id for update
     ), deleted as (
       delete from contacts c using locked l where c.account_id = ${accountId} and c.id = l.id returning c.id, c.account_id, c.status
     ), counted as (${countingChanges(sql<StatusChange>`select account_id, status as before, null as after from deleted`)}), appended as (${appendingEach(accountId, 'contact.deleted', sql<{ data: EventData<'contact.deleted'> }>`select json_build_object('contact_id', d.id) as data from deleted d order by d.id`)})
-    select id from deleted`.execute(db);
-  return rows.map((r) => r.id);
+    select array(select id from deleted) as ids, ${appendedBy(accountId)} as appended`.execute(db);
+  await announce(db, accountId, rows[0].appended);
+  return rows[0].ids;
 }

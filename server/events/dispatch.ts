@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Database, Db, Tx } from '../db/kysely.ts';
 import { newId } from '../db/ids.ts';
 import type { PendingEvent } from './types.ts';
+import { announce, appendedBy, type Appended } from './outbox.ts';
 
 /** `events`, as its rows read. */
 export type EventRecord = Selectable<Database['events']>;
@@ -55,12 +56,18 @@ export async function markDispatched(tx: Tx, ids: readonly string[]): Promise<vo
  * Writes an event that bypasses the fan-out (born dispatched): one delivered to a single endpoint
  * by its caller, such as `webhook.test`.
  */
-export function appendDispatched(db: Db, accountId: string, event: PendingEvent): Promise<EnvelopeRecord> {
-  return db
-    .insertInto('events')
-    .values({ id: newId('evt'), account_id: accountId, type: event.type, data: event.data, created_at: sql<Date>`now()`, dispatched: true })
-    .returning(ENVELOPE)
-    .executeTakeFirstOrThrow();
+export async function appendDispatched(db: Db, accountId: string, event: PendingEvent): Promise<EnvelopeRecord> {
+  const {
+    rows: [{ appended, ...envelope }],
+  } = await sql<EnvelopeRecord & { appended: Appended }>`
+    with appended as (
+      insert into events (id, account_id, type, data, created_at, dispatched)
+      values (${newId('evt')}, ${accountId}, ${event.type}, ${JSON.stringify(event.data)}::json, now(), true)
+      returning id, type, created_at, account_id, data, seq, dispatched
+    )
+    select id, type, created_at, account_id, data, ${appendedBy(accountId)} as appended from appended`.execute(db);
+  await announce(db, accountId, appended);
+  return envelope;
 }
 
 /** Events by id, as envelopes are made of; ids not found are left out. */

@@ -7,9 +7,7 @@ import { MATCHES_SQL } from './patterns.ts';
 import type { EventData, EventType, PendingEvent } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
-// Appending: the one way events are written. The ORM is loaded only when its path first runs:
-// the import thread (16 MB of heap in tests) loads this module through its processor and never
-// appends.
+// Appending: the one way events are written.
 // ---------------------------------------------------------------------------------------------
 
 /**
@@ -40,17 +38,60 @@ function dispatchedByType(accountId: string, events: PendingEvent[]): Statement 
 /** One statement for a whole batch; the payloads travel as one JSON array (cheaper than a json[] literal). */
 function insertBatch(accountId: string, ids: string[], events: PendingEvent[]): Statement {
   return {
-    sql: `with born as (${DISPATCHED_BY_TYPE})
+    sql: `with born as (${DISPATCHED_BY_TYPE}), appended as (
       insert into events (id, account_id, type, data, dispatched)
       select e.id, $1, e.type, d.value, born.dispatched
       from unnest($3::text[], $4::text[]) with ordinality as e(id, type, n)
       join json_array_elements($5::json) with ordinality as d(value, n) on d.n = e.n
-      join born on born.type = e.type`,
+      join born on born.type = e.type
+      returning seq, dispatched)
+      select ${announcementJson(SUBSCRIBED)} as appended from appended`,
     parameters: [...dispatchedByType(accountId, events).parameters, ids, events.map((e) => e.type), JSON.stringify(events.map((e) => e.data))],
   };
 }
 
 type DispatchedRow = { type: string; dispatched: boolean };
+
+// ---------------------------------------------------------------------------------------------
+// Announcing: processes that wait for an account's events (its WebSocket clients' hub, the
+// webhook dispatcher) LISTEN on `sendline_events` for `account:seq,seq,…`. The statement that
+// appends them answers what the announcement needs; `announce` sends it as a statement of its
+// own that reads no table, so that under Citus it runs on the coordinator, where they listen.
+// ---------------------------------------------------------------------------------------------
+
+/** Appended events of one account, as `announce` reads them. */
+export interface Appended {
+  seqs: string[];
+  /** An event a webhook waits for, or a process holds WebSocket clients of the account. */
+  listened: boolean;
+}
+
+/** SQL: `Appended` as JSON over the events in the FROM clause (`seq`, `dispatched`), `subscribed` telling whether a hub holds clients of the account. */
+const announcementJson = (subscribed: string) =>
+  `json_build_object('seqs', coalesce(array_agg(seq::text order by seq), '{}'), 'listened', coalesce(bool_or(not dispatched), false) or ${subscribed})`;
+const SUBSCRIBED = 'exists (select 1 from event_subscribers s where s.account_id = $1)';
+
+/** `Appended` for the CTE `appended` (an `appending` or `appendingEach` fragment), for the final select of its statement. */
+export const appendedBy = (accountId: string): RawBuilder<Appended> =>
+  sql<Appended>`(select ${sql.raw(announcementJson('s.subscribed'))} from appended, (select exists (select 1 from event_subscribers where account_id = ${accountId}) as subscribed) s group by s.subscribed)`;
+
+/** Seqs per announcement: an account id and 500 seqs stay well within NOTIFY's 8,000 bytes. */
+const SEQS_PER_ANNOUNCEMENT = 500;
+
+/** The statement announcing the appended events, or null when nobody listens. */
+export function announcement(accountId: string, appended: Appended | null | undefined): RawBuilder<unknown> | null {
+  if (!appended?.listened || !appended.seqs.length) return null;
+  const payloads: string[] = [];
+  for (let i = 0; i < appended.seqs.length; i += SEQS_PER_ANNOUNCEMENT) {
+    payloads.push(`${accountId}:${appended.seqs.slice(i, i + SEQS_PER_ANNOUNCEMENT).join(',')}`);
+  }
+  return sql`select pg_notify('sendline_events', p) from unnest(${payloads}::text[]) p`;
+}
+
+/** Announces the appended events when someone listens: at the transaction's commit, or now outside one. */
+export async function announce(db: Db, accountId: string, appended: Appended | null | undefined): Promise<void> {
+  await announcement(accountId, appended)?.execute(db);
+}
 
 /**
  * `append` as a fragment, for a data-modifying CTE: a writer whose change and its few events go
@@ -60,13 +101,14 @@ type DispatchedRow = { type: string; dispatched: boolean };
  */
 export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
   const ids = events.map(() => newId('evt'));
-  if (!events.length) return { ids, insert: sql`select where false` };
+  if (!events.length) return { ids, insert: sql`select null::bigint as seq, true as dispatched where false` };
   // A row of VALUES per event: for a few events, cheaper to plan and run than unnest().
   const rows = events.map((e, i) => sql`(${ids[i]}, ${e.type}, ${JSON.stringify(e.data)}::json)`);
   const insert = sql`insert into events (id, account_id, type, data, dispatched)
     select e.id, a.id, e.type, e.data, ${sql.raw(bornDispatched('a.id', 'e.type'))}
     from (select ${accountId}::text as id) a, (values ${sql.join(rows)}) as e(id, type, data)
-    where ${when}`;
+    where ${when}
+    returning seq, dispatched`;
   return { ids, insert };
 }
 
@@ -80,7 +122,8 @@ export function appendingEach<T extends EventType>(accountId: string, type: T, s
     select sendline_id('evt'), a.id, a.type, s.data, a.dispatched
     from (select x.id, x.type, ${sql.raw(bornDispatched('x.id', 'x.type'))} as dispatched
           from (select ${accountId}::text as id, ${type}::text as type) x offset 0) a,
-         (${source}) s`;
+         (${source}) s
+    returning seq, dispatched`;
 }
 
 async function run<Row>(tx: Db, statement: Statement): Promise<Row[]> {
@@ -99,29 +142,31 @@ const COPY_FROM = 1000;
 
 /**
  * Appends events of one account, with payloads typed by their type, so that they exist exactly
- * when the change they describe does:
- * - an `EntityManager`: they join its unit of work, written by its next flush, in that flush's
- *   transaction (or the `em.transactional` it runs in); the rule is read first, in one query;
- * - a Kysely `Db` (`Transactions.run`'s handle, `sqlOf(em)`, a Kysely transaction): they
- *   are written now, in one statement (large batches on a handle bound to one connection: COPY,
- *   see `COPY_FROM`).
- * Either way `dispatched` follows the one rule of `bornDispatched`. Answers the events' ids.
+ * when the change they describe does, and announces them (`announce`). They are written now, in
+ * one statement (large batches on a handle bound to one connection: COPY, see `COPY_FROM`), on
+ * a Kysely `Db` (`Transactions.run`'s handle, a Kysely transaction) or in the transaction of an
+ * `EntityManager` (`em.transactional`), whose change is flushed before it commits. `dispatched`
+ * follows the one rule of `bornDispatched`. Answers the events' ids.
  */
 export async function append(tx: EntityManager | Db, accountId: string, events: PendingEvent[]): Promise<string[]> {
+  if (isEntityManager(tx)) {
+    if (!tx.isInTransaction()) throw new Error('events are appended through the ORM only inside a transaction');
+    return append(sqlOf(tx), accountId, events);
+  }
   const ids = events.map(() => newId('evt'));
   if (!events.length) return ids;
-  if (isEntityManager(tx)) {
-    const { Event } = await import('./entities.ts');
-    const dispatched = new Map((await run<DispatchedRow>(sqlOf(tx), dispatchedByType(accountId, events))).map((row) => [row.type, row.dispatched]));
-    for (const [i, event] of events.entries()) {
-      tx.create(Event, { id: ids[i], accountId, type: event.type, data: event.data, dispatched: dispatched.get(event.type) ?? false });
-    }
-  } else if (events.length < COPY_FROM || !canCopy(tx)) {
-    await run(tx, insertBatch(accountId, ids, events));
+  let appended: Appended | undefined;
+  if (events.length < COPY_FROM || !canCopy(tx)) {
+    [{ appended }] = await run<{ appended: Appended }>(tx, insertBatch(accountId, ids, events));
   } else {
     const dispatched = new Map((await run<DispatchedRow>(tx, dispatchedByType(accountId, events))).map((row) => [row.type, row.dispatched]));
     const lines = copyRows(events.map((e, i) => [ids[i], accountId, e.type, JSON.stringify(e.data), dispatched.get(e.type) ?? false]));
     await copyLines(tx, 'events', 'id, account_id, type, data, dispatched', lines);
+    [{ appended }] = await run<{ appended: Appended }>(tx, {
+      sql: `select ${announcementJson(SUBSCRIBED)} as appended from events where account_id = $1 and id = any($2::text[])`,
+      parameters: [accountId, ids],
+    });
   }
+  await announce(tx, accountId, appended);
   return ids;
 }

@@ -88,7 +88,7 @@ export class UserService {
       if (!user) throw notFound('user');
       assertCanManage(actor.role, user.role, null);
       if (user.role === 'owner') await assertNotLastOwner(users, principal.accountId);
-      auth.removeUser(user);
+      await auth.removeUser(user);
     });
   }
 

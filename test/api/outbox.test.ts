@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../server/auth/entities.ts';
 import { newId } from '../../server/db/ids.ts';
@@ -8,7 +9,8 @@ import { Event } from '../../server/events/entities.ts';
 import { EVENT_TYPES, type PendingEvent } from '../../server/events/types.ts';
 import { append } from '../../server/events/outbox.ts';
 import type { Sendline } from '../../server/start.ts';
-import { startTestServer } from '../helpers.ts';
+import { startTestServer, waitFor } from '../helpers.ts';
+import { fileDatabaseUrl } from '../databases.ts';
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -26,11 +28,11 @@ describe('the transactional outbox', () => {
   });
 
   it('writes the event with the change, in one transaction', async () => {
-    const em = sendline.orm.em.fork();
     const accountId = newId('acc');
-    em.create(Account, { id: accountId, name: 'outbox', publicId: accountId });
-    const [eventId] = await append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } }]);
-    await em.flush();
+    const [eventId] = await sendline.orm.em.fork().transactional(async (em) => {
+      em.create(Account, { id: accountId, name: 'outbox', publicId: accountId });
+      return append(em, accountId, [{ type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } }]);
+    });
     const stored = await sendline.orm.em.fork().findOneOrFail(Event, { id: eventId });
     expect(stored).toMatchObject({ accountId, type: 'webhook.test', data: { webhook_id: 'wh_x', message: 'hello' } });
     expect(stored.id).toMatch(/^evt_/);
@@ -77,9 +79,7 @@ describe('the dispatched flag', () => {
 
   /** Appends `events` the three ways there are, and answers each way's `dispatched` flags in order. */
   async function appendEveryWay(accountId: string): Promise<Record<string, boolean[]>> {
-    const em = sendline.orm.em.fork();
-    const viaUnitOfWork = await append(em, accountId, events);
-    await em.flush();
+    const viaUnitOfWork = await sendline.orm.em.fork().transactional((em) => append(em, accountId, events));
     const viaKysely = await sqlOf(sendline.orm.em.fork())
       .transaction()
       .execute((trx) => append(trx, accountId, events));
@@ -126,5 +126,45 @@ describe('the dispatched flag', () => {
     const expected = batch.map((e) => ({ ...e, dispatched: e.type !== 'email.failed' }));
     expect(viaKysely.map((id) => byId.get(id))).toEqual(expected);
     expect(viaHandle.map((id) => byId.get(id))).toEqual(expected);
+  });
+});
+
+describe('announcements', () => {
+  it('name every appended event of an account someone listens to, however they are appended, and none of one nobody does', async () => {
+    const listener = new pg.Client({ connectionString: fileDatabaseUrl() });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (msg) => heard.push(msg.payload ?? ''));
+    await listener.query('listen sendline_events');
+    try {
+      const pool = await nativePool(sendline.orm);
+      const [listened, unheard] = [newId('acc'), newId('acc')];
+      for (const id of [listened, unheard]) await pool.query('insert into accounts (id, name, public_id) values ($1, $1, $1)', [id]);
+      // A process holding WebSocket clients of the account registers it.
+      await pool.query("insert into event_subscribers (account_id, listener) values ($1, 'test')", [listened]);
+      const transactions = new Transactions(pool);
+      const deleted = (n: number): PendingEvent[] => Array.from({ length: n }, (_, i) => ({ type: 'contact.deleted', data: { contact_id: `ct_${i}` } }));
+      const ids: string[] = [];
+      for (const account of [listened, unheard]) {
+        const mine = [
+          ...(await transactions.run((tx) => append(tx, account, deleted(3)))),
+          ...(await transactions.run((tx) => append(tx, account, deleted(1200)))),
+          ...(await sendline.orm.em.fork().transactional((em) => append(em, account, deleted(2)))),
+          ...(await append(sqlOf(sendline.orm.em.fork()), account, deleted(1))),
+        ];
+        if (account === listened) ids.push(...mine);
+      }
+      const { rows } = await pool.query<{ seq: string }>('select seq::text from events where id = any($1) order by seq', [ids]);
+      const announced = () =>
+        heard
+          .filter((payload) => payload.startsWith(`${listened}:`))
+          .flatMap((payload) => payload.slice(listened.length + 1).split(','))
+          .sort((a, b) => Number(a) - Number(b));
+      await waitFor(() => announced().length >= rows.length);
+      expect(announced()).toEqual(rows.map((r) => r.seq));
+      expect(heard.filter((payload) => payload.startsWith(`${unheard}:`))).toEqual([]);
+    } finally {
+      await listener.end();
+    }
   });
 });

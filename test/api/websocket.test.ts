@@ -3,6 +3,19 @@ import WebSocket from 'ws';
 import type { Sendline } from '../../server/start.ts';
 import { client, newAccount, newApiKey, startTestServer, type TestAccount, spawnTestServer } from '../helpers.ts';
 import type { ServerProcess } from '../process.ts';
+import { Transactions } from '../../server/db/transactions.ts';
+import { append } from '../../server/events/outbox.ts';
+import type { PendingEvent } from '../../server/events/types.ts';
+
+/** Appends `contact.updated` events with these payloads, as the server's writers do. */
+const appendEvents = (server: Sendline, accountId: string, payloads: Record<string, unknown>[]) =>
+  new Transactions(server.pool).run((tx) =>
+    append(
+      tx,
+      accountId,
+      payloads.map((data) => ({ type: 'contact.updated', data }) as unknown as PendingEvent),
+    ),
+  );
 
 let sendline: Sendline;
 beforeAll(async () => {
@@ -153,10 +166,11 @@ describe('the event socket', () => {
   it('sends events in the order they were written, however many each announcement brings', async () => {
     const socket = await subscribed(sendline.url, { authorization: `Bearer ${account.token}` }, ['contact.updated']);
     // A large batch, then one event: fetched side by side, the one would come back first.
-    const write = (count: number, n: string) =>
-      sendline.pool.query(
-        `insert into events (id, account_id, type, data, dispatched) select sendline_id('evt'), $1, 'contact.updated', jsonb_build_object('batch', $2::text, 'filler', repeat('x', 500)), true from generate_series(1, $3::int)`,
-        [account.accountId, n, count],
+    const write = (count: number, batch: string) =>
+      appendEvents(
+        sendline,
+        account.accountId,
+        Array.from({ length: count }, () => ({ batch, filler: 'x'.repeat(500) })),
       );
     await write(5000, 'large');
     await write(1, 'last');
@@ -196,9 +210,10 @@ describe('slow consumers', () => {
       (socket.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
       const filler = 'x'.repeat(2000);
       for (let i = 0; i < 10; i++) {
-        await server.pool.query(
-          `insert into events (id, account_id, type, data, dispatched) select sendline_id('evt'), $1, 'contact.updated', jsonb_build_object('filler', $2::text, 'n', n), true from generate_series(1, 2000) n`,
-          [account.accountId, filler],
+        await appendEvents(
+          server,
+          account.accountId,
+          Array.from({ length: 2000 }, (_, n) => ({ filler, n })),
         );
       }
       await new Promise((r) => setTimeout(r, 1500));

@@ -34,6 +34,8 @@ import { Migration20261202200000CampaignArchive } from './Migration2026120220000
 import { Migration20261202300000AbTests } from './Migration20261202300000AbTests.ts';
 import { Migration20261203100000KeysByAccount } from './Migration20261203100000KeysByAccount.ts';
 import { Migration20261203110000StatusCountsByWriters } from './Migration20261203110000StatusCountsByWriters.ts';
+import { Migration20261203120000EventsAnnouncedByWriters } from './Migration20261203120000EventsAnnouncedByWriters.ts';
+import { Migration20261203130000RevocationsAnnouncedByWriters } from './Migration20261203130000RevocationsAnnouncedByWriters.ts';
 
 /** Every migration, in order. New ones are appended here. */
 export const migrations = [
@@ -73,4 +75,6 @@ export const migrations = [
   Migration20261202300000AbTests,
   Migration20261203100000KeysByAccount,
   Migration20261203110000StatusCountsByWriters,
+  Migration20261203120000EventsAnnouncedByWriters,
+  Migration20261203130000RevocationsAnnouncedByWriters,
 ];
