@@ -3,7 +3,7 @@ import type { Cursor } from '../contract/pagination.ts';
 import { afterCursor, createdPageOptions } from '../db/keyset.ts';
 import { sql, type Selectable } from 'kysely';
 import { sqlOf, type Database } from '../db/kysely.ts';
-import { announceRevoked } from '../events/listener.ts';
+import { announceRevoked } from '../auth/revocations.ts';
 import { ApiKey, type ApiKeyRow } from './entities.ts';
 
 /** The columns a request needs of its key. */

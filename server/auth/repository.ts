@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.ts';
 import { sqlOf } from '../db/kysely.ts';
-import { announceRevoked } from '../events/listener.ts';
+import { announceRevoked } from './revocations.ts';
 import { randomToken } from '../db/ids.ts';
 import type { CachedSession, CredentialCache } from './credential-cache.ts';
 import { Account, Session, User, type AccountRow, type SessionRow, type UserRow } from './entities.ts';

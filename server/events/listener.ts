@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from '../db/kysely.ts';
 import type { Logger } from '../logger.ts';
 
 const RECONNECT_MS = 1000;
@@ -12,22 +10,12 @@ export interface Announcement {
 }
 
 /**
- * Announces credentials that ended or changed on `sendline_revocations`: at the commit of the
- * transaction `db` is in, or now outside one. A statement that reads no table, so that under
- * Citus it runs on the coordinator, where the processes listen.
- */
-export async function announceRevoked(db: Db, credentials: readonly string[]): Promise<void> {
-  if (!credentials.length) return;
-  await sql`select pg_notify('sendline_revocations', c) from unnest(${credentials}::text[]) c`.execute(db);
-}
-
-/**
  * One LISTEN connection per process, on two channels:
  * - `sendline_events`: every committed batch of events someone listens to (an account with
  *   WebSocket clients in some process, or events a webhook waits for), as `account:seq,seq,…`
  *   (events/outbox.ts), in any process that wrote it;
  * - `sendline_revocations`: every credential that ended, as `session:<id>` or `key:<id>`, and
- *   every key whose allow-list changed, as `key-restricted:<id>` (`announceRevoked`, by the code
+ *   every key whose allow-list changed, as `key-restricted:<id>` (auth/revocations.ts, by the code
  *   that ends or changes them);
  * - `sendline_campaign_halts`: every campaign paused or cancelled, as its id (campaigns/store.ts).
  */
