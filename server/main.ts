@@ -8,6 +8,7 @@ import { createLogger } from './logger.ts';
 
 const USAGE = `usage: bin/sendline                      serve (the default)
        bin/sendline migrate [--dry-run]    apply the pending migrations, or list them
+       bin/sendline distribute             on a Citus coordinator: migrate, then distribute the tables
        bin/sendline backup FILE            the database and DATA_DIR's secrets, in one file
        bin/sendline restore FILE [--replace]  into an empty database (--replace: drop what it holds)`;
 
@@ -19,6 +20,11 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     const config = loadConfig();
     const { migrateCommand } = await import('./commands/migrate.ts');
     return migrateCommand(args, config, commandLogger(config.logLevel));
+  },
+  distribute: async () => {
+    const config = loadConfig();
+    const { distributeCommand } = await import('./commands/distribute.ts');
+    return distributeCommand(config, commandLogger(config.logLevel));
   },
   backup: async (args) => {
     const config = loadConfig();

@@ -7,6 +7,7 @@ import { entities } from './entities.ts';
 import { sqlOf } from './db/kysely.ts';
 import { Transactions } from './db/transactions.ts';
 import { readSchemaState } from './db/schema.ts';
+import { requireDistributed } from './db/citus.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { observeRequest } from './metrics/http.ts';
@@ -150,6 +151,11 @@ async function startOn(
     throw error;
   });
   const pool = await nativePool(orm);
+  await requireDistributed(pool).catch(async (error: unknown) => {
+    await orm.close();
+    await database.stop();
+    throw error;
+  });
   const transactions = new Transactions(pool);
   const { applied } = await readSchemaState(pool);
   const queue = await withSchemaLock(database.url, () => Queue.open(pool, log));
