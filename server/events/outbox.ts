@@ -75,15 +75,16 @@ const SUBSCRIBED = 'exists (select 1 from event_subscribers s where s.account_id
 export const appendedBy = (accountId: string): RawBuilder<Appended> =>
   sql<Appended>`(select ${sql.raw(announcementJson('s.subscribed'))} from appended, (select exists (select 1 from event_subscribers where account_id = ${accountId}) as subscribed) s group by s.subscribed)`;
 
-/** Seqs per announcement: an account id and 500 seqs stay well within NOTIFY's 8,000 bytes. */
-const SEQS_PER_ANNOUNCEMENT = 500;
+/** What one announcement may carry: NOTIFY takes under 8,000 bytes (seqs made on a Citus worker have 16 digits). */
+const ANNOUNCEMENT_BYTES = 7_000;
 
 /** The statement announcing the appended events, or null when nobody listens. */
 export function announcement(accountId: string, appended: Appended | null | undefined): RawBuilder<unknown> | null {
   if (!appended?.listened || !appended.seqs.length) return null;
-  const payloads: string[] = [];
-  for (let i = 0; i < appended.seqs.length; i += SEQS_PER_ANNOUNCEMENT) {
-    payloads.push(`${accountId}:${appended.seqs.slice(i, i + SEQS_PER_ANNOUNCEMENT).join(',')}`);
+  const payloads = [`${accountId}:${appended.seqs[0]}`];
+  for (const seq of appended.seqs.slice(1)) {
+    if (payloads[payloads.length - 1].length + seq.length >= ANNOUNCEMENT_BYTES) payloads.push(`${accountId}:${seq}`);
+    else payloads[payloads.length - 1] += `,${seq}`;
   }
   return sql`select pg_notify('sendline_events', p) from unnest(${payloads}::text[]) p`;
 }

@@ -154,7 +154,7 @@ describe('announcements', () => {
         ];
         if (account === listened) ids.push(...mine);
       }
-      const { rows } = await pool.query<{ seq: string }>('select seq::text from events where id = any($1) order by seq', [ids]);
+      const { rows } = await pool.query<{ seq: string }>('select seq::text as seq from events where id = any($1) order by events.seq', [ids]);
       const announced = () =>
         heard
           .filter((payload) => payload.startsWith(`${listened}:`))
