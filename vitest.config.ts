@@ -8,6 +8,12 @@ import LongFirst from './test/setup/long-first.ts';
  */
 const ALONE = ['test/api/hostile-content.test.ts'];
 
+/**
+ * The API suites that touch data, run again on a Citus cluster of a coordinator and two workers
+ * (test/setup/cluster.ts), each file on a database of its own, distributed by account.
+ */
+const ON_CLUSTER = ['test/api/contacts.test.ts'];
+
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/database.ts'],
@@ -28,6 +34,16 @@ export default defineConfig({
         test: { name: 'together', include: ['server/**/*.test.ts', 'test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'citus',
+          include: ON_CLUSTER,
+          globalSetup: ['test/setup/cluster.ts'],
+          setupFiles: ['test/setup/cluster-file-database.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
     ],
   },
 });

@@ -26,7 +26,8 @@ export function startTestServer(env: Record<string, string> = {}): Promise<Sendl
     SECRET_KEYS: TEST_SECRET_KEYS,
     ALLOW_SIGNUP: 'true',
     VALIDATE_RESPONSES: 'true',
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows what the servers of a failing test logged.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...UNTHROTTLED,
     ...env,
   });

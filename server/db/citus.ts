@@ -23,8 +23,8 @@ export const REFERENCE_TABLES: readonly string[] = ['accounts', 'users', 'api_ke
 /** The migrations' record and the counters every account shares (rate limits, relay slots). */
 export const COORDINATOR_TABLES: readonly string[] = ['mikro_orm_migrations', 'rate_limit_counters', 'relay_send_slots'];
 
-/** The job queue's table (server/jobs/queue.ts), on the coordinator too: made by Agenda as a server starts, outside the migrations. */
-export const QUEUE_TABLE = 'agenda_jobs';
+/** The job queue's tables (server/jobs/queue.ts), on the coordinator too: made by Agenda as a server starts, outside the migrations. */
+export const QUEUE_TABLES: readonly string[] = ['agenda_jobs', 'agenda_logs'];
 
 /** The table the distributed ones are co-located with. */
 const ANCHOR = 'contacts';
@@ -56,7 +56,7 @@ async function places(db: Query): Promise<TablePlace[]> {
      left join pg_dist_partition p on p.logicalrelid = c.oid
      where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and not (c.relname = any($1::text[]))
      order by c.relname`,
-    [[...COORDINATOR_TABLES, QUEUE_TABLE]],
+    [[...COORDINATOR_TABLES, ...QUEUE_TABLES]],
   );
   return rows.map((row) => ({ ...row, wanted: REFERENCE_TABLES.includes(row.table) ? 'reference' : 'distributed' }));
 }

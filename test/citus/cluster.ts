@@ -14,6 +14,8 @@ export interface Cluster {
   /** The coordinator's `sendline` database: what DATABASE_URL points at. */
   url: string;
   workerUrls: string[];
+  /** The nodes' ports, the coordinator's first. */
+  ports: number[];
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,24 @@ async function sql(url: string, statements: string[]): Promise<void> {
   }
 }
 
+const urlOf = (port: number, database: string) => `postgres://${USER}@127.0.0.1:${port}/${database}`;
+
+/**
+ * A database of the cluster on the nodes of `ports` (the coordinator's first): made on each,
+ * with the citus extension, and the workers added to the coordinator's. Answers its URL there.
+ */
+export async function clusterDatabase(ports: number[], name: string): Promise<string> {
+  for (const port of ports) {
+    await sql(urlOf(port, 'postgres'), [`create database ${name}`]);
+    await sql(urlOf(port, name), ['create extension citus']);
+  }
+  await sql(urlOf(ports[0], name), [
+    `select citus_set_coordinator_host('127.0.0.1', ${ports[0]})`,
+    ...ports.slice(1).map((port) => `select citus_add_node('127.0.0.1', ${port})`),
+  ]);
+  return urlOf(ports[0], name);
+}
+
 /** Starts a coordinator and `workers` workers, each with the `sendline` database and the citus extension, the workers added. */
 export async function startCluster(workers = 2): Promise<Cluster> {
   const bin = path.join(citusPostgres(), 'bin');
@@ -69,16 +89,8 @@ export async function startCluster(workers = 2): Promise<Cluster> {
   chmodSync(base, 0o755);
   const ports = await Promise.all(Array.from({ length: workers + 1 }, () => freePort()));
   const nodes = await Promise.all(ports.map((port, i) => startNode(bin, path.join(base, `node${i}`, 'data'), port)));
-  const urlOf = (port: number, database: string) => `postgres://${USER}@127.0.0.1:${port}/${database}`;
   try {
-    for (const port of ports) {
-      await sql(urlOf(port, 'postgres'), ['create database sendline']);
-      await sql(urlOf(port, 'sendline'), ['create extension citus']);
-    }
-    await sql(urlOf(ports[0], 'sendline'), [
-      `select citus_set_coordinator_host('127.0.0.1', ${ports[0]})`,
-      ...ports.slice(1).map((port) => `select citus_add_node('127.0.0.1', ${port})`),
-    ]);
+    await clusterDatabase(ports, 'sendline');
   } catch (error) {
     await Promise.all(nodes.map((node) => node.stop()));
     throw error;
@@ -86,6 +98,7 @@ export async function startCluster(workers = 2): Promise<Cluster> {
   return {
     url: urlOf(ports[0], 'sendline'),
     workerUrls: ports.slice(1).map((port) => urlOf(port, 'sendline')),
+    ports,
     stop: async () => void (await Promise.all(nodes.map((node) => node.stop()))),
   };
 }
