@@ -10,7 +10,7 @@ const ADOPTED = [
   ['contact_export_chunks', 'export_id', 'contact_exports'],
 ] as const;
 
-/** Each table's primary key, led by `account_id`. */
+/** Each table's primary key before `account_id`, which ends it. */
 const PRIMARY_KEYS: Record<string, string> = {
   bounces: 'id',
   campaign_audience_pieces: 'id',
@@ -70,10 +70,11 @@ const FOREIGN_KEYS = [
 
 /**
  * Every account-scoped key carries `account_id`, as Citus needs of tables distributed by account
- * (test/citus/schema-rules.test.ts): primary keys and unique constraints lead with it, foreign
+ * (test/citus/schema-rules.test.ts): primary keys and unique constraints end with it, foreign
  * keys between the account's tables include it, and the six tables that had no `account_id` get
  * it from their parent. Ids stay unique on their own (random, see sendline_id), so the entities
- * keep `id` as theirs.
+ * keep `id` as theirs, and the keys still lead with them: a lookup by id alone, or a join on it,
+ * seeks the primary key as before.
  *
  * The four foreign keys that set a column null on delete cannot include the distribution column
  * under Citus; the module that deletes the parent now clears the references itself:
@@ -101,15 +102,13 @@ export class Migration20261203100000KeysByAccount extends Migration {
       alter table emails drop constraint emails_contact_id_fkey;`);
     for (const [table, column] of FOREIGN_KEYS) this.addSql(`alter table ${table} drop constraint ${table}_${column}_fkey;`);
     for (const [table, columns] of Object.entries(PRIMARY_KEYS)) {
-      this.addSql(`alter table ${table} drop constraint ${table}_pkey, add primary key (account_id, ${columns});`);
+      this.addSql(`alter table ${table} drop constraint ${table}_pkey, add primary key (${columns}, account_id);`);
     }
-    // Found without their account: the public sign-up form's list, by its public id.
-    this.addSql(`alter table lists drop constraint lists_public_id_key, add constraint lists_public_id_key unique (account_id, public_id);
-      create index lists_public_id on lists (public_id);
+    this.addSql(`alter table lists drop constraint lists_public_id_key, add constraint lists_public_id_key unique (public_id, account_id);
       alter table template_versions drop constraint template_versions_template_id_version_key,
-        add constraint template_versions_template_id_version_key unique (account_id, template_id, version);
+        add constraint template_versions_template_id_version_key unique (template_id, version, account_id);
       alter table webhook_deliveries drop constraint webhook_deliveries_webhook_id_event_id_key,
-        add constraint webhook_deliveries_webhook_id_event_id_key unique (account_id, webhook_id, event_id);`);
+        add constraint webhook_deliveries_webhook_id_event_id_key unique (webhook_id, event_id, account_id);`);
     for (const [table, column, parent] of FOREIGN_KEYS) {
       const references = parent.includes('(') ? parent : `${parent} (account_id, id)`;
       this.addSql(`alter table ${table} add constraint ${table}_${column}_fkey
