@@ -189,15 +189,26 @@ export const enrollments = {
    * batch. The rows stay locked until the claiming transaction ends.
    */
   async claimDue(tx: Db, perAutomation: number, limit: number): Promise<EnrollmentRecord[]> {
-    const { rows } = await sql<EnrollmentRecord>`
-      select e.* from (select account_id, id from automations where status = 'active' order by random()) a cross join lateral (
-        select * from automation_enrollments e
-        where e.account_id = a.account_id and e.automation_id = a.id and e.due_at <= now()
-        order by e.due_at limit ${perAutomation}
-        for update skip locked
-      ) e
-      limit ${limit}`.execute(tx);
-    return rows;
+    // One account at a time (under Citus, one shard's), the accounts with due steps in a random order.
+    const { rows: due } = await sql<{ account_id: string }>`
+      select a.account_id from automations a
+      where a.status = 'active' and exists (
+        select 1 from automation_enrollments e where e.account_id = a.account_id and e.automation_id = a.id and e.due_at <= now())
+      group by a.account_id order by random()`.execute(tx);
+    const claimed: EnrollmentRecord[] = [];
+    for (const { account_id: accountId } of due) {
+      if (claimed.length >= limit) break;
+      const { rows } = await sql<EnrollmentRecord>`
+        select e.* from (select account_id, id from automations where account_id = ${accountId} and status = 'active' order by random()) a cross join lateral (
+          select * from automation_enrollments e
+          where e.account_id = ${accountId} and e.automation_id = a.id and e.due_at <= now()
+          order by e.due_at limit ${perAutomation}
+          for update skip locked
+        ) e
+        limit ${limit - claimed.length}`.execute(tx);
+      claimed.push(...rows);
+    }
+    return claimed;
   },
 
   /** Writes a batch of processed enrolments; the finished ones free their contact's entry. */

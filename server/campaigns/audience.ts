@@ -105,7 +105,7 @@ async function contactsOf(
     where c.created_at <= ${audience.frozenAt} and ${after(range.from)}
       and ${range.last ? sql<SqlBool>`(c.created_at, c.id) <= (${range.last.createdAt}, ${range.last.id})` : sql<SqlBool>`true`}
       and ${audienceCondition(audience.accountId, audience.definition)}
-      and ${range.unsent || audience.definition.afterTest ? sql<SqlBool>`not exists (select 1 from messages m where m.contact_id = c.id and m.campaign_id = ${audience.campaignId})` : sql<SqlBool>`true`}
+      and ${range.unsent || audience.definition.afterTest ? sql<SqlBool>`not exists (select 1 from messages m where m.account_id = c.account_id and m.contact_id = c.id and m.campaign_id = ${audience.campaignId})` : sql<SqlBool>`true`}
     order by c.created_at, c.id
     limit ${size ?? sql`all`}`.execute(tx);
   return rows;
@@ -219,10 +219,11 @@ export const audiences = {
    * audience (other workers on the campaign wait for that moment, never for mail going out);
    * null once every contact was taken.
    */
-  async takeNext(tx: Db, campaignId: string, size: number): Promise<AudiencePiece | null> {
+  async takeNext(tx: Db, accountId: string, campaignId: string, size: number): Promise<AudiencePiece | null> {
     const row = await tx
       .selectFrom('campaign_audiences')
       .select(['campaign_id', 'account_id', 'definition', 'frozen_at', 'after_created_at', 'after_id'])
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .where('done_at', 'is', null)
       .forUpdate()
@@ -235,6 +236,7 @@ export const audiences = {
       await tx
         .updateTable('campaign_audiences')
         .set({ done_at: sql<Date>`now()` })
+        .where('account_id', '=', accountId)
         .where('campaign_id', '=', campaignId)
         .execute();
       return null;
@@ -252,7 +254,12 @@ export const audiences = {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await tx.updateTable('campaign_audiences').set({ after_created_at: last.created_at, after_id: last.id }).where('campaign_id', '=', campaignId).execute();
+    await tx
+      .updateTable('campaign_audiences')
+      .set({ after_created_at: last.created_at, after_id: last.id })
+      .where('account_id', '=', accountId)
+      .where('campaign_id', '=', campaignId)
+      .execute();
     return { id: String(piece.id), contacts };
   },
 
@@ -260,22 +267,22 @@ export const audiences = {
    * A piece whose worker stopped before recording it (given back, or held past `leaseSeconds`),
    * taken again for its contacts that still have no message; null when there is none.
    */
-  async takeAbandoned(tx: Db, campaignId: string, leaseSeconds: number): Promise<AudiencePiece | null> {
+  async takeAbandoned(tx: Db, accountId: string, campaignId: string, leaseSeconds: number): Promise<AudiencePiece | null> {
     const { rows } = await sql<
       AudienceRow & { piece_id: string; from_created_at: Date | null; from_id: string | null; last_created_at: Date; last_id: string }
     >`
       with piece as (
         update campaign_audience_pieces p set taken_at = now()
-        where p.id = (
+        where p.account_id = ${accountId} and p.id = (
           select id from campaign_audience_pieces
-          where campaign_id = ${campaignId} and (taken_at is null or taken_at < now() - make_interval(secs => ${leaseSeconds}))
+          where account_id = ${accountId} and campaign_id = ${campaignId} and (taken_at is null or taken_at < now() - make_interval(secs => ${leaseSeconds}))
           order by id limit 1
           for update skip locked)
         returning p.id, p.campaign_id, p.after_created_at, p.after_id, p.last_created_at, p.last_id
       )
       select piece.id::text as piece_id, piece.after_created_at as from_created_at, piece.after_id as from_id, piece.last_created_at, piece.last_id,
         a.campaign_id, a.account_id, a.definition, a.frozen_at, a.after_created_at, a.after_id
-      from piece join campaign_audiences a using (campaign_id)`.execute(tx);
+      from piece join campaign_audiences a on a.account_id = ${accountId} and a.campaign_id = piece.campaign_id`.execute(tx);
     const row = rows[0];
     if (!row) return null;
     const from = row.from_created_at && row.from_id ? { createdAt: row.from_created_at, id: row.from_id } : null;

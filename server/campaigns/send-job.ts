@@ -75,9 +75,9 @@ export function startCampaignSending(deps: CampaignSendingDeps, signal: AbortSig
         if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: campaign.id }, 'starting a scheduled campaign failed');
       });
     }
-    for (const { id } of await campaigns.testsDue(db, 20)) {
+    for (const { id, account_id: accountId } of await campaigns.testsDue(db, 20)) {
       // Another process's tick may have chosen first (409): it staffs the rest itself.
-      const decided = await chooseWinner(orm.em.fork(), id, undefined, null).catch((err: unknown) => {
+      const decided = await chooseWinner(orm.em.fork(), id, accountId, null).catch((err: unknown) => {
         if (!(err instanceof Problem && err.status === 409)) log.error({ err, campaignId: id }, 'choosing an A/B test winner failed');
       });
       if (decided) log.info({ campaignId: id, winner: decided.winner }, 'an A/B test chose its winner');

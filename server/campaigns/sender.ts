@@ -102,7 +102,7 @@ export class CampaignSender {
       throw e;
     });
     if (typeof content === 'string') {
-      await this.fail(campaignId, content);
+      await this.fail(campaign.accountId, campaignId, content);
       return 'done';
     }
     // An A/B test's messages carry their variant's content; the others, the campaign's.
@@ -115,7 +115,7 @@ export class CampaignSender {
       // Stopping with the process: the campaign goes on after the restart.
       if (error instanceof TemplateThreadStopped) return 'interrupted';
       if (error !== null) {
-        await this.fail(campaignId, `The campaign's templates do not compile: ${error}`);
+        await this.fail(campaign.accountId, campaignId, `The campaign's templates do not compile: ${error}`);
         return 'done';
       }
     }
@@ -128,7 +128,7 @@ export class CampaignSender {
       if (halt.aborted || (await campaigns.status(db, campaignId)) !== 'sending') return 'done';
       const piece = beforeWinner ? null : await this.takePiece(campaign.accountId, campaignId, campaign.winner?.variant ?? null);
       if (typeof piece === 'string') {
-        await this.fail(campaignId, piece);
+        await this.fail(campaign.accountId, campaignId, piece);
         return 'done';
       }
       let batch: ClaimedMessage[];
@@ -137,14 +137,15 @@ export class CampaignSender {
         // The audience is all sent: retries due, and messages given back by the relay. A campaign
         // sent in each contact's time zone claims only when a message is due.
         const claimable = !timed || (await messages.dueNow(db, campaignId));
-        batch = claimable ? await messages.claim(db, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds) : [];
-        if (claimable && !batch.length && cursor) batch = await messages.claim(db, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
+        batch = claimable ? await messages.claim(db, campaign.accountId, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds) : [];
+        if (claimable && !batch.length && cursor)
+          batch = await messages.claim(db, campaign.accountId, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
         cursor = batch.at(-1)?.id ?? '';
       }
       if (!batch.length) {
         if (piece) await this.transactions.run((tx) => audiences.finish(tx, piece.id));
         else {
-          const state = await this.tryComplete(campaignId);
+          const state = await this.tryComplete(campaign.accountId, campaignId);
           // Waiting for a test's results holds no job: the tick picks the winner and staffs the rest.
           if (state !== 'busy') return 'done';
           // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
@@ -173,7 +174,7 @@ export class CampaignSender {
         const error = transportErrors[0];
         this.log.warn({ campaignId, error }, 'the relay is failing');
         if (Date.now() - failingSince > this.settings.failureSeconds * 1000) {
-          await this.fail(campaignId, `The relay kept failing for ${this.settings.failureSeconds} s: ${error}`);
+          await this.fail(campaign.accountId, campaignId, `The relay kept failing for ${this.settings.failureSeconds} s: ${error}`);
           return 'done';
         }
         await sleep(1000);
@@ -198,7 +199,8 @@ export class CampaignSender {
     const size = this.settings.batchSize;
     return this.transactions
       .run(async (tx) => {
-        const piece = (await audiences.takeAbandoned(tx, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, campaignId, size));
+        const piece =
+          (await audiences.takeAbandoned(tx, accountId, campaignId, this.settings.leaseSeconds)) ?? (await audiences.takeNext(tx, accountId, campaignId, size));
         if (!piece) return null;
         const batch = piece.contacts.map((c): ClaimedMessage => ({
           id: newId('msg'),
@@ -319,7 +321,7 @@ export class CampaignSender {
     // One connection: the statements below and the events' COPY share its transaction.
     await this.transactions.run(async (tx) => {
       await sql.raw(PER_ROW_LOOKUPS).execute(tx);
-      if (pieceId === null) await messages.recordOutcomes(tx, outcomes);
+      if (pieceId === null) await messages.recordOutcomes(tx, accountId, outcomes);
       else {
         const written = new Map(results.map(({ message }) => [message.id, message]));
         await messages.insertOutcomes(
@@ -346,9 +348,9 @@ export class CampaignSender {
    * unit of work, since the transition changes the campaign's entity. An A/B test whose test
    * group is all sent waits for its results instead (`waiting`).
    */
-  private tryComplete(campaignId: string): Promise<'completed' | 'waiting' | 'busy'> {
+  private tryComplete(accountId: string, campaignId: string): Promise<'completed' | 'waiting' | 'busy'> {
     return this.orm.em.fork().transactional(async (tx) => {
-      const campaign = await campaigns.lock(tx, campaignId);
+      const campaign = await campaigns.lock(tx, campaignId, accountId);
       const db = sqlOf(tx);
       if (campaign?.status !== 'sending') return 'busy';
       if (campaign.testPhase === 'waiting') return 'waiting';
@@ -365,9 +367,9 @@ export class CampaignSender {
   }
 
   /** Fails the campaign through the state machine, on the ORM's unit of work as `tryComplete`. */
-  private async fail(campaignId: string, reason: string): Promise<void> {
+  private async fail(accountId: string, campaignId: string, reason: string): Promise<void> {
     await this.orm.em.fork().transactional(async (tx) => {
-      const campaign = await campaigns.lock(tx, campaignId);
+      const campaign = await campaigns.lock(tx, campaignId, accountId);
       if (campaign?.status === 'sending') await campaigns.transition(tx, campaign, 'fail', { reason });
     });
   }

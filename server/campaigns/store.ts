@@ -90,9 +90,9 @@ export const campaigns = {
     return em.findOne(Campaign, { id, accountId });
   },
 
-  /** The campaign locked for the rest of `tx`'s transaction (any account's when `accountId` is left out). */
-  lock(tx: EntityManager, id: string, accountId?: string): Promise<CampaignRow | null> {
-    return tx.findOne(Campaign, accountId === undefined ? { id } : { id, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  /** The account's campaign, locked for the rest of `tx`'s transaction. */
+  lock(tx: EntityManager, id: string, accountId: string): Promise<CampaignRow | null> {
+    return tx.findOne(Campaign, { id, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   },
 
   /** One page in `(created_at, id)` order, or its reverse, read as plain rows: a list needs no identity map. */
@@ -253,8 +253,8 @@ export const campaigns = {
       select c.id from campaigns c
       where c.status = 'sending' and c.test_phase is distinct from 'waiting' and (
         not coalesce((c.send_time->>'by_contact_timezone')::boolean, false)
-        or ${pendingMessage(sql`c.id`, '1 minute')}
-        or not ${pendingMessage(sql`c.id`, null)})`.execute(db);
+        or ${pendingMessage(sql`c.account_id`, sql`c.id`, '1 minute')}
+        or not ${pendingMessage(sql`c.account_id`, sql`c.id`, null)})`.execute(db);
     return rows.map((r) => r.id);
   },
 
@@ -282,10 +282,10 @@ export const campaigns = {
   },
 
   /** Sending campaigns whose test waited long enough to pick its winner by itself (a split of the whole audience always does). */
-  testsDue(db: Db, limit: number): Promise<{ id: string }[]> {
+  testsDue(db: Db, limit: number): Promise<{ id: string; account_id: string }[]> {
     return db
       .selectFrom('campaigns')
-      .select('id')
+      .select(['id', 'account_id'])
       .where('test_phase', '=', 'waiting')
       .where('status', '=', 'sending')
       .where('test_decides_at', '<=', sql<Date>`now()`)
@@ -308,9 +308,12 @@ export const campaigns = {
   },
 };
 
-/** Whether the campaign has a message still to send, due within `within` (null: whenever); one seek in `messages_due`. */
-const pendingMessage = (campaignId: RawBuilder<unknown>, within: string | null) => sql<SqlBool>`exists (
-  select 1 from messages m where m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
+/**
+ * Whether the campaign has a message still to send, due within `within` (null: whenever); one
+ * seek in `messages_due`. With its account (null: unknown), on one shard under Citus.
+ */
+const pendingMessage = (accountId: RawBuilder<unknown> | null, campaignId: RawBuilder<unknown>, within: string | null) => sql<SqlBool>`exists (
+  select 1 from messages m where ${accountId === null ? sql`true` : sql`m.account_id = ${accountId}`} and m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
     ${within === null ? sql`` : sql`and coalesce(m.next_attempt_at, '-infinity') <= now() + ${within}::interval`})`;
 
 export const messages = {
@@ -323,14 +326,14 @@ export const messages = {
 
   /** Whether a message of the campaign is due now (one seek in `messages_due`): a claim otherwise walks every message waiting. */
   async dueNow(db: Db, campaignId: string): Promise<boolean> {
-    const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(sql`${campaignId}`, '0 seconds')} as due`.execute(db);
+    const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(null, sql`${campaignId}`, '0 seconds')} as due`.execute(db);
     return rows[0].due;
   },
 
   /** Whether every message still to send waits for a local time more than a minute away (and there is one). */
   async allWaiting(db: Db, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ waiting: boolean }>`
-      select not ${pendingMessage(sql`${campaignId}`, '1 minute')} and ${pendingMessage(sql`${campaignId}`, null)} as waiting`.execute(db);
+      select not ${pendingMessage(null, sql`${campaignId}`, '1 minute')} and ${pendingMessage(null, sql`${campaignId}`, null)} as waiting`.execute(db);
     return rows[0].waiting;
   },
 
@@ -358,13 +361,13 @@ export const messages = {
    * message goes to two workers. The cursor matters: the claimable index keeps entries of sent
    * messages until vacuum, and a scan from the start would step over all of them each time.
    */
-  async claim(db: Db, campaignId: string, cursor: string, size: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
+  async claim(db: Db, accountId: string, campaignId: string, cursor: string, size: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
     const { rows } = await sql<ClaimedMessage>`
       with claimed as (
         update messages m set status = 'sending', claimed_at = now(), attempts = m.attempts + 1
-        where m.id = any(array(
+        where m.account_id = ${accountId} and m.id = any(array(
           select id from messages
-          where campaign_id = ${campaignId} and id > ${cursor} and (
+          where account_id = ${accountId} and campaign_id = ${campaignId} and id > ${cursor} and (
             (status = 'queued' and (next_attempt_at is null or next_attempt_at <= now()))
             or (status = 'deferred' and next_attempt_at <= now())
             or (status = 'sending' and claimed_at < now() - make_interval(secs => ${leaseSeconds}))
@@ -375,7 +378,8 @@ export const messages = {
         returning m.id, m.contact_id, m.email, m.attempts, m.variant
       )
       select claimed.*, c.first_name, c.last_name, c.tags, c.attributes, c.status as contact_status
-      from claimed left join lateral (select first_name, last_name, tags, attributes, status from contacts where id = claimed.contact_id) c on true
+      from claimed left join lateral (
+        select first_name, last_name, tags, attributes, status from contacts where account_id = ${accountId} and id = claimed.contact_id) c on true
       order by claimed.id`.execute(db);
     return rows;
   },
@@ -390,16 +394,18 @@ export const messages = {
   },
 
   /** Writes a batch's outcomes in one statement. A message put back (`queued`) gives back its attempt. */
-  async recordOutcomes(tx: Db, batch: MessageOutcome[]): Promise<void> {
+  async recordOutcomes(tx: Db, accountId: string, batch: MessageOutcome[]): Promise<void> {
     if (!batch.length) return;
+    // The clock as a row: Citus refuses now() inside a CASE of a statement that changes rows.
     await sql`
+      with clock as (select now() as now)
       update messages m set status = u.status, reason = u.reason, next_attempt_at = u.next_at, claimed_at = null,
-        sent_at = case when u.sent then now() else m.sent_at end,
-        bounced_at = case when u.status = 'bounced' then now() else m.bounced_at end,
+        sent_at = case when u.sent then clock.now else m.sent_at end,
+        bounced_at = case when u.status = 'bounced' then clock.now else m.bounced_at end,
         attempts = case when u.status = 'queued' then m.attempts - 1 else m.attempts end
-      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
+      from clock, unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
                   ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
-      where m.id = u.id`.execute(tx);
+      where m.account_id = ${accountId} and m.id = u.id`.execute(tx);
   },
 
   /**
@@ -411,6 +417,7 @@ export const messages = {
   async insertOutcomes(tx: Db, accountId: string, campaignId: string, batch: NewMessageOutcome[], variant: string | null): Promise<void> {
     if (!batch.length) return;
     await sql`
+      with clock as (select now() as now)
       insert into messages (id, account_id, campaign_id, contact_id, email, status, reason, attempts, next_attempt_at, sent_at, bounced_at, variant)
       select u.id, ${accountId}, ${campaignId}, c.id,
         case when c.id is null and exists (
@@ -418,11 +425,11 @@ export const messages = {
           select 1 from suppressions s
           where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(u.email) and s.email is null) then '' else u.email end,
         u.status, u.reason, case when u.status = 'queued' then 0 else 1 end, u.next_at,
-        case when u.sent then now() end, case when u.status = 'bounced' then now() end, ${variant}::text
-      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
+        case when u.sent then clock.now end, case when u.status = 'bounced' then clock.now end, ${variant}::text
+      from clock, unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.contactId)}::text[], ${batch.map((o) => o.email)}::text[],
                   ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[],
                   ${batch.map((o) => o.sent)}::boolean[]) as u(id, contact_id, email, status, reason, next_at, sent)
-      left join contacts c on c.id = u.contact_id`.execute(tx);
+      left join contacts c on c.account_id = ${accountId} and c.id = u.contact_id`.execute(tx);
   },
 
   /** How many messages the campaign has. */

@@ -10,7 +10,7 @@ import { campaigns } from './store.ts';
  * test's metric on the test group's figures. A campaign whose test is not waiting answers 409,
  * so that a second choice (another process's tick, a request) changes nothing.
  */
-export function chooseWinner(em: EntityManager, campaignId: string, accountId: string | undefined, chosen: string | null): Promise<CampaignRow> {
+export function chooseWinner(em: EntityManager, campaignId: string, accountId: string, chosen: string | null): Promise<CampaignRow> {
   return em.transactional(async (tx) => {
     const campaign = await campaigns.lock(tx, campaignId, accountId);
     if (!campaign) throw notFound('campaign');

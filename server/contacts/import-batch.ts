@@ -28,8 +28,10 @@ const DISTINCT_STAGED = sql`select distinct on (lower(email)) * from import_stag
  * status), except a contact an unconfirmed sign-up made, which takes the row's status as a new
  * contact would. `m.status` reads an empty status as `subscribed`.
  */
-const merge = (m: 'excluded' | 'm', importId: string) => {
+const merge = (m: 'excluded' | 'm', importId: string, at: Date) => {
   const row = sql.raw(m);
+  // The batch's time as a value: Citus takes no now() in an upsert's DO UPDATE SET.
+  const now = sql`${at}::timestamptz`;
   return sql`
     first_name = coalesce(${row}.first_name, c.first_name),
     last_name = coalesce(${row}.last_name, c.last_name),
@@ -39,10 +41,10 @@ const merge = (m: 'excluded' | 'm', importId: string) => {
     status = case when ${pendingSignup('c')} or ${row}.status <> 'subscribed' then ${row}.status else c.status end,
     status_reason = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then 'import' end
       when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_reason else 'import' end,
-    status_changed_at = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then now() end
-      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_changed_at else now() end,
+    status_changed_at = case when ${pendingSignup('c')} then case when ${row}.status <> 'subscribed' then ${now} end
+      when ${row}.status = 'subscribed' or ${row}.status = c.status then c.status_changed_at else ${now} end,
     last_import_id = ${importId},
-    updated_at = now()`;
+    updated_at = ${now}`;
 };
 
 type ImportMode = components['schemas']['ImportMode'];
@@ -59,14 +61,14 @@ export interface Written {
  * in the file). A contact an unconfirmed sign-up made counts as a new address in both. Rows go in
  * address order, so concurrent imports lock contacts in one order.
  */
-const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): RawBuilder<Written> => sql<Written>`
+const insertOrMerge = (accountId: string, importId: string, mode: ImportMode, at: Date): RawBuilder<Written> => sql<Written>`
   with written as (
     insert into contacts as c (id, account_id, email, first_name, last_name, timezone, attributes, tags, status, status_reason, status_changed_at, last_import_id)
     select s.id, ${accountId}, s.email, s.first_name, s.last_name, s.timezone, s.attributes, s.tags, coalesce(s.status, 'subscribed'),
            case when s.status in ('unsubscribed', 'bounced', 'complained') then 'import' end,
            case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, ${importId}
     from (${DISTINCT_STAGED}) s
-    on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId)}
+    on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId, at)}
     where ${mode} = 'upsert' or c.last_import_id = ${importId} or ${pendingSignup('c')}
     returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat,
       c.account_id, old.status as before, c.status as after
@@ -74,9 +76,9 @@ const insertOrMerge = (accountId: string, importId: string, mode: ImportMode): R
   select count(*) filter (where created)::int as created, count(*) filter (where not created and not repeat)::int as updated from written`;
 
 /** `update_only`: rows whose address is not a contact yet (or only an unconfirmed sign-up's) are skipped. */
-const mergeOnly = (accountId: string, importId: string): RawBuilder<Written> => sql<Written>`
+const mergeOnly = (accountId: string, importId: string, at: Date): RawBuilder<Written> => sql<Written>`
   with written as (
-    update contacts c set ${merge('m', importId)}
+    update contacts c set ${merge('m', importId, at)}
     from (select row, email, first_name, last_name, timezone, attributes, tags, coalesce(status, 'subscribed') as status from (${DISTINCT_STAGED}) d) m
     where c.account_id = ${accountId} and lower(c.email) = lower(m.email) and not ${pendingSignup('c')}
     returning old.last_import_id is not distinct from ${importId} as repeat, c.account_id, old.status as before, c.status as after
@@ -96,7 +98,9 @@ export async function writeImportedContacts(db: Db, target: { accountId: string;
   await PREPARE_STAGING.execute(db);
   await copyBytes(db, 'import_staging', IMPORT_STAGING_COLUMNS, copyText);
   const statement =
-    target.mode === 'update_only' ? mergeOnly(target.accountId, target.importId) : insertOrMerge(target.accountId, target.importId, target.mode);
+    target.mode === 'update_only'
+      ? mergeOnly(target.accountId, target.importId, new Date())
+      : insertOrMerge(target.accountId, target.importId, target.mode, new Date());
   const {
     rows: [written],
   } = await statement.execute(db);

@@ -177,7 +177,7 @@ export async function retagContacts(
     ), changed as (
       update contacts c set tags = ${next}, updated_at = now()
       from matched m
-      where c.id = m.id and c.tags is distinct from ${next} and cardinality(${next}) <= ${change.maxTags}
+      where c.account_id = ${accountId} and c.id = m.id and c.tags is distinct from ${next} and cardinality(${next}) <= ${change.maxTags}
       returning c.*, old.tags as previous_tags
     ), appended as (${tagsChangedEvents(accountId)}),
     signalled as (${signalling(accountId, 'tag_added', sql`select u.id as contact_id, t as key from changed u, unnest(u.tags) t where t <> all(u.previous_tags)`)})

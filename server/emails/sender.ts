@@ -128,7 +128,7 @@ export class TransactionalSender {
       const later = new Date(Date.now() + RELAY_DOWN_PAUSE_MS);
       await emails.recordOutcomes(
         this.db,
-        batch.map((m) => ({ id: m.id, status: 'queued', reason: null, nextAttemptAt: later, sent: false })),
+        batch.map((m) => ({ id: m.id, accountId: m.account_id, status: 'queued', reason: null, nextAttemptAt: later, sent: false })),
       );
       await sleep(RELAY_DOWN_PAUSE_MS);
       return;
@@ -163,7 +163,14 @@ export class TransactionalSender {
       if (outcome.kind === 'halted') throw new Error('transactional sends are never halted');
       // A relay failure mixed with successes: back to the queue, due again at once.
       const meaning = meaningOf(outcome, { attempts: message.attempts, base: transactionalEventData(message), now, requeueAt: now }, this.settings);
-      results.push({ id: message.id, status: meaning.status, reason: meaning.reason, nextAttemptAt: meaning.nextAttemptAt, sent: meaning.sent });
+      results.push({
+        id: message.id,
+        accountId: message.account_id,
+        status: meaning.status,
+        reason: meaning.reason,
+        nextAttemptAt: meaning.nextAttemptAt,
+        sent: meaning.sent,
+      });
       if (meaning.events.length) events.set(message.id, meaning.events);
       if (meaning.bounce) bounced.push({ message, ...meaning.bounce });
     }

@@ -89,6 +89,7 @@ export interface SharedFields {
 
 export interface EmailOutcome {
   id: string;
+  accountId: string;
   status: Exclude<EmailStatus, 'scheduled' | 'sending'>;
   reason: string | null;
   /** For a deferred message, its retry; for one put back, when it may be claimed again. */
@@ -176,21 +177,31 @@ export const emails = {
   /**
    * Claims up to `size` messages that are due (queued, scheduled for now, deferred to now, or
    * held past their lease by a process that died), oldest due first. SKIP LOCKED: no message
-   * goes to two senders. The claim moves `next_attempt_at` to the lease's end.
+   * goes to two senders. The claim moves `next_attempt_at` to the lease's end. It locks one
+   * account's messages at a time (under Citus, one shard's): the accounts of the oldest due
+   * messages, in turn.
    */
-  claim(transactions: Transactions, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-    return transactions.prepared(
-      sql<ClaimedEmail>`
-      update emails e set status = 'sending', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
-      where e.id = any(array(
-        select id from emails
-        where status in ('scheduled', 'queued', 'deferred', 'sending') and next_attempt_at <= now()
-        order by next_attempt_at limit ${size}
-        for update skip locked
-      ))
-      returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks,
-        e.automation_id, e.automation_step_id, e.enrollment_id`,
-    );
+  async claim(transactions: Transactions, size: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+    const due = sql<boolean>`status in ('scheduled', 'queued', 'deferred', 'sending') and next_attempt_at <= now()`;
+    const oldest = await transactions.prepared(sql<{ account_id: string }>`select account_id from emails where ${due} order by next_attempt_at limit ${size}`);
+    const claimed: ClaimedEmail[] = [];
+    for (const accountId of new Set(oldest.map((row) => row.account_id))) {
+      if (claimed.length >= size) break;
+      claimed.push(
+        ...(await transactions.prepared(
+          sql<ClaimedEmail>`
+          update emails e set status = 'sending', attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+          where e.account_id = ${accountId} and e.id = any(array(
+            select id from emails where account_id = ${accountId} and ${due}
+            order by next_attempt_at limit ${size - claimed.length}
+            for update skip locked
+          ))
+          returning e.id, e.account_id, e.content_id, e.contact_id, e.email, e.attempts, e.tags, e.metadata, e.track_opens, e.track_clicks,
+            e.automation_id, e.automation_step_id, e.enrollment_id`,
+        )),
+      );
+    }
+    return claimed;
   },
 
   contents(db: Db, ids: string[]): Promise<ContentColumns[]> {
@@ -206,15 +217,18 @@ export const emails = {
    */
   async recordOutcomes(tx: Db, batch: EmailOutcome[]): Promise<Set<string>> {
     if (!batch.length) return new Set();
+    // The clock as a row: Citus refuses now() inside a CASE of a statement that changes rows of several shards.
     const { rows } = await sql<{ id: string }>`
+      with clock as (select now() as now)
       update emails e set status = u.status, reason = u.reason, next_attempt_at = u.next_at,
-        sent_at = case when u.sent then now() else e.sent_at end,
-        bounced_at = case when u.status = 'bounced' then now() else e.bounced_at end,
-        finished_at = case when u.status in ('delivered', 'bounced', 'failed') then now() else e.finished_at end,
+        sent_at = case when u.sent then clock.now else e.sent_at end,
+        bounced_at = case when u.status = 'bounced' then clock.now else e.bounced_at end,
+        finished_at = case when u.status in ('delivered', 'bounced', 'failed') then clock.now else e.finished_at end,
         attempts = case when u.status = 'queued' then e.attempts - 1 else e.attempts end
-      from unnest(${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.reason)}::text[],
-                  ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[]) as u(id, status, reason, next_at, sent)
-      where e.id = u.id and e.status = 'sending' and e.email <> ''
+      from clock, unnest(${batch.map((o) => o.accountId)}::text[], ${batch.map((o) => o.id)}::text[], ${batch.map((o) => o.status)}::text[],
+                  ${batch.map((o) => o.reason)}::text[], ${batch.map((o) => o.nextAttemptAt)}::timestamptz[], ${batch.map((o) => o.sent)}::boolean[])
+        as u(account_id, id, status, reason, next_at, sent)
+      where e.account_id = u.account_id and e.id = u.id and e.status = 'sending' and e.email <> ''
       returning e.id`.execute(tx);
     return new Set(rows.map((r) => r.id));
   },

@@ -72,7 +72,7 @@ export class EventSubscribers {
     await this.db
       .insertInto('event_subscribers')
       .values(accountIds.map((accountId) => ({ account_id: accountId, listener: this.listener, seen_at: sql<Date>`now()` })))
-      .onConflict((oc) => oc.columns(['account_id', 'listener']).doUpdateSet({ seen_at: sql<Date>`now()` }))
+      .onConflict((oc) => oc.columns(['account_id', 'listener']).doUpdateSet({ seen_at: sql<Date>`excluded.seen_at` }))
       .execute();
   }
 }

@@ -59,7 +59,7 @@ export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, s
       const { from_email: fromEmail } = item;
       // No sender any more, or an address that bounced or complained: nothing is mailed to it.
       if (!fromEmail || item.contact_status === 'bounced' || item.contact_status === 'complained') {
-        await listStore.confirmationSent(db, item.list_id, item.contact_id);
+        await listStore.confirmationSent(db, item.account_id, item.list_id, item.contact_id);
         continue;
       }
       const link = `${publicUrl.replace(/\/$/, '')}${confirmationPath(signer.sign({ listId: item.list_id, contactId: item.contact_id }))}`;
@@ -69,7 +69,7 @@ export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, s
         await listStore.confirmationDeferred(db, item.list_id, item.contact_id, RETRY_SECONDS);
       } else {
         if (outcome.kind !== 'accepted') log.info({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was refused');
-        await listStore.confirmationSent(db, item.list_id, item.contact_id);
+        await listStore.confirmationSent(db, item.account_id, item.list_id, item.contact_id);
       }
     }
   }

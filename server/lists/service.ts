@@ -216,7 +216,7 @@ export class ListService {
     const { ids, emails } = named(body);
     const { written, result } = await this.transactions.run(async (trx) => {
       const list = await listStore.get(trx, accountId, id);
-      if (!list || !(await listStore.lockKey(trx, id))) throw notFound('list');
+      if (!list || !(await listStore.lockKey(trx, accountId, id))) throw notFound('list');
       const found = await listStore.findContacts(trx, accountId, ids, emails);
       const status: MemberStatus = body.status ?? (list.double_opt_in ? 'unconfirmed' : 'subscribed');
       const written = await listStore.addMembers(
@@ -300,8 +300,8 @@ export class ListService {
     const contact = await this.findOrCreateContact(list.account_id, input, list.double_opt_in);
     await this.transactions.run(async (trx) => {
       // Deleted since it was read: the answer stays the same.
-      if (!(await listStore.lockKey(trx, list.id))) return;
-      const member = await listStore.lockMember(trx, list.id, contact.id);
+      if (!(await listStore.lockKey(trx, list.account_id, list.id))) return;
+      const member = await listStore.lockMember(trx, list.account_id, list.id, contact.id);
       if (!list.double_opt_in) {
         if (!member) await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], 'subscribed', false);
         else if (member.status === 'unsubscribed') await listStore.setMemberStatus(trx, list.id, contact.id, 'subscribed');

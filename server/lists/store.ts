@@ -111,13 +111,15 @@ export const listStore = {
   async delete(tx: Db, accountId: string, id: string): Promise<{ members: number } | null> {
     const deleted = await tx.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     if (deleted.numDeletedRows === 0n) return null;
-    const members = await tx.deleteFrom('list_members').where('list_id', '=', id).executeTakeFirst();
+    const members = await tx.deleteFrom('list_members').where('account_id', '=', accountId).where('list_id', '=', id).executeTakeFirst();
     return { members: Number(members.numDeletedRows) };
   },
 
   /** Holds the list until the caller's transaction ends, so that it is not deleted under new members; false when it is gone. */
-  async lockKey(tx: Db, listId: string): Promise<boolean> {
-    return (await tx.selectFrom('lists').select('id').where('id', '=', listId).forKeyShare().executeTakeFirst()) !== undefined;
+  async lockKey(tx: Db, accountId: string, listId: string): Promise<boolean> {
+    return (
+      (await tx.selectFrom('lists').select('id').where('account_id', '=', accountId).where('id', '=', listId).forKeyShare().executeTakeFirst()) !== undefined
+    );
   },
 
   /** Members per status of each list, in one grouped read of the (list, status) index. */
@@ -166,7 +168,7 @@ export const listStore = {
       from unnest(${contactIds}::text[]) as i(id)
       order by i.id
       on conflict (account_id, list_id, contact_id) do update set
-        status = excluded.status, confirmation_due_at = excluded.confirmation_due_at, updated_at = now()
+        status = excluded.status, confirmation_due_at = excluded.confirmation_due_at, updated_at = excluded.updated_at
       where ${overwrite} and m.status <> excluded.status
       returning m.contact_id, old.contact_id is null as added, m.status`.execute(db);
     return rows;
@@ -179,11 +181,12 @@ export const listStore = {
   },
 
   /** One member, locked: what a public subscription decides on. */
-  async lockMember(db: Db, listId: string, contactId: string) {
+  async lockMember(db: Db, accountId: string, listId: string, contactId: string) {
     return (
       (await db
         .selectFrom('list_members')
         .select(['status', 'confirmation_sent_at', 'confirmation_due_at', 'confirmations_requested', 'confirmations_requested_since'])
+        .where('account_id', '=', accountId)
         .where('list_id', '=', listId)
         .where('contact_id', '=', contactId)
         .forUpdate()
@@ -294,28 +297,40 @@ export const listStore = {
    * leaves them to the next), skipping those another sender holds.
    */
   async claimConfirmations(db: Db, limit: number, leaseSeconds: number): Promise<DueConfirmation[]> {
-    const { rows } = await sql<DueConfirmation>`
-      with due as (
-        select list_id, contact_id from list_members
-        where confirmation_due_at <= now() and status = 'unconfirmed'
-        order by confirmation_due_at
-        limit ${limit}
-        for update skip locked
-      ), claimed as (
-        update list_members m set confirmation_due_at = now() + make_interval(secs => ${leaseSeconds})
-        from due where m.list_id = due.list_id and m.contact_id = due.contact_id
-        returning m.list_id, m.contact_id, m.account_id
-      )
-      select k.list_id, k.contact_id, k.account_id, c.email, c.first_name, c.status as contact_status, l.name as list_name, l.from_email, l.from_name
-      from claimed k join contacts c on c.id = k.contact_id join lists l on l.id = k.list_id`.execute(db);
+    // One account at a time (under Citus, one shard's), the accounts of the oldest due in turn.
+    const due = sql<SqlBool>`confirmation_due_at <= now() and status = 'unconfirmed'`;
+    const { rows: oldest } = await sql<{ account_id: string }>`
+      select account_id from list_members where ${due} order by confirmation_due_at limit ${limit}`.execute(db);
+    const rows: DueConfirmation[] = [];
+    for (const accountId of new Set(oldest.map((row) => row.account_id))) {
+      if (rows.length >= limit) break;
+      const { rows: claimed } = await sql<DueConfirmation>`
+        with due as (
+          select list_id, contact_id from list_members
+          where account_id = ${accountId} and ${due}
+          order by confirmation_due_at
+          limit ${limit - rows.length}
+          for update skip locked
+        ), claimed as (
+          update list_members m set confirmation_due_at = now() + make_interval(secs => ${leaseSeconds})
+          from due where m.account_id = ${accountId} and m.list_id = due.list_id and m.contact_id = due.contact_id
+          returning m.list_id, m.contact_id, m.account_id
+        )
+        select k.list_id, k.contact_id, k.account_id, c.email, c.first_name, c.status as contact_status, l.name as list_name, l.from_email, l.from_name
+        from claimed k join contacts c on c.account_id = k.account_id and c.id = k.contact_id join lists l on l.account_id = k.account_id and l.id = k.list_id`.execute(
+        db,
+      );
+      rows.push(...claimed);
+    }
     return rows;
   },
 
   /** The confirmation went out (or cannot go out): nothing more is due. */
-  async confirmationSent(db: Db, listId: string, contactId: string): Promise<void> {
+  async confirmationSent(db: Db, accountId: string, listId: string, contactId: string): Promise<void> {
     await db
       .updateTable('list_members')
       .set({ confirmation_due_at: null, confirmation_sent_at: sql<Date>`now()` })
+      .where('account_id', '=', accountId)
       .where('list_id', '=', listId)
       .where('contact_id', '=', contactId)
       .execute();

@@ -67,15 +67,24 @@ export async function declareInterests(db: Db, accountId: string, subscriber: st
     .execute();
 }
 
-/** Takes (deletes) up to `limit` signals, oldest first, skipping those another transaction holds. */
+/**
+ * Takes (deletes) up to `limit` signals, oldest first, skipping those another transaction holds:
+ * one account's at a time (under Citus, one shard's), the accounts of the oldest in turn.
+ */
 export async function takeSignals(tx: Db, limit: number): Promise<TakenSignal[]> {
-  const { rows } = await sql<TakenSignal>`
-    delete from contact_signals s using (
-      select account_id, id from contact_signals order by created_at, id limit ${limit} for update skip locked
-    ) t
-    where s.account_id = t.account_id and s.id = t.id
-    returning s.account_id, s.id, s.kind, s.contact_id, s.key, s.data, s.created_at`.execute(tx);
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
+  const { rows: oldest } = await sql<{ account_id: string }>`select account_id from contact_signals order by created_at, id limit ${limit}`.execute(tx);
+  const taken: TakenSignal[] = [];
+  for (const accountId of new Set(oldest.map((row) => row.account_id))) {
+    if (taken.length >= limit) break;
+    const { rows } = await sql<TakenSignal>`
+      delete from contact_signals s using (
+        select account_id, id from contact_signals where account_id = ${accountId} order by created_at, id limit ${limit - taken.length} for update skip locked
+      ) t
+      where s.account_id = ${accountId} and s.account_id = t.account_id and s.id = t.id
+      returning s.account_id, s.id, s.kind, s.contact_id, s.key, s.data, s.created_at`.execute(tx);
+    taken.push(...rows);
+  }
+  return taken.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
 }
 
 /** Erasure: the contact's signals not acted on yet; answers how many. */
