@@ -311,14 +311,15 @@ export const audiences = {
   },
 
   /** No more of the audience is sent (a cancelled campaign). */
-  async close(tx: Db, campaignId: string): Promise<void> {
+  async close(tx: Db, accountId: string, campaignId: string): Promise<void> {
     await tx
       .updateTable('campaign_audiences')
       .set({ done_at: sql<Date>`now()` })
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .where('done_at', 'is', null)
       .execute();
-    await tx.deleteFrom('campaign_audience_pieces').where('campaign_id', '=', campaignId).execute();
+    await tx.deleteFrom('campaign_audience_pieces').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
   },
 
   /** Whether contacts remain to be taken, or pieces to be recorded. */

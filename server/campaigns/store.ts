@@ -205,8 +205,8 @@ export const campaigns = {
         break;
       case 'cancel':
         campaign.scheduledAt = null;
-        await messages.cancelPending(sqlOf(tx), campaign.id);
-        await audiences.close(sqlOf(tx), campaign.id);
+        await messages.cancelPending(sqlOf(tx), campaign.accountId, campaign.id);
+        await audiences.close(sqlOf(tx), campaign.accountId, campaign.id);
         await append(tx, campaign.accountId, [{ type: 'campaign.cancelled', data: data() }]);
         await announceHalt(tx, campaign.id);
         break;
@@ -337,10 +337,11 @@ export const messages = {
     return rows[0].waiting;
   },
 
-  async cancelPending(tx: Db, campaignId: string): Promise<void> {
+  async cancelPending(tx: Db, accountId: string, campaignId: string): Promise<void> {
     await tx
       .updateTable('messages')
       .set({ status: 'cancelled', next_attempt_at: null })
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .where('status', 'in', ['queued', 'deferred'])
       .execute();
@@ -461,9 +462,10 @@ export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<voi
   if (!list.length) return;
   await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
       clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-    from unnest(${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[], ${list.map((m) => m.humanOpenedAt)}::timestamptz[],
-      ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
-    where m.id = u.id`.execute(db);
+    from unnest(${list.map((m) => m.accountId)}::text[], ${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[],
+      ${list.map((m) => m.humanOpenedAt)}::timestamptz[], ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
+      as u(account_id, id, opened_at, human_opened_at, clicked_at, links)
+    where m.account_id = u.account_id and m.id = u.id`.execute(db);
 }
 
 export async function markBounced(db: Db, messageId: string, reason: string | null, at: Date): Promise<void> {

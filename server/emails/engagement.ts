@@ -52,7 +52,7 @@ export async function recordEngagement(db: Db, hits: EngagementHit[], machineOpe
     db,
     [...changed].map((id) => {
       const m = refs.get(id)!;
-      return { id, openedAt: m.opened_at, humanOpenedAt: m.human_opened_at, clickedAt: m.clicked_at, clickedLinks: m.clicked_links };
+      return { id, accountId: m.account_id, openedAt: m.opened_at, humanOpenedAt: m.human_opened_at, clickedAt: m.clicked_at, clickedLinks: m.clicked_links };
     }),
   );
   return events;

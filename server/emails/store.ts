@@ -1,3 +1,4 @@
+import { idsByAccount } from '../db/by-account.ts';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
 import { keysetPage } from '../db/keyset.ts';
@@ -292,28 +293,36 @@ export const emails = {
       .execute();
   },
 
+  /** The messages' state, locked in (account, id) order, one account at a time (see `idsByAccount`). */
   async lockRefs(db: Db, ids: string[]): Promise<EmailRef[]> {
-    if (!ids.length) return [];
-    return db
-      .selectFrom('emails')
-      .select([...REF_COLUMNS])
-      .where('id', 'in', ids)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
+    const refs: EmailRef[] = [];
+    for (const [accountId, ofAccount] of await idsByAccount(db, 'emails', ids)) {
+      refs.push(
+        ...(await db
+          .selectFrom('emails')
+          .select([...REF_COLUMNS])
+          .where('account_id', '=', accountId)
+          .where('id', 'in', ofAccount)
+          .orderBy('id')
+          .forUpdate()
+          .execute()),
+      );
+    }
+    return refs;
   },
 
   /** Sets the firsts a batch of opens and clicks found. */
   async markEngaged(
     db: Db,
-    list: { id: string; openedAt: Date | null; humanOpenedAt: Date | null; clickedAt: Date | null; clickedLinks: number[] }[],
+    list: { id: string; accountId: string; openedAt: Date | null; humanOpenedAt: Date | null; clickedAt: Date | null; clickedLinks: number[] }[],
   ): Promise<void> {
     if (!list.length) return;
     await sql`update emails e set opened_at = coalesce(e.opened_at, u.opened_at), human_opened_at = coalesce(e.human_opened_at, u.human_opened_at),
         clicked_at = coalesce(e.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-      from unnest(${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[], ${list.map((m) => m.humanOpenedAt)}::timestamptz[],
-        ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[]) as u(id, opened_at, human_opened_at, clicked_at, links)
-      where e.id = u.id`.execute(db);
+      from unnest(${list.map((m) => m.accountId)}::text[], ${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[],
+        ${list.map((m) => m.humanOpenedAt)}::timestamptz[], ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
+        as u(account_id, id, opened_at, human_opened_at, clicked_at, links)
+      where e.account_id = u.account_id and e.id = u.id`.execute(db);
   },
 
   async markBounced(db: Db, id: string, reason: string | null, at: Date): Promise<void> {

@@ -24,32 +24,44 @@ export async function undispatchedCount(db: Db): Promise<number> {
 
 /**
  * Locks up to `limit` events not yet fanned out to webhooks, oldest first; events another
- * dispatcher holds are skipped. Mark them with `markDispatched` in the same transaction.
+ * dispatcher holds are skipped. Mark them with `markDispatched` in the same transaction. One
+ * account's at a time (under Citus, one shard's), the accounts of the oldest in turn.
  */
-export function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecord, 'id' | 'account_id' | 'type'>[]> {
-  return (
-    tx
-      .selectFrom('events')
-      .select(['id', 'account_id', 'type'])
-      .where((eb) => eb.not(eb.ref('dispatched')))
-      // `seq` is not written by the ORM, so the entity does not map it; the partial index
-      // `events_undispatched` serves this order.
-      .orderBy(sql`seq`)
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute()
-  );
+export async function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecord, 'id' | 'account_id' | 'type'>[]> {
+  // `seq` is not written by the ORM, so the entity does not map it; the partial index
+  // `events_undispatched` serves this order.
+  const oldest = await tx
+    .selectFrom('events')
+    .select('account_id')
+    .where('dispatched', '=', false)
+    .orderBy(sql`seq`)
+    .limit(limit)
+    .execute();
+  const locked: Pick<EventRecord, 'id' | 'account_id' | 'type'>[] = [];
+  for (const accountId of new Set(oldest.map((row) => row.account_id))) {
+    if (locked.length >= limit) break;
+    locked.push(
+      ...(await tx
+        .selectFrom('events')
+        .select(['id', 'account_id', 'type'])
+        .where('account_id', '=', accountId)
+        .where('dispatched', '=', false)
+        .orderBy(sql`seq`)
+        .limit(limit - locked.length)
+        .forUpdate()
+        .skipLocked()
+        .execute()),
+    );
+  }
+  return locked;
 }
 
 /** The events have been fanned out to the endpoints that match them. */
-export async function markDispatched(tx: Tx, ids: readonly string[]): Promise<void> {
-  if (!ids.length) return;
-  await tx
-    .updateTable('events')
-    .set({ dispatched: true })
-    .where('id', '=', sql<string>`any(${ids})`)
-    .execute();
+export async function markDispatched(tx: Tx, events: readonly { id: string; account_id: string }[]): Promise<void> {
+  if (!events.length) return;
+  await sql`update events e set dispatched = true
+    from unnest(${events.map((e) => e.account_id)}::text[], ${events.map((e) => e.id)}::text[]) as d(account_id, id)
+    where e.account_id = d.account_id and e.id = d.id`.execute(tx);
 }
 
 /**

@@ -45,7 +45,11 @@ async function importInThread(
     const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
     deps.log.error({ err: error, importId: thread.importId }, outOfMemory ? 'an import ran out of memory (IMPORT_THREAD_HEAP_MB)' : 'an import failed');
     const detail = outOfMemory ? 'The import ran out of memory; it has been logged.' : 'The import stopped on an unexpected error; it has been logged.';
-    await deps.transactions.run((tx) => finishImport(tx, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }));
+    const record = await importStore.get(deps.db, null, thread.importId);
+    if (record)
+      await deps.transactions.run((tx) =>
+        finishImport(tx, record.account_id, thread.importId, { status: 'failed', code: 'internal_error', detail, row: null }),
+      );
     return 'finished';
   }
 }

@@ -52,8 +52,8 @@ export async function analyzeImported(db: Db, record: Pick<ImportRecord, 'create
 }
 
 /** Ends an import and writes its one `import.completed` event, in the caller's transaction. */
-export async function finishImport(tx: Db, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
-  const record = await importStore.finish(tx, id, outcome);
+export async function finishImport(tx: Db, accountId: string, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
+  const record = await importStore.finish(tx, accountId, id, outcome);
   await append(tx, record.account_id, [{ type: 'import.completed', data: completedEvent(record, outcome.status) }]);
   return record;
 }
@@ -85,7 +85,7 @@ export class ImportProcessor {
   async process(id: string, control: ImportControl): Promise<ImportOutcome> {
     const record = await importStore.get(this.db, null, id);
     if (!record || record.status === 'completed' || record.status === 'failed') return 'finished';
-    const checkpoints = await importStore.markRunning(this.db, id, this.limits.writers);
+    const checkpoints = await importStore.markRunning(this.db, record.account_id, id, this.limits.writers);
     const target = { importId: id, accountId: record.account_id, mode: record.mode, listIds: record.list_ids };
     // The custom fields as the import starts: every row is checked against these, with no query per row.
     const fields = await fieldSchema(this.db, record.account_id);
@@ -116,7 +116,7 @@ export class ImportProcessor {
           // crash is written again on resume; the synchronous final commit makes them all durable.
           await sql`set local synchronous_commit = off`.execute(db);
           const counts = await writeBatch(db, target, batch);
-          await importStore.advance(db, id, index, upTo, counts);
+          await importStore.advance(db, record.account_id, id, index, upTo, counts);
           return counts;
         })
         .then((counts) => {
@@ -132,7 +132,7 @@ export class ImportProcessor {
       await settle();
     };
     try {
-      const csv = await readCsv(importStore.chunks(this.db, id), record.mapping);
+      const csv = await readCsv(importStore.chunks(this.db, record.account_id, id), record.mapping);
       const rawRow = csvRowReader(csv.columns);
       for await (const records of csv.records) {
         for (const cells of records) {
@@ -156,7 +156,7 @@ export class ImportProcessor {
       }
       await flushAll();
       await this.analyzeWritten(id);
-      await this.transactions.run((tx) => finishImport(tx, id, { status: 'completed' }));
+      await this.transactions.run((tx) => finishImport(tx, record.account_id, id, { status: 'completed' }));
     } catch (error) {
       // Rows read before the fault are good: keep them, then fail the import where it broke. A
       // writer whose batch failed has nothing more to keep; the others still write theirs.
@@ -168,7 +168,7 @@ export class ImportProcessor {
           : { code: 'internal_error', detail: 'The import stopped on an unexpected error; it has been logged.', row: null };
       if (!(error instanceof ImportFileError)) this.log.error({ err: error, importId: id }, 'import failed');
       await this.analyzeWritten(id).catch(() => {});
-      await this.transactions.run((tx) => finishImport(tx, id, { status: 'failed', ...failure }));
+      await this.transactions.run((tx) => finishImport(tx, record.account_id, id, { status: 'failed', ...failure }));
     }
     return 'finished';
   }

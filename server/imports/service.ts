@@ -120,11 +120,11 @@ export class ImportService {
       const fields = await fieldSchema(db, accountId);
       rawRows.forEach((raw, i) => batch.add(toImportRow(i + 1, raw, options.tags, fields)));
       const counts = await writeBatch(db, { importId: id, accountId, mode: options.mode, listIds: options.listIds }, batch);
-      await importStore.advance(db, id, 0, rawRows.length, counts);
-      return finishImport(db, id, { status: 'completed' });
+      await importStore.advance(db, accountId, id, 0, rawRows.length, counts);
+      return finishImport(db, accountId, id, { status: 'completed' });
     });
     await analyzeImported(this.db, record);
-    return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
+    return importJson(record, await importStore.firstErrors(this.db, accountId, id, ERRORS_SHOWN));
   }
 
   /**
@@ -161,7 +161,7 @@ export class ImportService {
       }
       const chosen = options();
       await checkLists(this.lists, trx, accountId, chosen.listIds, 'list_ids');
-      await importStore.describeUpload(trx, id, { ...chosen, bytes, estimatedRows: lines.dataRows });
+      await importStore.describeUpload(trx, accountId, id, { ...chosen, bytes, estimatedRows: lines.dataRows });
     });
     await this.queue.enqueue(IMPORT_JOB, { importId: id });
     return this.get(accountId, id);
@@ -170,7 +170,7 @@ export class ImportService {
   async get(accountId: string, id: string): Promise<ImportJson> {
     const record = await importStore.get(this.db, accountId, id);
     if (!record) throw notFound('import');
-    return importJson(record, await importStore.firstErrors(this.db, id, ERRORS_SHOWN));
+    return importJson(record, await importStore.firstErrors(this.db, accountId, id, ERRORS_SHOWN));
   }
 
   async list(accountId: string, limit: number, cursor?: string) {
@@ -187,6 +187,6 @@ export class ImportService {
   async *errorsCsv(accountId: string, id: string): AsyncGenerator<string> {
     if (!(await importStore.get(this.db, accountId, id))) throw notFound('import');
     yield csvLine(['row', 'email', 'code', 'detail']);
-    for await (const e of importStore.allErrors(this.db, id)) yield csvLine([e.row, e.email, e.code, e.detail]);
+    for await (const e of importStore.allErrors(this.db, accountId, id)) yield csvLine([e.row, e.email, e.code, e.detail]);
   }
 }

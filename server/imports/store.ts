@@ -90,27 +90,35 @@ export const importStore = {
   /** What is known once the upload has ended: its options, size and line count. */
   async describeUpload(
     db: Db,
+    accountId: string,
     id: string,
     u: { mode: ImportMode; tags: string[]; mapping: Record<string, string>; listIds: string[]; bytes: number; estimatedRows: number },
   ): Promise<void> {
     await db
       .updateTable('contact_imports')
       .set({ mode: u.mode, tags: u.tags, mapping: u.mapping, list_ids: u.listIds, size_bytes: String(u.bytes), total_rows: u.estimatedRows })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();
   },
 
   /** The uploaded file, one chunk at a time. */
-  async *chunks(db: Db, id: string): AsyncGenerator<Buffer> {
+  async *chunks(db: Db, accountId: string, id: string): AsyncGenerator<Buffer> {
     for (let seq = 0; ; seq++) {
-      const chunk = await db.selectFrom('contact_import_chunks').select('data').where('import_id', '=', id).where('seq', '=', seq).executeTakeFirst();
+      const chunk = await db
+        .selectFrom('contact_import_chunks')
+        .select('data')
+        .where('account_id', '=', accountId)
+        .where('import_id', '=', id)
+        .where('seq', '=', seq)
+        .executeTakeFirst();
       if (!chunk) return;
       yield Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength);
     }
   },
 
   /** Marks the import running; returns each writer's checkpoint (`writers` of them for a fresh start). */
-  async markRunning(db: Db, id: string, writers: number): Promise<number[]> {
+  async markRunning(db: Db, accountId: string, id: string, writers: number): Promise<number[]> {
     const { checkpoints } = await db
       .updateTable('contact_imports')
       .set({
@@ -118,6 +126,7 @@ export const importStore = {
         started_at: sql<Date>`coalesce(started_at, now())`,
         checkpoints: sql<number[]>`case when cardinality(checkpoints) = 0 then array_fill(processed_rows, array[${writers}::int]) else checkpoints end`,
       })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .returning('checkpoints')
       .executeTakeFirstOrThrow();
@@ -129,7 +138,7 @@ export const importStore = {
    * transaction. `processed_rows` is the lowest checkpoint: every row up to it is written.
    * Plain SQL: the builder cannot assign one element of an array column.
    */
-  async advance(db: Db, id: string, writer: number, checkpoint: number, counts: BatchCounts): Promise<void> {
+  async advance(db: Db, accountId: string, id: string, writer: number, checkpoint: number, counts: BatchCounts): Promise<void> {
     const element = writer + 1;
     await sql`
       update contact_imports set checkpoints[${element}::int] = ${checkpoint}::int,
@@ -137,7 +146,7 @@ export const importStore = {
         total_rows = greatest(total_rows, ${checkpoint}::int),
         created = created + ${counts.created}::int, updated = updated + ${counts.updated}::int,
         skipped = skipped + ${counts.skipped}::int, failed = failed + ${counts.failed}::int
-      where id = ${id}`.execute(db);
+      where account_id = ${accountId} and id = ${id}`.execute(db);
   },
 
   /** Rows the import could not take; a row already recorded (a batch written again on resume) is kept. */
@@ -155,7 +164,7 @@ export const importStore = {
   },
 
   /** Ends the import and drops its upload; returns the import as it ended. */
-  async finish(db: Db, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
+  async finish(db: Db, accountId: string, id: string, outcome: ImportOutcomeRecord): Promise<ImportRecord> {
     const failure = outcome.status === 'failed' ? outcome : { code: null, detail: null, row: null };
     const record = await db
       .updateTable('contact_imports')
@@ -167,24 +176,33 @@ export const importStore = {
         finished_at: sql<Date>`now()`,
         total_rows: outcome.status === 'completed' ? sql<number>`processed_rows` : sql<number>`total_rows`,
       })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await db.deleteFrom('contact_import_chunks').where('import_id', '=', id).execute();
+    await db.deleteFrom('contact_import_chunks').where('account_id', '=', accountId).where('import_id', '=', id).execute();
     return record;
   },
 
-  async firstErrors(db: Db, id: string, limit: number): Promise<RowError[]> {
-    return db.selectFrom('contact_import_errors').select(['row', 'email', 'code', 'detail']).where('import_id', '=', id).orderBy('row').limit(limit).execute();
+  async firstErrors(db: Db, accountId: string, id: string, limit: number): Promise<RowError[]> {
+    return db
+      .selectFrom('contact_import_errors')
+      .select(['row', 'email', 'code', 'detail'])
+      .where('account_id', '=', accountId)
+      .where('import_id', '=', id)
+      .orderBy('row')
+      .limit(limit)
+      .execute();
   },
 
   /** Every error, streamed in row order by keyset. */
-  async *allErrors(db: Db, id: string): AsyncGenerator<RowError> {
+  async *allErrors(db: Db, accountId: string, id: string): AsyncGenerator<RowError> {
     let after = 0;
     for (;;) {
       const rows = await db
         .selectFrom('contact_import_errors')
         .select(['row', 'email', 'code', 'detail'])
+        .where('account_id', '=', accountId)
         .where('import_id', '=', id)
         .where('row', '>', after)
         .orderBy('row')

@@ -163,8 +163,8 @@ export const listStore = {
   async addMembers(db: Db, target: { accountId: string; listId: string }, contactIds: readonly string[], status: MemberStatus, overwrite: boolean) {
     const { rows } = await sql<WrittenMember>`
       insert into list_members as m (list_id, contact_id, account_id, status, confirmation_due_at, confirmed_at)
-      select ${target.listId}, i.id, ${target.accountId}, ${status},
-             case when ${status} = 'unconfirmed' then now() end, null
+      select ${target.listId}::text, i.id, ${target.accountId}::text, ${status}::text,
+             case when ${status}::text = 'unconfirmed' then now() end, null
       from unnest(${contactIds}::text[]) as i(id)
       order by i.id
       on conflict (account_id, list_id, contact_id) do update set

@@ -3,6 +3,7 @@ import type { Db } from '../db/kysely.ts';
 /** The firsts a flush of opens and clicks found, per campaign message. */
 export interface EngagementFirsts {
   id: string;
+  accountId: string;
   openedAt: Date | null;
   humanOpenedAt: Date | null;
   clickedAt: Date | null;

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { newId } from '../db/ids.ts';
 import type { CopyValue } from '../db/copy.ts';
 import type { Transactions } from '../db/transactions.ts';
+import { idsByAccount } from '../db/by-account.ts';
 import { sql } from 'kysely';
 import type { PendingEvent } from '../events/types.ts';
 import { append } from '../events/outbox.ts';
@@ -145,13 +146,17 @@ export class TrackingRecorder {
     const transactional = all.filter((h) => isTransactionalId(h.messageId));
     const ids = [...new Set(hits.map((h) => h.messageId))].sort();
     await this.transactions.run(async (db) => {
-      // Row locks in id order: flushes of several processes never deadlock on each other. Times
-      // only as far as the batch needs them: node-postgres parses each timestamp into a Date.
-      // A message whose recipient was erased (no address) records no more hits.
-      const { rows } =
-        await sql<MessageState>`select id, account_id, campaign_id, contact_id, email, variant, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
-           opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
-         from messages where id = any(${ids}::text[]) and email <> '' order by id for update`.execute(db);
+      // Row locks in (account, id) order: flushes of several processes never deadlock on each
+      // other. Times only as far as the batch needs them: node-postgres parses each timestamp
+      // into a Date. A message whose recipient was erased (no address) records no more hits.
+      const rows: MessageState[] = [];
+      for (const [accountId, ofAccount] of await idsByAccount(db, 'messages', ids)) {
+        const locked = await sql<MessageState>`
+          select id, account_id, campaign_id, contact_id, email, variant, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
+            opened_at is not null as opened, human_opened_at is not null as human_opened, clicked_at is not null as clicked, clicked_links
+          from messages where account_id = ${accountId} and id = any(${ofAccount}::text[]) and email <> '' order by id for update`.execute(db);
+        rows.push(...locked.rows);
+      }
       const messages = new Map(rows.map((m) => [m.id, m]));
       const changed = new Set<MessageState>();
       const opens: CopyValue[][] = [];
@@ -226,6 +231,7 @@ export class TrackingRecorder {
           db,
           list.map((m) => ({
             id: m.id,
+            accountId: m.account_id,
             openedAt: m.opened_at ?? null,
             humanOpenedAt: m.human_opened_at ?? null,
             clickedAt: m.clicked_at ?? null,

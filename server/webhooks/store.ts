@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import { newId } from '../db/ids.ts';
 import type { Database, Db, Tx } from '../db/kysely.ts';
 import { keysetPage, NEWEST_FIRST, OLDEST_FIRST } from '../db/keyset.ts';
@@ -231,25 +231,35 @@ export interface ClaimLimits {
  * counting those `held` already; deliveries another process holds (row lock or lease) are skipped.
  */
 export async function claimDue(db: Db, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const { rows } = await sql<ClaimedDelivery>`
-    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${limits.leaseSeconds})
-    from (
-      select id from (
-        select c.id, row_number() over (partition by w.id order by c.next_retry_at) + coalesce((${JSON.stringify(Object.fromEntries(limits.held))}::jsonb ->> w.id)::int, 0) as slot
-        from webhooks w cross join lateral (
-          select x.id, x.next_retry_at from webhook_deliveries x
-          where x.webhook_id = w.id and x.status = 'pending' and x.next_retry_at <= now() and (x.locked_until is null or x.locked_until < now())
-          order by x.next_retry_at limit ${limits.perEndpoint}
-          for update of x skip locked
-        ) c
-        where w.active
-      ) ranked
-      where slot <= ${limits.perEndpoint}
-      limit ${limits.total}
-    ) picked
-    where d.id = picked.id
-    returning d.id, d.webhook_id, d.event_id, d.attempts`.execute(db);
-  return rows;
+  // One account at a time (under Citus, one shard's), the accounts of the oldest due in turn.
+  const due = (d: 'd' | 'x') => sql<SqlBool>`${sql.ref(`${d}.status`)} = 'pending' and ${sql.ref(`${d}.next_retry_at`)} <= now()
+    and (${sql.ref(`${d}.locked_until`)} is null or ${sql.ref(`${d}.locked_until`)} < now())`;
+  const { rows: oldest } = await sql<{ account_id: string }>`
+    select d.account_id from webhook_deliveries d where ${due('d')} order by d.next_retry_at limit ${limits.total}`.execute(db);
+  const claimed: ClaimedDelivery[] = [];
+  for (const accountId of new Set(oldest.map((row) => row.account_id))) {
+    if (claimed.length >= limits.total) break;
+    const { rows } = await sql<ClaimedDelivery>`
+      update webhook_deliveries d set locked_until = now() + make_interval(secs => ${limits.leaseSeconds})
+      from (
+        select id from (
+          select c.id, row_number() over (partition by w.id order by c.next_retry_at) + coalesce((${JSON.stringify(Object.fromEntries(limits.held))}::jsonb ->> w.id)::int, 0) as slot
+          from webhooks w cross join lateral (
+            select x.id, x.next_retry_at from webhook_deliveries x
+            where x.account_id = ${accountId} and x.webhook_id = w.id and ${due('x')}
+            order by x.next_retry_at limit ${limits.perEndpoint}
+            for update of x skip locked
+          ) c
+          where w.account_id = ${accountId} and w.active
+        ) ranked
+        where slot <= ${limits.perEndpoint}
+        limit ${limits.total - claimed.length}
+      ) picked
+      where d.account_id = ${accountId} and d.id = picked.id
+      returning d.id, d.webhook_id, d.event_id, d.attempts`.execute(db);
+    claimed.push(...rows);
+  }
+  return claimed;
 }
 
 /** How an endpoint fared in a batch of attempts. */

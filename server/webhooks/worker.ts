@@ -94,10 +94,7 @@ export class WebhookWorker {
       const count = await this.transactions.run(async (tx) => {
         const events = await lockUndispatched(tx, DISPATCH_BATCH);
         await fanOut(tx, events);
-        await markDispatched(
-          tx,
-          events.map((e) => e.id),
-        );
+        await markDispatched(tx, events);
         return events.length;
       });
       if (count < DISPATCH_BATCH) return;
