@@ -215,17 +215,18 @@ export const enrollments = {
   async apply(tx: Db, changes: readonly EnrollmentChange[]): Promise<void> {
     if (!changes.length) return;
     const of = <T>(f: (c: EnrollmentChange) => T) => changes.map(f);
+    // The clock as a row: Citus refuses now() inside a CASE of a statement that changes rows.
     await sql`
-      with u as (
+      with clock as (select now() as now), u as (
         select * from unnest(${of((c) => c.accountId)}::text[], ${of((c) => c.id)}::text[], ${of((c) => c.status)}::text[], ${of((c) => c.stepId)}::text[],
           ${of((c) => c.dueAt)}::timestamptz[], ${of((c) => c.waitingFor)}::text[], ${of((c) => JSON.stringify(c.context))}::jsonb[], ${of((c) => c.visits)}::int[],
           ${of((c) => c.exitReason)}::text[], ${of((c) => c.finished)}::boolean[])
           as u(account_id, id, status, step_id, due_at, waiting_for, context, visits, exit_reason, finished)
       ), updated as (
         update automation_enrollments e set status = u.status, step_id = u.step_id, due_at = u.due_at, waiting_for = u.waiting_for,
-          context = u.context, visits = u.visits, exit_reason = u.exit_reason, updated_at = now(),
-          finished_at = case when u.finished then now() else e.finished_at end
-        from u where e.account_id = u.account_id and e.id = u.id
+          context = u.context, visits = u.visits, exit_reason = u.exit_reason, updated_at = clock.now,
+          finished_at = case when u.finished then clock.now else e.finished_at end
+        from u, clock where e.account_id = u.account_id and e.id = u.id
         returning e.account_id, e.automation_id, e.contact_id, e.id, u.finished
       )
       update automation_contacts c set live_enrollment_id = null

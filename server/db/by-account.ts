@@ -15,3 +15,9 @@ export async function idsByAccount(db: Db, table: 'messages' | 'emails', ids: re
   );
   return rows.map((row) => [row.account_id, row.ids]);
 }
+
+/** The account of the row of `table` with this id (found without a lock; under Citus, on every shard), or null. */
+export async function accountOfId(db: Db, table: 'messages' | 'emails', id: string): Promise<string | null> {
+  const { rows } = await sql<{ account_id: string }>`select account_id from ${sql.table(table)} where id = ${id}`.execute(db);
+  return rows[0]?.account_id ?? null;
+}

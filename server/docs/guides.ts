@@ -48,6 +48,7 @@ export const TOPIC_FILES = [
   'secrets.md',
   'processes.md',
   'operations.md',
+  'scale-out.md',
   'background-work.md',
   'upgrades-and-backups.md',
   'layout.md',

@@ -100,7 +100,8 @@ export function recordCheck(
       record_checks: checks,
       status,
       checked_at: sql`now()`,
-      verified_at: status === 'verified' ? sql`coalesce(verified_at, now())` : sql`verified_at`,
+      // The time as a value: Citus refuses now() inside a COALESCE of a statement that changes rows.
+      verified_at: status === 'verified' ? sql`coalesce(verified_at, ${new Date()}::timestamptz)` : sql`verified_at`,
       updated_at: sql`now()`,
     })
     .where('id', '=', id)

@@ -123,7 +123,8 @@ export const importStore = {
       .updateTable('contact_imports')
       .set({
         status: 'running',
-        started_at: sql<Date>`coalesce(started_at, now())`,
+        // The time as a value: Citus refuses now() inside a COALESCE of a statement that changes rows.
+        started_at: sql<Date>`coalesce(started_at, ${new Date()}::timestamptz)`,
         checkpoints: sql<number[]>`case when cardinality(checkpoints) = 0 then array_fill(processed_rows, array[${writers}::int]) else checkpoints end`,
       })
       .where('account_id', '=', accountId)

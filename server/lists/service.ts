@@ -318,7 +318,7 @@ export class ListService {
       } else {
         return;
       }
-      await listStore.signupRequested(trx, list.id, contact.id, SIGNUP_EXPIRES_IN_SECONDS);
+      await listStore.signupRequested(trx, list.account_id, list.id, contact.id, SIGNUP_EXPIRES_IN_SECONDS);
     });
     return answer;
   }

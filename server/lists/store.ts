@@ -209,13 +209,16 @@ export const listStore = {
    * `expiresInSeconds`, and counts among the confirmations of the day (a count older than a day
    * starts again).
    */
-  async signupRequested(db: Db, listId: string, contactId: string, expiresInSeconds: number): Promise<void> {
+  async signupRequested(db: Db, accountId: string, listId: string, contactId: string, expiresInSeconds: number): Promise<void> {
+    // The clock as a row: Citus refuses now() inside a CASE of a statement that changes rows.
     await sql`
-      update list_members set
-        signup_expires_at = now() + make_interval(secs => ${expiresInSeconds}),
-        confirmations_requested = case when confirmations_requested_since > now() - interval '1 day' then confirmations_requested + 1 else 1 end,
-        confirmations_requested_since = case when confirmations_requested_since > now() - interval '1 day' then confirmations_requested_since else now() end
-      where list_id = ${listId} and contact_id = ${contactId}`.execute(db);
+      with clock as (select now() as now)
+      update list_members m set
+        signup_expires_at = clock.now + make_interval(secs => ${expiresInSeconds}),
+        confirmations_requested = case when m.confirmations_requested_since > clock.now - interval '1 day' then m.confirmations_requested + 1 else 1 end,
+        confirmations_requested_since = case when m.confirmations_requested_since > clock.now - interval '1 day' then m.confirmations_requested_since else clock.now end
+      from clock
+      where m.account_id = ${accountId} and m.list_id = ${listId} and m.contact_id = ${contactId}`.execute(db);
   },
 
   /**

@@ -1,6 +1,7 @@
 import type { Metrics } from '../metrics/metrics.ts';
 import { sql } from 'kysely';
 import type { Transactions } from '../db/transactions.ts';
+import { accountOfId } from '../db/by-account.ts';
 import { newId } from '../db/ids.ts';
 import type { Db } from '../db/kysely.ts';
 import type { PendingEvent } from '../events/types.ts';
@@ -184,9 +185,12 @@ export class FeedbackService {
   async unsubscribe(messageId: string, source: 'link' | 'one_click', scope: 'topic' | 'all'): Promise<UnsubscribeResult> {
     if (isTransactionalId(messageId)) return this.unsubscribeCopy(messageId, source, scope);
     return this.transactions.run(async (db) => {
+      const accountId = await accountOfId(db, 'messages', messageId);
       const {
         rows: [message],
-      } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where id = ${messageId} for update`.execute(db);
+      } = accountId
+        ? await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages where account_id = ${accountId} and id = ${messageId} for update`.execute(db)
+        : { rows: [] };
       // A message whose recipient was erased has no address left to unsubscribe: its link is void.
       if (!message || message.email === '') return { outcome: 'not_found' };
       const topic = scope === 'topic' && message.contact_id ? await this.campaignTopic(db, message.campaign_id) : null;
@@ -313,8 +317,8 @@ export class FeedbackService {
     }
     const row = await this.db
       .selectFrom('messages')
-      .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
-      .leftJoin('topics', 'topics.id', 'campaigns.topic_id')
+      .innerJoin('campaigns', (join) => join.onRef('campaigns.account_id', '=', 'messages.account_id').onRef('campaigns.id', '=', 'messages.campaign_id'))
+      .leftJoin('topics', (join) => join.onRef('topics.account_id', '=', 'campaigns.account_id').onRef('topics.id', '=', 'campaigns.topic_id'))
       .select(['messages.email', 'messages.contact_id', 'topics.name'])
       .where('messages.id', '=', messageId)
       .executeTakeFirst();
@@ -324,8 +328,10 @@ export class FeedbackService {
 
   private async findMessage(db: Db, input: BounceInput): Promise<MessageRef | null> {
     if (input.messageId) {
+      const accountId = await accountOfId(db, 'messages', input.messageId);
+      if (!accountId || (input.accountId && input.accountId !== accountId)) return null;
       const { rows } = await sql<MessageRef>`select ${MESSAGE_COLUMNS} from messages
-        where id = ${input.messageId} and (${input.accountId ?? null}::text is null or account_id = ${input.accountId ?? null}) for update`.execute(db);
+        where account_id = ${accountId} and id = ${input.messageId} for update`.execute(db);
       return rows[0] ?? null;
     }
     if (!input.email || !input.accountId) return null;
@@ -338,7 +344,7 @@ export class FeedbackService {
     if (!contactId && !email) return null;
     const query = db.selectFrom('contacts').select(['id', 'email']).forUpdate();
     const row = contactId
-      ? await query.where('id', '=', contactId).executeTakeFirst()
+      ? await query.where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst()
       : await query
           .where('account_id', '=', accountId)
           .where(sql<boolean>`lower(email) = lower(${email})`)

@@ -213,7 +213,7 @@ export async function fanOut(tx: Tx, events: readonly { id: string; account_id: 
     on conflict (account_id, webhook_id, event_id) do nothing`.execute(tx);
 }
 
-export type ClaimedDelivery = Pick<DeliveryRecord, 'id' | 'webhook_id' | 'event_id' | 'attempts'>;
+export type ClaimedDelivery = Pick<DeliveryRecord, 'id' | 'account_id' | 'webhook_id' | 'event_id' | 'attempts'>;
 
 export interface ClaimLimits {
   /** Deliveries one endpoint may hold in this process, those it holds already included. */
@@ -256,7 +256,7 @@ export async function claimDue(db: Db, limits: ClaimLimits): Promise<ClaimedDeli
         limit ${limits.total - claimed.length}
       ) picked
       where d.account_id = ${accountId} and d.id = picked.id
-      returning d.id, d.webhook_id, d.event_id, d.attempts`.execute(db);
+      returning d.id, d.account_id, d.webhook_id, d.event_id, d.attempts`.execute(db);
     claimed.push(...rows);
   }
   return claimed;
@@ -264,6 +264,7 @@ export async function claimDue(db: Db, limits: ClaimLimits): Promise<ClaimedDeli
 
 /** How an endpoint fared in a batch of attempts. */
 export interface EndpointOutcome {
+  accountId: string;
   webhookId: string;
   success: boolean;
   failure: boolean;
@@ -274,6 +275,7 @@ export interface EndpointOutcome {
 /** A delivery after its attempt: its status, and when it is tried again if it is. */
 export interface DeliveryOutcome extends AttemptRecord {
   id: string;
+  accountId: string;
   status: DeliveryStatus;
   attempts: number;
   retryInSeconds: number | null;
@@ -293,23 +295,27 @@ export async function recordAttempts(
   // Endpoints first, in id order, as deleting an endpoint locks it and then its deliveries: the
   // same order on both sides, so the two never deadlock.
   const sorted = [...endpoints].sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
+  // The clock as a row: Citus refuses now() inside a CASE or COALESCE of a statement that changes rows.
   await sql`
+    with clock as (select now() as now)
     update webhooks w set
-      last_success_at = case when u.success then now() else w.last_success_at end,
-      last_failure_at = case when u.failure then now() else w.last_failure_at end,
-      failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, now()) else w.failing_since end,
-      active = case when u.gone or (not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => ${disableAfterSeconds})) then false else w.active end,
-      disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, now()) <= now() - make_interval(secs => ${disableAfterSeconds}) then 'failing' else w.disabled_reason end,
-      updated_at = now()
-    from unnest(${sorted.map((e) => e.webhookId)}::text[], ${sorted.map((e) => e.success)}::boolean[], ${sorted.map((e) => e.failure)}::boolean[], ${sorted.map((e) => e.gone)}::boolean[]) as u(id, success, failure, gone)
-    where w.id = u.id`.execute(tx);
+      last_success_at = case when u.success then clock.now else w.last_success_at end,
+      last_failure_at = case when u.failure then clock.now else w.last_failure_at end,
+      failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, clock.now) else w.failing_since end,
+      active = case when u.gone or (not u.success and coalesce(w.failing_since, clock.now) <= clock.now - make_interval(secs => ${disableAfterSeconds})) then false else w.active end,
+      disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, clock.now) <= clock.now - make_interval(secs => ${disableAfterSeconds}) then 'failing' else w.disabled_reason end,
+      updated_at = clock.now
+    from clock, unnest(${sorted.map((e) => e.accountId)}::text[], ${sorted.map((e) => e.webhookId)}::text[], ${sorted.map((e) => e.success)}::boolean[],
+      ${sorted.map((e) => e.failure)}::boolean[], ${sorted.map((e) => e.gone)}::boolean[]) as u(account_id, id, success, failure, gone)
+    where w.account_id = u.account_id and w.id = u.id`.execute(tx);
   await sql`
+    with clock as (select now() as now)
     update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
-      next_retry_at = case when u.retry_in is null then null else now() + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = now()
-    from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
+      next_retry_at = case when u.retry_in is null then null else clock.now + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = clock.now
+    from clock, unnest(${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
       ${deliveries.map((d) => d.latencyMs)}::int[], ${deliveries.map((d) => d.excerpt)}::text[], ${deliveries.map((d) => d.error)}::text[], ${deliveries.map((d) => d.retryInSeconds)}::float8[])
-      as u(id, status, attempts, code, latency, excerpt, error, retry_in)
-    where d.id = u.id`.execute(tx);
+      as u(account_id, id, status, attempts, code, latency, excerpt, error, retry_in)
+    where d.account_id = u.account_id and d.id = u.id`.execute(tx);
 }
 
 // Sealed secrets, as a new key ring seals them again

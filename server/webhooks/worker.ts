@@ -222,6 +222,7 @@ export class WebhookWorker {
       const status = outcome.success ? 'succeeded' : retryInSeconds === null ? 'failed' : 'pending';
       deliveries.push({
         id: delivery.id,
+        accountId: delivery.account_id,
         status,
         attempts,
         retryInSeconds,
@@ -230,7 +231,13 @@ export class WebhookWorker {
         excerpt: outcome.excerpt,
         error: outcome.error,
       });
-      const endpoint = endpoints.get(delivery.webhook_id) ?? { webhookId: delivery.webhook_id, success: false, failure: false, gone: false };
+      const endpoint = endpoints.get(delivery.webhook_id) ?? {
+        accountId: delivery.account_id,
+        webhookId: delivery.webhook_id,
+        success: false,
+        failure: false,
+        gone: false,
+      };
       if (outcome.success) endpoint.success = true;
       else endpoint.failure = true;
       if (gone) endpoint.gone = true;
