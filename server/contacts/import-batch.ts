@@ -69,7 +69,7 @@ const insertOrMerge = (accountId: string, importId: string, mode: ImportMode, at
            case when s.status in ('unsubscribed', 'bounced', 'complained') then now() end, ${importId}
     from (${DISTINCT_STAGED}) s
     on conflict (account_id, lower(email) text_pattern_ops) do update set ${merge('excluded', importId, at)}
-    where ${mode} = 'upsert' or c.last_import_id = ${importId} or ${pendingSignup('c')}
+    where ${sql.lit(mode === 'upsert')} or c.last_import_id = excluded.last_import_id or ${pendingSignup('c')}
     returning old.id is null or ${pendingSignup('old')} as created, old.last_import_id is not distinct from ${importId} as repeat,
       c.account_id, old.status as before, c.status as after
   ), counted as (${countingChanges(sql<StatusChange>`select account_id, before, after from written`)})

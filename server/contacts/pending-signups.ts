@@ -8,9 +8,12 @@ import { countingChanges, type StatusChange } from './status-counts.ts';
  * them, and the lists' way to remove those whose sign-up expired.
  */
 
-/** SQL: the contact row `alias` is one an unconfirmed double opt-in sign-up made (`PENDING_SIGNUP_REASON`). */
+/**
+ * SQL: the contact row `alias` is one an unconfirmed double opt-in sign-up made
+ * (`PENDING_SIGNUP_REASON`, a literal: Citus loses the type of a parameter in ON CONFLICT's WHERE).
+ */
 export const pendingSignup = (alias: 'c' | 'old') =>
-  sql<SqlBool>`(${sql.raw(alias)}.status = 'unsubscribed' and ${sql.raw(alias)}.status_reason = ${PENDING_SIGNUP_REASON})`;
+  sql<SqlBool>`(${sql.raw(alias)}.status = 'unsubscribed' and ${sql.raw(alias)}.status_reason = ${sql.lit(PENDING_SIGNUP_REASON)})`;
 
 /**
  * Deletes those of `contactIds` that an unconfirmed sign-up made and that have nothing else: no

@@ -126,23 +126,13 @@ const REF_COLUMNS = [
   'enrollment_id',
 ] as const;
 
-export const emails = {
-  /**
-   * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
-   * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement:
-   * the standing read and both inserts are CTEs, so any number of requests, of any accounts,
-   * cost one round trip and no explicit transaction. Every content is stored, even one whose
-   * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
-   * whatever their number, and through `Transactions` it runs prepared, planned once per connection (in a
-   * transaction, `db`, it is not).
-   */
-  async insertMany(on: { transactions: Transactions } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
-    if (!items.length) return new Map();
-    const contents = items.map((i) => i.content);
-    const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
-    const ofContents = <T>(of: (c: NewContent) => T) => contents.map(of);
-    const ofRows = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
-    const query = sql<{ id: string; refused: Refusal | null }>`
+/** `emails.insertMany` for one account's requests, in one statement. */
+async function insertAccountRequests(on: { transactions: Transactions } | { db: Db }, accountId: string, items: NewRequest[]): Promise<Map<string, Refusal>> {
+  const contents = items.map((i) => i.content);
+  const rows = items.flatMap(({ content, recipients, shared }) => recipients.map((r) => ({ r, content, shared })));
+  const ofContents = <T>(of: (c: NewContent) => T) => contents.map(of);
+  const ofRows = <T>(of: (row: (typeof rows)[number]) => T) => rows.map(of);
+  const query = sql<{ id: string; refused: Refusal | null }>`
       with x as (
         select * from unnest(${ofRows((x) => x.r.id)}::text[], ${ofRows((x) => x.content.accountId)}::text[], ${ofRows((x) => x.content.id)}::text[],
           ${ofRows((x) => x.r.email)}::text[], ${ofRows((x) => x.r.kind)}::text[], ${ofRows((x) => JSON.stringify(x.shared.tags))}::jsonb[],
@@ -152,7 +142,7 @@ export const emails = {
           ${ofRows((x) => x.shared.journey?.enrollmentId ?? null)}::text[])
           as x(id, account_id, content_id, email, kind, tags, metadata, track_opens, track_clicks, scheduled_at, automation_id, automation_step_id, enrollment_id)
       ),
-      standing as (${standingOf(sql`x`, sql`x.account_id`)}),
+      standing as (${standingOf(sql`x`, sql`${accountId}::text`)}),
       contents as (
         insert into email_contents (id, account_id, from_email, from_name, reply_to, to_header, cc_header, subject, html, text, headers, attachments, created_at)
         select *, now() from unnest(${ofContents((c) => c.id)}::text[], ${ofContents((c) => c.accountId)}::text[], ${ofContents((c) => c.fromEmail)}::text[],
@@ -171,8 +161,27 @@ export const emails = {
         returning id
       )
       select s.id, s.refused from standing s where s.refused is not null`;
-    const refused = 'transactions' in on ? await on.transactions.prepared(query) : (await query.execute(on.db)).rows;
-    return new Map(refused.map((r) => [r.id, r.refused!]));
+  const refused = 'transactions' in on ? await on.transactions.prepared(query) : (await query.execute(on.db)).rows;
+  return new Map(refused.map((r) => [r.id, r.refused!]));
+}
+
+export const emails = {
+  /**
+   * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
+   * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement per
+   * account: the standing read and both inserts are CTEs, so any number of requests of an
+   * account cost one round trip and no explicit transaction. Every content is stored, even one whose
+   * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
+   * whatever their number, and through `Transactions` it runs prepared, planned once per connection (in a
+   * transaction, `db`, it is not).
+   */
+  async insertMany(on: { transactions: Transactions } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
+    // One statement per account: under Citus each then runs against its account's shard alone.
+    const byAccount = new Map<string, NewRequest[]>();
+    for (const item of items) byAccount.set(item.content.accountId, [...(byAccount.get(item.content.accountId) ?? []), item]);
+    const refused = new Map<string, Refusal>();
+    for (const [accountId, ofAccount] of byAccount) for (const [id, why] of await insertAccountRequests(on, accountId, ofAccount)) refused.set(id, why);
+    return refused;
   },
 
   /**

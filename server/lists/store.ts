@@ -158,7 +158,8 @@ export const listStore = {
   /**
    * Adds the contacts to the list as `status`, in one statement; with `overwrite`, existing
    * members of another status take it too. A member made `unconfirmed` is due a confirmation
-   * now. Rows go in contact order, so concurrent adds lock members in one order.
+   * now. Rows go in contact order, so concurrent adds lock members in one order. `overwrite`
+   * is written as a literal: Citus loses the type of a parameter in ON CONFLICT's WHERE.
    */
   async addMembers(db: Db, target: { accountId: string; listId: string }, contactIds: readonly string[], status: MemberStatus, overwrite: boolean) {
     const { rows } = await sql<WrittenMember>`
@@ -169,7 +170,7 @@ export const listStore = {
       order by i.id
       on conflict (account_id, list_id, contact_id) do update set
         status = excluded.status, confirmation_due_at = excluded.confirmation_due_at, updated_at = excluded.updated_at
-      where ${overwrite} and m.status <> excluded.status
+      where ${sql.lit(overwrite)} and m.status <> excluded.status
       returning m.contact_id, old.contact_id is null as added, m.status`.execute(db);
     return rows;
   },
@@ -210,13 +211,13 @@ export const listStore = {
    * starts again).
    */
   async signupRequested(db: Db, accountId: string, listId: string, contactId: string, expiresInSeconds: number): Promise<void> {
-    // The clock as a row: Citus refuses now() inside a CASE of a statement that changes rows.
+    // The clock as a row: Citus refuses now(), and time arithmetic, inside a CASE of a statement that changes rows.
     await sql`
-      with clock as (select now() as now)
+      with clock as (select now() as now, now() - interval '1 day' as day_ago)
       update list_members m set
         signup_expires_at = clock.now + make_interval(secs => ${expiresInSeconds}),
-        confirmations_requested = case when m.confirmations_requested_since > clock.now - interval '1 day' then m.confirmations_requested + 1 else 1 end,
-        confirmations_requested_since = case when m.confirmations_requested_since > clock.now - interval '1 day' then m.confirmations_requested_since else clock.now end
+        confirmations_requested = case when m.confirmations_requested_since > clock.day_ago then m.confirmations_requested + 1 else 1 end,
+        confirmations_requested_since = case when m.confirmations_requested_since > clock.day_ago then m.confirmations_requested_since else clock.now end
       from clock
       where m.account_id = ${accountId} and m.list_id = ${listId} and m.contact_id = ${contactId}`.execute(db);
   },

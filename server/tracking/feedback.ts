@@ -193,7 +193,7 @@ export class FeedbackService {
         : { rows: [] };
       // A message whose recipient was erased has no address left to unsubscribe: its link is void.
       if (!message || message.email === '') return { outcome: 'not_found' };
-      const topic = scope === 'topic' && message.contact_id ? await this.campaignTopic(db, message.campaign_id) : null;
+      const topic = scope === 'topic' && message.contact_id ? await this.campaignTopic(db, message.account_id, message.campaign_id) : null;
       const first = message.unsubscribed_at === null;
       const events: PendingEvent[] = [];
       if (topic && message.contact_id) {
@@ -291,17 +291,18 @@ export class FeedbackService {
   /** The topic of an automation, if it has one. */
   private async automationTopic(db: Db, accountId: string, automationId: string): Promise<{ id: string; name: string } | null> {
     const { rows } = await sql<{ id: string; name: string }>`
-      select t.id, t.name from automations a join topics t on t.id = a.settings->>'topic_id'
+      select t.id, t.name from automations a join topics t on t.account_id = a.account_id and t.id = a.settings->>'topic_id'
       where a.account_id = ${accountId} and a.id = ${automationId}`.execute(db);
     return rows[0] ?? null;
   }
 
   /** The topic of a campaign, if it has one. */
-  private async campaignTopic(db: Db, campaignId: string): Promise<{ id: string; name: string } | null> {
+  private async campaignTopic(db: Db, accountId: string, campaignId: string): Promise<{ id: string; name: string } | null> {
     const row = await db
       .selectFrom('campaigns')
-      .innerJoin('topics', 'topics.id', 'campaigns.topic_id')
+      .innerJoin('topics', (join) => join.onRef('topics.account_id', '=', 'campaigns.account_id').onRef('topics.id', '=', 'campaigns.topic_id'))
       .select(['topics.id', 'topics.name'])
+      .where('campaigns.account_id', '=', accountId)
       .where('campaigns.id', '=', campaignId)
       .executeTakeFirst();
     return row ?? null;

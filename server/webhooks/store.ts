@@ -295,15 +295,15 @@ export async function recordAttempts(
   // Endpoints first, in id order, as deleting an endpoint locks it and then its deliveries: the
   // same order on both sides, so the two never deadlock.
   const sorted = [...endpoints].sort((a, b) => (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0));
-  // The clock as a row: Citus refuses now() inside a CASE or COALESCE of a statement that changes rows.
+  // The clock as a row: Citus refuses now(), and time arithmetic, inside a CASE or COALESCE of a statement that changes rows.
   await sql`
-    with clock as (select now() as now)
+    with clock as (select now() as now, now() - make_interval(secs => ${disableAfterSeconds}) as disable_before)
     update webhooks w set
       last_success_at = case when u.success then clock.now else w.last_success_at end,
       last_failure_at = case when u.failure then clock.now else w.last_failure_at end,
       failing_since = case when u.success then null when u.failure then coalesce(w.failing_since, clock.now) else w.failing_since end,
-      active = case when u.gone or (not u.success and coalesce(w.failing_since, clock.now) <= clock.now - make_interval(secs => ${disableAfterSeconds})) then false else w.active end,
-      disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, clock.now) <= clock.now - make_interval(secs => ${disableAfterSeconds}) then 'failing' else w.disabled_reason end,
+      active = case when u.gone or (not u.success and coalesce(w.failing_since, clock.now) <= clock.disable_before) then false else w.active end,
+      disabled_reason = case when u.gone then 'gone' when not u.success and coalesce(w.failing_since, clock.now) <= clock.disable_before then 'failing' else w.disabled_reason end,
       updated_at = clock.now
     from clock, unnest(${sorted.map((e) => e.accountId)}::text[], ${sorted.map((e) => e.webhookId)}::text[], ${sorted.map((e) => e.success)}::boolean[],
       ${sorted.map((e) => e.failure)}::boolean[], ${sorted.map((e) => e.gone)}::boolean[]) as u(account_id, id, success, failure, gone)
@@ -311,7 +311,7 @@ export async function recordAttempts(
   await sql`
     with clock as (select now() as now)
     update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
-      next_retry_at = case when u.retry_in is null then null else clock.now + make_interval(secs => u.retry_in) end, locked_until = null, updated_at = clock.now
+      next_retry_at = clock.now + make_interval(secs => u.retry_in), locked_until = null, updated_at = clock.now
     from clock, unnest(${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
       ${deliveries.map((d) => d.latencyMs)}::int[], ${deliveries.map((d) => d.excerpt)}::text[], ${deliveries.map((d) => d.error)}::text[], ${deliveries.map((d) => d.retryInSeconds)}::float8[])
       as u(account_id, id, status, attempts, code, latency, excerpt, error, retry_in)
