@@ -12,7 +12,7 @@ const ALONE = ['test/api/hostile-content.test.ts'];
  * The API suites that touch data, run again on a Citus cluster of a coordinator and two workers
  * (test/setup/cluster.ts), each file on a database of its own, distributed by account.
  */
-const ON_CLUSTER = ['test/api/contacts.test.ts'];
+const ON_CLUSTER = ['test/api/contacts.test.ts', 'test/api/contacts-bulk.test.ts', 'test/api/imports.test.ts', 'test/api/outbox.test.ts'];
 
 export default defineConfig({
   test: {

@@ -388,28 +388,33 @@ describe('imports across accounts', () => {
 
 describe('an update_only batch against an account that has just grown', () => {
   // 10,000 contacts imported and 2,500 updates explained: beside the other files on 2 cores it has run past 30 s.
-  it('finds each row through the unique index on email, not by scanning the account per row', { timeout: 90_000 }, async () => {
-    const account = await newAccount(sendline.url, 'plans');
-    const contacts = Array.from({ length: 10_000 }, (_, i) => ({ email: `grown${i}@example.com` }));
-    const imported = await account.api('POST', '/api/contacts/import', { body: { contacts } });
-    expect(imported.body).toMatchObject({ status: 'completed', created: 10_000 });
-    // Planner statistics lag behind an import: PostgreSQL still takes the account for a small one.
-    const db = new pg.Client({ connectionString: fileDatabaseUrl() });
-    await db.connect();
-    const plans: string[] = [];
-    db.on('notice', (notice) => plans.push(notice.message ?? ''));
-    try {
-      await db.query(`begin; load 'auto_explain'; set local auto_explain.log_min_duration = 0; set local auto_explain.log_level = notice`);
-      const batch = new StagingBatch();
-      for (let i = 0; i < 2_500; i++) batch.add(toImportRow(i + 1, { email: `grown${i * 4}@example.com`, first_name: 'Again' }, []));
-      const counts = await writeBatch(sqlOnClient(db), { importId: imported.body.id, accountId: account.accountId, mode: 'update_only' }, batch);
-      expect(counts).toMatchObject({ created: 0, failed: 0 });
-      const update = plans.find((plan) => plan.includes('Update on contacts'));
-      expect(update).toContain('Index Scan using contacts_account_email on contacts');
-      expect(update).not.toMatch(/Bitmap Heap Scan on contacts|Materialize/);
-    } finally {
-      await db.query('rollback');
-      await db.end();
-    }
-  });
+  // The plan read is a single node's; on Citus the coordinator's plan hides the shard's.
+  it.skipIf(process.env.SENDLINE_TEST_ON_CLUSTER)(
+    'finds each row through the unique index on email, not by scanning the account per row',
+    { timeout: 90_000 },
+    async () => {
+      const account = await newAccount(sendline.url, 'plans');
+      const contacts = Array.from({ length: 10_000 }, (_, i) => ({ email: `grown${i}@example.com` }));
+      const imported = await account.api('POST', '/api/contacts/import', { body: { contacts } });
+      expect(imported.body).toMatchObject({ status: 'completed', created: 10_000 });
+      // Planner statistics lag behind an import: PostgreSQL still takes the account for a small one.
+      const db = new pg.Client({ connectionString: fileDatabaseUrl() });
+      await db.connect();
+      const plans: string[] = [];
+      db.on('notice', (notice) => plans.push(notice.message ?? ''));
+      try {
+        await db.query(`begin; load 'auto_explain'; set local auto_explain.log_min_duration = 0; set local auto_explain.log_level = notice`);
+        const batch = new StagingBatch();
+        for (let i = 0; i < 2_500; i++) batch.add(toImportRow(i + 1, { email: `grown${i * 4}@example.com`, first_name: 'Again' }, []));
+        const counts = await writeBatch(sqlOnClient(db), { importId: imported.body.id, accountId: account.accountId, mode: 'update_only' }, batch);
+        expect(counts).toMatchObject({ created: 0, failed: 0 });
+        const update = plans.find((plan) => plan.includes('Update on contacts'));
+        expect(update).toContain('Index Scan using contacts_account_email on contacts');
+        expect(update).not.toMatch(/Bitmap Heap Scan on contacts|Materialize/);
+      } finally {
+        await db.query('rollback');
+        await db.end();
+      }
+    },
+  );
 });

@@ -22,3 +22,5 @@ try {
   await db.end();
 }
 process.env.SENDLINE_TEST_DATABASE_URL = url;
+// For the few tests that read a single node's plans.
+process.env.SENDLINE_TEST_ON_CLUSTER = 'true';
