@@ -170,18 +170,25 @@ export const emails = {
    * Requests' contents, and one row per recipient the stream lets through, queued (or scheduled)
    * at once; answers the refused recipients' reasons by id (see `standingOf`). One statement per
    * account: the standing read and both inserts are CTEs, so any number of requests of an
-   * account cost one round trip and no explicit transaction. Every content is stored, even one whose
+   * account cost one round trip and no explicit transaction (several accounts' share one). Every content is stored, even one whose
    * recipients were all refused. Rows go as columns (unnest): the statement's text is the same
    * whatever their number, and through `Transactions` it runs prepared, planned once per connection (in a
    * transaction, `db`, it is not).
    */
   async insertMany(on: { transactions: Transactions } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
+    if (!items.length) return new Map();
     // One statement per account: under Citus each then runs against its account's shard alone.
     const byAccount = new Map<string, NewRequest[]>();
     for (const item of items) byAccount.set(item.content.accountId, [...(byAccount.get(item.content.accountId) ?? []), item]);
-    const refused = new Map<string, Refusal>();
-    for (const [accountId, ofAccount] of byAccount) for (const [id, why] of await insertAccountRequests(on, accountId, ofAccount)) refused.set(id, why);
-    return refused;
+    const [only] = byAccount;
+    if (byAccount.size === 1) return insertAccountRequests(on, only[0], only[1]);
+    // Several accounts' statements in one transaction: a batch is written whole or not at all.
+    const insertAll = async (db: Db) => {
+      const refused = new Map<string, Refusal>();
+      for (const [accountId, ofAccount] of byAccount) for (const [id, why] of await insertAccountRequests({ db }, accountId, ofAccount)) refused.set(id, why);
+      return refused;
+    };
+    return 'transactions' in on ? on.transactions.run(insertAll) : insertAll(on.db);
   },
 
   /**
