@@ -41,7 +41,8 @@ export default defineConfig({
           include: ON_CLUSTER,
           globalSetup: ['test/setup/cluster.ts'],
           setupFiles: ['test/setup/cluster-file-database.ts'],
-          sequence: { groupOrder: 0 },
+          // After the others: its three PostgreSQL servers and long files would slow theirs.
+          sequence: { groupOrder: 2 },
         },
       },
     ],
