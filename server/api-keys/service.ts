@@ -8,13 +8,13 @@ import type { ApiKeyRow } from './entities.ts';
 import { apiKeyJson } from './json.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, currentWindow, type RateLimitStore } from '../rate-limits/limiter.ts';
 import type { ApiKeyRepository, KeyFound } from './repository.ts';
-
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
 import { compileAllowList, ipAllowed, parseCidr } from '../net/cidr.ts';
 import { badKeyBucket, type Access } from '../auth/access.ts';
 import type { CachedKey } from '../auth/credential-cache.ts';
 import type { KeyCheck } from '../auth/middleware.ts';
 import type { KeyUsage } from './usage.ts';
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
 
 const KEY_PREFIX = 'sl_live_';
 const VISIBLE_CHARS = KEY_PREFIX.length + 6;

@@ -20,7 +20,7 @@ export interface CachedSession {
   expiresAt: Date;
 }
 
-/** What `sendline_revocations` announces (see the RevocationAnnouncements migration). */
+/** What `sendline_revocations` announces (see `announceRevoked`). */
 export interface RevocationSource {
   onRevoked(handler: (credential: string) => void): void;
   onConnected(handler: () => void): void;

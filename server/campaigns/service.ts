@@ -121,7 +121,8 @@ export interface CampaignLookups {
 
 /**
  * Deletes or detaches, in the deleting transaction, what other features keep of a campaign
- * being deleted and no foreign key reaches: its messages, opens and clicks; its conversions.
+ * being deleted and no foreign key reaches: its messages, opens and clicks; its conversions and
+ * payments.
  */
 export type ForgetCampaign = (db: Db, accountId: string, campaignId: string) => Promise<void>;
 

@@ -529,7 +529,7 @@ export async function clearTopic(db: Db, accountId: string, topicId: string): Pr
   await db.updateTable('campaigns').set({ topic_id: null }).where('account_id', '=', accountId).where('topic_id', '=', topicId).execute();
 }
 
-/** The messages of a campaign being deleted (the rest of its rows go by foreign keys). */
+/** The messages of a campaign being deleted (see `ForgetCampaign`). */
 export async function deleteMessagesOf(db: Db, accountId: string, campaignId: string): Promise<void> {
   await db.deleteFrom('messages').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
 }

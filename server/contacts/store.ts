@@ -34,7 +34,7 @@ export async function insertContact(
     .values(contact)
     .onConflict((oc) => oc.doNothing())
     .returning(['id', 'tags', 'account_id', 'status']);
-  const { insert } = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
+  const insert = appending(contact.account_id, [event], sql<boolean>`exists (select 1 from inserted)`);
   // Journeys start from the contacts the account makes, not from a public sign-up still unconfirmed.
   const signalled = signals
     ? sql`, created_signal as (${signalling(contact.account_id, 'contact_created', sql`select id as contact_id, '' as key from inserted`)}),

@@ -30,12 +30,12 @@ export const QUEUE_TABLES: readonly string[] = ['agenda_jobs', 'agenda_logs'];
 const ANCHOR = 'contacts';
 
 /** What the command that distributes the tables is called, for the message that asks for it. */
-export const DISTRIBUTE_COMMAND = 'sendline distribute';
+const DISTRIBUTE_COMMAND = 'sendline distribute';
 
 type Query = Pick<pg.ClientBase, 'query'>;
 
 /** Whether the database is a Citus coordinator (the `citus` extension is installed). */
-export async function isCitus(db: Query): Promise<boolean> {
+async function isCitus(db: Query): Promise<boolean> {
   const { rows } = await db.query("select 1 from pg_extension where extname = 'citus'");
   return rows.length > 0;
 }
@@ -64,7 +64,7 @@ async function places(db: Query): Promise<TablePlace[]> {
 const isInPlace = (p: TablePlace) => (p.wanted === 'reference' ? p.method === 'n' && p.replicated : p.method === 'h');
 
 /** The tables not yet what they should be, on a Citus coordinator (none elsewhere). */
-export async function undistributedTables(db: Query): Promise<string[]> {
+async function undistributedTables(db: Query): Promise<string[]> {
   if (!(await isCitus(db))) return [];
   return (await places(db)).filter((p) => !isInPlace(p)).map((p) => p.table);
 }

@@ -28,8 +28,7 @@ export async function undispatchedCount(db: Db): Promise<number> {
  * account's at a time (under Citus, one shard's), the accounts of the oldest in turn.
  */
 export async function lockUndispatched(tx: Tx, limit: number): Promise<Pick<EventRecord, 'id' | 'account_id' | 'type'>[]> {
-  // `seq` is not written by the ORM, so the entity does not map it; the partial index
-  // `events_undispatched` serves this order.
+  // The partial index `events_undispatched` serves this order.
   const oldest = await tx
     .selectFrom('events')
     .select('account_id')

@@ -95,14 +95,15 @@ export async function announce(db: Db, accountId: string, appended: Appended | n
 }
 
 /**
- * `append` as a fragment, for a data-modifying CTE: a writer whose change and its few events go
- * in one statement (one round trip, one implicit transaction). The events are written only
- * `when` holds (e.g. `exists (select 1 from changed)`); `dispatched` follows `bornDispatched`,
- * evaluated per event.
+ * `append` as a fragment, for a data-modifying CTE named `appended`: a writer whose change and
+ * its few events go in one statement (one round trip, one implicit transaction). The events are
+ * written only `when` holds (e.g. `exists (select 1 from changed)`); `dispatched` follows
+ * `bornDispatched`, evaluated per event. The statement answers `appendedBy` too, and its caller
+ * announces them (`announce`), as with `appendingEach`.
  */
-export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): { ids: string[]; insert: RawBuilder<unknown> } {
+export function appending(accountId: string, events: PendingEvent[], when: RawBuilder<boolean>): RawBuilder<unknown> {
   const ids = events.map(() => newId('evt'));
-  if (!events.length) return { ids, insert: sql`select null::bigint as seq, true as dispatched where false` };
+  if (!events.length) return sql`select null::bigint as seq, true as dispatched where false`;
   // A row of VALUES per event: for a few events, cheaper to plan and run than unnest().
   const rows = events.map((e, i) => sql`(${ids[i]}, ${e.type}, ${JSON.stringify(e.data)}::json)`);
   const insert = sql`insert into events (id, account_id, type, data, dispatched)
@@ -110,7 +111,7 @@ export function appending(accountId: string, events: PendingEvent[], when: RawBu
     from (select ${accountId}::text as id) a, (values ${sql.join(rows)}) as e(id, type, data)
     where ${when}
     returning seq, dispatched`;
-  return { ids, insert };
+  return insert;
 }
 
 /**

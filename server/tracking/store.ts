@@ -203,7 +203,7 @@ export async function recordSendBounces(
 
 // ---- Erasure (GDPR): records stay for the counts, without address, IP, user agent or the texts that may quote the address.
 
-/** The opens and clicks of a campaign being deleted (its other records go by foreign keys). */
+/** The opens and clicks of a campaign being deleted (see `ForgetCampaign`); its bounces, unsubscribes and rollups go by foreign keys. */
 export async function deleteHitsOf(db: Db, accountId: string, campaignId: string): Promise<void> {
   for (const table of ['opens', 'clicks'] as const) {
     await db.deleteFrom(table).where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();

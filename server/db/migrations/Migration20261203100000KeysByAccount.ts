@@ -79,10 +79,10 @@ const FOREIGN_KEYS = [
  * The four foreign keys that set a column null on delete cannot include the distribution column
  * under Citus; the module that deletes the parent now clears the references itself:
  * `campaigns.topic_id` (topics), `conversions.campaign_id` and `payments.campaign_id`
- * (campaigns), `emails.contact_id` (contacts). So do the three triggers that deleted or released
- * rows no foreign key reaches: a campaign's messages, opens and clicks, and the messages of a
- * deleted contact. The third deleted an account's contacts and events with it; Sendline deletes
- * no account, and an operator who does deletes those first.
+ * (campaigns), `emails.contact_id` (contacts). So do two of the three triggers that deleted or
+ * released rows no foreign key reaches: a campaign's messages, opens and clicks, and the messages
+ * of a deleted contact. The third deleted an account's contacts and events with it; Sendline
+ * deletes no account, and an operator who does deletes those first.
  */
 export class Migration20261203100000KeysByAccount extends Migration {
   override name = 'Migration20261203100000KeysByAccount';
