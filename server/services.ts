@@ -130,7 +130,7 @@ const contactTags = { tagCounts, tagCount, renameTag, removeTag, retagContacts }
 
 /** What each feature keeps about a person, for the GDPR access and erasure. */
 const personalData: PersonalData = {
-  topicOptouts: (db, contactId) => optouts.ofContact(db, contactId),
+  topicOptouts: (db, accountId, contactId) => optouts.ofContact(db, accountId, contactId),
   suppression: (db, accountId, email) => suppressionStore.byEmail(db, accountId, email),
   emails: emailsOfPerson,
   eraseMessages: eraseRecipient,
@@ -232,7 +232,7 @@ const journeyContacts: JourneyContacts = {
     return new Map(contacts.map((c) => [c.id, { ...c, timezone: c.timezone ?? accountZone }]));
   },
   find: async (db, accountId, ids, emails) => (await listStore.findContacts(db, accountId, ids, emails)).contacts,
-  optedOut: (db, _accountId, topicId, contactIds) => optouts.among(db, topicId, contactIds),
+  optedOut: (db, accountId, topicId, contactIds) => optouts.among(db, accountId, topicId, contactIds),
   async change(tx, accountId, contactIds, change) {
     const ids = sql<SqlBool>`c.id = any(${contactIds}::text[])`;
     if (change.addTags.length || change.removeTags.length)

@@ -138,7 +138,7 @@ export class AnalyticsService {
     if (!campaign) throw notFound('campaign');
     const dailyFrom = new Date((campaign.started_at ?? campaign.created_at).getTime() + HOURLY_FOR_MS);
     const [sums, revenue, series, links, domains, variants] = await Promise.all([
-      this.db.selectFrom('campaign_hourly').select(SUMS).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow(),
+      this.db.selectFrom('campaign_hourly').select(SUMS).where('account_id', '=', accountId).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow(),
       this.db
         .selectFrom('revenue_hourly')
         .select(['currency', sql<number>`sum(conversions)::int`.as('conversions'), sql<string>`sum(amount)::text`.as('amount')])
@@ -151,10 +151,11 @@ export class AnalyticsService {
         select case when bucket < ${dailyFrom}::timestamptz then bucket
                     else ${dailyFrom}::timestamptz + floor(extract(epoch from bucket - ${dailyFrom}::timestamptz) / 86400) * interval '1 day' end as at,
                sum(opens)::int as opens, sum(clicks)::int as clicks, sum(bounces_hard + bounces_soft)::int as bounces, sum(unsubscribes)::int as unsubscribes
-        from campaign_hourly where campaign_id = ${campaignId} group by 1 order by 1`.execute(this.db),
+        from campaign_hourly where account_id = ${accountId} and campaign_id = ${campaignId} group by 1 order by 1`.execute(this.db),
       this.db
         .selectFrom('campaign_links')
         .select(['url', 'unique_clicks', 'total_clicks'])
+        .where('account_id', '=', accountId)
         .where('campaign_id', '=', campaignId)
         .orderBy('unique_clicks', 'desc')
         .orderBy('total_clicks', 'desc')
@@ -164,12 +165,13 @@ export class AnalyticsService {
       this.db
         .selectFrom('campaign_domains')
         .select(['domain', 'sent', 'delivered', 'opens', 'clicks', 'bounces'])
+        .where('account_id', '=', accountId)
         .where('campaign_id', '=', campaignId)
         .orderBy('sent', 'desc')
         .orderBy('domain')
         .limit(20)
         .execute(),
-      campaign.variants ? variantFigures(this.db, campaignId, campaign.variants) : null,
+      campaign.variants ? variantFigures(this.db, accountId, campaignId, campaign.variants) : null,
     ]);
     return {
       campaign_id: campaignId,

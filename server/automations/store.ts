@@ -382,7 +382,7 @@ export const enrollments = {
           count(m.sent_at)::int as sent, count(*) filter (where m.status = 'delivered' or m.opened_at is not null or m.clicked_at is not null)::int as delivered,
           count(m.opened_at)::int as opened, count(m.clicked_at)::int as clicked, count(m.bounced_at)::int as bounced,
           count(m.unsubscribed_at)::int as unsubscribed, count(m.complained_at)::int as complained
-        from automation_path p left join emails m on m.id = p.message_id
+        from automation_path p left join emails m on m.account_id = p.account_id and m.id = p.message_id
         where p.account_id = ${accountId} and p.automation_id = ${automationId}
         group by p.step_id
       ), here as (

@@ -384,6 +384,6 @@ function stepEngagementCondition(stepId: string, engagement: string): RawBuilder
       : engagement === 'received'
         ? sql.ref('m.sent_at')
         : sql.ref('m.clicked_at');
-  const happened = sql<SqlBool>`exists (select 1 from emails m where m.id = ${message} and ${column} is not null)`;
+  const happened = sql<SqlBool>`exists (select 1 from emails m where m.account_id = e.account_id and m.id = ${message} and ${column} is not null)`;
   return engagement.startsWith('not_') ? sql<SqlBool>`not ${happened}` : happened;
 }

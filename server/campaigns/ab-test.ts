@@ -58,7 +58,7 @@ export function variantContent(content: CampaignContent, variant: CampaignVarian
 }
 
 /** Each variant's messages and unique engagement, in the campaign's order of variants. */
-export async function variantFigures(db: Db, campaignId: string, variants: CampaignVariant[]): Promise<VariantFigures[]> {
+export async function variantFigures(db: Db, accountId: string, campaignId: string, variants: CampaignVariant[]): Promise<VariantFigures[]> {
   // Delivered: accepted and not bounced since; engagement counts within those, opens by people
   // (a mail client's prefetch is no reader's choice).
   const { rows } = await sql<{ name: string; recipients: number; sent: number; delivered: number; opened: number; clicked: number; converted: number }>`
@@ -69,8 +69,8 @@ export async function variantFigures(db: Db, campaignId: string, variants: Campa
       count(*) filter (where d.delivered and v.contact_id is not null)::int as converted
     from messages m
     cross join lateral (select m.sent_at is not null and m.bounced_at is null and m.status <> 'bounced' as delivered) d
-    left join (select distinct contact_id from conversions where campaign_id = ${campaignId} and contact_id is not null) v on v.contact_id = m.contact_id
-    where m.campaign_id = ${campaignId} and m.variant is not null
+    left join (select distinct contact_id from conversions where account_id = ${accountId} and campaign_id = ${campaignId} and contact_id is not null) v on v.contact_id = m.contact_id
+    where m.account_id = ${accountId} and m.campaign_id = ${campaignId} and m.variant is not null
     group by m.variant`.execute(db);
   const byName = new Map(rows.map((r) => [r.name, r]));
   return variants.map(({ name }) => {

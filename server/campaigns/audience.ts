@@ -62,7 +62,7 @@ export function audienceCondition(accountId: string, definition: AudienceDefinit
   const inSources = sources.length ? sql<SqlBool>`(${sql.join(sources, sql` or `)})` : sql<SqlBool>`true`;
   return sql<SqlBool>`c.account_id = ${accountId} and c.status = 'subscribed'
     and not exists (select 1 from suppressions s where s.account_id = c.account_id and s.email_hash = sendline_email_hash(c.email))
-    and (${topicId}::text is null or not exists (select 1 from contact_topic_optouts o where o.topic_id = ${topicId} and o.contact_id = c.id))
+    and (${topicId}::text is null or not exists (select 1 from contact_topic_optouts o where o.account_id = c.account_id and o.topic_id = ${topicId} and o.contact_id = c.id))
     and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
     and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
     and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))
@@ -292,22 +292,23 @@ export const audiences = {
   },
 
   /** Takes the audience up again from its start for the contacts without a message: the rest of an A/B test. */
-  async reopen(tx: Db, campaignId: string): Promise<void> {
+  async reopen(tx: Db, accountId: string, campaignId: string): Promise<void> {
     await tx
       .updateTable('campaign_audiences')
       .set({ done_at: null, after_created_at: null, after_id: null, definition: sql`definition || '{"afterTest": true}'::jsonb` })
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .execute();
   },
 
   /** The piece's messages are recorded (in `tx`, with them). */
-  async finish(tx: Db, pieceId: string): Promise<void> {
-    await tx.deleteFrom('campaign_audience_pieces').where('id', '=', pieceId).execute();
+  async finish(tx: Db, accountId: string, pieceId: string): Promise<void> {
+    await tx.deleteFrom('campaign_audience_pieces').where('account_id', '=', accountId).where('id', '=', pieceId).execute();
   },
 
   /** Gives a piece back untouched (the relay failed, not the recipients): the next worker takes it again at once. */
-  async release(db: Db, pieceId: string): Promise<void> {
-    await db.updateTable('campaign_audience_pieces').set({ taken_at: null }).where('id', '=', pieceId).execute();
+  async release(db: Db, accountId: string, pieceId: string): Promise<void> {
+    await db.updateTable('campaign_audience_pieces').set({ taken_at: null }).where('account_id', '=', accountId).where('id', '=', pieceId).execute();
   },
 
   /** No more of the audience is sent (a cancelled campaign). */
@@ -323,16 +324,21 @@ export const audiences = {
   },
 
   /** Whether contacts remain to be taken, or pieces to be recorded. */
-  async hasWork(db: Db, campaignId: string): Promise<boolean> {
+  async hasWork(db: Db, accountId: string, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ work: boolean }>`
-      select exists (select 1 from campaign_audiences where campaign_id = ${campaignId} and done_at is null)
-        or exists (select 1 from campaign_audience_pieces where campaign_id = ${campaignId}) as work`.execute(db);
+      select exists (select 1 from campaign_audiences where account_id = ${accountId} and campaign_id = ${campaignId} and done_at is null)
+        or exists (select 1 from campaign_audience_pieces where account_id = ${accountId} and campaign_id = ${campaignId}) as work`.execute(db);
     return rows[0].work;
   },
 
   /** Whether the campaign's messages were written as it sent (false: all at its start, by an earlier release). */
-  async exists(db: Db, campaignId: string): Promise<boolean> {
-    const row = await db.selectFrom('campaign_audiences').select('campaign_id').where('campaign_id', '=', campaignId).executeTakeFirst();
+  async exists(db: Db, accountId: string, campaignId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('campaign_audiences')
+      .select('campaign_id')
+      .where('account_id', '=', accountId)
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
     return row !== undefined;
   },
 };

@@ -34,8 +34,8 @@ export class CampaignRepository {
     return campaigns.create(this.em, data);
   }
 
-  messages(campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
-    return messages.page(sqlOf(this.em), campaignId, status, after, limit);
+  messages(accountId: string, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
+    return messages.page(sqlOf(this.em), accountId, campaignId, status, after, limit);
   }
 
   /** What a test message personalises with, when the address is a contact's. */

@@ -125,7 +125,7 @@ export class CampaignSender {
     let cursor = '';
     let failingSince: number | null = null;
     while (!signal.aborted) {
-      if (halt.aborted || (await campaigns.status(db, campaignId)) !== 'sending') return 'done';
+      if (halt.aborted || (await campaigns.status(db, campaign.accountId, campaignId)) !== 'sending') return 'done';
       const piece = beforeWinner ? null : await this.takePiece(campaign.accountId, campaignId, campaign.winner?.variant ?? null);
       if (typeof piece === 'string') {
         await this.fail(campaign.accountId, campaignId, piece);
@@ -136,22 +136,22 @@ export class CampaignSender {
       else {
         // The audience is all sent: retries due, and messages given back by the relay. A campaign
         // sent in each contact's time zone claims only when a message is due.
-        const claimable = !timed || (await messages.dueNow(db, campaignId));
+        const claimable = !timed || (await messages.dueNow(db, campaign.accountId, campaignId));
         batch = claimable ? await messages.claim(db, campaign.accountId, campaignId, cursor, this.settings.batchSize, this.settings.leaseSeconds) : [];
         if (claimable && !batch.length && cursor)
           batch = await messages.claim(db, campaign.accountId, campaignId, '', this.settings.batchSize, this.settings.leaseSeconds);
         cursor = batch.at(-1)?.id ?? '';
       }
       if (!batch.length) {
-        if (piece) await this.transactions.run((tx) => audiences.finish(tx, piece.id));
+        if (piece) await this.transactions.run((tx) => audiences.finish(tx, campaign.accountId, piece.id));
         else {
           const state = await this.tryComplete(campaign.accountId, campaignId);
           // Waiting for a test's results holds no job: the tick picks the winner and staffs the rest.
           if (state !== 'busy') return 'done';
           // Hours may pass before the next zone's local time: the tick staffs the campaign again a minute before.
-          if (timed && (await messages.allWaiting(db, campaignId))) return 'done';
+          if (timed && (await messages.allWaiting(db, campaign.accountId, campaignId))) return 'done';
           // The winner came meanwhile: a run again takes the rest with it.
-          if (beforeWinner && (await campaigns.testPhase(db, campaignId)) === 'decided') return 'interrupted';
+          if (beforeWinner && (await campaigns.testPhase(db, campaign.accountId, campaignId)) === 'decided') return 'interrupted';
           await sleep(250);
         }
         continue;
@@ -163,10 +163,11 @@ export class CampaignSender {
       );
       const transportErrors = results.flatMap((r) => (r.outcome.kind === 'transport_error' ? [r.outcome.error] : []));
       if (transportErrors.length === results.length) {
-        if (piece) await audiences.release(db, piece.id);
+        if (piece) await audiences.release(db, campaign.accountId, piece.id);
         else
           await messages.release(
             db,
+            campaign.accountId,
             batch.map((m) => m.id),
           );
         cursor = '';
@@ -182,7 +183,7 @@ export class CampaignSender {
       }
       failingSince = null;
       // A halt follows the pause's or cancel's commit: what it kept from the relay waits for a resume, or is cancelled.
-      const haltedAs = halt.aborted && (await campaigns.status(db, campaignId)) === 'cancelled' ? 'cancelled' : 'queued';
+      const haltedAs = halt.aborted && (await campaigns.status(db, campaign.accountId, campaignId)) === 'cancelled' ? 'cancelled' : 'queued';
       await traced('campaign batch record', { 'sendline.campaign_id': campaignId, 'sendline.messages': batch.length }, () =>
         this.record(campaign.accountId, campaignId, results, piece ? { id: piece.id, variant: campaign.winner?.variant ?? null } : null, haltedAs),
       );
@@ -333,8 +334,8 @@ export class CampaignSender {
         );
       }
       // The campaign's row before the piece's, the order a cancel takes them in: the other is a deadlock.
-      await campaigns.addSendCounts(tx, campaignId, counts);
-      if (pieceId !== null) await audiences.finish(tx, pieceId);
+      await campaigns.addSendCounts(tx, accountId, campaignId, counts);
+      if (pieceId !== null) await audiences.finish(tx, accountId, pieceId);
       await this.records.addSendRollups(tx, accountId, campaignId, now, hourCounts, sentTo);
       // The campaign's `bounced` counter is in the counts above; the bounces' records and rollups here.
       await recordCampaignBounces(tx, this.records, accountId, campaignId, bounced, events);
@@ -354,13 +355,13 @@ export class CampaignSender {
       const db = sqlOf(tx);
       if (campaign?.status !== 'sending') return 'busy';
       if (campaign.testPhase === 'waiting') return 'waiting';
-      if ((await audiences.hasWork(db, campaignId)) || (await messages.hasPending(db, campaignId))) return 'busy';
+      if ((await audiences.hasWork(db, campaign.accountId, campaignId)) || (await messages.hasPending(db, campaign.accountId, campaignId))) return 'busy';
       if (campaign.testPhase === 'testing') {
         campaigns.startWaiting(campaign);
         return 'waiting';
       }
       // Counted at the start; contacts who left the audience while it was sent got no message.
-      if (await audiences.exists(db, campaignId)) campaign.recipients = await messages.count(db, campaignId);
+      if (await audiences.exists(db, campaign.accountId, campaignId)) campaign.recipients = await messages.count(db, campaign.accountId, campaignId);
       await campaigns.transition(tx, campaign, 'complete');
       return 'completed';
     });

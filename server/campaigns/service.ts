@@ -385,7 +385,7 @@ export class CampaignService {
 
   async messages(accountId: string, id: string, status: MessageStatus | undefined, limit: number, cursor?: string) {
     // Both at once: the page is thrown away unless the account has the campaign.
-    const [found, rows] = await Promise.all([this.repo.exists(accountId, id), this.repo.messages(id, status, decodeCursor(cursor), limit)]);
+    const [found, rows] = await Promise.all([this.repo.exists(accountId, id), this.repo.messages(accountId, id, status, decodeCursor(cursor), limit)]);
     if (!found) throw notFound('campaign');
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.id }), messageJson);
   }

@@ -223,13 +223,13 @@ export const campaigns = {
     return campaign;
   },
 
-  async status(db: Db, id: string): Promise<CampaignStatus | null> {
-    const row = await db.selectFrom('campaigns').select('status').where('id', '=', id).executeTakeFirst();
+  async status(db: Db, accountId: string, id: string): Promise<CampaignStatus | null> {
+    const row = await db.selectFrom('campaigns').select('status').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     return row?.status ?? null;
   },
 
   /** Adds a recorded batch's outcomes to the campaign's counters. */
-  async addSendCounts(tx: Db, id: string, counts: SendCounts): Promise<void> {
+  async addSendCounts(tx: Db, accountId: string, id: string, counts: SendCounts): Promise<void> {
     await tx
       .updateTable('campaigns')
       .set((eb) => ({
@@ -240,6 +240,7 @@ export const campaigns = {
         bounced: eb('bounced', '+', counts.bounced),
         updated_at: sql<Date>`now()`,
       }))
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();
   },
@@ -259,8 +260,8 @@ export const campaigns = {
   },
 
   /** Where the campaign's A/B test is (null: none, or not started). */
-  async testPhase(db: Db, id: string): Promise<CampaignRow['testPhase']> {
-    const row = await db.selectFrom('campaigns').select('test_phase').where('id', '=', id).executeTakeFirst();
+  async testPhase(db: Db, accountId: string, id: string): Promise<CampaignRow['testPhase']> {
+    const row = await db.selectFrom('campaigns').select('test_phase').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     return row?.test_phase ?? null;
   },
 
@@ -278,7 +279,7 @@ export const campaigns = {
     campaign.winner = winner;
     campaign.testPhase = 'decided';
     campaign.testDecidesAt = null;
-    if (campaign.abTest!.test_percent < 100) await audiences.reopen(sqlOf(tx), campaign.id);
+    if (campaign.abTest!.test_percent < 100) await audiences.reopen(sqlOf(tx), campaign.accountId, campaign.id);
   },
 
   /** Sending campaigns whose test waited long enough to pick its winner by itself (a split of the whole audience always does). */
@@ -312,8 +313,8 @@ export const campaigns = {
  * Whether the campaign has a message still to send, due within `within` (null: whenever); one
  * seek in `messages_due`. With its account (null: unknown), on one shard under Citus.
  */
-const pendingMessage = (accountId: RawBuilder<unknown> | null, campaignId: RawBuilder<unknown>, within: string | null) => sql<SqlBool>`exists (
-  select 1 from messages m where ${accountId === null ? sql`true` : sql`m.account_id = ${accountId}`} and m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
+const pendingMessage = (accountId: RawBuilder<unknown>, campaignId: RawBuilder<unknown>, within: string | null) => sql<SqlBool>`exists (
+  select 1 from messages m where m.account_id = ${accountId} and m.campaign_id = ${campaignId} and m.status in ('queued', 'deferred', 'sending')
     ${within === null ? sql`` : sql`and coalesce(m.next_attempt_at, '-infinity') <= now() + ${within}::interval`})`;
 
 export const messages = {
@@ -325,15 +326,17 @@ export const messages = {
   },
 
   /** Whether a message of the campaign is due now (one seek in `messages_due`): a claim otherwise walks every message waiting. */
-  async dueNow(db: Db, campaignId: string): Promise<boolean> {
-    const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(null, sql`${campaignId}`, '0 seconds')} as due`.execute(db);
+  async dueNow(db: Db, accountId: string, campaignId: string): Promise<boolean> {
+    const { rows } = await sql<{ due: boolean }>`select ${pendingMessage(sql`${accountId}`, sql`${campaignId}`, '0 seconds')} as due`.execute(db);
     return rows[0].due;
   },
 
   /** Whether every message still to send waits for a local time more than a minute away (and there is one). */
-  async allWaiting(db: Db, campaignId: string): Promise<boolean> {
+  async allWaiting(db: Db, accountId: string, campaignId: string): Promise<boolean> {
     const { rows } = await sql<{ waiting: boolean }>`
-      select not ${pendingMessage(null, sql`${campaignId}`, '1 minute')} and ${pendingMessage(null, sql`${campaignId}`, null)} as waiting`.execute(db);
+      select not ${pendingMessage(sql`${accountId}`, sql`${campaignId}`, '1 minute')} and ${pendingMessage(sql`${accountId}`, sql`${campaignId}`, null)} as waiting`.execute(
+      db,
+    );
     return rows[0].waiting;
   },
 
@@ -347,10 +350,11 @@ export const messages = {
       .execute();
   },
 
-  page(db: Db, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
+  page(db: Db, accountId: string, campaignId: string, status: MessageStatus | undefined, after: Cursor | null, limit: number): Promise<ListedMessage[]> {
     let query = db
       .selectFrom('messages')
       .select(['id', 'campaign_id', 'contact_id', 'email', 'status', 'variant', 'reason', 'attempts', 'sent_at', 'opened_at', 'clicked_at', 'created_at'])
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId);
     if (status) query = query.where('status', '=', status);
     return keysetPage(query, OLDEST_FIRST, after, limit).execute();
@@ -386,10 +390,11 @@ export const messages = {
   },
 
   /** Puts claimed messages back untouched (the relay failed, not the recipients). */
-  async release(db: Db, ids: string[]): Promise<void> {
+  async release(db: Db, accountId: string, ids: string[]): Promise<void> {
     await db
       .updateTable('messages')
       .set((eb) => ({ status: 'queued', claimed_at: null, attempts: eb('attempts', '-', 1) }))
+      .where('account_id', '=', accountId)
       .where('id', 'in', ids)
       .execute();
   },
@@ -434,20 +439,22 @@ export const messages = {
   },
 
   /** How many messages the campaign has. */
-  async count(db: Db, campaignId: string): Promise<number> {
+  async count(db: Db, accountId: string, campaignId: string): Promise<number> {
     const row = await db
       .selectFrom('messages')
       .select(sql<number>`count(*)::int`.as('n'))
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .executeTakeFirstOrThrow();
     return row.n;
   },
 
   /** Whether any message of the campaign may still be sent. */
-  async hasPending(db: Db, campaignId: string): Promise<boolean> {
+  async hasPending(db: Db, accountId: string, campaignId: string): Promise<boolean> {
     const row = await db
       .selectFrom('messages')
       .select('id')
+      .where('account_id', '=', accountId)
       .where('campaign_id', '=', campaignId)
       .where('status', 'in', ['queued', 'deferred', 'sending'])
       .limit(1)
@@ -468,24 +475,23 @@ export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<voi
     where m.account_id = u.account_id and m.id = u.id`.execute(db);
 }
 
-export async function markBounced(db: Db, messageId: string, reason: string | null, at: Date): Promise<void> {
-  await sql`update messages set status = 'bounced', reason = ${reason}, bounced_at = ${at} where id = ${messageId}`.execute(db);
+export async function markBounced(db: Db, accountId: string, messageId: string, reason: string | null, at: Date): Promise<void> {
+  await sql`update messages set status = 'bounced', reason = ${reason}, bounced_at = ${at} where account_id = ${accountId} and id = ${messageId}`.execute(db);
 }
 
 /** True for the message's first complaint. */
-export async function markComplained(db: Db, messageId: string, at: Date): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`update messages set complained_at = ${at} where id = ${messageId} and complained_at is null returning id`.execute(
-    db,
-  );
+export async function markComplained(db: Db, accountId: string, messageId: string, at: Date): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    update messages set complained_at = ${at} where account_id = ${accountId} and id = ${messageId} and complained_at is null returning id`.execute(db);
   return rows.length > 0;
 }
 
-export async function markUnsubscribed(db: Db, messageId: string): Promise<void> {
-  await sql`update messages set unsubscribed_at = now() where id = ${messageId}`.execute(db);
+export async function markUnsubscribed(db: Db, accountId: string, messageId: string): Promise<void> {
+  await sql`update messages set unsubscribed_at = now() where account_id = ${accountId} and id = ${messageId}`.execute(db);
 }
 
 /** The campaign's own counters that tracking keeps (`stats` in the API). */
-export async function addEngagementCounts(db: Db, campaignId: string, c: CampaignCounts): Promise<void> {
+export async function addEngagementCounts(db: Db, accountId: string, campaignId: string, c: CampaignCounts): Promise<void> {
   await db
     .updateTable('campaigns')
     .set((eb) => ({
@@ -496,6 +502,7 @@ export async function addEngagementCounts(db: Db, campaignId: string, c: Campaig
       unsubscribed: eb('unsubscribed', '+', c.unsubscribed ?? 0),
       updated_at: sql<Date>`now()`,
     }))
+    .where('account_id', '=', accountId)
     .where('id', '=', campaignId)
     .execute();
 }

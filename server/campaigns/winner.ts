@@ -21,7 +21,7 @@ export function chooseWinner(em: EntityManager, campaignId: string, accountId: s
     }
     const now = new Date();
     let winner: CampaignWinner;
-    if (chosen === null) winner = winnerOf(await variantFigures(sqlOf(tx), campaign.id, campaign.variants!), campaign.abTest!.metric, now);
+    if (chosen === null) winner = winnerOf(await variantFigures(sqlOf(tx), campaign.accountId, campaign.id, campaign.variants!), campaign.abTest!.metric, now);
     else if (campaign.variants!.some((v) => v.name === chosen)) winner = { variant: chosen, picked_by: 'manual', picked_at: now.toISOString() };
     else throw validationFailed([{ pointer: '/variant', detail: 'is not the name of one of the campaign’s variants' }]);
     await campaigns.decide(tx, campaign, winner);

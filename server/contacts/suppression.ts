@@ -75,10 +75,11 @@ export function suppressedEvent(
 // ---- Soft bounces in a row, which tracking counts toward suppression.
 
 /** One more soft bounce in a row; answers how many there now are. */
-export async function countSoftBounce(db: Db, contactId: string): Promise<number> {
+export async function countSoftBounce(db: Db, accountId: string, contactId: string): Promise<number> {
   const row = await db
     .updateTable('contacts')
     .set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) }))
+    .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .returning('soft_bounces')
     .executeTakeFirstOrThrow();
@@ -86,15 +87,14 @@ export async function countSoftBounce(db: Db, contactId: string): Promise<number
 }
 
 /** Engagement shows the address works: soft bounces before it no longer count as a row. */
-export async function clearSoftBounces(db: Db, contactIds: readonly string[]): Promise<void> {
-  if (!contactIds.length) return;
-  const ids = [...new Set(contactIds)].sort();
-  await db
-    .updateTable('contacts')
-    .set({ soft_bounces: 0 })
-    .where(sql<boolean>`id = any(${ids}::text[])`)
-    .where('soft_bounces', '>', 0)
-    .execute();
+export async function clearSoftBounces(db: Db, contacts: readonly { accountId: string; contactId: string }[]): Promise<void> {
+  if (!contacts.length) return;
+  // In (account, id) order, the order every batch locks contacts in.
+  const keys = [...new Set(contacts.map((c) => `${c.accountId} ${c.contactId}`))].sort().map((key) => key.split(' '));
+  await sql`
+    update contacts c set soft_bounces = 0
+    from unnest(${keys.map(([accountId]) => accountId)}::text[], ${keys.map(([, contactId]) => contactId)}::text[]) as u(account_id, id)
+    where c.account_id = u.account_id and c.id = u.id and c.soft_bounces > 0`.execute(db);
 }
 
 // ---- The suppression list's effects on contacts (server/suppressions).

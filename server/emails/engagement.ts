@@ -67,9 +67,9 @@ export const transactionalFeedback = {
   },
   /** The copy as the unsubscribe page shows it; undefined when there is none of that id. */
   find: (db: Db, id: string): Promise<EmailRef | undefined> => emails.refs(db, [id]).then(([copy]) => copy),
-  markBounced: (db: Db, id: string, reason: string | null, at: Date) => emails.markBounced(db, id, reason, at),
+  markBounced: (db: Db, accountId: string, id: string, reason: string | null, at: Date) => emails.markBounced(db, accountId, id, reason, at),
   /** True for the copy's first complaint. */
-  markComplained: (db: Db, id: string, at: Date) => emails.markComplained(db, id, at),
+  markComplained: (db: Db, accountId: string, id: string, at: Date) => emails.markComplained(db, accountId, id, at),
   /** True for the copy's first unsubscribe (automation copies carry a link). */
-  markUnsubscribed: (db: Db, id: string, at: Date) => emails.markUnsubscribed(db, id, at),
+  markUnsubscribed: (db: Db, accountId: string, id: string, at: Date) => emails.markUnsubscribed(db, accountId, id, at),
 };

@@ -95,7 +95,7 @@ export class TransactionalSender {
   }
 
   private async send(batch: ClaimedEmail[]): Promise<void> {
-    const rows = await emails.contents(this.db, [...new Set(batch.map((m) => m.content_id))]);
+    const rows = await emails.contents(this.db, batch);
     const contents = new Map<string, TransactionalContent>(
       rows.map((c) => [
         c.id,

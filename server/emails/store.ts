@@ -221,9 +221,16 @@ export const emails = {
     return claimed;
   },
 
-  contents(db: Db, ids: string[]): Promise<ContentColumns[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return db.selectFrom('email_contents').selectAll().where('id', 'in', ids).execute();
+  /** The contents of a batch's copies, which may be of several accounts. */
+  async contents(db: Db, copies: readonly { account_id: string; content_id: string }[]): Promise<ContentColumns[]> {
+    if (!copies.length) return [];
+    const keys = [...new Map(copies.map((c) => [`${c.account_id} ${c.content_id}`, c])).values()];
+    const { rows } = await sql<ContentColumns>`
+      select c.* from email_contents c
+      join unnest(${keys.map((k) => k.account_id)}::text[], ${keys.map((k) => k.content_id)}::text[]) as u(account_id, id) on c.account_id = u.account_id and c.id = u.id`.execute(
+      db,
+    );
+    return rows;
   },
 
   /**
@@ -266,7 +273,7 @@ export const emails = {
   async byId(db: Db, accountId: string, id: string): Promise<ListedEmail | null> {
     const row = await db
       .selectFrom('emails as e')
-      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .innerJoin('email_contents as c', (join) => join.onRef('c.account_id', '=', 'e.account_id').onRef('c.id', '=', 'e.content_id'))
       .selectAll('e')
       .select(['c.from_email', 'c.from_name', 'c.subject'])
       .where('e.id', '=', id)
@@ -279,7 +286,7 @@ export const emails = {
   page(db: Db, accountId: string, filters: EmailFilters, after: Cursor | null, limit: number): Promise<ListedEmail[]> {
     let query = db
       .selectFrom('emails as e')
-      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .innerJoin('email_contents as c', (join) => join.onRef('c.account_id', '=', 'e.account_id').onRef('c.id', '=', 'e.content_id'))
       .selectAll('e')
       .select(['c.from_email', 'c.from_name', 'c.subject'])
       .where('e.account_id', '=', accountId);
@@ -341,20 +348,21 @@ export const emails = {
       where e.account_id = u.account_id and e.id = u.id`.execute(db);
   },
 
-  async markBounced(db: Db, id: string, reason: string | null, at: Date): Promise<void> {
+  async markBounced(db: Db, accountId: string, id: string, reason: string | null, at: Date): Promise<void> {
     await db
       .updateTable('emails')
       .set({ status: 'bounced', reason, bounced_at: at, finished_at: sql<Date>`coalesce(finished_at, ${at})` })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();
   },
 
-  /** True for the message's first complaint. */
   /** True for the copy's first unsubscribe. */
-  async markUnsubscribed(db: Db, id: string, at: Date): Promise<boolean> {
+  async markUnsubscribed(db: Db, accountId: string, id: string, at: Date): Promise<boolean> {
     const row = await db
       .updateTable('emails')
       .set({ unsubscribed_at: at })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('unsubscribed_at', 'is', null)
       .returning('id')
@@ -362,10 +370,12 @@ export const emails = {
     return row !== undefined;
   },
 
-  async markComplained(db: Db, id: string, at: Date): Promise<boolean> {
+  /** True for the copy's first complaint. */
+  async markComplained(db: Db, accountId: string, id: string, at: Date): Promise<boolean> {
     const row = await db
       .updateTable('emails')
       .set({ complained_at: at })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('complained_at', 'is', null)
       .returning('id')
@@ -433,7 +443,7 @@ export function emailsOfPerson(db: Db, accountId: string, contactId: string, ema
   return (
     db
       .selectFrom('emails as e')
-      .innerJoin('email_contents as c', 'c.id', 'e.content_id')
+      .innerJoin('email_contents as c', (join) => join.onRef('c.account_id', '=', 'e.account_id').onRef('c.id', '=', 'e.content_id'))
       .selectAll('e')
       .select(['c.from_email', 'c.from_name', 'c.subject', 'c.to_header', 'c.cc_header', 'c.reply_to', 'c.text', 'c.html'])
       // The names only: the contents (up to 10 MB a request) are not read.
@@ -488,17 +498,22 @@ export async function eraseEmailsOfPerson(db: Db, accountId: string, contactId: 
             and o.contact_id is distinct from ${contactId}
         ) as alone
         from erased r
+      ), kept as (
+        -- The headers without the person, worked out apart: Citus refuses a STABLE function
+        -- (array_to_string) inside a CASE of a statement that changes rows.
+        select q.id, q.alone, ${withoutAddress(sql`k.to_header`, address)} as to_header, nullif(${withoutAddress(sql`k.cc_header`, address)}, '') as cc_header
+        from requests q join email_contents k on k.account_id = ${accountId} and k.id = q.id
       ), contents as (
         update email_contents c set
-          to_header = case when q.alone then '' else ${withoutAddress(sql`c.to_header`, address)} end,
-          cc_header = case when q.alone then null else nullif(${withoutAddress(sql`c.cc_header`, address)}, '') end,
+          to_header = case when q.alone then '' else q.to_header end,
+          cc_header = case when q.alone then null else q.cc_header end,
           subject = case when q.alone then '' else c.subject end,
           html = case when q.alone then null else c.html end,
           text = case when q.alone then null else c.text end,
           headers = case when q.alone then '{}' else c.headers end,
           attachments = case when q.alone then '[]' else c.attachments end,
           pruned_at = case when q.alone then coalesce(c.pruned_at, clock.now) else c.pruned_at end
-        from requests q, clock where c.account_id = ${accountId} and c.id = q.id
+        from kept q, clock where c.account_id = ${accountId} and c.id = q.id
       )
       select count(*)::int as n from erased`.execute(db);
     erased += rows[0].n;

@@ -24,7 +24,7 @@ const ofPerson = (contactId: string, email: string) => sql<boolean>`(contact_id 
  * functions answer how many records they anonymised or deleted.
  */
 export interface PersonalData {
-  topicOptouts(db: Db, contactId: string): Promise<string[]>;
+  topicOptouts(db: Db, accountId: string, contactId: string): Promise<string[]>;
   suppression(db: Db, accountId: string, email: string): Promise<Parameters<typeof suppressionJson>[0] | null>;
   emails(db: Db, accountId: string, contactId: string, email: string): Promise<Parameters<typeof contactEmailJson>[0][]>;
   /** Campaign messages keep their counts without the address. */
@@ -64,7 +64,7 @@ export class PersonalDataService {
     if (!contact) throw notFound('contact');
     const person = ofPerson(contactId, contact.email);
     const [topicOptouts, suppression, messages, emails, opens, clicks, bounces, unsubscribes, events, importErrors] = await Promise.all([
-      this.data.topicOptouts(db, contactId),
+      this.data.topicOptouts(db, accountId, contactId),
       this.data.suppression(db, accountId, contact.email),
       db
         .selectFrom('messages')
@@ -107,8 +107,8 @@ export class PersonalDataService {
           and (data->>'contact_id' = ${contactId} or data->'contact'->>'id' = ${contactId} or position(${contact.email.toLowerCase()} in lower(data::text)) > 0)
         order by seq`.execute(db),
       sql<{ import_id: string; row: number; code: string; detail: string }>`
-        select e.import_id, e.row, e.code, e.detail from contact_import_errors e join contact_imports i on i.id = e.import_id
-        where i.account_id = ${accountId} and lower(e.email) = ${contact.email.toLowerCase()} order by e.import_id, e.row`.execute(db),
+        select e.import_id, e.row, e.code, e.detail from contact_import_errors e
+        where e.account_id = ${accountId} and lower(e.email) = ${contact.email.toLowerCase()} order by e.import_id, e.row`.execute(db),
     ]);
     const at = (r: { occurred_at: Date }) => r.occurred_at.toISOString();
     return {

@@ -87,7 +87,7 @@ export class ExportService {
     const pool = this.pool;
     return (async function* () {
       for (let seq = 0; ; seq++) {
-        const data = await exportsStore.chunk(pool, id, seq);
+        const data = await exportsStore.chunk(pool, accountId, id, seq);
         if (!data) return;
         // Written as the bytes stored: no text copy of each chunk to collect.
         yield data;
@@ -103,14 +103,17 @@ export class ExportService {
    */
   async run(exportId: string): Promise<void> {
     const found = await exportsStore.byId(this.db, null, exportId);
-    if (!found || !(await exportsStore.start(this.transactions, exportId))) return;
+    if (!found || !(await exportsStore.start(this.transactions, found.account_id, exportId))) return;
     try {
       const plan = await planExport(this.db, found.account_id, found.filters);
       await exportsStore.appendChunk(this.db, found.account_id, exportId, 0, Buffer.from(headerLine(plan)), 0);
       await this.copyRecords(found.account_id, exportId, exportCopySql(this.db, plan));
-      await exportsStore.finish(this.db, exportId, { status: 'completed' });
+      await exportsStore.finish(this.db, found.account_id, exportId, { status: 'completed' });
     } catch (error) {
-      await exportsStore.finish(this.db, exportId, { status: 'failed', error: 'The export stopped on an unexpected error; it has been logged.' });
+      await exportsStore.finish(this.db, found.account_id, exportId, {
+        status: 'failed',
+        error: 'The export stopped on an unexpected error; it has been logged.',
+      });
       throw error;
     } finally {
       await exportsStore.dropOlderThanNewest(this.db, found.account_id, this.limits.keptPerAccount);

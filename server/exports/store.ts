@@ -65,17 +65,18 @@ export const exportsStore = {
   },
 
   /** Marks a queued (or interrupted) export running and drops what an earlier run wrote; false when it is not to run. */
-  async start(transactions: Transactions, id: string): Promise<boolean> {
+  async start(transactions: Transactions, accountId: string, id: string): Promise<boolean> {
     return transactions.run(async (tx) => {
       const row = await tx
         .updateTable('contact_exports')
         .set({ status: 'running', started_at: sql<Date>`now()`, rows: 0, bytes: 0 })
+        .where('account_id', '=', accountId)
         .where('id', '=', id)
         .where('status', 'in', ['queued', 'running'])
         .returning('id')
         .executeTakeFirst();
       if (!row) return false;
-      await tx.deleteFrom('contact_export_chunks').where('export_id', '=', id).execute();
+      await tx.deleteFrom('contact_export_chunks').where('account_id', '=', accountId).where('export_id', '=', id).execute();
       return true;
     });
   },
@@ -86,10 +87,11 @@ export const exportsStore = {
       update contact_exports set rows = rows + ${rows}, bytes = bytes + ${data.length} where account_id = ${accountId} and id = ${id}`.execute(db);
   },
 
-  async finish(db: Db, id: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }): Promise<void> {
+  async finish(db: Db, accountId: string, id: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }): Promise<void> {
     await db
       .updateTable('contact_exports')
       .set({ status: outcome.status, error: outcome.status === 'failed' ? outcome.error : null, completed_at: sql<Date>`now()` })
+      .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();
   },
@@ -98,10 +100,10 @@ export const exportsStore = {
    * One stored chunk, read in PostgreSQL's binary format: the bytes arrive as they are stored
    * and pg hands over one copy of them, with no hex text to decode and collect.
    */
-  async chunk(pool: Pool, id: string, seq: number): Promise<Buffer | null> {
+  async chunk(pool: Pool, accountId: string, id: string, seq: number): Promise<Buffer | null> {
     const result = await pool.query<{ data: Buffer }>({
-      text: 'select data from contact_export_chunks where export_id = $1 and seq = $2',
-      values: [id, seq],
+      text: 'select data from contact_export_chunks where account_id = $1 and export_id = $2 and seq = $3',
+      values: [accountId, id, seq],
       binary: true,
     });
     return result.rows[0]?.data ?? null;

@@ -220,8 +220,8 @@ export const importStore = {
 /** Erasure (GDPR): deletes the account's failed import rows for the address; answers how many. */
 export async function deleteErrorRowsOf(db: Db, accountId: string, email: string): Promise<number> {
   const { rows } = await sql<{ row: number }>`
-    delete from contact_import_errors e using contact_imports i
-    where e.import_id = i.id and i.account_id = ${accountId} and lower(e.email) = ${email.toLowerCase()}
+    delete from contact_import_errors e
+    where e.account_id = ${accountId} and lower(e.email) = ${email.toLowerCase()}
     returning e.row`.execute(db);
   return rows.length;
 }

@@ -66,7 +66,7 @@ export async function sendDueConfirmations(db: Db, mailer: ConfirmationMailer, s
       const outcome = await mailer.sendMime({ from: fromEmail, to: item.email }, buildMime(confirmationMessage({ ...item, from_email: fromEmail }, link)));
       if (outcome.kind === 'deferred' || outcome.kind === 'transport_error') {
         log.warn({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was put off');
-        await listStore.confirmationDeferred(db, item.list_id, item.contact_id, RETRY_SECONDS);
+        await listStore.confirmationDeferred(db, item.account_id, item.list_id, item.contact_id, RETRY_SECONDS);
       } else {
         if (outcome.kind !== 'accepted') log.info({ list: item.list_id, contact: item.contact_id, outcome: outcome.kind }, 'a list confirmation was refused');
         await listStore.confirmationSent(db, item.account_id, item.list_id, item.contact_id);

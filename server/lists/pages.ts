@@ -55,14 +55,14 @@ export function confirmationPages(deps: ConfirmationPageDeps): (req: IncomingMes
     }
     req.resume();
     const confirmed = await transactions.run(async (trx) => {
-      const row = await listStore.confirm(trx, listId, contactId);
-      if (row) {
-        await append(trx, row.account_id, [
+      const confirmed = await listStore.confirm(trx, member.account_id, listId, contactId);
+      if (confirmed) {
+        await append(trx, member.account_id, [
           { type: 'contact.subscribed', data: { contact_id: contactId, email: member.email, previous_status: member.contact_status, list_id: listId } },
         ]);
-        await signal(trx, row.account_id, [{ kind: 'list_joined', contactId, key: listId }]);
+        await signal(trx, member.account_id, [{ kind: 'list_joined', contactId, key: listId }]);
       }
-      return row !== null;
+      return confirmed;
     });
     if (!confirmed && member.status !== 'subscribed') return page(res, 200, 'Not subscribed', `<p>${escapeHtml(member.email)} has left ${list}.</p>`);
     await subscribePendingContact(contacts(), member.account_id, contactId);

@@ -96,7 +96,7 @@ export async function joinLists(tx: Db, accountId: string, contactIds: readonly 
 
 /** Takes contacts off lists of their account, in the caller's transaction. */
 export async function leaveLists(tx: Db, accountId: string, contactIds: readonly string[], listIds: readonly string[]): Promise<void> {
-  for (const listId of listIds) if (await listStore.get(tx, accountId, listId)) await listStore.removeMembers(tx, listId, contactIds);
+  for (const listId of listIds) if (await listStore.get(tx, accountId, listId)) await listStore.removeMembers(tx, accountId, listId, contactIds);
 }
 
 /** Names in a bulk request, at most `MAX_MEMBERS_PER_CALL` in all. */
@@ -150,6 +150,7 @@ export class ListService {
     const rows = await listStore.page(this.db, accountId, decodeCursor(cursor), limit);
     const counts = await listStore.counts(
       this.db,
+      accountId,
       rows.slice(0, limit).map((r) => r.id),
     );
     return toPage(
@@ -166,7 +167,7 @@ export class ListService {
 
   async get(accountId: string, id: string): Promise<ListJson> {
     const row = await this.load(accountId, id);
-    return listJson(row, (await listStore.counts(this.db, [id])).get(id)!);
+    return listJson(row, (await listStore.counts(this.db, accountId, [id])).get(id)!);
   }
 
   private async load(accountId: string, id: string): Promise<ListRecord> {
@@ -186,7 +187,7 @@ export class ListService {
       ...(input.from_name !== undefined ? { from_name: input.from_name } : {}),
     });
     if (!row) throw notFound('list');
-    return listJson(row, (await listStore.counts(this.db, [id])).get(id)!);
+    return listJson(row, (await listStore.counts(this.db, accountId, [id])).get(id)!);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
@@ -198,7 +199,7 @@ export class ListService {
   async members(accountId: string, id: string, status: MemberStatus | undefined, limit: number, cursor?: string) {
     await this.load(accountId, id);
     // The cursor's time is not used: members are in contact order alone.
-    const rows = await listStore.membersPage(this.db, id, status, decodeCursor(cursor)?.id ?? null, limit);
+    const rows = await listStore.membersPage(this.db, accountId, id, status, decodeCursor(cursor)?.id ?? null, limit);
     return toPage(rows, limit, (m) => ({ at: m.created_at, id: m.contact_id }), memberJson);
   }
 
@@ -259,6 +260,7 @@ export class ListService {
     const found = await listStore.findContacts(this.db, accountId, ids, emails);
     const removed = await listStore.removeMembers(
       this.db,
+      accountId,
       id,
       found.contacts.map((c) => c.id),
     );
@@ -304,7 +306,7 @@ export class ListService {
       const member = await listStore.lockMember(trx, list.account_id, list.id, contact.id);
       if (!list.double_opt_in) {
         if (!member) await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], 'subscribed', false);
-        else if (member.status === 'unsubscribed') await listStore.setMemberStatus(trx, list.id, contact.id, 'subscribed');
+        else if (member.status === 'unsubscribed') await listStore.setMemberStatus(trx, list.account_id, list.id, contact.id, 'subscribed');
         else return;
         await append(trx, list.account_id, [subscribedEvent(contact, list.id)]);
         await signal(trx, list.account_id, [{ kind: 'list_joined', contactId: contact.id, key: list.id }]);
@@ -314,7 +316,7 @@ export class ListService {
       if (!member) {
         await listStore.addMembers(trx, { accountId: list.account_id, listId: list.id }, [contact.id], 'unconfirmed', false);
       } else if (member.status === 'unsubscribed' || (member.status === 'unconfirmed' && !member.confirmation_due_at)) {
-        await listStore.setMemberStatus(trx, list.id, contact.id, 'unconfirmed');
+        await listStore.setMemberStatus(trx, list.account_id, list.id, contact.id, 'unconfirmed');
       } else {
         return;
       }

@@ -73,7 +73,7 @@ export const listStore = {
 
   /** A condition on contacts aliased `c`: on the list, in any status. */
   membersCondition(listId: string) {
-    return sql<SqlBool>`exists (select 1 from list_members m where m.list_id = ${listId} and m.contact_id = c.id)`;
+    return sql<SqlBool>`exists (select 1 from list_members m where m.account_id = c.account_id and m.list_id = ${listId} and m.contact_id = c.id)`;
   },
 
   async byPublicId(db: Db, publicId: string): Promise<ListRecord | null> {
@@ -123,12 +123,13 @@ export const listStore = {
   },
 
   /** Members per status of each list, in one grouped read of the (list, status) index. */
-  async counts(db: Db, listIds: readonly string[]): Promise<Map<string, MemberCounts>> {
+  async counts(db: Db, accountId: string, listIds: readonly string[]): Promise<Map<string, MemberCounts>> {
     const counts = new Map(listIds.map((id) => [id, emptyCounts()]));
     if (!listIds.length) return counts;
     const rows = await db
       .selectFrom('list_members')
       .select(['list_id', 'status', (eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')])
+      .where('account_id', '=', accountId)
       .where('list_id', 'in', listIds)
       .groupBy(['list_id', 'status'])
       .execute();
@@ -175,9 +176,14 @@ export const listStore = {
     return rows;
   },
 
-  async removeMembers(db: Db, listId: string, contactIds: readonly string[]): Promise<number> {
+  async removeMembers(db: Db, accountId: string, listId: string, contactIds: readonly string[]): Promise<number> {
     if (!contactIds.length) return 0;
-    const result = await db.deleteFrom('list_members').where('list_id', '=', listId).where('contact_id', 'in', contactIds).executeTakeFirst();
+    const result = await db
+      .deleteFrom('list_members')
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId)
+      .where('contact_id', 'in', contactIds)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   },
 
@@ -196,10 +202,11 @@ export const listStore = {
   },
 
   /** An existing member takes `status`; an unconfirmed one is due a confirmation now. */
-  async setMemberStatus(db: Db, listId: string, contactId: string, status: MemberStatus): Promise<void> {
+  async setMemberStatus(db: Db, accountId: string, listId: string, contactId: string, status: MemberStatus): Promise<void> {
     await db
       .updateTable('list_members')
       .set({ status, confirmation_due_at: status === 'unconfirmed' ? sql<Date>`now()` : null, updated_at: sql<Date>`now()` })
+      .where('account_id', '=', accountId)
       .where('list_id', '=', listId)
       .where('contact_id', '=', contactId)
       .execute();
@@ -213,9 +220,9 @@ export const listStore = {
   async signupRequested(db: Db, accountId: string, listId: string, contactId: string, expiresInSeconds: number): Promise<void> {
     // The clock as a row: Citus refuses now(), and time arithmetic, inside a CASE of a statement that changes rows.
     await sql`
-      with clock as (select now() as now, now() - interval '1 day' as day_ago)
+      with clock as (select now() as now, now() - interval '1 day' as day_ago, now() + make_interval(secs => ${expiresInSeconds}) as expires_at)
       update list_members m set
-        signup_expires_at = clock.now + make_interval(secs => ${expiresInSeconds}),
+        signup_expires_at = clock.expires_at,
         confirmations_requested = case when m.confirmations_requested_since > clock.day_ago then m.confirmations_requested + 1 else 1 end,
         confirmations_requested_since = case when m.confirmations_requested_since > clock.day_ago then m.confirmations_requested_since else clock.now end
       from clock
@@ -237,39 +244,50 @@ export const listStore = {
   },
 
   /** Follows a double opt-in link: an unconfirmed member becomes subscribed. */
-  async confirm(db: Db, listId: string, contactId: string) {
-    return (
-      (await db
-        .updateTable('list_members')
-        .set({ status: 'subscribed', confirmed_at: sql<Date>`now()`, confirmation_due_at: null, signup_expires_at: null, updated_at: sql<Date>`now()` })
-        .where('list_id', '=', listId)
-        .where('contact_id', '=', contactId)
-        .where('status', '=', 'unconfirmed')
-        .returning(['account_id'])
-        .executeTakeFirst()) ?? null
-    );
+  async confirm(db: Db, accountId: string, listId: string, contactId: string): Promise<boolean> {
+    const result = await db
+      .updateTable('list_members')
+      .set({ status: 'subscribed', confirmed_at: sql<Date>`now()`, confirmation_due_at: null, signup_expires_at: null, updated_at: sql<Date>`now()` })
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId)
+      .where('contact_id', '=', contactId)
+      .where('status', '=', 'unconfirmed')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 
-  /** A member with its list and contact, for the confirmation pages. */
+  /**
+   * A member with its list and contact, for the confirmation pages. A link names no account: the
+   * list's is found first (under Citus, on every shard), then the member on its account's shard.
+   */
   async describeMember(db: Db, listId: string, contactId: string) {
-    return (
-      (await db
-        .selectFrom('list_members as m')
-        .innerJoin('lists as l', 'l.id', 'm.list_id')
-        .innerJoin('contacts as c', 'c.id', 'm.contact_id')
-        .select(['m.status', 'm.account_id', 'l.name as list_name', 'c.email', 'c.status as contact_status'])
-        .where('m.list_id', '=', listId)
-        .where('m.contact_id', '=', contactId)
-        .executeTakeFirst()) ?? null
-    );
+    const list = await db.selectFrom('lists').select(['account_id', 'name']).where('id', '=', listId).executeTakeFirst();
+    if (!list) return null;
+    const member = await db
+      .selectFrom('list_members as m')
+      .innerJoin('contacts as c', (join) => join.onRef('c.account_id', '=', 'm.account_id').onRef('c.id', '=', 'm.contact_id'))
+      .select(['m.status', 'c.email', 'c.status as contact_status'])
+      .where('m.account_id', '=', list.account_id)
+      .where('m.list_id', '=', listId)
+      .where('m.contact_id', '=', contactId)
+      .executeTakeFirst();
+    return member ? { ...member, account_id: list.account_id, list_name: list.name } : null;
   },
 
   /** One page in contact order (ids begin with their time), on the primary key or the status index. */
-  membersPage(db: Db, listId: string, status: MemberStatus | undefined, afterContact: string | null, limit: number): Promise<ListedMember[]> {
+  membersPage(
+    db: Db,
+    accountId: string,
+    listId: string,
+    status: MemberStatus | undefined,
+    afterContact: string | null,
+    limit: number,
+  ): Promise<ListedMember[]> {
     let query = db
       .selectFrom('list_members as m')
-      .innerJoin('contacts as c', 'c.id', 'm.contact_id')
+      .innerJoin('contacts as c', (join) => join.onRef('c.account_id', '=', 'm.account_id').onRef('c.id', '=', 'm.contact_id'))
       .select(['m.contact_id', 'c.email', 'm.status', 'm.confirmed_at', 'm.created_at', 'm.updated_at'])
+      .where('m.account_id', '=', accountId)
       .where('m.list_id', '=', listId);
     if (status) query = query.where('m.status', '=', status);
     if (afterContact !== null) query = query.where('m.contact_id', '>', afterContact);
@@ -282,7 +300,7 @@ export const listStore = {
   memberships(db: Db, accountId: string, contactId: string, after: Cursor | null, limit: number): Promise<Membership[]> {
     const query = db
       .selectFrom('list_members as m')
-      .innerJoin('lists as l', 'l.id', 'm.list_id')
+      .innerJoin('lists as l', (join) => join.onRef('l.account_id', '=', 'm.account_id').onRef('l.id', '=', 'm.list_id'))
       .select(['m.list_id', 'l.name', 'm.status', 'm.created_at'])
       .where('m.contact_id', '=', contactId)
       .where('m.account_id', '=', accountId);
@@ -341,10 +359,11 @@ export const listStore = {
   },
 
   /** The relay put it off: due again after `seconds`. */
-  async confirmationDeferred(db: Db, listId: string, contactId: string, seconds: number): Promise<void> {
+  async confirmationDeferred(db: Db, accountId: string, listId: string, contactId: string, seconds: number): Promise<void> {
     await db
       .updateTable('list_members')
       .set({ confirmation_due_at: sql<Date>`now() + make_interval(secs => ${seconds})` })
+      .where('account_id', '=', accountId)
       .where('list_id', '=', listId)
       .where('contact_id', '=', contactId)
       .where('status', '=', 'unconfirmed')

@@ -258,8 +258,9 @@ export class TemplateService {
     await this.transactions.run(async (db) => {
       const template = await templates.lock(db, accountId, id, 'update');
       if (!template) throw notFound('template');
-      if (await templates.usedByUnfinishedCampaign(db, id)) throw conflict('template_in_use', 'A campaign that has not finished uses this template.');
-      await templates.remove(db, id);
+      if (await templates.usedByUnfinishedCampaign(db, accountId, id))
+        throw conflict('template_in_use', 'A campaign that has not finished uses this template.');
+      await templates.remove(db, accountId, id);
     });
   }
 
@@ -288,7 +289,7 @@ export class TemplateService {
 
   async versions(accountId: string, id: string, limit: number, cursor?: string) {
     await this.get(accountId, id);
-    const rows = await versions.page(this.db, id, decodeCursor(cursor), limit);
+    const rows = await versions.page(this.db, accountId, id, decodeCursor(cursor), limit);
     return toPage(rows, limit, (v) => ({ at: v.created_at, id: v.id }), versionJson);
   }
 

@@ -81,15 +81,16 @@ export const templates = {
       .executeTakeFirst();
   },
 
-  async remove(tx: Db, id: string): Promise<void> {
-    await tx.deleteFrom('templates').where('id', '=', id).execute();
+  async remove(tx: Db, accountId: string, id: string): Promise<void> {
+    await tx.deleteFrom('templates').where('account_id', '=', accountId).where('id', '=', id).execute();
   },
 
   /** Whether a campaign that may still send (not completed or cancelled) uses the template. */
-  async usedByUnfinishedCampaign(db: Db, id: string): Promise<boolean> {
+  async usedByUnfinishedCampaign(db: Db, accountId: string, id: string): Promise<boolean> {
     const row = await db
       .selectFrom('campaigns')
       .select('id')
+      .where('account_id', '=', accountId)
       .where('template_id', '=', id)
       .where('status', 'not in', ['completed', 'cancelled'])
       .limit(1)
@@ -102,7 +103,9 @@ export const templates = {
     if (!names.length) return Promise.resolve([]);
     return db
       .selectFrom('templates as t')
-      .innerJoin('template_versions as v', (join) => join.onRef('v.template_id', '=', 't.id').onRef('v.version', '=', 't.published_version'))
+      .innerJoin('template_versions as v', (join) =>
+        join.onRef('v.account_id', '=', 't.account_id').onRef('v.template_id', '=', 't.id').onRef('v.version', '=', 't.published_version'),
+      )
       .select(['t.name', 'v.html', 'v.text', 'v.partial_names'])
       .where('t.account_id', '=', accountId)
       .where((eb) => eb(eb.fn('lower', ['t.name']), 'in', names))
@@ -125,7 +128,7 @@ export const versions = {
   resolve(db: Db, accountId: string, templateId: string, version: number | null): Promise<VersionColumns | undefined> {
     return db
       .selectFrom('template_versions as v')
-      .innerJoin('templates as t', 't.id', 'v.template_id')
+      .innerJoin('templates as t', (join) => join.onRef('t.account_id', '=', 'v.account_id').onRef('t.id', '=', 'v.template_id'))
       .selectAll('v')
       .where('t.id', '=', templateId)
       .where('t.account_id', '=', accountId)
@@ -134,8 +137,8 @@ export const versions = {
   },
 
   /** Newest first. */
-  page(db: Db, templateId: string, after: Cursor | null, limit: number): Promise<VersionColumns[]> {
-    const query = db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId);
+  page(db: Db, accountId: string, templateId: string, after: Cursor | null, limit: number): Promise<VersionColumns[]> {
+    const query = db.selectFrom('template_versions').selectAll().where('account_id', '=', accountId).where('template_id', '=', templateId);
     return keysetPage(query, NEWEST_FIRST, after, limit).execute();
   },
 
@@ -158,7 +161,7 @@ export const versions = {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await tx.updateTable('templates').set({ published_version: version }).where('id', '=', template.id).execute();
+    await tx.updateTable('templates').set({ published_version: version }).where('account_id', '=', template.account_id).where('id', '=', template.id).execute();
     return inserted;
   },
 };

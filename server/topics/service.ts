@@ -94,7 +94,7 @@ export class TopicService {
 
   async contactOptouts(accountId: string, contactId: string): Promise<ContactTopicOptouts> {
     if (!(await contactForEvent(this.db, accountId, contactId))) throw notFound('contact');
-    return { topic_ids: await optouts.ofContact(this.db, contactId) };
+    return { topic_ids: await optouts.ofContact(this.db, accountId, contactId) };
   }
 
   /** Replaces the topics a contact left; `contact.updated` (`changed: ["topic_optouts"]`) when they change. */
@@ -111,7 +111,7 @@ export class TopicService {
       if (await optouts.replace(db, accountId, contactId, wanted)) {
         await append(db, accountId, [{ type: 'contact.updated', data: { contact, changed: ['topic_optouts'] } }]);
       }
-      return { topic_ids: await optouts.ofContact(db, contactId) };
+      return { topic_ids: await optouts.ofContact(db, accountId, contactId) };
     });
   }
 }

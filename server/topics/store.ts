@@ -72,19 +72,26 @@ export const topics = {
 
 export const optouts = {
   /** Which of the contacts left the topic. */
-  async among(db: Db, topicId: string, contactIds: readonly string[]): Promise<Set<string>> {
+  async among(db: Db, accountId: string, topicId: string, contactIds: readonly string[]): Promise<Set<string>> {
     if (!contactIds.length) return new Set();
     const rows = await db
       .selectFrom('contact_topic_optouts')
       .select('contact_id')
+      .where('account_id', '=', accountId)
       .where('topic_id', '=', topicId)
       .where('contact_id', '=', sql<string>`any(${contactIds}::text[])`)
       .execute();
     return new Set(rows.map((r) => r.contact_id));
   },
 
-  async ofContact(db: Db, contactId: string): Promise<string[]> {
-    const rows = await db.selectFrom('contact_topic_optouts').select('topic_id').where('contact_id', '=', contactId).orderBy('topic_id').execute();
+  async ofContact(db: Db, accountId: string, contactId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('contact_topic_optouts')
+      .select('topic_id')
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .orderBy('topic_id')
+      .execute();
     return rows.map((r) => r.topic_id);
   },
 
@@ -103,6 +110,7 @@ export const optouts = {
   async replace(db: Db, accountId: string, contactId: string, topicIds: readonly string[]): Promise<boolean> {
     const removed = await db
       .deleteFrom('contact_topic_optouts')
+      .where('account_id', '=', accountId)
       .where('contact_id', '=', contactId)
       .where(sql<boolean>`not (topic_id = any(${topicIds}::text[]))`)
       .returning('topic_id')

@@ -19,9 +19,9 @@ export type CampaignCounts = { [K in 'opened' | 'clicked' | 'bounced' | 'complai
  */
 export interface CampaignRecords {
   markEngaged(tx: Db, list: EngagementFirsts[]): Promise<void>;
-  markBounced(tx: Db, messageId: string, reason: string | null, at: Date): Promise<void>;
+  markBounced(tx: Db, accountId: string, messageId: string, reason: string | null, at: Date): Promise<void>;
   /** True for the message's first complaint. */
-  markComplained(tx: Db, messageId: string, at: Date): Promise<boolean>;
-  markUnsubscribed(tx: Db, messageId: string): Promise<void>;
-  addEngagementCounts(tx: Db, campaignId: string, counts: CampaignCounts): Promise<void>;
+  markComplained(tx: Db, accountId: string, messageId: string, at: Date): Promise<boolean>;
+  markUnsubscribed(tx: Db, accountId: string, messageId: string): Promise<void>;
+  addEngagementCounts(tx: Db, accountId: string, campaignId: string, counts: CampaignCounts): Promise<void>;
 }

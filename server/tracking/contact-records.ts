@@ -17,8 +17,8 @@ export interface ContactRecords {
   /** The account's contacts among `contactIds` suppressed: their `contact.suppressed` events. */
   suppress(tx: Db, accountId: string, contactIds: string[], status: 'bounced' | 'complained' | 'unsubscribed', reason: string | null): Promise<PendingEvent[]>;
   /** Adds a soft bounce to the contact's row of them: how many there are now. */
-  countSoftBounce(tx: Db, contactId: string): Promise<number>;
-  clearSoftBounces(tx: Db, contactIds: string[]): Promise<void>;
+  countSoftBounce(tx: Db, accountId: string, contactId: string): Promise<number>;
+  clearSoftBounces(tx: Db, contacts: { accountId: string; contactId: string }[]): Promise<void>;
   /** The addresses added (those not listed already). */
   addSuppressions(tx: Db, accountId: string, entries: FeedbackSuppression[]): Promise<string[]>;
   /** False when the contact had opted out of the topic already. */

@@ -107,17 +107,17 @@ export class FeedbackService {
         const rollups = new Rollups();
         const base = emailEventData(message);
         if (input.type === 'complaint') {
-          if (await this.campaigns.markComplained(db, message.id, input.occurredAt)) {
-            rollups.campaign(message.campaign_id, { complained: 1 }).hour(message.campaign_id, accountId, input.occurredAt, { complaints: 1 });
+          if (await this.campaigns.markComplained(db, accountId, message.id, input.occurredAt)) {
+            rollups.campaign(message.campaign_id, accountId, { complained: 1 }).hour(message.campaign_id, accountId, input.occurredAt, { complaints: 1 });
           }
           events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
         } else {
           if (input.type === 'soft') {
             rollups.hour(message.campaign_id, accountId, input.occurredAt, { bounces_soft: 1 }).domain(message.campaign_id, accountId, email, { bounces: 1 });
           } else if (message.bounced_at === null) {
-            await this.campaigns.markBounced(db, message.id, input.reason, input.occurredAt);
+            await this.campaigns.markBounced(db, accountId, message.id, input.reason, input.occurredAt);
             rollups
-              .campaign(message.campaign_id, { bounced: 1 })
+              .campaign(message.campaign_id, accountId, { bounced: 1 })
               .hour(message.campaign_id, accountId, input.occurredAt, { bounces_hard: 1 })
               .domain(message.campaign_id, accountId, email, { bounces: 1 });
           }
@@ -163,10 +163,11 @@ export class FeedbackService {
       const base = transactionalEventData(message);
       const events: PendingEvent[] = [];
       if (input.type === 'complaint') {
-        await transactionalFeedback.markComplained(db, message.id, input.occurredAt);
+        await transactionalFeedback.markComplained(db, accountId, message.id, input.occurredAt);
         events.push({ type: 'email.complained', data: { ...base, feedback_type: input.feedbackType ?? null } });
       } else {
-        if (input.type === 'hard' && message.bounced_at === null) await transactionalFeedback.markBounced(db, message.id, input.reason, input.occurredAt);
+        if (input.type === 'hard' && message.bounced_at === null)
+          await transactionalFeedback.markBounced(db, accountId, message.id, input.reason, input.occurredAt);
         events.push({ type: 'email.bounced', data: { ...base, bounce_type: input.type, reason: input.reason, diagnostic_code: input.diagnosticCode } });
       }
       if (contact) events.push(...(await this.suppressAfter(db, accountId, contact.id, input.type, input.reason)));
@@ -226,7 +227,7 @@ export class FeedbackService {
         if (!events.length && !listed.length) return { outcome: 'already', email: message.email, topic: null };
       }
       if (first) {
-        await this.campaigns.markUnsubscribed(db, message.id);
+        await this.campaigns.markUnsubscribed(db, message.account_id, message.id);
         const at = new Date();
         await insertUnsubscribe(db, {
           id: newId('uns'),
@@ -240,7 +241,9 @@ export class FeedbackService {
         });
         await writeRollups(
           db,
-          new Rollups().campaign(message.campaign_id, { unsubscribed: 1 }).hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
+          new Rollups()
+            .campaign(message.campaign_id, message.account_id, { unsubscribed: 1 })
+            .hour(message.campaign_id, message.account_id, at, { unsubscribes: 1 }),
           this.campaigns,
         );
         events.unshift({ type: 'email.unsubscribed', data: { ...emailEventData(message), source } });
@@ -281,7 +284,7 @@ export class FeedbackService {
         ]);
         if (!events.length && !listed.length) return { outcome: 'already', email: copy.email, topic: null };
       }
-      if (first && (await transactionalFeedback.markUnsubscribed(db, copy.id, new Date())))
+      if (first && (await transactionalFeedback.markUnsubscribed(db, copy.account_id, copy.id, new Date())))
         events.unshift({ type: 'email.unsubscribed', data: { ...transactionalEventData(copy), source } });
       await append(db, copy.account_id, events);
       return { outcome: 'unsubscribed', email: copy.email, topic: topic?.name ?? null };
@@ -357,7 +360,7 @@ export class FeedbackService {
   private async suppressAfter(db: Db, accountId: string, contactId: string, type: BounceType, reason: string | null): Promise<PendingEvent[]> {
     if (type === 'complaint') return this.contacts.suppress(db, accountId, [contactId], 'complained', reason);
     if (type === 'hard') return this.contacts.suppress(db, accountId, [contactId], 'bounced', reason);
-    const softBounces = await this.contacts.countSoftBounce(db, contactId);
+    const softBounces = await this.contacts.countSoftBounce(db, accountId, contactId);
     if (softBounces < SOFT_BOUNCE_LIMIT) return [];
     return this.contacts.suppress(db, accountId, [contactId], 'bounced', `${softBounces} soft bounces in a row${reason ? `; last: ${reason}` : ''}`);
   }

@@ -175,7 +175,7 @@ export class TrackingRecorder {
         if (first) {
           m.opened = true;
           m.opened_at = hit.at;
-          rollups.campaign(m.campaign_id, { opened: 1 }).domain(m.campaign_id, m.account_id, m.email, { opens: 1 });
+          rollups.campaign(m.campaign_id, m.account_id, { opened: 1 }).domain(m.campaign_id, m.account_id, m.email, { opens: 1 });
         }
         if (firstHuman) {
           m.human_opened = true;
@@ -200,7 +200,7 @@ export class TrackingRecorder {
         if (first) {
           m.clicked = true;
           m.clicked_at = hit.at;
-          rollups.campaign(m.campaign_id, { clicked: 1 }).domain(m.campaign_id, m.account_id, m.email, { clicks: 1 });
+          rollups.campaign(m.campaign_id, m.account_id, { clicked: 1 }).domain(m.campaign_id, m.account_id, m.email, { clicks: 1 });
         }
         if (firstForLink) m.clicked_links = [...m.clicked_links, hit.click.link];
         if (first || firstForLink) changed.add(m);
@@ -241,7 +241,7 @@ export class TrackingRecorder {
         // Engagement shows the address works: soft bounces before it no longer count as a row.
         await this.contacts.clearSoftBounces(
           db,
-          list.map((m) => m.contact_id).filter((id): id is string => id !== null),
+          list.flatMap((m) => (m.contact_id === null ? [] : [{ accountId: m.account_id, contactId: m.contact_id }])),
         );
       }
       for (const [accountId, list] of await recordEngagement(db, transactional, this.settings.machineOpenSeconds))

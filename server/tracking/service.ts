@@ -68,14 +68,14 @@ export class TrackingService {
     const activity = sql<ActivityRow>`(
          select id, case status when 'delivered' then 'delivered' when 'deferred' then 'deferred' when 'failed' then 'failed' else 'sent' end as type,
                 coalesce(sent_at, created_at) as occurred_at, campaign_id, null::text as url, case when status in ('deferred', 'failed') then reason end as detail
-           from messages where contact_id = ${contactId} and status in ('sent', 'delivered', 'deferred', 'failed')
-         union all select id, 'opened', occurred_at, campaign_id, null, null from opens where contact_id = ${contactId}
-         union all select id, 'clicked', occurred_at, campaign_id, url, null from clicks where contact_id = ${contactId}
+           from messages where account_id = ${accountId} and contact_id = ${contactId} and status in ('sent', 'delivered', 'deferred', 'failed')
+         union all select id, 'opened', occurred_at, campaign_id, null, null from opens where account_id = ${accountId} and contact_id = ${contactId}
+         union all select id, 'clicked', occurred_at, campaign_id, url, null from clicks where account_id = ${accountId} and contact_id = ${contactId}
          union all select id, case when type = 'complaint' then 'complained' else 'bounced' end, occurred_at, campaign_id, null,
-                case when type = 'complaint' then reason else type || coalesce(': ' || reason, '') end from bounces where contact_id = ${contactId}
-         union all select id, 'unsubscribed', occurred_at, campaign_id, null, source from unsubscribes where contact_id = ${contactId}
-         union all select id, 'conversion', occurred_at, campaign_id, null, type from conversions where contact_id = ${contactId}
-         union all select id, 'payment', occurred_at, campaign_id, null, amount::text || ' ' || currency from payments where contact_id = ${contactId}
+                case when type = 'complaint' then reason else type || coalesce(': ' || reason, '') end from bounces where account_id = ${accountId} and contact_id = ${contactId}
+         union all select id, 'unsubscribed', occurred_at, campaign_id, null, source from unsubscribes where account_id = ${accountId} and contact_id = ${contactId}
+         union all select id, 'conversion', occurred_at, campaign_id, null, type from conversions where account_id = ${accountId} and contact_id = ${contactId}
+         union all select id, 'payment', occurred_at, campaign_id, null, amount::text || ' ' || currency from payments where account_id = ${accountId} and contact_id = ${contactId}
        )`.as('activity');
     const rows = await keysetPage(this.db.selectFrom(activity).selectAll(), { at: 'occurred_at', id: 'id', direction: 'desc' }, after, limit).execute();
     return toPage(rows, limit, keyOf, (r) => ({

@@ -58,7 +58,7 @@ export class Rollups {
   private readonly hourly = new Map<string, { campaignId: string; bucket: Date; accountId: string; counts: HourlyCounts }>();
   private readonly domains = new Map<string, { campaignId: string; accountId: string; domain: string; counts: DomainCounts }>();
   private readonly links = new Map<string, { campaignId: string; accountId: string; url: string; counts: LinkCounts }>();
-  private readonly campaigns = new Map<string, CampaignCounts>();
+  private readonly campaigns = new Map<string, { campaignId: string; accountId: string; counts: CampaignCounts }>();
 
   /** Counts in the campaign's whole UTC hour of `at`. */
   hour(campaignId: string, accountId: string, at: Date, add: HourlyCounts): this {
@@ -88,18 +88,17 @@ export class Rollups {
     return this;
   }
 
-  campaign(campaignId: string, add: CampaignCounts): this {
-    let counts = this.campaigns.get(campaignId);
-    if (!counts) this.campaigns.set(campaignId, (counts = {}));
-    bump(counts, add);
+  campaign(campaignId: string, accountId: string, add: CampaignCounts): this {
+    let entry = this.campaigns.get(campaignId);
+    if (!entry) this.campaigns.set(campaignId, (entry = { campaignId, accountId, counts: {} }));
+    bump(entry.counts, add);
     return this;
   }
 
   /** Entries in key order: writers of the same rows lock them in the same order, never deadlocking. */
   sorted() {
     const byKey = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-    const campaigns = [...this.campaigns].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return { campaigns, hourly: byKey(this.hourly), domains: byKey(this.domains), links: byKey(this.links) };
+    return { campaigns: byKey(this.campaigns), hourly: byKey(this.hourly), domains: byKey(this.domains), links: byKey(this.links) };
   }
 }
 
@@ -110,7 +109,7 @@ const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / CH
 /** Adds what `rollups` gathered: the campaigns' counters first, as the send path does. */
 export async function writeRollups(db: Db, rollups: Rollups, campaignRecords: Pick<CampaignRecords, 'addEngagementCounts'>): Promise<void> {
   const { campaigns, hourly, domains, links } = rollups.sorted();
-  for (const [id, counts] of campaigns) await campaignRecords.addEngagementCounts(db, id, counts);
+  for (const { campaignId, accountId, counts } of campaigns) await campaignRecords.addEngagementCounts(db, accountId, campaignId, counts);
   for (const part of chunks(hourly)) {
     await db
       .insertInto('campaign_hourly')

@@ -81,7 +81,7 @@ export class WebhookService {
       (w) => ({ at: w.created_at, id: w.id }),
       (w) => w,
     );
-    return { ...page, data: await this.withStats(page.data) };
+    return { ...page, data: await this.withStats(accountId, page.data) };
   }
 
   async get(accountId: string, id: string): Promise<Schemas['Webhook']> {
@@ -128,26 +128,26 @@ export class WebhookService {
   }
 
   async deliveries(accountId: string, id: string, status: DeliveryStatus | undefined, limit: number, cursor?: string): Promise<Schemas['WebhookDeliveryPage']> {
-    const rows = await store.listDeliveries(this.db, id, status, decodeCursor(cursor), limit);
-    // Deliveries carry their account: only an empty page needs the endpoint looked up.
-    if (!rows.length || rows[0].account_id !== accountId) await this.row(accountId, id);
+    const rows = await store.listDeliveries(this.db, accountId, id, status, decodeCursor(cursor), limit);
+    // Only an empty page needs the endpoint looked up: the account's deliveries to it show it is the account's.
+    if (!rows.length) await this.row(accountId, id);
     return toPage(rows, limit, (d) => ({ at: d.created_at, id: d.id }), deliveryJson);
   }
 
   async retryDelivery(accountId: string, id: string, deliveryId: string): Promise<Schemas['WebhookDelivery']> {
     const webhook = await this.row(accountId, id);
-    const testEventId = await store.testDeliveryEvent(this.db, id, deliveryId);
+    const testEventId = await store.testDeliveryEvent(this.db, accountId, id, deliveryId);
     const [test] = testEventId ? await envelopesByIds(this.db, [testEventId]) : [];
     // A test event is not on the retry schedule: it goes out again now, as it did the first time.
     if (test) return deliveryJson((await this.deliverTest(webhook, test, deliveryId)).delivery);
-    const row = await store.requeueDelivery(this.db, id, deliveryId);
+    const row = await store.requeueDelivery(this.db, accountId, id, deliveryId);
     if (!row) throw notFound('delivery');
     return deliveryJson(row);
   }
 
   async recover(accountId: string, id: string, since: string): Promise<Schemas['WebhookRecoverResult']> {
     await this.row(accountId, id);
-    return { requeued: await store.requeueFailedSince(this.db, id, since) };
+    return { requeued: await store.requeueFailedSince(this.db, accountId, id, since) };
   }
 
   private check(input: WebhookInput): void {
@@ -165,13 +165,14 @@ export class WebhookService {
   }
 
   private async json(w: WebhookRecord): Promise<Schemas['Webhook']> {
-    return (await this.withStats([w]))[0];
+    return (await this.withStats(w.account_id, [w]))[0];
   }
 
   /** Webhooks as the API shows them, with their last day's delivery counts: one query for all. */
-  private async withStats(webhooks: WebhookRecord[]): Promise<Schemas['Webhook'][]> {
+  private async withStats(accountId: string, webhooks: WebhookRecord[]): Promise<Schemas['Webhook'][]> {
     const counts = await store.recentDeliveryCounts(
       this.db,
+      accountId,
       webhooks.map((w) => w.id),
     );
     const stats = new Map(counts.map((r) => [r.webhook_id, r]));

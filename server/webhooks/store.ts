@@ -82,7 +82,7 @@ export function rotateSecret(db: Db, accountId: string, id: string, secretSealed
 }
 
 /** Deliveries of the last 24 hours per endpoint, succeeded and failed: one query for all. */
-export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
+export function recentDeliveryCounts(db: Db, accountId: string, webhookIds: readonly string[]) {
   return db
     .selectFrom('webhook_deliveries')
     .select([
@@ -90,6 +90,7 @@ export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
       sql<number>`count(*) filter (where status = 'succeeded')::int`.as('delivered'),
       sql<number>`count(*) filter (where status = 'failed')::int`.as('failed'),
     ])
+    .where('account_id', '=', accountId)
     .where('webhook_id', '=', anyOf(webhookIds))
     .where('created_at', '>', sql<Date>`now() - interval '24 hours'`)
     .groupBy('webhook_id')
@@ -99,17 +100,25 @@ export function recentDeliveryCounts(db: Db, webhookIds: readonly string[]) {
 // Deliveries as the API shows and steers them
 
 /** A page of the endpoint's deliveries, newest first, before `before`, with one more than `limit` (`keysetPage`). */
-export function listDeliveries(db: Db, webhookId: string, status: DeliveryStatus | undefined, before: Cursor | null, limit: number): Promise<DeliveryRecord[]> {
-  let query = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+export function listDeliveries(
+  db: Db,
+  accountId: string,
+  webhookId: string,
+  status: DeliveryStatus | undefined,
+  before: Cursor | null,
+  limit: number,
+): Promise<DeliveryRecord[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', accountId).where('webhook_id', '=', webhookId);
   if (status) query = query.where('status', '=', status);
   return keysetPage(query, NEWEST_FIRST, before, limit).execute();
 }
 
 /** The event of the endpoint's delivery when that delivery is of a `webhook.test`. */
-export async function testDeliveryEvent(db: Db, webhookId: string, deliveryId: string): Promise<string | undefined> {
+export async function testDeliveryEvent(db: Db, accountId: string, webhookId: string, deliveryId: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select('event_id')
+    .where('account_id', '=', accountId)
     .where('id', '=', deliveryId)
     .where('webhook_id', '=', webhookId)
     .where('event_type', '=', 'webhook.test')
@@ -118,10 +127,11 @@ export async function testDeliveryEvent(db: Db, webhookId: string, deliveryId: s
 }
 
 /** Puts a delivery back on the schedule, due now (test deliveries are never on it). */
-export function requeueDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+export function requeueDelivery(db: Db, accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
   return db
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_retry_at: sql`now()`, locked_until: null, updated_at: sql`now()` })
+    .where('account_id', '=', accountId)
     .where('id', '=', deliveryId)
     .where('webhook_id', '=', webhookId)
     .where('event_type', '<>', 'webhook.test')
@@ -130,10 +140,11 @@ export function requeueDelivery(db: Db, webhookId: string, deliveryId: string): 
 }
 
 /** Every failed delivery of the endpoint created since `since` starts its schedule again now. */
-export async function requeueFailedSince(db: Db, webhookId: string, since: string): Promise<number> {
+export async function requeueFailedSince(db: Db, accountId: string, webhookId: string, since: string): Promise<number> {
   const { numUpdatedRows } = await db
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', attempts: 0, next_retry_at: sql`now()`, locked_until: null, updated_at: sql`now()` })
+    .where('account_id', '=', accountId)
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'failed')
     .where('created_at', '>=', sql<Date>`${since}::timestamptz`)
@@ -165,6 +176,7 @@ export async function recordTestAttempt(
   await tx
     .updateTable('webhooks')
     .set(success ? { last_success_at: sql`now()`, updated_at: sql`now()` } : { last_failure_at: sql`now()`, updated_at: sql`now()` })
+    .where('account_id', '=', webhook.account_id)
     .where('id', '=', webhook.id)
     .execute();
   const outcome = {
@@ -178,6 +190,7 @@ export async function recordTestAttempt(
     return tx
       .updateTable('webhook_deliveries')
       .set((eb) => ({ ...outcome, attempts: eb('attempts', '+', 1), next_retry_at: null, locked_until: null, updated_at: sql`now()` }))
+      .where('account_id', '=', webhook.account_id)
       .where('id', '=', deliveryId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -308,13 +321,17 @@ export async function recordAttempts(
     from clock, unnest(${sorted.map((e) => e.accountId)}::text[], ${sorted.map((e) => e.webhookId)}::text[], ${sorted.map((e) => e.success)}::boolean[],
       ${sorted.map((e) => e.failure)}::boolean[], ${sorted.map((e) => e.gone)}::boolean[]) as u(account_id, id, success, failure, gone)
     where w.account_id = u.account_id and w.id = u.id`.execute(tx);
+  // The retry times are worked out in a CTE of their own, on the coordinator: Citus cannot send
+  // time arithmetic on a column of the update to its workers.
   await sql`
-    with clock as (select now() as now)
+    with u as materialized (
+      select u.*, now() + make_interval(secs => u.retry_in) as next_retry_at, now() as now
+      from unnest(${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
+        ${deliveries.map((d) => d.latencyMs)}::int[], ${deliveries.map((d) => d.excerpt)}::text[], ${deliveries.map((d) => d.error)}::text[], ${deliveries.map((d) => d.retryInSeconds)}::float8[])
+        as u(account_id, id, status, attempts, code, latency, excerpt, error, retry_in))
     update webhook_deliveries d set status = u.status, attempts = u.attempts, status_code = u.code, latency_ms = u.latency, response_excerpt = u.excerpt, error = u.error,
-      next_retry_at = clock.now + make_interval(secs => u.retry_in), locked_until = null, updated_at = clock.now
-    from clock, unnest(${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => d.attempts)}::int[], ${deliveries.map((d) => d.statusCode)}::int[],
-      ${deliveries.map((d) => d.latencyMs)}::int[], ${deliveries.map((d) => d.excerpt)}::text[], ${deliveries.map((d) => d.error)}::text[], ${deliveries.map((d) => d.retryInSeconds)}::float8[])
-      as u(account_id, id, status, attempts, code, latency, excerpt, error, retry_in)
+      next_retry_at = u.next_retry_at, locked_until = null, updated_at = u.now
+    from u
     where d.account_id = u.account_id and d.id = u.id`.execute(tx);
 }
 
