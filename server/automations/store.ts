@@ -238,15 +238,22 @@ export const enrollments = {
   async addPath(tx: Db, entries: readonly NewPathEntry[]): Promise<void> {
     if (!entries.length) return;
     const of = <T>(f: (e: NewPathEntry) => T) => entries.map(f);
+    // Each enrolment's last seq by a join, not a subquery per row: Citus refuses a correlated
+    // subquery beside a set-returning function.
     await sql`
+      with x as (
+        select * from unnest(${of((e) => e.accountId)}::text[], ${of((e) => e.enrollmentId)}::text[], ${of((e) => e.automationId)}::text[], ${of((e) => e.stepId)}::text[],
+          ${of((e) => e.stepType)}::text[], ${of((e) => JSON.stringify(e.outcome))}::jsonb[], ${of((e) => e.messageId)}::text[])
+          with ordinality as x(account_id, enrollment_id, automation_id, step_id, step_type, outcome, message_id, n)
+      ), last as (
+        select p.account_id, p.enrollment_id, max(p.seq) as seq
+        from automation_path p join x on p.account_id = x.account_id and p.enrollment_id = x.enrollment_id
+        group by p.account_id, p.enrollment_id
+      )
       insert into automation_path (account_id, enrollment_id, seq, automation_id, step_id, step_type, outcome, message_id, entered_at)
-      select x.account_id, x.enrollment_id,
-        coalesce((select max(p.seq) from automation_path p where p.account_id = x.account_id and p.enrollment_id = x.enrollment_id), 0)
-          + row_number() over (partition by x.account_id, x.enrollment_id order by x.n),
+      select x.account_id, x.enrollment_id, coalesce(l.seq, 0) + row_number() over (partition by x.account_id, x.enrollment_id order by x.n),
         x.automation_id, x.step_id, x.step_type, x.outcome, x.message_id, clock_timestamp()
-      from unnest(${of((e) => e.accountId)}::text[], ${of((e) => e.enrollmentId)}::text[], ${of((e) => e.automationId)}::text[], ${of((e) => e.stepId)}::text[],
-        ${of((e) => e.stepType)}::text[], ${of((e) => JSON.stringify(e.outcome))}::jsonb[], ${of((e) => e.messageId)}::text[])
-        with ordinality as x(account_id, enrollment_id, automation_id, step_id, step_type, outcome, message_id, n)`.execute(tx);
+      from x left join last l on l.account_id = x.account_id and l.enrollment_id = x.enrollment_id`.execute(tx);
   },
 
   /** Merges into the outcome of each enrolment's last path entry (a `wait_for_event` that ended, a webhook that failed). */

@@ -56,13 +56,13 @@ export function audienceCondition(accountId: string, definition: AudienceDefinit
   if (filter.list_ids?.length)
     sources.push(sql<SqlBool>`exists (
           select 1 from list_members m
-          where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = c.account_id
+          where m.contact_id = c.id and m.status = 'subscribed' and m.account_id = ${accountId}
             and m.list_id = any(${filter.list_ids}::text[]))`);
   if (segments) sources.push(frozenSegmentsCondition(segments, accountId, '/audience/segment_ids'));
   const inSources = sources.length ? sql<SqlBool>`(${sql.join(sources, sql` or `)})` : sql<SqlBool>`true`;
   return sql<SqlBool>`c.account_id = ${accountId} and c.status = 'subscribed'
-    and not exists (select 1 from suppressions s where s.account_id = c.account_id and s.email_hash = sendline_email_hash(c.email))
-    and (${topicId}::text is null or not exists (select 1 from contact_topic_optouts o where o.account_id = c.account_id and o.topic_id = ${topicId} and o.contact_id = c.id))
+    and not exists (select 1 from suppressions s where s.account_id = ${accountId} and s.email_hash = sendline_email_hash(c.email))
+    and (${topicId}::text is null or not exists (select 1 from contact_topic_optouts o where o.account_id = ${accountId} and o.topic_id = ${topicId} and o.contact_id = c.id))
     and (${anyOf}::jsonb is null or c.tags && array(select jsonb_array_elements_text(${anyOf}::jsonb)))
     and (${allOf}::jsonb is null or c.tags @> array(select jsonb_array_elements_text(${allOf}::jsonb)))
     and (${noneOf}::jsonb is null or not c.tags && array(select jsonb_array_elements_text(${noneOf}::jsonb)))

@@ -148,7 +148,7 @@ export const exportsStore = {
   async deleteHolding(db: Db, accountId: string, email: string): Promise<number> {
     const rows = await sql<{ id: string }>`
       delete from contact_exports e where e.account_id = ${accountId}
-        and exists (select 1 from contact_export_chunks c where c.export_id = e.id and position(lower(${email}) in lower(convert_from(c.data, 'UTF8'))) > 0)
+        and exists (select 1 from contact_export_chunks c where c.account_id = e.account_id and c.export_id = e.id and position(lower(${email}) in lower(convert_from(c.data, 'UTF8'))) > 0)
       returning e.id`.execute(db);
     return rows.rows.length;
   },

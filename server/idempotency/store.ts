@@ -35,6 +35,9 @@ export const idempotencyStore = {
    * whose lease ran out, is taken over. Answers whether this request holds the key now.
    */
   async reserve(db: Db, r: Reservation): Promise<boolean> {
+    // Times as literals: Citus refuses now() and time arithmetic in ON CONFLICT's SET and WHERE,
+    // and loses the type of a parameter there.
+    const before = (ms: number) => sql<Date>`${sql.lit(new Date(Date.now() - ms).toISOString())}::timestamptz`;
     const row = await db
       .insertInto('idempotency_keys')
       .values({ ...ofOwner(r), holder: r.holder, method: r.method, path: r.path })
@@ -50,15 +53,12 @@ export const idempotencyStore = {
             seal_key_id: null,
             sealed_answer: null,
             email_hashes: null,
-            created_at: sql<Date>`now()`,
+            created_at: (eb) => eb.ref('excluded.created_at'),
           })
           .where((eb) =>
             eb.or([
-              eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(hours => ${KEEP_HOURS})`),
-              eb.and([
-                eb('idempotency_keys.status', 'is', null),
-                eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(mins => ${RUNNING_LEASE_MINUTES})`),
-              ]),
+              eb('idempotency_keys.created_at', '<', before(KEEP_HOURS * 3_600_000)),
+              eb.and([eb('idempotency_keys.status', 'is', null), eb('idempotency_keys.created_at', '<', before(RUNNING_LEASE_MINUTES * 60_000))]),
             ]),
           ),
       )

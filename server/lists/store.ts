@@ -72,8 +72,8 @@ export const listStore = {
   },
 
   /** A condition on contacts aliased `c`: on the list, in any status. */
-  membersCondition(listId: string) {
-    return sql<SqlBool>`exists (select 1 from list_members m where m.account_id = c.account_id and m.list_id = ${listId} and m.contact_id = c.id)`;
+  membersCondition(accountId: string, listId: string) {
+    return sql<SqlBool>`exists (select 1 from list_members m where m.account_id = ${accountId} and m.list_id = ${listId} and m.contact_id = c.id)`;
   },
 
   async byPublicId(db: Db, publicId: string): Promise<ListRecord | null> {

@@ -135,12 +135,12 @@ describe('the segment compiler', () => {
     expect(sql).toMatch(/^\(\(\(.* and .*\) or exists \(select 1 from "opens"/);
   });
 
-  it('compiles opens and clicks by the contact on its shard, and messages sent by the account', () => {
+  it('compiles opens and clicks by the contact and its account, and messages sent by the account', () => {
     const opened = compiled({ engagement: 'opened', campaign_id: 'cmp_1', within_days: 30 });
     expect(opened.sql).toMatch(
-      /^exists \(select 1 from "opens" e where e.contact_id = c.id and e.account_id = c.account_id\s+and e.campaign_id = \$1\s+and e.occurred_at >= \$2\)$/,
+      /^exists \(select 1 from "opens" e where e.contact_id = c.id and e.account_id = \$1\s+and e.campaign_id = \$2\s+and e.occurred_at >= \$3\)$/,
     );
-    expect(opened.parameters).toEqual(['cmp_1', new Date('2026-10-25T12:00:00Z')]);
+    expect(opened.parameters).toEqual(['acc_1', 'cmp_1', new Date('2026-10-25T12:00:00Z')]);
     expect(compiled({ engagement: 'not_clicked' }).sql).toMatch(/^\(not exists \(select 1 from "clicks"/);
     const received = compiled({ engagement: 'received', at_least: 3 });
     expect(received.sql).toContain('having count(*) >=');
@@ -149,11 +149,11 @@ describe('the segment compiler', () => {
 
   it('compiles list membership to a bound exists on the members, and names the lists for checking', () => {
     const member = compiled({ membership: 'member', list_id: MARK });
-    expect(member.sql).toMatch(/^exists \(select 1 from list_members m where m.list_id = \$1 and m.contact_id = c.id and m.account_id = c.account_id/);
-    expect(member.parameters).toEqual([MARK]);
+    expect(member.sql).toMatch(/^exists \(select 1 from list_members m where m.list_id = \$1 and m.contact_id = c.id and m.account_id = \$2/);
+    expect(member.parameters).toEqual([MARK, 'acc_1']);
     const notSubscribed = compiled({ membership: 'not_member', list_id: 'lst_1', list_status: 'subscribed' });
-    expect(notSubscribed.sql).toMatch(/^\(not exists \(select 1 from list_members m .* and m.status = \$2\)\)$/s);
-    expect(notSubscribed.parameters).toEqual(['lst_1', 'subscribed']);
+    expect(notSubscribed.sql).toMatch(/^\(not exists \(select 1 from list_members m .* and m.status = \$3\)\)$/s);
+    expect(notSubscribed.parameters).toEqual(['lst_1', 'acc_1', 'subscribed']);
     const { lists } = compileRules({ any: [{ membership: 'member', list_id: 'lst_1' }, { all: [{ membership: 'not_member', list_id: 'lst_2' }] }] }, context);
     expect(lists).toEqual([
       { id: 'lst_1', pointer: '/rules/any/0/list_id' },

@@ -442,9 +442,10 @@ class Compiler {
     if (atLeast !== undefined) throw new RuleError(`${pointer}/at_least`, 'applies to `received` only');
     const table = engagement === 'opened' || engagement === 'not_opened' ? sql.table('opens') : sql.table('clicks');
     // By the contact, on (contact_id, occurred_at); the account too, so that under Citus the
-    // subquery stays on the contact's shard. Without a window, a message's first open (click)
-    // alone answers: one index entry per message.
-    const happened = sql<SqlBool>`exists (select 1 from ${table} e where e.contact_id = c.id and e.account_id = c.account_id
+    // subquery stays on the contact's shard (as a value: Citus refuses an OR of subqueries
+    // correlated on account_id beside the audience's NOT EXISTS). Without a window, a message's
+    // first open (click) alone answers: one index entry per message.
+    const happened = sql<SqlBool>`exists (select 1 from ${table} e where e.contact_id = c.id and e.account_id = ${accountId}
       ${campaignId === undefined ? sql`` : sql`and e.campaign_id = ${campaignId}`}
       ${since === null ? sql`and e.is_first` : sql`and e.occurred_at >= ${since}`})`;
     switch (engagement) {
@@ -469,7 +470,7 @@ class Compiler {
       throw new RuleError(`${pointer}/list_status`, `must be one of ${MEMBER_STATUSES.join(', ')}`);
     }
     this.lists.push({ id: listId, pointer: `${pointer}/list_id` });
-    const on = sql<SqlBool>`exists (select 1 from list_members m where m.list_id = ${listId} and m.contact_id = c.id and m.account_id = c.account_id
+    const on = sql<SqlBool>`exists (select 1 from list_members m where m.list_id = ${listId} and m.contact_id = c.id and m.account_id = ${this.context.accountId}
       ${status === undefined ? sql`` : sql`and m.status = ${status}`})`;
     return membership === 'member' ? on : not(on);
   }

@@ -51,7 +51,7 @@ export interface TagAudiences {
   lists: {
     get(db: Db, accountId: string, id: string): Promise<{ id: string } | null>;
     /** A condition on contacts aliased `c`: on the list, in any status. */
-    membersCondition(listId: string): RawBuilder<SqlBool>;
+    membersCondition(accountId: string, listId: string): RawBuilder<SqlBool>;
   };
   segments: { byId(db: Db, accountId: string, id: string): Promise<{ id: string } | undefined> };
 }
@@ -128,7 +128,7 @@ export class TagService {
 
   private async listSelector(accountId: string, listId: string) {
     if (!(await this.audiences.lists.get(this.db, accountId, listId))) throw validationFailed([{ pointer: '/list_id', detail: 'no such list' }]);
-    return this.audiences.lists.membersCondition(listId);
+    return this.audiences.lists.membersCondition(accountId, listId);
   }
 
   private async segmentSelector(accountId: string, segmentId: string) {

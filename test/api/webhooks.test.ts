@@ -109,9 +109,13 @@ describe('webhook endpoints', () => {
       data: expect.objectContaining({ contact: expect.objectContaining({ id: contact.id }) }),
     });
     expect(verifyStandardWebhook(hook.secret, delivered.headers, delivered.body)).toBe(true);
+    // Recorded after the receiver answered, in the dispatcher's next write.
+    const list = await waitFor(async () => {
+      const page = await account.api('GET', `/api/webhooks/${hook.id}/deliveries`);
+      return page.body.data[0]?.status !== 'pending' && page;
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(emails.received).toHaveLength(0);
-    const list = await account.api('GET', `/api/webhooks/${hook.id}/deliveries`);
     expect(list.body.data[0]).toMatchObject({
       event_id: event.id,
       event_type: 'contact.created',

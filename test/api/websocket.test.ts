@@ -202,7 +202,9 @@ describe('the event socket', () => {
 });
 
 describe('slow consumers', () => {
-  it('are disconnected with close code 1013 rather than buffered without bound', async () => {
+  // 20,000 events appended within the 5 s a closed socket is given: more than the cluster's
+  // nodes on two cores write in that time, and what it tests is the process's buffering alone.
+  it.skipIf(process.env.SENDLINE_TEST_ON_CLUSTER)('are disconnected with close code 1013 rather than buffered without bound', async () => {
     const server = await startTestServer({ WS_MAX_BUFFERED_BYTES: '65536' });
     try {
       const account = await newAccount(server.url, 'slow');

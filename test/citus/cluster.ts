@@ -42,6 +42,8 @@ async function startNode(bin: string, dir: string, port: number): Promise<Postma
     unix_socket_directories: '',
     shared_preload_libraries: 'citus',
     max_connections: '300',
+    // Citus runs a maintenance daemon per database: one per test file, with room to spare.
+    max_worker_processes: '64',
     // Between the nodes on loopback: libpq then looks for no client certificate (under root's home, closed to postgres).
     'citus.node_conninfo': 'sslmode=disable',
     // A test cluster: nothing here must survive a crash of the machine.
@@ -80,6 +82,11 @@ export async function clusterDatabase(ports: number[], name: string): Promise<st
     ...ports.slice(1).map((port) => `select citus_add_node('127.0.0.1', ${port})`),
   ]);
   return urlOf(ports[0], name);
+}
+
+/** Drops a database of `clusterDatabase` on every node, the coordinator's first, closing what is still connected. */
+export async function dropClusterDatabase(ports: number[], name: string): Promise<void> {
+  for (const port of ports) await sql(urlOf(port, 'postgres'), [`drop database if exists ${name} with (force)`]);
 }
 
 /** Starts a coordinator and `workers` workers, each with the `sendline` database and the citus extension, the workers added. */
