@@ -1,3 +1,4 @@
+import { groupByAccount } from '../db/by-account.ts';
 import { LockMode } from '@mikro-orm/core';
 import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { EntityManager } from '../db/orm.ts';
@@ -466,13 +467,14 @@ export const messages = {
 // ---- What tracking reports: engagement on messages and the campaign's counters
 
 export async function markEngaged(db: Db, list: EngagementFirsts[]): Promise<void> {
-  if (!list.length) return;
-  await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
-      clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-    from unnest(${list.map((m) => m.accountId)}::text[], ${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[],
-      ${list.map((m) => m.humanOpenedAt)}::timestamptz[], ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
-      as u(account_id, id, opened_at, human_opened_at, clicked_at, links)
-    where m.account_id = u.account_id and m.id = u.id`.execute(db);
+  for (const [accountId, ofAccount] of groupByAccount(list, (m) => m.accountId)) {
+    await sql`update messages m set opened_at = coalesce(m.opened_at, u.opened_at), human_opened_at = coalesce(m.human_opened_at, u.human_opened_at),
+        clicked_at = coalesce(m.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+      from unnest(${ofAccount.map((m) => m.id)}::text[], ${ofAccount.map((m) => m.openedAt)}::timestamptz[], ${ofAccount.map((m) => m.humanOpenedAt)}::timestamptz[],
+        ${ofAccount.map((m) => m.clickedAt)}::timestamptz[], ${ofAccount.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
+        as u(id, opened_at, human_opened_at, clicked_at, links)
+      where m.account_id = ${accountId} and m.id = u.id`.execute(db);
+  }
 }
 
 export async function markBounced(db: Db, accountId: string, messageId: string, reason: string | null, at: Date): Promise<void> {

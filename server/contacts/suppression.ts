@@ -1,3 +1,4 @@
+import { groupByAccount } from '../db/by-account.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/kysely.ts';
 import type { EventData, PendingEvent } from '../events/types.ts';
@@ -88,13 +89,17 @@ export async function countSoftBounce(db: Db, accountId: string, contactId: stri
 
 /** Engagement shows the address works: soft bounces before it no longer count as a row. */
 export async function clearSoftBounces(db: Db, contacts: readonly { accountId: string; contactId: string }[]): Promise<void> {
-  if (!contacts.length) return;
   // In (account, id) order, the order every batch locks contacts in.
-  const keys = [...new Set(contacts.map((c) => `${c.accountId} ${c.contactId}`))].sort().map((key) => key.split(' '));
-  await sql`
-    update contacts c set soft_bounces = 0
-    from unnest(${keys.map(([accountId]) => accountId)}::text[], ${keys.map(([, contactId]) => contactId)}::text[]) as u(account_id, id)
-    where c.account_id = u.account_id and c.id = u.id and c.soft_bounces > 0`.execute(db);
+  for (const [accountId, ofAccount] of groupByAccount(contacts, (c) => c.accountId)) {
+    const ids = [...new Set(ofAccount.map((c) => c.contactId))].sort();
+    await db
+      .updateTable('contacts')
+      .set({ soft_bounces: 0 })
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`id = any(${ids}::text[])`)
+      .where('soft_bounces', '>', 0)
+      .execute();
+  }
 }
 
 // ---- The suppression list's effects on contacts (server/suppressions).

@@ -21,3 +21,18 @@ export async function accountOfId(db: Db, table: 'messages' | 'emails', id: stri
   const { rows } = await sql<{ account_id: string }>`select account_id from ${sql.table(table)} where id = ${id}`.execute(db);
   return rows[0]?.account_id ?? null;
 }
+
+/**
+ * `items` grouped by account, in account order: a batch's writes as one statement per account,
+ * which under Citus stays on that account's shard where a join on the pairs would run on all.
+ */
+export function groupByAccount<T>(items: readonly T[], accountOf: (item: T) => string): [accountId: string, items: T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const accountId = accountOf(item);
+    const group = groups.get(accountId);
+    if (group) group.push(item);
+    else groups.set(accountId, [item]);
+  }
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,4 +1,4 @@
-import { idsByAccount } from '../db/by-account.ts';
+import { groupByAccount, idsByAccount } from '../db/by-account.ts';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/kysely.ts';
 import { keysetPage } from '../db/keyset.ts';
@@ -339,13 +339,14 @@ export const emails = {
     db: Db,
     list: { id: string; accountId: string; openedAt: Date | null; humanOpenedAt: Date | null; clickedAt: Date | null; clickedLinks: number[] }[],
   ): Promise<void> {
-    if (!list.length) return;
-    await sql`update emails e set opened_at = coalesce(e.opened_at, u.opened_at), human_opened_at = coalesce(e.human_opened_at, u.human_opened_at),
-        clicked_at = coalesce(e.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
-      from unnest(${list.map((m) => m.accountId)}::text[], ${list.map((m) => m.id)}::text[], ${list.map((m) => m.openedAt)}::timestamptz[],
-        ${list.map((m) => m.humanOpenedAt)}::timestamptz[], ${list.map((m) => m.clickedAt)}::timestamptz[], ${list.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
-        as u(account_id, id, opened_at, human_opened_at, clicked_at, links)
-      where e.account_id = u.account_id and e.id = u.id`.execute(db);
+    for (const [accountId, ofAccount] of groupByAccount(list, (m) => m.accountId)) {
+      await sql`update emails e set opened_at = coalesce(e.opened_at, u.opened_at), human_opened_at = coalesce(e.human_opened_at, u.human_opened_at),
+          clicked_at = coalesce(e.clicked_at, u.clicked_at), clicked_links = array(select jsonb_array_elements_text(u.links)::int)
+        from unnest(${ofAccount.map((m) => m.id)}::text[], ${ofAccount.map((m) => m.openedAt)}::timestamptz[], ${ofAccount.map((m) => m.humanOpenedAt)}::timestamptz[],
+          ${ofAccount.map((m) => m.clickedAt)}::timestamptz[], ${ofAccount.map((m) => JSON.stringify(m.clickedLinks))}::jsonb[])
+          as u(id, opened_at, human_opened_at, clicked_at, links)
+        where e.account_id = ${accountId} and e.id = u.id`.execute(db);
+    }
   },
 
   async markBounced(db: Db, accountId: string, id: string, reason: string | null, at: Date): Promise<void> {
