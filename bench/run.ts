@@ -15,6 +15,7 @@ import { audienceBenchmark } from './audience.ts';
 import { dashboardBenchmark } from './dashboard.ts';
 import { automationsBenchmark } from './automations.ts';
 import { profilesBenchmark } from './profiles.ts';
+import { clusterBenchmark } from './cluster.ts';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   api: apiBenchmark,
@@ -33,6 +34,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   dashboard: dashboardBenchmark,
   automations: automationsBenchmark,
   profiles: profilesBenchmark,
+  cluster: clusterBenchmark,
 };
 
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benchmarks);
