@@ -140,7 +140,7 @@ export class DomainService implements SendingIdentities, SendingPolicy {
     const checks: RecordChecks = {};
     records.forEach((r, i) => (checks[recordKey(r)] = results[i]));
     const status = nextStatus(row.status, records, checks);
-    const updated = await store.recordCheck(this.db, row.id, { current: row.dkim_selector, next: row.next_dkim_selector }, checks, status);
+    const updated = await store.recordCheck(this.db, row.account_id, row.id, { current: row.dkim_selector, next: row.next_dkim_selector }, checks, status);
     // Rotated or retired meanwhile: the row as it is now, checked next time.
     return updated ?? (await this.row(row.account_id, row.id));
   }

@@ -89,6 +89,7 @@ export async function accountHasDomains(db: Db, accountId: string): Promise<bool
  */
 export function recordCheck(
   db: Db,
+  accountId: string,
   id: string,
   selectors: { current: string; next: string | null },
   checks: RecordChecks,
@@ -104,6 +105,7 @@ export function recordCheck(
       verified_at: status === 'verified' ? sql`coalesce(verified_at, ${new Date()}::timestamptz)` : sql`verified_at`,
       updated_at: sql`now()`,
     })
+    .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('dkim_selector', '=', selectors.current)
     .where((eb) => (selectors.next === null ? eb('next_dkim_selector', 'is', null) : eb('next_dkim_selector', '=', selectors.next)))

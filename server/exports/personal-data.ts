@@ -35,7 +35,7 @@ export interface PersonalData {
   detachConversions(db: Db, accountId: string, contactId: string): Promise<number>;
   /** Answers the ids of the events deleted. */
   deleteEvents(db: Db, accountId: string, contactId: string, email: string): Promise<string[]>;
-  deleteDeliveries(db: Db, eventIds: readonly string[]): Promise<number>;
+  deleteDeliveries(db: Db, accountId: string, eventIds: readonly string[]): Promise<number>;
   deleteImportErrors(db: Db, accountId: string, email: string): Promise<number>;
   forgetIdempotentAnswers(db: Db, accountId: string, email: string): Promise<number>;
   /** The address stays on the suppression list as a hash only; answers the entry's id. */
@@ -153,7 +153,7 @@ export class PersonalDataService {
       anonymised += await data.detachConversions(db, accountId, contactId);
       anonymised += await data.leaveJourneys(db, accountId, contactId);
       const events = await data.deleteEvents(db, accountId, contactId, email);
-      let deleted = events.length + (await data.deleteDeliveries(db, events));
+      let deleted = events.length + (await data.deleteDeliveries(db, accountId, events));
       deleted += await data.deleteImportErrors(db, accountId, email);
       deleted += await exportsStore.deleteHolding(db, accountId, email);
       deleted += await data.forgetIdempotentAnswers(db, accountId, email);

@@ -360,9 +360,9 @@ export async function resealSecrets(
 }
 
 /** Erasure (GDPR): deliveries of deleted events go with them (a retry would have nothing to send). */
-export async function deleteDeliveriesOf(db: Db, eventIds: readonly string[]): Promise<number> {
+export async function deleteDeliveriesOf(db: Db, accountId: string, eventIds: readonly string[]): Promise<number> {
   if (!eventIds.length) return 0;
-  const rows = await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).returning('id').execute();
+  const rows = await db.deleteFrom('webhook_deliveries').where('account_id', '=', accountId).where('event_id', 'in', eventIds).returning('id').execute();
   return rows.length;
 }
 
