@@ -501,9 +501,13 @@ export async function eraseEmailsOfPerson(db: Db, accountId: string, contactId: 
         from erased r
       ), kept as (
         -- The headers without the person, worked out apart: Citus refuses a STABLE function
-        -- (array_to_string) inside a CASE of a statement that changes rows.
+        -- (array_to_string) inside a CASE of a statement that changes rows. Locked, so that an
+        -- erasure of another recipient of the same request that committed meanwhile is read, and
+        -- kept.
         select q.id, q.alone, ${withoutAddress(sql`k.to_header`, address)} as to_header, nullif(${withoutAddress(sql`k.cc_header`, address)}, '') as cc_header
         from requests q join email_contents k on k.account_id = ${accountId} and k.id = q.id
+        order by k.id
+        for update of k
       ), contents as (
         update email_contents c set
           to_header = case when q.alone then '' else q.to_header end,
