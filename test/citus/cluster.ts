@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,10 @@ export async function startCluster(workers = 2): Promise<Cluster> {
     url: urlOf(ports[0], 'sendline'),
     workerUrls: ports.slice(1).map((port) => urlOf(port, 'sendline')),
     ports,
-    stop: async () => void (await Promise.all(nodes.map((node) => node.stop()))),
+    // The nodes' data goes with them: a run's cluster holds several hundred MB.
+    stop: async () => {
+      await Promise.all(nodes.map((node) => node.stop()));
+      rmSync(base, { recursive: true, force: true });
+    },
   };
 }
