@@ -178,10 +178,8 @@ export const emails = {
   async insertMany(on: { transactions: Transactions } | { db: Db }, items: NewRequest[]): Promise<Map<string, Refusal>> {
     if (!items.length) return new Map();
     // One statement per account: under Citus each then runs against its account's shard alone.
-    const byAccount = new Map<string, NewRequest[]>();
-    for (const item of items) byAccount.set(item.content.accountId, [...(byAccount.get(item.content.accountId) ?? []), item]);
-    const [only] = byAccount;
-    if (byAccount.size === 1) return insertAccountRequests(on, only[0], only[1]);
+    const byAccount = groupByAccount(items, (item) => item.content.accountId);
+    if (byAccount.length === 1) return insertAccountRequests(on, ...byAccount[0]);
     // Several accounts' statements in one transaction: a batch is written whole or not at all.
     const insertAll = async (db: Db) => {
       const refused = new Map<string, Refusal>();
@@ -221,15 +219,13 @@ export const emails = {
     return claimed;
   },
 
-  /** The contents of a batch's copies, which may be of several accounts. */
+  /** The contents of a batch's copies, which may be of several accounts: one read per account, on its shard under Citus. */
   async contents(db: Db, copies: readonly { account_id: string; content_id: string }[]): Promise<ContentColumns[]> {
-    if (!copies.length) return [];
-    const keys = [...new Map(copies.map((c) => [`${c.account_id} ${c.content_id}`, c])).values()];
-    const { rows } = await sql<ContentColumns>`
-      select c.* from email_contents c
-      join unnest(${keys.map((k) => k.account_id)}::text[], ${keys.map((k) => k.content_id)}::text[]) as u(account_id, id) on c.account_id = u.account_id and c.id = u.id`.execute(
-      db,
-    );
+    const rows: ContentColumns[] = [];
+    for (const [accountId, ofAccount] of groupByAccount(copies, (c) => c.account_id)) {
+      const ids = [...new Set(ofAccount.map((c) => c.content_id))];
+      rows.push(...(await db.selectFrom('email_contents').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).execute()));
+    }
     return rows;
   },
 
